@@ -1,0 +1,7 @@
+//! One module per subcommand.
+
+pub mod demo;
+pub mod disasm;
+pub mod exec;
+pub mod split;
+pub mod translate;

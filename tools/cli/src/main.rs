@@ -1,0 +1,46 @@
+//! `dmsh`: the one command-line entry to the toolchain. Each subcommand lives in
+//! its own module under `cmd/`; this file only parses arguments and dispatches.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+
+/// dmsh: Nintendo Switch shaders to SPIR-V and Metal.
+#[derive(Parser)]
+#[command(name = "dmsh", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Find every shader in a title's RomFS and main; write the split tables.
+    Split(cmd::split::Args),
+    /// Run the whole chain that exists so far on the bundled demo title.
+    Demo(cmd::demo::Args),
+    /// Disassemble Maxwell machine code as NVIDIA's nvdisasm prints it.
+    Disasm(cmd::disasm::Args),
+    /// Translate one shader to SPIR-V plus reflection JSON.
+    Translate(cmd::translate::Args),
+    /// Run a translated compute shader on a Vulkan device as a job file says.
+    Exec(cmd::exec::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Split(a) => cmd::split::run(a),
+        Command::Demo(a) => cmd::demo::run(a),
+        Command::Disasm(a) => cmd::disasm::run(a),
+        Command::Translate(a) => cmd::translate::run(a),
+        Command::Exec(a) => cmd::exec::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("dmsh: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

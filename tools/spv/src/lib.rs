@@ -1,0 +1,1 @@
+//! dmsh-spv: SPIR-V emission from dmsh IR, plus the reflection record.
