@@ -1,2 +1,70 @@
-//! dmsh-isa: NVIDIA Maxwell (sm_50–53) instruction set described as data:
-//! decoder, encoder and nvdisasm-compatible printer.
+//! dmsh-isa: NVIDIA Maxwell (sm_50–53, Tegra X1) instructions described as data: decoder,
+//! bit-exact encoder and an nvdisasm-exact printer.
+//!
+//! The instruction set is one table of encodings, `src/maxwell.tbl` (see [`table`] for its
+//! syntax): each form lists its fixed opcode bits, its named fields (bit ranges and kinds)
+//! and nvdisasm's printing template. Decoder, encoder and printer are generic code over it.
+//!
+//! # Reading a code stream
+//!
+//! Maxwell code is a stream of little-endian 64-bit words. Every 4th word (byte offset a
+//! multiple of 0x20) is a scheduling word for the next three instructions ([`Ctrl`]:
+//! stall, yield, barriers, wait mask, operand reuse). [`stream::instructions`] skips them:
+//!
+//! ```
+//! use dmsh_isa::{stream, Field, Opcode};
+//! // ctrl word, MOV R1, c[0x0][0x20], S2R R0, SR_TID.X, EXIT
+//! let words: [u64; 4] = [0x001cfc00e22007f6, 0x4c98078000870001, 0xf0c8000002170000, 0xe30000000007000f];
+//! let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+//! for (offset, instr, sched) in stream::instructions(&code) {
+//!     let i = instr.expect("decodes");              // Err(Error::UnknownEncoding{offset, bits})
+//!     let (guard, negated) = i.guard();             // (Pred::PT, false) when unguarded
+//!     match i.opcode() {
+//!         Opcode::Mov => {
+//!             assert_eq!(i.reg(Field::Rd).unwrap().0, 1);
+//!             let c = i.cbuf().unwrap();            // c[0x0][0x20]
+//!             assert_eq!((c.bank, c.offset), (0, 0x20));
+//!         }
+//!         Opcode::S2r => assert_eq!(i.modifier(Field::Sreg), Some("SR_TID.X")),
+//!         _ => {}
+//!     }
+//!     println!("/*{offset:04x}*/ {} ;", i.print(offset, sched.reuse));
+//!     let _ = (guard, negated);
+//!     assert_eq!(i.encode(), i.bits());             // bit-exact re-encode
+//! }
+//! ```
+//!
+//! # Operands and modifiers
+//!
+//! A decoded [`Instr`] is its form ([`Instr::form_name`], [`Instr::opcode`]) plus the word.
+//! Every operand and modifier is a named [`Field`]; the same name means the same thing in
+//! every form:
+//!
+//! * registers: [`Instr::reg`] with `Field::Rd`, `Ra`, `Rb`, `Rc` (`Reg(255)` is RZ);
+//! * predicates: [`Instr::pred`] with `Pd`, `Pd2`, `Pa`, `Pb`, `Pc` (+ `NotA`.. flags);
+//! * immediates: [`Instr::get`] (`Field::Imm`, sign-extended where signed),
+//!   [`Instr::float`] / [`Instr::imm32`] for float immediates;
+//! * constant buffers: [`Instr::cbuf`] (`CbufBank`, `CbufOffset` in bytes);
+//! * branch targets: [`Instr::target`] (absolute byte offset in the stream);
+//! * flags: [`Instr::flag`] (`Ftz`, `Sat`, `Cc`, `X`, `NegA`, `AbsB`, ...);
+//! * enum modifiers: [`Instr::modifier`] gives nvdisasm's text (`".RM"`, `"SR_TID.X"`),
+//!   [`Instr::get`] its index.
+//!
+//! To build or change instructions use [`Instr::build`] with [`form_id`], or [`Instr::with`].
+
+pub mod error;
+pub mod field;
+pub mod instr;
+pub mod listing;
+pub mod opcode;
+pub mod print;
+pub mod sched;
+pub mod sph;
+pub mod stream;
+pub mod table;
+
+pub use error::Error;
+pub use field::Field;
+pub use instr::{decode, decode_at, form_id, Cbuf, FormId, Instr, Pred, Reg};
+pub use opcode::Opcode;
+pub use sched::{Ctrl, Sched};

@@ -1,0 +1,246 @@
+//! The printer: renders an instruction exactly as nvdisasm 11.8 does (after collapsing blanks).
+
+use crate::instr::Instr;
+use crate::table::{table, FieldDef, Style, Tok};
+use std::fmt::Write;
+
+impl Instr {
+    /// nvdisasm's text for this instruction at byte `addr` of the stream (for branch
+    /// targets), with the `.reuse` flags of its scheduling field. No trailing ` ;`.
+    pub fn print(&self, addr: u64, reuse: u8) -> String {
+        let mut s = String::with_capacity(48);
+        self.write_text(&mut s, addr, reuse);
+        s
+    }
+
+    /// Appends the text to `out` (see [`Instr::print`]).
+    pub fn write_text(&self, out: &mut String, addr: u64, reuse: u8) {
+        let t = table();
+        let f = self.form_def();
+        let bits = self.bits();
+        let (g, neg) = self.guard();
+        if !g.is_pt() || neg {
+            out.push('@');
+            if neg {
+                out.push('!');
+            }
+            push_pred(out, g.0 as u64);
+            out.push(' ');
+        }
+        let start = out.len();
+        for tok in &f.template {
+            match tok {
+                Tok::Text(s) => out.push_str(s),
+                Tok::Reuse(k) => {
+                    if reuse >> k & 1 != 0 {
+                        out.push_str(".reuse");
+                    }
+                }
+                Tok::Field(i, style) => {
+                    let d = &f.fields[*i as usize];
+                    let raw = d.extract(bits);
+                    match style {
+                        Style::Reg => push_reg(out, raw),
+                        Style::Pred => push_pred(out, raw),
+                        Style::Hex => push_hex(out, d.to_value(raw)),
+                        Style::SHex => push_hex(out, d.to_value(raw)),
+                        Style::Dec => {
+                            let _ = write!(out, "{}", d.to_value(raw));
+                        }
+                        Style::F20 => push_f32(out, f32::from_bits((raw as u32) << 12)),
+                        Style::F32 => push_f32(out, f32::from_bits(raw as u32)),
+                        Style::D20 => push_f64(out, f64::from_bits(raw << 44)),
+                        Style::Target => {
+                            let tgt = addr as i64 + 8 + d.to_value(raw);
+                            push_hex(out, tgt & 0xffff_ffff);
+                        }
+                        Style::Hidden => {}
+                        Style::Flag(text) => {
+                            if raw != 0 {
+                                out.push_str(text);
+                            }
+                        }
+                        Style::Enum(e) => {
+                            if let Some(s) = t.enums[*e as usize].1.get(raw as usize) {
+                                out.push_str(s);
+                            }
+                        }
+                        Style::Mem(r) => push_mem(out, &f.fields[*r as usize], bits, d, raw),
+                    }
+                }
+            }
+        }
+        collapse(out, start);
+    }
+}
+
+fn push_reg(out: &mut String, r: u64) {
+    if r == 255 {
+        out.push_str("RZ");
+    } else {
+        let _ = write!(out, "R{r}");
+    }
+}
+
+fn push_pred(out: &mut String, p: u64) {
+    if p == 7 {
+        out.push_str("PT");
+    } else {
+        let _ = write!(out, "P{p}");
+    }
+}
+
+fn push_hex(out: &mut String, v: i64) {
+    if v < 0 {
+        let _ = write!(out, "-{:#x}", v.unsigned_abs());
+    } else {
+        let _ = write!(out, "{v:#x}");
+    }
+}
+
+fn push_mem(out: &mut String, rd: &FieldDef, bits: u64, od: &FieldDef, oraw: u64) {
+    let r = rd.extract(bits);
+    let off = od.to_value(oraw);
+    match (r == 255, off == 0) {
+        (true, true) => out.push_str("RZ"),
+        (true, false) => push_hex(out, off),
+        (false, true) => push_reg(out, r),
+        (false, false) => {
+            push_reg(out, r);
+            out.push('+');
+            push_hex(out, off);
+        }
+    }
+}
+
+/// Collapses runs of blanks from `start` on and trims the end.
+fn collapse(out: &mut String, start: usize) {
+    if !out[start..].contains("  ") && !out.ends_with(' ') {
+        return;
+    }
+    let tail: String = out[start..].to_string();
+    out.truncate(start);
+    let mut prev_blank = false;
+    for c in tail.chars() {
+        if c == ' ' {
+            if !prev_blank {
+                out.push(' ');
+            }
+            prev_blank = true;
+        } else {
+            out.push(c);
+            prev_blank = false;
+        }
+    }
+    while out.len() > start
+        && out.ends_with(' ')
+        && !out.ends_with("INF ")
+        && !out.ends_with("NAN ")
+    {
+        out.pop();
+    }
+}
+
+/// Formats an f32 immediate as nvdisasm does.
+pub fn push_f32(out: &mut String, v: f32) {
+    push_float(out, v as f64, v.is_nan(), v.is_infinite());
+}
+
+/// Formats an f64 immediate as nvdisasm does.
+pub fn push_f64(out: &mut String, v: f64) {
+    push_float(out, v, v.is_nan(), v.is_infinite());
+}
+
+fn push_float(out: &mut String, v: f64, nan: bool, inf: bool) {
+    if inf {
+        out.push_str(if v < 0.0 { "-INF " } else { "+INF " });
+        return;
+    }
+    if nan {
+        out.push_str(if v.is_sign_negative() {
+            "-QNAN "
+        } else {
+            "+QNAN "
+        });
+        return;
+    }
+    if v == 0.0 {
+        out.push_str(if v.is_sign_negative() { "-0" } else { "0" });
+        return;
+    }
+    // Large magnitudes: "%.20e" (21 significant digits, zeros kept).
+    let e = format!("{:.19e}", v);
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if exp >= 16 {
+        let e20 = format!("{:.20e}", v);
+        let (m, x) = e20.split_once('e').unwrap_or((&e20, "0"));
+        let x: i32 = x.parse().unwrap_or(0);
+        let _ = write!(out, "{m}e{}{:02}", if x < 0 { '-' } else { '+' }, x.abs());
+        return;
+    }
+    // Otherwise C's "%.20g".
+    let neg = mant.starts_with('-');
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    if neg {
+        out.push('-');
+    }
+    if (-4..20).contains(&exp) {
+        // Fixed notation with 20 significant digits, trailing zeros stripped.
+        let mut s = String::new();
+        if exp >= 0 {
+            let ip = (exp + 1) as usize;
+            s.push_str(&digits[..ip]);
+            let frac = digits[ip..].trim_end_matches('0');
+            if !frac.is_empty() {
+                s.push('.');
+                s.push_str(frac);
+            }
+        } else {
+            s.push_str("0.");
+            for _ in 0..(-exp - 1) {
+                s.push('0');
+            }
+            s.push_str(digits.trim_end_matches('0'));
+        }
+        out.push_str(&s);
+    } else {
+        let frac = digits[1..].trim_end_matches('0');
+        out.push_str(&digits[..1]);
+        if !frac.is_empty() {
+            out.push('.');
+            out.push_str(frac);
+        }
+        let _ = write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(v: f64) -> String {
+        let mut s = String::new();
+        push_f64(&mut s, v);
+        s
+    }
+
+    fn g(v: f32) -> String {
+        let mut s = String::new();
+        push_f32(&mut s, v);
+        s
+    }
+
+    #[test]
+    fn floats_like_nvdisasm() {
+        assert_eq!(g(0.5), "0.5");
+        assert_eq!(g(-24.0), "-24");
+        assert_eq!(g(16777216.0), "16777216");
+        assert_eq!(g(0.211_324_87), "0.21132487058639526367");
+        assert_eq!(g(f32::from_bits(0x0080_0000)), "1.175494350822287508e-38");
+        assert_eq!(g(2f32.powi(126)), "8.50705917302346158658e+37");
+        assert_eq!(f(2f64.powi(54)), "1.80143985094819840000e+16");
+        assert_eq!(g(3.051_757_8e-5), "3.0517578125e-05");
+        assert_eq!(g(f32::INFINITY), "+INF ");
+    }
+}

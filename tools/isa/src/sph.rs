@@ -1,0 +1,153 @@
+//! The Shader Program Header (SPH): 20 words (0x50 bytes) in front of graphics code.
+
+use std::fmt::Write;
+
+/// A decoded SPH (the common words; the attribute maps are kept raw).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sph {
+    /// The 20 raw words.
+    pub words: [u32; 20],
+}
+
+/// Size of the SPH in bytes.
+pub const SPH_SIZE: usize = 0x50;
+
+fn bits(w: u32, lo: u32, len: u32) -> u32 {
+    (w >> lo) & ((1u64 << len) - 1) as u32
+}
+
+impl Sph {
+    /// Reads an SPH from 0x50 bytes; `None` if too short.
+    pub fn parse(b: &[u8]) -> Option<Sph> {
+        let b = b.get(..SPH_SIZE)?;
+        let mut words = [0u32; 20];
+        for (i, w) in words.iter_mut().enumerate() {
+            *w = u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().ok()?);
+        }
+        Some(Sph { words })
+    }
+
+    /// Whether word 0 looks like an SPH: type 1 (VTG) or 2 (PS), a known shader type that
+    /// agrees with it, and a small version.
+    pub fn plausible(&self) -> bool {
+        let w = self.words[0];
+        let t = bits(w, 0, 5);
+        let st = bits(w, 10, 4);
+        (t == 1 && (1..=4).contains(&st) || t == 2 && st == 5) && (1..=4).contains(&bits(w, 5, 5))
+    }
+
+    /// `sph_type`: 1 = VTG, 2 = pixel.
+    pub fn sph_type(&self) -> u32 {
+        bits(self.words[0], 0, 5)
+    }
+
+    /// `shader_type`: 1 vertex, 2 tess-control, 3 tess-eval, 4 geometry, 5 pixel.
+    pub fn shader_type(&self) -> u32 {
+        bits(self.words[0], 10, 4)
+    }
+
+    /// The named fields, one `name = value` per line, for listings.
+    pub fn describe(&self) -> String {
+        let w = &self.words;
+        let mut s = String::new();
+        let st = [
+            "?",
+            "VERTEX",
+            "TESSELLATION_INIT",
+            "TESSELLATION",
+            "GEOMETRY",
+            "PIXEL",
+        ];
+        let mut line = |k: &str, v: String| {
+            let _ = writeln!(s, "{k} = {v}");
+        };
+        line("sph_type", format!("{}", bits(w[0], 0, 5)));
+        line("version", format!("{}", bits(w[0], 5, 5)));
+        line(
+            "shader_type",
+            format!(
+                "{} ({})",
+                bits(w[0], 10, 4),
+                st.get(bits(w[0], 10, 4) as usize).unwrap_or(&"?")
+            ),
+        );
+        line("mrt_enable", format!("{}", bits(w[0], 14, 1)));
+        line("kills_pixels", format!("{}", bits(w[0], 15, 1)));
+        line("does_global_store", format!("{}", bits(w[0], 16, 1)));
+        line("sass_version", format!("{}", bits(w[0], 17, 4)));
+        line("does_load_or_store", format!("{}", bits(w[0], 26, 1)));
+        line("does_fp64", format!("{}", bits(w[0], 27, 1)));
+        line("stream_out_mask", format!("{:#x}", bits(w[0], 28, 4)));
+        line(
+            "shader_local_memory_low_size",
+            format!("{:#x}", bits(w[1], 0, 24)),
+        );
+        line(
+            "per_patch_attribute_count",
+            format!("{}", bits(w[1], 24, 8)),
+        );
+        line(
+            "shader_local_memory_high_size",
+            format!("{:#x}", bits(w[2], 0, 24)),
+        );
+        line(
+            "threads_per_input_primitive",
+            format!("{}", bits(w[2], 24, 8)),
+        );
+        line(
+            "shader_local_memory_crs_size",
+            format!("{:#x}", bits(w[3], 0, 24)),
+        );
+        line("output_topology", format!("{}", bits(w[3], 24, 4)));
+        line("max_output_vertex_count", format!("{}", bits(w[4], 0, 12)));
+        line("store_req_start", format!("{:#x}", bits(w[4], 12, 8)));
+        line("store_req_end", format!("{:#x}", bits(w[4], 24, 8)));
+        line("imap_system_values_a_b", format!("{:#010x}", w[5]));
+        if self.sph_type() == 2 {
+            let imap: Vec<String> = w[6..14].iter().map(|x| format!("{x:08x}")).collect();
+            line("imap_generic_vector", imap.join(" "));
+            line("imap_color_and_system_values_c", format!("{:#010x}", w[14]));
+            line(
+                "imap_fixed_fnc_texture",
+                format!("{:08x} {:08x}", w[15], w[16]),
+            );
+            line("imap_reserved", format!("{:#010x}", w[17]));
+            line("omap_target", format!("{:#010x}", w[18]));
+            line("omap_sample_mask", format!("{}", bits(w[19], 0, 1)));
+            line("omap_depth", format!("{}", bits(w[19], 1, 1)));
+        } else {
+            let imap: Vec<String> = w[6..10].iter().map(|x| format!("{x:08x}")).collect();
+            line("imap_generic_vector", imap.join(" "));
+            line("imap_color_and_system_values_c", format!("{:#010x}", w[10]));
+            line(
+                "imap_fixed_fnc_texture",
+                format!("{:08x} {:08x}", w[11], w[12] & 0xffff),
+            );
+            line(
+                "omap_system_values_a_b",
+                format!("{:#010x}", (w[12] >> 16) | (w[13] << 16)),
+            );
+            let omap: Vec<String> = (0..4)
+                .map(|i| {
+                    let lo = w[13 + i] >> 16;
+                    let hi = w[14 + i] & 0xffff;
+                    format!("{:08x}", lo | hi << 16)
+                })
+                .collect();
+            line("omap_generic_vector", omap.join(" "));
+            line(
+                "omap_color_and_system_values_c",
+                format!("{:#010x}", (w[17] >> 16) | (w[18] << 16)),
+            );
+            line(
+                "omap_fixed_fnc_texture",
+                format!(
+                    "{:#010x} {:#06x}",
+                    (w[18] >> 16) | (w[19] << 16),
+                    w[19] >> 16
+                ),
+            );
+        }
+        s
+    }
+}

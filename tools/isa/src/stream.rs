@@ -1,0 +1,78 @@
+//! Walking a Maxwell code stream: every 4th 64-bit word (offset multiple of 0x20) is a
+//! scheduling word for the three instructions after it.
+
+use crate::error::Error;
+use crate::instr::{decode_at, Instr};
+use crate::sched::{Ctrl, Sched};
+
+/// One 8-byte slot of a code stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// A scheduling word.
+    Ctrl(Ctrl),
+    /// An instruction (or why it did not decode) with its scheduling field.
+    Instr(Result<Instr, Error>, Sched),
+}
+
+/// A slot with its byte offset and raw word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// Byte offset from the start of the stream.
+    pub offset: u64,
+    /// The little-endian 64-bit word.
+    pub word: u64,
+    /// What the word is.
+    pub slot: Slot,
+}
+
+/// Iterates over the slots of a bare instruction stream (as `nvdisasm -b SM53` reads it).
+/// A trailing partial word is ignored.
+pub fn slots(code: &[u8]) -> impl Iterator<Item = Item> + '_ {
+    let mut ctrl = Ctrl::default();
+    code.chunks_exact(8).enumerate().map(move |(i, c)| {
+        let word = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        let offset = (i * 8) as u64;
+        let slot = if i % 4 == 0 {
+            ctrl = Ctrl::decode(word);
+            Slot::Ctrl(ctrl)
+        } else {
+            Slot::Instr(decode_at(word, offset), ctrl.slots[i % 4 - 1])
+        };
+        Item { offset, word, slot }
+    })
+}
+
+/// Iterates over the instructions only: `(offset, decoded, scheduling field)`.
+pub fn instructions(code: &[u8]) -> impl Iterator<Item = (u64, Result<Instr, Error>, Sched)> + '_ {
+    slots(code).filter_map(|it| match it.slot {
+        Slot::Instr(r, s) => Some((it.offset, r, s)),
+        Slot::Ctrl(_) => None,
+    })
+}
+
+/// Disassembles a stream into nvdisasm-style lines
+/// (`        /*0008*/                   MOV R1, c[0x0][0x20] ;`).
+pub fn listing(code: &[u8]) -> String {
+    let mut out = String::new();
+    for (off, r, s) in instructions(code) {
+        let text = match r {
+            Ok(i) => i.print(off, s.reuse),
+            Err(_) => format!(
+                "UNKNOWN {:#018x}",
+                u64::from_le_bytes(code[off as usize..][..8].try_into().unwrap())
+            ),
+        };
+        let guard_pad = if text.starts_with('@') {
+            let g = text.split(' ').next().unwrap_or("");
+            format!("{:>width$} ", g, width = 18)
+        } else {
+            format!("{:19}", "")
+        };
+        let body = text
+            .strip_prefix(guard_pad.trim())
+            .unwrap_or(&text)
+            .trim_start();
+        out.push_str(&format!("        /*{off:04x}*/ {guard_pad}{body} ;\n"));
+    }
+    out
+}

@@ -1,0 +1,175 @@
+//! Corpus test: every instruction of every nvdisasm listing under tests/corpus (and
+//! ../shared/corpus/external when present) must print as nvdisasm prints it and re-encode
+//! to the same bits. One line per file, then totals per folder.
+
+use dmsh_isa::{listing, Ctrl};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut v: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+    v.sort();
+    for p in v {
+        if p.is_dir() {
+            collect(&p, out);
+        } else if let Some(n) = p.file_name().and_then(|n| n.to_str()) {
+            // sm53 TSV listings and dksh/nvdisasm listings; not the sm86 ones.
+            if n.ends_with(".sass") && !n.contains(".sm86.") && !n.contains(".sm8") {
+                out.push(p);
+            }
+        }
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct Count {
+    instrs: usize,
+    text_ok: usize,
+    enc_ok: usize,
+    unchecked: usize,
+}
+
+fn check_file(p: &Path, fails: &mut Vec<String>) -> Count {
+    let text = std::fs::read_to_string(p).unwrap();
+    let entries = listing::parse(&text);
+    let mut c = Count::default();
+    let mut ctrl = Ctrl::default();
+    for e in &entries {
+        if e.offset % 32 == 0 {
+            ctrl = Ctrl::decode(e.word);
+            if ctrl.encode() != e.word {
+                fails.push(format!(
+                    "{}: ctrl {:#x} re-encodes wrong",
+                    p.display(),
+                    e.offset
+                ));
+            }
+            continue;
+        }
+        let sched = ctrl.slots[(e.offset % 32 / 8 - 1) as usize];
+        c.instrs += 1;
+        let dec = dmsh_isa::decode_at(e.word, e.offset);
+        match &dec {
+            Ok(i) if i.encode() == e.word => c.enc_ok += 1,
+            _ => {}
+        }
+        let Some(want) = &e.text else {
+            c.unchecked += 1;
+            continue;
+        };
+        let want = listing::normalize(want);
+        let got = match &dec {
+            Ok(i) => listing::normalize(&i.print(e.offset, sched.reuse)),
+            Err(err) => format!("<{err}>"),
+        };
+        if got == want {
+            c.text_ok += 1;
+        } else {
+            let form = dec.as_ref().map(|i| i.form_name()).unwrap_or("-");
+            fails.push(format!(
+                "{}:{:#06x} {:016x} [{}]\n    want: {}\n    got:  {}",
+                p.file_name().unwrap().to_string_lossy(),
+                e.offset,
+                e.word,
+                form,
+                want,
+                got
+            ));
+        }
+    }
+    c
+}
+
+#[test]
+fn corpus_prints_and_reencodes_exactly() {
+    let r = root();
+    let mut files = Vec::new();
+    collect(&r.join("tests/corpus"), &mut files);
+    let ext = r.join("../shared/corpus/external");
+    if ext.is_dir() {
+        collect(&ext, &mut files);
+    } else {
+        println!("(../shared/corpus/external absent: skipped)");
+    }
+    assert!(!files.is_empty(), "no listings found");
+    let mut per_dir: BTreeMap<String, Count> = BTreeMap::new();
+    let mut fails = Vec::new();
+    for p in &files {
+        let c = check_file(p, &mut fails);
+        let checked = c.instrs - c.unchecked;
+        println!(
+            "{:60} instrs {:5}  text {:5}/{:5} ({:6.2}%)  encode {:5}/{:5} ({:6.2}%){}",
+            p.strip_prefix(&r).unwrap_or(p).display(),
+            c.instrs,
+            c.text_ok,
+            checked,
+            100.0 * c.text_ok as f64 / checked.max(1) as f64,
+            c.enc_ok,
+            c.instrs,
+            100.0 * c.enc_ok as f64 / c.instrs.max(1) as f64,
+            if c.unchecked > 0 {
+                format!("  ({} not decoded by nvdisasm)", c.unchecked)
+            } else {
+                String::new()
+            }
+        );
+        let dir = p
+            .parent()
+            .unwrap()
+            .strip_prefix(&r)
+            .unwrap_or(p.parent().unwrap())
+            .display()
+            .to_string();
+        let d = per_dir.entry(dir).or_default();
+        d.instrs += c.instrs;
+        d.text_ok += c.text_ok;
+        d.enc_ok += c.enc_ok;
+        d.unchecked += c.unchecked;
+    }
+    let mut tot = Count::default();
+    for (d, c) in &per_dir {
+        let checked = c.instrs - c.unchecked;
+        println!(
+            "TOTAL {d:50} text {}/{} ({:.2}%)  encode {}/{} ({:.2}%)",
+            c.text_ok,
+            checked,
+            100.0 * c.text_ok as f64 / checked.max(1) as f64,
+            c.enc_ok,
+            c.instrs,
+            100.0 * c.enc_ok as f64 / c.instrs.max(1) as f64
+        );
+        tot.instrs += c.instrs;
+        tot.text_ok += c.text_ok;
+        tot.enc_ok += c.enc_ok;
+        tot.unchecked += c.unchecked;
+    }
+    let checked = tot.instrs - tot.unchecked;
+    println!(
+        "TOTAL all: {} files, text {}/{} ({:.3}%), encode {}/{} ({:.3}%)",
+        files.len(),
+        tot.text_ok,
+        checked,
+        100.0 * tot.text_ok as f64 / checked.max(1) as f64,
+        tot.enc_ok,
+        tot.instrs,
+        100.0 * tot.enc_ok as f64 / tot.instrs.max(1) as f64
+    );
+    if let Ok(path) = std::env::var("DMSH_ISA_FAILS") {
+        std::fs::write(path, fails.join("\n")).unwrap();
+    }
+    for f in fails.iter().take(40) {
+        println!("{f}");
+    }
+    assert!(
+        fails.is_empty() && tot.enc_ok == tot.instrs,
+        "{} mismatches",
+        fails.len()
+    );
+}
