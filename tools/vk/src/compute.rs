@@ -1,0 +1,390 @@
+//! Compute jobs: buffers in, one dispatch, buffers out.
+
+use std::time::Instant;
+
+use ash::vk;
+use serde::Serialize;
+
+use crate::device::{Device, Scope};
+use crate::error::{Error, VkCtx};
+use crate::reflection::Reflection;
+
+/// A buffer the job creates.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BufferSpec {
+    /// Name (for messages and outputs).
+    pub name: String,
+    /// Size in bytes (the buffer is at least as large as `init`; the allocation is rounded up
+    /// to 16 bytes and the rest is zero).
+    pub size: u64,
+    /// Initial bytes.
+    pub init: Vec<u8>,
+}
+
+/// Which guest resource a buffer fills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResourceRef {
+    /// Constant bank `n` (a uniform buffer).
+    Cbuf(u32),
+    /// Storage buffer slot `n`.
+    Sbuf(u32),
+}
+
+impl std::fmt::Display for ResourceRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResourceRef::Cbuf(n) => write!(f, "cbuf bank {n}"),
+            ResourceRef::Sbuf(n) => write!(f, "sbuf slot {n}"),
+        }
+    }
+}
+
+/// Binds buffer `buffer` (index into [`ComputeJob::buffers`]) to a resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bind {
+    /// The resource.
+    pub resource: ResourceRef,
+    /// The buffer.
+    pub buffer: usize,
+}
+
+/// Writes the 64-bit device address of buffer `target` (+ `add`) little-endian into buffer
+/// `buffer` at byte `offset`, before the dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PointerPatch {
+    /// Buffer written to (e.g. the parameter block).
+    pub buffer: usize,
+    /// Byte offset in it.
+    pub offset: u64,
+    /// Buffer whose address is written.
+    pub target: usize,
+    /// Added to the address.
+    pub add: u64,
+}
+
+/// One compute dispatch.
+#[derive(Debug, Clone, Default)]
+pub struct ComputeJob {
+    /// The SPIR-V module.
+    pub spirv: Vec<u32>,
+    /// Its reflection (entry point, resources, whether it needs 32-lane subgroups).
+    pub reflection: Reflection,
+    /// Buffers to create.
+    pub buffers: Vec<BufferSpec>,
+    /// Which buffer fills which resource of the reflection; every cbuf and sbuf resource must
+    /// be bound.
+    pub binds: Vec<Bind>,
+    /// Device addresses to write into buffers.
+    pub pointers: Vec<PointerPatch>,
+    /// Workgroups in x, y, z.
+    pub grid: [u32; 3],
+}
+
+/// What a dispatch produced.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Outputs {
+    /// Final bytes of every buffer, in job order, each `BufferSpec::size` long.
+    pub buffers: Vec<Vec<u8>>,
+    /// Device name.
+    pub device: String,
+    /// Milliseconds to create the pipeline.
+    pub pipeline_ms: f64,
+    /// Milliseconds from submit to fence (includes lavapipe's first-use shader compile).
+    pub dispatch_ms: f64,
+}
+
+impl Outputs {
+    /// Buffer `i` as little-endian u32 words.
+    pub fn u32s(&self, i: usize) -> Vec<u32> {
+        self.buffers
+            .get(i)
+            .map(|b| {
+                b.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Runs a compute job on the shared device ([`crate::shared`]).
+pub fn run_compute(job: &ComputeJob) -> Result<Outputs, Error> {
+    crate::device::shared()?.run_compute(job)
+}
+
+impl Device {
+    /// Runs a compute job on this device.
+    pub fn run_compute(&self, job: &ComputeJob) -> Result<Outputs, Error> {
+        let refl = &job.reflection;
+        if !refl.stage.is_empty() && refl.stage != "compute" {
+            return Err(Error::Job(format!(
+                "reflection stage is {:?}, not compute",
+                refl.stage
+            )));
+        }
+        let info = self.info();
+        if refl.warp_size != 0 && refl.warp_size != info.subgroup_size {
+            let forceable = refl.warp_size == 32 && info.can_run_warp32();
+            if !forceable {
+                return Err(self.unsupported(format!(
+                    "shader relies on {}-lane subgroups, device has {} (no size control to {})",
+                    refl.warp_size, info.subgroup_size, refl.warp_size
+                )));
+            }
+        }
+        if (refl.uses_global_addresses || !job.pointers.is_empty()) && !self.bda {
+            return Err(self.unsupported("bufferDeviceAddress is not supported"));
+        }
+        if refl.shared_bytes > info.max_shared_bytes {
+            return Err(self.unsupported(format!(
+                "shader needs {} shared bytes, device allows {}",
+                refl.shared_bytes, info.max_shared_bytes
+            )));
+        }
+        // Resolve resources → buffers, check everything before touching the device.
+        let mut slots = Vec::new();
+        for r in &refl.resources {
+            let res = match r.kind.as_str() {
+                "cbuf" => ResourceRef::Cbuf(r.index()),
+                "sbuf" => ResourceRef::Sbuf(r.index()),
+                k => {
+                    return Err(Error::Job(format!(
+                        "resource kind {k:?} (slot {}) is not supported in compute jobs yet",
+                        r.index()
+                    )))
+                }
+            };
+            let b = job
+                .binds
+                .iter()
+                .find(|b| b.resource == res)
+                .ok_or_else(|| {
+                    Error::Job(format!(
+                        "{res} (set {}, binding {}) has no buffer in the job",
+                        r.set,
+                        r.vk_binding()
+                    ))
+                })?;
+            if b.buffer >= job.buffers.len() {
+                return Err(Error::Job(format!(
+                    "{res} is bound to buffer #{} but the job has {}",
+                    b.buffer,
+                    job.buffers.len()
+                )));
+            }
+            if r.set != 0 {
+                return Err(Error::Job(format!(
+                    "{res} is in descriptor set {}; only set 0 is supported",
+                    r.set
+                )));
+            }
+            let ty = match res {
+                ResourceRef::Cbuf(_) => vk::DescriptorType::UNIFORM_BUFFER,
+                ResourceRef::Sbuf(_) => vk::DescriptorType::STORAGE_BUFFER,
+            };
+            if slots.iter().any(|&(bind, _, _, _)| bind == r.vk_binding()) {
+                return Err(Error::Job(format!(
+                    "two resources use binding {}",
+                    r.vk_binding()
+                )));
+            }
+            slots.push((r.vk_binding(), ty, b.buffer, r.size.unwrap_or(0)));
+        }
+        for p in &job.pointers {
+            let (Some(dst), true) = (job.buffers.get(p.buffer), p.target < job.buffers.len())
+            else {
+                return Err(Error::Job(format!(
+                    "pointer patch names buffer #{} / #{} but the job has {}",
+                    p.buffer,
+                    p.target,
+                    job.buffers.len()
+                )));
+            };
+            if p.offset
+                .checked_add(8)
+                .is_none_or(|e| e > dst.size.max(dst.init.len() as u64))
+            {
+                return Err(Error::Job(format!(
+                    "pointer patch at byte {} does not fit buffer {:?} ({} bytes)",
+                    p.offset, dst.name, dst.size
+                )));
+            }
+        }
+        for (i, b) in job.buffers.iter().enumerate() {
+            let limit = info.max_storage_buffer_range as u64;
+            if b.size.max(b.init.len() as u64) > limit.max(1 << 20) * 4 {
+                return Err(Error::Job(format!(
+                    "buffer #{i} {:?} is {} bytes; too large",
+                    b.name, b.size
+                )));
+            }
+        }
+
+        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = Scope::new(self);
+        let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
+        let mut idx = Vec::with_capacity(job.buffers.len());
+        for (i, b) in job.buffers.iter().enumerate() {
+            // A uniform buffer must cover the size the shader declares.
+            let need = slots
+                .iter()
+                .filter(|sl| sl.2 == i)
+                .map(|sl| sl.3)
+                .max()
+                .unwrap_or(0);
+            idx.push(s.buffer(b.size.max(need), &b.init, usage)?);
+        }
+        for p in &job.pointers {
+            let addr = s.buffers[idx[p.target]].address.wrapping_add(p.add);
+            s.write(idx[p.buffer], p.offset, &addr.to_le_bytes());
+        }
+        let d = &self.device;
+        let t0 = Instant::now();
+        // SAFETY: all handles come from this device and are destroyed by the scope.
+        let pipeline = unsafe {
+            let module = s.module(&job.spirv)?;
+            let lb: Vec<vk::DescriptorSetLayoutBinding> = slots
+                .iter()
+                .map(|&(binding, ty, _, _)| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(binding)
+                        .descriptor_type(ty)
+                        .descriptor_count(1)
+                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                })
+                .collect();
+            let dsl = d
+                .create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&lb),
+                    None,
+                )
+                .vk("vkCreateDescriptorSetLayout")?;
+            s.set_layouts.push(dsl);
+            let layouts = [dsl];
+            let pl = d
+                .create_pipeline_layout(
+                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts),
+                    None,
+                )
+                .vk("vkCreatePipelineLayout")?;
+            s.pipeline_layouts.push(pl);
+            let entry = std::ffi::CString::new(refl.entry_name())
+                .map_err(|_| Error::Job("entry point name contains NUL".into()))?;
+            let mut req = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+                .required_subgroup_size(refl.warp_size);
+            let mut stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::COMPUTE)
+                .module(module)
+                .name(&entry);
+            if refl.warp_size != 0 && refl.warp_size != info.subgroup_size {
+                stage = stage.push_next(&mut req);
+            }
+            let ci = [vk::ComputePipelineCreateInfo::default()
+                .stage(stage)
+                .layout(pl)];
+            let p = d
+                .create_compute_pipelines(vk::PipelineCache::null(), &ci, None)
+                .map_err(|(_, e)| Error::Vk {
+                    call: "vkCreateComputePipelines",
+                    result: e,
+                })?[0];
+            s.pipelines.push(p);
+            let mut sizes = Vec::new();
+            for ty in [
+                vk::DescriptorType::UNIFORM_BUFFER,
+                vk::DescriptorType::STORAGE_BUFFER,
+            ] {
+                let n = slots.iter().filter(|sl| sl.1 == ty).count() as u32;
+                if n > 0 {
+                    sizes.push(vk::DescriptorPoolSize::default().ty(ty).descriptor_count(n));
+                }
+            }
+            let mut set = vk::DescriptorSet::null();
+            if !slots.is_empty() {
+                let pool = d
+                    .create_descriptor_pool(
+                        &vk::DescriptorPoolCreateInfo::default()
+                            .max_sets(1)
+                            .pool_sizes(&sizes),
+                        None,
+                    )
+                    .vk("vkCreateDescriptorPool")?;
+                s.pools.push(pool);
+                set = d
+                    .allocate_descriptor_sets(
+                        &vk::DescriptorSetAllocateInfo::default()
+                            .descriptor_pool(pool)
+                            .set_layouts(&layouts),
+                    )
+                    .vk("vkAllocateDescriptorSets")?[0];
+                let infos: Vec<[vk::DescriptorBufferInfo; 1]> = slots
+                    .iter()
+                    .map(|&(_, _, b, _)| {
+                        [vk::DescriptorBufferInfo::default()
+                            .buffer(s.buffers[idx[b]].buffer)
+                            .offset(0)
+                            .range(vk::WHOLE_SIZE)]
+                    })
+                    .collect();
+                let writes: Vec<vk::WriteDescriptorSet> = slots
+                    .iter()
+                    .zip(&infos)
+                    .map(|(&(binding, ty, _, _), info)| {
+                        vk::WriteDescriptorSet::default()
+                            .dst_set(set)
+                            .dst_binding(binding)
+                            .descriptor_type(ty)
+                            .buffer_info(info)
+                    })
+                    .collect();
+                d.update_descriptor_sets(&writes, &[]);
+            }
+            (p, pl, set)
+        };
+        let pipeline_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let t1 = Instant::now();
+        let grid = job.grid;
+        s.submit(|d, cb| {
+            // SAFETY: recording into a command buffer in the recording state.
+            unsafe {
+                d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline.0);
+                if pipeline.2 != vk::DescriptorSet::null() {
+                    d.cmd_bind_descriptor_sets(
+                        cb,
+                        vk::PipelineBindPoint::COMPUTE,
+                        pipeline.1,
+                        0,
+                        &[pipeline.2],
+                        &[],
+                    );
+                }
+                d.cmd_dispatch(cb, grid[0], grid[1], grid[2]);
+                let mb = [vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::HOST_READ)];
+                d.cmd_pipeline_barrier(
+                    cb,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::PipelineStageFlags::HOST,
+                    vk::DependencyFlags::empty(),
+                    &mb,
+                    &[],
+                    &[],
+                );
+            }
+        })?;
+        let dispatch_ms = t1.elapsed().as_secs_f64() * 1e3;
+        let buffers = job
+            .buffers
+            .iter()
+            .zip(&idx)
+            .map(|(b, &i)| s.read(i, b.size.max(b.init.len() as u64)))
+            .collect();
+        Ok(Outputs {
+            buffers,
+            device: info.name.clone(),
+            pipeline_ms,
+            dispatch_ms,
+        })
+    }
+}

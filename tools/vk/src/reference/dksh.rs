@@ -1,0 +1,1 @@
+//! The dksh corpus' compute shaders as runnable cases (filled in below).

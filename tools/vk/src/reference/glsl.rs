@@ -1,0 +1,77 @@
+//! GLSL → SPIR-V through `glslangValidator` (Debian glslang-tools).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::Error;
+
+/// The glslang binary (`DMSH_GLSLANG` overrides).
+fn tool() -> String {
+    std::env::var("DMSH_GLSLANG").unwrap_or_else(|_| "glslangValidator".into())
+}
+
+/// Whether glslangValidator can be run.
+pub fn available() -> bool {
+    Command::new(tool())
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn scratch(ext: &str) -> PathBuf {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("dmsh-vk-{}-{n}.{ext}", std::process::id()))
+}
+
+/// Compiles a GLSL file for Vulkan 1.2 (`-V --target-env vulkan1.2`), `stage` as glslang names
+/// it (`comp`, `vert`, `frag`, …), with extra arguments (e.g. binding shifts). Returns words.
+pub fn compile_file(path: &Path, stage: &str, extra: &[&str]) -> Result<Vec<u32>, Error> {
+    let out = scratch("spv");
+    let res = Command::new(tool())
+        .args(["-V", "--target-env", "vulkan1.2", "-S", stage])
+        .args(extra)
+        .arg("-o")
+        .arg(&out)
+        .arg(path)
+        .output()
+        .map_err(|e| Error::Tool(format!("cannot run {}: {e}", tool())))?;
+    let bytes = std::fs::read(&out);
+    let _ = std::fs::remove_file(&out);
+    if !res.status.success() {
+        return Err(Error::Tool(format!(
+            "glslangValidator failed on {}:\n{}{}",
+            path.display(),
+            String::from_utf8_lossy(&res.stdout),
+            String::from_utf8_lossy(&res.stderr)
+        )));
+    }
+    let bytes = bytes.map_err(|e| Error::Tool(format!("glslang output: {e}")))?;
+    crate::spirv_words(&bytes)
+}
+
+/// Compiles GLSL source text (written to a scratch file) like [`compile_file`].
+pub fn compile_source(source: &str, stage: &str, extra: &[&str]) -> Result<Vec<u32>, Error> {
+    let p = scratch(stage);
+    std::fs::write(&p, source).map_err(|e| Error::Tool(format!("{}: {e}", p.display())))?;
+    let r = compile_file(&p, stage, extra);
+    let _ = std::fs::remove_file(&p);
+    r
+}
+
+/// glslang arguments that shift GLSL bindings onto docs/reflection.md's table for the deko3d
+/// ABI: uniform block n → cbuf bank 2+n (binding 2+n), buffer block n → sbuf slot n
+/// (binding 32+n), sampler n → texture slot n (binding 64+n), image n → binding 128+n.
+pub const DEKO3D_SHIFTS: &[&str] = &[
+    "--shift-UBO-binding",
+    "2",
+    "--shift-ssbo-binding",
+    "32",
+    "--shift-texture-binding",
+    "64",
+    "--shift-sampler-binding",
+    "96",
+    "--shift-image-binding",
+    "128",
+];
