@@ -42,6 +42,12 @@ impl Instr {
                     match style {
                         Style::Reg => push_reg(out, raw),
                         Style::Pred => push_pred(out, raw),
+                        Style::PredComma => {
+                            if raw != 7 {
+                                push_pred(out, raw);
+                                out.push_str(", ");
+                            }
+                        }
                         Style::Hex => push_hex(out, d.to_value(raw)),
                         Style::SHex => push_hex(out, d.to_value(raw)),
                         Style::Dec => {
@@ -54,7 +60,7 @@ impl Instr {
                             let tgt = addr as i64 + 8 + d.to_value(raw);
                             push_hex(out, tgt & 0xffff_ffff);
                         }
-                        Style::Hidden => {}
+                        Style::Hidden | Style::HiddenSigned => {}
                         Style::Flag(text) => {
                             if raw != 0 {
                                 out.push_str(text);
@@ -66,6 +72,50 @@ impl Instr {
                             }
                         }
                         Style::Mem(r) => push_mem(out, &f.fields[*r as usize], bits, d, raw),
+                        Style::OptImm | Style::OptImmComma => {
+                            let v = d.to_value(raw);
+                            if v != 0 {
+                                out.push_str(if *style == Style::OptImm { " " } else { ", " });
+                                push_hex(out, v);
+                            }
+                        }
+                        Style::RegComma => {
+                            if raw != 255 {
+                                push_reg(out, raw);
+                                out.push_str(", ");
+                            }
+                        }
+                        Style::CommaReg => {
+                            if raw != 255 {
+                                out.push_str(", ");
+                                push_reg(out, raw);
+                            }
+                        }
+                        Style::RegPlus(k) => push_reg(out, if raw == 255 { 255 } else { raw + *k as u64 }),
+                        Style::BitSet => {
+                            out.push('{');
+                            let mut first = true;
+                            for b in 0..d.width {
+                                if raw >> b & 1 != 0 {
+                                    if !first {
+                                        out.push(',');
+                                    }
+                                    first = false;
+                                    let _ = write!(out, "{b}");
+                                }
+                            }
+                            out.push('}');
+                        }
+                        Style::CommaPred(n) => {
+                            let neg = f.fields[*n as usize].extract(bits) != 0;
+                            if raw != 7 || neg {
+                                out.push_str(", ");
+                                if neg {
+                                    out.push('!');
+                                }
+                                push_pred(out, raw);
+                            }
+                        }
                     }
                 }
             }

@@ -148,6 +148,8 @@ pub enum Style {
     Reg,
     /// Predicate name.
     Pred,
+    /// Predicate name and `, `, nothing for `PT`.
+    PredComma,
     /// Unsigned hex.
     Hex,
     /// Signed hex.
@@ -164,12 +166,28 @@ pub enum Style {
     Target,
     /// Nothing.
     Hidden,
+    /// Nothing (a signed field).
+    HiddenSigned,
     /// Text when non-zero.
     Flag(String),
     /// Enum entry text.
     Enum(u16),
     /// Memory operand from a register field and an offset field.
     Mem(u8),
+    /// ` 0x..` (signed), nothing when zero.
+    OptImm,
+    /// `, 0x..` (signed), nothing when zero.
+    OptImmComma,
+    /// Register and `, `, nothing for `RZ`.
+    RegComma,
+    /// `, ` and register, nothing for `RZ`.
+    CommaReg,
+    /// The register `n` above the field's (RZ stays RZ).
+    RegPlus(u8),
+    /// `{a,b,..}`: the numbers of the set bits.
+    BitSet,
+    /// `, !P0` from a negation field (index) and a predicate: nothing for `PT`.
+    CommaPred(u8),
 }
 
 /// One piece of a printing template.
@@ -265,6 +283,7 @@ fn parse_style(s: &str, enums: &HashMap<String, u16>) -> Result<Style, String> {
     Ok(match s {
         "R" => Style::Reg,
         "P" => Style::Pred,
+        "Q" => Style::PredComma,
         "X" => Style::Hex,
         "S" => Style::SHex,
         "N" => Style::Dec,
@@ -273,6 +292,15 @@ fn parse_style(s: &str, enums: &HashMap<String, u16>) -> Result<Style, String> {
         "F32" => Style::F32,
         "T" => Style::Target,
         "H" => Style::Hidden,
+        "h" => Style::HiddenSigned,
+        "O" => Style::OptImm,
+        "o" => Style::OptImmComma,
+        "Z" => Style::RegComma,
+        "z" => Style::CommaReg,
+        "R1" => Style::RegPlus(1),
+        "R2" => Style::RegPlus(2),
+        "R3" => Style::RegPlus(3),
+        "B" => Style::BitSet,
         _ => {
             if let Some(rest) = s.strip_prefix('#') {
                 Style::Enum(
@@ -291,9 +319,9 @@ fn parse_style(s: &str, enums: &HashMap<String, u16>) -> Result<Style, String> {
 
 fn kind_for(style: &Style) -> Kind {
     match style {
-        Style::Reg => Kind::Reg,
-        Style::Pred => Kind::Pred,
-        Style::SHex => Kind::Sint,
+        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) => Kind::Reg,
+        Style::Pred | Style::PredComma => Kind::Pred,
+        Style::SHex | Style::HiddenSigned | Style::OptImm | Style::OptImmComma => Kind::Sint,
         Style::F20 => Kind::F20,
         Style::D20 => Kind::D20,
         Style::F32 => Kind::F32,
@@ -473,7 +501,8 @@ fn parse_form(
                 .iter()
                 .position(|d| d.field == fb)
                 .ok_or("mem: offset field not defined")?;
-            toks.push(Tok::Field(ib as u8, Style::Mem(ia as u8)));
+            let st = if style_s == "q" { Style::CommaPred(ia as u8) } else { Style::Mem(ia as u8) };
+            toks.push(Tok::Field(ib as u8, st));
             continue;
         }
         let (fname, spec) = match head.split_once('@') {
@@ -573,8 +602,8 @@ fn parse_spec(s: &str, style: &Style) -> Result<(Vec<(u8, u8)>, u8), String> {
         None => (s, 0),
     };
     let dl = match style {
-        Style::Reg => 8,
-        Style::Pred => 3,
+        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) => 8,
+        Style::Pred | Style::PredComma => 3,
         _ => 1,
     };
     let mut pieces = Vec::new();
