@@ -15,7 +15,8 @@ For every GLSL_DIR/NAME.STAGE.glsl (STAGE = vert frag geom tesc tese comp) it wr
   NAME.STAGE.meta.json   DKSH program header fields, sizes, mnemonics, uam messages
 Words nvdisasm refuses (uam's SUATOM with an immediate image handle, see tests/corpus/dksh/README.md)
 are listed as `UNDECODED_BY_NVDISASM` in both text columns; the rest of the file is listed by
-disassembling a copy in which only those words are replaced by NOP.
+disassembling a copy in which only those words (and their 21-bit scheduling fields) are replaced by
+a NOP with a neutral scheduling field.
 
 Tools (never committed; override with env vars):
   UAM       uam 1.1.0 built out of tree from github.com/devkitPro/uam (commit 5a5afc2):
@@ -80,6 +81,14 @@ def listing(code):
     patched = bytearray(code)
     for off in bad:
         patched[off:off + 8] = struct.pack('<Q', NOP)
+        # nvdisasm also checks the slot's scheduling field against the instruction: give the NOP
+        # the neutral field of 0x007fbc03fde01fef (only this slot's 21 bits change, so the other
+        # two instructions of the bundle keep their reuse flags and pairing)
+        g, k = off - off % 32, (off % 32) // 8 - 1
+        ctrl = struct.unpack_from('<Q', patched, g)[0]
+        field = (0x007fbc03fde01fef >> (21 * k)) & 0x1fffff
+        ctrl = (ctrl & ~(0x1fffff << (21 * k))) | (field << (21 * k))
+        struct.pack_into('<Q', patched, g, ctrl)
     p = nvdis(bytes(patched))
     if p.returncode != 0:
         raise RuntimeError('nvdisasm failed even after masking %s: %s' % (sorted(bad), p.stderr))

@@ -1,16 +1,15 @@
 #version 460
-// Images of every dimension (1D, 1DArray, 2D, 2DArray, 3D, Cube, CubeArray, Buffer), formatted and
+// Images of every dimension (1D, 2D, 2DArray, 3D, Cube, CubeArray, Buffer), formatted and
 // unformatted loads/stores, every image atomic (also on a dynamically indexed image array: bindless
 // handle in a register), imageSize, imageSamples.
 layout(local_size_x = 64) in;
 layout(binding = 0, r32ui) uniform uimage1D i1;
-layout(binding = 1, rgba8) uniform image1DArray i1a;
-layout(binding = 2, r32i) uniform iimage2D i2;
-layout(binding = 3, rgba16f) uniform image2DArray i2a;
-layout(binding = 4, r32f) uniform image3D i3;
-layout(binding = 5, rgba32f) uniform imageCube ic;
-layout(binding = 6, r32ui) uniform uimageBuffer ib;
-layout(binding = 7, r32ui) uniform uimage2D ua[2];
+layout(binding = 1, r32i) uniform iimage2D i2;
+layout(binding = 2, rgba16f) uniform image2DArray i2a;
+layout(binding = 3, r32f) uniform image3D i3;
+layout(binding = 4, rgba32f) uniform imageCube ic;
+layout(binding = 5, r32ui) uniform uimageBuffer ib;
+layout(binding = 6, r32ui) uniform uimage2D ua[2];
 layout(binding = 0, std430) buffer Out { uint o[]; };
 
 void main()
@@ -18,9 +17,8 @@ void main()
     uint t = gl_GlobalInvocationID.x;
     int x = int(t);
     uint v = imageLoad(i1, x).x;
-    vec4 f = imageLoad(i1a, ivec2(x, 1)) + imageLoad(i2a, ivec3(x, 2, 3)) + imageLoad(i3, ivec3(x, 1, 2)).xxxx
+    vec4 f = imageLoad(i2a, ivec3(x, 2, 3)) + imageLoad(i3, ivec3(x, 1, 2)).xxxx
            + imageLoad(ic, ivec3(x, x, 4));
-    imageStore(i1a, ivec2(x, 0), f);
     imageStore(i2a, ivec3(x, 1, 1), f * 2.0);
     imageStore(i3, ivec3(x, 0, 1), f.yyyy);
     imageStore(ic, ivec3(1, x, 5), f.wzyx);
@@ -40,7 +38,7 @@ void main()
     v += imageAtomicAdd(ua[k], ivec2(x, 0), 2u) + imageAtomicCompSwap(ua[k], ivec2(x, 1), 3u, v)
        + imageLoad(ua[k], ivec2(x, 2)).x;
     imageStore(ua[k], ivec2(x, 3), uvec4(v));
-    ivec2 sz = imageSize(i2) + imageSize(i1a) + imageSize(ic) + ivec2(imageSize(i1), imageSize(ib))
+    ivec2 sz = imageSize(i2) + imageSize(ic) + ivec2(imageSize(i1), imageSize(ib))
              + imageSize(i3).xy + imageSize(i2a).yz + imageSize(ua[k]);
     o[t] = v + uint(s) + uint(sz.x + sz.y);
 }

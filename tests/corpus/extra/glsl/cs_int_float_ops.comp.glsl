@@ -41,7 +41,7 @@ void main()
     int64_t sw = int64_t(int(a.w)) * int64_t(ilo) >> 3;
     uint64_t bal = ballotARB(a.x > a.y);
     bool all = allInvocationsARB(a.z != 0u);
-    bool eq = allInvocationsEqualARB(a.w);
+    bool eq = allInvocationsEqualARB(a.w != 0u);
     uint rd = readInvocationARB(a.x, 5u) + readFirstInvocationARB(a.y);
     uvec2 w2 = unpackUint2x32(w + uint64_t(sw) + bal);
     outp[t] = uvec4(hi + lo + uint(ihi) + c + b + s + d + e + uint(ie) + f + g + p + rd + (all ? 1u : 0u) + (eq ? 2u : 0u),

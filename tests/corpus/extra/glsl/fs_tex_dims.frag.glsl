@@ -40,7 +40,7 @@ void main()
     uvec4 u = texture(su3, vUV.xyz) + texelFetch(su3, vI.xyz, 0);
     vec2 q = textureQueryLod(s2, vUV.xy) + textureQueryLod(s3, vUV.xyz).yx + textureQueryLod(sc, vUV.xyz);
     int lv = textureQueryLevels(s2) + textureQueryLevels(sc) + textureQueryLevels(sca);
-    ivec3 sz = textureSize(s3, 1) + ivec3(textureSize(s1, 0), textureSize(sms), textureSize(sca, 0).z)
+    ivec3 sz = textureSize(s3, 1) + ivec3(textureSize(s1, 0), textureSize(sms).x, textureSize(sca, 0).z)
              + textureSize(smsa) + ivec3(textureSize(scs, 0), 1);
     int ns = textureSamples(sms) + textureSamples(smsa);
     o0 = a + vec4(d, q, float(lv));
