@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Instruction-form coverage of the project's sm53 ground-truth listings.
 
-Usage: scripts/corpus/coverage.py [--forms] [--missing] [--markdown]
+Usage: scripts/corpus/coverage.py [--forms] [--missing] [--markdown] [--summary] [--without-extra]
 Reads tests/corpus/sass/*.sm53.sass, tests/corpus/dksh/*.sass (nvdisasm text) and
 tests/corpus/extra/**/*.sass (both formats) and prints, per base mnemonic, the
 listings containing it and the operand-kind forms seen.  A form is the full
@@ -65,11 +65,12 @@ def parse(text):
     return full, ''.join(kind(o) for o in ops)
 
 
-def listings():
+def listings(with_extra=True):
     """yield (path, [text]) for every sm53 listing."""
     files = sorted(glob.glob(os.path.join(ROOT, 'tests/corpus/sass/*.sm53.sass')))
     files += sorted(glob.glob(os.path.join(ROOT, 'tests/corpus/dksh/*.sass')))
-    files += sorted(glob.glob(os.path.join(ROOT, 'tests/corpus/extra/**/*.sass'), recursive=True))
+    if with_extra:
+        files += sorted(glob.glob(os.path.join(ROOT, 'tests/corpus/extra/**/*.sass'), recursive=True))
     for f in files:
         out = []
         for line in open(f):
@@ -91,7 +92,7 @@ def main():
     files = collections.defaultdict(set)
     forms = collections.defaultdict(lambda: collections.defaultdict(set))
     fulls = collections.defaultdict(set)
-    for f, insns in listings():
+    for f, insns in listings('--without-extra' not in args):
         for t in insns:
             full, sig = parse(t)
             if not full or full == 'UNDECODED_BY_NVDISASM':
@@ -101,16 +102,22 @@ def main():
             forms[b][sig].add(f)
             fulls[b].add(full)
     names = sorted(set(files) | set(ISSUE3))
+    if '--summary' in args:
+        nforms = sum(len(v) for v in forms.values())
+        nfull = sum(len(v) for v in fulls.values())
+        print('%d base mnemonics, %d printed mnemonics (with modifiers), %d (mnemonic, operand-kind) forms, '
+              '%d of %d issue-3 mnemonics' % (len(files), nfull, nforms, sum(1 for m in ISSUE3 if m in files), len(ISSUE3)))
+        return
     if '--missing' in args:
         print('missing from issue 3 list:', ' '.join(m for m in ISSUE3 if m not in files))
         return
     for b in names:
         short = sorted(os.path.basename(x).split('.')[0] for x in files.get(b, ()))
-        line = '%-9s %3d files  forms: %s' % (b, len(files.get(b, ())), ' '.join(sorted(forms[b])) or '-')
+        line = '%-9s %3d files  forms: %s' % (b, len(files.get(b, ())), ' '.join(sorted(x or '()' for x in forms[b])) or '-')
         if '--markdown' in args:
             ex = sorted(files.get(b, ()), key=lambda x: ('extra' not in x, x))[:4]
-            print('| %s | %d | %s | %s |' % (b, len(files.get(b, ())), ' '.join(sorted(forms[b])) or '**none**',
-                                            ', '.join('`%s`' % os.path.basename(x) for x in ex)))
+            fs = ' '.join(sorted(x or '()' for x in forms[b])) if b in files else '**not in corpus**'
+            print('| %s | %d | %s | %s |' % (b, len(files.get(b, ())), fs, ', '.join('`%s`' % os.path.basename(x) for x in ex)))
         else:
             print(line)
             if '--forms' in args:
