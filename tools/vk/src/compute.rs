@@ -123,14 +123,13 @@ impl Device {
             )));
         }
         let info = self.info();
-        if refl.warp_size != 0 && refl.warp_size != info.subgroup_size {
-            let forceable = refl.warp_size == 32 && info.can_run_warp32();
-            if !forceable {
-                return Err(self.unsupported(format!(
-                    "shader relies on {}-lane subgroups, device has {} (no size control to {})",
-                    refl.warp_size, info.subgroup_size, refl.warp_size
-                )));
-            }
+        let warp = refl.required_subgroup_size();
+        if warp != 0 && warp != info.subgroup_size && !info.can_run_warp32() {
+            return Err(self.unsupported(format!(
+                "shader relies on {warp}-lane subgroups (warp_ops), device has {} and cannot \
+                 require {warp}",
+                info.subgroup_size
+            )));
         }
         if (refl.uses_global_addresses || !job.pointers.is_empty()) && !self.bda {
             return Err(self.unsupported("bufferDeviceAddress is not supported"));
@@ -271,12 +270,12 @@ impl Device {
             let entry = std::ffi::CString::new(refl.entry_name())
                 .map_err(|_| Error::Job("entry point name contains NUL".into()))?;
             let mut req = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
-                .required_subgroup_size(refl.warp_size);
+                .required_subgroup_size(warp);
             let mut stage = vk::PipelineShaderStageCreateInfo::default()
                 .stage(vk::ShaderStageFlags::COMPUTE)
                 .module(module)
                 .name(&entry);
-            if refl.warp_size != 0 && refl.warp_size != info.subgroup_size {
+            if warp != 0 && warp != info.subgroup_size {
                 stage = stage.push_next(&mut req);
             }
             let ci = [vk::ComputePipelineCreateInfo::default()

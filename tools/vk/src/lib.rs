@@ -22,6 +22,7 @@ pub mod compute;
 pub mod device;
 pub mod error;
 pub mod io_json;
+pub mod job;
 pub mod reference;
 pub mod reflection;
 

@@ -27,9 +27,9 @@ pub struct Reflection {
     pub fma_mode: String,
     /// nvn | cuda | deko3d.
     pub abi: String,
-    /// Subgroup width the translation relies on (32 when warp operations map 1:1 onto
-    /// subgroups; absent or 0 when the result does not depend on the subgroup size).
-    pub warp_size: u32,
+    /// The translation maps 32-lane warp operations (SHFL, VOTE, lane masks) 1:1 onto
+    /// subgroups: results are only right where the subgroup size is 32.
+    pub warp_ops: bool,
     /// Bound resources.
     pub resources: Vec<Resource>,
 }
@@ -92,6 +92,15 @@ impl Reflection {
             "main"
         } else {
             &self.entry
+        }
+    }
+
+    /// Subgroup size the shader needs (32 with `warp_ops`), or 0 when any size works.
+    pub fn required_subgroup_size(&self) -> u32 {
+        if self.warp_ops {
+            32
+        } else {
+            0
         }
     }
 

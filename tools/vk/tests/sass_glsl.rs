@@ -88,10 +88,10 @@ void main() {
 }
 "#;
 
-fn reflection(local: [u32; 3], param_size: u64, warp: u32) -> Reflection {
+fn reflection(local: [u32; 3], param_size: u64, warp: bool) -> Reflection {
     Reflection::from_json(&format!(
         r#"{{"version":0,"stage":"compute","entry":"main","local_size":{local:?},
-            "uses_global_addresses":true,"abi":"cuda","warp_size":{warp},
+            "uses_global_addresses":true,"abi":"cuda","warp_ops":{warp},
             "resources":[{{"kind":"cbuf","bank":0,"guest_offset":320,"size":{param_size},
                           "set":0,"binding":0,"metal_index":0}}]}}"#
     ))
@@ -99,7 +99,7 @@ fn reflection(local: [u32; 3], param_size: u64, warp: u32) -> Reflection {
 }
 
 /// Runs one kernel; returns false when skipped.
-fn run(kernel: &str, body: &str, local: [u32; 3], warp: u32) -> Result<bool, Error> {
+fn run(kernel: &str, body: &str, local: [u32; 3], warp: bool) -> Result<bool, Error> {
     if !glsl::available() {
         println!("skipped {kernel}: glslangValidator not installed");
         return Ok(false);
@@ -132,17 +132,17 @@ fn run(kernel: &str, body: &str, local: [u32; 3], warp: u32) -> Result<bool, Err
 
 #[test]
 fn int_addsub_matches_io_json() {
-    run("int_addsub", INT_ADDSUB, [64, 1, 1], 0).unwrap();
+    run("int_addsub", INT_ADDSUB, [64, 1, 1], false).unwrap();
 }
 
 #[test]
 fn shared_reduce_matches_io_json() {
-    run("shared_reduce", SHARED_REDUCE, [128, 1, 1], 0).unwrap();
+    run("shared_reduce", SHARED_REDUCE, [128, 1, 1], false).unwrap();
 }
 
 #[test]
 fn special_regs_matches_io_json() {
-    run("special_regs", SPECIAL_REGS, [8, 4, 2], 0).unwrap();
+    run("special_regs", SPECIAL_REGS, [8, 4, 2], false).unwrap();
 }
 
 #[test]
@@ -151,13 +151,13 @@ fn warp32_shader_is_skipped_on_narrow_subgroups() {
         Ok(d) => d,
         Err(e) => return println!("skipped: {e}"),
     };
-    let ran = run("int_addsub", INT_ADDSUB, [64, 1, 1], 32).unwrap();
+    let ran = run("int_addsub", INT_ADDSUB, [64, 1, 1], true).unwrap();
     if dev.info().can_run_warp32() {
         assert!(ran || !glsl::available());
     } else {
         assert!(
             !ran,
-            "a warp_size 32 shader must be skipped on {}",
+            "a warp_ops shader must be skipped on {}",
             dev.info().name
         );
     }
@@ -173,7 +173,7 @@ fn bad_jobs_are_errors_not_crashes() {
     let job = io
         .job(
             vec![0xdead_beef; 8],
-            reflection([64, 1, 1], 20, 0),
+            reflection([64, 1, 1], 20, false),
             SM5X_PARAM_BASE,
         )
         .unwrap();
@@ -186,7 +186,7 @@ fn bad_jobs_are_errors_not_crashes() {
     assert!(e.to_string().contains("cbuf bank 0"), "{e}");
     // Local size disagreeing with the io.json block.
     assert!(io
-        .job(vec![], reflection([32, 1, 1], 20, 0), SM5X_PARAM_BASE)
+        .job(vec![], reflection([32, 1, 1], 20, false), SM5X_PARAM_BASE)
         .is_err());
 }
 
@@ -228,7 +228,7 @@ fn a_wrong_shader_is_caught() {
     let wrong = INT_ADDSUB.replace("uint(a + 12345)", "uint(a + 12346)");
     let spirv = glsl::compile_source(&format!("{HEADER}{wrong}"), "comp", &[]).unwrap();
     let job = io
-        .job(spirv, reflection([64, 1, 1], 20, 0), SM5X_PARAM_BASE)
+        .job(spirv, reflection([64, 1, 1], 20, false), SM5X_PARAM_BASE)
         .unwrap();
     let out = dmsh_vk::run_compute(&job).unwrap();
     let bad = io.check(&out).unwrap();
