@@ -4,17 +4,40 @@ use crate::instr::Instr;
 use crate::table::{table, FieldDef, Style, Tok};
 use std::fmt::Write;
 
+/// What the printer needs from around an instruction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Context {
+    /// Operand reuse flags from the scheduling field.
+    pub reuse: u8,
+    /// Texture-phase marker: `Some(false)` prints `.T`, `Some(true)` `.P`, `None` nothing.
+    /// See [`crate::stream::tex_phases`].
+    pub tex_phase: Option<bool>,
+}
+
 impl Instr {
     /// nvdisasm's text for this instruction at byte `addr` of the stream (for branch
     /// targets), with the `.reuse` flags of its scheduling field. No trailing ` ;`.
+    /// Texture-phase markers need the stream context: use [`Instr::print_ctx`].
     pub fn print(&self, addr: u64, reuse: u8) -> String {
+        self.print_ctx(
+            addr,
+            Context {
+                reuse,
+                tex_phase: None,
+            },
+        )
+    }
+
+    /// Like [`Instr::print`] with the full printing context.
+    pub fn print_ctx(&self, addr: u64, ctx: Context) -> String {
         let mut s = String::with_capacity(48);
-        self.write_text(&mut s, addr, reuse);
+        self.write_text(&mut s, addr, ctx);
         s
     }
 
-    /// Appends the text to `out` (see [`Instr::print`]).
-    pub fn write_text(&self, out: &mut String, addr: u64, reuse: u8) {
+    /// Appends the text to `out` (see [`Instr::print_ctx`]).
+    pub fn write_text(&self, out: &mut String, addr: u64, ctx: Context) {
+        let reuse = ctx.reuse;
         let t = table();
         let f = self.form_def();
         let bits = self.bits();
@@ -31,6 +54,11 @@ impl Instr {
         for tok in &f.template {
             match tok {
                 Tok::Text(s) => out.push_str(s),
+                Tok::TexPhase => match ctx.tex_phase {
+                    Some(false) => out.push_str(".T"),
+                    Some(true) => out.push_str(".P"),
+                    None => {}
+                },
                 Tok::Reuse(k) => {
                     if reuse >> k & 1 != 0 {
                         out.push_str(".reuse");
@@ -55,6 +83,7 @@ impl Instr {
                         }
                         Style::F20 => push_f32(out, f32::from_bits((raw as u32) << 12)),
                         Style::F32 => push_f32(out, f32::from_bits(raw as u32)),
+                        Style::F16 => push_f32(out, f16_to_f32(d.to_value(raw) as u16)),
                         Style::D20 => push_f64(out, f64::from_bits(raw << 44)),
                         Style::Target => {
                             let tgt = addr as i64 + 8 + d.to_value(raw);
@@ -91,7 +120,9 @@ impl Instr {
                                 push_reg(out, raw);
                             }
                         }
-                        Style::RegPlus(k) => push_reg(out, if raw == 255 { 255 } else { raw + *k as u64 }),
+                        Style::RegPlus(k) => {
+                            push_reg(out, if raw == 255 { 255 } else { raw + *k as u64 })
+                        }
                         Style::BitSet => {
                             out.push('{');
                             let mut first = true;
@@ -189,6 +220,30 @@ fn collapse(out: &mut String, start: usize) {
     {
         out.pop();
     }
+}
+
+/// Converts IEEE half-precision bits to f32.
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = (h as u32 & 0x8000) << 16;
+    let exp = (h >> 10) & 0x1f;
+    let man = (h & 0x3ff) as u32;
+    let bits = match (exp, man) {
+        (0, 0) => sign,
+        (0, m) => {
+            // Subnormal: normalise.
+            let mut e = 127 - 15 + 1;
+            let mut m = m;
+            while m & 0x400 == 0 {
+                m <<= 1;
+                e -= 1;
+            }
+            sign | (e as u32) << 23 | (m & 0x3ff) << 13
+        }
+        (31, 0) => sign | 0x7f80_0000,
+        (31, m) => sign | 0x7fc0_0000 | m << 13,
+        (e, m) => sign | ((e as u32 + 127 - 15) << 23) | m << 13,
+    };
+    f32::from_bits(bits)
 }
 
 /// Formats an f32 immediate as nvdisasm does.

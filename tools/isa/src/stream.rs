@@ -50,13 +50,69 @@ pub fn instructions(code: &[u8]) -> impl Iterator<Item = (u64, Result<Instr, Err
     })
 }
 
+/// nvdisasm's texture-phase markers for a stream's instructions (one entry per instruction
+/// of [`instructions`]): a texture instruction whose scheduling field has the yield bit set
+/// prints `.T` when another texture instruction follows before the phase ends, `.P` when it
+/// is the last of its phase (observed rule: the phase ends at a barrier wait, a texture
+/// mode switch or control flow). `None` for everything else.
+pub fn tex_phases(items: &[(u64, Result<Instr, Error>, Sched)]) -> Vec<Option<bool>> {
+    use crate::Opcode as O;
+    let ends = |i: &Instr| {
+        matches!(
+            i.opcode(),
+            O::Depbar
+                | O::Sam
+                | O::Ram
+                | O::Exit
+                | O::Bra
+                | O::Sync
+                | O::Ssy
+                | O::Pbk
+                | O::Brk
+                | O::Cont
+                | O::Ret
+                | O::Cal
+                | O::Kil
+                | O::Bar
+                | O::Pcnt
+                | O::Brx
+                | O::Jmx
+                | O::Jmp
+                | O::Pret
+        )
+    };
+    let mut out = vec![None; items.len()];
+    let mut next_is_tex = false; // scanning backwards: does a texture op come before a phase end?
+    for k in (0..items.len()).rev() {
+        if let Ok(i) = &items[k].1 {
+            if i.form_def().tex_phase {
+                if items[k].2.yield_flag {
+                    out[k] = Some(!next_is_tex);
+                }
+                next_is_tex = true;
+            } else if ends(i) {
+                next_is_tex = false;
+            }
+        }
+    }
+    out
+}
+
 /// Disassembles a stream into nvdisasm-style lines
 /// (`        /*0008*/                   MOV R1, c[0x0][0x20] ;`).
 pub fn listing(code: &[u8]) -> String {
     let mut out = String::new();
-    for (off, r, s) in instructions(code) {
+    let items: Vec<_> = instructions(code).collect();
+    let phases = tex_phases(&items);
+    for ((off, r, s), tp) in items.into_iter().zip(phases) {
         let text = match r {
-            Ok(i) => i.print(off, s.reuse),
+            Ok(i) => i.print_ctx(
+                off,
+                crate::print::Context {
+                    reuse: s.reuse,
+                    tex_phase: tp,
+                },
+            ),
             Err(_) => format!(
                 "UNKNOWN {:#018x}",
                 u64::from_le_bytes(code[off as usize..][..8].try_into().unwrap())

@@ -162,6 +162,8 @@ pub enum Style {
     D20,
     /// f32 from 32 bits.
     F32,
+    /// f16 from 16 bits.
+    F16,
     /// Absolute branch target.
     Target,
     /// Nothing.
@@ -199,6 +201,8 @@ pub enum Tok {
     Field(u8, Style),
     /// `.reuse` when the reuse bit is set.
     Reuse(u8),
+    /// `.T` / `.P`: nvdisasm's texture-phase marker (from the stream context).
+    TexPhase,
 }
 
 /// One instruction form: an opcode with one operand-kind variant.
@@ -218,6 +222,8 @@ pub struct Form {
     pub template: Vec<Tok>,
     /// Enum fields whose entries include `?` (checked on decode).
     pub checked: Vec<u8>,
+    /// Whether the form is a texture instruction that carries nvdisasm's `.T`/`.P` marker.
+    pub tex_phase: bool,
 }
 
 impl Form {
@@ -290,6 +296,7 @@ fn parse_style(s: &str, enums: &HashMap<String, u16>) -> Result<Style, String> {
         "F" => Style::F20,
         "D" => Style::D20,
         "F32" => Style::F32,
+        "F16" => Style::F16,
         "T" => Style::Target,
         "H" => Style::Hidden,
         "h" => Style::HiddenSigned,
@@ -321,7 +328,7 @@ fn kind_for(style: &Style) -> Kind {
     match style {
         Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) => Kind::Reg,
         Style::Pred | Style::PredComma => Kind::Pred,
-        Style::SHex | Style::HiddenSigned | Style::OptImm | Style::OptImmComma => Kind::Sint,
+        Style::SHex | Style::HiddenSigned | Style::OptImm => Kind::Sint,
         Style::F20 => Kind::F20,
         Style::D20 => Kind::D20,
         Style::F32 => Kind::F32,
@@ -352,7 +359,7 @@ pub fn parse(src: &str) -> Result<Table, String> {
                     if e == "_" {
                         String::new()
                     } else {
-                        e.to_string()
+                        e.replace('^', " ")
                     }
                 })
                 .collect();
@@ -473,7 +480,8 @@ fn parse_form(
     }
     let mut toks = Vec::new();
     let mut text = String::new();
-    let mut rest = template;
+    let template = template.replace("%TP", "{%TP}");
+    let mut rest = template.as_str();
     while let Some(p) = rest.find('{') {
         text.push_str(&rest[..p]);
         let close = rest[p..].find('}').ok_or("unclosed {")? + p;
@@ -481,6 +489,10 @@ fn parse_form(
         rest = &rest[close + 1..];
         if !text.is_empty() {
             toks.push(Tok::Text(std::mem::take(&mut text)));
+        }
+        if ph == "%TP" {
+            toks.push(Tok::TexPhase);
+            continue;
         }
         if let Some(k) = ph.strip_prefix('~') {
             toks.push(Tok::Reuse(k.parse().map_err(|_| "bad reuse slot")?));
@@ -501,7 +513,11 @@ fn parse_form(
                 .iter()
                 .position(|d| d.field == fb)
                 .ok_or("mem: offset field not defined")?;
-            let st = if style_s == "q" { Style::CommaPred(ia as u8) } else { Style::Mem(ia as u8) };
+            let st = if style_s == "q" {
+                Style::CommaPred(ia as u8)
+            } else {
+                Style::Mem(ia as u8)
+            };
             toks.push(Tok::Field(ib as u8, st));
             continue;
         }
@@ -579,6 +595,7 @@ fn parse_form(
         })
         .map(|(i, _)| i as u8)
         .collect();
+    let tex_phase = toks.iter().any(|t| matches!(t, Tok::TexPhase));
     Ok(Form {
         name: name.to_string(),
         opcode,
@@ -587,6 +604,7 @@ fn parse_form(
         fields,
         template: toks,
         checked,
+        tex_phase,
     })
 }
 

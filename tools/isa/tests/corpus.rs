@@ -2,6 +2,7 @@
 //! ../shared/corpus/external when present) must print as nvdisasm prints it and re-encode
 //! to the same bits. One line per file, then totals per folder.
 
+use dmsh_isa::print::Context;
 use dmsh_isa::{listing, Ctrl};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -41,6 +42,8 @@ fn check_file(p: &Path, fails: &mut Vec<String>) -> Count {
     let entries = listing::parse(&text);
     let mut c = Count::default();
     let mut ctrl = Ctrl::default();
+    let mut items = Vec::new();
+    let mut wanted = Vec::new();
     for e in &entries {
         if e.offset % 32 == 0 {
             ctrl = Ctrl::decode(e.word);
@@ -54,19 +57,28 @@ fn check_file(p: &Path, fails: &mut Vec<String>) -> Count {
             continue;
         }
         let sched = ctrl.slots[(e.offset % 32 / 8 - 1) as usize];
+        items.push((e.offset, dmsh_isa::decode_at(e.word, e.offset), sched));
+        wanted.push(e);
+    }
+    let phases = dmsh_isa::stream::tex_phases(&items);
+    for (((_, dec, sched), e), tp) in items.iter().zip(wanted).zip(phases) {
         c.instrs += 1;
-        let dec = dmsh_isa::decode_at(e.word, e.offset);
-        match &dec {
-            Ok(i) if i.encode() == e.word => c.enc_ok += 1,
-            _ => {}
+        if let Ok(i) = dec {
+            if i.encode() == e.word {
+                c.enc_ok += 1;
+            }
         }
         let Some(want) = &e.text else {
             c.unchecked += 1;
             continue;
         };
         let want = listing::normalize(want);
-        let got = match &dec {
-            Ok(i) => listing::normalize(&i.print(e.offset, sched.reuse)),
+        let ctx = Context {
+            reuse: sched.reuse,
+            tex_phase: tp,
+        };
+        let got = match dec {
+            Ok(i) => listing::normalize(&i.print_ctx(e.offset, ctx)),
             Err(err) => format!("<{err}>"),
         };
         if got == want {
