@@ -1,1 +1,416 @@
-//! The dksh corpus' compute shaders as runnable cases (filled in below).
+//! The dksh corpus' compute shaders (tests/corpus/dksh/*.comp.glsl) as runnable cases with
+//! deterministic inputs. [`reference`] compiles the GLSL with glslang; [`job`] binds the same
+//! inputs to *any* SPIR-V + reflection — glslang's, or our translation of uam's binary — so
+//! the two can be run on identical data and compared with [`compare`].
+//!
+//! Binding model (docs/reflection.md, deko3d ABI): GLSL uniform block n = cbuf bank 2+n, GLSL
+//! buffer block n = sbuf slot n. A translation that instead reads deko3d's compute driver
+//! constant buffer (cbuf bank 0: block size at 0x0, grid size at 0xc, uniform-buffer addresses at
+//! 0x20 + 8n, storage buffers at 0x140 + 16n as {u64 address, u32 size}) gets that bank filled
+//! with the same buffers' device addresses. Inputs are chosen so that every float product and
+//! sum is exact, so a fused and an unfused multiply-add agree (lavapipe's `Fma` is not fused).
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use crate::compute::{Bind, BufferSpec, ComputeJob, PointerPatch, ResourceRef};
+use crate::error::Error;
+use crate::io_json::{compare_bytes, Mismatch};
+use crate::reflection::{Reflection, Resource};
+
+/// One dksh compute shader with its inputs.
+#[derive(Debug, Clone)]
+pub struct DkshCase {
+    /// Shader name (`cs_ssbo_saxpy`); the files are `NAME.comp.*`.
+    pub name: &'static str,
+    /// The GLSL source.
+    pub source: PathBuf,
+    /// Workgroup size.
+    pub local_size: [u32; 3],
+    /// Workgroups.
+    pub grid: [u32; 3],
+    /// GLSL uniform blocks: (binding, bytes).
+    pub ubos: Vec<(u32, Vec<u8>)>,
+    /// GLSL buffer blocks: (binding, initial bytes).
+    pub ssbos: Vec<(u32, Vec<u8>)>,
+    /// What to compare after the run: (buffer binding, byte range). Order-dependent parts
+    /// (atomic return values) are left out.
+    pub compare: Vec<(u32, Range<usize>)>,
+    /// Results depend on 32-lane subgroups (a Maxwell warp): only comparable where the device
+    /// runs 32-lane subgroups.
+    pub warp_ops: bool,
+    /// Source rewrites glslang needs (`cs_variable_group`: variable group size → fixed size).
+    pub glsl_patches: Vec<(&'static str, String)>,
+    /// Why the case cannot run yet, if it cannot.
+    pub unsupported: Option<&'static str>,
+}
+
+/// Deterministic xorshift32 stream.
+struct Rng(u32);
+impl Rng {
+    fn next(&mut self) -> u32 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.0 = x;
+        x
+    }
+    /// A float k/8 with k in [-64, 64): exact products and short sums.
+    fn eighth(&mut self) -> f32 {
+        (self.next() % 128) as f32 / 8.0 - 8.0
+    }
+}
+
+fn f32s(v: impl IntoIterator<Item = f32>) -> Vec<u8> {
+    v.into_iter().flat_map(f32::to_le_bytes).collect()
+}
+fn u32s(v: impl IntoIterator<Item = u32>) -> Vec<u8> {
+    v.into_iter().flat_map(u32::to_le_bytes).collect()
+}
+
+/// The directory of the dksh corpus inside the repository.
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/dksh")
+}
+
+/// All compute cases of the corpus at `dir` (11 shaders; the image and texture ones are
+/// marked unsupported).
+pub fn cases(dir: &Path) -> Vec<DkshCase> {
+    let src = |n: &str| dir.join(format!("{n}.comp.glsl"));
+    let mut r = Rng(0x1234_5678);
+    let mut v = Vec::new();
+    let base = |name: &'static str, local: [u32; 3], grid: [u32; 3]| DkshCase {
+        name,
+        source: src(name),
+        local_size: local,
+        grid,
+        ubos: Vec::new(),
+        ssbos: Vec::new(),
+        compare: Vec::new(),
+        warp_ops: false,
+        glsl_patches: Vec::new(),
+        unsupported: None,
+    };
+
+    // y[i] = a * x[i] + y[i] for i < n (n = 100 of 128 threads).
+    let mut c = base("cs_ssbo_saxpy", [64, 1, 1], [2, 1, 1]);
+    c.ubos.push((0, [f32s([1.5]), u32s([100, 0, 0])].concat()));
+    c.ssbos.push((0, f32s((0..128).map(|_| r.eighth()))));
+    c.ssbos.push((1, f32s((0..128).map(|_| r.eighth()))));
+    c.compare.push((1, 0..512));
+    v.push(c);
+
+    // Per-workgroup vec4 sums of 256 entries.
+    let mut c = base("cs_shared_reduce", [256, 1, 1], [2, 1, 1]);
+    c.ssbos.push((0, f32s((0..2048).map(|_| r.eighth()))));
+    c.ssbos.push((1, vec![0; 32]));
+    c.compare.push((1, 0..32));
+    v.push(c);
+
+    // Buffer and shared atomics; only the order-independent counters are compared.
+    let mut c = base("cs_atomics", [32, 2, 1], [2, 1, 1]);
+    let head = [
+        0u32,
+        0,
+        u32::MAX,
+        0,
+        0x7fff_ffff,
+        0x8000_0000,
+        u32::MAX,
+        0,
+        0,
+        0,
+        0,
+    ];
+    c.ssbos
+        .push((3, u32s(head.into_iter().chain(std::iter::repeat_n(0, 128)))));
+    c.compare.push((3, 0..36));
+    v.push(c);
+
+    // Native UBO (binding 1) and emulated UBO (binding 9, read through its address).
+    let mut c = base("cs_ubo_emulated", [32, 1, 1], [2, 1, 1]);
+    c.ubos.push((
+        1,
+        [f32s([2.0, 0.5, 1.0, -1.0]), u32s([24, 0, 0, 0])].concat(),
+    ));
+    c.ubos.push((9, f32s((0..128).map(|_| r.eighth()))));
+    c.ssbos.push((0, vec![0; 64 * 16]));
+    c.compare.push((0, 0..64 * 16));
+    v.push(c);
+
+    // Ballot / votes / read-invocation: 32-lane semantics.
+    let mut c = base("cs_subgroup_ballot", [128, 1, 1], [1, 1, 1]);
+    c.ssbos.push((
+        0,
+        u32s((0..128).map(|i| if i % 37 == 5 { 3 } else { r.next() % 2000 })),
+    ));
+    c.ssbos.push((1, vec![0; 128 * 16]));
+    c.compare.push((1, 0..128 * 16));
+    c.warp_ops = true;
+    v.push(c);
+
+    // Doubles with exact products; 64-bit integer hashing.
+    let mut c = base("cs_fp64_int64", [64, 1, 1], [2, 1, 1]);
+    c.ssbos.push((
+        0,
+        (0..128)
+            .flat_map(|_| ((r.next() % 256) as f64 / 16.0 - 8.0).to_le_bytes())
+            .collect(),
+    ));
+    c.ssbos.push((
+        1,
+        (0..128)
+            .flat_map(|_| ((r.next() as u64) << 32 | r.next() as u64).to_le_bytes())
+            .collect(),
+    ));
+    c.compare.push((0, 0..1024));
+    c.compare.push((1, 0..1024));
+    v.push(c);
+
+    // Insertion sort of 24 ints per thread in a private array.
+    let mut c = base("cs_local_array", [64, 1, 1], [1, 1, 1]);
+    c.ssbos.push((
+        0,
+        u32s(
+            (0..64 * 24)
+                .map(|_| r.next() % 1000)
+                .map(|x| x.wrapping_sub(500)),
+        ),
+    ));
+    c.compare.push((0, 0..64 * 24 * 4));
+    v.push(c);
+
+    // C[20x24] = A[20x40] * B[40x24], small integer values (exact).
+    let mut c = base("cs_matmul_tiled", [16, 16, 1], [2, 2, 1]);
+    c.ubos.push((0, u32s([20, 24, 40, 0])));
+    c.ssbos
+        .push((0, f32s((0..20 * 40).map(|_| (r.next() % 8) as f32))));
+    c.ssbos
+        .push((1, f32s((0..40 * 24).map(|_| (r.next() % 8) as f32 - 3.0))));
+    c.ssbos.push((2, vec![0; 20 * 24 * 4]));
+    c.compare.push((2, 0..20 * 24 * 4));
+    v.push(c);
+
+    // Variable group size: glslang gets a fixed 8x4x2 group instead.
+    let mut c = base("cs_variable_group", [8, 4, 2], [2, 2, 1]);
+    c.ssbos.push((0, vec![0; 256 * 16]));
+    c.compare.push((0, 0..256 * 16));
+    c.glsl_patches = vec![
+        (
+            "#extension GL_ARB_compute_variable_group_size : require",
+            String::new(),
+        ),
+        (
+            "layout(local_size_variable) in;",
+            "layout(local_size_x = 8, local_size_y = 4, local_size_z = 2) in;".into(),
+        ),
+        ("gl_LocalGroupSizeARB", "gl_WorkGroupSize".into()),
+    ];
+    v.push(c);
+
+    let mut c = base("cs_image_ops", [8, 8, 1], [2, 2, 1]);
+    c.unsupported = Some("storage images are not supported by dmsh-vk compute jobs yet");
+    v.push(c);
+    let mut c = base("cs_texture_sample", [16, 16, 1], [2, 2, 1]);
+    c.unsupported =
+        Some("textures and storage images are not supported by dmsh-vk compute jobs yet");
+    v.push(c);
+    v
+}
+
+/// Compiles the case's GLSL with glslang (bindings shifted onto docs/reflection.md's table)
+/// and returns the SPIR-V with a reflection describing it.
+pub fn reference(case: &DkshCase) -> Result<(Vec<u32>, Reflection), Error> {
+    if let Some(u) = case.unsupported {
+        return Err(Error::Job(format!("{}: {u}", case.name)));
+    }
+    let mut text = std::fs::read_to_string(&case.source)
+        .map_err(|e| Error::Job(format!("{}: {e}", case.source.display())))?;
+    for (from, to) in &case.glsl_patches {
+        text = text.replace(from, to);
+    }
+    let spirv = super::glsl::compile_source(&text, "comp", super::glsl::DEKO3D_SHIFTS)?;
+    let mut resources = Vec::new();
+    for (n, b) in &case.ubos {
+        resources.push(Resource {
+            kind: "cbuf".into(),
+            bank: Some(2 + n),
+            size: Some(b.len() as u64),
+            binding: Some(2 + n),
+            ..Default::default()
+        });
+    }
+    for (n, _) in &case.ssbos {
+        resources.push(Resource {
+            kind: "sbuf".into(),
+            bank: Some(*n),
+            binding: Some(32 + n),
+            ..Default::default()
+        });
+    }
+    let refl = Reflection {
+        stage: "compute".into(),
+        entry: "main".into(),
+        local_size: case.local_size,
+        abi: "deko3d".into(),
+        warp_ops: false, // glslang's SPIR-V is right for any subgroup size
+        resources,
+        ..Default::default()
+    };
+    Ok((spirv, refl))
+}
+
+/// Binds the case's inputs to a shader's resources (see the module doc). Buffers: the SSBOs
+/// in case order, then the UBOs, then (if the reflection asks for cbuf bank 0) the driver
+/// constant buffer.
+pub fn job(case: &DkshCase, spirv: Vec<u32>, reflection: Reflection) -> Result<ComputeJob, Error> {
+    if let Some(u) = case.unsupported {
+        return Err(Error::Job(format!("{}: {u}", case.name)));
+    }
+    let ls = reflection.local_size;
+    if ls != [0, 0, 0] && ls != case.local_size {
+        return Err(Error::Job(format!(
+            "{}: the shader's local size {ls:?} is not the case's {:?}",
+            case.name, case.local_size
+        )));
+    }
+    let mut buffers = Vec::new();
+    for (n, b) in &case.ssbos {
+        buffers.push(BufferSpec {
+            name: format!("ssbo{n}"),
+            size: b.len() as u64,
+            init: b.clone(),
+        });
+    }
+    for (n, b) in &case.ubos {
+        buffers.push(BufferSpec {
+            name: format!("ubo{n}"),
+            size: b.len() as u64,
+            init: b.clone(),
+        });
+    }
+    let ssbo = |n: u32| case.ssbos.iter().position(|(b, _)| *b == n);
+    let ubo = |n: u32| {
+        case.ubos
+            .iter()
+            .position(|(b, _)| *b == n)
+            .map(|i| i + case.ssbos.len())
+    };
+    let mut binds = Vec::new();
+    let mut pointers = Vec::new();
+    for r in &reflection.resources {
+        let n = r.index();
+        match r.kind.as_str() {
+            "sbuf" => binds.push(Bind {
+                resource: ResourceRef::Sbuf(n),
+                buffer: ssbo(n).ok_or_else(|| {
+                    Error::Job(format!(
+                        "{}: shader uses buffer binding {n}, the case has none",
+                        case.name
+                    ))
+                })?,
+            }),
+            "cbuf" if n >= 2 => binds.push(Bind {
+                resource: ResourceRef::Cbuf(n),
+                buffer: ubo(n - 2).ok_or_else(|| {
+                    Error::Job(format!(
+                        "{}: shader uses uniform binding {} (cbuf {n}), the case has none",
+                        case.name,
+                        n - 2
+                    ))
+                })?,
+            }),
+            "cbuf" if n == 0 => {
+                // deko3d ComputeDriverCbuf, seen from guest offset `guest_offset`.
+                let g = r.guest_offset as u64;
+                let full = 0x240u64.max(g + r.size.unwrap_or(0));
+                let mut bytes = vec![0u8; full as usize];
+                for (i, w) in case.local_size.iter().chain(&case.grid).enumerate() {
+                    bytes[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+                }
+                for (k, (_, b)) in case.ssbos.iter().enumerate() {
+                    let at = 0x140 + 16 * case.ssbos[k].0 as usize + 8;
+                    if at + 4 <= bytes.len() {
+                        bytes[at..at + 4].copy_from_slice(&(b.len() as u32).to_le_bytes());
+                    }
+                }
+                let init = bytes[g.min(full) as usize..].to_vec();
+                let idx = buffers.len();
+                buffers.push(BufferSpec {
+                    name: "driver_cbuf".into(),
+                    size: init.len() as u64,
+                    init,
+                });
+                let mut patch = |guest: u64, target: usize| {
+                    if guest >= g && guest + 8 <= full {
+                        pointers.push(PointerPatch {
+                            buffer: idx,
+                            offset: guest - g,
+                            target,
+                            add: 0,
+                        });
+                    }
+                };
+                for (n, _) in &case.ubos {
+                    patch(0x20 + 8 * *n as u64, ubo(*n).unwrap_or(0));
+                }
+                for (n, _) in &case.ssbos {
+                    patch(0x140 + 16 * *n as u64, ssbo(*n).unwrap_or(0));
+                }
+                binds.push(Bind {
+                    resource: ResourceRef::Cbuf(0),
+                    buffer: idx,
+                });
+            }
+            k => {
+                return Err(Error::Job(format!(
+                    "{}: resource {k} {n} has no input in this harness",
+                    case.name
+                )))
+            }
+        }
+    }
+    Ok(ComputeJob {
+        spirv,
+        reflection,
+        buffers,
+        binds,
+        pointers,
+        grid: case.grid,
+    })
+}
+
+/// Final contents of the case's storage buffers: (binding, bytes), in case order.
+pub type Results = Vec<(u32, Vec<u8>)>;
+
+/// Runs a shader on the case's inputs on the shared device.
+pub fn run(case: &DkshCase, spirv: Vec<u32>, reflection: Reflection) -> Result<Results, Error> {
+    let j = job(case, spirv, reflection)?;
+    let out = crate::compute::run_compute(&j)?;
+    Ok(case
+        .ssbos
+        .iter()
+        .zip(out.buffers)
+        .map(|((n, _), b)| (*n, b))
+        .collect())
+}
+
+/// Compares the case's compared ranges of two runs (`reference` first).
+pub fn compare(case: &DkshCase, reference: &Results, ours: &Results) -> Vec<Mismatch> {
+    let get = |r: &Results, n: u32| {
+        r.iter()
+            .find(|(b, _)| *b == n)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    case.compare
+        .iter()
+        .filter_map(|(n, range)| {
+            let a = get(reference, *n);
+            let b = get(ours, *n);
+            let cut = |v: &[u8]| v.get(range.clone()).unwrap_or(&[]).to_vec();
+            compare_bytes(&format!("{} ssbo{n}", case.name), &cut(&a), &cut(&b))
+        })
+        .collect()
+}
