@@ -81,9 +81,10 @@ def listings(with_extra=True):
                 if len(c) >= 3 and c[2] != '.ctrl':
                     out.append(c[2])
             else:
-                m = re.match(r'^\s+/\*[0-9a-f]{4,}\*/\s+\{?\s*(.*?)\s*;?\s*\}?\s*(;\s*)?(/\*.*)?$', line)
+                m = re.match(r'^\s+/\*[0-9a-f]{4,}\*/\s+(.*?)\s*(/\*.*)?$', line)
                 if m:
-                    out.append(m.group(1).rstrip(' ;}'))
+                    t = re.sub(r'\s+\}$', '', re.sub(r'^\{\s+', '', m.group(1).strip())).rstrip(';').strip()
+                    out.append(re.sub(r'\s+\}$', '', t))
         yield os.path.relpath(f, ROOT), out
 
 

@@ -55,10 +55,10 @@ def parse(out):
         m = LINE_RE.match(line)
         if m:
             txt, off = m.group(2).strip(), int(m.group(1), 16)
-            if txt.startswith('{'):
+            if re.match(r'\{\s', txt):  # pair start '{ INSN' (not DEPBAR's '{1}' set)
                 pair[off] = '{'
                 txt = txt[1:].strip()
-            if txt.endswith('}'):
+            if re.search(r'\s\}$', txt):  # pair end 'INSN }'
                 pair[off] = '}'
                 txt = txt[:-1].strip()
             if txt.endswith(';'):

@@ -12,10 +12,16 @@ moves the top byte to each sibling family, asks nvdisasm 11.8 to disassemble the
 a word when nvdisasm accepts it, prints the same base mnemonic, and the (mnemonic, operand-kind
 signature) pair appears nowhere in the compiler-made corpus.  The kept words are written as one
 raw binary (with a fixed scheduling word 0x007fbc03fde01fef in front of every three, so no
-dual-issue) and listed in the usual TSV format.  Use them to test a decoder/printer/encoder on
+dual-issue) and listed in the usual TSV format, in files named *.synth.tsv (not *.sass) so that
+corpus tests opt in to them explicitly.
+With --bits it instead flips every single bit of every prototype and keeps, at most CAP per
+mnemonic, the words nvdisasm prints in a shape (register numbers and numbers abstracted) seen in
+no compiler-made listing: single_bit_flips.sm53.synth.tsv.  Those include opcodes no compiler
+here emits (CSET, VSETP, PEXIT, JMP, LONGJMP, IDE, ...) and reserved-bit combinations; they are
+nvdisasm's text for those bits, not proof that the hardware runs them.  Use them to test a decoder/printer/encoder on
 operand forms compilers rarely emit; whether the hardware accepts every one was not checked.
 """
-import glob, os, re, struct, subprocess, sys, tempfile
+import collections, glob, os, re, struct, subprocess, sys, tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import importlib.util
 
@@ -29,6 +35,14 @@ CTRL = 0x007fbc03fde01fef
 LINE_RE = re.compile(r'^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*(/\*.*\*/)?\s*$')
 
 
+def unpair(t):
+    """nvdisasm text without a dual-issue '{ ' / ' }' (DEPBAR's '{1}' set is kept) and ';'."""
+    t = t.strip()
+    t = re.sub(r'^\{\s+', '', t)
+    t = re.sub(r'\s+\}$', '', t)
+    return re.sub(r'\s+', ' ', t.rstrip(';').rstrip())
+
+
 def pack(words):
     out = b''
     for i in range(0, len(words), 3):
@@ -38,35 +52,35 @@ def pack(words):
     return out
 
 
-def dis(words, raw=False):
-    with tempfile.NamedTemporaryFile(suffix='.bin') as f:
-        f.write(pack(words))
-        f.flush()
-        p = subprocess.run([NVDISASM, '-b', 'SM53'] + (['-raw'] if raw else []) + [f.name], capture_output=True, text=True)
-    if p.returncode != 0:
-        return None
-    res = {}
-    for line in p.stdout.splitlines():
-        m = LINE_RE.match(line)
-        if m:
-            off = int(m.group(1), 16)
-            idx = (off // 32) * 3 + (off % 32) // 8 - 1
-            t = m.group(2).strip().strip('{}').strip()
-            res[idx] = re.sub(r'\s+', ' ', t.rstrip(';').rstrip())
-    return [res.get(i) for i in range(len(words))]
-
-
-def dis_many(words):
-    """disassemble a list, isolating words nvdisasm rejects (-> None)."""
-    if not words:
-        return []
-    r = dis(words)
-    if r is not None:
-        return r
-    if len(words) == 1:
-        return [None]
-    h = (len(words) // 2) // 3 * 3 or 1
-    return dis_many(words[:h]) + dis_many(words[h:])
+def dis_many(words, chunk=3000):
+    """disassemble a list; words nvdisasm rejects come back as None (nvdisasm names their addresses)."""
+    out = []
+    for c0 in range(0, len(words), chunk):
+        ws = list(words[c0:c0 + chunk])
+        bad = set()
+        while True:
+            with tempfile.NamedTemporaryFile(suffix='.bin') as f:
+                f.write(pack(ws))
+                f.flush()
+                p = subprocess.run([NVDISASM, '-b', 'SM53', f.name], capture_output=True, text=True)
+            if p.returncode == 0:
+                break
+            addrs = [int(a, 16) for a in re.findall(r'at address (0x[0-9a-f]+)', p.stderr)]
+            idx = [(a // 32) * 3 + (a % 32) // 8 - 1 for a in addrs if a % 32]
+            if not idx or all(i in bad for i in idx):
+                raise RuntimeError('nvdisasm failed: ' + p.stderr[:500])
+            for i in idx:
+                bad.add(i)
+                ws[i] = 0x50b0000000070f00
+        res = {}
+        for line in p.stdout.splitlines():
+            m = LINE_RE.match(line)
+            if m:
+                off = int(m.group(1), 16)
+                i = (off // 32) * 3 + (off % 32) // 8 - 1
+                res[i] = unpair(m.group(2))
+        out += [None if i in bad else res.get(i) for i in range(len(ws))]
+    return out
 
 
 def siblings(top):
@@ -84,7 +98,17 @@ def siblings(top):
     return [t for t in (reg, reg - 0x10, imm, imm + 1, reg - 8) if t != top]
 
 
+def shape(t):
+    """instruction text with register numbers, immediates and addresses abstracted."""
+    t = re.sub(r'\bR(\d+|Z)\b', 'R', t)
+    t = re.sub(r'\b(P[0-6]|PT)\b', 'P', t)
+    t = re.sub(r'-?0x[0-9a-f]+|\b\d+(\.\d+)?(e[+-]?\d+)?\b', 'I', t)
+    return t
+
+
 def main():
+    bits = '--bits' in sys.argv
+    seen_shapes = set()
     seen_forms = set()
     protos = {}
     for f, insns in cov.listings():
@@ -100,18 +124,25 @@ def main():
                 if c[2] != '.ctrl':
                     encs.append((int(c[1], 16), c[2]))
             else:
-                m = re.match(r'^\s+/\*[0-9a-f]{4,}\*/\s+\{?\s*(.*?)\s*;?\s*\}?\s*;?\s*/\* (0x[0-9a-f]{16}) \*/', line)
+                m = re.match(r'^\s+/\*[0-9a-f]{4,}\*/\s+(.*?)\s*/\* (0x[0-9a-f]{16}) \*/', line)
                 if m:
-                    encs.append((int(m.group(2), 16), m.group(1).rstrip(' ;}')))
+                    encs.append((int(m.group(2), 16), unpair(m.group(1))))
         for enc, t in encs:
             full, sig = cov.parse(t)
             seen_forms.add((full.split('.')[0], sig))
+            seen_shapes.add(shape(t))
             key = (enc >> 56, full)
-            protos.setdefault(key, enc)
+            protos.setdefault(key, (enc, t))
     cands = []
-    for (top, full), enc in sorted(protos.items()):
-        for t in siblings(top):
-            cands.append(((enc & ((1 << 56) - 1)) | (t << 56), full))
+    for (top, full), (enc, _) in sorted(protos.items()):
+        if bits:
+            for b in range(64):
+                cands.append((enc ^ (1 << b), full))
+        else:
+            for t in siblings(top):
+                cands.append(((enc & ((1 << 56) - 1)) | (t << 56), full))
+    if bits:
+        return main_bits(cands, protos, seen_shapes)
     texts = dis_many([c[0] for c in cands])
     keep, forms = [], set()
     for (enc, pfull), t in zip(cands, texts):
@@ -123,42 +154,62 @@ def main():
             continue
         forms.add((full, sig))
         keep.append(enc)
+    write_set(keep, 'operand_forms', 'operand-kind siblings (register / c[][] / immediate / swapped) of compiler-emitted '
+              'instructions whose (mnemonic, operand kinds) form appears in no compiler-made listing; made by scripts/corpus/gen-extra-synth.py')
+    print('%d prototypes, %d candidates, %d accepted by nvdisasm, %d new forms kept' %
+          (len(protos), len(cands), sum(1 for t in texts if t), len(keep)))
+
+
+def write_set(keep, name, comment):
     outdir = os.path.join(ROOT, 'tests/corpus/extra/synth')
     os.makedirs(outdir, exist_ok=True)
     code = pack(keep)
-    open(os.path.join(outdir, 'operand_forms.sm53.bin'), 'wb').write(code)
+    open(os.path.join(outdir, name + '.sm53.bin'), 'wb').write(code)
+    txt = dis_many(keep)
     with tempfile.NamedTemporaryFile(suffix='.bin') as f:
         f.write(code)
         f.flush()
-        pretty = subprocess.run([NVDISASM, '-b', 'SM53', f.name], capture_output=True, text=True, check=True).stdout
         rawo = subprocess.run([NVDISASM, '-b', 'SM53', '-raw', f.name], capture_output=True, text=True, check=True).stdout
-    def parse(out):
-        res, pair = {}, {}
-        for line in out.splitlines():
-            m = LINE_RE.match(line)
-            if m:
-                t, off = m.group(2).strip(), int(m.group(1), 16)
-                if t.startswith('{'):
-                    pair[off] = '{'; t = t[1:].strip()
-                if t.endswith('}'):
-                    pair[off] = '}'; t = t[:-1].strip()
-                res[off] = re.sub(r'\s+', ' ', t.rstrip(';').rstrip())
-        return res, pair
-    p, pairs = parse(pretty)
-    r, _ = parse(rawo)
-    lines = ['# SYNTHETIC (not compiler output): operand-kind siblings of compiler-emitted instructions, made by scripts/corpus/gen-extra-synth.py',
-             '# listed by nvdisasm 11.8: nvdisasm -b SM53 [-raw] operand_forms.sm53.bin; columns as in tests/corpus/sass/README.md',
+    raw = {}
+    for line in rawo.splitlines():
+        m = LINE_RE.match(line)
+        if m:
+            raw[int(m.group(1), 16)] = unpair(m.group(2))
+    lines = ['# SYNTHETIC (not compiler output): ' + comment,
+             '# listed by nvdisasm 11.8: nvdisasm -b SM53 [-raw] %s.sm53.bin; columns as in tests/corpus/sass/README.md' % name,
              '# every 32-byte bundle starts with the fixed scheduling word 0x007fbc03fde01fef (sass column = ".ctrl")']
     for off in range(0, len(code), 8):
         enc = int.from_bytes(code[off:off + 8], 'little')
         if off % 32 == 0:
             lines.append('0x%04x\t%016x\t.ctrl\t.ctrl\t-' % (off, enc))
         else:
-            lines.append('0x%04x\t%016x\t%s\t%s\t%s' % (off, enc, p.get(off, '??'), r.get(off, p.get(off, '??')), pairs.get(off, '-')))
-    open(os.path.join(outdir, 'operand_forms.sm53.sass'), 'w').write('\n'.join(lines) + '\n')
-    print('%d prototypes, %d candidates, %d accepted by nvdisasm, %d new forms kept' %
-          (len(protos), len(cands), sum(1 for t in texts if t), len(keep)))
+            i = (off // 32) * 3 + (off % 32) // 8 - 1
+            t = txt[i] if i < len(txt) and txt[i] else 'NOP'
+            lines.append('0x%04x\t%016x\t%s\t%s\t-' % (off, enc, t, raw.get(off, t)))
+    open(os.path.join(outdir, name + '.sm53.synth.tsv'), 'w').write('\n'.join(lines) + '\n')
 
+
+def main_bits(cands, protos, seen_shapes):
+    texts = dis_many([c[0] for c in cands])
+    base_text = {full: t for (top, full), (enc, t) in protos.items()}
+    keep, shapes, per = [], set(), collections.Counter()
+    for (enc, pfull), t in zip(cands, texts):
+        if not t:
+            continue
+        sh = shape(t)
+        b = cov.parse(t)[0].split('.')[0]
+        if sh in seen_shapes or sh in shapes or per[b] >= CAP:
+            continue
+        shapes.add(sh)
+        per[b] += 1
+        keep.append(enc)
+    write_set(keep, 'single_bit_flips', 'single-bit flips of compiler-emitted instructions whose text nvdisasm prints in a shape '
+              '(registers/numbers abstracted) seen nowhere else, at most %d per mnemonic; made by scripts/corpus/gen-extra-synth.py --bits' % CAP)
+    print('%d prototypes, %d candidates, %d accepted by nvdisasm, %d new shapes kept, mnemonics: %d' %
+          (len(protos), len(cands), sum(1 for t in texts if t), len(keep), len(per)))
+
+
+CAP = 12
 
 if __name__ == '__main__':
     main()

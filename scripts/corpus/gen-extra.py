@@ -92,10 +92,10 @@ def disasm_text(binpath, raw):
         if m:
             txt = m.group(2).strip()
             off = int(m.group(1), 16)
-            if txt.startswith('{'):
+            if re.match(r'\{\s', txt):  # pair start '{ INSN' (not DEPBAR's '{1}' set)
                 pair[off] = '{'
                 txt = txt[1:].strip()
-            if txt.endswith('}'):
+            if re.search(r'\s\}$', txt):  # pair end 'INSN }'
                 pair[off] = '}'
                 txt = txt[:-1].strip()
             if txt.endswith(';'):
@@ -166,7 +166,7 @@ def build_one(d, K, versions):
                 text_section='.text.' + K, text_size=len(code), instruction_slots=len(insns),
                 instructions_excl_padding=k, control_words=len(code) // 32,
                 registers=int(m.group(1)) if m else None,
-                ptxas_v=[l.strip() for l in vlog.splitlines() if l.strip()],
+                ptxas_v=[l.strip() for l in vlog.splitlines() if l.strip() and 'Compile time' not in l],
                 constant_banks_nonzero_index=cbanks,
                 other_text_sections=[s['name'] for s in texts if s['name'] != '.text.' + K],
                 nvdisasm_hex_matches_bin=hex_ok, mnemonics=dict(sorted(mn.items())))
