@@ -5,8 +5,10 @@ use std::time::Instant;
 use ash::vk;
 use serde::Serialize;
 
+use crate::bind;
 use crate::device::{Device, Scope};
 use crate::error::{Error, VkCtx};
+use crate::image::{self, TextureSpec};
 use crate::reflection::Reflection;
 
 /// A buffer the job creates.
@@ -28,6 +30,10 @@ pub enum ResourceRef {
     Cbuf(u32),
     /// Storage buffer slot `n`.
     Sbuf(u32),
+    /// Texture slot `n` (a combined image + sampler); the bind's index names a texture.
+    Texture(u32),
+    /// Image slot `n` (a storage image); the bind's index names a texture.
+    Image(u32),
 }
 
 impl std::fmt::Display for ResourceRef {
@@ -35,11 +41,14 @@ impl std::fmt::Display for ResourceRef {
         match self {
             ResourceRef::Cbuf(n) => write!(f, "cbuf bank {n}"),
             ResourceRef::Sbuf(n) => write!(f, "sbuf slot {n}"),
+            ResourceRef::Texture(n) => write!(f, "texture slot {n}"),
+            ResourceRef::Image(n) => write!(f, "image slot {n}"),
         }
     }
 }
 
-/// Binds buffer `buffer` (index into [`ComputeJob::buffers`]) to a resource.
+/// Binds buffer `buffer` (index into the job's buffers; for textures and images, into its
+/// textures) to a resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bind {
     /// The resource.
@@ -78,6 +87,8 @@ pub struct ComputeJob {
     pub pointers: Vec<PointerPatch>,
     /// Workgroups in x, y, z.
     pub grid: [u32; 3],
+    /// Textures and storage images (bound with [`ResourceRef::Texture`] / [`ResourceRef::Image`]).
+    pub textures: Vec<TextureSpec>,
 }
 
 /// What a dispatch produced.
@@ -85,6 +96,8 @@ pub struct ComputeJob {
 pub struct Outputs {
     /// Final bytes of every buffer, in job order, each `BufferSpec::size` long.
     pub buffers: Vec<Vec<u8>>,
+    /// Final texels of every texture / storage image, in job order.
+    pub images: Vec<Vec<u8>>,
     /// Device name.
     pub device: String,
     /// Milliseconds to create the pipeline.
@@ -140,54 +153,17 @@ impl Device {
                 refl.shared_bytes, info.max_shared_bytes
             )));
         }
-        // Resolve resources → buffers, check everything before touching the device.
-        let mut slots = Vec::new();
-        for r in &refl.resources {
-            let res = match r.kind.as_str() {
-                "cbuf" => ResourceRef::Cbuf(r.index()),
-                "sbuf" => ResourceRef::Sbuf(r.index()),
-                k => {
-                    return Err(Error::Job(format!(
-                        "resource kind {k:?} (slot {}) is not supported in compute jobs yet",
-                        r.index()
-                    )))
-                }
-            };
-            let b = job
-                .binds
-                .iter()
-                .find(|b| b.resource == res)
-                .ok_or_else(|| {
-                    Error::Job(format!(
-                        "{res} (set {}, binding {}) has no buffer in the job",
-                        r.set,
-                        r.vk_binding()
-                    ))
-                })?;
-            if b.buffer >= job.buffers.len() {
-                return Err(Error::Job(format!(
-                    "{res} is bound to buffer #{} but the job has {}",
-                    b.buffer,
-                    job.buffers.len()
-                )));
-            }
-            if r.set != 0 {
-                return Err(Error::Job(format!(
-                    "{res} is in descriptor set {}; only set 0 is supported",
-                    r.set
-                )));
-            }
-            let ty = match res {
-                ResourceRef::Cbuf(_) => vk::DescriptorType::UNIFORM_BUFFER,
-                ResourceRef::Sbuf(_) => vk::DescriptorType::STORAGE_BUFFER,
-            };
-            if slots.iter().any(|&(bind, _, _, _)| bind == r.vk_binding()) {
-                return Err(Error::Job(format!(
-                    "two resources use binding {}",
-                    r.vk_binding()
-                )));
-            }
-            slots.push((r.vk_binding(), ty, b.buffer, r.size.unwrap_or(0)));
+        let slots = bind::plan(
+            refl,
+            &job.binds,
+            job.buffers.len(),
+            job.textures.len(),
+            "compute",
+        )?;
+        if refl.resources.iter().any(|r| r.set != 0) {
+            return Err(Error::Job(
+                "resources outside descriptor set 0 are not supported in compute jobs".into(),
+            ));
         }
         for p in &job.pointers {
             let (Some(dst), true) = (job.buffers.get(p.buffer), p.target < job.buffers.len())
@@ -222,43 +198,26 @@ impl Device {
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         let mut s = Scope::new(self);
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
+        let need = bind::needed_sizes(&slots, job.buffers.len());
         let mut idx = Vec::with_capacity(job.buffers.len());
         for (i, b) in job.buffers.iter().enumerate() {
-            // A uniform buffer must cover the size the shader declares.
-            let need = slots
-                .iter()
-                .filter(|sl| sl.2 == i)
-                .map(|sl| sl.3)
-                .max()
-                .unwrap_or(0);
-            idx.push(s.buffer(b.size.max(need), &b.init, usage)?);
+            idx.push(s.buffer(b.size.max(need[i]), &b.init, usage)?);
         }
         for p in &job.pointers {
             let addr = s.buffers[idx[p.target]].address.wrapping_add(p.add);
             s.write(idx[p.buffer], p.offset, &addr.to_le_bytes());
         }
+        let mut imgs = Vec::with_capacity(job.textures.len());
+        for t in &job.textures {
+            imgs.push(image::create(&mut s, t, vk::ImageUsageFlags::SAMPLED)?);
+        }
         let d = &self.device;
         let t0 = Instant::now();
+        let module = s.module(&job.spirv)?;
+        let (dsl, set) =
+            bind::make_set(&mut s, &slots, vk::ShaderStageFlags::COMPUTE, &idx, &imgs)?;
         // SAFETY: all handles come from this device and are destroyed by the scope.
         let pipeline = unsafe {
-            let module = s.module(&job.spirv)?;
-            let lb: Vec<vk::DescriptorSetLayoutBinding> = slots
-                .iter()
-                .map(|&(binding, ty, _, _)| {
-                    vk::DescriptorSetLayoutBinding::default()
-                        .binding(binding)
-                        .descriptor_type(ty)
-                        .descriptor_count(1)
-                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
-                })
-                .collect();
-            let dsl = d
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&lb),
-                    None,
-                )
-                .vk("vkCreateDescriptorSetLayout")?;
-            s.set_layouts.push(dsl);
             let layouts = [dsl];
             let pl = d
                 .create_pipeline_layout(
@@ -288,62 +247,17 @@ impl Device {
                     result: e,
                 })?[0];
             s.pipelines.push(p);
-            let mut sizes = Vec::new();
-            for ty in [
-                vk::DescriptorType::UNIFORM_BUFFER,
-                vk::DescriptorType::STORAGE_BUFFER,
-            ] {
-                let n = slots.iter().filter(|sl| sl.1 == ty).count() as u32;
-                if n > 0 {
-                    sizes.push(vk::DescriptorPoolSize::default().ty(ty).descriptor_count(n));
-                }
-            }
-            let mut set = vk::DescriptorSet::null();
-            if !slots.is_empty() {
-                let pool = d
-                    .create_descriptor_pool(
-                        &vk::DescriptorPoolCreateInfo::default()
-                            .max_sets(1)
-                            .pool_sizes(&sizes),
-                        None,
-                    )
-                    .vk("vkCreateDescriptorPool")?;
-                s.pools.push(pool);
-                set = d
-                    .allocate_descriptor_sets(
-                        &vk::DescriptorSetAllocateInfo::default()
-                            .descriptor_pool(pool)
-                            .set_layouts(&layouts),
-                    )
-                    .vk("vkAllocateDescriptorSets")?[0];
-                let infos: Vec<[vk::DescriptorBufferInfo; 1]> = slots
-                    .iter()
-                    .map(|&(_, _, b, _)| {
-                        [vk::DescriptorBufferInfo::default()
-                            .buffer(s.buffers[idx[b]].buffer)
-                            .offset(0)
-                            .range(vk::WHOLE_SIZE)]
-                    })
-                    .collect();
-                let writes: Vec<vk::WriteDescriptorSet> = slots
-                    .iter()
-                    .zip(&infos)
-                    .map(|(&(binding, ty, _, _), info)| {
-                        vk::WriteDescriptorSet::default()
-                            .dst_set(set)
-                            .dst_binding(binding)
-                            .descriptor_type(ty)
-                            .buffer_info(info)
-                    })
-                    .collect();
-                d.update_descriptor_sets(&writes, &[]);
-            }
             (p, pl, set)
         };
         let pipeline_ms = t0.elapsed().as_secs_f64() * 1e3;
         let t1 = Instant::now();
         let grid = job.grid;
-        s.submit(|d, cb| {
+        let scope = &s;
+        let images = &imgs;
+        let record = |d: &ash::Device, cb: vk::CommandBuffer| {
+            for img in images {
+                image::record_upload(scope, d, cb, img, vk::ImageLayout::GENERAL);
+            }
             // SAFETY: recording into a command buffer in the recording state.
             unsafe {
                 d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline.0);
@@ -371,7 +285,11 @@ impl Device {
                     &[],
                 );
             }
-        })?;
+            for img in images {
+                image::record_readback(scope, d, cb, img, vk::ImageLayout::GENERAL);
+            }
+        };
+        s.submit(record)?;
         let dispatch_ms = t1.elapsed().as_secs_f64() * 1e3;
         let buffers = job
             .buffers
@@ -379,8 +297,10 @@ impl Device {
             .zip(&idx)
             .map(|(b, &i)| s.read(i, b.size.max(b.init.len() as u64)))
             .collect();
+        let images = imgs.iter().map(|g| s.read(g.staging, g.bytes)).collect();
         Ok(Outputs {
             buffers,
+            images,
             device: info.name.clone(),
             pipeline_ms,
             dispatch_ms,

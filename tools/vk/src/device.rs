@@ -69,7 +69,6 @@ impl DeviceInfo {
 pub struct Device {
     _entry: ash::Entry,
     pub(crate) instance: ash::Instance,
-    #[allow(dead_code)] // used by render jobs (format queries)
     pub(crate) physical: vk::PhysicalDevice,
     pub(crate) device: ash::Device,
     pub(crate) queue: vk::Queue,
@@ -534,8 +533,8 @@ pub(crate) struct Scope<'d> {
     pub pipeline_layouts: Vec<vk::PipelineLayout>,
     pub pipelines: Vec<vk::Pipeline>,
     pub pools: Vec<vk::DescriptorPool>,
-    pub cmd_pools: Vec<vk::CommandPool>,
-    pub fences: Vec<vk::Fence>,
+    pub cmd_pools: std::cell::RefCell<Vec<vk::CommandPool>>,
+    pub fences: std::cell::RefCell<Vec<vk::Fence>>,
     pub render_passes: Vec<vk::RenderPass>,
     pub framebuffers: Vec<vk::Framebuffer>,
 }
@@ -554,8 +553,8 @@ impl<'d> Scope<'d> {
             pipeline_layouts: Vec::new(),
             pipelines: Vec::new(),
             pools: Vec::new(),
-            cmd_pools: Vec::new(),
-            fences: Vec::new(),
+            cmd_pools: Default::default(),
+            fences: Default::default(),
             render_passes: Vec::new(),
             framebuffers: Vec::new(),
         }
@@ -669,7 +668,7 @@ impl<'d> Scope<'d> {
     }
 
     /// Records commands with `f` into a fresh command buffer, submits, and waits for the fence.
-    pub fn submit(&mut self, f: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Result<(), Error> {
+    pub fn submit(&self, f: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Result<(), Error> {
         let d = &self.dev.device;
         // SAFETY: valid device; the queue is used under the device lock held by the caller.
         unsafe {
@@ -679,7 +678,7 @@ impl<'d> Scope<'d> {
                     None,
                 )
                 .vk("vkCreateCommandPool")?;
-            self.cmd_pools.push(pool);
+            self.cmd_pools.borrow_mut().push(pool);
             let cb = d
                 .allocate_command_buffers(
                     &vk::CommandBufferAllocateInfo::default()
@@ -699,7 +698,7 @@ impl<'d> Scope<'d> {
             let fence = d
                 .create_fence(&vk::FenceCreateInfo::default(), None)
                 .vk("vkCreateFence")?;
-            self.fences.push(fence);
+            self.fences.borrow_mut().push(fence);
             let cbs = [cb];
             d.queue_submit(
                 self.dev.queue,
@@ -725,10 +724,10 @@ impl Drop for Scope<'_> {
         // SAFETY: all work was waited for (or the device is lost); handles are ours.
         unsafe {
             let _ = d.queue_wait_idle(self.dev.queue);
-            for &f in &self.fences {
+            for &f in self.fences.borrow().iter() {
                 d.destroy_fence(f, None);
             }
-            for &p in &self.cmd_pools {
+            for &p in self.cmd_pools.borrow().iter() {
                 d.destroy_command_pool(p, None);
             }
             for &p in &self.pipelines {

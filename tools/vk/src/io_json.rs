@@ -273,6 +273,7 @@ impl IoJson {
             binds,
             pointers,
             grid: self.grid,
+            textures: Vec::new(),
         })
     }
 

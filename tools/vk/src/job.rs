@@ -372,6 +372,7 @@ impl ExecJob {
                 binds,
                 pointers,
                 grid: self.grid,
+                textures: Vec::new(),
             },
             names,
             outputs,

@@ -18,9 +18,11 @@
 //! Resources follow the binding table of docs/reflection.md.
 
 pub mod b64;
+mod bind;
 pub mod compute;
 pub mod device;
 pub mod error;
+pub mod image;
 pub mod io_json;
 pub mod job;
 pub mod reference;
@@ -29,6 +31,7 @@ pub mod reflection;
 pub use compute::{run_compute, Bind, BufferSpec, ComputeJob, Outputs, PointerPatch, ResourceRef};
 pub use device::{shared, Device, DeviceInfo};
 pub use error::Error;
+pub use image::{TexFormat, TextureSpec};
 pub use reflection::{Reflection, Resource};
 
 /// Converts SPIR-V bytes to words (little-endian; the length must be a multiple of 4).

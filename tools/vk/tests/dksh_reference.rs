@@ -11,6 +11,21 @@ fn f32s(b: &[u8]) -> Vec<f32> {
         .collect()
 }
 
+fn half(h: u16) -> f32 {
+    let e = ((h >> 10) & 31) as i32;
+    let m = (h & 1023) as f32;
+    let v = if e == 0 {
+        m * 2f32.powi(-24)
+    } else {
+        (1.0 + m / 1024.0) * 2f32.powi(e - 15)
+    };
+    if h & 0x8000 != 0 {
+        -v
+    } else {
+        v
+    }
+}
+
 #[test]
 fn dksh_compute_cases_run_on_glslang_spirv() {
     if !glsl::available() {
@@ -40,14 +55,18 @@ fn dksh_compute_cases_run_on_glslang_spirv() {
         // Something was written.
         let changed = case.compare.iter().any(|(n, r)| {
             let init = &case.ssbos.iter().find(|(b, _)| b == n).unwrap().1[r.clone()];
-            let got = &a.iter().find(|(b, _)| b == n).unwrap().1[r.clone()];
+            let got = &a.ssbos.iter().find(|(b, _)| b == n).unwrap().1[r.clone()];
+            init != got
+        }) || case.compare_images.iter().any(|(n, r)| {
+            let init = &case.images.iter().find(|(b, _)| b == n).unwrap().1.data[r.clone()];
+            let got = &a.images.iter().find(|(b, _)| b == n).unwrap().1[r.clone()];
             init != got
         });
         assert!(changed, "{}: outputs unchanged", case.name);
         if case.name == "cs_ssbo_saxpy" {
             let x = f32s(&case.ssbos[0].1);
             let y0 = f32s(&case.ssbos[1].1);
-            let y = f32s(&a[1].1);
+            let y = f32s(&a.ssbos[1].1);
             for i in 0..128 {
                 let want = if i < 100 { 1.5 * x[i] + y0[i] } else { y0[i] };
                 assert_eq!(y[i].to_bits(), want.to_bits(), "saxpy[{i}]");
@@ -55,13 +74,40 @@ fn dksh_compute_cases_run_on_glslang_spirv() {
         }
         if case.name == "cs_matmul_tiled" {
             let (am, bm) = (f32s(&case.ssbos[0].1), f32s(&case.ssbos[1].1));
-            let c = f32s(&a[2].1);
+            let c = f32s(&a.ssbos[2].1);
             for row in 0..20 {
                 for col in 0..24 {
                     let want: f32 = (0..40).map(|k| am[row * 40 + k] * bm[k * 24 + col]).sum();
                     assert_eq!(c[row * 24 + col], want, "C[{row}][{col}]");
                 }
             }
+        }
+        if case.name == "cs_texture_sample" {
+            // Where the mask is set, the output is the texel itself (rgba8 -> f16).
+            let src = &case.textures[0].1.data;
+            let mask: Vec<u32> = case.textures[1]
+                .1
+                .data
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            let out = &a.images[0].1;
+            let mut checked = 0;
+            for y in 0..32usize {
+                for x in 0..32usize {
+                    if mask[(y / 2) * 16 + x / 2] == 0 {
+                        continue;
+                    }
+                    for ch in 0..4 {
+                        let i = (y * 32 + x) * 4 + ch;
+                        let h = u16::from_le_bytes([out[2 * i], out[2 * i + 1]]);
+                        let want = src[i] as f32 / 255.0;
+                        assert!((half(h) - want).abs() < 1e-3, "texel ({x},{y}).{ch}");
+                    }
+                    checked += 1;
+                }
+            }
+            assert!(checked > 100);
         }
         let note = if case.warp_ops && !dev.info().can_run_warp32() {
             " (warp-dependent: a translation is compared only on 32-lane devices)"
@@ -72,7 +118,7 @@ fn dksh_compute_cases_run_on_glslang_spirv() {
         ran += 1;
     }
     println!("{ran} dksh compute cases ran on {}", dev.info().name);
-    assert_eq!(ran, 9);
+    assert_eq!(ran, 11);
 }
 
 #[test]

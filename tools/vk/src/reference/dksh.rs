@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::compute::{Bind, BufferSpec, ComputeJob, PointerPatch, ResourceRef};
 use crate::error::Error;
+use crate::image::{TexFormat, TextureSpec};
 use crate::io_json::{compare_bytes, Mismatch};
 use crate::reflection::{Reflection, Resource};
 
@@ -33,9 +34,15 @@ pub struct DkshCase {
     pub ubos: Vec<(u32, Vec<u8>)>,
     /// GLSL buffer blocks: (binding, initial bytes).
     pub ssbos: Vec<(u32, Vec<u8>)>,
+    /// GLSL samplers: (binding, texture). A translation binds them as texture slot n.
+    pub textures: Vec<(u32, TextureSpec)>,
+    /// GLSL images: (binding, initial image). A translation binds them as image slot n.
+    pub images: Vec<(u32, TextureSpec)>,
     /// What to compare after the run: (buffer binding, byte range). Order-dependent parts
     /// (atomic return values) are left out.
     pub compare: Vec<(u32, Range<usize>)>,
+    /// Images to compare: (image binding, byte range of its texels).
+    pub compare_images: Vec<(u32, Range<usize>)>,
     /// Results depend on 32-lane subgroups (a Maxwell warp): only comparable where the device
     /// runs 32-lane subgroups.
     pub warp_ops: bool,
@@ -69,6 +76,18 @@ fn u32s(v: impl IntoIterator<Item = u32>) -> Vec<u8> {
     v.into_iter().flat_map(u32::to_le_bytes).collect()
 }
 
+/// IEEE half bits of a float that is exactly representable as a half (small multiples of 1/8).
+fn half_bits(f: f32) -> u16 {
+    if f == 0.0 {
+        return 0;
+    }
+    let b = f.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    let man = ((b >> 13) & 0x3ff) as u16;
+    sign | ((exp as u16) << 10) | man
+}
+
 /// The directory of the dksh corpus inside the repository.
 pub fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/dksh")
@@ -87,7 +106,10 @@ pub fn cases(dir: &Path) -> Vec<DkshCase> {
         grid,
         ubos: Vec::new(),
         ssbos: Vec::new(),
+        textures: Vec::new(),
+        images: Vec::new(),
         compare: Vec::new(),
+        compare_images: Vec::new(),
         warp_ops: false,
         glsl_patches: Vec::new(),
         unsupported: None,
@@ -209,12 +231,87 @@ pub fn cases(dir: &Path) -> Vec<DkshCase> {
     ];
     v.push(c);
 
+    // Image load/store/size/atomics on 2D, 3D and 2D-array images.
+    let img = |name: &str, w: u32, h: u32, format: TexFormat, data: Vec<u8>| TextureSpec {
+        name: name.into(),
+        width: w,
+        height: h,
+        format,
+        data,
+        ..Default::default()
+    };
     let mut c = base("cs_image_ops", [8, 8, 1], [2, 2, 1]);
-    c.unsupported = Some("storage images are not supported by dmsh-vk compute jobs yet");
+    c.images.push((
+        0,
+        img(
+            "src",
+            16,
+            16,
+            TexFormat::Rgba32Float,
+            f32s((0..1024).map(|_| (r.next() % 16) as f32 / 16.0)),
+        ),
+    ));
+    c.images
+        .push((1, img("dst", 16, 16, TexFormat::Rgba8Unorm, vec![0; 1024])));
+    c.images
+        .push((2, img("counts", 16, 4, TexFormat::R32Uint, vec![0; 256])));
+    let mut vol = img(
+        "vol",
+        16,
+        16,
+        TexFormat::R32Sint,
+        u32s((0..512).map(|i| if i < 256 { 0x7fff_ffff } else { 0 })),
+    );
+    vol.depth = 2;
+    c.images.push((3, vol));
+    let mut layers = img(
+        "layers",
+        16,
+        16,
+        TexFormat::Rgba16Float,
+        (0..2048)
+            .map(|_| half_bits((r.next() % 64) as f32 / 8.0 - 4.0))
+            .flat_map(u16::to_le_bytes)
+            .collect(),
+    );
+    layers.layers = 2;
+    c.images.push((4, layers));
+    c.compare_images = vec![
+        (1, 0..1024),
+        (2, 0..128),   // rows 0 (add) and 1 (max); row 2 (exchange) is order-dependent
+        (2, 192..256), // row 3 (compare-and-swap 0 -> 7)
+        (3, 0..2048),
+        (4, 0..4096),
+    ];
     v.push(c);
+
+    // Texture sampling from compute (nearest filtering, texel centres), written to an image.
     let mut c = base("cs_texture_sample", [16, 16, 1], [2, 2, 1]);
-    c.unsupported =
-        Some("textures and storage images are not supported by dmsh-vk compute jobs yet");
+    c.textures.push((
+        0,
+        img(
+            "srcTex",
+            32,
+            32,
+            TexFormat::Rgba8Unorm,
+            (0..4096).map(|_| r.next() as u8).collect(),
+        ),
+    ));
+    c.textures.push((
+        4,
+        img(
+            "maskTex",
+            16,
+            16,
+            TexFormat::R32Uint,
+            u32s((0..256).map(|_| r.next() % 2)),
+        ),
+    ));
+    c.images.push((
+        0,
+        img("outImg", 32, 32, TexFormat::Rgba16Float, vec![0; 8192]),
+    ));
+    c.compare_images = vec![(0, 0..8192)];
     v.push(c);
     v
 }
@@ -249,6 +346,22 @@ pub fn reference(case: &DkshCase) -> Result<(Vec<u32>, Reflection), Error> {
             ..Default::default()
         });
     }
+    for (n, _) in &case.textures {
+        resources.push(Resource {
+            kind: "texture".into(),
+            bank: Some(*n),
+            binding: Some(64 + n),
+            ..Default::default()
+        });
+    }
+    for (n, _) in &case.images {
+        resources.push(Resource {
+            kind: "image".into(),
+            bank: Some(*n),
+            binding: Some(128 + n),
+            ..Default::default()
+        });
+    }
     let refl = Reflection {
         stage: "compute".into(),
         entry: "main".into(),
@@ -268,6 +381,19 @@ pub fn job(case: &DkshCase, spirv: Vec<u32>, reflection: Reflection) -> Result<C
     if let Some(u) = case.unsupported {
         return Err(Error::Job(format!("{}: {u}", case.name)));
     }
+    let textures: Vec<TextureSpec> = case
+        .textures
+        .iter()
+        .chain(&case.images)
+        .map(|(_, t)| t.clone())
+        .collect();
+    let tex = |n: u32| case.textures.iter().position(|(b, _)| *b == n);
+    let image = |n: u32| {
+        case.images
+            .iter()
+            .position(|(b, _)| *b == n)
+            .map(|i| i + case.textures.len())
+    };
     let ls = reflection.local_size;
     if ls != [0, 0, 0] && ls != case.local_size {
         return Err(Error::Job(format!(
@@ -363,6 +489,24 @@ pub fn job(case: &DkshCase, spirv: Vec<u32>, reflection: Reflection) -> Result<C
                     buffer: idx,
                 });
             }
+            "texture" => binds.push(Bind {
+                resource: ResourceRef::Texture(n),
+                buffer: tex(n).ok_or_else(|| {
+                    Error::Job(format!(
+                        "{}: shader samples binding {n}, the case has no texture there",
+                        case.name
+                    ))
+                })?,
+            }),
+            "image" => binds.push(Bind {
+                resource: ResourceRef::Image(n),
+                buffer: image(n).ok_or_else(|| {
+                    Error::Job(format!(
+                        "{}: shader uses image binding {n}, the case has none",
+                        case.name
+                    ))
+                })?,
+            }),
             k => {
                 return Err(Error::Job(format!(
                     "{}: resource {k} {n} has no input in this harness",
@@ -378,39 +522,65 @@ pub fn job(case: &DkshCase, spirv: Vec<u32>, reflection: Reflection) -> Result<C
         binds,
         pointers,
         grid: case.grid,
+        textures,
     })
 }
 
-/// Final contents of the case's storage buffers: (binding, bytes), in case order.
-pub type Results = Vec<(u32, Vec<u8>)>;
+/// Final contents of a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Results {
+    /// Storage buffers: (binding, bytes), in case order.
+    pub ssbos: Vec<(u32, Vec<u8>)>,
+    /// Images: (binding, texels), in case order.
+    pub images: Vec<(u32, Vec<u8>)>,
+}
 
 /// Runs a shader on the case's inputs on the shared device.
 pub fn run(case: &DkshCase, spirv: Vec<u32>, reflection: Reflection) -> Result<Results, Error> {
     let j = job(case, spirv, reflection)?;
     let out = crate::compute::run_compute(&j)?;
-    Ok(case
-        .ssbos
-        .iter()
-        .zip(out.buffers)
-        .map(|((n, _), b)| (*n, b))
-        .collect())
+    let nt = case.textures.len();
+    Ok(Results {
+        ssbos: case
+            .ssbos
+            .iter()
+            .zip(out.buffers)
+            .map(|((n, _), b)| (*n, b))
+            .collect(),
+        images: case
+            .images
+            .iter()
+            .zip(out.images.into_iter().skip(nt))
+            .map(|((n, _), b)| (*n, b))
+            .collect(),
+    })
 }
 
 /// Compares the case's compared ranges of two runs (`reference` first).
 pub fn compare(case: &DkshCase, reference: &Results, ours: &Results) -> Vec<Mismatch> {
-    let get = |r: &Results, n: u32| {
+    fn get(r: &[(u32, Vec<u8>)], n: u32, range: &Range<usize>) -> Vec<u8> {
         r.iter()
             .find(|(b, _)| *b == n)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default()
-    };
-    case.compare
-        .iter()
-        .filter_map(|(n, range)| {
-            let a = get(reference, *n);
-            let b = get(ours, *n);
-            let cut = |v: &[u8]| v.get(range.clone()).unwrap_or(&[]).to_vec();
-            compare_bytes(&format!("{} ssbo{n}", case.name), &cut(&a), &cut(&b))
-        })
-        .collect()
+            .and_then(|(_, v)| v.get(range.clone()))
+            .unwrap_or(&[])
+            .to_vec()
+    }
+    let mut v = Vec::new();
+    for (n, range) in &case.compare {
+        let name = format!("{} ssbo{n}[{range:?}]", case.name);
+        v.extend(compare_bytes(
+            &name,
+            &get(&reference.ssbos, *n, range),
+            &get(&ours.ssbos, *n, range),
+        ));
+    }
+    for (n, range) in &case.compare_images {
+        let name = format!("{} image{n}[{range:?}]", case.name);
+        v.extend(compare_bytes(
+            &name,
+            &get(&reference.images, *n, range),
+            &get(&ours.images, *n, range),
+        ));
+    }
+    v
 }

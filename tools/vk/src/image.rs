@@ -1,0 +1,411 @@
+//! Textures, storage images and render targets: creation, upload, sampler, read-back.
+
+use ash::vk;
+
+use crate::device::Scope;
+use crate::error::{Error, VkCtx};
+
+/// Texel formats a job can give.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TexFormat {
+    /// 8-bit normalised RGBA.
+    #[default]
+    Rgba8Unorm,
+    /// 8-bit unsigned integer RGBA.
+    Rgba8Uint,
+    /// 16-bit float RGBA.
+    Rgba16Float,
+    /// 32-bit float RGBA.
+    Rgba32Float,
+    /// 32-bit unsigned integer R.
+    R32Uint,
+    /// 32-bit signed integer R.
+    R32Sint,
+    /// 32-bit float R.
+    R32Float,
+}
+
+impl TexFormat {
+    /// Parses `rgba8`, `rgba8ui`, `rgba16f`, `rgba32f`, `r32ui`, `r32i`, `r32f`.
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        Ok(match s.to_ascii_lowercase().as_str() {
+            "rgba8" | "rgba8unorm" | "rgba8_unorm" => TexFormat::Rgba8Unorm,
+            "rgba8ui" | "rgba8u" | "rgba8uint" => TexFormat::Rgba8Uint,
+            "rgba16f" => TexFormat::Rgba16Float,
+            "rgba32f" => TexFormat::Rgba32Float,
+            "r32ui" | "r32u" => TexFormat::R32Uint,
+            "r32i" => TexFormat::R32Sint,
+            "r32f" => TexFormat::R32Float,
+            _ => {
+                return Err(Error::Job(format!(
+                    "unknown texel format {s:?} (rgba8 rgba8ui rgba16f rgba32f r32ui r32i r32f)"
+                )))
+            }
+        })
+    }
+
+    /// The Vulkan format.
+    pub fn vk(self) -> vk::Format {
+        match self {
+            TexFormat::Rgba8Unorm => vk::Format::R8G8B8A8_UNORM,
+            TexFormat::Rgba8Uint => vk::Format::R8G8B8A8_UINT,
+            TexFormat::Rgba16Float => vk::Format::R16G16B16A16_SFLOAT,
+            TexFormat::Rgba32Float => vk::Format::R32G32B32A32_SFLOAT,
+            TexFormat::R32Uint => vk::Format::R32_UINT,
+            TexFormat::R32Sint => vk::Format::R32_SINT,
+            TexFormat::R32Float => vk::Format::R32_SFLOAT,
+        }
+    }
+
+    /// Bytes per texel.
+    pub fn texel_bytes(self) -> u64 {
+        match self {
+            TexFormat::Rgba8Unorm | TexFormat::Rgba8Uint => 4,
+            TexFormat::Rgba16Float => 8,
+            TexFormat::Rgba32Float => 16,
+            TexFormat::R32Uint | TexFormat::R32Sint | TexFormat::R32Float => 4,
+        }
+    }
+}
+
+/// A 2D (array) image: sampled as a texture, or read/written as a storage image.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TextureSpec {
+    /// Name (messages, outputs).
+    pub name: String,
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Array layers (0 or 1: a plain 2D image; more: a 2D array).
+    pub layers: u32,
+    /// Depth (0 or 1: 2D; more: a 3D image, `layers` must then be 0 or 1).
+    pub depth: u32,
+    /// Texel format.
+    pub format: TexFormat,
+    /// Texels, tightly packed rows, layer after layer (shorter data is zero-padded).
+    pub data: Vec<u8>,
+    /// Linear filtering (else nearest).
+    pub linear: bool,
+    /// Repeat addressing (else clamp to edge).
+    pub repeat: bool,
+}
+
+impl TextureSpec {
+    /// Bytes of all texels.
+    pub fn byte_size(&self) -> u64 {
+        self.width as u64
+            * self.height as u64
+            * self.layers.max(1) as u64
+            * self.depth.max(1) as u64
+            * self.format.texel_bytes()
+    }
+}
+
+/// A created image with its view, sampler and staging buffer.
+pub(crate) struct GpuImage {
+    pub image: vk::Image,
+    pub view: vk::ImageView,
+    pub sampler: vk::Sampler,
+    /// Index of the staging buffer in the scope (upload and read-back).
+    pub staging: usize,
+    pub extent: vk::Extent3D,
+    pub layers: u32,
+    pub bytes: u64,
+}
+
+/// Creates an image for `spec` with `usage` (plus transfer), its staging buffer holding
+/// `spec.data`, a view and a sampler. The image starts in UNDEFINED layout: record
+/// [`record_upload`] before use.
+pub(crate) fn create(
+    s: &mut Scope<'_>,
+    spec: &TextureSpec,
+    usage: vk::ImageUsageFlags,
+) -> Result<GpuImage, Error> {
+    if spec.width == 0 || spec.height == 0 || spec.width > 16384 || spec.height > 16384 {
+        return Err(Error::Job(format!(
+            "image {:?}: size {}x{} out of range",
+            spec.name, spec.width, spec.height
+        )));
+    }
+    if spec.data.len() as u64 > spec.byte_size() {
+        return Err(Error::Job(format!(
+            "image {:?}: {} bytes of data for {} bytes of texels",
+            spec.name,
+            spec.data.len(),
+            spec.byte_size()
+        )));
+    }
+    let d = &s.dev.device;
+    let fmt = spec.format.vk();
+    // SAFETY: valid instance/physical device.
+    let props = unsafe {
+        s.dev
+            .instance
+            .get_physical_device_format_properties(s.dev.physical, fmt)
+    };
+    let feats = props.optimal_tiling_features;
+    let mut usage = usage | vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC;
+    let need = [
+        (
+            vk::ImageUsageFlags::SAMPLED,
+            vk::FormatFeatureFlags::SAMPLED_IMAGE,
+        ),
+        (
+            vk::ImageUsageFlags::STORAGE,
+            vk::FormatFeatureFlags::STORAGE_IMAGE,
+        ),
+        (
+            vk::ImageUsageFlags::COLOR_ATTACHMENT,
+            vk::FormatFeatureFlags::COLOR_ATTACHMENT,
+        ),
+    ];
+    for (u, f) in need {
+        if usage.contains(u) && !feats.contains(f) {
+            return Err(s.dev.unsupported(format!(
+                "format {fmt:?} lacks {f:?} (image {:?})",
+                spec.name
+            )));
+        }
+    }
+    // Sampled-and-storage where the format allows both keeps one image usable either way.
+    if feats.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE) {
+        usage |= vk::ImageUsageFlags::SAMPLED;
+    }
+    if feats.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) {
+        usage |= vk::ImageUsageFlags::STORAGE;
+    }
+    let layers = spec.layers.max(1);
+    let is3d = spec.depth > 1;
+    if is3d && layers > 1 || spec.depth > 2048 || layers > 2048 {
+        return Err(Error::Job(format!(
+            "image {:?}: depth {} / layers {} not supported",
+            spec.name, spec.depth, spec.layers
+        )));
+    }
+    let extent = vk::Extent3D {
+        width: spec.width,
+        height: spec.height,
+        depth: spec.depth.max(1),
+    };
+    let bytes = spec.byte_size();
+    let staging = s.buffer(bytes, &spec.data, vk::BufferUsageFlags::empty())?;
+    // SAFETY: handles recorded in the scope immediately after creation.
+    unsafe {
+        let image = d
+            .create_image(
+                &vk::ImageCreateInfo::default()
+                    .image_type(if is3d {
+                        vk::ImageType::TYPE_3D
+                    } else {
+                        vk::ImageType::TYPE_2D
+                    })
+                    .format(fmt)
+                    .extent(extent)
+                    .mip_levels(1)
+                    .array_layers(layers)
+                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .tiling(vk::ImageTiling::OPTIMAL)
+                    .usage(usage)
+                    .sharing_mode(vk::SharingMode::EXCLUSIVE)
+                    .initial_layout(vk::ImageLayout::UNDEFINED),
+                None,
+            )
+            .vk("vkCreateImage")?;
+        s.images.push((image, vk::DeviceMemory::null()));
+        let req = d.get_image_memory_requirements(image);
+        let ty = s
+            .dev
+            .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            .or_else(|| {
+                s.dev
+                    .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty())
+            })
+            .ok_or_else(|| s.dev.unsupported("no memory type for images"))?;
+        let mem = d
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(req.size)
+                    .memory_type_index(ty),
+                None,
+            )
+            .vk("vkAllocateMemory")?;
+        if let Some(last) = s.images.last_mut() {
+            last.1 = mem;
+        }
+        d.bind_image_memory(image, mem, 0).vk("vkBindImageMemory")?;
+        let view = d
+            .create_image_view(
+                &vk::ImageViewCreateInfo::default()
+                    .image(image)
+                    .view_type(if is3d {
+                        vk::ImageViewType::TYPE_3D
+                    } else if spec.layers > 1 {
+                        vk::ImageViewType::TYPE_2D_ARRAY
+                    } else {
+                        vk::ImageViewType::TYPE_2D
+                    })
+                    .format(fmt)
+                    .subresource_range(range(layers)),
+                None,
+            )
+            .vk("vkCreateImageView")?;
+        s.views.push(view);
+        let filter = if spec.linear {
+            vk::Filter::LINEAR
+        } else {
+            vk::Filter::NEAREST
+        };
+        let mode = if spec.repeat {
+            vk::SamplerAddressMode::REPEAT
+        } else {
+            vk::SamplerAddressMode::CLAMP_TO_EDGE
+        };
+        let sampler = d
+            .create_sampler(
+                &vk::SamplerCreateInfo::default()
+                    .mag_filter(filter)
+                    .min_filter(filter)
+                    .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+                    .address_mode_u(mode)
+                    .address_mode_v(mode)
+                    .address_mode_w(mode)
+                    .max_lod(0.0),
+                None,
+            )
+            .vk("vkCreateSampler")?;
+        s.samplers.push(sampler);
+        Ok(GpuImage {
+            image,
+            view,
+            sampler,
+            staging,
+            extent,
+            layers,
+            bytes,
+        })
+    }
+}
+
+fn range(layers: u32) -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: layers,
+    }
+}
+
+fn layers_of(layers: u32) -> vk::ImageSubresourceLayers {
+    vk::ImageSubresourceLayers {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        mip_level: 0,
+        base_array_layer: 0,
+        layer_count: layers,
+    }
+}
+
+/// Records a layout transition of the whole image.
+pub(crate) fn barrier(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    img: &GpuImage,
+    from: vk::ImageLayout,
+    to: vk::ImageLayout,
+) {
+    let b = [vk::ImageMemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+        .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)
+        .old_layout(from)
+        .new_layout(to)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(img.image)
+        .subresource_range(range(img.layers))];
+    // SAFETY: recording into a command buffer in the recording state.
+    unsafe {
+        d.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[],
+            &b,
+        )
+    };
+}
+
+/// Records the upload of the staging buffer into the image, leaving it in `final_layout`.
+pub(crate) fn record_upload(
+    s: &Scope<'_>,
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    img: &GpuImage,
+    final_layout: vk::ImageLayout,
+) {
+    barrier(
+        d,
+        cb,
+        img,
+        vk::ImageLayout::UNDEFINED,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+    );
+    let region = [vk::BufferImageCopy::default()
+        .image_subresource(layers_of(img.layers))
+        .image_extent(img.extent)];
+    // SAFETY: recording; the staging buffer holds `bytes` bytes.
+    unsafe {
+        d.cmd_copy_buffer_to_image(
+            cb,
+            s.buffers[img.staging].buffer,
+            img.image,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            &region,
+        )
+    };
+    barrier(
+        d,
+        cb,
+        img,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        final_layout,
+    );
+}
+
+/// Records a copy of the image (in `layout`) back into its staging buffer.
+pub(crate) fn record_readback(
+    s: &Scope<'_>,
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    img: &GpuImage,
+    layout: vk::ImageLayout,
+) {
+    barrier(d, cb, img, layout, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+    let region = [vk::BufferImageCopy::default()
+        .image_subresource(layers_of(img.layers))
+        .image_extent(img.extent)];
+    // SAFETY: recording.
+    unsafe {
+        d.cmd_copy_image_to_buffer(
+            cb,
+            img.image,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            s.buffers[img.staging].buffer,
+            &region,
+        );
+        let mb = [vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ)];
+        d.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &mb,
+            &[],
+            &[],
+        );
+    }
+}
