@@ -1,0 +1,75 @@
+//! GLSLC compiler outputs (magic 0x19866891, total size at +0x44): one control section with
+//! the code area right after it. Read in `main` when the profile sets `shader_main_glslc`.
+
+use crate::bytes::{align_up, u32le};
+use crate::control::CONTROL_MAGIC;
+use crate::error::{ReadError, WarnKind};
+use crate::shader::{extract, Hit, Hits, Spot};
+
+/// GLSLC output magic (little endian bytes 91 68 86 19).
+pub const MAGIC: u32 = 0x1986_6891;
+
+/// Finds and reads every GLSLC output in `b`. Candidates failing the checks are not outputs.
+pub fn scan(b: &[u8]) -> Hits {
+    let mut hits = Hits::default();
+    let mut n = 0usize;
+    for at in memchr::memmem::find_iter(b, &MAGIC.to_le_bytes()) {
+        match read_one(b, at) {
+            Ok(mut h) => {
+                h.index = format!("out{n}");
+                n += 1;
+                hits.shaders.push(h);
+            }
+            Err(_) => continue,
+        }
+    }
+    hits
+}
+
+/// Reads the GLSLC output at `at`.
+pub fn read_one(b: &[u8], at: usize) -> Result<Hit, ReadError> {
+    let total = u32le(b, at + 0x44)
+        .ok_or_else(|| ReadError::new(WarnKind::Truncated, at, "GLSLC header cut short"))?
+        as usize;
+    let end = at
+        .checked_add(total)
+        .filter(|&e| total >= 0x100 && e <= b.len())
+        .ok_or_else(|| {
+            ReadError::new(
+                WarnKind::Truncated,
+                at + 0x44,
+                format!("output size {total:#x} does not fit"),
+            )
+        })?;
+    let mut c = align_up(at + 0x50, 4);
+    let mut last = ReadError::new(WarnKind::BadShader, at, "no control section in the output");
+    while c + 4 <= end {
+        if u32le(b, c) == Some(CONTROL_MAGIC) {
+            let len = u32le(b, c + 0x20).unwrap_or(0) as usize;
+            for code in [c + len, align_up(c + len, 0x10), align_up(c + len, 0x100)] {
+                let spot = Spot {
+                    ctl: c,
+                    ctl_end: end,
+                    ctl_size: None,
+                    code,
+                    code_end: end,
+                    claimed: None,
+                    allow_bare: true,
+                };
+                match extract(b, spot) {
+                    Ok(piece) => {
+                        return Ok(Hit {
+                            piece,
+                            offset: at as u64,
+                            index: String::new(),
+                        })
+                    }
+                    Err(e) => last = e,
+                }
+            }
+            return Err(last);
+        }
+        c += 4;
+    }
+    Err(last)
+}

@@ -1,0 +1,79 @@
+//! MSHD shader data (`.bshdat`, MercurySteam): control sections each followed (after optional
+//! text) by the next code-area header; stages alternate vertex / pixel and pair two by two.
+
+use crate::bytes::{align_up, u32le};
+use crate::code::{COMPUTE_MAGIC, GFX_MAGIC};
+use crate::control::CONTROL_MAGIC;
+use crate::error::ReadResult;
+use crate::shader::{extract, Hit, Hits, Spot};
+use crate::stage::Stage;
+
+/// MSHD magic.
+pub const MAGIC: &[u8; 4] = b"MSHD";
+
+/// Whether `b` starts with an MSHD header.
+pub fn is(b: &[u8]) -> bool {
+    b.starts_with(MAGIC)
+}
+
+/// Reads every stage of the MSHD file `b`.
+pub fn read(b: &[u8]) -> ReadResult<Hits> {
+    let mut hits = Hits::default();
+    let mut stages = Vec::new();
+    let mut p = 4usize;
+    while p + 4 <= b.len() {
+        if u32le(b, p) != Some(CONTROL_MAGIC) {
+            p += 4;
+            continue;
+        }
+        let len = u32le(b, p + 0x20).unwrap_or(0) as usize;
+        let mut c = align_up(p.saturating_add(len.max(4)), 4);
+        let mut found = None;
+        while c + 4 <= b.len() {
+            let m = u32le(b, c).unwrap_or(0);
+            if m == GFX_MAGIC || m == COMPUTE_MAGIC {
+                found = Some(c);
+                break;
+            }
+            if m == CONTROL_MAGIC {
+                break;
+            }
+            c += 4;
+        }
+        let Some(code) = found else {
+            p += 4;
+            continue;
+        };
+        let spot = Spot {
+            ctl: p,
+            ctl_end: b.len(),
+            ctl_size: None,
+            code,
+            code_end: b.len(),
+            claimed: None,
+            allow_bare: false,
+        };
+        match extract(b, spot) {
+            Ok(piece) => {
+                let next = code + piece.code.len();
+                stages.push((piece.stage, piece.key.clone()));
+                hits.shaders.push(Hit {
+                    piece,
+                    offset: 0,
+                    index: format!("stage{}", stages.len() - 1),
+                });
+                p = align_up(next, 4);
+            }
+            Err(e) => {
+                hits.errors.push(e);
+                p += 4;
+            }
+        }
+    }
+    for pair in stages.chunks(2) {
+        if let [(Stage::Vertex, v), (Stage::Fragment, f)] = pair {
+            hits.pairs.push((v.clone(), f.clone()));
+        }
+    }
+    Ok(hits)
+}

@@ -1,0 +1,24 @@
+//! NRO executables: uncompressed, file offset = memory offset, so the file is the flat image.
+
+use crate::bytes::u32le;
+use crate::error::{ReadError, ReadResult, WarnKind};
+
+/// Whether `b` is an NRO (`NRO0` at +0x10).
+pub fn is(b: &[u8]) -> bool {
+    b.get(0x10..0x14) == Some(b"NRO0")
+}
+
+/// The flat image: the first `size` (+0x18) bytes of the file.
+pub fn flat_image(b: &[u8]) -> ReadResult<&[u8]> {
+    let size = u32le(b, 0x18)
+        .ok_or_else(|| ReadError::new(WarnKind::Truncated, 0x18, "NRO header cut short"))?
+        as usize;
+    if size > b.len() {
+        return Err(ReadError::new(
+            WarnKind::Truncated,
+            0x18,
+            format!("NRO says {size:#x} bytes, have {:#x}", b.len()),
+        ));
+    }
+    Ok(&b[..size])
+}

@@ -1,0 +1,181 @@
+//! Shader records: one control section + code area, validated and keyed, with where it came from.
+
+use std::sync::Arc;
+
+use crate::code::{self, Layout};
+use crate::control::{self, Control, Gen};
+use crate::error::{ReadError, WarnKind};
+use crate::key;
+use crate::sph::{self, SphIo};
+use crate::stage::Stage;
+
+/// The container kinds that hold shaders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ContainerKind {
+    /// NintendoWare BNSH (bfsha, effects, layouts, main).
+    Bnsh,
+    /// agl BAHS (.sharcb).
+    Bahs,
+    /// GLSLC compiler output (in main).
+    Glslc,
+    /// MercurySteam MSHD (.bshdat).
+    Mshd,
+    /// agl NDSR pack (agl_ndsr.pck).
+    Ndsr,
+}
+
+impl ContainerKind {
+    /// All kinds, in table order.
+    pub const ALL: [ContainerKind; 5] = [
+        ContainerKind::Bnsh,
+        ContainerKind::Bahs,
+        ContainerKind::Glslc,
+        ContainerKind::Mshd,
+        ContainerKind::Ndsr,
+    ];
+
+    /// The name in shader_map.tsv.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContainerKind::Bnsh => "bnsh",
+            ContainerKind::Bahs => "bahs",
+            ContainerKind::Glslc => "glslc",
+            ContainerKind::Mshd => "mshd",
+            ContainerKind::Ndsr => "ndsr",
+        }
+    }
+}
+
+/// A validated, keyed shader stage (without its origin).
+#[derive(Debug, Clone)]
+pub struct Piece {
+    /// 16 lower-case hex digits.
+    pub key: String,
+    /// Stage.
+    pub stage: Stage,
+    /// Code layout.
+    pub layout: Layout,
+    /// The control section's fields.
+    pub ctl: Control,
+    /// Control section bytes (`ctl.len` of them).
+    pub control: Vec<u8>,
+    /// Code area bytes (the ones the key covers).
+    pub code: Vec<u8>,
+    /// SPH inputs / outputs.
+    pub io: SphIo,
+}
+
+/// A shader found in a container, with its position there.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    /// The shader.
+    pub piece: Piece,
+    /// Offset of the container inside the buffer scanned.
+    pub offset: u64,
+    /// Variation / program / record index inside the container, e.g. `var3.vertex`.
+    pub index: String,
+}
+
+/// A shader with its origin: a row of shader_map.tsv.
+#[derive(Debug, Clone)]
+pub struct Shader {
+    /// The shader.
+    pub piece: Piece,
+    /// Container kind.
+    pub kind: ContainerKind,
+    /// Input list position: RomFS inputs first (0..), then mains.
+    pub source: u32,
+    /// Name of the input (`romfs0`, `main1`, …).
+    pub source_name: Arc<str>,
+    /// Path with archive nesting.
+    pub path: Arc<str>,
+    /// Offset of the container in the innermost buffer.
+    pub offset: u64,
+    /// Index inside the container.
+    pub index: String,
+}
+
+/// Where to look for one control section + code area inside a buffer.
+#[derive(Debug, Clone, Copy)]
+pub struct Spot {
+    /// Control section offset.
+    pub ctl: usize,
+    /// End of the bytes the control section may occupy.
+    pub ctl_end: usize,
+    /// Control size the container records, if any.
+    pub ctl_size: Option<usize>,
+    /// Code area offset.
+    pub code: usize,
+    /// End of the bytes the code area may occupy.
+    pub code_end: usize,
+    /// Stage the container claims, if any.
+    pub claimed: Option<Stage>,
+    /// Whether headerless compute code is allowed here.
+    pub allow_bare: bool,
+}
+
+/// Validates and keys the shader at `spot` of `buf` (the control / code / length check).
+pub fn extract(buf: &[u8], spot: Spot) -> Result<Piece, ReadError> {
+    let bad = |d: String| ReadError::new(WarnKind::BadShader, spot.ctl, d);
+    let ctl_end = spot.ctl_end.min(buf.len());
+    let code_end = spot.code_end.min(buf.len());
+    if spot.ctl >= ctl_end || spot.code >= code_end {
+        return Err(ReadError::new(
+            WarnKind::Truncated,
+            spot.ctl,
+            "control or code outside the buffer",
+        ));
+    }
+    let cbytes = &buf[spot.ctl..ctl_end];
+    let ctl = control::parse(cbytes, spot.ctl_size).map_err(|e| bad(e.0))?;
+    let code_all = &buf[spot.code..code_end];
+    let (stage, layout) =
+        code::classify(&ctl, code_all, spot.claimed, spot.allow_bare).map_err(bad)?;
+    if ctl.gen == Gen::Nvn2 && cbytes.len() < control::NVN2_KEY_CONTROL_LEN {
+        return Err(bad("NVN2 control shorter than 0x48".into()));
+    }
+    let code = &code_all[..ctl.code_size];
+    let key = key::key(&ctl, cbytes, code);
+    let io = match layout {
+        Layout::Graphics => sph::io(&code[0x30..], stage),
+        Layout::Nvn2 => sph::io(code, stage),
+        _ => SphIo::default(),
+    };
+    Ok(Piece {
+        key,
+        stage,
+        layout,
+        control: cbytes[..ctl.len].to_vec(),
+        code: code.to_vec(),
+        io,
+        ctl,
+    })
+}
+
+/// A container's findings: shaders, (vertex, fragment) key pairs, and errors met on the way.
+#[derive(Debug, Default)]
+pub struct Hits {
+    /// Shaders found.
+    pub shaders: Vec<Hit>,
+    /// (vertex key, fragment key) pairs the container defines.
+    pub pairs: Vec<(String, String)>,
+    /// Problems that did not stop the container.
+    pub errors: Vec<ReadError>,
+}
+
+impl Hits {
+    /// Pairs each vertex shader of `group` with the fragment shader right after it.
+    pub fn pair_vertex_with_next_fragment(&mut self, group: &[(Stage, String)]) {
+        for (i, (s, k)) in group.iter().enumerate() {
+            if *s == Stage::Vertex {
+                if let Some((_, f)) = group[i + 1..]
+                    .iter()
+                    .take_while(|(s2, _)| *s2 != Stage::Vertex)
+                    .find(|(s2, _)| *s2 == Stage::Fragment)
+                {
+                    self.pairs.push((k.clone(), f.clone()));
+                }
+            }
+        }
+    }
+}
