@@ -27,12 +27,14 @@ pub mod io_json;
 pub mod job;
 pub mod reference;
 pub mod reflection;
+pub mod render;
 
 pub use compute::{run_compute, Bind, BufferSpec, ComputeJob, Outputs, PointerPatch, ResourceRef};
 pub use device::{shared, Device, DeviceInfo};
 pub use error::Error;
 pub use image::{TexFormat, TextureSpec};
 pub use reflection::{Reflection, Resource};
+pub use render::{render, Image, RenderJob, RenderOutputs, Stage, VertexAttribute, VertexBuffer};
 
 /// Converts SPIR-V bytes to words (little-endian; the length must be a multiple of 4).
 pub fn spirv_words(bytes: &[u8]) -> Result<Vec<u32>, Error> {

@@ -75,3 +75,51 @@ pub const DEKO3D_SHIFTS: &[&str] = &[
     "--shift-image-binding",
     "128",
 ];
+
+/// Reflection for a module compiled with [`DEKO3D_SHIFTS`]: every `Binding` decoration b
+/// becomes a resource by range (2–31 cbuf bank b, 32–63 sbuf b−32, 64–95 texture b−64, 96–127
+/// sampler b−96, 128– image b−128); `stage` names the stage (`compute`, `vertex`, `fragment`).
+pub fn reflect_shifted(words: &[u32], stage: &str) -> crate::reflection::Reflection {
+    use crate::reflection::{Reflection, Resource};
+    let mut resources = Vec::new();
+    let mut local = [0u32; 3];
+    let mut i = 5;
+    while i < words.len() {
+        let n = (words[i] >> 16) as usize;
+        let op = words[i] & 0xffff;
+        if n == 0 || i + n > words.len() {
+            break;
+        }
+        // OpDecorate %x Binding b
+        if op == 71 && n >= 4 && words[i + 2] == 33 {
+            let b = words[i + 3];
+            let (kind, idx) = match b {
+                0..=31 => ("cbuf", b),
+                32..=63 => ("sbuf", b - 32),
+                64..=95 => ("texture", b - 64),
+                96..=127 => ("sampler", b - 96),
+                _ => ("image", b - 128),
+            };
+            resources.push(Resource {
+                kind: kind.into(),
+                bank: Some(idx),
+                binding: Some(b),
+                ..Default::default()
+            });
+        }
+        // OpExecutionMode %main LocalSize x y z
+        if op == 16 && n >= 6 && words[i + 2] == 17 {
+            local = [words[i + 3], words[i + 4], words[i + 5]];
+        }
+        i += n;
+    }
+    resources.sort_by_key(|r| r.binding);
+    Reflection {
+        stage: stage.into(),
+        entry: "main".into(),
+        local_size: local,
+        abi: "deko3d".into(),
+        resources,
+        ..Default::default()
+    }
+}
