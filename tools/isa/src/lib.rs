@@ -52,6 +52,7 @@
 //!
 //! To build or change instructions use [`Instr::build`] with [`form_id`], or [`Instr::with`].
 
+pub mod code_area;
 pub mod error;
 pub mod field;
 pub mod instr;

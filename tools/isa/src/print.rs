@@ -70,6 +70,17 @@ impl Instr {
                     match style {
                         Style::Reg => push_reg(out, raw),
                         Style::Pred => push_pred(out, raw),
+                        Style::CommaPredOnly => {
+                            if raw != 7 {
+                                out.push_str(", ");
+                                push_pred(out, raw);
+                            }
+                        }
+                        Style::NotAllOnes(text) => {
+                            if raw != (1u64 << d.width) - 1 {
+                                out.push_str(text);
+                            }
+                        }
                         Style::PredComma => {
                             if raw != 7 {
                                 push_pred(out, raw);

@@ -98,8 +98,19 @@ pub fn tex_phases(items: &[(u64, Result<Instr, Error>, Sched)]) -> Vec<Option<bo
     out
 }
 
+/// Formats one listing line as nvdisasm does: the offset comment, the guard right-aligned
+/// in front of the instruction column, the text and ` ;`.
+pub fn format_line(offset: u64, text: &str) -> String {
+    let (guard, body) = match text.split_once(' ') {
+        Some((g, b)) if g.starts_with('@') => (g, b),
+        _ => ("", text),
+    };
+    format!("        /*{offset:04x}*/ {guard:>18} {body} ;")
+}
+
 /// Disassembles a stream into nvdisasm-style lines
-/// (`        /*0008*/                   MOV R1, c[0x0][0x20] ;`).
+/// (`        /*0008*/                   MOV R1, c[0x0][0x20] ;`), scheduling words not printed.
+/// Words that do not decode are shown as `UNKNOWN 0x...`.
 pub fn listing(code: &[u8]) -> String {
     let mut out = String::new();
     let items: Vec<_> = instructions(code).collect();
@@ -113,22 +124,28 @@ pub fn listing(code: &[u8]) -> String {
                     tex_phase: tp,
                 },
             ),
-            Err(_) => format!(
-                "UNKNOWN {:#018x}",
-                u64::from_le_bytes(code[off as usize..][..8].try_into().unwrap())
-            ),
+            Err(Error::UnknownEncoding { bits, .. }) => format!("UNKNOWN {bits:#018x}"),
+            Err(e) => format!("UNKNOWN ({e})"),
         };
-        let guard_pad = if text.starts_with('@') {
-            let g = text.split(' ').next().unwrap_or("");
-            format!("{:>width$} ", g, width = 18)
-        } else {
-            format!("{:19}", "")
-        };
-        let body = text
-            .strip_prefix(guard_pad.trim())
-            .unwrap_or(&text)
-            .trim_start();
-        out.push_str(&format!("        /*{off:04x}*/ {guard_pad}{body} ;\n"));
+        out.push_str(&format_line(off, &text));
+        out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_like_nvdisasm() {
+        assert_eq!(
+            format_line(8, "MOV R1, c[0x0][0x20]"),
+            "        /*0008*/                   MOV R1, c[0x0][0x20] ;"
+        );
+        assert_eq!(
+            format_line(0x58, "@P0 MOV R0, RZ"),
+            "        /*0058*/               @P0 MOV R0, RZ ;"
+        );
+    }
 }

@@ -150,6 +150,10 @@ pub enum Style {
     Pred,
     /// Predicate name and `, `, nothing for `PT`.
     PredComma,
+    /// `, ` and predicate name, nothing for `PT`.
+    CommaPredOnly,
+    /// Text when the field is not all ones (e.g. a register that is not RZ).
+    NotAllOnes(String),
     /// Unsigned hex.
     Hex,
     /// Signed hex.
@@ -290,6 +294,7 @@ fn parse_style(s: &str, enums: &HashMap<String, u16>) -> Result<Style, String> {
         "R" => Style::Reg,
         "P" => Style::Pred,
         "Q" => Style::PredComma,
+        "q" => Style::CommaPredOnly,
         "X" => Style::Hex,
         "S" => Style::SHex,
         "N" => Style::Dec,
@@ -315,6 +320,8 @@ fn parse_style(s: &str, enums: &HashMap<String, u16>) -> Result<Style, String> {
                         .get(rest)
                         .ok_or_else(|| format!("unknown enum {rest}"))?,
                 )
+            } else if let Some(rest) = s.strip_prefix('!') {
+                Style::NotAllOnes(rest.to_string())
             } else if let Some(rest) = s.strip_prefix('=') {
                 Style::Flag(rest.to_string())
             } else {
@@ -327,7 +334,7 @@ fn parse_style(s: &str, enums: &HashMap<String, u16>) -> Result<Style, String> {
 fn kind_for(style: &Style) -> Kind {
     match style {
         Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) => Kind::Reg,
-        Style::Pred | Style::PredComma => Kind::Pred,
+        Style::Pred | Style::PredComma | Style::CommaPredOnly => Kind::Pred,
         Style::SHex | Style::HiddenSigned | Style::OptImm => Kind::Sint,
         Style::F20 => Kind::F20,
         Style::D20 => Kind::D20,
@@ -621,7 +628,7 @@ fn parse_spec(s: &str, style: &Style) -> Result<(Vec<(u8, u8)>, u8), String> {
     };
     let dl = match style {
         Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) => 8,
-        Style::Pred | Style::PredComma => 3,
+        Style::Pred | Style::PredComma | Style::CommaPredOnly => 3,
         _ => 1,
     };
     let mut pieces = Vec::new();

@@ -1,0 +1,60 @@
+//! The code-area reader finds the instructions of every uam `*.code.bin` and `*.dksh` in the
+//! corpus, and the listing of those bytes matches nvdisasm's (one line per instruction).
+
+use dmsh_isa::{code_area, listing};
+use std::path::Path;
+
+fn check(bytes: &[u8], sass: &str, what: &str) -> usize {
+    let progs = if code_area::is_dksh(bytes) {
+        code_area::locate_dksh(bytes).expect("dksh parses")
+    } else {
+        vec![code_area::locate_code_area(bytes)]
+    };
+    assert_eq!(progs.len(), 1, "{what}");
+    let p = &progs[0];
+    let code = &bytes[p.code_start..p.code_end];
+    let want = listing::parse(sass);
+    let got = dmsh_isa::stream::listing(code);
+    let got: Vec<&str> = got.lines().collect();
+    let mut n = 0;
+    for e in want.iter().filter(|e| e.offset % 32 != 0) {
+        let line = got[n];
+        n += 1;
+        let Some(t) = &e.text else { continue };
+        let body = line.split_once("*/").unwrap().1;
+        assert_eq!(
+            listing::normalize(body),
+            listing::normalize(t),
+            "{what} at {:#x}",
+            e.offset
+        );
+    }
+    n
+}
+
+#[test]
+fn dksh_code_areas_disassemble_like_nvdisasm() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/dksh");
+    let mut files = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let p = e.path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let Some(stem) = name.strip_suffix(".sass") else {
+            continue;
+        };
+        let sass = std::fs::read_to_string(&p).unwrap();
+        for ext in [".code.bin", ".dksh"] {
+            let f = dir.join(format!("{stem}{ext}"));
+            if let Ok(bytes) = std::fs::read(&f) {
+                let n = check(&bytes, &sass, &f.display().to_string());
+                assert!(n > 0);
+                files += 1;
+            }
+        }
+    }
+    println!("{files} code areas checked");
+    assert!(
+        files >= 80,
+        "expected the corpus' .code.bin and .dksh files"
+    );
+}
