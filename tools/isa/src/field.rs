@@ -131,6 +131,8 @@ fields! {
     HAnd: "HSETP2: combine both halves with AND.",
     NotG: "LD: the load predicate is negated (bit 19).",
     Skew: "ISBERD skew flag.",
+    Ud: "Video: unsigned destination (.UD) / VABSDIFF signed difference (.SD).",
+    Mx: "VMNMX: .MX mode.",
     Trig: "NOP trigger flag.",
     Le: "DEPBAR: wait until the count is less or equal.",
     Reserved: "Bits nvdisasm ignores but that a round trip must keep.",
