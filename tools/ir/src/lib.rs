@@ -1,2 +1,56 @@
 //! dmsh-ir: the translator's intermediate representation, the lifting of decoded
 //! machine instructions into it, and the passes that run on it.
+//!
+//! (The long design description lives in `docs/ir.md` and is summarised here.)
+//!
+//! # Shape
+//!
+//! A [`Shader`](shader::Shader) holds one [`Function`](ir::Function) plus what a back end
+//! needs to bind it (stage, workgroup size, shared and local sizes, constant banks and where
+//! their data comes from). A function is an arena of [`Inst`](ir::Inst)s — an [`Op`](ir::Op),
+//! a result [`Type`](ir::Type) and up to four argument [`Value`](ir::Value)s (a value *is*
+//! the index of its defining instruction) — and a list of [`Block`](ir::Block)s, each a flat
+//! list of values in execution order and a [`Terminator`](ir::Terminator). Block 0 is the
+//! entry.
+//!
+//! # Guest state
+//!
+//! Maxwell state is accessed through explicit operations, as in yuzu's IR: `GetReg`/`SetReg`
+//! for R0–R254 (RZ never reaches the IR: reads become the constant 0, writes are dropped),
+//! `GetPred`/`SetPred` for P0–P6 (PT is the constant `true`), `GetFlag`/`SetFlag` for the
+//! condition codes of the carry chain (`.CC` / `.X`), and `StackPush`/`StackPop` for the
+//! per-thread reconvergence and call stack (`SSY`/`SYNC`, `PBK`/`BRK`, `PCNT`/`CONT`,
+//! `CAL`/`RET`). **Values never cross blocks**: within a block the `local_state` pass turns
+//! state reads into the values last written (the local half of Braun et al.'s SSA
+//! construction); across blocks guest state lives in variables, which the SPIR-V consumer's
+//! mem2reg promotes. This keeps every block self-contained, so any control-flow graph —
+//! including indirect jumps through `BRX` tables and `RET` — can be emitted.
+//!
+//! # Operations
+//!
+//! Operations are close to SPIR-V's (integer, float with an explicit [`Round`](ir::Round)ing
+//! mode, conversions, memory per [`Space`](ir::Space), atomics, barriers, warp operations,
+//! system values). Maxwell's rules (shift clamping, FTZ, saturation, NaN behaviour of min/max,
+//! F2I saturation, XMAD's 16-bit halves, the carry chain…) are spelled out by the lifter with
+//! these primitives, so the back end only has to be exact about each primitive (for directed
+//! rounding and fused multiply-add it emulates exactly, see `dmsh-spv`).
+//!
+//! # Control flow
+//!
+//! A block ends in a static `Jump`/`Branch`, a `Dynamic` jump to a guest byte address
+//! computed at run time (reconvergence stack pops, returns, `BRX`), `Exit` or `Kill`.
+//! Predicated instructions with effects (stores, atomics, branches) split blocks; predicated
+//! register writes become selects.
+//!
+//! # Passes
+//!
+//! [`passes::PASSES`] lists them in order; each is one module with a unit test on a small
+//! hand-built function.
+
+pub mod ir;
+pub mod lift;
+pub mod passes;
+pub mod shader;
+
+pub use ir::*;
+pub use shader::*;

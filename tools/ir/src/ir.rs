@@ -1,0 +1,611 @@
+//! The IR proper: types, values, operations, blocks and functions.
+
+use std::fmt;
+
+/// The type of an IR value.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Type {
+    /// No value (stores, barriers, state writes).
+    Void,
+    /// A predicate / condition.
+    Bool,
+    /// 32-bit integer bits (signedness lives in the operation, as in SPIR-V).
+    U32,
+    /// 64-bit integer bits.
+    U64,
+    /// IEEE binary16.
+    F16,
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary64.
+    F64,
+}
+
+impl Type {
+    /// Size in bits (0 for `Void`, 1 for `Bool`).
+    pub fn bits(self) -> u32 {
+        match self {
+            Type::Void => 0,
+            Type::Bool => 1,
+            Type::F16 => 16,
+            Type::U32 | Type::F32 => 32,
+            Type::U64 | Type::F64 => 64,
+        }
+    }
+    /// Whether the type is a floating-point type.
+    pub fn is_float(self) -> bool {
+        matches!(self, Type::F16 | Type::F32 | Type::F64)
+    }
+}
+
+/// A value: the index of the instruction that defines it in [`Function::insts`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Value(pub u32);
+
+impl Value {
+    /// The "no operand" marker used for unused argument slots.
+    pub const NONE: Value = Value(u32::MAX);
+    /// Whether this is a real value.
+    pub fn is_some(self) -> bool {
+        self != Value::NONE
+    }
+    /// The index into [`Function::insts`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "%{}", self.0)
+    }
+}
+
+/// A block: the index into [`Function::blocks`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+
+impl BlockId {
+    /// The index into [`Function::blocks`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Condition-code flags written by `.CC` instructions and read by `.X` instructions.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Flag {
+    /// Zero.
+    Zero,
+    /// Sign (negative).
+    Sign,
+    /// Carry out of the last `.CC` addition.
+    Carry,
+    /// Signed overflow.
+    Overflow,
+}
+
+impl Flag {
+    /// All flags, in state-slot order.
+    pub const ALL: [Flag; 4] = [Flag::Zero, Flag::Sign, Flag::Carry, Flag::Overflow];
+    /// The state-slot index.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The kind of an entry on the per-thread reconvergence / call stack.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum StackKind {
+    /// `SSY` / `SYNC`.
+    Sync = 0,
+    /// `PBK` / `BRK`.
+    Break = 1,
+    /// `PCNT` / `CONT`.
+    Cont = 2,
+    /// `CAL` / `RET`.
+    Call = 3,
+}
+
+/// Rounding mode of a floating-point operation.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Round {
+    /// To nearest, ties to even.
+    Rn,
+    /// Toward −∞.
+    Rm,
+    /// Toward +∞.
+    Rp,
+    /// Toward zero.
+    Rz,
+}
+
+/// A memory space.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Space {
+    /// Global memory through a 64-bit address (`PhysicalStorageBuffer64`).
+    Global,
+    /// Workgroup-shared memory, 32-bit byte offset.
+    Shared,
+    /// Per-thread local memory, 32-bit byte offset.
+    Local,
+}
+
+/// Width of a memory access (and the extension applied to narrow loads).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Width {
+    /// 8 bits, zero-extended.
+    U8,
+    /// 8 bits, sign-extended.
+    S8,
+    /// 16 bits, zero-extended.
+    U16,
+    /// 16 bits, sign-extended.
+    S16,
+    /// 32 bits.
+    B32,
+    /// 64 bits (value type `U64`).
+    B64,
+}
+
+impl Width {
+    /// Access size in bytes.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Width::U8 | Width::S8 => 1,
+            Width::U16 | Width::S16 => 2,
+            Width::B32 => 4,
+            Width::B64 => 8,
+        }
+    }
+}
+
+/// An atomic read-modify-write operation.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum AtomOp {
+    /// Integer add.
+    Add,
+    /// Float add (f32).
+    FAdd,
+    /// Signed minimum.
+    SMin,
+    /// Unsigned minimum.
+    UMin,
+    /// Signed maximum.
+    SMax,
+    /// Unsigned maximum.
+    UMax,
+    /// Wrapping increment: `old >= v ? 0 : old + 1`.
+    Inc,
+    /// Wrapping decrement: `old == 0 || old > v ? v : old - 1`.
+    Dec,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise xor.
+    Xor,
+    /// Exchange.
+    Exch,
+}
+
+/// A system value (`S2R`, CUDA's driver constants).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Sys {
+    /// Thread id in the workgroup, component 0..2.
+    Tid(u8),
+    /// Workgroup id, component 0..2.
+    Ctaid(u8),
+    /// Workgroup size, component 0..2.
+    Ntid(u8),
+    /// Number of workgroups, component 0..2.
+    Nctaid(u8),
+    /// Lane id in the 32-wide warp: linear thread index mod 32.
+    LaneId,
+    /// Warp id within the workgroup.
+    WarpId,
+    /// Lanes below this one (`SR_LTMASK`), etc: 0 = EQ, 1 = LT, 2 = LE, 3 = GT, 4 = GE.
+    LaneMask(u8),
+    /// A clock counter (low 32 bits).
+    Clock,
+    /// A value with no meaning in translation (SM id, virtual ids): 0.
+    Zero,
+}
+
+/// A warp shuffle mode.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ShflMode {
+    /// Read lane `b`.
+    Idx,
+    /// Read lane `lane - b`.
+    Up,
+    /// Read lane `lane + b`.
+    Down,
+    /// Read lane `lane ^ b`.
+    Bfly,
+}
+
+/// A warp vote mode.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum VoteMode {
+    /// All active lanes true.
+    All,
+    /// Any active lane true.
+    Any,
+    /// All active lanes equal.
+    Eq,
+    /// The 32-bit ballot of the predicate.
+    Ballot,
+}
+
+/// An IR operation. Arguments live in [`Inst::args`]; immediates live here.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Op {
+    /// A constant; the bits, interpreted by the instruction's type.
+    Const(u64),
+    /// An undefined value.
+    Undef,
+    /// Read guest register `Rn` (never RZ).
+    GetReg(u8),
+    /// Write guest register `Rn` := args[0] (U32).
+    SetReg(u8),
+    /// Read guest predicate `Pn` (never PT).
+    GetPred(u8),
+    /// Write guest predicate `Pn` := args[0].
+    SetPred(u8),
+    /// Read a condition-code flag.
+    GetFlag(Flag),
+    /// Write a condition-code flag := args[0].
+    SetFlag(Flag),
+    /// Push `args[0]` (a guest byte address) with this kind on the reconvergence stack.
+    StackPush(StackKind),
+    /// Pop entries down to and including the topmost of this kind; the value is its address.
+    StackPop(StackKind),
+
+    /// Integer add (wrapping).
+    IAdd,
+    /// Integer subtract (wrapping).
+    ISub,
+    /// Integer multiply, low half.
+    IMul,
+    /// Integer negate.
+    INeg,
+    /// Unsigned multiply, high half.
+    UMulHi,
+    /// Signed multiply, high half.
+    SMulHi,
+    /// Carry out of the unsigned addition `args[0] + args[1]` (Bool).
+    AddCarry,
+    /// Bitwise and (also logical and on Bool).
+    And,
+    /// Bitwise or (also logical or on Bool).
+    Or,
+    /// Bitwise xor (also logical xor on Bool).
+    Xor,
+    /// Bitwise not (also logical not on Bool).
+    Not,
+    /// Shift left; the count must be below the width.
+    Shl,
+    /// Logical shift right; the count must be below the width.
+    LShr,
+    /// Arithmetic shift right; the count must be below the width.
+    AShr,
+    /// Bit field extract, zero-extended: (base, offset, count), offset+count ≤ width.
+    BfeU,
+    /// Bit field extract, sign-extended: (base, offset, count), offset+count ≤ width.
+    BfeS,
+    /// Bit field insert: (base, insert, offset, count), offset+count ≤ width.
+    Bfi,
+    /// Population count.
+    Popc,
+    /// Bit reverse.
+    Brev,
+    /// Index of the most significant set bit, or −1.
+    FindUMsb,
+    /// Index of the most significant bit differing from the sign, or −1.
+    FindSMsb,
+    /// Signed minimum.
+    SMin,
+    /// Signed maximum.
+    SMax,
+    /// Unsigned minimum.
+    UMin,
+    /// Unsigned maximum.
+    UMax,
+    /// Integer equal.
+    IEq,
+    /// Integer not equal.
+    INe,
+    /// Signed less than.
+    SLt,
+    /// Signed less or equal.
+    SLe,
+    /// Signed greater than.
+    SGt,
+    /// Signed greater or equal.
+    SGe,
+    /// Unsigned less than.
+    ULt,
+    /// Unsigned less or equal.
+    ULe,
+    /// Unsigned greater than.
+    UGt,
+    /// Unsigned greater or equal.
+    UGe,
+    /// `args[0] ? args[1] : args[2]`.
+    Select,
+
+    /// Float add with a rounding mode.
+    FAdd(Round),
+    /// Float multiply with a rounding mode.
+    FMul(Round),
+    /// Fused multiply-add `a*b+c`, rounded once.
+    FFma(Round),
+    /// Float divide (IEEE, round to nearest).
+    FDiv,
+    /// Float negate.
+    FNeg,
+    /// Float absolute value.
+    FAbs,
+    /// Minimum; a NaN operand loses to a number.
+    FMin,
+    /// Maximum; a NaN operand loses to a number.
+    FMax,
+    /// Round toward −∞ to integral.
+    FFloor,
+    /// Round toward +∞ to integral.
+    FCeil,
+    /// Round toward zero to integral.
+    FTrunc,
+    /// Round to nearest even integral.
+    FRoundEven,
+    /// Square root.
+    FSqrt,
+    /// Reciprocal square root.
+    FRsqrt,
+    /// 2^x.
+    FExp2,
+    /// log2(x).
+    FLog2,
+    /// sin(x).
+    FSin,
+    /// cos(x).
+    FCos,
+    /// 1/x.
+    FRcp,
+    /// Ordered equal.
+    FOEq,
+    /// Ordered not equal.
+    FONe,
+    /// Ordered less than.
+    FOLt,
+    /// Ordered less or equal.
+    FOLe,
+    /// Ordered greater than.
+    FOGt,
+    /// Ordered greater or equal.
+    FOGe,
+    /// Unordered equal.
+    FUEq,
+    /// Unordered not equal.
+    FUNe,
+    /// Unordered less than.
+    FULt,
+    /// Unordered less or equal.
+    FULe,
+    /// Unordered greater than.
+    FUGt,
+    /// Unordered greater or equal.
+    FUGe,
+    /// Is NaN.
+    IsNan,
+    /// Is ±∞.
+    IsInf,
+
+    /// Reinterpret bits as the instruction's type (same width).
+    Bitcast,
+    /// Unsigned integer to float, with rounding.
+    UToF(Round),
+    /// Signed integer to float, with rounding.
+    SToF(Round),
+    /// Float to unsigned integer, truncating; the lifter handles range and NaN.
+    FToU,
+    /// Float to signed integer, truncating; the lifter handles range and NaN.
+    FToS,
+    /// Float to float, with rounding (narrowing) or exact (widening).
+    FConvert(Round),
+    /// Zero-extend or truncate an integer.
+    UConvert,
+    /// Sign-extend an integer (U32 → U64).
+    SConvert,
+    /// Build a U64 from (lo, hi) U32 halves.
+    Pack64,
+    /// The high 32 bits of a U64.
+    Hi32,
+
+    /// Memory load: args[0] = address (U64 global, U32 otherwise).
+    Load(Space, Width),
+    /// Memory store: (address, value).
+    Store(Space, Width),
+    /// Atomic RMW, returns the old value: (address, value).
+    Atomic(Space, AtomOp, Width),
+    /// Atomic compare-and-swap, returns the old value: (address, compare, value).
+    AtomicCas(Space, Width),
+    /// Read a 32-bit word of a constant bank: args[0] = byte offset (U32).
+    LoadConst(u8),
+    /// Workgroup execution + memory barrier.
+    Barrier,
+    /// Memory barrier (true: device scope, false: workgroup scope).
+    MemBarrier(bool),
+    /// A system value (U32).
+    SysVal(Sys),
+    /// Warp shuffle of args[0] with args[1] (lane / delta) and args[2] (the c operand:
+    /// clamp in bits 0..4, segment mask in bits 8..12). Value U32.
+    Shfl(ShflMode),
+    /// Whether the shuffle's source lane was in range (Bool), same arguments as `Shfl`.
+    ShflValid(ShflMode),
+    /// Warp vote on args[0] (Bool): Bool for All/Any/Eq, U32 for Ballot.
+    Vote(VoteMode),
+}
+
+impl Op {
+    /// Whether the operation has an effect beyond its value (must not be removed or moved).
+    pub fn has_side_effects(&self) -> bool {
+        matches!(
+            self,
+            Op::SetReg(_)
+                | Op::SetPred(_)
+                | Op::SetFlag(_)
+                | Op::StackPush(_)
+                | Op::StackPop(_)
+                | Op::Store(..)
+                | Op::Atomic(..)
+                | Op::AtomicCas(..)
+                | Op::Barrier
+                | Op::MemBarrier(_)
+                | Op::Shfl(_)
+                | Op::ShflValid(_)
+                | Op::Vote(_)
+                | Op::Load(Space::Global, _)
+        )
+    }
+    /// Whether the result depends on state other than the arguments (loads, guest reads).
+    pub fn reads_state(&self) -> bool {
+        matches!(
+            self,
+            Op::GetReg(_) | Op::GetPred(_) | Op::GetFlag(_) | Op::Load(..) | Op::SysVal(Sys::Clock)
+        )
+    }
+}
+
+/// One IR instruction: an operation, its result type and up to four arguments.
+#[derive(Clone, Copy, Debug)]
+pub struct Inst {
+    /// The operation.
+    pub op: Op,
+    /// The result type (`Void` when none).
+    pub ty: Type,
+    /// Arguments; unused slots are [`Value::NONE`].
+    pub args: [Value; 4],
+}
+
+impl Inst {
+    /// The used arguments.
+    pub fn args(&self) -> impl Iterator<Item = Value> + '_ {
+        self.args.iter().copied().take_while(|v| v.is_some())
+    }
+}
+
+/// How a block ends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Terminator {
+    /// Continue at a block.
+    Jump(BlockId),
+    /// `if args { t } else { f }`.
+    Branch(Value, BlockId, BlockId),
+    /// Continue at a guest byte address computed at run time (SYNC, BRK, RET, BRX).
+    Dynamic(Value),
+    /// End the invocation.
+    Exit,
+    /// Discard the invocation (fragment `KIL`; ends a compute invocation).
+    Kill,
+    /// Not yet filled in.
+    Unset,
+}
+
+/// A basic block: a straight list of instructions and a terminator.
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// The guest byte address the block starts at, or `None` for a block the lifter made.
+    pub addr: Option<u32>,
+    /// Instructions in order.
+    pub insts: Vec<Value>,
+    /// How the block ends.
+    pub term: Terminator,
+}
+
+/// A function: an instruction arena and blocks; block 0 is the entry.
+#[derive(Clone, Debug, Default)]
+pub struct Function {
+    /// Every instruction ever created (blocks list the live ones in order).
+    pub insts: Vec<Inst>,
+    /// The blocks; block 0 is the entry.
+    pub blocks: Vec<Block>,
+}
+
+impl Function {
+    /// An empty function.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Adds an empty block.
+    pub fn add_block(&mut self, addr: Option<u32>) -> BlockId {
+        self.blocks.push(Block {
+            addr,
+            insts: Vec::new(),
+            term: Terminator::Unset,
+        });
+        BlockId(self.blocks.len() as u32 - 1)
+    }
+    /// The instruction defining `v`.
+    pub fn inst(&self, v: Value) -> &Inst {
+        &self.insts[v.index()]
+    }
+    /// The type of `v`.
+    pub fn ty(&self, v: Value) -> Type {
+        self.insts[v.index()].ty
+    }
+    /// Creates an instruction without placing it in a block.
+    pub fn make(&mut self, op: Op, ty: Type, args: &[Value]) -> Value {
+        let mut a = [Value::NONE; 4];
+        a[..args.len()].copy_from_slice(args);
+        self.insts.push(Inst { op, ty, args: a });
+        Value(self.insts.len() as u32 - 1)
+    }
+    /// Appends an instruction to block `b`.
+    pub fn push(&mut self, b: BlockId, op: Op, ty: Type, args: &[Value]) -> Value {
+        let v = self.make(op, ty, args);
+        self.blocks[b.index()].insts.push(v);
+        v
+    }
+    /// The constant bits of `v`, if it is a constant.
+    pub fn const_of(&self, v: Value) -> Option<u64> {
+        match self.inst(v).op {
+            Op::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+    /// Successor blocks of `b`.
+    pub fn succs(&self, b: BlockId) -> Vec<BlockId> {
+        match &self.blocks[b.index()].term {
+            Terminator::Jump(t) => vec![*t],
+            Terminator::Branch(_, t, f) => vec![*t, *f],
+            _ => Vec::new(),
+        }
+    }
+    /// Number of live instructions over all blocks.
+    pub fn live_insts(&self) -> usize {
+        self.blocks.iter().map(|b| b.insts.len()).sum()
+    }
+}
+
+impl fmt::Display for Function {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, b) in self.blocks.iter().enumerate() {
+            match b.addr {
+                Some(a) => writeln!(f, "b{i} (0x{a:x}):")?,
+                None => writeln!(f, "b{i}:")?,
+            }
+            for &v in &b.insts {
+                let inst = self.inst(v);
+                write!(f, "  {v}: {:?} = {:?}", inst.ty, inst.op)?;
+                for a in inst.args() {
+                    write!(f, " {a}")?;
+                }
+                writeln!(f)?;
+            }
+            writeln!(f, "  {:?}", b.term)?;
+        }
+        Ok(())
+    }
+}

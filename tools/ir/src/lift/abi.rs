@@ -1,0 +1,109 @@
+//! The binding ABI (a profile, not a code path): how constant-bank reads map to resources,
+//! built-ins and constants.
+
+use crate::ir::Sys;
+use crate::shader::Stage;
+use std::collections::BTreeMap;
+
+/// A binding ABI.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Abi {
+    /// Nintendo's NVN: uniform buffer r = c[3+r], storage buffer addresses in c0, c1 = the
+    /// code area's constant segment.
+    Nvn,
+    /// deko3d / uam: uniform buffer n = c[2+n], storage buffers and handles in c0.
+    Deko3d,
+    /// CUDA (the sass test corpus): parameters in c[0x0] from `param_base`; block and grid
+    /// size and the stack pointer read from c[0x0] are resolved by the translator.
+    Cuda,
+}
+
+impl Abi {
+    /// The reflection name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Abi::Nvn => "nvn",
+            Abi::Deko3d => "deko3d",
+            Abi::Cuda => "cuda",
+        }
+    }
+
+    /// Resolves a static constant-bank read the ABI defines (CUDA's driver words).
+    pub fn resolve_static(self, cfg: &Config, bank: u8, off: u32) -> Option<Resolved> {
+        match self {
+            Abi::Cuda if bank == 0 && off < cfg.param_base => Some(match off {
+                0x8 | 0xc | 0x10 => Resolved::Sys(Sys::Ntid(((off - 0x8) / 4) as u8)),
+                0x14 | 0x18 | 0x1c => Resolved::Sys(Sys::Nctaid(((off - 0x14) / 4) as u8)),
+                0x20 => Resolved::Const(cfg.stack_bytes()),
+                0x0 => Resolved::Const(SHARED_WINDOW),
+                0x4 => Resolved::Const(LOCAL_WINDOW),
+                _ => Resolved::Const(0),
+            }),
+            Abi::Deko3d if bank == 0 && cfg.stage == Stage::Compute => match off {
+                0x0 | 0x4 | 0x8 => Some(Resolved::Sys(Sys::Ntid((off / 4) as u8))),
+                0xc | 0x10 | 0x14 => Some(Resolved::Sys(Sys::Nctaid(((off - 0xc) / 4) as u8))),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// Base of the shared-memory window in CUDA's generic address space (as c[0x0][0x0] says).
+pub const SHARED_WINDOW: u32 = 0x0100_0000;
+/// Base of the local-memory window in CUDA's generic address space (as c[0x0][0x4] says).
+pub const LOCAL_WINDOW: u32 = 0x0200_0000;
+
+/// What a statically known constant-bank word stands for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Resolved {
+    /// A constant.
+    Const(u32),
+    /// A system value.
+    Sys(Sys),
+}
+
+/// Everything lifting needs besides the code.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The binding ABI.
+    pub abi: Abi,
+    /// The stage.
+    pub stage: Stage,
+    /// Compute workgroup size.
+    pub local_size: [u32; 3],
+    /// Workgroup-shared bytes.
+    pub shared_bytes: u32,
+    /// Per-thread local bytes.
+    pub local_bytes: u32,
+    /// Banks known at translation time (CUDA compiler banks, NVN's c1): bank → words.
+    pub embedded_banks: BTreeMap<u8, Vec<u32>>,
+    /// Banks bound at run time: bank → (guest offset of buffer byte 0, size in bytes).
+    pub buffer_banks: BTreeMap<u8, (u32, u32)>,
+    /// More block leaders (indirect-branch targets known from the container).
+    pub extra_targets: Vec<u32>,
+    /// CUDA: byte offset of the first parameter in c[0x0].
+    pub param_base: u32,
+}
+
+impl Config {
+    /// A compute configuration for an ABI with no banks.
+    pub fn compute(abi: Abi, local_size: [u32; 3]) -> Self {
+        Config {
+            abi,
+            stage: Stage::Compute,
+            local_size,
+            shared_bytes: 0,
+            local_bytes: 0,
+            embedded_banks: BTreeMap::new(),
+            buffer_banks: BTreeMap::new(),
+            extra_targets: Vec::new(),
+            param_base: 0x140,
+        }
+    }
+
+    /// The initial stack pointer (top of local memory) CUDA code reads from c[0x0][0x20].
+    pub fn stack_bytes(&self) -> u32 {
+        self.local_bytes.div_ceil(16) * 16
+    }
+}

@@ -1,0 +1,330 @@
+//! Conversions: F2F, F2I, I2F, I2I, with rounding and Maxwell's saturation (F2I clamps to
+//! the destination range and maps NaN to 0).
+
+use super::float::{ftz, saturate};
+use super::{Cx, Result};
+use crate::ir::{Op, Round, Type, Value};
+use dmsh_isa::{Field, Instr, Opcode};
+
+fn ftype(i: &Instr, f: Field) -> Option<Type> {
+    match i.modifier(f)? {
+        ".F16" => Some(Type::F16),
+        ".F32" => Some(Type::F32),
+        ".F64" => Some(Type::F64),
+        _ => None,
+    }
+}
+
+/// (bits, signed) of an integer type name.
+fn itype(i: &Instr, f: Field) -> Option<(u32, bool)> {
+    let m = i.modifier(f)?;
+    let signed = m.starts_with(".S");
+    let bits = m[2..].parse().ok()?;
+    Some((bits, signed))
+}
+
+/// Reads the float source operand B of a conversion.
+fn fsrc(cx: &mut Cx, i: &Instr, t: Type) -> Result<Value> {
+    let mut x = match t {
+        Type::F64 => {
+            let v = cx.src_b64(i)?;
+            cx.cast(Type::F64, v)
+        }
+        Type::F16 => {
+            let b = cx.src_b(i)?;
+            let off = if i.modifier(Field::SelB) == Some(".H1") {
+                16
+            } else {
+                0
+            };
+            let h = cx.bits(b, off, 16);
+            let h = cx.emit(Op::Bitcast, Type::F16, &[h]);
+            cx.emit(Op::FConvert(Round::Rn), Type::F32, &[h])
+        }
+        _ => {
+            let b = cx.src_b(i)?;
+            let x = cx.cast(Type::F32, b);
+            if i.flag(Field::Ftz) {
+                ftz(cx, x)
+            } else {
+                x
+            }
+        }
+    };
+    if i.flag(Field::AbsB) {
+        x = cx.un(Op::FAbs, x);
+    }
+    if i.flag(Field::NegB) {
+        x = cx.un(Op::FNeg, x);
+    }
+    Ok(x)
+}
+
+fn fc(cx: &mut Cx, t: Type, v: f64) -> Value {
+    if t == Type::F64 {
+        cx.cf64(v)
+    } else {
+        cx.cf32(v as f32)
+    }
+}
+
+/// Rounds to an integral value without GLSL round/trunc (lavapipe gets f64 ones wrong for
+/// |x| ≥ 2^31): floor/ceil based, keeping ±0, ∞ and NaN.
+pub fn round_int(cx: &mut Cx, x: Value, mode: &str) -> Value {
+    let t = cx.f.ty(x);
+    let fl = cx.un(Op::FFloor, x);
+    let r = match mode {
+        "floor" => fl,
+        "ceil" => cx.un(Op::FCeil, x),
+        "trunc" => {
+            let ce = cx.un(Op::FCeil, x);
+            let z = fc(cx, t, 0.0);
+            let neg = cx.cmp(Op::FOLt, x, z);
+            cx.sel(neg, ce, fl)
+        }
+        _ => {
+            let nfl = cx.un(Op::FNeg, fl);
+            let d = cx.emit(Op::FAdd(Round::Rn), t, &[x, nfl]);
+            let half = fc(cx, t, 0.5);
+            let one = fc(cx, t, 1.0);
+            let up = cx.emit(Op::FAdd(Round::Rn), t, &[fl, one]);
+            let gt = cx.cmp(Op::FOGt, d, half);
+            let eq = cx.cmp(Op::FOEq, d, half);
+            let hf = cx.emit(Op::FMul(Round::Rn), t, &[fl, half]);
+            let hff = cx.un(Op::FFloor, hf);
+            let even = cx.cmp(Op::FOEq, hf, hff);
+            let tie_up = cx.not(even);
+            let tie = cx.and(eq, tie_up);
+            let go = cx.or(gt, tie);
+            cx.sel(go, up, fl)
+        }
+    };
+    let big = fc(
+        cx,
+        t,
+        if t == Type::F64 {
+            4503599627370496.0
+        } else {
+            8388608.0
+        },
+    );
+    let ax = cx.un(Op::FAbs, x);
+    let small = cx.cmp(Op::FOLt, ax, big);
+    let r = cx.sel(small, r, x);
+    // Keep the sign of zero results (round(−0.3) = −0).
+    let z = fc(cx, t, 0.0);
+    let rz = cx.cmp(Op::FOEq, r, z);
+    let sz = cx.emit(Op::FMul(Round::Rn), t, &[x, z]);
+    cx.sel(rz, sz, r)
+}
+
+fn write_float(cx: &mut Cx, i: &Instr, t: Type, r: Value) {
+    match t {
+        Type::F64 => {
+            let n = cx.rf(i, Field::Rd);
+            cx.set_reg64(n, r);
+        }
+        Type::F16 => {
+            let b = cx.emit(Op::Bitcast, Type::U32, &[r]);
+            cx.set_rd(i, b);
+        }
+        _ => cx.set_rd(i, r),
+    }
+}
+
+/// Reads the integer source of I2F/I2I: (value as U32 or U64, bits, signed).
+fn isrc(cx: &mut Cx, i: &Instr) -> Result<(Value, u32, bool)> {
+    let (bits, s) = itype(i, Field::SrcType).ok_or_else(|| cx.unsupported(i, "source type"))?;
+    if bits == 64 {
+        let v = cx.src_b64(i)?;
+        return Ok((v, 64, s));
+    }
+    let b = cx.src_b(i)?;
+    let sel = match i.modifier(Field::SelB).unwrap_or("") {
+        ".B1" => 8,
+        ".B2" => 16,
+        ".B3" => 24,
+        _ => 0,
+    };
+    let v = if bits == 32 {
+        b
+    } else if s {
+        cx.sbits(b, sel, bits)
+    } else {
+        cx.bits(b, sel, bits)
+    };
+    Ok((v, bits, s))
+}
+
+/// Lifts one conversion.
+pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
+    use Opcode as O;
+    if i.flag(Field::Cc) && i.opcode() != O::I2i {
+        return Err(cx.unsupported(i, "conversion writing CC"));
+    }
+    match i.opcode() {
+        O::F2f => {
+            let st = ftype(i, Field::SrcType).ok_or_else(|| cx.unsupported(i, "source type"))?;
+            let dt =
+                ftype(i, Field::DstType).ok_or_else(|| cx.unsupported(i, "destination type"))?;
+            let x = fsrc(cx, i, st)?;
+            let ct = if st == Type::F16 { Type::F32 } else { st };
+            let m = i.modifier(Field::Rnd).unwrap_or("");
+            let mut r = if st == dt {
+                match m {
+                    ".ROUND" => round_int(cx, x, "even"),
+                    ".FLOOR" => round_int(cx, x, "floor"),
+                    ".CEIL" => round_int(cx, x, "ceil"),
+                    ".TRUNC" => round_int(cx, x, "trunc"),
+                    _ => x,
+                }
+            } else {
+                let rnd = match m {
+                    ".RM" | ".FLOOR" => Round::Rm,
+                    ".RP" | ".CEIL" => Round::Rp,
+                    ".RZ" | ".TRUNC" => Round::Rz,
+                    _ => Round::Rn,
+                };
+                let _ = ct;
+                cx.emit(Op::FConvert(rnd), dt, &[x])
+            };
+            if i.flag(Field::Sat) {
+                if dt == Type::F16 {
+                    let w = cx.emit(Op::FConvert(Round::Rn), Type::F32, &[r]);
+                    let w = saturate(cx, w);
+                    r = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[w]);
+                } else {
+                    r = saturate(cx, r);
+                }
+            }
+            if i.flag(Field::Ftz) && dt == Type::F32 {
+                r = ftz(cx, r);
+            }
+            write_float(cx, i, dt, r);
+        }
+        O::F2i => {
+            let st = ftype(i, Field::SrcType).ok_or_else(|| cx.unsupported(i, "source type"))?;
+            let (bits, s) =
+                itype(i, Field::DstType).ok_or_else(|| cx.unsupported(i, "destination type"))?;
+            let x = fsrc(cx, i, st)?;
+            let t = cx.f.ty(x);
+            let mode = match i.modifier(Field::Rnd).unwrap_or("") {
+                ".FLOOR" => "floor",
+                ".CEIL" => "ceil",
+                ".TRUNC" => "trunc",
+                _ => "even",
+            };
+            let r = round_int(cx, x, mode);
+            let (lo_f, hi_f) = if s {
+                (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1))
+            } else {
+                (0.0, 2f64.powi(bits as i32))
+            };
+            let it = if bits == 64 { Type::U64 } else { Type::U32 };
+            let (min_i, max_i): (u64, u64) = if s {
+                (
+                    (-(1i128 << (bits - 1))) as u64,
+                    ((1u128 << (bits - 1)) - 1) as u64,
+                )
+            } else {
+                (0, ((1u128 << bits) - 1) as u64)
+            };
+            let mask = if it == Type::U64 {
+                u64::MAX
+            } else {
+                0xffff_ffff
+            };
+            let lo = fc(cx, t, lo_f);
+            let hi = fc(cx, t, hi_f);
+            let too_big = cx.cmp(Op::FOGe, r, hi);
+            let too_small = cx.cmp(Op::FOLt, r, lo);
+            let nan = cx.emit(Op::IsNan, Type::Bool, &[r]);
+            let safe_lo = cx.bin(Op::FMax, r, lo);
+            let conv = cx.emit(if s { Op::FToS } else { Op::FToU }, it, &[safe_lo]);
+            let (cmin, cmax, zero) = if it == Type::U64 {
+                (cx.c64(min_i & mask), cx.c64(max_i & mask), cx.c64(0))
+            } else {
+                (
+                    cx.c32((min_i & mask) as u32),
+                    cx.c32((max_i & mask) as u32),
+                    cx.c32(0),
+                )
+            };
+            let v = cx.sel(too_big, cmax, conv);
+            let v = cx.sel(too_small, cmin, v);
+            let v = cx.sel(nan, zero, v);
+            if it == Type::U64 {
+                let n = cx.rf(i, Field::Rd);
+                cx.set_reg64(n, v);
+            } else {
+                cx.set_rd(i, v);
+            }
+        }
+        O::I2f => {
+            let dt =
+                ftype(i, Field::DstType).ok_or_else(|| cx.unsupported(i, "destination type"))?;
+            let (mut v, bits, s) = isrc(cx, i)?;
+            if i.flag(Field::AbsB) {
+                let z = if bits == 64 { cx.c64(0) } else { cx.c32(0) };
+                let n = cx.un(Op::INeg, v);
+                let neg = cx.cmp(Op::SLt, v, z);
+                v = cx.sel(neg, n, v);
+            }
+            if i.flag(Field::NegB) {
+                v = cx.un(Op::INeg, v);
+            }
+            let rnd = Cx::rnd(i);
+            let r = cx.emit(if s { Op::SToF(rnd) } else { Op::UToF(rnd) }, dt, &[v]);
+            write_float(cx, i, dt, r);
+        }
+        O::I2i => {
+            let (db, ds) =
+                itype(i, Field::DstType).ok_or_else(|| cx.unsupported(i, "destination type"))?;
+            let (mut v, sb, ss) = isrc(cx, i)?;
+            if sb == 64 || db == 64 {
+                return Err(cx.unsupported(i, "64-bit I2I"));
+            }
+            if i.flag(Field::AbsB) {
+                let z = cx.c32(0);
+                let n = cx.un(Op::INeg, v);
+                let neg = cx.cmp(Op::SLt, v, z);
+                v = cx.sel(neg, n, v);
+            }
+            if i.flag(Field::NegB) {
+                v = cx.un(Op::INeg, v);
+            }
+            if i.flag(Field::Sat) {
+                let (lo, hi): (i64, i64) = if ds {
+                    (-(1i64 << (db - 1)), (1i64 << (db - 1)) - 1)
+                } else {
+                    (0, (1i64 << db) - 1)
+                };
+                let ss = ss || i.flag(Field::NegB);
+                if ss {
+                    let l = cx.c32(lo as i32 as u32);
+                    let h = cx.c32(hi as u32);
+                    v = cx.bin(Op::SMax, v, l);
+                    if hi <= i32::MAX as i64 {
+                        v = cx.bin(Op::SMin, v, h);
+                    }
+                } else {
+                    let h = cx.c32(hi.min(u32::MAX as i64) as u32);
+                    v = cx.bin(Op::UMin, v, h);
+                }
+            }
+            let r = if db == 32 {
+                v
+            } else if ds {
+                cx.sbits(v, 0, db)
+            } else {
+                cx.bits(v, 0, db)
+            };
+            if i.flag(Field::Cc) {
+                super::int::set_cc_logic(cx, r);
+            }
+            cx.set_rd(i, r);
+        }
+        _ => return Err(cx.unsupported(i, "no semantics for this instruction")),
+    }
+    Ok(())
+}

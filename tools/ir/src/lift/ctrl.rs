@@ -1,0 +1,169 @@
+//! Control flow: BRA, BRX, JMP, JMX, SSY/SYNC, PBK/BRK, PCNT/CONT, CAL/JCAL/PRET/RET, EXIT,
+//! KIL, BPT, and the no-ops (NOP, DEPBAR).
+
+use super::{Cx, Result};
+use crate::ir::{Op, StackKind, Terminator, Type};
+use crate::shader::Stage;
+use dmsh_isa::{Field, Instr, Opcode};
+
+/// Whether the instruction ends its block.
+pub fn ends_block(op: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        op,
+        O::Bra
+            | O::Brx
+            | O::Jmp
+            | O::Jmx
+            | O::Sync
+            | O::Brk
+            | O::Cont
+            | O::Ret
+            | O::Exit
+            | O::Kil
+            | O::Cal
+            | O::Jcal
+            | O::Bpt
+    )
+}
+
+/// Whether a predicated form of the instruction needs the next instruction as a leader.
+pub fn is_branchy(op: Opcode) -> bool {
+    ends_block(op)
+}
+
+/// Whether the family handles the guard predicate itself.
+pub fn handles_guard(op: Opcode) -> bool {
+    op == Opcode::Bra
+}
+
+fn check_cc(cx: &Cx, i: &Instr) -> Result<()> {
+    match i.modifier(Field::CcTest) {
+        None | Some("") => Ok(()),
+        Some(t) => Err(cx.unsupported(i, format!("condition-code test {t}"))),
+    }
+}
+
+/// Lifts one control-flow instruction.
+pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
+    use Opcode as O;
+    let op = i.opcode();
+    match op {
+        O::Nop | O::Depbar => Ok(()),
+        O::Bra => {
+            check_cc(cx, i)?;
+            if !i.has(Field::Target) {
+                return Err(cx.unsupported(i, "branch through a constant bank"));
+            }
+            let t = norm(i.target(cx.addr as u64).unwrap_or(0) as u32);
+            let tb = cx.block_at(t)?;
+            let (g, neg) = i.guard();
+            if g.is_pt() {
+                cx.finish(Terminator::Jump(tb));
+            } else {
+                let p = cx.pred(g.0, neg);
+                let nb = cx.block_at(cx.next)?;
+                cx.finish(Terminator::Branch(p, tb, nb));
+            }
+            Ok(())
+        }
+        O::Jmp => {
+            check_cc(cx, i)?;
+            let t = norm(i.get(Field::Imm).unwrap_or(0) as u32);
+            let tb = cx.block_at(t)?;
+            cx.finish(Terminator::Jump(tb));
+            Ok(())
+        }
+        O::Brx | O::Jmx => {
+            check_cc(cx, i)?;
+            if !i.has(Field::Ra) {
+                return Err(cx.unsupported(i, "indirect branch through a constant bank"));
+            }
+            let r = cx.r(i, Field::Ra);
+            let imm = i.get(Field::Imm).unwrap_or(0) as u32;
+            let base = if op == O::Brx {
+                cx.next.wrapping_add(imm)
+            } else {
+                imm
+            };
+            let k = cx.c32(base);
+            let t = cx.add(r, k);
+            cx.finish(Terminator::Dynamic(t));
+            Ok(())
+        }
+        O::Ssy | O::Pbk | O::Pcnt | O::Pret => {
+            if !i.has(Field::Target) {
+                return Err(cx.unsupported(i, "target in a constant bank"));
+            }
+            let t = norm(i.target(cx.addr as u64).unwrap_or(0) as u32);
+            let kind = match op {
+                O::Ssy => StackKind::Sync,
+                O::Pbk => StackKind::Break,
+                O::Pcnt => StackKind::Cont,
+                _ => StackKind::Call,
+            };
+            let v = cx.c32(t);
+            cx.emit(Op::StackPush(kind), Type::Void, &[v]);
+            Ok(())
+        }
+        O::Sync | O::Brk | O::Cont | O::Ret => {
+            check_cc(cx, i)?;
+            let kind = match op {
+                O::Sync => StackKind::Sync,
+                O::Brk => StackKind::Break,
+                O::Cont => StackKind::Cont,
+                _ => StackKind::Call,
+            };
+            let t = cx.emit(Op::StackPop(kind), Type::U32, &[]);
+            cx.finish(Terminator::Dynamic(t));
+            Ok(())
+        }
+        O::Cal | O::Jcal => {
+            let t = if op == O::Cal {
+                if !i.has(Field::Target) {
+                    return Err(cx.unsupported(i, "call through a constant bank"));
+                }
+                norm(i.target(cx.addr as u64).unwrap_or(0) as u32)
+            } else {
+                norm(i.get(Field::Imm).unwrap_or(0) as u32)
+            };
+            let tb = cx.block_at(t)?;
+            let ret = cx.c32(cx.next);
+            cx.emit(Op::StackPush(StackKind::Call), Type::Void, &[ret]);
+            cx.finish(Terminator::Jump(tb));
+            Ok(())
+        }
+        O::Exit => {
+            check_cc(cx, i)?;
+            cx.finish(Terminator::Exit);
+            Ok(())
+        }
+        O::Kil => {
+            check_cc(cx, i)?;
+            cx.finish(if cx.cfg.stage == Stage::Fragment {
+                Terminator::Kill
+            } else {
+                Terminator::Exit
+            });
+            Ok(())
+        }
+        O::Bpt => match i.modifier(Field::Mode) {
+            Some(".TRAP") => {
+                cx.finish(Terminator::Exit);
+                Ok(())
+            }
+            _ => Ok(()),
+        },
+        _ => Err(cx.unsupported(i, "no semantics for this instruction")),
+    }
+}
+
+/// A branch target as execution sees it: nvdisasm may name a scheduling word, execution
+/// continues at the instruction after it.
+pub fn norm(t: u32) -> u32 {
+    if t.is_multiple_of(32) {
+        t + 8
+    } else {
+        t
+    }
+}

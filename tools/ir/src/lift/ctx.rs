@@ -1,0 +1,394 @@
+//! The lifting context: the block being filled and helpers every family uses (operand
+//! reading, guest-state access, small arithmetic builders).
+
+use super::{Config, LiftError, Result};
+use crate::ir::{BlockId, Flag, Function, Op, Round, Sys, Terminator, Type, Value};
+use dmsh_isa::{Field, Instr};
+use std::collections::BTreeMap;
+
+/// The lifting context for one guest block.
+pub struct Cx<'a> {
+    /// The function being built.
+    pub f: &'a mut Function,
+    /// The block being filled.
+    pub b: BlockId,
+    /// The configuration (ABI, sizes, known banks).
+    pub cfg: &'a Config,
+    /// Guest address → block.
+    pub blocks: &'a BTreeMap<u32, BlockId>,
+    /// Byte offset of the instruction being lifted.
+    pub addr: u32,
+    /// Byte offset of the next instruction.
+    pub next: u32,
+    /// Whether the current block has its terminator.
+    pub ended: bool,
+}
+
+impl<'a> Cx<'a> {
+    /// A context filling block `b`, which starts at `addr`.
+    pub fn new(
+        f: &'a mut Function,
+        b: BlockId,
+        cfg: &'a Config,
+        blocks: &'a BTreeMap<u32, BlockId>,
+        addr: u32,
+    ) -> Self {
+        Cx {
+            f,
+            b,
+            cfg,
+            blocks,
+            addr,
+            next: addr,
+            ended: false,
+        }
+    }
+
+    /// Whether the current block is terminated.
+    pub fn done(&self) -> bool {
+        self.ended
+    }
+
+    /// Terminates the current block.
+    pub fn finish(&mut self, t: Terminator) {
+        self.f.blocks[self.b.index()].term = t;
+        self.ended = true;
+    }
+
+    /// The block starting at guest address `a`.
+    pub fn block_at(&self, a: u32) -> Result<BlockId> {
+        self.blocks.get(&a).copied().ok_or(LiftError::BadTarget {
+            offset: self.addr,
+            target: a as u64,
+        })
+    }
+
+    /// An "unsupported" error for instruction `i`.
+    pub fn unsupported(&self, i: &Instr, why: impl Into<String>) -> LiftError {
+        LiftError::Unsupported {
+            offset: self.addr,
+            mnemonic: format!("{} ({})", i.opcode().name(), i.form_name()),
+            why: why.into(),
+        }
+    }
+
+    /// Appends an instruction.
+    pub fn emit(&mut self, op: Op, ty: Type, args: &[Value]) -> Value {
+        self.f.push(self.b, op, ty, args)
+    }
+
+    /// A U32 constant.
+    pub fn c32(&mut self, v: u32) -> Value {
+        self.emit(Op::Const(v as u64), Type::U32, &[])
+    }
+    /// A U64 constant.
+    pub fn c64(&mut self, v: u64) -> Value {
+        self.emit(Op::Const(v), Type::U64, &[])
+    }
+    /// A Bool constant.
+    pub fn cbool(&mut self, v: bool) -> Value {
+        self.emit(Op::Const(v as u64), Type::Bool, &[])
+    }
+    /// An F32 constant.
+    pub fn cf32(&mut self, v: f32) -> Value {
+        self.emit(Op::Const(v.to_bits() as u64), Type::F32, &[])
+    }
+    /// An F64 constant.
+    pub fn cf64(&mut self, v: f64) -> Value {
+        self.emit(Op::Const(v.to_bits()), Type::F64, &[])
+    }
+
+    /// Binary op of the type of `a`.
+    pub fn bin(&mut self, op: Op, a: Value, b: Value) -> Value {
+        let t = self.f.ty(a);
+        self.emit(op, t, &[a, b])
+    }
+    /// Unary op of the type of `a`.
+    pub fn un(&mut self, op: Op, a: Value) -> Value {
+        let t = self.f.ty(a);
+        self.emit(op, t, &[a])
+    }
+    /// Comparison → Bool.
+    pub fn cmp(&mut self, op: Op, a: Value, b: Value) -> Value {
+        self.emit(op, Type::Bool, &[a, b])
+    }
+    /// `c ? a : b`.
+    pub fn sel(&mut self, c: Value, a: Value, b: Value) -> Value {
+        let t = self.f.ty(a);
+        self.emit(Op::Select, t, &[c, a, b])
+    }
+    /// Reinterprets `v` as type `t`.
+    pub fn cast(&mut self, t: Type, v: Value) -> Value {
+        if self.f.ty(v) == t {
+            return v;
+        }
+        self.emit(Op::Bitcast, t, &[v])
+    }
+    /// `a + b` (U32).
+    pub fn add(&mut self, a: Value, b: Value) -> Value {
+        self.bin(Op::IAdd, a, b)
+    }
+    /// `a & b`.
+    pub fn and(&mut self, a: Value, b: Value) -> Value {
+        self.bin(Op::And, a, b)
+    }
+    /// `a | b`.
+    pub fn or(&mut self, a: Value, b: Value) -> Value {
+        self.bin(Op::Or, a, b)
+    }
+    /// `!a` / `~a`.
+    pub fn not(&mut self, a: Value) -> Value {
+        self.un(Op::Not, a)
+    }
+    /// `a << k` for a constant k < 32.
+    pub fn shl_c(&mut self, a: Value, k: u32) -> Value {
+        let c = self.c32(k);
+        self.bin(Op::Shl, a, c)
+    }
+    /// `a >> k` (logical) for a constant k < 32.
+    pub fn shr_c(&mut self, a: Value, k: u32) -> Value {
+        let c = self.c32(k);
+        self.bin(Op::LShr, a, c)
+    }
+    /// Zero-extended bits `[off, off+len)` of a U32.
+    pub fn bits(&mut self, a: Value, off: u32, len: u32) -> Value {
+        let o = self.c32(off);
+        let l = self.c32(len);
+        self.emit(Op::BfeU, Type::U32, &[a, o, l])
+    }
+    /// Sign-extended bits `[off, off+len)` of a U32.
+    pub fn sbits(&mut self, a: Value, off: u32, len: u32) -> Value {
+        let o = self.c32(off);
+        let l = self.c32(len);
+        self.emit(Op::BfeS, Type::U32, &[a, o, l])
+    }
+    /// U64 from two U32 halves.
+    pub fn pack(&mut self, lo: Value, hi: Value) -> Value {
+        self.emit(Op::Pack64, Type::U64, &[lo, hi])
+    }
+    /// Low 32 bits of a U64.
+    pub fn lo(&mut self, v: Value) -> Value {
+        self.emit(Op::UConvert, Type::U32, &[v])
+    }
+    /// High 32 bits of a U64.
+    pub fn hi(&mut self, v: Value) -> Value {
+        self.emit(Op::Hi32, Type::U32, &[v])
+    }
+
+    /// Reads register `n` (RZ = 0).
+    pub fn reg(&mut self, n: u8) -> Value {
+        if n == 255 {
+            self.c32(0)
+        } else {
+            self.emit(Op::GetReg(n), Type::U32, &[])
+        }
+    }
+    /// Writes register `n` (writes to RZ are dropped).
+    pub fn set_reg(&mut self, n: u8, v: Value) {
+        if n != 255 {
+            let v = self.cast(Type::U32, v);
+            self.emit(Op::SetReg(n), Type::Void, &[v]);
+        }
+    }
+    /// Reads the register pair `n, n+1` as U64 (RZ = 0).
+    pub fn reg64(&mut self, n: u8) -> Value {
+        if n == 255 {
+            return self.c64(0);
+        }
+        let lo = self.reg(n);
+        let hi = self.reg(n.saturating_add(1));
+        self.pack(lo, hi)
+    }
+    /// Writes the register pair `n, n+1`.
+    pub fn set_reg64(&mut self, n: u8, v: Value) {
+        if n == 255 {
+            return;
+        }
+        let v = self.cast(Type::U64, v);
+        let lo = self.lo(v);
+        let hi = self.hi(v);
+        self.set_reg(n, lo);
+        self.set_reg(n.saturating_add(1), hi);
+    }
+    /// Reads predicate `n` (PT = true), negated if asked.
+    pub fn pred(&mut self, n: u8, neg: bool) -> Value {
+        let p = if n == 7 {
+            self.cbool(true)
+        } else {
+            self.emit(Op::GetPred(n), Type::Bool, &[])
+        };
+        if neg {
+            self.not(p)
+        } else {
+            p
+        }
+    }
+    /// Writes predicate `n` (writes to PT are dropped).
+    pub fn set_pred(&mut self, n: u8, v: Value) {
+        if n != 7 {
+            self.emit(Op::SetPred(n), Type::Void, &[v]);
+        }
+    }
+    /// Reads a flag.
+    pub fn flag(&mut self, fl: Flag) -> Value {
+        self.emit(Op::GetFlag(fl), Type::Bool, &[])
+    }
+    /// Writes a flag.
+    pub fn set_flag(&mut self, fl: Flag, v: Value) {
+        self.emit(Op::SetFlag(fl), Type::Void, &[v]);
+    }
+    /// The carry flag as 0/1.
+    pub fn carry_u32(&mut self) -> Value {
+        let c = self.flag(Flag::Carry);
+        let one = self.c32(1);
+        let zero = self.c32(0);
+        self.sel(c, one, zero)
+    }
+
+    /// A register field of `i` (RZ when absent).
+    pub fn rf(&self, i: &Instr, f: Field) -> u8 {
+        i.reg(f).map(|r| r.0).unwrap_or(255)
+    }
+    /// Reads the register in field `f`.
+    pub fn r(&mut self, i: &Instr, f: Field) -> Value {
+        let n = self.rf(i, f);
+        self.reg(n)
+    }
+    /// Reads a predicate operand with its negation field.
+    pub fn p(&mut self, i: &Instr, f: Field, neg: Field) -> Value {
+        let n = i.pred(f).map(|p| p.0).unwrap_or(7);
+        let ng = i.flag(neg);
+        self.pred(n, ng)
+    }
+    /// Writes the predicate in field `f` (if the form has it).
+    pub fn set_p(&mut self, i: &Instr, f: Field, v: Value) {
+        if let Some(p) = i.pred(f) {
+            self.set_pred(p.0, v);
+        }
+    }
+    /// Writes the destination register `Rd`.
+    pub fn set_rd(&mut self, i: &Instr, v: Value) {
+        let n = self.rf(i, Field::Rd);
+        self.set_reg(n, v);
+    }
+
+    /// The form suffix: `R`, `C`, `I`, `RC` or `` (no variant).
+    pub fn variant(i: &Instr) -> &'static str {
+        let n = i.form_name();
+        for s in ["_RC", "_RR", "_RI", "_IR", "_II", "_R", "_C", "_I"] {
+            if n.ends_with(s) {
+                return &s[1..];
+            }
+        }
+        ""
+    }
+
+    /// Operand B as 32 bits: register, constant buffer or immediate, per the form.
+    pub fn src_b(&mut self, i: &Instr) -> Result<Value> {
+        match Self::variant(i) {
+            "R" => Ok(self.r(i, Field::Rb)),
+            "RC" => Ok(self.r(i, Field::Rc)),
+            "C" => self.cbuf_operand(i, 0),
+            _ => {
+                let v = i
+                    .imm32(Field::Imm)
+                    .ok_or_else(|| self.unsupported(i, "no B operand"))?;
+                Ok(self.c32(v))
+            }
+        }
+    }
+    /// Operand C as 32 bits (register, or the constant buffer of an `_RC` form).
+    pub fn src_c(&mut self, i: &Instr) -> Result<Value> {
+        match Self::variant(i) {
+            "RC" => self.cbuf_operand(i, 0),
+            _ => Ok(self.r(i, Field::Rc)),
+        }
+    }
+    /// Operand B as 64 bits (register pair, constant pair, or D20/F20 immediate in the high word).
+    pub fn src_b64(&mut self, i: &Instr) -> Result<Value> {
+        match Self::variant(i) {
+            "R" => {
+                let n = self.rf(i, Field::Rb);
+                Ok(self.reg64(n))
+            }
+            "RC" => {
+                let n = self.rf(i, Field::Rc);
+                Ok(self.reg64(n))
+            }
+            "C" => {
+                let lo = self.cbuf_operand(i, 0)?;
+                let hi = self.cbuf_operand(i, 4)?;
+                Ok(self.pack(lo, hi))
+            }
+            _ => {
+                let v = i
+                    .imm32(Field::Imm)
+                    .ok_or_else(|| self.unsupported(i, "no B operand"))?;
+                Ok(self.c64((v as u64) << 32))
+            }
+        }
+    }
+    /// Operand C as 64 bits.
+    pub fn src_c64(&mut self, i: &Instr) -> Result<Value> {
+        match Self::variant(i) {
+            "RC" => {
+                let lo = self.cbuf_operand(i, 0)?;
+                let hi = self.cbuf_operand(i, 4)?;
+                Ok(self.pack(lo, hi))
+            }
+            _ => {
+                let n = self.rf(i, Field::Rc);
+                Ok(self.reg64(n))
+            }
+        }
+    }
+
+    /// The word at `c[bank][offset + extra]` of a form's constant operand.
+    pub fn cbuf_operand(&mut self, i: &Instr, extra: i64) -> Result<Value> {
+        let c = i
+            .cbuf()
+            .ok_or_else(|| self.unsupported(i, "no constant operand"))?;
+        Ok(self.const_word(c.bank as u8, (c.offset + extra) as u32))
+    }
+
+    /// A constant-bank word at a static byte offset, resolved by the ABI.
+    pub fn const_word(&mut self, bank: u8, off: u32) -> Value {
+        if let Some(v) = self.cfg.abi.resolve_static(self.cfg, bank, off) {
+            return match v {
+                super::abi::Resolved::Const(x) => self.c32(x),
+                super::abi::Resolved::Sys(s) => self.emit(Op::SysVal(s), Type::U32, &[]),
+            };
+        }
+        if let Some(words) = self.cfg.embedded_banks.get(&bank) {
+            let w = words.get((off / 4) as usize).copied().unwrap_or(0);
+            if off.is_multiple_of(4) {
+                return self.c32(w);
+            }
+        }
+        let o = self.c32(off);
+        self.emit(Op::LoadConst(bank), Type::U32, &[o])
+    }
+
+    /// A constant-bank word at a run-time byte offset.
+    pub fn const_dyn(&mut self, bank: u8, off: Value) -> Value {
+        if let Some(c) = self.f.const_of(off) {
+            return self.const_word(bank, c as u32);
+        }
+        self.emit(Op::LoadConst(bank), Type::U32, &[off])
+    }
+
+    /// A system value.
+    pub fn sys(&mut self, s: Sys) -> Value {
+        self.emit(Op::SysVal(s), Type::U32, &[])
+    }
+
+    /// Float round helper: `.RM/.RP/.RZ` text → [`Round`].
+    pub fn rnd(i: &Instr) -> Round {
+        match i.modifier(Field::Rnd) {
+            Some(".RM") => Round::Rm,
+            Some(".RP") => Round::Rp,
+            Some(".RZ") => Round::Rz,
+            _ => Round::Rn,
+        }
+    }
+}

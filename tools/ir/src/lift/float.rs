@@ -1,0 +1,306 @@
+//! Single-precision float: FADD, FMUL, FFMA (+32I forms), FMNMX, FSETP, FSET, FCMP, MUFU,
+//! RRO, FCHK — with FTZ, FMZ, saturation, negate/absolute modifiers and rounding modes.
+
+use super::int::bop;
+use super::{Cx, Result};
+use crate::ir::{Op, Round, Type, Value};
+use dmsh_isa::{Field, Instr, Opcode};
+
+/// Flushes an f32 denormal to a zero of the same sign.
+pub fn ftz(cx: &mut Cx, v: Value) -> Value {
+    let bits = cx.cast(Type::U32, v);
+    let e = cx.c32(0x7f80_0000);
+    let ex = cx.and(bits, e);
+    let z = cx.c32(0);
+    let den = cx.cmp(Op::IEq, ex, z);
+    let s = cx.c32(0x8000_0000);
+    let sg = cx.and(bits, s);
+    let r = cx.sel(den, sg, bits);
+    cx.cast(Type::F32, r)
+}
+
+/// Reads a float operand: bits → f32, then |x|, −x, FTZ as asked.
+pub fn fsrc(cx: &mut Cx, v: Value, neg: bool, abs: bool, flush: bool) -> Value {
+    let mut x = cx.cast(Type::F32, v);
+    if flush {
+        x = ftz(cx, x);
+    }
+    if abs {
+        x = cx.un(Op::FAbs, x);
+    }
+    if neg {
+        x = cx.un(Op::FNeg, x);
+    }
+    x
+}
+
+/// Clamps to [0, 1]; NaN and −0 give +0.
+pub fn saturate(cx: &mut Cx, x: Value) -> Value {
+    let t = cx.f.ty(x);
+    let (z, o) = if t == Type::F64 {
+        (cx.cf64(0.0), cx.cf64(1.0))
+    } else {
+        (cx.cf32(0.0), cx.cf32(1.0))
+    };
+    let m = cx.bin(Op::FMax, x, z);
+    let m = cx.bin(Op::FMin, m, o);
+    let gt = cx.cmp(Op::FOGt, m, z);
+    cx.sel(gt, m, z)
+}
+
+/// Writes a float result with FTZ and saturation.
+pub fn fres(cx: &mut Cx, i: &Instr, r: Value, flush: bool) {
+    let mut r = r;
+    if i.flag(Field::Sat) {
+        r = saturate(cx, r);
+    }
+    if flush {
+        r = ftz(cx, r);
+    }
+    cx.set_rd(i, r);
+}
+
+/// Float comparison by name (`.LT`, `.GEU`, `.NUM`, …) → Bool.
+pub fn fcmp(cx: &mut Cx, i: &Instr, name: &str, a: Value, b: Value) -> Result<Value> {
+    Ok(match name {
+        ".F" => cx.cbool(false),
+        ".T" => cx.cbool(true),
+        ".LT" => cx.cmp(Op::FOLt, a, b),
+        ".EQ" => cx.cmp(Op::FOEq, a, b),
+        ".LE" => cx.cmp(Op::FOLe, a, b),
+        ".GT" => cx.cmp(Op::FOGt, a, b),
+        ".NE" => cx.cmp(Op::FONe, a, b),
+        ".GE" => cx.cmp(Op::FOGe, a, b),
+        ".LTU" => cx.cmp(Op::FULt, a, b),
+        ".EQU" => cx.cmp(Op::FUEq, a, b),
+        ".LEU" => cx.cmp(Op::FULe, a, b),
+        ".GTU" => cx.cmp(Op::FUGt, a, b),
+        ".NEU" => cx.cmp(Op::FUNe, a, b),
+        ".GEU" => cx.cmp(Op::FUGe, a, b),
+        ".NUM" | ".NAN" => {
+            let na = cx.emit(Op::IsNan, Type::Bool, &[a]);
+            let nb = cx.emit(Op::IsNan, Type::Bool, &[b]);
+            let any = cx.or(na, nb);
+            if name == ".NAN" {
+                any
+            } else {
+                cx.not(any)
+            }
+        }
+        m => return Err(cx.unsupported(i, format!("comparison {m}"))),
+    })
+}
+
+fn fmz_modes(i: &Instr) -> (bool, bool) {
+    match i.modifier(Field::Fmz) {
+        Some(".FTZ") => (true, false),
+        Some(".FMZ") => (true, true),
+        _ => (i.flag(Field::Ftz), false),
+    }
+}
+
+/// FMZ: if either factor is zero, both become +0 (0 × anything = 0, even ∞ or NaN).
+fn fmz(cx: &mut Cx, a: Value, b: Value) -> (Value, Value) {
+    let z = cx.cf32(0.0);
+    let az = cx.cmp(Op::FOEq, a, z);
+    let bz = cx.cmp(Op::FOEq, b, z);
+    let any = cx.or(az, bz);
+    let a2 = cx.sel(any, z, a);
+    let b2 = cx.sel(any, z, b);
+    (a2, b2)
+}
+
+/// Lifts one f32 instruction.
+pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
+    use Opcode as O;
+    let op = i.opcode();
+    if i.flag(Field::Cc) {
+        return Err(cx.unsupported(i, "float op writing CC"));
+    }
+    match op {
+        O::Fadd | O::Fadd32i => {
+            let fl = i.flag(Field::Ftz);
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let a = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), fl);
+            let b = fsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB), fl);
+            let r = cx.emit(Op::FAdd(Cx::rnd(i)), Type::F32, &[a, b]);
+            fres(cx, i, r, fl);
+        }
+        O::Fmul | O::Fmul32i => {
+            let (fl, z) = fmz_modes(i);
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let a = fsrc(cx, a, false, false, fl);
+            let b = fsrc(cx, b, i.flag(Field::NegB), false, fl);
+            let (a, b) = if z { fmz(cx, a, b) } else { (a, b) };
+            let mut r = cx.emit(Op::FMul(Cx::rnd(i)), Type::F32, &[a, b]);
+            let scale = match i.modifier(Field::Scale).unwrap_or("") {
+                "" => None,
+                ".D2" => Some(0.5),
+                ".D4" => Some(0.25),
+                ".D8" => Some(0.125),
+                ".M2" => Some(2.0),
+                ".M4" => Some(4.0),
+                ".M8" => Some(8.0),
+                m => return Err(cx.unsupported(i, format!("FMUL scale {m}"))),
+            };
+            if let Some(s) = scale {
+                let k = cx.cf32(s);
+                r = cx.emit(Op::FMul(Round::Rn), Type::F32, &[r, k]);
+            }
+            fres(cx, i, r, fl);
+        }
+        O::Ffma | O::Ffma32i => {
+            let (fl, z) = fmz_modes(i);
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let c = if op == O::Ffma32i {
+                cx.r(i, Field::Rd)
+            } else {
+                cx.src_c(i)?
+            };
+            let a = fsrc(cx, a, i.flag(Field::NegA), false, fl);
+            let b = fsrc(cx, b, i.flag(Field::NegB), false, fl);
+            let c = fsrc(cx, c, i.flag(Field::NegC), false, fl);
+            let (a, b) = if z { fmz(cx, a, b) } else { (a, b) };
+            let r = cx.emit(Op::FFma(Cx::rnd(i)), Type::F32, &[a, b, c]);
+            fres(cx, i, r, fl);
+        }
+        O::Fmnmx => {
+            let fl = i.flag(Field::Ftz);
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let a = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), fl);
+            let b = fsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB), fl);
+            let p = cx.p(i, Field::Pc, Field::NotC);
+            let mn = min_max(cx, a, b, true);
+            let mx = min_max(cx, a, b, false);
+            let r = cx.sel(p, mn, mx);
+            fres(cx, i, r, fl);
+        }
+        O::Fsetp | O::Fset => {
+            let fl = i.flag(Field::Ftz);
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let a = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), fl);
+            let b = fsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB), fl);
+            let name = i.modifier(Field::Cmp).unwrap_or(".F");
+            let t = fcmp(cx, i, name, a, b)?;
+            let pc = cx.p(i, Field::Pc, Field::NotC);
+            let v = bop(cx, i, Field::Bop, t, pc)?;
+            if op == O::Fsetp {
+                cx.set_p(i, Field::Pd, v);
+                let nt = cx.not(t);
+                let v2 = bop(cx, i, Field::Bop, nt, pc)?;
+                cx.set_p(i, Field::Pd2, v2);
+            } else {
+                let tv = cx.c32(if i.flag(Field::Bf) { 0x3f80_0000 } else { !0 });
+                let z = cx.c32(0);
+                let r = cx.sel(v, tv, z);
+                cx.set_rd(i, r);
+            }
+        }
+        O::Fcmp => {
+            let fl = i.flag(Field::Ftz);
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let c = cx.src_c(i)?;
+            let cf = fsrc(cx, c, false, false, fl);
+            let z = cx.cf32(0.0);
+            let name = i.modifier(Field::Cmp).unwrap_or(".F");
+            let t = fcmp(cx, i, name, cf, z)?;
+            let r = cx.sel(t, a, b);
+            cx.set_rd(i, r);
+        }
+        O::Rro => {
+            let b = cx.src_b(i)?;
+            let b = fsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB), false);
+            cx.set_rd(i, b);
+        }
+        O::Mufu => {
+            let a = cx.r(i, Field::Ra);
+            let mode = i.modifier(Field::Mode).unwrap_or("");
+            if mode == ".RCP64H" || mode == ".RSQ64H" {
+                let af = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), false);
+                let bits = cx.cast(Type::U32, af);
+                let z = cx.c32(0);
+                let d = cx.pack(z, bits);
+                let d = cx.cast(Type::F64, d);
+                let r = if mode == ".RCP64H" {
+                    cx.un(Op::FRcp, d)
+                } else {
+                    cx.un(Op::FRsqrt, d)
+                };
+                let rb = cx.cast(Type::U64, r);
+                let h = cx.hi(rb);
+                cx.set_rd(i, h);
+                return Ok(());
+            }
+            let x = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), true);
+            let o = match mode {
+                ".COS" => Op::FCos,
+                ".SIN" => Op::FSin,
+                ".EX2" => Op::FExp2,
+                ".LG2" => Op::FLog2,
+                ".RCP" => Op::FRcp,
+                ".RSQ" => Op::FRsqrt,
+                ".SQRT" => Op::FSqrt,
+                m => return Err(cx.unsupported(i, format!("MUFU{m}"))),
+            };
+            let r = cx.un(o, x);
+            fres(cx, i, r, true);
+        }
+        O::Fchk => {
+            // True when the fast division path may be inexact: operands zero, denormal,
+            // infinite, NaN, or exponents far apart or near the ends of the range.
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let ea = cx.bits(a, 23, 8);
+            let eb = cx.bits(b, 23, 8);
+            let lo = cx.c32(24);
+            let hi = cx.c32(229);
+            let a_bad1 = cx.cmp(Op::ULt, ea, lo);
+            let a_bad2 = cx.cmp(Op::UGt, ea, hi);
+            let b_bad1 = cx.cmp(Op::ULt, eb, lo);
+            let b_bad2 = cx.cmp(Op::UGt, eb, hi);
+            let d = cx.bin(Op::ISub, ea, eb);
+            let k = cx.c32(100);
+            let d1 = cx.cmp(Op::SGt, d, k);
+            let mk = cx.c32((-100i32) as u32);
+            let d2 = cx.cmp(Op::SLt, d, mk);
+            let mut bad = cx.or(a_bad1, a_bad2);
+            for v in [b_bad1, b_bad2, d1, d2] {
+                bad = cx.or(bad, v);
+            }
+            cx.set_p(i, Field::Pd, bad);
+        }
+        _ => return Err(cx.unsupported(i, "no semantics for this instruction")),
+    }
+    Ok(())
+}
+
+/// Maxwell min/max: a NaN operand loses to a number; −0 is below +0.
+pub fn min_max(cx: &mut Cx, a: Value, b: Value, min: bool) -> Value {
+    let t = cx.f.ty(a);
+    let m = cx.bin(if min { Op::FMin } else { Op::FMax }, a, b);
+    // Order the zeros explicitly: min(−0, +0) = −0, max(−0, +0) = +0.
+    let it = if t == Type::F64 { Type::U64 } else { Type::U32 };
+    let ab = cx.cast(it, a);
+    let bb = cx.cast(it, b);
+    let z = if t == Type::F64 {
+        cx.cf64(0.0)
+    } else {
+        cx.cf32(0.0)
+    };
+    let az = cx.cmp(Op::FOEq, a, z);
+    let bz = cx.cmp(Op::FOEq, b, z);
+    let both = cx.and(az, bz);
+    let zz = if min {
+        cx.bin(Op::Or, ab, bb)
+    } else {
+        cx.bin(Op::And, ab, bb)
+    };
+    let zz = cx.cast(t, zz);
+    cx.sel(both, zz, m)
+}

@@ -1,0 +1,234 @@
+//! Packed half precision: HADD2, HMUL2, HFMA2, HSET2, HSETP2. Lanes are computed in f32
+//! (exact for add and multiply before the single rounding to f16) or as an f16 FMA.
+
+use super::float::{fcmp, saturate};
+use super::int::bop;
+use super::{Cx, Result};
+use crate::ir::{Op, Round, Type, Value};
+use dmsh_isa::{Field, Instr, Opcode};
+
+fn h2f(cx: &mut Cx, bits16: Value) -> Value {
+    let h = cx.emit(Op::Bitcast, Type::F16, &[bits16]);
+    cx.emit(Op::FConvert(Round::Rn), Type::F32, &[h])
+}
+
+fn f2h_bits(cx: &mut Cx, x: Value) -> Value {
+    let t = cx.f.ty(x);
+    let h = if t == Type::F16 {
+        x
+    } else {
+        cx.emit(Op::FConvert(Round::Rn), Type::F16, &[x])
+    };
+    cx.emit(Op::Bitcast, Type::U32, &[h])
+}
+
+/// Flushes an f16 (held in f32) denormal to zero.
+fn ftz16(cx: &mut Cx, x: Value) -> Value {
+    let a = cx.un(Op::FAbs, x);
+    let k = cx.cf32(6.103_515_6e-5);
+    let small = cx.cmp(Op::FOLt, a, k);
+    let z = cx.cf32(0.0);
+    let sz = cx.emit(Op::FMul(Round::Rn), Type::F32, &[x, z]);
+    cx.sel(small, sz, x)
+}
+
+/// Splits a register into two f32 lanes per the swizzle, with neg/abs applied.
+fn lanes(
+    cx: &mut Cx,
+    i: &Instr,
+    v: Value,
+    sel: Field,
+    neg: bool,
+    abs: bool,
+    flush: bool,
+) -> (Value, Value) {
+    let (mut lo, mut hi) = match i.modifier(sel).unwrap_or("") {
+        ".F32" => {
+            let f = cx.cast(Type::F32, v);
+            let h = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[f]);
+            let x = cx.emit(Op::FConvert(Round::Rn), Type::F32, &[h]);
+            (x, x)
+        }
+        s => {
+            let l = cx.bits(v, 0, 16);
+            let h = cx.bits(v, 16, 16);
+            let l = h2f(cx, l);
+            let h = h2f(cx, h);
+            match s {
+                ".H0_H0" => (l, l),
+                ".H1_H1" => (h, h),
+                _ => (l, h),
+            }
+        }
+    };
+    for x in [&mut lo, &mut hi] {
+        if flush {
+            *x = ftz16(cx, *x);
+        }
+        if abs {
+            *x = cx.un(Op::FAbs, *x);
+        }
+        if neg {
+            *x = cx.un(Op::FNeg, *x);
+        }
+    }
+    (lo, hi)
+}
+
+fn imm_pair(cx: &mut Cx, i: &Instr) -> Value {
+    let hi =
+        (i.get(Field::Imm).unwrap_or(0) as u32 & 0x7fff) | ((i.flag(Field::NegB) as u32) << 15);
+    let lo =
+        (i.get(Field::Imm2).unwrap_or(0) as u32 & 0x7fff) | ((i.flag(Field::NegC) as u32) << 15);
+    cx.c32(lo | (hi << 16))
+}
+
+fn write(cx: &mut Cx, i: &Instr, lo: Value, hi: Value, flush: bool) -> Result<()> {
+    let fin = |cx: &mut Cx, x: Value| -> Value {
+        let t = cx.f.ty(x);
+        let mut x = if t == Type::F16 {
+            cx.emit(Op::FConvert(Round::Rn), Type::F32, &[x])
+        } else {
+            x
+        };
+        if i.flag(Field::Sat) {
+            x = saturate(cx, x);
+        }
+        if flush {
+            // Results: flush after rounding to f16.
+            let h = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[x]);
+            let back = cx.emit(Op::FConvert(Round::Rn), Type::F32, &[h]);
+            x = ftz16(cx, back);
+        }
+        f2h_bits(cx, x)
+    };
+    let l = fin(cx, lo);
+    let h = fin(cx, hi);
+    let mode = i.modifier(Field::Mode).unwrap_or("");
+    let rd = cx.rf(i, Field::Rd);
+    let r = match mode {
+        "" => {
+            let hs = cx.shl_c(h, 16);
+            cx.or(l, hs)
+        }
+        ".MRG_H0" => {
+            let old = cx.reg(rd);
+            let k = cx.bits(old, 16, 16);
+            let ks = cx.shl_c(k, 16);
+            cx.or(ks, l)
+        }
+        ".MRG_H1" => {
+            let old = cx.reg(rd);
+            let k = cx.bits(old, 0, 16);
+            let hs = cx.shl_c(h, 16);
+            cx.or(k, hs)
+        }
+        m => return Err(cx.unsupported(i, format!("half result format {m}"))),
+    };
+    cx.set_reg(rd, r);
+    Ok(())
+}
+
+/// Lifts one packed-half instruction.
+pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
+    use Opcode as O;
+    let op = i.opcode();
+    let a = cx.r(i, Field::Ra);
+    let b = if Cx::variant(i) == "I" && op == O::Hadd2 {
+        imm_pair(cx, i)
+    } else {
+        cx.src_b(i)?
+    };
+    let (fl, fmz) = match i.modifier(Field::Fmz) {
+        Some(".FTZ") => (true, false),
+        Some(".FMZ") => (true, true),
+        _ => (i.flag(Field::Ftz), false),
+    };
+    if fmz {
+        return Err(cx.unsupported(i, "half FMZ"));
+    }
+    let imm = Cx::variant(i) == "I";
+    let (al, ah) = lanes(
+        cx,
+        i,
+        a,
+        Field::SelA,
+        i.flag(Field::NegA),
+        i.flag(Field::AbsA),
+        fl,
+    );
+    let (nb, abs_b) = if imm && op == O::Hadd2 {
+        (false, false)
+    } else {
+        (i.flag(Field::NegB), i.flag(Field::AbsB))
+    };
+    let selb = if Cx::variant(i) == "RC" {
+        Field::SelC
+    } else {
+        Field::SelB
+    };
+    let (bl, bh) = lanes(cx, i, b, selb, nb, abs_b, fl);
+    match op {
+        O::Hadd2 | O::Hmul2 => {
+            let o = if op == O::Hadd2 {
+                Op::FAdd(Round::Rn)
+            } else {
+                Op::FMul(Round::Rn)
+            };
+            let l = cx.emit(o, Type::F32, &[al, bl]);
+            let h = cx.emit(o, Type::F32, &[ah, bh]);
+            write(cx, i, l, h, fl)
+        }
+        O::Hfma2 => {
+            let c = cx.src_c(i)?;
+            let selc = if Cx::variant(i) == "RC" {
+                Field::Reserved
+            } else {
+                Field::SelC
+            };
+            let (cl, ch) = lanes(cx, i, c, selc, i.flag(Field::NegC), false, fl);
+            let mut out = Vec::new();
+            for (x, y, z) in [(al, bl, cl), (ah, bh, ch)] {
+                let hx = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[x]);
+                let hy = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[y]);
+                let hz = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[z]);
+                out.push(cx.emit(Op::FFma(Round::Rn), Type::F16, &[hx, hy, hz]));
+            }
+            write(cx, i, out[0], out[1], fl)
+        }
+        O::Hset2 | O::Hsetp2 => {
+            let name = i.modifier(Field::Cmp).unwrap_or(".F");
+            let tl = fcmp(cx, i, name, al, bl)?;
+            let th = fcmp(cx, i, name, ah, bh)?;
+            let pc = cx.p(i, Field::Pc, Field::NotC);
+            if op == O::Hsetp2 {
+                if i.flag(Field::HAnd) {
+                    let t = cx.and(tl, th);
+                    let v = bop(cx, i, Field::Bop, t, pc)?;
+                    cx.set_p(i, Field::Pd, v);
+                    let nt = cx.not(t);
+                    let v2 = bop(cx, i, Field::Bop, nt, pc)?;
+                    cx.set_p(i, Field::Pd2, v2);
+                } else {
+                    let v = bop(cx, i, Field::Bop, tl, pc)?;
+                    cx.set_p(i, Field::Pd, v);
+                    let v2 = bop(cx, i, Field::Bop, th, pc)?;
+                    cx.set_p(i, Field::Pd2, v2);
+                }
+            } else {
+                let one = if i.flag(Field::Bf) { 0x3c00 } else { 0xffff };
+                let vl = bop(cx, i, Field::Bop, tl, pc)?;
+                let vh = bop(cx, i, Field::Bop, th, pc)?;
+                let o = cx.c32(one);
+                let z = cx.c32(0);
+                let l = cx.sel(vl, o, z);
+                let h = cx.sel(vh, o, z);
+                let hs = cx.shl_c(h, 16);
+                let r = cx.or(l, hs);
+                cx.set_rd(i, r);
+            }
+            Ok(())
+        }
+        _ => Err(cx.unsupported(i, "no semantics for this instruction")),
+    }
+}

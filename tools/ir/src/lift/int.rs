@@ -1,0 +1,870 @@
+//! Integer, logic, shift, bit-field, move, select, permute and predicate instructions, with
+//! Maxwell's rules (shift clamping, BFE/BFI ranges, the CC carry chain, XMAD halves).
+
+use super::{Cx, Result};
+use crate::ir::{Flag, Op, Type, Value};
+use dmsh_isa::{Field, Instr, Opcode};
+
+/// Combines two Bools with a Maxwell boolean op (`.AND`, `.OR`, `.XOR`).
+pub fn bop(cx: &mut Cx, i: &Instr, f: Field, a: Value, b: Value) -> Result<Value> {
+    Ok(match i.modifier(f) {
+        Some(".AND") | None => cx.and(a, b),
+        Some(".OR") => cx.or(a, b),
+        Some(".XOR") => cx.bin(Op::Xor, a, b),
+        Some(m) => return Err(cx.unsupported(i, format!("boolean op {m}"))),
+    })
+}
+
+/// `a + b + k` with the carry out (all U32; k ≤ 2).
+pub fn add3_carry(cx: &mut Cx, a: Value, b: Value, k: Value) -> (Value, Value) {
+    let s1 = cx.add(a, b);
+    let c1 = cx.cmp(Op::AddCarry, a, b);
+    let s = cx.add(s1, k);
+    let c2 = cx.cmp(Op::AddCarry, s1, k);
+    let c = cx.or(c1, c2);
+    (s, c)
+}
+
+/// Writes the condition codes of an addition result.
+pub fn set_cc_add(cx: &mut Cx, a: Value, b: Value, s: Value, carry: Value) {
+    let z = cx.c32(0);
+    let zf = cx.cmp(Op::IEq, s, z);
+    let sf = cx.cmp(Op::SLt, s, z);
+    let x1 = cx.bin(Op::Xor, a, s);
+    let x2 = cx.bin(Op::Xor, b, s);
+    let o = cx.and(x1, x2);
+    let of = cx.cmp(Op::SLt, o, z);
+    cx.set_flag(Flag::Carry, carry);
+    cx.set_flag(Flag::Zero, zf);
+    cx.set_flag(Flag::Sign, sf);
+    cx.set_flag(Flag::Overflow, of);
+}
+
+/// Writes zero/sign flags of a logic result (carry and overflow cleared).
+pub fn set_cc_logic(cx: &mut Cx, s: Value) {
+    let z = cx.c32(0);
+    let zf = cx.cmp(Op::IEq, s, z);
+    let sf = cx.cmp(Op::SLt, s, z);
+    let f = cx.cbool(false);
+    cx.set_flag(Flag::Zero, zf);
+    cx.set_flag(Flag::Sign, sf);
+    cx.set_flag(Flag::Carry, f);
+    cx.set_flag(Flag::Overflow, f);
+}
+
+fn signed(i: &Instr) -> bool {
+    i.modifier(Field::Signed) != Some(".U32")
+}
+
+/// Integer comparison by name (`.LT`, …) → Bool.
+pub fn icmp(cx: &mut Cx, i: &Instr, name: &str, s: bool, a: Value, b: Value) -> Result<Value> {
+    Ok(match name {
+        ".F" => cx.cbool(false),
+        ".T" => cx.cbool(true),
+        ".EQ" => cx.cmp(Op::IEq, a, b),
+        ".NE" => cx.cmp(Op::INe, a, b),
+        ".LT" => cx.cmp(if s { Op::SLt } else { Op::ULt }, a, b),
+        ".LE" => cx.cmp(if s { Op::SLe } else { Op::ULe }, a, b),
+        ".GT" => cx.cmp(if s { Op::SGt } else { Op::UGt }, a, b),
+        ".GE" => cx.cmp(if s { Op::SGe } else { Op::UGe }, a, b),
+        m => return Err(cx.unsupported(i, format!("comparison {m}"))),
+    })
+}
+
+/// The 64-bit comparison `{hi_a:lo_a} cmp {hi_b:lo_b}` whose low half was subtracted by a
+/// preceding `.CC` instruction (Z and C flags), as ISETP/ISET `.X` do.
+fn icmp_x(cx: &mut Cx, i: &Instr, name: &str, s: bool, a: Value, b: Value) -> Result<Value> {
+    let z = cx.flag(Flag::Zero);
+    let c = cx.flag(Flag::Carry);
+    let heq = cx.cmp(Op::IEq, a, b);
+    let hlt = cx.cmp(if s { Op::SLt } else { Op::ULt }, a, b);
+    let hgt = cx.cmp(if s { Op::SGt } else { Op::UGt }, a, b);
+    let nc = cx.not(c);
+    let eq = cx.and(heq, z);
+    let lt0 = cx.and(heq, nc);
+    let lt = cx.or(hlt, lt0);
+    Ok(match name {
+        ".F" => cx.cbool(false),
+        ".T" => cx.cbool(true),
+        ".EQ" => eq,
+        ".NE" => cx.not(eq),
+        ".LT" => lt,
+        ".GE" => cx.not(lt),
+        ".LE" => cx.or(lt, eq),
+        ".GT" => {
+            let le = cx.or(lt, eq);
+            let _ = hgt;
+            cx.not(le)
+        }
+        m => return Err(cx.unsupported(i, format!("comparison {m}"))),
+    })
+}
+
+fn mul_ext(cx: &mut Cx, v: Value, s: bool) -> Value {
+    cx.emit(if s { Op::SConvert } else { Op::UConvert }, Type::U64, &[v])
+}
+
+/// 32×32 → 64 multiply with per-operand signedness.
+fn mul64(cx: &mut Cx, a: Value, b: Value, sa: bool, sb: bool) -> Value {
+    let a = mul_ext(cx, a, sa);
+    let b = mul_ext(cx, b, sb);
+    cx.bin(Op::IMul, a, b)
+}
+
+fn mul_signs(i: &Instr) -> (bool, bool) {
+    match i.modifier(Field::Signed) {
+        Some(".U32.U32") => (false, false),
+        Some(".S32.U32") => (true, false),
+        Some(".U32.S32") => (false, true),
+        _ => (true, true),
+    }
+}
+
+/// Shift count handling shared by SHL/SHR: returns (count masked to 0..31, out of range).
+fn shift_count(cx: &mut Cx, s: Value, wrap: bool) -> (Value, Value) {
+    let m = cx.c32(31);
+    let sc = cx.and(s, m);
+    if wrap {
+        let f = cx.cbool(false);
+        (sc, f)
+    } else {
+        let big = cx.cmp(Op::UGt, s, m);
+        (sc, big)
+    }
+}
+
+/// Evaluates a LOP3 lookup table on three U32 values.
+pub fn lut3(cx: &mut Cx, lut: u8, a: Value, b: Value, c: Value) -> Value {
+    match lut {
+        0x00 => return cx.c32(0),
+        0xff => return cx.c32(!0),
+        0xf0 => return a,
+        0xcc => return b,
+        0xaa => return c,
+        0xc0 => return cx.and(a, b),
+        0xa0 => return cx.and(a, c),
+        0x88 => return cx.and(b, c),
+        0xfc => return cx.or(a, b),
+        0xfa => return cx.or(a, c),
+        0xee => return cx.or(b, c),
+        0x3c => return cx.bin(Op::Xor, a, b),
+        0x5a => return cx.bin(Op::Xor, a, c),
+        0x66 => return cx.bin(Op::Xor, b, c),
+        0x96 => {
+            let t = cx.bin(Op::Xor, a, b);
+            return cx.bin(Op::Xor, t, c);
+        }
+        0x80 => {
+            let t = cx.and(a, b);
+            return cx.and(t, c);
+        }
+        0xfe => {
+            let t = cx.or(a, b);
+            return cx.or(t, c);
+        }
+        _ => {}
+    }
+    let na = cx.not(a);
+    let nb = cx.not(b);
+    let nc = cx.not(c);
+    let mut acc: Option<Value> = None;
+    for k in 0..8u8 {
+        if lut & (1 << k) == 0 {
+            continue;
+        }
+        let x = if k & 4 != 0 { a } else { na };
+        let y = if k & 2 != 0 { b } else { nb };
+        let z = if k & 1 != 0 { c } else { nc };
+        let t = cx.and(x, y);
+        let t = cx.and(t, z);
+        acc = Some(match acc {
+            None => t,
+            Some(p) => cx.or(p, t),
+        });
+    }
+    acc.unwrap_or_else(|| cx.c32(0))
+}
+
+/// Writes the LOP/LOP3 predicate output (`.T/.Z/.NZ`).
+fn lop_pred(cx: &mut Cx, i: &Instr, r: Value) -> Result<()> {
+    let po = i.modifier(Field::Po).unwrap_or("");
+    let v = match po {
+        "" => return Ok(()),
+        ".T" => cx.cbool(true),
+        ".Z" => {
+            let z = cx.c32(0);
+            cx.cmp(Op::IEq, r, z)
+        }
+        ".NZ" => {
+            let z = cx.c32(0);
+            cx.cmp(Op::INe, r, z)
+        }
+        m => return Err(cx.unsupported(i, format!("predicate output {m}"))),
+    };
+    cx.set_p(i, Field::Pd, v);
+    Ok(())
+}
+
+/// PRMT byte index tables for the special modes: `[mode][selector & 3][output byte]`.
+fn prmt_table(mode: &str) -> Option<[[u32; 4]; 4]> {
+    Some(match mode {
+        ".F4E" => [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]],
+        ".B4E" => [[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]],
+        ".RC8" => [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]],
+        ".ECL" => [[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]],
+        ".ECR" => [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]],
+        ".RC16" => [[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]],
+        _ => return None,
+    })
+}
+
+fn prmt(cx: &mut Cx, i: &Instr, a: Value, sel: Value, c: Value) -> Result<Value> {
+    let mode = i.modifier(Field::Mode).unwrap_or("");
+    let wide = cx.pack(a, c);
+    let byte_at = |cx: &mut Cx, idx: Value| -> Value {
+        let eight = cx.c32(8);
+        let sh = cx.bin(Op::IMul, idx, eight);
+        let sh64 = cx.emit(Op::UConvert, Type::U64, &[sh]);
+        let w = cx.bin(Op::LShr, wide, sh64);
+        let lo = cx.lo(w);
+        cx.bits(lo, 0, 8)
+    };
+    let mut out = cx.c32(0);
+    if mode.is_empty() {
+        for k in 0..4u32 {
+            let nib = cx.bits(sel, 4 * k, 4);
+            let seven = cx.c32(7);
+            let idx = cx.and(nib, seven);
+            let byte = byte_at(cx, idx);
+            let sgn = cx.bits(nib, 3, 1);
+            let z = cx.c32(0);
+            let rep = cx.cmp(Op::INe, sgn, z);
+            let msb = cx.sbits(byte, 7, 1);
+            let ff = cx.c32(0xff);
+            let msb = cx.and(msb, ff);
+            let byte = cx.sel(rep, msb, byte);
+            let sh = cx.shl_c(byte, 8 * k);
+            out = cx.or(out, sh);
+        }
+        return Ok(out);
+    }
+    let t = prmt_table(mode).ok_or_else(|| cx.unsupported(i, format!("PRMT mode {mode}")))?;
+    let three = cx.c32(3);
+    let s = cx.and(sel, three);
+    for k in 0..4usize {
+        let mut idx = cx.c32(t[3][k]);
+        for (sv, row) in t.iter().enumerate().take(3) {
+            let svc = cx.c32(sv as u32);
+            let is = cx.cmp(Op::IEq, s, svc);
+            let v = cx.c32(row[k]);
+            idx = cx.sel(is, v, idx);
+        }
+        let byte = byte_at(cx, idx);
+        let sh = cx.shl_c(byte, 8 * k as u32);
+        out = cx.or(out, sh);
+    }
+    Ok(out)
+}
+
+/// Lifts one integer-family instruction.
+pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
+    use Opcode as O;
+    let op = i.opcode();
+    match op {
+        O::Mov => {
+            let b = cx.src_b(i)?;
+            cx.set_rd(i, b);
+        }
+        O::Mov32i => {
+            let v = i.imm32(Field::Imm).unwrap_or(0);
+            let c = cx.c32(v);
+            cx.set_rd(i, c);
+        }
+        O::Sel => {
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let p = cx.p(i, Field::Pc, Field::NotC);
+            let r = cx.sel(p, a, b);
+            cx.set_rd(i, r);
+        }
+        O::Iadd | O::Iadd32i => {
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let (na, nb, x) = (i.flag(Field::NegA), i.flag(Field::NegB), i.flag(Field::X));
+            let aa = if na { cx.not(a) } else { a };
+            let bb = if nb { cx.not(b) } else { b };
+            let k = if x {
+                cx.carry_u32()
+            } else {
+                cx.c32(na as u32 + nb as u32)
+            };
+            let (s, carry) = add3_carry(cx, aa, bb, k);
+            let s = if i.flag(Field::Sat) {
+                if x || (na && nb) {
+                    return Err(cx.unsupported(i, "saturating extended add"));
+                }
+                let sa = mul_ext(cx, a, true);
+                let sb = mul_ext(cx, b, true);
+                let sa = if na { cx.un(Op::INeg, sa) } else { sa };
+                let sb = if nb { cx.un(Op::INeg, sb) } else { sb };
+                let t = cx.add(sa, sb);
+                let mx = cx.c64(0x7fff_ffff);
+                let mn = cx.c64(0xffff_ffff_8000_0000);
+                let t = cx.bin(Op::SMin, t, mx);
+                let t = cx.bin(Op::SMax, t, mn);
+                cx.lo(t)
+            } else {
+                s
+            };
+            if i.flag(Field::Cc) {
+                set_cc_add(cx, aa, bb, s, carry);
+            }
+            cx.set_rd(i, s);
+        }
+        O::Iscadd | O::Iscadd32i => {
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let sh = i.get(Field::Shift).unwrap_or(0) as u32 & 31;
+            let (na, nb) = (i.flag(Field::NegA), i.flag(Field::NegB));
+            let a2 = cx.shl_c(a, sh);
+            let aa = if na { cx.not(a2) } else { a2 };
+            let bb = if nb { cx.not(b) } else { b };
+            let k = cx.c32(na as u32 + nb as u32);
+            let (s, carry) = add3_carry(cx, aa, bb, k);
+            if i.flag(Field::Cc) {
+                set_cc_add(cx, aa, bb, s, carry);
+            }
+            cx.set_rd(i, s);
+        }
+        O::Iadd3 => {
+            let a0 = cx.r(i, Field::Ra);
+            let b0 = cx.src_b(i)?;
+            let c0 = cx.r(i, Field::Rc);
+            let half = |cx: &mut Cx, v: Value, f: Field| -> Value {
+                match i.modifier(f) {
+                    Some(".H0") => cx.bits(v, 0, 16),
+                    Some(".H1") => cx.bits(v, 16, 16),
+                    _ => v,
+                }
+            };
+            let a = half(cx, a0, Field::SelA);
+            let b = half(cx, b0, Field::SelB);
+            let c = half(cx, c0, Field::SelC);
+            let neg =
+                |cx: &mut Cx, v: Value, f: Field| if i.flag(f) { cx.un(Op::INeg, v) } else { v };
+            let a = neg(cx, a, Field::NegA);
+            let b = neg(cx, b, Field::NegB);
+            let c = neg(cx, c, Field::NegC);
+            let a64 = mul_ext(cx, a, false);
+            let b64 = mul_ext(cx, b, false);
+            let c64 = mul_ext(cx, c, false);
+            let mut ab = cx.add(a64, b64);
+            match i.modifier(Field::Mode).unwrap_or("") {
+                "" => {}
+                ".RS" => {
+                    let m = cx.c64(0xffff_ffff);
+                    ab = cx.and(ab, m);
+                    let k = cx.c64(16);
+                    ab = cx.bin(Op::LShr, ab, k);
+                }
+                ".LS" => {
+                    let k = cx.c64(16);
+                    ab = cx.bin(Op::Shl, ab, k);
+                }
+                m => return Err(cx.unsupported(i, format!("IADD3 mode {m}"))),
+            }
+            let mut s = cx.add(ab, c64);
+            if i.flag(Field::X) {
+                let cy = cx.carry_u32();
+                let cy = mul_ext(cx, cy, false);
+                s = cx.add(s, cy);
+            }
+            let r = cx.lo(s);
+            if i.flag(Field::Cc) {
+                let h = cx.hi(s);
+                let z = cx.c32(0);
+                let carry = cx.cmp(Op::INe, h, z);
+                set_cc_add(cx, a, b, r, carry);
+            }
+            cx.set_rd(i, r);
+        }
+        O::Imul | O::Imul32i => {
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let (sa, sb) = mul_signs(i);
+            let r = if i.flag(Field::Hi) {
+                let p = mul64(cx, a, b, sa, sb);
+                cx.hi(p)
+            } else {
+                cx.bin(Op::IMul, a, b)
+            };
+            if i.flag(Field::Cc) {
+                set_cc_logic(cx, r);
+            }
+            cx.set_rd(i, r);
+        }
+        O::Imad | O::Imad32i => {
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let c = if op == O::Imad32i {
+                cx.r(i, Field::Rd)
+            } else {
+                cx.src_c(i)?
+            };
+            if i.flag(Field::Sat) {
+                return Err(cx.unsupported(i, "IMAD.SAT"));
+            }
+            let (sa, sb) = mul_signs(i);
+            let p = mul64(cx, a, b, sa, sb);
+            let p = if i.flag(Field::NegA) ^ i.flag(Field::NegB) {
+                cx.un(Op::INeg, p)
+            } else {
+                p
+            };
+            let m = if i.flag(Field::Hi) {
+                cx.hi(p)
+            } else {
+                cx.lo(p)
+            };
+            let c = if i.flag(Field::NegC) {
+                cx.un(Op::INeg, c)
+            } else {
+                c
+            };
+            let k = if i.flag(Field::X) {
+                cx.carry_u32()
+            } else {
+                cx.c32(0)
+            };
+            let (s, carry) = add3_carry(cx, m, c, k);
+            if i.flag(Field::Cc) {
+                set_cc_add(cx, m, c, s, carry);
+            }
+            cx.set_rd(i, s);
+        }
+        O::Xmad => xmad(cx, i)?,
+        O::Imnmx => {
+            if !i.modifier(Field::XMode).unwrap_or("").is_empty() {
+                return Err(cx.unsupported(i, "IMNMX with .XLO/.XHI"));
+            }
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let p = cx.p(i, Field::Pc, Field::NotC);
+            let s = signed(i);
+            let mn = cx.bin(if s { Op::SMin } else { Op::UMin }, a, b);
+            let mx = cx.bin(if s { Op::SMax } else { Op::UMax }, a, b);
+            let r = cx.sel(p, mn, mx);
+            if i.flag(Field::Cc) {
+                set_cc_logic(cx, r);
+            }
+            cx.set_rd(i, r);
+        }
+        O::Isetp | O::Iset => {
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let name = i.modifier(Field::Cmp).unwrap_or(".F");
+            let s = signed(i);
+            let r = if i.flag(Field::X) {
+                icmp_x(cx, i, name, s, a, b)?
+            } else {
+                icmp(cx, i, name, s, a, b)?
+            };
+            let pc = cx.p(i, Field::Pc, Field::NotC);
+            let v = bop(cx, i, Field::Bop, r, pc)?;
+            if op == O::Isetp {
+                cx.set_p(i, Field::Pd, v);
+                let nr = cx.not(r);
+                let v2 = bop(cx, i, Field::Bop, nr, pc)?;
+                cx.set_p(i, Field::Pd2, v2);
+            } else {
+                let t = cx.c32(if i.flag(Field::Bf) { 0x3f80_0000 } else { !0 });
+                let z = cx.c32(0);
+                let r = cx.sel(v, t, z);
+                if i.flag(Field::Cc) {
+                    set_cc_logic(cx, r);
+                }
+                cx.set_rd(i, r);
+            }
+        }
+        O::Icmp => {
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let c = cx.src_c(i)?;
+            let z = cx.c32(0);
+            let name = i.modifier(Field::Cmp).unwrap_or(".F");
+            let t = icmp(cx, i, name, signed(i), c, z)?;
+            let r = cx.sel(t, a, b);
+            cx.set_rd(i, r);
+        }
+        O::Lop | O::Lop32i => {
+            if i.flag(Field::X) {
+                return Err(cx.unsupported(i, "LOP.X"));
+            }
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let a = if i.flag(Field::InvA) { cx.not(a) } else { a };
+            let b = if i.flag(Field::InvB) { cx.not(b) } else { b };
+            let r = match i.modifier(Field::Mode) {
+                Some(".AND") => cx.and(a, b),
+                Some(".OR") => cx.or(a, b),
+                Some(".XOR") => cx.bin(Op::Xor, a, b),
+                Some(".PASS_B") => b,
+                m => return Err(cx.unsupported(i, format!("LOP mode {m:?}"))),
+            };
+            lop_pred(cx, i, r)?;
+            if i.flag(Field::Cc) {
+                set_cc_logic(cx, r);
+            }
+            cx.set_rd(i, r);
+        }
+        O::Lop3 => {
+            if i.flag(Field::X) {
+                return Err(cx.unsupported(i, "LOP3.X"));
+            }
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let c = cx.r(i, Field::Rc);
+            let lut = i.get(Field::Lut).unwrap_or(0) as u8;
+            let r = lut3(cx, lut, a, b, c);
+            lop_pred(cx, i, r)?;
+            if i.flag(Field::Cc) {
+                set_cc_logic(cx, r);
+            }
+            cx.set_rd(i, r);
+        }
+        O::Shl => {
+            if i.flag(Field::X) {
+                return Err(cx.unsupported(i, "SHL.X"));
+            }
+            let a = cx.r(i, Field::Ra);
+            let s = cx.src_b(i)?;
+            let (sc, big) = shift_count(cx, s, i.flag(Field::W));
+            let r = cx.bin(Op::Shl, a, sc);
+            let z = cx.c32(0);
+            let r = cx.sel(big, z, r);
+            if i.flag(Field::Cc) {
+                set_cc_logic(cx, r);
+            }
+            cx.set_rd(i, r);
+        }
+        O::Shr => {
+            if i.flag(Field::X) {
+                return Err(cx.unsupported(i, "SHR.X"));
+            }
+            let a = cx.r(i, Field::Ra);
+            let a = if i.flag(Field::Brev) {
+                cx.un(Op::Brev, a)
+            } else {
+                a
+            };
+            let s = cx.src_b(i)?;
+            let (sc, big) = shift_count(cx, s, i.flag(Field::W));
+            let sg = signed(i);
+            let r = cx.bin(if sg { Op::AShr } else { Op::LShr }, a, sc);
+            let fill = if sg {
+                let k = cx.c32(31);
+                cx.bin(Op::AShr, a, k)
+            } else {
+                cx.c32(0)
+            };
+            let r = cx.sel(big, fill, r);
+            if i.flag(Field::Cc) {
+                set_cc_logic(cx, r);
+            }
+            cx.set_rd(i, r);
+        }
+        O::Shf => {
+            if !i.modifier(Field::Hi).unwrap_or("").is_empty() {
+                return Err(cx.unsupported(i, "SHF with .HI/.X"));
+            }
+            let left = i.form_name().starts_with("SHF_L");
+            let lo = cx.r(i, Field::Ra);
+            let s = cx.src_b(i)?;
+            let hi = cx.r(i, Field::Rc);
+            let mode = i.modifier(Field::Mode).unwrap_or("");
+            let wide64 = mode == ".U64" || mode == ".S64";
+            let max = if wide64 { 64 } else { 32 };
+            let s = if i.flag(Field::W) {
+                let m = cx.c32(max - 1);
+                cx.and(s, m)
+            } else {
+                let m = cx.c32(max);
+                cx.bin(Op::UMin, s, m)
+            };
+            let w = cx.pack(lo, hi);
+            let k63 = cx.c32(63);
+            let sc = cx.bin(Op::UMin, s, k63);
+            let sc64 = cx.emit(Op::UConvert, Type::U64, &[sc]);
+            let k64 = cx.c32(64);
+            let full = cx.cmp(Op::IEq, s, k64);
+            let r = if left {
+                let t = cx.bin(Op::Shl, w, sc64);
+                let h = cx.hi(t);
+                let z = cx.c32(0);
+                cx.sel(full, z, h)
+            } else {
+                let arith = mode == ".S64";
+                let t = cx.bin(if arith { Op::AShr } else { Op::LShr }, w, sc64);
+                let l = cx.lo(t);
+                let fill = if arith {
+                    let k = cx.c32(31);
+                    cx.bin(Op::AShr, hi, k)
+                } else {
+                    cx.c32(0)
+                };
+                cx.sel(full, fill, l)
+            };
+            cx.set_rd(i, r);
+        }
+        O::Bfe => {
+            let a = cx.r(i, Field::Ra);
+            let a = if i.flag(Field::Brev) {
+                cx.un(Op::Brev, a)
+            } else {
+                a
+            };
+            let b = cx.src_b(i)?;
+            let pos = cx.bits(b, 0, 8);
+            let len = cx.bits(b, 8, 8);
+            let sg = signed(i);
+            let k31 = cx.c32(31);
+            let pc = cx.bin(Op::UMin, pos, k31);
+            let pos_big = cx.cmp(Op::UGt, pos, k31);
+            let shifted = cx.bin(if sg { Op::AShr } else { Op::LShr }, a, pc);
+            let fill = if sg {
+                cx.bin(Op::AShr, a, k31)
+            } else {
+                cx.c32(0)
+            };
+            let shifted = cx.sel(pos_big, fill, shifted);
+            let k32 = cx.c32(32);
+            let lc = cx.bin(Op::UMin, len, k32);
+            let z = cx.c32(0);
+            let len0 = cx.cmp(Op::IEq, lc, z);
+            let lfull = cx.cmp(Op::IEq, lc, k32);
+            let one = cx.c32(1);
+            let lc1 = cx.bin(Op::UMax, lc, one);
+            let lc1 = cx.bin(Op::UMin, lc1, k31);
+            let ext = cx.emit(
+                if sg { Op::BfeS } else { Op::BfeU },
+                Type::U32,
+                &[shifted, z, lc1],
+            );
+            let r = cx.sel(lfull, shifted, ext);
+            let r = cx.sel(len0, z, r);
+            if i.flag(Field::Cc) {
+                set_cc_logic(cx, r);
+            }
+            cx.set_rd(i, r);
+        }
+        O::Bfi => {
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let c = cx.src_c(i)?;
+            let pos = cx.bits(b, 0, 8);
+            let len = cx.bits(b, 8, 8);
+            let k32 = cx.c32(32);
+            let p = cx.bin(Op::UMin, pos, k32);
+            let room = cx.bin(Op::ISub, k32, p);
+            let l = cx.bin(Op::UMin, len, room);
+            let z = cx.c32(0);
+            let l0 = cx.cmp(Op::IEq, l, z);
+            let k31 = cx.c32(31);
+            let p2 = cx.bin(Op::UMin, p, k31);
+            let ins = cx.emit(Op::Bfi, Type::U32, &[c, a, p2, l]);
+            let r = cx.sel(l0, c, ins);
+            if i.flag(Field::Cc) {
+                set_cc_logic(cx, r);
+            }
+            cx.set_rd(i, r);
+        }
+        O::Flo => {
+            let b = cx.src_b(i)?;
+            let b = if i.flag(Field::InvB) { cx.not(b) } else { b };
+            let idx = cx.un(
+                if signed(i) {
+                    Op::FindSMsb
+                } else {
+                    Op::FindUMsb
+                },
+                b,
+            );
+            let r = if i.flag(Field::Sh) {
+                let m1 = cx.c32(!0);
+                let none = cx.cmp(Op::IEq, idx, m1);
+                let k = cx.c32(31);
+                let d = cx.bin(Op::ISub, k, idx);
+                cx.sel(none, m1, d)
+            } else {
+                idx
+            };
+            cx.set_rd(i, r);
+        }
+        O::Popc => {
+            let b = cx.src_b(i)?;
+            let b = if i.flag(Field::InvB) { cx.not(b) } else { b };
+            let r = cx.un(Op::Popc, b);
+            cx.set_rd(i, r);
+        }
+        O::Lea => {
+            let a = cx.r(i, Field::Ra);
+            let b = cx.src_b(i)?;
+            let sh = i.get(Field::Shift).unwrap_or(0) as u32 & 31;
+            let x = i.flag(Field::X);
+            let base = if i.form_name().starts_with("LEA_HI") {
+                let c = cx.r(i, Field::Rc);
+                let w = cx.pack(a, c);
+                let w = if i.flag(Field::NegA) {
+                    cx.un(Op::INeg, w)
+                } else {
+                    w
+                };
+                let k = cx.c64(sh as u64);
+                let t = cx.bin(Op::Shl, w, k);
+                cx.hi(t)
+            } else {
+                let a = if i.flag(Field::NegA) {
+                    cx.un(Op::INeg, a)
+                } else {
+                    a
+                };
+                cx.shl_c(a, sh)
+            };
+            let k = if x { cx.carry_u32() } else { cx.c32(0) };
+            let (s, carry) = add3_carry(cx, base, b, k);
+            if i.flag(Field::Cc) {
+                set_cc_add(cx, base, b, s, carry);
+            }
+            // The predicate output is the carry out of the addition.
+            cx.set_p(i, Field::Pd, carry);
+            cx.set_rd(i, s);
+        }
+        O::Prmt => {
+            let a = cx.r(i, Field::Ra);
+            let sel = cx.src_b(i)?;
+            let c = cx.src_c(i)?;
+            let r = prmt(cx, i, a, sel, c)?;
+            cx.set_rd(i, r);
+        }
+        O::Psetp | O::Pset => {
+            let pa = cx.p(i, Field::Pa, Field::NotA);
+            let pb = cx.p(i, Field::Pb, Field::NotB);
+            let pc = cx.p(i, Field::Pc, Field::NotC);
+            let t = bop(cx, i, Field::Bop2, pa, pb)?;
+            let v = bop(cx, i, Field::Bop, t, pc)?;
+            if op == O::Psetp {
+                cx.set_p(i, Field::Pd, v);
+                let nt = cx.not(t);
+                let v2 = bop(cx, i, Field::Bop, nt, pc)?;
+                cx.set_p(i, Field::Pd2, v2);
+            } else {
+                let tv = cx.c32(if i.flag(Field::Bf) { 0x3f80_0000 } else { !0 });
+                let z = cx.c32(0);
+                let r = cx.sel(v, tv, z);
+                cx.set_rd(i, r);
+            }
+        }
+        O::P2r => {
+            if i.modifier(Field::Mode) != Some("PR") || !i.modifier(Field::SelB).unwrap_or("").is_empty()
+            {
+                return Err(cx.unsupported(i, "P2R of CC or a byte other than 0"));
+            }
+            let a = cx.r(i, Field::Ra);
+            let mask = cx.src_b(i)?;
+            let mut bits = cx.c32(0);
+            for k in 0..7u8 {
+                let p = cx.pred(k, false);
+                let one = cx.c32(1 << k);
+                let z = cx.c32(0);
+                let v = cx.sel(p, one, z);
+                bits = cx.or(bits, v);
+            }
+            let nm = cx.not(mask);
+            let keep = cx.and(a, nm);
+            let put = cx.and(bits, mask);
+            let r = cx.or(keep, put);
+            cx.set_rd(i, r);
+        }
+        O::R2p => {
+            if i.modifier(Field::Mode) != Some("PR") || !i.modifier(Field::SelB).unwrap_or("").is_empty()
+            {
+                return Err(cx.unsupported(i, "R2P to CC or from a byte other than 0"));
+            }
+            let a = cx.r(i, Field::Ra);
+            let mask = cx.src_b(i)?;
+            for k in 0..7u8 {
+                let bit = cx.bits(a, k as u32, 1);
+                let m = cx.bits(mask, k as u32, 1);
+                let z = cx.c32(0);
+                let set = cx.cmp(Op::INe, bit, z);
+                let en = cx.cmp(Op::INe, m, z);
+                let old = cx.pred(k, false);
+                let v = cx.sel(en, set, old);
+                cx.set_pred(k, v);
+            }
+        }
+        _ => return Err(cx.unsupported(i, "no semantics for this instruction")),
+    }
+    Ok(())
+}
+
+fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
+    let a_full = cx.r(i, Field::Ra);
+    let variant = Cx::variant(i);
+    let b_full = match variant {
+        "I" => {
+            let v = i.get(Field::Imm).unwrap_or(0) as u32 & 0xffff;
+            cx.c32(v)
+        }
+        _ => cx.src_b(i)?,
+    };
+    let c = cx.src_c(i)?;
+    let (sa, sb) = match i.modifier(Field::Signed).unwrap_or("") {
+        ".S16.U16" => (true, false),
+        ".U16.S16" => (false, true),
+        ".S16.S16" => (true, true),
+        _ => (false, false),
+    };
+    let half = |cx: &mut Cx, v: Value, f: Field, s: bool| -> Value {
+        let off = if i.modifier(f) == Some(".H1") { 16 } else { 0 };
+        if s {
+            cx.sbits(v, off, 16)
+        } else {
+            cx.bits(v, off, 16)
+        }
+    };
+    let a = half(cx, a_full, Field::SelA, sa);
+    let b = half(cx, b_full, Field::SelB, sb);
+    let mut p = cx.bin(Op::IMul, a, b);
+    if i.flag(Field::Psl) {
+        p = cx.shl_c(p, 16);
+    }
+    let c = match i.modifier(Field::Mode).unwrap_or("") {
+        "" => c,
+        ".CLO" => cx.bits(c, 0, 16),
+        ".CHI" => cx.bits(c, 16, 16),
+        ".CBCC" => {
+            let t = cx.shl_c(b_full, 16);
+            cx.add(c, t)
+        }
+        m => return Err(cx.unsupported(i, format!("XMAD mode {m}"))),
+    };
+    let k = if i.flag(Field::X) {
+        cx.carry_u32()
+    } else {
+        cx.c32(0)
+    };
+    let (s, carry) = add3_carry(cx, p, c, k);
+    if i.flag(Field::Cc) {
+        set_cc_add(cx, p, c, s, carry);
+    }
+    let r = if i.flag(Field::Mrg) {
+        let lo = cx.bits(s, 0, 16);
+        let hi = cx.shl_c(b_full, 16);
+        cx.or(lo, hi)
+    } else {
+        s
+    };
+    cx.set_rd(i, r);
+    Ok(())
+}

@@ -1,0 +1,371 @@
+//! Lifting decoded Maxwell instructions into IR.
+//!
+//! [`lift`] decodes a code stream with `dmsh-isa`, finds block leaders (branch targets,
+//! reconvergence targets, call returns, jump-table entries, the instruction after every
+//! control transfer), and lifts every reachable instruction into its block. Semantics live in
+//! one module per instruction family so families can be added in parallel:
+//! [`int`], [`float`], [`double`], [`half`], [`conv`], [`mem`], [`ctrl`], [`warp`].
+//! An instruction no family handles is [`LiftError::Unsupported`] naming offset and mnemonic.
+
+pub mod abi;
+pub mod conv;
+pub mod ctrl;
+mod ctx;
+pub mod double;
+pub mod float;
+pub mod half;
+pub mod int;
+pub mod mem;
+pub mod warp;
+
+pub use abi::{Abi, Config};
+pub use ctx::Cx;
+
+use crate::ir::{BlockId, Function, Op, Terminator, Type};
+use crate::shader::{Bank, BankSource, Shader};
+use dmsh_isa::{Field, Instr, Opcode};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Why lifting failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LiftError {
+    /// A reachable word did not decode.
+    #[error("offset {offset:#x}: undecodable instruction {bits:#018x}")]
+    Decode {
+        /// Byte offset.
+        offset: u32,
+        /// The word.
+        bits: u64,
+    },
+    /// The translator has no semantics for this instruction (or this form of it).
+    #[error("offset {offset:#x}: {mnemonic}: {why}")]
+    Unsupported {
+        /// Byte offset.
+        offset: u32,
+        /// The mnemonic (with the form name).
+        mnemonic: String,
+        /// What is missing.
+        why: String,
+    },
+    /// Control flow leaves the code.
+    #[error("offset {offset:#x}: branch target {target:#x} outside the code")]
+    BadTarget {
+        /// Byte offset of the branch.
+        offset: u32,
+        /// The target.
+        target: u64,
+    },
+}
+
+/// Result type of lifting.
+pub type Result<T> = std::result::Result<T, LiftError>;
+
+fn is_ctrl_slot(off: u32) -> bool {
+    off.is_multiple_of(32)
+}
+
+/// Lifts a bare Maxwell code stream (instructions start at byte 0) into a shader.
+pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
+    let n_slots = (code.len() / 8) as u32;
+    let end = n_slots * 8;
+    let mut instrs: Vec<Option<std::result::Result<Instr, u64>>> = vec![None; n_slots as usize];
+    for (off, r, _) in dmsh_isa::stream::instructions(code) {
+        let w = u64::from_le_bytes(code[off as usize..off as usize + 8].try_into().expect("8"));
+        instrs[(off / 8) as usize] = Some(r.map_err(|_| w));
+    }
+    let get = |off: u32| -> Result<Instr> {
+        match instrs.get((off / 8) as usize) {
+            Some(Some(Ok(i))) => Ok(*i),
+            Some(Some(Err(bits))) => Err(LiftError::Decode {
+                offset: off,
+                bits: *bits,
+            }),
+            _ => Err(LiftError::BadTarget {
+                offset: off,
+                target: off as u64,
+            }),
+        }
+    };
+    let next_of = |off: u32| -> u32 {
+        let n = off + 8;
+        if is_ctrl_slot(n) {
+            n + 8
+        } else {
+            n
+        }
+    };
+    // Pass 1: reachability and leaders.
+    let mut leaders: BTreeSet<u32> = BTreeSet::new();
+    let mut seen: BTreeSet<u32> = BTreeSet::new();
+    let mut work: Vec<u32> = vec![first_instr(0)];
+    leaders.insert(first_instr(0));
+    for &t in &cfg.extra_targets {
+        if t < end && !is_ctrl_slot(t) {
+            leaders.insert(t);
+            work.push(t);
+        }
+    }
+    let check = |off: u32, t: Option<u64>| -> Result<u32> {
+        match t {
+            Some(t) if t < end as u64 && t % 8 == 0 => Ok(first_instr(t as u32)),
+            Some(t) => Err(LiftError::BadTarget {
+                offset: off,
+                target: t,
+            }),
+            None => Err(LiftError::BadTarget {
+                offset: off,
+                target: u64::MAX,
+            }),
+        }
+    };
+    while let Some(mut off) = work.pop() {
+        loop {
+            if off >= end || !seen.insert(off) {
+                break;
+            }
+            let i = get(off)?;
+            let (guard, neg) = i.guard();
+            let never = guard.is_pt() && neg;
+            let op = i.opcode();
+            let nx = next_of(off);
+            match op {
+                Opcode::Bra
+                | Opcode::Ssy
+                | Opcode::Pbk
+                | Opcode::Pcnt
+                | Opcode::Cal
+                | Opcode::Pret
+                    if i.has(Field::Target) =>
+                {
+                    let t = check(off, i.target(off as u64))?;
+                    leaders.insert(t);
+                    work.push(t);
+                    if matches!(op, Opcode::Cal | Opcode::Pret) {
+                        leaders.insert(nx);
+                        work.push(nx);
+                    }
+                }
+                Opcode::Jmp | Opcode::Jcal => {
+                    let t = check(off, i.get(Field::Imm).map(|v| v as u64))?;
+                    leaders.insert(t);
+                    work.push(t);
+                    if op == Opcode::Jcal {
+                        leaders.insert(nx);
+                        work.push(nx);
+                    }
+                }
+                _ => {}
+            }
+            let ends = ctrl::ends_block(op);
+            let uncond = guard.is_pt() && !neg;
+            if ends || (!uncond && !never && ctrl::is_branchy(op)) {
+                leaders.insert(nx);
+            }
+            if ends && uncond && !matches!(op, Opcode::Cal | Opcode::Jcal) {
+                break;
+            }
+            off = nx;
+        }
+    }
+    // Pass 2: blocks.
+    let mut f = Function::new();
+    let mut block_of: BTreeMap<u32, BlockId> = BTreeMap::new();
+    for &l in &leaders {
+        if seen.contains(&l) {
+            block_of.insert(l, f.add_block(Some(l)));
+        }
+    }
+    // Block 0 must be the entry.
+    let entry = first_instr(0);
+    if let Some(&b) = block_of.get(&entry) {
+        if b.0 != 0 {
+            f.blocks.swap(0, b.index());
+            for v in block_of.values_mut() {
+                if *v == b {
+                    *v = BlockId(0);
+                } else if v.0 == 0 {
+                    *v = b;
+                }
+            }
+        }
+    }
+    let mut guest = 0usize;
+    let starts: Vec<(u32, BlockId)> = block_of.iter().map(|(&a, &b)| (a, b)).collect();
+    for (start, bid) in starts {
+        let mut cx = Cx::new(&mut f, bid, cfg, &block_of, start);
+        let mut off = start;
+        loop {
+            let i = get(off)?;
+            guest += 1;
+            cx.addr = off;
+            cx.next = next_of(off);
+            lift_one(&mut cx, &i)?;
+            if cx.done() {
+                break;
+            }
+            off = cx.next;
+            if let Some(&nb) = block_of.get(&off) {
+                cx.finish(Terminator::Jump(nb));
+                break;
+            }
+            if off >= end {
+                cx.finish(Terminator::Exit);
+                break;
+            }
+        }
+    }
+    let mut banks = Vec::new();
+    for (&bank, words) in &cfg.embedded_banks {
+        banks.push(Bank {
+            bank,
+            source: BankSource::Embedded(words.clone()),
+        });
+    }
+    for (&bank, &(guest_offset, size)) in &cfg.buffer_banks {
+        banks.push(Bank {
+            bank,
+            source: BankSource::Buffer { guest_offset, size },
+        });
+    }
+    let used_local = f.insts.iter().any(|i| {
+        matches!(
+            i.op,
+            Op::Load(crate::Space::Local, _) | Op::Store(crate::Space::Local, _)
+        )
+    });
+    let used_shared = f.insts.iter().any(|i| {
+        matches!(
+            i.op,
+            Op::Load(crate::Space::Shared, _)
+                | Op::Store(crate::Space::Shared, _)
+                | Op::Atomic(crate::Space::Shared, ..)
+                | Op::AtomicCas(crate::Space::Shared, _)
+        )
+    });
+    let _ = Type::Void;
+    Ok(Shader {
+        func: f,
+        stage: cfg.stage,
+        local_size: cfg.local_size,
+        shared_bytes: if used_shared {
+            cfg.shared_bytes.max(4)
+        } else {
+            cfg.shared_bytes
+        },
+        local_bytes: if used_local {
+            cfg.local_bytes.max(cfg.stack_bytes()).max(4)
+        } else {
+            cfg.local_bytes
+        },
+        banks,
+        abi: cfg.abi.name(),
+        guest_insts: guest,
+    })
+}
+
+fn first_instr(off: u32) -> u32 {
+    if is_ctrl_slot(off) {
+        off + 8
+    } else {
+        off
+    }
+}
+
+/// Lifts one instruction, handling the guard predicate.
+fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
+    let (guard, neg) = i.guard();
+    if guard.is_pt() && neg {
+        return Ok(());
+    }
+    let op = i.opcode();
+    if guard.is_pt() || ctrl::handles_guard(op) {
+        return dispatch(cx, i);
+    }
+    // Predicated: run the instruction in its own block.
+    let p = cx.pred(guard.0, neg);
+    let then_b = cx.f.add_block(None);
+    let cont = cx.f.add_block(None);
+    cx.finish(Terminator::Branch(p, then_b, cont));
+    cx.b = then_b;
+    cx.ended = false;
+    dispatch(cx, i)?;
+    if !cx.done() {
+        cx.finish(Terminator::Jump(cont));
+    }
+    cx.b = cont;
+    cx.ended = false;
+    Ok(())
+}
+
+fn dispatch(cx: &mut Cx, i: &Instr) -> Result<()> {
+    use Opcode as O;
+    match i.opcode() {
+        O::Iadd
+        | O::Iadd32i
+        | O::Iadd3
+        | O::Iscadd
+        | O::Iscadd32i
+        | O::Imul
+        | O::Imul32i
+        | O::Imad
+        | O::Imad32i
+        | O::Xmad
+        | O::Imnmx
+        | O::Isetp
+        | O::Iset
+        | O::Icmp
+        | O::Lop
+        | O::Lop32i
+        | O::Lop3
+        | O::Shl
+        | O::Shr
+        | O::Shf
+        | O::Bfe
+        | O::Bfi
+        | O::Flo
+        | O::Popc
+        | O::Lea
+        | O::Sel
+        | O::Prmt
+        | O::Mov
+        | O::Mov32i
+        | O::Psetp
+        | O::Pset
+        | O::P2r
+        | O::R2p
+        | O::Csetp
+        | O::Cset => int::lift(cx, i),
+        O::Fadd
+        | O::Fadd32i
+        | O::Fmul
+        | O::Fmul32i
+        | O::Ffma
+        | O::Ffma32i
+        | O::Fmnmx
+        | O::Fsetp
+        | O::Fset
+        | O::Fcmp
+        | O::Mufu
+        | O::Rro
+        | O::Fchk => float::lift(cx, i),
+        O::Dadd | O::Dmul | O::Dfma | O::Dmnmx | O::Dsetp | O::Dset => double::lift(cx, i),
+        O::Hadd2 | O::Hmul2 | O::Hfma2 | O::Hset2 | O::Hsetp2 => half::lift(cx, i),
+        O::F2f | O::F2i | O::I2f | O::I2i => conv::lift(cx, i),
+        O::Ldg
+        | O::Stg
+        | O::Ldl
+        | O::Stl
+        | O::Lds
+        | O::Sts
+        | O::Ldc
+        | O::Ld
+        | O::St
+        | O::Atom
+        | O::Atoms
+        | O::Red
+        | O::Cctl
+        | O::Membar => mem::lift(cx, i),
+        O::Shfl | O::Vote | O::S2r | O::Cs2r | O::Bar | O::B2r => warp::lift(cx, i),
+        _ => ctrl::lift(cx, i),
+    }
+}

@@ -1,0 +1,115 @@
+//! Warp and system: S2R/CS2R system registers, SHFL, VOTE, BAR, B2R.
+
+use super::{Cx, Result};
+use crate::ir::{Op, ShflMode, Sys, Type, VoteMode};
+use dmsh_isa::{Field, Instr, Opcode};
+
+fn sreg(name: &str) -> Option<Sys> {
+    Some(match name {
+        "SR_TID.X" => Sys::Tid(0),
+        "SR_TID.Y" => Sys::Tid(1),
+        "SR_TID.Z" => Sys::Tid(2),
+        "SR_CTAID.X" => Sys::Ctaid(0),
+        "SR_CTAID.Y" => Sys::Ctaid(1),
+        "SR_CTAID.Z" => Sys::Ctaid(2),
+        "SR_LANEID" => Sys::LaneId,
+        "SR_EQMASK" => Sys::LaneMask(0),
+        "SR_LTMASK" => Sys::LaneMask(1),
+        "SR_LEMASK" => Sys::LaneMask(2),
+        "SR_GTMASK" => Sys::LaneMask(3),
+        "SR_GEMASK" => Sys::LaneMask(4),
+        "SR_CLOCKLO" | "SR_CLOCKHI" | "SR_CLOCK" | "SR_GLOBALTIMERLO" | "SR_GLOBALTIMERHI" => {
+            Sys::Clock
+        }
+        "SR_VIRTCFG" | "SR_VIRTID" | "SR_MACHINE_ID_0" | "SR_MACHINE_ID_1" | "SR_MACHINE_ID_2"
+        | "SR_MACHINE_ID_3" | "SR_AFFINITY" | "SR_HWTASKID" | "SR_ORDERING_TICKET" | "SR_YIELD" => {
+            Sys::Zero
+        }
+        _ => return None,
+    })
+}
+
+/// Lifts one warp/system instruction.
+pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
+    use Opcode as O;
+    match i.opcode() {
+        O::S2r | O::Cs2r => {
+            let name = i.modifier(Field::Sreg).unwrap_or("");
+            let s =
+                sreg(name).ok_or_else(|| cx.unsupported(i, format!("system register {name}")))?;
+            let v = cx.sys(s);
+            cx.set_rd(i, v);
+            if i.opcode() == O::Cs2r && name.ends_with("LO") {
+                let z = cx.c32(0);
+                let rd = cx.rf(i, Field::Rd);
+                if rd != 255 {
+                    cx.set_reg(rd + 1, z);
+                }
+            }
+            Ok(())
+        }
+        O::Shfl => {
+            let mode = match i.modifier(Field::Mode).unwrap_or("") {
+                ".IDX" => ShflMode::Idx,
+                ".UP" => ShflMode::Up,
+                ".DOWN" => ShflMode::Down,
+                _ => ShflMode::Bfly,
+            };
+            let a = cx.r(i, Field::Ra);
+            let v = Cx::variant(i);
+            let b = if v.starts_with('R') {
+                cx.r(i, Field::Rb)
+            } else {
+                let k = i.get(Field::Imm).unwrap_or(0) as u32;
+                cx.c32(k)
+            };
+            let c = if v.ends_with('R') {
+                cx.r(i, Field::Rc)
+            } else {
+                let k = i.get(Field::Imm2).unwrap_or(0) as u32;
+                cx.c32(k)
+            };
+            let r = cx.emit(Op::Shfl(mode), Type::U32, &[a, b, c]);
+            if i.pred(Field::Pd).is_some_and(|p| !p.is_pt()) {
+                let ok = cx.emit(Op::ShflValid(mode), Type::Bool, &[a, b, c]);
+                cx.set_p(i, Field::Pd, ok);
+            }
+            cx.set_rd(i, r);
+            Ok(())
+        }
+        O::Vote => {
+            let p = cx.p(i, Field::Pc, Field::NotC);
+            let mode = match i.modifier(Field::Mode).unwrap_or("") {
+                ".ALL" => VoteMode::All,
+                ".ANY" => VoteMode::Any,
+                ".EQ" => VoteMode::Eq,
+                m => return Err(cx.unsupported(i, format!("VOTE{m}"))),
+            };
+            let rd = cx.rf(i, Field::Rd);
+            if rd != 255 {
+                let b = cx.emit(Op::Vote(VoteMode::Ballot), Type::U32, &[p]);
+                cx.set_reg(rd, b);
+            }
+            if i.pred(Field::Pd).is_some_and(|q| !q.is_pt()) {
+                let v = cx.emit(Op::Vote(mode), Type::Bool, &[p]);
+                cx.set_p(i, Field::Pd, v);
+            }
+            Ok(())
+        }
+        O::Bar => {
+            let mode = i.modifier(Field::Mode).unwrap_or("");
+            let form = i.form_name();
+            if form != "BAR_II" || i.get(Field::Imm).unwrap_or(0) != 0 {
+                return Err(cx.unsupported(i, "barrier other than BAR 0 without a count"));
+            }
+            match mode {
+                ".SYNC" => {
+                    cx.emit(Op::Barrier, Type::Void, &[]);
+                    Ok(())
+                }
+                _ => Err(cx.unsupported(i, format!("BAR{mode}"))),
+            }
+        }
+        _ => Err(cx.unsupported(i, "no semantics for this instruction")),
+    }
+}

@@ -1,0 +1,148 @@
+//! Constant folding and algebraic identities (`x + 0`, `x & ~0`, `select(true, a, b)`, …).
+
+use crate::ir::{Function, Op, Type, Value};
+
+fn mask(ty: Type) -> u64 {
+    match ty {
+        Type::Bool => 1,
+        Type::U32 | Type::F32 => 0xffff_ffff,
+        Type::F16 => 0xffff,
+        _ => u64::MAX,
+    }
+}
+
+fn sext(x: u64, ty: Type) -> i64 {
+    match ty {
+        Type::U32 => x as u32 as i32 as i64,
+        _ => x as i64,
+    }
+}
+
+/// Folds `op` over constant integer arguments of type `at`, giving the result bits.
+fn fold(op: Op, at: Type, rt: Type, a: &[u64]) -> Option<u64> {
+    let w = at.bits() as u64;
+    let m = mask(at);
+    let r = match (op, a) {
+        (Op::IAdd, [x, y]) => x.wrapping_add(*y),
+        (Op::ISub, [x, y]) => x.wrapping_sub(*y),
+        (Op::IMul, [x, y]) => x.wrapping_mul(*y),
+        (Op::INeg, [x]) => x.wrapping_neg(),
+        (Op::And, [x, y]) => x & y,
+        (Op::Or, [x, y]) => x | y,
+        (Op::Xor, [x, y]) => x ^ y,
+        (Op::Not, [x]) => !x,
+        (Op::Shl, [x, y]) if *y < w => x << y,
+        (Op::LShr, [x, y]) if *y < w => (x & m) >> y,
+        (Op::AShr, [x, y]) if *y < w => (sext(*x, at) >> y) as u64,
+        (Op::IEq, [x, y]) => (x & m == y & m) as u64,
+        (Op::INe, [x, y]) => (x & m != y & m) as u64,
+        (Op::ULt, [x, y]) => ((x & m) < (y & m)) as u64,
+        (Op::ULe, [x, y]) => ((x & m) <= (y & m)) as u64,
+        (Op::UGt, [x, y]) => ((x & m) > (y & m)) as u64,
+        (Op::UGe, [x, y]) => ((x & m) >= (y & m)) as u64,
+        (Op::SLt, [x, y]) => (sext(*x, at) < sext(*y, at)) as u64,
+        (Op::SLe, [x, y]) => (sext(*x, at) <= sext(*y, at)) as u64,
+        (Op::SGt, [x, y]) => (sext(*x, at) > sext(*y, at)) as u64,
+        (Op::SGe, [x, y]) => (sext(*x, at) >= sext(*y, at)) as u64,
+        (Op::UConvert, [x]) => x & m,
+        (Op::SConvert, [x]) => sext(*x, at) as u64,
+        (Op::Pack64, [lo, hi]) => (lo & 0xffff_ffff) | (hi << 32),
+        (Op::Hi32, [x]) => x >> 32,
+        _ => return None,
+    };
+    Some(r & mask(rt))
+}
+
+/// Runs the pass.
+pub fn run(f: &mut Function) {
+    let mut alias = vec![Value::NONE; f.insts.len()];
+    let res = |alias: &[Value], mut v: Value| {
+        while alias[v.index()].is_some() {
+            v = alias[v.index()];
+        }
+        v
+    };
+    for b in 0..f.blocks.len() {
+        for i in 0..f.blocks[b].insts.len() {
+            let v = f.blocks[b].insts[i];
+            let mut inst = f.insts[v.index()];
+            for a in inst.args.iter_mut() {
+                if a.is_some() {
+                    *a = res(&alias, *a);
+                }
+            }
+            f.insts[v.index()] = inst;
+            let args: Vec<Value> = inst.args().collect();
+            if args.is_empty() || inst.op.has_side_effects() {
+                continue;
+            }
+            let consts: Vec<Option<u64>> = args.iter().map(|&a| f.const_of(a)).collect();
+            if inst.op == Op::Select {
+                if let Some(c) = consts[0] {
+                    alias[v.index()] = if c != 0 { args[1] } else { args[2] };
+                }
+                continue;
+            }
+            let at = f.ty(args[0]);
+            if at.is_float() || inst.ty.is_float() {
+                continue;
+            }
+            if consts.iter().all(|c| c.is_some()) {
+                let cs: Vec<u64> = consts.iter().map(|c| c.unwrap()).collect();
+                if let Some(r) = fold(inst.op, at, inst.ty, &cs) {
+                    f.insts[v.index()].op = Op::Const(r);
+                    f.insts[v.index()].args = [Value::NONE; 4];
+                }
+                continue;
+            }
+            if args.len() == 2 {
+                let m = mask(at);
+                let id = |c: Option<u64>, e: u64| c.map(|c| c & m) == Some(e & m);
+                let (x, y) = (args[0], args[1]);
+                let (cx, cy) = (consts[0], consts[1]);
+                let a = match inst.op {
+                    Op::IAdd | Op::Or | Op::Xor if id(cy, 0) => Some(x),
+                    Op::IAdd | Op::Or | Op::Xor if id(cx, 0) => Some(y),
+                    Op::ISub | Op::Shl | Op::LShr | Op::AShr if id(cy, 0) => Some(x),
+                    Op::And if id(cy, u64::MAX) => Some(x),
+                    Op::And if id(cx, u64::MAX) => Some(y),
+                    Op::IMul if id(cy, 1) => Some(x),
+                    Op::IMul if id(cx, 1) => Some(y),
+                    _ => None,
+                };
+                if let Some(a) = a {
+                    if f.ty(a) == inst.ty {
+                        alias[v.index()] = a;
+                    }
+                }
+            }
+        }
+    }
+    super::apply_aliases(f, &alias);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Terminator;
+
+    #[test]
+    fn folds_and_simplifies() {
+        let mut f = Function::new();
+        let b = f.add_block(Some(0));
+        let a = f.push(b, Op::Const(0xffff_fff0), Type::U32, &[]);
+        let c = f.push(b, Op::Const(0x20), Type::U32, &[]);
+        let s = f.push(b, Op::IAdd, Type::U32, &[a, c]);
+        let r = f.push(b, Op::GetReg(3), Type::U32, &[]);
+        let z = f.push(b, Op::Const(0), Type::U32, &[]);
+        let t = f.push(b, Op::IAdd, Type::U32, &[r, z]);
+        let lt = f.push(b, Op::SLt, Type::Bool, &[a, c]);
+        let sel = f.push(b, Op::Select, Type::U32, &[lt, t, s]);
+        let st = f.push(b, Op::SetReg(0), Type::Void, &[sel]);
+        f.blocks[0].term = Terminator::Exit;
+        run(&mut f);
+        assert_eq!(f.const_of(s), Some(0x10));
+        assert_eq!(f.const_of(lt), Some(1));
+        assert_eq!(f.inst(st).args[0], r);
+    }
+}

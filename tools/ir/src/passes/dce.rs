@@ -1,0 +1,56 @@
+//! Dead code elimination: removes instructions whose value nothing uses and that have no
+//! effect.
+
+use crate::ir::{Function, Terminator};
+
+/// Runs the pass.
+pub fn run(f: &mut Function) {
+    let mut live = vec![false; f.insts.len()];
+    let mut work = Vec::new();
+    for b in &f.blocks {
+        for &v in &b.insts {
+            if f.insts[v.index()].op.has_side_effects() {
+                live[v.index()] = true;
+                work.push(v);
+            }
+        }
+        match &b.term {
+            Terminator::Branch(c, _, _) | Terminator::Dynamic(c)
+                if !live[c.index()] => {
+                    live[c.index()] = true;
+                    work.push(*c);
+                }
+            _ => {}
+        }
+    }
+    while let Some(v) = work.pop() {
+        for a in f.insts[v.index()].args() {
+            if !live[a.index()] {
+                live[a.index()] = true;
+                work.push(a);
+            }
+        }
+    }
+    for b in &mut f.blocks {
+        b.insts.retain(|v| live[v.index()]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Op, Type};
+
+    #[test]
+    fn removes_unused_pure_values() {
+        let mut f = Function::new();
+        let b = f.add_block(Some(0));
+        let a = f.push(b, Op::Const(1), Type::U32, &[]);
+        let c = f.push(b, Op::Const(2), Type::U32, &[]);
+        let _dead = f.push(b, Op::IAdd, Type::U32, &[a, c]);
+        f.push(b, Op::SetReg(0), Type::Void, &[a]);
+        f.blocks[0].term = Terminator::Exit;
+        run(&mut f);
+        assert_eq!(f.blocks[0].insts.len(), 2);
+    }
+}

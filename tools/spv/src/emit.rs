@@ -1,0 +1,1351 @@
+//! The emitter: module setup, resources, the block dispatcher and per-operation code.
+
+use crate::reflect::{Reflection, Resource};
+use crate::{Error, Options, Output};
+use dmsh_ir::{
+    AtomOp, BankSource, Function, Op, ShflMode, Space, StackKind, Sys, Terminator, Type, Value,
+    VoteMode, Width,
+};
+use rspirv::binary::Assemble;
+use rspirv::dr::{Builder, InsertPoint, Instruction, Operand};
+use rspirv::spirv::{self, Capability, Decoration, StorageClass, Word};
+use std::collections::HashMap;
+
+pub(crate) const EXIT_PC: u32 = 0xffff_ffff;
+const STACK_DEPTH: u32 = 16;
+const SCOPE_DEVICE: u32 = 1;
+const SCOPE_WORKGROUP: u32 = 2;
+const SCOPE_SUBGROUP: u32 = 3;
+
+/// GLSL.std.450 instruction numbers used here.
+pub(crate) mod glsl {
+    pub const ROUND_EVEN: u32 = 2;
+    pub const TRUNC: u32 = 3;
+    pub const FABS: u32 = 4;
+    pub const FLOOR: u32 = 8;
+    pub const CEIL: u32 = 9;
+    pub const SIN: u32 = 13;
+    pub const COS: u32 = 14;
+    pub const EXP2: u32 = 29;
+    pub const LOG2: u32 = 30;
+    pub const SQRT: u32 = 31;
+    pub const INVERSE_SQRT: u32 = 32;
+    pub const UMIN: u32 = 38;
+    pub const SMIN: u32 = 39;
+    pub const UMAX: u32 = 41;
+    pub const SMAX: u32 = 42;
+    pub const FMA: u32 = 50;
+    pub const FIND_SMSB: u32 = 74;
+    pub const FIND_UMSB: u32 = 75;
+    pub const NMIN: u32 = 79;
+    pub const NMAX: u32 = 80;
+}
+
+/// Emission state.
+pub(crate) struct E {
+    pub b: Builder,
+    pub opts: Options,
+    glsl_set: Word,
+    types: HashMap<Type, Word>,
+    u8t: Word,
+    u16t: Word,
+    consts: HashMap<(Word, u64), Word>,
+    vals: Vec<Word>,
+    regs: HashMap<u8, Word>,
+    preds: HashMap<u8, Word>,
+    flags: HashMap<u8, Word>,
+    stack: Option<(Word, Word)>,
+    local: Option<(Word, u32)>,
+    shared: Option<(Word, u32)>,
+    banks: HashMap<u8, (Word, u32, u32, bool)>,
+    builtins: HashMap<spirv::BuiltIn, Word>,
+    interface: Vec<Word>,
+    pub uses_psb: bool,
+    warp_ops: bool,
+    local_size: [u32; 3],
+    fn_vars: Vec<(Word, Word, Option<Word>)>,
+    entry_block: usize,
+}
+
+fn berr<T>(r: Result<T, rspirv::dr::Error>) -> Result<T, Error> {
+    r.map_err(|e| Error::Builder(format!("{e:?}")))
+}
+
+impl E {
+    pub fn ty(&mut self, t: Type) -> Word {
+        if let Some(&w) = self.types.get(&t) {
+            return w;
+        }
+        let w = match t {
+            Type::Void => self.b.type_void(),
+            Type::Bool => self.b.type_bool(),
+            Type::U32 => self.b.type_int(32, 0),
+            Type::U64 => self.b.type_int(64, 0),
+            Type::F16 => self.b.type_float(16),
+            Type::F32 => self.b.type_float(32),
+            Type::F64 => self.b.type_float(64),
+        };
+        self.types.insert(t, w);
+        w
+    }
+
+    /// A constant of IR type `t` with the given bits.
+    pub fn c(&mut self, t: Type, bits: u64) -> Word {
+        let ty = if t == Type::F16 {
+            self.u16t
+        } else {
+            self.ty(t)
+        };
+        self.cw(ty, t, bits)
+    }
+
+    fn cw(&mut self, ty: Word, t: Type, bits: u64) -> Word {
+        if let Some(&w) = self.consts.get(&(ty, bits)) {
+            return w;
+        }
+        let w = match t {
+            Type::Bool => {
+                if bits != 0 {
+                    self.b.constant_true(ty)
+                } else {
+                    self.b.constant_false(ty)
+                }
+            }
+            Type::U64 | Type::F64 => self.b.constant_bit64(ty, bits),
+            _ => self.b.constant_bit32(ty, bits as u32),
+        };
+        self.consts.insert((ty, bits), w);
+        w
+    }
+
+    pub fn u32c(&mut self, v: u32) -> Word {
+        self.c(Type::U32, v as u64)
+    }
+
+    /// Appends an instruction with id operands; returns its result id.
+    pub fn op(&mut self, op: spirv::Op, ty: Word, args: &[Word]) -> Word {
+        let id = self.b.id();
+        let ops = args.iter().map(|&a| Operand::IdRef(a)).collect();
+        let inst = Instruction::new(op, Some(ty), Some(id), ops);
+        self.b
+            .insert_into_block(InsertPoint::End, inst)
+            .expect("block selected");
+        id
+    }
+
+    /// A float op with NoContraction.
+    pub fn fop(&mut self, op: spirv::Op, ty: Word, args: &[Word]) -> Word {
+        let r = self.op(op, ty, args);
+        self.b.decorate(r, Decoration::NoContraction, []);
+        r
+    }
+
+    pub fn ext(&mut self, ty: Word, inst: u32, args: &[Word]) -> Word {
+        let set = self.glsl_set;
+        let ops = args.iter().map(|&a| Operand::IdRef(a)).collect::<Vec<_>>();
+        self.b
+            .ext_inst(ty, None, set, inst, ops)
+            .expect("block selected")
+    }
+
+    pub fn select(&mut self, t: Type, c: Word, a: Word, b: Word) -> Word {
+        let ty = self.ty(t);
+        self.op(spirv::Op::Select, ty, &[c, a, b])
+    }
+
+    fn ptr(&mut self, sc: StorageClass, elem: Word) -> Word {
+        self.b.type_pointer(None, sc, elem)
+    }
+
+    /// A module-scope variable (never inside the block being built).
+    fn global_var(&mut self, pty: Word, sc: StorageClass, init: Option<Word>) -> Word {
+        let id = self.b.id();
+        let mut ops = vec![Operand::StorageClass(sc)];
+        if let Some(i) = init {
+            ops.push(Operand::IdRef(i));
+        }
+        let inst = Instruction::new(spirv::Op::Variable, Some(pty), Some(id), ops);
+        self.b.module_mut().types_global_values.push(inst);
+        id
+    }
+
+    fn fn_var(&mut self, elem: Word, init: Option<Word>) -> Word {
+        let pty = self.ptr(StorageClass::Function, elem);
+        let id = self.b.id();
+        self.fn_vars.push((id, pty, init));
+        id
+    }
+
+    fn state_var(&mut self, kind: u8, n: u8) -> Word {
+        let (map, t) = match kind {
+            0 => (&self.regs, Type::U32),
+            1 => (&self.preds, Type::Bool),
+            _ => (&self.flags, Type::Bool),
+        };
+        if let Some(&w) = map.get(&n) {
+            return w;
+        }
+        let ty = self.ty(t);
+        let zero = self.c(t, 0);
+        let w = self.fn_var(ty, Some(zero));
+        match kind {
+            0 => self.regs.insert(n, w),
+            1 => self.preds.insert(n, w),
+            _ => self.flags.insert(n, w),
+        };
+        w
+    }
+
+    fn load(&mut self, t: Type, ptr: Word) -> Word {
+        let ty = self.ty(t);
+        self.b
+            .load(ty, None, ptr, None, [])
+            .expect("block selected")
+    }
+
+    fn store(&mut self, ptr: Word, v: Word) {
+        self.b.store(ptr, v, None, []).expect("block selected")
+    }
+
+    fn builtin(&mut self, bi: spirv::BuiltIn, t: Word) -> Word {
+        if let Some(&w) = self.builtins.get(&bi) {
+            return w;
+        }
+        let pty = self.ptr(StorageClass::Input, t);
+        let w = self.global_var(pty, StorageClass::Input, None);
+        self.b
+            .decorate(w, Decoration::BuiltIn, [Operand::BuiltIn(bi)]);
+        self.builtins.insert(bi, w);
+        self.interface.push(w);
+        w
+    }
+
+    fn builtin_comp(&mut self, bi: spirv::BuiltIn, comp: u8) -> Word {
+        let u = self.ty(Type::U32);
+        let v3 = self.b.type_vector(u, 3);
+        let var = self.builtin(bi, v3);
+        let pu = self.ptr(StorageClass::Input, u);
+        let idx = self.u32c(comp as u32);
+        let p = self.b.access_chain(pu, None, var, [idx]).expect("block");
+        self.load(Type::U32, p)
+    }
+
+    fn lane_index(&mut self) -> Word {
+        let u = self.ty(Type::U32);
+        let var = self.builtin(spirv::BuiltIn::LocalInvocationIndex, u);
+        self.load(Type::U32, var)
+    }
+
+    fn lane_id(&mut self) -> Word {
+        let li = self.lane_index();
+        let m = self.u32c(31);
+        let u = self.ty(Type::U32);
+        self.op(spirv::Op::BitwiseAnd, u, &[li, m])
+    }
+
+    fn sysval(&mut self, s: Sys) -> Word {
+        let u = self.ty(Type::U32);
+        match s {
+            Sys::Tid(c) => self.builtin_comp(spirv::BuiltIn::LocalInvocationId, c),
+            Sys::Ctaid(c) => self.builtin_comp(spirv::BuiltIn::WorkgroupId, c),
+            Sys::Nctaid(c) => self.builtin_comp(spirv::BuiltIn::NumWorkgroups, c),
+            Sys::Ntid(c) => self.u32c(self.local_size[c as usize % 3]),
+            Sys::LaneId => self.lane_id(),
+            Sys::WarpId => {
+                let li = self.lane_index();
+                let five = self.u32c(5);
+                self.op(spirv::Op::ShiftRightLogical, u, &[li, five])
+            }
+            Sys::LaneMask(k) => {
+                self.warp_ops = true;
+                let lane = self.lane_id();
+                let one = self.u32c(1);
+                let two = self.u32c(2);
+                let eq = self.op(spirv::Op::ShiftLeftLogical, u, &[one, lane]);
+                let le2 = self.op(spirv::Op::ShiftLeftLogical, u, &[two, lane]);
+                let lt = self.op(spirv::Op::ISub, u, &[eq, one]);
+                let le = self.op(spirv::Op::ISub, u, &[le2, one]);
+                match k {
+                    0 => eq,
+                    1 => lt,
+                    2 => le,
+                    3 => self.op(spirv::Op::Not, u, &[le]),
+                    _ => self.op(spirv::Op::Not, u, &[lt]),
+                }
+            }
+            Sys::Clock | Sys::Zero => self.u32c(0),
+        }
+    }
+
+    fn stack_vars(&mut self) -> (Word, Word) {
+        if let Some(s) = self.stack {
+            return s;
+        }
+        let u = self.ty(Type::U32);
+        let n = self.u32c(STACK_DEPTH);
+        let arr = self.b.type_array(u, n);
+        let arr_var = self.fn_var(arr, None);
+        let zero = self.u32c(0);
+        let sp = self.fn_var(u, Some(zero));
+        self.stack = Some((arr_var, sp));
+        (arr_var, sp)
+    }
+
+    fn stack_push(&mut self, kind: StackKind, target: Word) {
+        let (arr, sp) = self.stack_vars();
+        let u = self.ty(Type::U32);
+        let spv = self.load(Type::U32, sp);
+        let m = self.u32c(STACK_DEPTH - 1);
+        let idx = self.op(spirv::Op::BitwiseAnd, u, &[spv, m]);
+        let pu = self.ptr(StorageClass::Function, u);
+        let p = self.b.access_chain(pu, None, arr, [idx]).expect("block");
+        let sh = self.u32c(2);
+        let t = self.op(spirv::Op::ShiftLeftLogical, u, &[target, sh]);
+        let k = self.u32c(kind as u32);
+        let e = self.op(spirv::Op::BitwiseOr, u, &[t, k]);
+        self.store(p, e);
+        let one = self.u32c(1);
+        let n = self.op(spirv::Op::IAdd, u, &[spv, one]);
+        self.store(sp, n);
+    }
+
+    /// Pops down to and including the topmost entry of `kind` (unrolled search, no branches).
+    fn stack_pop(&mut self, kind: StackKind) -> Word {
+        let (arr, sp) = self.stack_vars();
+        let u = self.ty(Type::U32);
+        let bo = self.ty(Type::Bool);
+        let spv = self.load(Type::U32, sp);
+        let arrv = self.load_array(arr);
+        let mut found = self.c(Type::Bool, 0);
+        let mut new_sp = self.u32c(0);
+        let mut target = self.u32c(EXIT_PC);
+        let three = self.u32c(3);
+        let two = self.u32c(2);
+        let k = self.u32c(kind as u32);
+        for i in (0..STACK_DEPTH).rev() {
+            let e = self.b.composite_extract(u, None, arrv, [i]).expect("block");
+            let ek = self.op(spirv::Op::BitwiseAnd, u, &[e, three]);
+            let is_k = self.op(spirv::Op::IEqual, bo, &[ek, k]);
+            let ic = self.u32c(i);
+            let below = self.op(spirv::Op::ULessThan, bo, &[ic, spv]);
+            let hit0 = self.op(spirv::Op::LogicalAnd, bo, &[is_k, below]);
+            let nf = self.op(spirv::Op::LogicalNot, bo, &[found]);
+            let hit = self.op(spirv::Op::LogicalAnd, bo, &[hit0, nf]);
+            let tgt = self.op(spirv::Op::ShiftRightLogical, u, &[e, two]);
+            target = self.select(Type::U32, hit, tgt, target);
+            new_sp = self.select(Type::U32, hit, ic, new_sp);
+            found = self.op(spirv::Op::LogicalOr, bo, &[found, hit]);
+        }
+        self.store(sp, new_sp);
+        target
+    }
+
+    fn load_array(&mut self, arr: Word) -> Word {
+        let u = self.ty(Type::U32);
+        let n = self.u32c(STACK_DEPTH);
+        let at = self.b.type_array(u, n);
+        self.b.load(at, None, arr, None, []).expect("block")
+    }
+
+    fn bank_var(&mut self, f: &dmsh_ir::Shader, bank: u8) -> Result<(Word, u32, u32, bool), Error> {
+        if let Some(&v) = self.banks.get(&bank) {
+            return Ok(v);
+        }
+        let src = f
+            .banks
+            .iter()
+            .find(|b| b.bank == bank)
+            .map(|b| b.source.clone())
+            .unwrap_or(BankSource::Embedded(Vec::new()));
+        let u = self.ty(Type::U32);
+        let v = match src {
+            BankSource::Embedded(words) => {
+                let mut words = words;
+                if words.is_empty() {
+                    words.push(0);
+                }
+                let n = self.u32c(words.len() as u32);
+                let at = self.b.type_array(u, n);
+                let elems: Vec<Word> = words.iter().map(|&w| self.u32c(w)).collect();
+                let init = self.b.constant_composite(at, elems);
+                let pty = self.ptr(StorageClass::Private, at);
+                let var = self.global_var(pty, StorageClass::Private, Some(init));
+                self.interface.push(var);
+                (var, 0, words.len() as u32, false)
+            }
+            BankSource::Buffer { guest_offset, size } => {
+                let vec4 = self.b.type_vector(u, 4);
+                let n16 = size.div_ceil(16).max(1);
+                let n = self.u32c(n16);
+                let at = self.b.type_array(vec4, n);
+                self.b
+                    .decorate(at, Decoration::ArrayStride, [Operand::LiteralBit32(16)]);
+                let st = self.b.type_struct([at]);
+                self.b.decorate(st, Decoration::Block, []);
+                self.b
+                    .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+                let pty = self.ptr(StorageClass::Uniform, st);
+                let var = self.global_var(pty, StorageClass::Uniform, None);
+                self.b
+                    .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+                self.b.decorate(
+                    var,
+                    Decoration::Binding,
+                    [Operand::LiteralBit32(bank as u32)],
+                );
+                self.interface.push(var);
+                (var, guest_offset, n16 * 4, true)
+            }
+        };
+        self.banks.insert(bank, v);
+        Ok(v)
+    }
+
+    fn load_const(&mut self, sh: &dmsh_ir::Shader, bank: u8, off: Word) -> Result<Word, Error> {
+        let (var, base, words, ubo) = self.bank_var(sh, bank)?;
+        let u = self.ty(Type::U32);
+        let b = self.u32c(base);
+        let rel = self.op(spirv::Op::ISub, u, &[off, b]);
+        let two = self.u32c(2);
+        let w = self.op(spirv::Op::ShiftRightLogical, u, &[rel, two]);
+        let maxw = self.u32c(words - 1);
+        let w = self.ext(u, glsl::UMIN, &[w, maxw]);
+        if ubo {
+            let pu = self.ptr(StorageClass::Uniform, u);
+            let zero = self.u32c(0);
+            let w4 = self.op(spirv::Op::ShiftRightLogical, u, &[w, two]);
+            let three = self.u32c(3);
+            let c = self.op(spirv::Op::BitwiseAnd, u, &[w, three]);
+            let p = self
+                .b
+                .access_chain(pu, None, var, [zero, w4, c])
+                .expect("block");
+            Ok(self.load(Type::U32, p))
+        } else {
+            let pu = self.ptr(StorageClass::Private, u);
+            let p = self.b.access_chain(pu, None, var, [w]).expect("block");
+            Ok(self.load(Type::U32, p))
+        }
+    }
+
+    /// The array variable of a 32-bit-word memory (shared or local), with its word count.
+    fn word_mem(&mut self, space: Space) -> (Word, u32, StorageClass) {
+        let u = self.ty(Type::U32);
+        match space {
+            Space::Shared => {
+                let (v, n) = self.shared.expect("shared declared");
+                let _ = u;
+                (v, n, StorageClass::Workgroup)
+            }
+            _ => {
+                let (v, n) = self.local.expect("local declared");
+                (v, n, StorageClass::Function)
+            }
+        }
+    }
+
+    fn word_ptr(&mut self, space: Space, byte_addr: Word, word_off: u32) -> Word {
+        let (var, n, sc) = self.word_mem(space);
+        let u = self.ty(Type::U32);
+        let two = self.u32c(2);
+        let w = self.op(spirv::Op::ShiftRightLogical, u, &[byte_addr, two]);
+        let w = if word_off != 0 {
+            let o = self.u32c(word_off);
+            self.op(spirv::Op::IAdd, u, &[w, o])
+        } else {
+            w
+        };
+        let maxw = self.u32c(n - 1);
+        let w = self.ext(u, glsl::UMIN, &[w, maxw]);
+        let pu = self.ptr(sc, u);
+        self.b.access_chain(pu, None, var, [w]).expect("block")
+    }
+
+    fn global_ptr(&mut self, addr: Word, elem: Word) -> Word {
+        self.uses_psb = true;
+        let p = self.ptr(StorageClass::PhysicalStorageBuffer, elem);
+        self.op(spirv::Op::ConvertUToPtr, p, &[addr])
+    }
+
+    fn width_elem(&mut self, w: Width) -> Word {
+        match w {
+            Width::U8 | Width::S8 => self.u8t,
+            Width::U16 | Width::S16 => self.u16t,
+            Width::B32 => self.ty(Type::U32),
+            Width::B64 => self.ty(Type::U64),
+        }
+    }
+
+    fn extend(&mut self, w: Width, v: Word) -> Word {
+        let u = self.ty(Type::U32);
+        match w {
+            Width::U8 | Width::U16 => self.op(spirv::Op::UConvert, u, &[v]),
+            Width::S8 | Width::S16 => {
+                let i = self.b.type_int(32, 1);
+                let s = self.op(spirv::Op::SConvert, i, &[v]);
+                self.op(spirv::Op::Bitcast, u, &[s])
+            }
+            _ => v,
+        }
+    }
+
+    fn mem_load(&mut self, space: Space, w: Width, addr: Word) -> Word {
+        let u = self.ty(Type::U32);
+        match space {
+            Space::Global => {
+                let elem = self.width_elem(w);
+                let p = self.global_ptr(addr, elem);
+                let v = self.b.load(
+                    elem,
+                    None,
+                    p,
+                    Some(spirv::MemoryAccess::ALIGNED),
+                    [Operand::LiteralBit32(w.bytes())],
+                );
+                let v = v.expect("block");
+                self.extend(w, v)
+            }
+            _ => match w {
+                Width::B32 => {
+                    let p = self.word_ptr(space, addr, 0);
+                    self.load(Type::U32, p)
+                }
+                Width::B64 => {
+                    let p0 = self.word_ptr(space, addr, 0);
+                    let lo = self.load(Type::U32, p0);
+                    let p1 = self.word_ptr(space, addr, 1);
+                    let hi = self.load(Type::U32, p1);
+                    self.pack64(lo, hi)
+                }
+                _ => {
+                    let p = self.word_ptr(space, addr, 0);
+                    let word = self.load(Type::U32, p);
+                    let three = self.u32c(3);
+                    let b = self.op(spirv::Op::BitwiseAnd, u, &[addr, three]);
+                    let eight = self.u32c(3);
+                    let sh = self.op(spirv::Op::ShiftLeftLogical, u, &[b, eight]);
+                    let cnt = self.u32c(w.bytes() * 8);
+                    let op = if matches!(w, Width::S8 | Width::S16) {
+                        spirv::Op::BitFieldSExtract
+                    } else {
+                        spirv::Op::BitFieldUExtract
+                    };
+                    self.op(op, u, &[word, sh, cnt])
+                }
+            },
+        }
+    }
+
+    fn pack64(&mut self, lo: Word, hi: Word) -> Word {
+        let u64t = self.ty(Type::U64);
+        let l = self.op(spirv::Op::UConvert, u64t, &[lo]);
+        let h = self.op(spirv::Op::UConvert, u64t, &[hi]);
+        let c32 = self.c(Type::U64, 32);
+        let hs = self.op(spirv::Op::ShiftLeftLogical, u64t, &[h, c32]);
+        self.op(spirv::Op::BitwiseOr, u64t, &[l, hs])
+    }
+
+    fn split64(&mut self, v: Word) -> (Word, Word) {
+        let u = self.ty(Type::U32);
+        let u64t = self.ty(Type::U64);
+        let lo = self.op(spirv::Op::UConvert, u, &[v]);
+        let c32 = self.c(Type::U64, 32);
+        let h = self.op(spirv::Op::ShiftRightLogical, u64t, &[v, c32]);
+        let hi = self.op(spirv::Op::UConvert, u, &[h]);
+        (lo, hi)
+    }
+
+    fn mem_store(&mut self, space: Space, w: Width, addr: Word, v: Word) {
+        let u = self.ty(Type::U32);
+        match space {
+            Space::Global => {
+                let elem = self.width_elem(w);
+                let p = self.global_ptr(addr, elem);
+                let v = match w {
+                    Width::B32 | Width::B64 => v,
+                    _ => self.op(spirv::Op::UConvert, elem, &[v]),
+                };
+                self.b
+                    .store(
+                        p,
+                        v,
+                        Some(spirv::MemoryAccess::ALIGNED),
+                        [Operand::LiteralBit32(w.bytes())],
+                    )
+                    .expect("block");
+            }
+            _ => match w {
+                Width::B32 => {
+                    let p = self.word_ptr(space, addr, 0);
+                    self.store(p, v);
+                }
+                Width::B64 => {
+                    let (lo, hi) = self.split64(v);
+                    let p0 = self.word_ptr(space, addr, 0);
+                    self.store(p0, lo);
+                    let p1 = self.word_ptr(space, addr, 1);
+                    self.store(p1, hi);
+                }
+                _ => {
+                    let p = self.word_ptr(space, addr, 0);
+                    let three = self.u32c(3);
+                    let b = self.op(spirv::Op::BitwiseAnd, u, &[addr, three]);
+                    let sh = self.op(spirv::Op::ShiftLeftLogical, u, &[b, three]);
+                    let fm = self.u32c(if w.bytes() == 1 { 0xff } else { 0xffff });
+                    let m = self.op(spirv::Op::ShiftLeftLogical, u, &[fm, sh]);
+                    let vm = self.op(spirv::Op::BitwiseAnd, u, &[v, fm]);
+                    let vs = self.op(spirv::Op::ShiftLeftLogical, u, &[vm, sh]);
+                    let nm = self.op(spirv::Op::Not, u, &[m]);
+                    if space == Space::Shared {
+                        let sc = self.u32c(SCOPE_WORKGROUP);
+                        let sem = self.u32c(0);
+                        self.op(spirv::Op::AtomicAnd, u, &[p, sc, sem, nm]);
+                        self.op(spirv::Op::AtomicOr, u, &[p, sc, sem, vs]);
+                    } else {
+                        let old = self.load(Type::U32, p);
+                        let k = self.op(spirv::Op::BitwiseAnd, u, &[old, nm]);
+                        let n = self.op(spirv::Op::BitwiseOr, u, &[k, vs]);
+                        self.store(p, n);
+                    }
+                }
+            },
+        }
+    }
+
+    fn atomic_ptr(&mut self, space: Space, w: Width, addr: Word) -> (Word, u32) {
+        match space {
+            Space::Global => {
+                let elem = self.width_elem(w);
+                (self.global_ptr(addr, elem), SCOPE_DEVICE)
+            }
+            _ => (self.word_ptr(space, addr, 0), SCOPE_WORKGROUP),
+        }
+    }
+
+    fn atomic(
+        &mut self,
+        space: Space,
+        aop: AtomOp,
+        w: Width,
+        addr: Word,
+        v: Word,
+    ) -> Result<Word, Error> {
+        let t = if w == Width::B64 {
+            Type::U64
+        } else {
+            Type::U32
+        };
+        if space != Space::Global && w == Width::B64 {
+            return Err(Error::Unsupported("64-bit shared atomic RMW".into()));
+        }
+        let ty = self.ty(t);
+        let (p, scope) = self.atomic_ptr(space, w, addr);
+        let sc = self.u32c(scope);
+        let sem = self.u32c(0);
+        let o = match aop {
+            AtomOp::Add => spirv::Op::AtomicIAdd,
+            AtomOp::SMin => spirv::Op::AtomicSMin,
+            AtomOp::UMin => spirv::Op::AtomicUMin,
+            AtomOp::SMax => spirv::Op::AtomicSMax,
+            AtomOp::UMax => spirv::Op::AtomicUMax,
+            AtomOp::And => spirv::Op::AtomicAnd,
+            AtomOp::Or => spirv::Op::AtomicOr,
+            AtomOp::Xor => spirv::Op::AtomicXor,
+            AtomOp::Exch => spirv::Op::AtomicExchange,
+            AtomOp::FAdd => {
+                let f = self.ty(Type::F32);
+                let fp = match space {
+                    Space::Global => self.global_ptr(addr, f),
+                    _ => {
+                        let pf = self.ptr(StorageClass::Workgroup, f);
+                        self.op(spirv::Op::Bitcast, pf, &[p])
+                    }
+                };
+                let fv = self.op(spirv::Op::Bitcast, f, &[v]);
+                let r = self.op(spirv::Op::AtomicFAddEXT, f, &[fp, sc, sem, fv]);
+                return Ok(self.op(spirv::Op::Bitcast, ty, &[r]));
+            }
+            AtomOp::Inc | AtomOp::Dec => {
+                return Ok(self.atomic_loop(aop, t, p, sc, v, space == Space::Global))
+            }
+        };
+        Ok(self.op(o, ty, &[p, sc, sem, v]))
+    }
+
+    /// CUDA's wrapping inc/dec as a compare-and-swap loop.
+    fn atomic_loop(
+        &mut self,
+        aop: AtomOp,
+        t: Type,
+        p: Word,
+        sc: Word,
+        v: Word,
+        global: bool,
+    ) -> Word {
+        let ty = self.ty(t);
+        let bo = self.ty(Type::Bool);
+        let sem = self.u32c(0);
+        let old_var = self.fn_var(ty, None);
+        let header = self.b.id();
+        let body = self.b.id();
+        let cont = self.b.id();
+        let merge = self.b.id();
+        self.b.branch(header).expect("block");
+        self.b.begin_block(Some(header)).expect("no block");
+        self.b
+            .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
+            .expect("block");
+        self.b.branch(body).expect("block");
+        self.b.begin_block(Some(body)).expect("no block");
+        let old = if global {
+            let tw = self.ty(t);
+            let bytes = t.bits() / 8;
+            self.b
+                .load(
+                    tw,
+                    None,
+                    p,
+                    Some(spirv::MemoryAccess::ALIGNED),
+                    [Operand::LiteralBit32(bytes)],
+                )
+                .expect("block")
+        } else {
+            self.load(t, p)
+        };
+        let one = self.c(t, 1);
+        let zero = self.c(t, 0);
+        let new = match aop {
+            AtomOp::Inc => {
+                let ge = self.op(spirv::Op::UGreaterThanEqual, bo, &[old, v]);
+                let inc = self.op(spirv::Op::IAdd, ty, &[old, one]);
+                self.select(t, ge, zero, inc)
+            }
+            _ => {
+                let z = self.op(spirv::Op::IEqual, bo, &[old, zero]);
+                let gt = self.op(spirv::Op::UGreaterThan, bo, &[old, v]);
+                let c = self.op(spirv::Op::LogicalOr, bo, &[z, gt]);
+                let dec = self.op(spirv::Op::ISub, ty, &[old, one]);
+                self.select(t, c, v, dec)
+            }
+        };
+        let got = self.op(
+            spirv::Op::AtomicCompareExchange,
+            ty,
+            &[p, sc, sem, sem, new, old],
+        );
+        self.store(old_var, got);
+        let done = self.op(spirv::Op::IEqual, bo, &[got, old]);
+        self.b.branch(cont).expect("block");
+        self.b.begin_block(Some(cont)).expect("no block");
+        self.b
+            .branch_conditional(done, merge, header, [])
+            .expect("block");
+        self.b.begin_block(Some(merge)).expect("no block");
+        self.load(t, old_var)
+    }
+
+    fn shfl(&mut self, mode: ShflMode, val: Word, bv: Word, cv: Word) -> (Word, Word) {
+        self.warp_ops = true;
+        let u = self.ty(Type::U32);
+        let bo = self.ty(Type::Bool);
+        let lane = self.lane_id();
+        let c31 = self.u32c(31);
+        let c8 = self.u32c(8);
+        let bl = self.op(spirv::Op::BitwiseAnd, u, &[bv, c31]);
+        let cl = self.op(spirv::Op::BitwiseAnd, u, &[cv, c31]);
+        let s0 = self.op(spirv::Op::ShiftRightLogical, u, &[cv, c8]);
+        let seg = self.op(spirv::Op::BitwiseAnd, u, &[s0, c31]);
+        let nseg = self.op(spirv::Op::Not, u, &[seg]);
+        let min_lane = self.op(spirv::Op::BitwiseAnd, u, &[lane, seg]);
+        let cm = self.op(spirv::Op::BitwiseAnd, u, &[cl, nseg]);
+        let max_lane = self.op(spirv::Op::BitwiseOr, u, &[min_lane, cm]);
+        let (j, ok) = match mode {
+            ShflMode::Up => {
+                let j = self.op(spirv::Op::ISub, u, &[lane, bl]);
+                (j, self.op(spirv::Op::SGreaterThanEqual, bo, &[j, max_lane]))
+            }
+            ShflMode::Down => {
+                let j = self.op(spirv::Op::IAdd, u, &[lane, bl]);
+                (j, self.op(spirv::Op::SLessThanEqual, bo, &[j, max_lane]))
+            }
+            ShflMode::Bfly => {
+                let j = self.op(spirv::Op::BitwiseXor, u, &[lane, bl]);
+                (j, self.op(spirv::Op::SLessThanEqual, bo, &[j, max_lane]))
+            }
+            ShflMode::Idx => {
+                let bm = self.op(spirv::Op::BitwiseAnd, u, &[bl, nseg]);
+                let j = self.op(spirv::Op::BitwiseOr, u, &[min_lane, bm]);
+                (j, self.op(spirv::Op::SLessThanEqual, bo, &[j, max_lane]))
+            }
+        };
+        let src = self.select(Type::U32, ok, j, lane);
+        let sc = self.u32c(SCOPE_SUBGROUP);
+        let r = self.op(spirv::Op::GroupNonUniformShuffle, u, &[sc, val, src]);
+        (r, ok)
+    }
+
+    fn vote(&mut self, mode: VoteMode, p: Word) -> Word {
+        self.warp_ops = true;
+        let bo = self.ty(Type::Bool);
+        let sc = self.u32c(SCOPE_SUBGROUP);
+        match mode {
+            VoteMode::All => self.op(spirv::Op::GroupNonUniformAll, bo, &[sc, p]),
+            VoteMode::Any => self.op(spirv::Op::GroupNonUniformAny, bo, &[sc, p]),
+            VoteMode::Eq => self.op(spirv::Op::GroupNonUniformAllEqual, bo, &[sc, p]),
+            VoteMode::Ballot => {
+                let u = self.ty(Type::U32);
+                let v4 = self.b.type_vector(u, 4);
+                let bal = self.op(spirv::Op::GroupNonUniformBallot, v4, &[sc, p]);
+                self.b.composite_extract(u, None, bal, [0]).expect("block")
+            }
+        }
+    }
+
+    fn val(&self, v: Value) -> Word {
+        self.vals[v.index()]
+    }
+
+    /// Emits one IR instruction.
+    fn inst(&mut self, sh: &dmsh_ir::Shader, f: &Function, v: Value) -> Result<(), Error> {
+        let inst = *f.inst(v);
+        let a: Vec<Word> = inst.args().map(|x| self.val(x)).collect();
+        let at: Vec<Type> = inst.args().map(|x| f.ty(x)).collect();
+        let rt = inst.ty;
+        let ty = if rt == Type::F16 {
+            self.ty(Type::F16)
+        } else {
+            self.ty(rt)
+        };
+        use spirv::Op as S;
+        let signed = |e: &mut E, t: Type| -> Word {
+            let w = t.bits();
+            e.b.type_int(w, 1)
+        };
+        let r = match inst.op {
+            Op::Const(bits) => {
+                if rt == Type::F16 {
+                    let h = self.c(Type::F16, bits);
+                    let f16 = self.ty(Type::F16);
+                    self.op(S::Bitcast, f16, &[h])
+                } else {
+                    self.c(rt, bits)
+                }
+            }
+            Op::Undef => self.c(rt, 0),
+            Op::GetReg(n) => {
+                let var = self.state_var(0, n);
+                self.load(Type::U32, var)
+            }
+            Op::SetReg(n) => {
+                let var = self.state_var(0, n);
+                self.store(var, a[0]);
+                0
+            }
+            Op::GetPred(n) => {
+                let var = self.state_var(1, n);
+                self.load(Type::Bool, var)
+            }
+            Op::SetPred(n) => {
+                let var = self.state_var(1, n);
+                self.store(var, a[0]);
+                0
+            }
+            Op::GetFlag(fl) => {
+                let var = self.state_var(2, fl as u8);
+                self.load(Type::Bool, var)
+            }
+            Op::SetFlag(fl) => {
+                let var = self.state_var(2, fl as u8);
+                self.store(var, a[0]);
+                0
+            }
+            Op::StackPush(k) => {
+                self.stack_push(k, a[0]);
+                0
+            }
+            Op::StackPop(k) => self.stack_pop(k),
+            Op::IAdd => self.op(S::IAdd, ty, &a),
+            Op::ISub => self.op(S::ISub, ty, &a),
+            Op::IMul => self.op(S::IMul, ty, &a),
+            Op::INeg => self.op(S::SNegate, ty, &a),
+            Op::UMulHi | Op::SMulHi => {
+                let st = if inst.op == Op::SMulHi {
+                    signed(self, rt)
+                } else {
+                    ty
+                };
+                let pair = self.b.type_struct([st, st]);
+                let (x, y) = if inst.op == Op::SMulHi {
+                    (
+                        self.op(S::Bitcast, st, &[a[0]]),
+                        self.op(S::Bitcast, st, &[a[1]]),
+                    )
+                } else {
+                    (a[0], a[1])
+                };
+                let o = if inst.op == Op::SMulHi {
+                    S::SMulExtended
+                } else {
+                    S::UMulExtended
+                };
+                let m = self.op(o, pair, &[x, y]);
+                let hi = self.b.composite_extract(st, None, m, [1]).expect("block");
+                self.op(S::Bitcast, ty, &[hi])
+            }
+            Op::AddCarry => {
+                let t0 = self.ty(at[0]);
+                let pair = self.b.type_struct([t0, t0]);
+                let m = self.op(S::IAddCarry, pair, &a);
+                let c = self.b.composite_extract(t0, None, m, [1]).expect("block");
+                let zero = self.c(at[0], 0);
+                self.op(S::INotEqual, ty, &[c, zero])
+            }
+            Op::And => self.op(
+                if rt == Type::Bool {
+                    S::LogicalAnd
+                } else {
+                    S::BitwiseAnd
+                },
+                ty,
+                &a,
+            ),
+            Op::Or => self.op(
+                if rt == Type::Bool {
+                    S::LogicalOr
+                } else {
+                    S::BitwiseOr
+                },
+                ty,
+                &a,
+            ),
+            Op::Xor => self.op(
+                if rt == Type::Bool {
+                    S::LogicalNotEqual
+                } else {
+                    S::BitwiseXor
+                },
+                ty,
+                &a,
+            ),
+            Op::Not => self.op(
+                if rt == Type::Bool {
+                    S::LogicalNot
+                } else {
+                    S::Not
+                },
+                ty,
+                &a,
+            ),
+            Op::Shl => self.op(S::ShiftLeftLogical, ty, &a),
+            Op::LShr => self.op(S::ShiftRightLogical, ty, &a),
+            Op::AShr => self.op(S::ShiftRightArithmetic, ty, &a),
+            Op::BfeU => self.op(S::BitFieldUExtract, ty, &a),
+            Op::BfeS => self.op(S::BitFieldSExtract, ty, &a),
+            Op::Bfi => self.op(S::BitFieldInsert, ty, &a),
+            Op::Popc => self.op(S::BitCount, ty, &a),
+            Op::Brev => self.op(S::BitReverse, ty, &a),
+            Op::FindUMsb => self.ext(ty, glsl::FIND_UMSB, &a),
+            Op::FindSMsb => self.ext(ty, glsl::FIND_SMSB, &a),
+            Op::SMin => self.ext(ty, glsl::SMIN, &a),
+            Op::SMax => self.ext(ty, glsl::SMAX, &a),
+            Op::UMin => self.ext(ty, glsl::UMIN, &a),
+            Op::UMax => self.ext(ty, glsl::UMAX, &a),
+            Op::IEq => self.op(
+                if at[0] == Type::Bool {
+                    S::LogicalEqual
+                } else {
+                    S::IEqual
+                },
+                ty,
+                &a,
+            ),
+            Op::INe => self.op(
+                if at[0] == Type::Bool {
+                    S::LogicalNotEqual
+                } else {
+                    S::INotEqual
+                },
+                ty,
+                &a,
+            ),
+            Op::SLt => self.op(S::SLessThan, ty, &a),
+            Op::SLe => self.op(S::SLessThanEqual, ty, &a),
+            Op::SGt => self.op(S::SGreaterThan, ty, &a),
+            Op::SGe => self.op(S::SGreaterThanEqual, ty, &a),
+            Op::ULt => self.op(S::ULessThan, ty, &a),
+            Op::ULe => self.op(S::ULessThanEqual, ty, &a),
+            Op::UGt => self.op(S::UGreaterThan, ty, &a),
+            Op::UGe => self.op(S::UGreaterThanEqual, ty, &a),
+            Op::Select => self.op(S::Select, ty, &a),
+            Op::FAdd(rnd) => self.fadd(rt, rnd, a[0], a[1]),
+            Op::FMul(rnd) => self.fmul(rt, rnd, a[0], a[1]),
+            Op::FFma(rnd) => self.ffma(rt, rnd, a[0], a[1], a[2]),
+            Op::FDiv => self.fop(S::FDiv, ty, &a),
+            Op::FNeg => self.op(S::FNegate, ty, &a),
+            Op::FAbs => self.ext(ty, glsl::FABS, &a),
+            Op::FMin => self.ext(ty, glsl::NMIN, &a),
+            Op::FMax => self.ext(ty, glsl::NMAX, &a),
+            Op::FFloor => self.ext(ty, glsl::FLOOR, &a),
+            Op::FCeil => self.ext(ty, glsl::CEIL, &a),
+            Op::FTrunc => self.ext(ty, glsl::TRUNC, &a),
+            Op::FRoundEven => self.ext(ty, glsl::ROUND_EVEN, &a),
+            Op::FSqrt => self.ext(ty, glsl::SQRT, &a),
+            Op::FRsqrt => self.ext(ty, glsl::INVERSE_SQRT, &a),
+            Op::FExp2 => self.ext(ty, glsl::EXP2, &a),
+            Op::FLog2 => self.ext(ty, glsl::LOG2, &a),
+            Op::FSin => self.ext(ty, glsl::SIN, &a),
+            Op::FCos => self.ext(ty, glsl::COS, &a),
+            Op::FRcp => {
+                let one = self.fconst(rt, 1.0);
+                self.fop(S::FDiv, ty, &[one, a[0]])
+            }
+            Op::FOEq => self.op(S::FOrdEqual, ty, &a),
+            Op::FONe => self.op(S::FOrdNotEqual, ty, &a),
+            Op::FOLt => self.op(S::FOrdLessThan, ty, &a),
+            Op::FOLe => self.op(S::FOrdLessThanEqual, ty, &a),
+            Op::FOGt => self.op(S::FOrdGreaterThan, ty, &a),
+            Op::FOGe => self.op(S::FOrdGreaterThanEqual, ty, &a),
+            Op::FUEq => self.op(S::FUnordEqual, ty, &a),
+            Op::FUNe => self.op(S::FUnordNotEqual, ty, &a),
+            Op::FULt => self.op(S::FUnordLessThan, ty, &a),
+            Op::FULe => self.op(S::FUnordLessThanEqual, ty, &a),
+            Op::FUGt => self.op(S::FUnordGreaterThan, ty, &a),
+            Op::FUGe => self.op(S::FUnordGreaterThanEqual, ty, &a),
+            Op::IsNan => self.op(S::IsNan, ty, &a),
+            Op::IsInf => self.op(S::IsInf, ty, &a),
+            Op::Bitcast => match (at[0], rt) {
+                (Type::U32, Type::F16) => {
+                    let h = self.op(S::UConvert, self.u16t, &a);
+                    self.op(S::Bitcast, ty, &[h])
+                }
+                (Type::F16, Type::U32) => {
+                    let h = self.op(S::Bitcast, self.u16t, &a);
+                    self.op(S::UConvert, ty, &[h])
+                }
+                _ => self.op(S::Bitcast, ty, &a),
+            },
+            Op::UToF(rnd) => self.int_to_float(false, rnd, at[0], rt, a[0]),
+            Op::SToF(rnd) => self.int_to_float(true, rnd, at[0], rt, a[0]),
+            Op::FToU => self.op(S::ConvertFToU, ty, &a),
+            Op::FToS => {
+                let st = signed(self, rt);
+                let s = self.op(S::ConvertFToS, st, &a);
+                self.op(S::Bitcast, ty, &[s])
+            }
+            Op::FConvert(rnd) => self.fconvert(at[0], rt, rnd, a[0]),
+            Op::UConvert => {
+                if at[0] == rt {
+                    a[0]
+                } else {
+                    self.op(S::UConvert, ty, &a)
+                }
+            }
+            Op::SConvert => {
+                let st = signed(self, rt);
+                let si = signed(self, at[0]);
+                let x = self.op(S::Bitcast, si, &a);
+                let s = self.op(S::SConvert, st, &[x]);
+                self.op(S::Bitcast, ty, &[s])
+            }
+            Op::Pack64 => self.pack64(a[0], a[1]),
+            Op::Hi32 => self.split64(a[0]).1,
+            Op::Load(space, w) => self.mem_load(space, w, a[0]),
+            Op::Store(space, w) => {
+                self.mem_store(space, w, a[0], a[1]);
+                0
+            }
+            Op::Atomic(space, aop, w) => self.atomic(space, aop, w, a[0], a[1])?,
+            Op::AtomicCas(space, w) => {
+                let t = if w == Width::B64 {
+                    Type::U64
+                } else {
+                    Type::U32
+                };
+                if space != Space::Global && w == Width::B64 {
+                    return Err(Error::Unsupported("64-bit shared compare-and-swap".into()));
+                }
+                let tyw = self.ty(t);
+                let (p, scope) = self.atomic_ptr(space, w, a[0]);
+                let sc = self.u32c(scope);
+                let sem = self.u32c(0);
+                self.op(
+                    S::AtomicCompareExchange,
+                    tyw,
+                    &[p, sc, sem, sem, a[2], a[1]],
+                )
+            }
+            Op::LoadConst(bank) => self.load_const(sh, bank, a[0])?,
+            Op::Barrier => {
+                let wg = self.u32c(SCOPE_WORKGROUP);
+                let sem = self.u32c(0x108);
+                self.b.control_barrier(wg, wg, sem).expect("block");
+                0
+            }
+            Op::MemBarrier(dev) => {
+                let sc = self.u32c(if dev { SCOPE_DEVICE } else { SCOPE_WORKGROUP });
+                let sem = self.u32c(0x8 | 0x40 | 0x100);
+                self.b.memory_barrier(sc, sem).expect("block");
+                0
+            }
+            Op::SysVal(s) => self.sysval(s),
+            Op::Shfl(m) => self.shfl(m, a[0], a[1], a[2]).0,
+            Op::ShflValid(m) => {
+                let u = self.u32c(0);
+                self.shfl(m, u, a[1], a[2]).1
+            }
+            Op::Vote(m) => self.vote(m, a[0]),
+        };
+        self.vals[v.index()] = r;
+        Ok(())
+    }
+
+    pub fn fconst(&mut self, t: Type, x: f64) -> Word {
+        match t {
+            Type::F64 => {
+                let ty = self.ty(Type::F64);
+                self.cw(ty, Type::F64, x.to_bits())
+            }
+            Type::F16 => {
+                let c = self.c(Type::F32, (x as f32).to_bits() as u64);
+                let f32t = self.ty(Type::F32);
+                let fc = self.op(spirv::Op::Bitcast, f32t, &[c]);
+                let h = self.ty(Type::F16);
+                self.op(spirv::Op::FConvert, h, &[fc])
+            }
+            _ => {
+                let ty = self.ty(Type::F32);
+                self.cw(ty, Type::F32, (x as f32).to_bits() as u64)
+            }
+        }
+    }
+}
+
+/// Translates a lifted shader to SPIR-V words plus reflection.
+pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
+    let f = &sh.func;
+    let mut b = Builder::new();
+    b.set_version(1, 5);
+    let mut e = E {
+        glsl_set: 0,
+        types: HashMap::new(),
+        u8t: 0,
+        u16t: 0,
+        consts: HashMap::new(),
+        vals: vec![0; f.insts.len()],
+        regs: HashMap::new(),
+        preds: HashMap::new(),
+        flags: HashMap::new(),
+        stack: None,
+        local: None,
+        shared: None,
+        banks: HashMap::new(),
+        builtins: HashMap::new(),
+        interface: Vec::new(),
+        uses_psb: false,
+        warp_ops: false,
+        local_size: sh.local_size,
+        fn_vars: Vec::new(),
+        entry_block: 0,
+        opts: *opts,
+        b,
+    };
+    e.glsl_set = e.b.ext_inst_import("GLSL.std.450");
+    e.u8t = e.b.type_int(8, 0);
+    e.u16t = e.b.type_int(16, 0);
+    let void = e.ty(Type::Void);
+    let fnty = e.b.type_function(void, []);
+    let main = berr(e.b.begin_function(void, None, spirv::FunctionControl::NONE, fnty))?;
+    berr(e.b.begin_block(None))?;
+    e.entry_block = e.b.selected_block().unwrap_or(0);
+    let u = e.ty(Type::U32);
+    if sh.shared_bytes > 0 {
+        let n = sh.shared_bytes.div_ceil(4);
+        let nc = e.u32c(n);
+        let at = e.b.type_array(u, nc);
+        let pty = e.ptr(StorageClass::Workgroup, at);
+        let var = e.global_var(pty, StorageClass::Workgroup, None);
+        e.interface.push(var);
+        e.shared = Some((var, n));
+    }
+    if sh.local_bytes > 0 {
+        let n = sh.local_bytes.div_ceil(4);
+        let nc = e.u32c(n);
+        let at = e.b.type_array(u, nc);
+        let var = e.fn_var(at, None);
+        e.local = Some((var, n));
+    }
+    let dispatcher = f.blocks.len() > 1;
+    let pc_var = e.fn_var(u, None);
+    let case_of = |i: usize| -> u32 {
+        match f.blocks[i].addr {
+            Some(a) if f.blocks.iter().position(|b| b.addr == Some(a)) == Some(i) => a,
+            _ => 0x8000_0000 | i as u32,
+        }
+    };
+    if !dispatcher {
+        emit_block(&mut e, sh, f, 0, pc_var, &case_of)?;
+        berr(e.b.ret())?;
+    } else {
+        let head = e.b.id();
+        let sw = e.b.id();
+        let cont = e.b.id();
+        let swm = e.b.id();
+        let exit = e.b.id();
+        let def = e.b.id();
+        let c0 = e.u32c(case_of(0));
+        e.store(pc_var, c0);
+        berr(e.b.branch(head))?;
+        berr(e.b.begin_block(Some(head)))?;
+        berr(e.b.loop_merge(exit, cont, spirv::LoopControl::NONE, []))?;
+        berr(e.b.branch(sw))?;
+        berr(e.b.begin_block(Some(sw)))?;
+        let pcv = e.load(Type::U32, pc_var);
+        berr(e.b.selection_merge(swm, spirv::SelectionControl::NONE))?;
+        let labels: Vec<Word> = (0..f.blocks.len()).map(|_| e.b.id()).collect();
+        let targets: Vec<(Operand, Word)> = (0..f.blocks.len())
+            .map(|i| (Operand::LiteralBit32(case_of(i)), labels[i]))
+            .collect();
+        berr(e.b.switch(pcv, def, targets))?;
+        for (i, &lab) in labels.iter().enumerate() {
+            berr(e.b.begin_block(Some(lab)))?;
+            emit_block(&mut e, sh, f, i, pc_var, &case_of)?;
+            berr(e.b.branch(swm))?;
+        }
+        berr(e.b.begin_block(Some(def)))?;
+        let ex = e.u32c(EXIT_PC);
+        e.store(pc_var, ex);
+        berr(e.b.branch(swm))?;
+        berr(e.b.begin_block(Some(swm)))?;
+        berr(e.b.branch(cont))?;
+        berr(e.b.begin_block(Some(cont)))?;
+        let pcv = e.load(Type::U32, pc_var);
+        let bo = e.ty(Type::Bool);
+        let done = e.op(spirv::Op::IEqual, bo, &[pcv, ex]);
+        berr(e.b.branch_conditional(done, exit, head, []))?;
+        berr(e.b.begin_block(Some(exit)))?;
+        berr(e.b.ret())?;
+    }
+    berr(e.b.end_function())?;
+    // Function variables go to the top of the entry block.
+    {
+        let vars = std::mem::take(&mut e.fn_vars);
+        let module = e.b.module_mut();
+        let func = module.functions.last_mut().expect("main");
+        let blk = &mut func.blocks[e.entry_block];
+        for (i, (id, pty, init)) in vars.into_iter().enumerate() {
+            let mut ops = vec![Operand::StorageClass(StorageClass::Function)];
+            if let Some(init) = init {
+                ops.push(Operand::IdRef(init));
+            }
+            blk.instructions.insert(
+                i,
+                Instruction::new(spirv::Op::Variable, Some(pty), Some(id), ops),
+            );
+        }
+    }
+    // Module header: capabilities, memory model, entry point.
+    let caps = [
+        Capability::Shader,
+        Capability::Int64,
+        Capability::Int16,
+        Capability::Int8,
+        Capability::Float64,
+        Capability::Float16,
+        Capability::GroupNonUniform,
+        Capability::GroupNonUniformVote,
+        Capability::GroupNonUniformBallot,
+        Capability::GroupNonUniformShuffle,
+    ];
+    for c in caps {
+        e.b.capability(c);
+    }
+    if e.uses_psb {
+        e.b.capability(Capability::PhysicalStorageBufferAddresses);
+        e.b.capability(Capability::StorageBuffer8BitAccess);
+        e.b.capability(Capability::StorageBuffer16BitAccess);
+        e.b.capability(Capability::Int64Atomics);
+    }
+    let uses_fadd = f
+        .insts
+        .iter()
+        .any(|i| matches!(i.op, Op::Atomic(_, AtomOp::FAdd, _)));
+    if uses_fadd {
+        e.b.capability(Capability::AtomicFloat32AddEXT);
+        e.b.extension("SPV_EXT_shader_atomic_float_add");
+    }
+    let am = if e.uses_psb {
+        spirv::AddressingModel::PhysicalStorageBuffer64
+    } else {
+        spirv::AddressingModel::Logical
+    };
+    e.b.memory_model(am, spirv::MemoryModel::GLSL450);
+    let iface = e.interface.clone();
+    e.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", iface);
+    let ls = sh.local_size.map(|x| x.max(1));
+    e.b.execution_mode(main, spirv::ExecutionMode::LocalSize, ls);
+    let uses_psb = e.uses_psb;
+    let warp_ops = e.warp_ops;
+    let module = e.b.module();
+    let words = module.assemble();
+    let mut resources = Vec::new();
+    for bank in &sh.banks {
+        if let BankSource::Buffer { guest_offset, size } = bank.source {
+            if f.insts.iter().any(|i| i.op == Op::LoadConst(bank.bank)) {
+                resources.push(Resource {
+                    kind: "cbuf",
+                    bank: bank.bank as u32,
+                    guest_offset,
+                    size,
+                    set: 0,
+                    binding: bank.bank as u32,
+                    metal_index: bank.bank as u32,
+                });
+            }
+        }
+    }
+    let reflection = Reflection {
+        version: 0,
+        stage: sh.stage.name(),
+        entry: "main",
+        local_size: ls,
+        shared_bytes: sh.shared_bytes,
+        local_bytes: sh.local_bytes,
+        uses_global_addresses: uses_psb,
+        fma_mode: opts.fma.name(),
+        abi: sh.abi,
+        dispatcher,
+        blocks: f.blocks.len(),
+        warp_ops,
+        resources,
+    };
+    Ok(Output { words, reflection })
+}
+
+fn emit_block(
+    e: &mut E,
+    sh: &dmsh_ir::Shader,
+    f: &Function,
+    i: usize,
+    pc_var: Word,
+    case_of: &dyn Fn(usize) -> u32,
+) -> Result<(), Error> {
+    let blk = &f.blocks[i];
+    for &v in &blk.insts {
+        e.inst(sh, f, v)?;
+    }
+    let next = match &blk.term {
+        Terminator::Jump(t) => Some(e.u32c(case_of(t.index()))),
+        Terminator::Branch(c, t, fl) => {
+            let tc = e.u32c(case_of(t.index()));
+            let fc = e.u32c(case_of(fl.index()));
+            let c = e.val(*c);
+            Some(e.select(Type::U32, c, tc, fc))
+        }
+        Terminator::Dynamic(v) => Some(e.val(*v)),
+        Terminator::Exit | Terminator::Kill | Terminator::Unset => Some(e.u32c(EXIT_PC)),
+    };
+    if let Some(n) = next {
+        e.store(pc_var, n);
+    }
+    Ok(())
+}

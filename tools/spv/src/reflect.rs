@@ -1,0 +1,61 @@
+//! The reflection record written next to every translated shader (`docs/reflection.md`).
+
+use serde::Serialize;
+
+/// One resource the runner binds.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Resource {
+    /// `cbuf`, `sbuf`, `texture`, `sampler`, `image`, …
+    pub kind: &'static str,
+    /// The guest constant bank (cbuf) or slot.
+    pub bank: u32,
+    /// cbuf: the guest byte offset that maps to byte 0 of the buffer.
+    pub guest_offset: u32,
+    /// Size in bytes, where known.
+    pub size: u32,
+    /// Vulkan descriptor set.
+    pub set: u32,
+    /// Vulkan binding.
+    pub binding: u32,
+    /// Metal argument index.
+    pub metal_index: u32,
+}
+
+/// The binding contract of one translated shader.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Reflection {
+    /// Format version.
+    pub version: u32,
+    /// Stage name.
+    pub stage: &'static str,
+    /// SPIR-V entry point name.
+    pub entry: &'static str,
+    /// Compute workgroup size.
+    pub local_size: [u32; 3],
+    /// Workgroup memory in bytes.
+    pub shared_bytes: u32,
+    /// Per-thread local memory in bytes.
+    pub local_bytes: u32,
+    /// Whether 64-bit global addresses (PhysicalStorageBuffer64) are used.
+    pub uses_global_addresses: bool,
+    /// `exact` or `native`.
+    pub fma_mode: &'static str,
+    /// `nvn`, `cuda` or `deko3d`.
+    pub abi: &'static str,
+    /// Whether the control flow went through the dispatcher loop.
+    pub dispatcher: bool,
+    /// Number of IR blocks.
+    pub blocks: usize,
+    /// Whether 32-lane warp operations (SHFL, VOTE, lane masks) are used: results depend on
+    /// the device's subgroup size being 32.
+    pub warp_ops: bool,
+    /// Resources.
+    pub resources: Vec<Resource>,
+}
+
+impl Reflection {
+    /// Pretty JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("reflection serialises")
+    }
+}

@@ -1,0 +1,95 @@
+//! Helpers shared by the corpus tests: cubin → lifting configuration, spirv-val.
+
+#![allow(dead_code)]
+
+use dmsh_ir::lift::{Abi, Config};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every sm53 kernel of the sass corpus: (name, cubin path).
+pub fn sass_kernels() -> Vec<(String, PathBuf)> {
+    let dir = root().join("tests/corpus/sass");
+    let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+        .expect("corpus dir")
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            let n = p
+                .file_name()?
+                .to_str()?
+                .strip_suffix(".sm53.cubin")?
+                .to_string();
+            Some((n, p))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The io.json `block` of a kernel, if it has one.
+pub fn io_block(name: &str) -> Option<[u32; 3]> {
+    let p = root().join(format!("tests/corpus/sass/{name}.io.json"));
+    let text = std::fs::read_to_string(p).ok()?;
+    let i = text.find("\"block\"")?;
+    let rest = &text[i..];
+    let a = rest.find('[')?;
+    let b = rest.find(']')?;
+    let nums: Vec<u32> = rest[a + 1..b]
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    (nums.len() == 3).then(|| [nums[0], nums[1], nums[2]])
+}
+
+/// The CUDA-ABI configuration of a cubin kernel.
+pub fn cuda_config(k: &dmsh_cubin::Kernel, local_size: [u32; 3]) -> Config {
+    let mut cfg = Config::compute(Abi::Cuda, local_size);
+    cfg.shared_bytes = k.shared_bytes as u32;
+    cfg.local_bytes = k.local_bytes();
+    cfg.param_base = k.param_base;
+    let mut embedded = BTreeMap::new();
+    for (&bank, bytes) in &k.constant_banks {
+        if bank == k.param_bank {
+            continue;
+        }
+        let words = bytes.chunks(4).map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        });
+        embedded.insert(bank as u8, words.collect());
+    }
+    cfg.embedded_banks = embedded;
+    cfg.buffer_banks
+        .insert(k.param_bank as u8, (k.param_base, k.param_size.max(4)));
+    cfg.extra_targets = k
+        .indirect_branches
+        .iter()
+        .flat_map(|b| b.targets.iter().copied())
+        .collect();
+    cfg
+}
+
+/// Runs `spirv-val --target-env vulkan1.2`; `Err(message)` when it rejects the module.
+pub fn spirv_val(words: &[u32]) -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let p = dir.path().join("m.spv");
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&p, bytes).map_err(|e| e.to_string())?;
+    let out = std::process::Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.2"])
+        .arg(&p)
+        .output()
+        .map_err(|e| format!("spirv-val: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let mut s = String::from_utf8_lossy(&out.stderr).to_string();
+        s.push_str(&String::from_utf8_lossy(&out.stdout));
+        Err(s.lines().take(3).collect::<Vec<_>>().join(" | "))
+    }
+}
