@@ -133,6 +133,7 @@ fields! {
     Skew: "ISBERD skew flag.",
     Ud: "Video: unsigned destination (.UD) / VABSDIFF signed difference (.SD).",
     Mx: "VMNMX: .MX mode.",
+    Sd: "VABSDIFF4: signed difference.",
     Trig: "NOP trigger flag.",
     Le: "DEPBAR: wait until the count is less or equal.",
     Reserved: "Bits nvdisasm ignores but that a round trip must keep.",

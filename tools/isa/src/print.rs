@@ -112,6 +112,14 @@ impl Instr {
                             }
                         }
                         Style::Mem(r) => push_mem(out, &f.fields[*r as usize], bits, d, raw),
+                        Style::CbufMem(r) => {
+                            let rd = &f.fields[*r as usize];
+                            if rd.extract(bits) == 255 && d.to_value(raw) == 0 {
+                                out.push_str("0x0");
+                            } else {
+                                push_mem(out, rd, bits, d, raw);
+                            }
+                        }
                         Style::OptImm | Style::OptImmComma => {
                             let v = d.to_value(raw);
                             if v != 0 {

@@ -180,6 +180,8 @@ pub enum Style {
     Enum(u16),
     /// Memory operand from a register field and an offset field.
     Mem(u8),
+    /// Indexed constant-buffer offset (`R2+0x10`, `0x0` for RZ and zero).
+    CbufMem(u8),
     /// ` 0x..` (signed), nothing when zero.
     OptImm,
     /// `, 0x..` (signed), nothing when zero.
@@ -520,10 +522,10 @@ fn parse_form(
                 .iter()
                 .position(|d| d.field == fb)
                 .ok_or("mem: offset field not defined")?;
-            let st = if style_s == "q" {
-                Style::CommaPred(ia as u8)
-            } else {
-                Style::Mem(ia as u8)
+            let st = match style_s {
+                "q" => Style::CommaPred(ia as u8),
+                "C" => Style::CbufMem(ia as u8),
+                _ => Style::Mem(ia as u8),
             };
             toks.push(Tok::Field(ib as u8, st));
             continue;
