@@ -31,12 +31,24 @@ impl Instr {
     /// Like [`Instr::print`] with the full printing context.
     pub fn print_ctx(&self, addr: u64, ctx: Context) -> String {
         let mut s = String::with_capacity(48);
-        self.write_text(&mut s, addr, ctx);
+        self.write_text_ctx(&mut s, addr, ctx);
         s
     }
 
+    /// Appends the text to `out` (see [`Instr::print`]).
+    pub fn write_text(&self, out: &mut String, addr: u64, reuse: u8) {
+        self.write_text_ctx(
+            out,
+            addr,
+            Context {
+                reuse,
+                tex_phase: None,
+            },
+        );
+    }
+
     /// Appends the text to `out` (see [`Instr::print_ctx`]).
-    pub fn write_text(&self, out: &mut String, addr: u64, ctx: Context) {
+    pub fn write_text_ctx(&self, out: &mut String, addr: u64, ctx: Context) {
         let reuse = ctx.reuse;
         let t = table();
         let f = self.form_def();

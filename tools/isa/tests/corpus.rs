@@ -46,7 +46,11 @@ struct Count {
     known: usize,
 }
 
-fn check_file(p: &Path, fails: &mut Vec<String>) -> Count {
+fn check_file(
+    p: &Path,
+    fails: &mut Vec<String>,
+    seen: &mut std::collections::BTreeSet<u16>,
+) -> Count {
     let text = std::fs::read_to_string(p).unwrap();
     let entries = listing::parse(&text);
     let mut c = Count::default();
@@ -73,6 +77,7 @@ fn check_file(p: &Path, fails: &mut Vec<String>) -> Count {
     for (((_, dec, sched), e), tp) in items.iter().zip(wanted).zip(phases) {
         c.instrs += 1;
         if let Ok(i) = dec {
+            seen.insert(i.form());
             if i.encode() == e.word {
                 c.enc_ok += 1;
             }
@@ -129,8 +134,9 @@ fn corpus_prints_and_reencodes_exactly() {
     assert!(!files.is_empty(), "no listings found");
     let mut per_dir: BTreeMap<String, Count> = BTreeMap::new();
     let mut fails = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for p in &files {
-        let c = check_file(p, &mut fails);
+        let c = check_file(p, &mut fails, &mut seen);
         let checked = c.instrs - c.unchecked;
         println!(
             "{:60} instrs {:5}  text {:5}/{:5} ({:6.2}%)  encode {:5}/{:5} ({:6.2}%){}",
@@ -190,6 +196,19 @@ fn corpus_prints_and_reencodes_exactly() {
         tot.enc_ok,
         tot.instrs,
         100.0 * tot.enc_ok as f64 / tot.instrs.max(1) as f64
+    );
+    let forms = &dmsh_isa::table::table().forms;
+    let missing: Vec<&str> = forms
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !seen.contains(&(*i as u16)))
+        .map(|(_, f)| f.name.as_str())
+        .collect();
+    println!(
+        "FORMS in corpus: {}/{}; not in corpus: {}",
+        forms.len() - missing.len(),
+        forms.len(),
+        missing.join(" ")
     );
     if let Ok(path) = std::env::var("DMSH_ISA_FAILS") {
         std::fs::write(path, fails.join("\n")).unwrap();
