@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""Regenerate the extra sm53 SASS corpus (tests/corpus/extra/ptx) from its .ptx files.
+"""Regenerate the extra SASS corpus (tests/corpus/extra/ptx) from its .ptx files, for sm53 and sm86.
 
 Usage:  scripts/corpus/gen-extra.py [PTX_DIR] [KERNEL ...]
         (default PTX_DIR: tests/corpus/extra/ptx; with KERNEL names only those are rebuilt)
 
-For every PTX_DIR/K.ptx (exactly one .entry, named K) it writes, next to the .ptx:
-  K.sm53.cubin      the ELF that ptxas wrote
-  K.sm53.bin        raw bytes of ELF section .text.K (the machine code, from offset 0)
-  K.sm53.sass       nvdisasm listing in the TSV format of tests/corpus/sass/README.md
-                    (offset, encoding, sass, sass_raw, dual; .ctrl lines; dual-issue
-                    braces removed and marked in the dual column)
-  K.sm53.meta.json  ptxas version/flags/command, sizes, registers, mnemonic counts
+For every PTX_DIR/K.ptx (exactly one .entry, named K) and arch A in {sm53, sm86} it writes,
+next to the .ptx:
+  K.A.cubin      the ELF that ptxas wrote
+  K.A.bin        raw bytes of ELF section .text.K (the machine code, from offset 0)
+  K.A.sass       nvdisasm listing in the TSV format of tests/corpus/sass/README.md
+                 (offset, encoding, sass, sass_raw, dual; sm53: .ctrl lines, dual-issue
+                 braces removed and marked in the dual column; sm86: 16-byte rows)
+  K.A.meta.json  ptxas version/flags/command, sizes, registers, mnemonic counts
 Then PTX_DIR/index.tsv and PTX_DIR/mnemonics.tsv (same columns as tests/corpus/sass).
 
 Tools (never committed; override paths with env vars):
@@ -26,6 +27,7 @@ Tools (never committed; override paths with env vars):
 PTX header directives (comment lines):
   // @ptxas-flags: -O0     extra ptxas flags (default none => -O3)
   // @ptxas: 11.8          compile with PTXAS118 instead of PTXAS
+  // @archs: sm53          restrict the archs (default: sm53 sm86)
 Only the Python standard library is needed.
 """
 import collections, json, os, re, struct, subprocess, sys
@@ -34,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PTXAS = os.environ.get('PTXAS', '/tmp/xc/cu/nvidia/cuda_nvcc/bin/ptxas')
 PTXAS118 = os.environ.get('PTXAS118', '/tmp/xc/debs/x/usr/bin/ptxas')
 NVDISASM = os.environ.get('NVDISASM', '/tmp/xc/debs/x/usr/bin/nvdisasm')
-A, SM, SMN = 'sm53', 'sm_53', 'SM53'
+ARCHS = {'sm53': ('sm_53', 'SM53'), 'sm86': ('sm_86', 'SM86')}
 
 
 def run(cmd):
@@ -68,7 +70,7 @@ def elf_sections(data):
 
 
 def parse_header(ptx):
-    flags, ver = [], None
+    flags, ver, archs = [], None, ['sm53', 'sm86']
     for line in ptx.splitlines():
         m = re.match(r'\s*//\s*@ptxas-flags:\s*(.*)$', line)
         if m:
@@ -76,14 +78,17 @@ def parse_header(ptx):
         m = re.match(r'\s*//\s*@ptxas:\s*(\S+)', line)
         if m:
             ver = m.group(1)
+        m = re.match(r'\s*//\s*@archs:\s*(.*)$', line)
+        if m:
+            archs = m.group(1).split()
     entries = re.findall(r'\.entry\s+([A-Za-z_$][\w$]*)', ptx)
-    return flags, ver, entries
+    return flags, ver, archs, entries
 
 
 LINE_RE = re.compile(r'^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*(/\*.*\*/)?\s*$')
 
 
-def disasm_text(binpath, raw):
+def disasm_text(binpath, raw, SMN):
     cmd = [NVDISASM, '-b', SMN] + (['-raw'] if raw else []) + [binpath]
     out = run(cmd)
     res, pair = {}, {}
@@ -112,6 +117,7 @@ def mnemonic_of(txt):
 
 
 def hexcheck(listing, data):
+    # nvdisasm -hex prints 64-bit words (sm86: two per instruction, low half first)
     words = [int(h, 16) for h in re.findall(r'/\* (0x[0-9a-f]{16}) \*/', listing)]
     return words == [struct.unpack_from('<Q', data, i)[0] for i in range(0, len(data), 8)]
 
@@ -119,8 +125,14 @@ def hexcheck(listing, data):
 def build_one(d, K, versions):
     ptxfile = os.path.join(d, K + '.ptx')
     ptx = open(ptxfile).read()
-    flags, ver, entries = parse_header(ptx)
+    flags, ver, archs, entries = parse_header(ptx)
     assert entries == [K], '%s: expected exactly one .entry named %s, got %s' % (ptxfile, K, entries)
+    return [build_arch(d, K, versions, ptxfile, flags, ver, A) for A in archs]
+
+
+def build_arch(d, K, versions, ptxfile, flags, ver, A):
+    SM, SMN = ARCHS[A]
+    step = 8 if A == 'sm53' else 16
     ptxas = PTXAS118 if ver == '11.8' else PTXAS
     base = os.path.join(d, '%s.%s' % (K, A))
     vlog = run([ptxas, '-arch=' + SM, '-v'] + flags + ['-o', base + '.cubin', ptxfile])
@@ -135,17 +147,18 @@ def build_one(d, K, versions):
         if m and m.group(1) != '0':
             cbanks['c%s' % m.group(1)] = s['data'].hex()
     open(base + '.bin', 'wb').write(code)
-    pretty, pairs = disasm_text(base + '.bin', raw=False)
-    rawtxt, _ = disasm_text(base + '.bin', raw=True)
+    pretty, pairs = disasm_text(base + '.bin', False, SMN)
+    rawtxt, _ = disasm_text(base + '.bin', True, SMN)
     hex_ok = hexcheck(run([NVDISASM, '-b', SMN, '-hex', base + '.bin']), code)
     lines = ['# kernel=%s arch=%s tool=nvdisasm %s cmd="nvdisasm -b %s [-raw] %s.%s.bin"' % (K, A, versions['nvdisasm'], SMN, K, A),
              '# columns: offset(hex)\tencoding(hex, little-endian int of the 8/16 bytes at offset)\tsass\tsass_raw\tdual ("{" = first / "}" = second of a dual-issued pair, sm53 only; else "-")',
-             '# sm53: every 32-byte bundle starts with a 64-bit scheduling control word (sass column = ".ctrl")']
+             ('# sm53: every 32-byte bundle starts with a 64-bit scheduling control word (sass column = ".ctrl")' if A == 'sm53' else
+              '# sm86: 128-bit instructions; encoding = bits 127..0 (scheduling/control bits live in the top bits)')]
     insns = []
-    for off in range(0, len(code), 8):
-        enc = int.from_bytes(code[off:off + 8], 'little')
-        h = '%016x' % enc
-        if off % 32 == 0:
+    for off in range(0, len(code), step):
+        enc = int.from_bytes(code[off:off + step], 'little')
+        h = '%0*x' % (step * 2, enc)
+        if A == 'sm53' and off % 32 == 0:
             lines.append('0x%04x\t%s\t.ctrl\t.ctrl\t-' % (off, h))
             continue
         t = pretty.get(off, '??')
@@ -164,14 +177,14 @@ def build_one(d, K, versions):
     meta = dict(kernel=K, arch=A, sm=SM, ptxas_version=pv, ptxas_flags=flags,
                 ptxas_cmd='ptxas -arch=%s -v %s-o %s.%s.cubin %s.ptx' % (SM, ''.join(f + ' ' for f in flags), K, A, K),
                 text_section='.text.' + K, text_size=len(code), instruction_slots=len(insns),
-                instructions_excl_padding=k, control_words=len(code) // 32,
+                instructions_excl_padding=k, control_words=len(code) // 32 if A == 'sm53' else 0,
                 registers=int(m.group(1)) if m else None,
                 ptxas_v=[l.strip() for l in vlog.splitlines() if l.strip() and 'Compile time' not in l],
                 constant_banks_nonzero_index=cbanks,
                 other_text_sections=[s['name'] for s in texts if s['name'] != '.text.' + K],
                 nvdisasm_hex_matches_bin=hex_ok, mnemonics=dict(sorted(mn.items())))
     json.dump(meta, open(base + '.meta.json', 'w'), indent=1)
-    return (K, len(code), len(insns), mn, k, hex_ok)
+    return (K, A, len(code), len(insns), mn, k, hex_ok)
 
 
 def main():
@@ -188,38 +201,39 @@ def main():
         if only and K not in only:
             continue
         try:
-            rows.append(build_one(d, K, versions))
+            rows += build_one(d, K, versions)
         except Exception as e:
             errs += 1
             print('ERROR', K, e, file=sys.stderr)
     # index/mnemonics are rebuilt from every listing present, so partial runs keep them whole
     allrows = []
     for K in ks:
-        p = os.path.join(d, '%s.%s.sass' % (K, A))
-        if not os.path.exists(p):
-            continue
-        insns = [l.split('\t') for l in open(p) if not l.startswith('#')]
-        insns = [(int(x[0], 16), x[2]) for x in insns if x[2] != '.ctrl']
-        mn = collections.Counter(mnemonic_of(t) for _, t in insns)
-        meta = json.load(open(os.path.join(d, '%s.%s.meta.json' % (K, A))))
-        allrows.append((K, meta['text_size'], len(insns), mn, meta['instructions_excl_padding']))
+        for A in ARCHS:
+            p = os.path.join(d, '%s.%s.sass' % (K, A))
+            if not os.path.exists(p):
+                continue
+            insns = [l.split('\t') for l in open(p) if not l.startswith('#')]
+            insns = [(int(x[0], 16), x[2]) for x in insns if x[2] != '.ctrl']
+            mn = collections.Counter(mnemonic_of(t) for _, t in insns)
+            meta = json.load(open(os.path.join(d, '%s.%s.meta.json' % (K, A))))
+            allrows.append((K, A, meta['text_size'], len(insns), mn, meta['instructions_excl_padding']))
     with open(os.path.join(d, 'index.tsv'), 'w') as fo:
         fo.write('kernel\tarch\tbytes\tinstructions\tinstructions_excl_padding\tdistinct_mnemonics\tmnemonics\n')
-        for K, nb, ni, mn, nc in allrows:
+        for K, A, nb, ni, mn, nc in allrows:
             fo.write('%s\t%s\t%d\t%d\t%d\t%d\t%s\n' % (K, A, nb, ni, nc, len(mn), ','.join(sorted(mn))))
     tot = collections.defaultdict(collections.Counter)
     kern = collections.defaultdict(lambda: collections.defaultdict(set))
-    for K, nb, ni, mn, nc in allrows:
+    for K, A, nb, ni, mn, nc in allrows:
         for m, c in mn.items():
             for lvl, key in (('full', m), ('base', m.split('.')[0])):
-                tot[lvl][key] += c
-                kern[lvl][key].add(K)
+                tot[(A, lvl)][key] += c
+                kern[(A, lvl)][key].add(K)
     with open(os.path.join(d, 'mnemonics.tsv'), 'w') as fo:
         fo.write('arch\tlevel\tmnemonic\tcount\tn_kernels\n')
-        for lvl in sorted(tot):
-            for m, c in sorted(tot[lvl].items()):
-                fo.write('%s\t%s\t%s\t%d\t%d\n' % (A, lvl, m, c, len(kern[lvl][m])))
-    bad = [r[0] for r in rows if not r[5]]
+        for (A, lvl) in sorted(tot):
+            for m, c in sorted(tot[(A, lvl)].items()):
+                fo.write('%s\t%s\t%s\t%d\t%d\n' % (A, lvl, m, c, len(kern[(A, lvl)][m])))
+    bad = ['%s.%s' % (r[0], r[1]) for r in rows if not r[6]]
     print('%s: %d built, %d errors, hexcheck failures: %s' % (d, len(rows), errs, bad or 'none'))
     return 1 if errs or bad else 0
 
