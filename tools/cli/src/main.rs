@@ -25,6 +25,8 @@ enum Command {
     Translate(cmd::translate::Args),
     /// Run a translated compute shader on a Vulkan device as a job file says.
     Exec(cmd::exec::Args),
+    /// Draw a vertex + fragment pair into an offscreen image as a job file says.
+    Render(cmd::render::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -35,6 +37,7 @@ fn main() -> std::process::ExitCode {
         Command::Disasm(a) => cmd::disasm::run(a),
         Command::Translate(a) => cmd::translate::run(a),
         Command::Exec(a) => cmd::exec::run(a),
+        Command::Render(a) => cmd::render::run(a),
     };
     match result {
         Ok(code) => code,

@@ -9,8 +9,12 @@ use serde::{Deserialize, Serialize};
 use crate::b64;
 use crate::compute::{Bind, BufferSpec, ComputeJob, Outputs, PointerPatch, ResourceRef};
 use crate::error::Error;
+use crate::image::{TexFormat, TextureSpec};
 use crate::io_json::{compare_bytes, IoJson, Mismatch};
 use crate::reflection::Reflection;
+use crate::render::{
+    attribute_format, Image, RenderJob, Stage, Topology, VertexAttribute, VertexBuffer,
+};
 
 /// A number given as JSON number or as a string (`"0x140"`, `"320"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -125,16 +129,47 @@ pub struct BufferDesc {
     pub data: Data,
 }
 
-/// Binds a buffer to a resource: exactly one of `cbuf` / `sbuf`.
+/// Binds a buffer or texture to a resource: exactly one of `cbuf` / `sbuf` / `texture` / `image`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BindDesc {
-    /// Constant bank.
+    /// Constant bank (uniform buffer).
     pub cbuf: Option<u32>,
     /// Storage buffer slot.
     pub sbuf: Option<u32>,
-    /// Buffer name.
+    /// Texture slot (combined image + sampler; `buffer` names a texture).
+    pub texture: Option<u32>,
+    /// Image slot (storage image; `buffer` names a texture).
+    pub image: Option<u32>,
+    /// Buffer or texture name.
     pub buffer: String,
+}
+
+/// A texture or storage image.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TextureDesc {
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Array layers (default 1).
+    #[serde(default)]
+    pub layers: u32,
+    /// Depth for 3D images (default 1).
+    #[serde(default)]
+    pub depth: u32,
+    /// `rgba8` (default), `rgba8ui`, `rgba16f`, `rgba32f`, `r32ui`, `r32i`, `r32f`.
+    #[serde(default)]
+    pub format: Option<String>,
+    /// Linear filtering (default nearest).
+    #[serde(default)]
+    pub linear: bool,
+    /// Repeat addressing (default clamp to edge).
+    #[serde(default)]
+    pub repeat: bool,
+    /// Texels (tightly packed rows, layer after layer); zero-filled when absent.
+    #[serde(flatten)]
+    pub data: Data,
 }
 
 /// Writes the device address of buffer `target` into buffer `buffer` at `offset`.
@@ -186,6 +221,9 @@ pub struct ExecJob {
     /// Buffers by name (created in name order).
     #[serde(default)]
     pub buffers: BTreeMap<String, BufferDesc>,
+    /// Textures and storage images by name (created in name order).
+    #[serde(default)]
+    pub textures: BTreeMap<String, TextureDesc>,
     /// Parameter block (creates buffer `params`).
     #[serde(default)]
     pub params: Option<ParamsDesc>,
@@ -195,12 +233,22 @@ pub struct ExecJob {
     /// Device addresses to write.
     #[serde(default)]
     pub pointers: Vec<PointerDesc>,
-    /// Buffers to write to files after the run (name → path relative to the job or `--out-dir`).
+    /// Buffers or textures to write to files after the run (name → path relative to the job
+    /// or `--out-dir`).
     #[serde(default)]
     pub outputs: BTreeMap<String, String>,
     /// Expected final contents (name → data), compared bit for bit.
     #[serde(default)]
     pub expected: BTreeMap<String, Data>,
+}
+
+/// A named thing a job creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Item {
+    /// Buffer index.
+    Buffer(usize),
+    /// Texture index.
+    Texture(usize),
 }
 
 /// A job ready to run, with what to do afterwards.
@@ -210,10 +258,22 @@ pub struct Prepared {
     pub job: ComputeJob,
     /// Buffer names in job order.
     pub names: Vec<String>,
-    /// (buffer index, file) to write.
-    pub outputs: Vec<(usize, PathBuf)>,
-    /// (buffer index, expected bytes).
-    pub expected: Vec<(usize, Vec<u8>)>,
+    /// Texture names in job order.
+    pub texture_names: Vec<String>,
+    /// (item, file) to write.
+    pub outputs: Vec<(Item, PathBuf)>,
+    /// (item, expected bytes).
+    pub expected: Vec<(Item, Vec<u8>)>,
+}
+
+impl Prepared {
+    /// The name of an item.
+    pub fn name(&self, it: Item) -> &str {
+        match it {
+            Item::Buffer(i) => &self.names[i],
+            Item::Texture(i) => &self.texture_names[i],
+        }
+    }
 }
 
 fn read(base: &Path, rel: &str) -> Result<Vec<u8>, Error> {
@@ -233,6 +293,208 @@ pub fn load_shader(spv: &Path, reflection: Option<&Path>) -> Result<(Vec<u32>, R
     let refl =
         Reflection::from_json(&text).map_err(|e| Error::Job(format!("{}: {e}", rp.display())))?;
     Ok((words, refl))
+}
+
+/// Files to write and bytes to expect, per item.
+type OutputsAndExpected = (Vec<(Item, PathBuf)>, Vec<(Item, Vec<u8>)>);
+
+/// Buffers and textures of a job file, resolved, with name lookup.
+#[derive(Debug, Default)]
+struct Pool {
+    buffers: Vec<BufferSpec>,
+    textures: Vec<TextureSpec>,
+    pointers: Vec<PointerPatch>,
+    param_shift: u64,
+}
+
+impl Pool {
+    fn new(
+        base: &Path,
+        buffers: &BTreeMap<String, BufferDesc>,
+        textures: &BTreeMap<String, TextureDesc>,
+    ) -> Result<Self, Error> {
+        let mut p = Pool::default();
+        for (name, b) in buffers {
+            let size = b.size.map(|n| n.0);
+            let init = b.data.bytes(base, size)?;
+            let size = size.unwrap_or(init.len() as u64);
+            if (init.len() as u64) > size {
+                return Err(Error::Job(format!(
+                    "buffer {name:?}: {} bytes of data exceed its size {size}",
+                    init.len()
+                )));
+            }
+            p.buffers.push(BufferSpec {
+                name: name.clone(),
+                size,
+                init,
+            });
+        }
+        for (name, t) in textures {
+            if buffers.contains_key(name) {
+                return Err(Error::Job(format!(
+                    "{name:?} names both a buffer and a texture"
+                )));
+            }
+            let format = TexFormat::parse(t.format.as_deref().unwrap_or("rgba8"))?;
+            let mut spec = TextureSpec {
+                name: name.clone(),
+                width: t.width,
+                height: t.height,
+                layers: t.layers,
+                depth: t.depth,
+                format,
+                data: Vec::new(),
+                linear: t.linear,
+                repeat: t.repeat,
+            };
+            spec.data = t.data.bytes(base, Some(spec.byte_size()))?;
+            p.textures.push(spec);
+        }
+        Ok(p)
+    }
+
+    fn item(&self, n: &str) -> Result<Item, Error> {
+        if let Some(i) = self.buffers.iter().position(|b| b.name == n) {
+            return Ok(Item::Buffer(i));
+        }
+        if let Some(i) = self.textures.iter().position(|b| b.name == n) {
+            return Ok(Item::Texture(i));
+        }
+        let all: Vec<&str> = self
+            .buffers
+            .iter()
+            .map(|b| b.name.as_str())
+            .chain(self.textures.iter().map(|t| t.name.as_str()))
+            .collect();
+        Err(Error::Job(format!(
+            "no buffer or texture named {n:?} (have: {})",
+            all.join(", ")
+        )))
+    }
+
+    fn buffer(&self, n: &str) -> Result<usize, Error> {
+        match self.item(n)? {
+            Item::Buffer(i) => Ok(i),
+            Item::Texture(_) => Err(Error::Job(format!("{n:?} is a texture, not a buffer"))),
+        }
+    }
+
+    /// Adds the `params` block bound to its cbuf; the shift maps parameter offsets to bytes.
+    fn params(
+        &mut self,
+        base: &Path,
+        p: &ParamsDesc,
+        reflection: &Reflection,
+        pointers: &[PointerDesc],
+        binds: &mut Vec<Bind>,
+    ) -> Result<(), Error> {
+        if self.buffers.iter().any(|b| b.name == "params") {
+            return Err(Error::Job(
+                "buffer name `params` is taken by the params block".into(),
+            ));
+        }
+        let base_off = p.base.map_or(0x140, |n| n.0);
+        let guest = reflection
+            .cbuf(p.bank)
+            .map_or(base_off, |r| r.guest_offset as u64);
+        if guest > base_off {
+            return Err(Error::Job(format!(
+                "cbuf bank {} starts at guest offset {guest:#x}, after params.base {base_off:#x}",
+                p.bank
+            )));
+        }
+        self.param_shift = base_off - guest;
+        let bytes = p.data.bytes(base, p.size.map(|n| n.0))?;
+        let mut init = vec![0u8; self.param_shift as usize];
+        init.extend_from_slice(&bytes);
+        let mut size = p
+            .size
+            .map_or(init.len() as u64, |n| n.0 + self.param_shift)
+            .max(init.len() as u64);
+        for q in pointers {
+            if q.buffer.as_deref().unwrap_or("params") == "params" {
+                size = size.max(self.param_shift + q.offset.0 + 8);
+            }
+        }
+        self.buffers.push(BufferSpec {
+            name: "params".into(),
+            size,
+            init,
+        });
+        binds.push(Bind {
+            resource: ResourceRef::Cbuf(p.bank),
+            buffer: self.buffers.len() - 1,
+        });
+        Ok(())
+    }
+
+    fn binds(&self, list: &[BindDesc], binds: &mut Vec<Bind>) -> Result<(), Error> {
+        for b in list {
+            let (resource, is_tex) = match (b.cbuf, b.sbuf, b.texture, b.image) {
+                (Some(n), None, None, None) => (ResourceRef::Cbuf(n), false),
+                (None, Some(n), None, None) => (ResourceRef::Sbuf(n), false),
+                (None, None, Some(n), None) => (ResourceRef::Texture(n), true),
+                (None, None, None, Some(n)) => (ResourceRef::Image(n), true),
+                _ => {
+                    return Err(Error::Job(format!(
+                        "bind of {:?}: give exactly one of cbuf / sbuf / texture / image",
+                        b.buffer
+                    )))
+                }
+            };
+            if binds.iter().any(|x: &Bind| x.resource == resource) {
+                return Err(Error::Job(format!("{resource} is bound twice")));
+            }
+            let index = match (self.item(&b.buffer)?, is_tex) {
+                (Item::Buffer(i), false) | (Item::Texture(i), true) => i,
+                _ => {
+                    return Err(Error::Job(format!(
+                        "{resource} cannot take {:?} (buffers go to cbuf/sbuf, textures to texture/image)",
+                        b.buffer
+                    )))
+                }
+            };
+            binds.push(Bind {
+                resource,
+                buffer: index,
+            });
+        }
+        Ok(())
+    }
+
+    fn pointers(&mut self, list: &[PointerDesc]) -> Result<(), Error> {
+        for q in list {
+            let dst = q.buffer.as_deref().unwrap_or("params");
+            let shift = if dst == "params" { self.param_shift } else { 0 };
+            let patch = PointerPatch {
+                buffer: self.buffer(dst)?,
+                offset: q.offset.0 + shift,
+                target: self.buffer(&q.target)?,
+                add: q.add.0,
+            };
+            self.pointers.push(patch);
+        }
+        Ok(())
+    }
+
+    fn files(
+        &self,
+        outputs: &BTreeMap<String, String>,
+        expected: &BTreeMap<String, Data>,
+        base: &Path,
+        out_dir: Option<&Path>,
+    ) -> Result<OutputsAndExpected, Error> {
+        let o = outputs
+            .iter()
+            .map(|(n, f)| Ok((self.item(n)?, out_dir.unwrap_or(base).join(f))))
+            .collect::<Result<Vec<_>, Error>>()?;
+        let e = expected
+            .iter()
+            .map(|(n, d)| Ok((self.item(n)?, d.bytes(base, None)?)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok((o, e))
+    }
 }
 
 impl ExecJob {
@@ -255,126 +517,26 @@ impl ExecJob {
             &base.join(&self.spv),
             self.reflection.as_ref().map(|r| base.join(r)).as_deref(),
         )?;
-        let mut names = Vec::new();
-        let mut buffers = Vec::new();
-        for (name, b) in &self.buffers {
-            if name == "params" && self.params.is_some() {
-                return Err(Error::Job(
-                    "buffer name `params` is taken by the params block".into(),
-                ));
-            }
-            let size = b.size.map(|n| n.0);
-            let init = b.data.bytes(base, size)?;
-            let size = size.unwrap_or(init.len() as u64);
-            if (init.len() as u64) > size {
-                return Err(Error::Job(format!(
-                    "buffer {name:?}: {} bytes of data exceed its size {size}",
-                    init.len()
-                )));
-            }
-            names.push(name.clone());
-            buffers.push(BufferSpec {
-                name: name.clone(),
-                size,
-                init,
-            });
-        }
-        let find = |names: &[String], n: &str| {
-            names.iter().position(|x| x == n).ok_or_else(|| {
-                Error::Job(format!(
-                    "no buffer named {n:?} (buffers: {})",
-                    names.join(", ")
-                ))
-            })
-        };
+        let mut pool = Pool::new(base, &self.buffers, &self.textures)?;
         let mut binds = Vec::new();
-        let mut pointers = Vec::new();
-        let mut param_shift = 0u64;
         if let Some(p) = &self.params {
-            let base_off = p.base.map_or(0x140, |n| n.0);
-            let guest = reflection
-                .cbuf(p.bank)
-                .map_or(base_off, |r| r.guest_offset as u64);
-            if guest > base_off {
-                return Err(Error::Job(format!(
-                    "cbuf bank {} starts at guest offset {guest:#x}, after params.base {base_off:#x}",
-                    p.bank
-                )));
-            }
-            param_shift = base_off - guest;
-            let bytes = p.data.bytes(base, p.size.map(|n| n.0))?;
-            let mut init = vec![0u8; param_shift as usize];
-            init.extend_from_slice(&bytes);
-            let mut size = p
-                .size
-                .map_or(init.len() as u64, |n| n.0 + param_shift)
-                .max(init.len() as u64);
-            for q in &self.pointers {
-                if q.buffer.as_deref().unwrap_or("params") == "params" {
-                    size = size.max(param_shift + q.offset.0 + 8);
-                }
-            }
-            names.push("params".into());
-            buffers.push(BufferSpec {
-                name: "params".into(),
-                size,
-                init,
-            });
-            binds.push(Bind {
-                resource: ResourceRef::Cbuf(p.bank),
-                buffer: names.len() - 1,
-            });
+            pool.params(base, p, &reflection, &self.pointers, &mut binds)?;
         }
-        for b in &self.bind {
-            let resource = match (b.cbuf, b.sbuf) {
-                (Some(n), None) => ResourceRef::Cbuf(n),
-                (None, Some(n)) => ResourceRef::Sbuf(n),
-                _ => {
-                    return Err(Error::Job(format!(
-                        "bind of {:?}: give exactly one of cbuf / sbuf",
-                        b.buffer
-                    )))
-                }
-            };
-            if binds.iter().any(|x: &Bind| x.resource == resource) {
-                return Err(Error::Job(format!("{resource} is bound twice")));
-            }
-            binds.push(Bind {
-                resource,
-                buffer: find(&names, &b.buffer)?,
-            });
-        }
-        for q in &self.pointers {
-            let dst = q.buffer.as_deref().unwrap_or("params");
-            let shift = if dst == "params" { param_shift } else { 0 };
-            pointers.push(PointerPatch {
-                buffer: find(&names, dst)?,
-                offset: q.offset.0 + shift,
-                target: find(&names, &q.target)?,
-                add: q.add.0,
-            });
-        }
-        let outputs = self
-            .outputs
-            .iter()
-            .map(|(n, f)| Ok((find(&names, n)?, out_dir.unwrap_or(base).join(f))))
-            .collect::<Result<Vec<_>, Error>>()?;
-        let expected = self
-            .expected
-            .iter()
-            .map(|(n, d)| Ok((find(&names, n)?, d.bytes(base, None)?)))
-            .collect::<Result<Vec<_>, Error>>()?;
+        pool.binds(&self.bind, &mut binds)?;
+        pool.pointers(&self.pointers)?;
+        let (outputs, expected) = pool.files(&self.outputs, &self.expected, base, out_dir)?;
         Ok(Prepared {
+            names: pool.buffers.iter().map(|b| b.name.clone()).collect(),
+            texture_names: pool.textures.iter().map(|t| t.name.clone()).collect(),
             job: ComputeJob {
                 spirv,
                 reflection,
-                buffers,
+                buffers: pool.buffers,
                 binds,
-                pointers,
+                pointers: pool.pointers,
                 grid: self.grid,
-                textures: Vec::new(),
+                textures: pool.textures,
             },
-            names,
             outputs,
             expected,
         })
@@ -431,17 +593,21 @@ impl Report {
     }
 }
 
+/// The bytes of an item after a run.
+pub fn item_bytes(out: &Outputs, it: Item) -> &[u8] {
+    match it {
+        Item::Buffer(i) => out.buffers.get(i),
+        Item::Texture(i) => out.images.get(i),
+    }
+    .map(Vec::as_slice)
+    .unwrap_or(&[])
+}
+
 /// Compares a prepared job's outputs with its `expected`.
 pub fn check(p: &Prepared, out: &Outputs) -> Vec<Mismatch> {
     p.expected
         .iter()
-        .filter_map(|(i, want)| {
-            compare_bytes(
-                &p.names[*i],
-                want,
-                out.buffers.get(*i).map(Vec::as_slice).unwrap_or(&[]),
-            )
-        })
+        .filter_map(|(it, want)| compare_bytes(p.name(*it), want, item_bytes(out, *it)))
         .collect()
 }
 
@@ -462,21 +628,295 @@ pub fn prepare_io(
             .iter()
             .position(|x| x == n)
             .ok_or_else(|| Error::Job(format!("expected output {n:?} is not a buffer")))?;
-        expected.push((i, b64::decode(&e.b64)?));
+        expected.push((Item::Buffer(i), b64::decode(&e.b64)?));
     }
     let outputs = match out_dir {
         Some(d) => io
             .buffers
             .keys()
             .enumerate()
-            .map(|(i, n)| (i, d.join(format!("{n}.bin"))))
+            .map(|(i, n)| (Item::Buffer(i), d.join(format!("{n}.bin"))))
             .collect(),
         None => Vec::new(),
     };
     Ok(Prepared {
         job,
         names,
+        texture_names: Vec::new(),
         outputs,
         expected,
     })
+}
+
+/// One shader of a render job file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShaderDesc {
+    /// SPIR-V file.
+    pub spv: String,
+    /// Reflection JSON (default: the spv path with `.json`).
+    #[serde(default)]
+    pub reflection: Option<String>,
+}
+
+/// A vertex buffer of a render job file.
+#[derive(Debug, Clone, Deserialize)]
+pub struct VertexBufferDesc {
+    /// Bytes per vertex.
+    pub stride: u32,
+    /// Advance per instance.
+    #[serde(default)]
+    pub per_instance: bool,
+    /// Contents.
+    #[serde(flatten)]
+    pub data: Data,
+}
+
+/// A vertex attribute of a render job file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttributeDesc {
+    /// Shader input location.
+    pub location: u32,
+    /// Vertex buffer index (default 0).
+    #[serde(default)]
+    pub binding: u32,
+    /// Format name (`rg32f`, `rgba8unorm`, … see `dmsh_vk::render::attribute_format`).
+    pub format: String,
+    /// Byte offset in the vertex.
+    #[serde(default)]
+    pub offset: u32,
+}
+
+/// A `dmsh render` job file (docs/exec-job.md).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderJobFile {
+    /// Format tag, `dmsh-render/1` (optional).
+    #[serde(default)]
+    pub format: Option<String>,
+    /// Vertex shader.
+    pub vertex: ShaderDesc,
+    /// Fragment shader.
+    pub fragment: ShaderDesc,
+    /// Target width.
+    pub width: u32,
+    /// Target height.
+    pub height: u32,
+    /// Color target formats (default `["rgba8"]`).
+    #[serde(default)]
+    pub targets: Vec<String>,
+    /// Clear color.
+    #[serde(default)]
+    pub clear: [f32; 4],
+    /// Alpha blending.
+    #[serde(default)]
+    pub blend: bool,
+    /// Vertex buffers.
+    #[serde(default)]
+    pub vertex_buffers: Vec<VertexBufferDesc>,
+    /// Vertex attributes.
+    #[serde(default)]
+    pub attributes: Vec<AttributeDesc>,
+    /// Vertices.
+    pub vertex_count: u32,
+    /// Instances (default 1).
+    #[serde(default)]
+    pub instance_count: u32,
+    /// `triangle_list` (default), `triangle_strip`, `triangle_fan`, `line_list`, `line_strip`,
+    /// `point_list`.
+    #[serde(default)]
+    pub topology: Option<String>,
+    /// Buffers by name.
+    #[serde(default)]
+    pub buffers: BTreeMap<String, BufferDesc>,
+    /// Textures by name.
+    #[serde(default)]
+    pub textures: BTreeMap<String, TextureDesc>,
+    /// Vertex stage bindings.
+    #[serde(default)]
+    pub vertex_bind: Vec<BindDesc>,
+    /// Fragment stage bindings.
+    #[serde(default)]
+    pub fragment_bind: Vec<BindDesc>,
+    /// Device addresses to write (`buffer` must be given).
+    #[serde(default)]
+    pub pointers: Vec<PointerDesc>,
+    /// PNG of target 0 (RGBA8).
+    #[serde(default)]
+    pub out_png: Option<String>,
+    /// Raw texels of target 0 (tightly packed rows).
+    #[serde(default)]
+    pub out_raw: Option<String>,
+    /// Buffers to write after the draw (name → file).
+    #[serde(default)]
+    pub outputs: BTreeMap<String, String>,
+    /// A reference PNG to compare target 0 with.
+    #[serde(default)]
+    pub expected_png: Option<String>,
+    /// Largest allowed per-channel difference in RGBA8 (default 1).
+    #[serde(default)]
+    pub tolerance: Option<u8>,
+    /// Smallest fraction of pixels that must be within `tolerance` (default 0.999).
+    #[serde(default)]
+    pub min_fraction: Option<f64>,
+}
+
+/// A render job ready to draw, with what to do afterwards.
+#[derive(Debug, Clone)]
+pub struct RenderPrepared {
+    /// The draw.
+    pub job: RenderJob,
+    /// Buffer names in job order.
+    pub names: Vec<String>,
+    /// PNG output path.
+    pub out_png: Option<PathBuf>,
+    /// Raw output path.
+    pub out_raw: Option<PathBuf>,
+    /// (buffer index, file) to write.
+    pub outputs: Vec<(usize, PathBuf)>,
+    /// Expected RGBA8 image (width, height, pixels) from `expected_png`.
+    pub expected: Option<Image>,
+    /// Per-channel tolerance.
+    pub tolerance: u8,
+    /// Required matching fraction.
+    pub min_fraction: f64,
+}
+
+/// Decodes a PNG into an RGBA8 [`Image`].
+pub fn read_png(bytes: &[u8]) -> Result<Image, Error> {
+    let mut dec = png::Decoder::new(bytes);
+    dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut r = dec
+        .read_info()
+        .map_err(|e| Error::Job(format!("PNG: {e}")))?;
+    let mut buf = vec![0u8; r.output_buffer_size()];
+    let info = r
+        .next_frame(&mut buf)
+        .map_err(|e| Error::Job(format!("PNG: {e}")))?;
+    buf.truncate(info.buffer_size());
+    let px = (info.width * info.height) as usize;
+    let data: Vec<u8> = match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf
+            .chunks_exact(3)
+            .flat_map(|c| [c[0], c[1], c[2], 255])
+            .collect(),
+        png::ColorType::GrayscaleAlpha => buf
+            .chunks_exact(2)
+            .flat_map(|c| [c[0], c[0], c[0], c[1]])
+            .collect(),
+        png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+        png::ColorType::Indexed => {
+            return Err(Error::Job("PNG: indexed color is not supported".into()))
+        }
+    };
+    if data.len() != px * 4 {
+        return Err(Error::Job("PNG: unexpected pixel data length".into()));
+    }
+    Ok(Image {
+        width: info.width,
+        height: info.height,
+        format: TexFormat::Rgba8Unorm,
+        data,
+    })
+}
+
+impl RenderJobFile {
+    /// Reads a render job file.
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        let t = std::fs::read_to_string(path)
+            .map_err(|e| Error::Job(format!("{}: {e}", path.display())))?;
+        serde_json::from_str(&t).map_err(|e| Error::Job(format!("{}: {e}", path.display())))
+    }
+
+    /// Resolves files (relative to `base`) and builds the draw.
+    pub fn prepare(&self, base: &Path, out_dir: Option<&Path>) -> Result<RenderPrepared, Error> {
+        let stage = |d: &ShaderDesc| -> Result<Stage, Error> {
+            let (spirv, reflection) = load_shader(
+                &base.join(&d.spv),
+                d.reflection.as_ref().map(|r| base.join(r)).as_deref(),
+            )?;
+            Ok(Stage { spirv, reflection })
+        };
+        let mut pool = Pool::new(base, &self.buffers, &self.textures)?;
+        let mut vertex_binds = Vec::new();
+        let mut fragment_binds = Vec::new();
+        pool.binds(&self.vertex_bind, &mut vertex_binds)?;
+        pool.binds(&self.fragment_bind, &mut fragment_binds)?;
+        for q in &self.pointers {
+            if q.buffer.is_none() {
+                return Err(Error::Job(
+                    "render job pointers must name the buffer written to".into(),
+                ));
+            }
+        }
+        pool.pointers(&self.pointers)?;
+        let mut vertex_buffers = Vec::new();
+        for v in &self.vertex_buffers {
+            vertex_buffers.push(VertexBuffer {
+                data: v.data.bytes(base, None)?,
+                stride: v.stride,
+                per_instance: v.per_instance,
+            });
+        }
+        let attributes = self
+            .attributes
+            .iter()
+            .map(|a| {
+                Ok(VertexAttribute {
+                    location: a.location,
+                    binding: a.binding,
+                    format: attribute_format(&a.format)?,
+                    offset: a.offset,
+                })
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        let targets = self
+            .targets
+            .iter()
+            .map(|t| TexFormat::parse(t))
+            .collect::<Result<Vec<_>, Error>>()?;
+        let dir = out_dir.unwrap_or(base);
+        let outputs = self
+            .outputs
+            .iter()
+            .map(|(n, f)| Ok((pool.buffer(n)?, dir.join(f))))
+            .collect::<Result<Vec<_>, Error>>()?;
+        let expected = match &self.expected_png {
+            Some(p) => Some(read_png(&read(base, p)?)?),
+            None => None,
+        };
+        Ok(RenderPrepared {
+            names: pool.buffers.iter().map(|b| b.name.clone()).collect(),
+            job: RenderJob {
+                vertex: stage(&self.vertex)?,
+                fragment: stage(&self.fragment)?,
+                width: self.width,
+                height: self.height,
+                targets,
+                clear: self.clear,
+                blend: self.blend,
+                vertex_buffers,
+                attributes,
+                vertex_count: self.vertex_count,
+                instance_count: self.instance_count,
+                topology: match &self.topology {
+                    Some(t) => Topology::parse(t)?,
+                    None => Topology::TriangleList,
+                },
+                buffers: pool.buffers,
+                textures: pool.textures,
+                vertex_binds,
+                fragment_binds,
+                pointers: pool.pointers,
+            },
+            out_png: self.out_png.as_ref().map(|p| dir.join(p)),
+            out_raw: self.out_raw.as_ref().map(|p| dir.join(p)),
+            outputs,
+            expected,
+            tolerance: self.tolerance.unwrap_or(1),
+            min_fraction: self.min_fraction.unwrap_or(0.999),
+        })
+    }
 }

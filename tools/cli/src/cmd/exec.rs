@@ -158,12 +158,12 @@ fn execute(args: &Args) -> anyhow::Result<Report> {
     };
     let mismatches = job::check(&prepared, &out);
     let mut report = Report::from_run(&out, &mismatches, prepared.expected.len());
-    for (i, path) in &prepared.outputs {
+    for (it, path) in &prepared.outputs {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
         let tmp = path.with_extension("tmp~");
-        std::fs::write(&tmp, &out.buffers[*i])
+        std::fs::write(&tmp, job::item_bytes(&out, *it))
             .and_then(|_| std::fs::rename(&tmp, path))
             .with_context(|| format!("writing {}", path.display()))?;
         report.written.push(path.display().to_string());

@@ -3,5 +3,6 @@
 pub mod demo;
 pub mod disasm;
 pub mod exec;
+pub mod render;
 pub mod split;
 pub mod translate;

@@ -1,0 +1,157 @@
+//! The JSON job formats of docs/exec-job.md, end to end: files written next to a job,
+//! `ExecJob` / `RenderJobFile` prepared from them, run, checked.
+
+use std::path::PathBuf;
+
+use dmsh_vk::job::{self, ExecJob, RenderJobFile};
+use dmsh_vk::reference::glsl;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dmsh-vk-jobs-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn ready() -> bool {
+    if !glsl::available() {
+        println!("skipped: glslangValidator not installed");
+        return false;
+    }
+    if let Err(e) = dmsh_vk::shared() {
+        println!("skipped: no Vulkan device ({e})");
+        return false;
+    }
+    true
+}
+
+fn write_words(path: &std::path::Path, w: &[u32]) {
+    let b: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::write(path, b).unwrap();
+}
+
+#[test]
+fn compute_job_file_with_params_pointers_binds_and_textures() {
+    if !ready() {
+        return;
+    }
+    let dir = scratch("compute");
+    // out[i] = in[i] * k + ubo.add + texel(i,0).r, with `out` reached by a pointer parameter.
+    let src = r#"#version 460
+#extension GL_EXT_buffer_reference : require
+layout(local_size_x = 4) in;
+layout(buffer_reference, std430) buffer Words { uint w[]; };
+layout(std140, binding = 0) uniform Params { Words p_out; uint k; };
+layout(std140, binding = 3) uniform U { uint add; };
+layout(std430, binding = 32) readonly buffer In { uint v[]; };
+layout(binding = 64) uniform usampler2D tex;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    p_out.w[i] = v[i] * k + add + texelFetch(tex, ivec2(int(i), 0), 0).r;
+}"#;
+    let spirv = glsl::compile_source(src, "comp", &[]).unwrap();
+    write_words(&dir.join("k.spv"), &spirv);
+    std::fs::write(
+        dir.join("k.json"),
+        r#"{"stage":"compute","local_size":[4,1,1],"uses_global_addresses":true,
+            "resources":[{"kind":"cbuf","bank":0,"guest_offset":320,"size":12},
+                         {"kind":"cbuf","bank":3,"size":16},
+                         {"kind":"sbuf","bank":0},
+                         {"kind":"texture","bank":0}]}"#,
+    )
+    .unwrap();
+    let ins: Vec<u8> = (0..8u32).flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::write(dir.join("in.bin"), ins).unwrap();
+    let want: Vec<u32> = (0..8u32).map(|i| i * 3 + 100 + i * 10).collect();
+    std::fs::write(
+        dir.join("job.json"),
+        format!(
+            r#"{{"format":"dmsh-exec/1","spv":"k.spv","grid":[2,1,1],
+                "buffers":{{"in":{{"file":"in.bin"}},"out":{{"size":32,"fill_u32":"0xdeadbeef"}},
+                            "u":{{"u32":[100]}}}},
+                "textures":{{"t":{{"width":8,"height":1,"format":"r32ui",
+                                   "u32":[0,10,20,30,40,50,60,70]}}}},
+                "params":{{"base":"0x140","hex":"0000000000000000 03000000"}},
+                "pointers":[{{"offset":0,"target":"out"}}],
+                "bind":[{{"cbuf":3,"buffer":"u"}},{{"sbuf":0,"buffer":"in"}},{{"texture":0,"buffer":"t"}}],
+                "outputs":{{"out":"res/out.bin"}},
+                "expected":{{"out":{{"u32":{want:?}}}}}}}"#
+        ),
+    )
+    .unwrap();
+    let p = ExecJob::load(&dir.join("job.json"))
+        .unwrap()
+        .prepare(&dir, None)
+        .unwrap();
+    let out = dmsh_vk::run_compute(&p.job).unwrap();
+    let bad = job::check(&p, &out);
+    assert!(bad.is_empty(), "{bad:?}");
+    assert_eq!(p.outputs[0].1, dir.join("res/out.bin"));
+    // A wrong expectation is reported.
+    let mut p2 = p.clone();
+    p2.expected[0].1[0] ^= 1;
+    assert_eq!(job::check(&p2, &out).len(), 1);
+    println!("ok compute job file: params + pointer + cbuf + sbuf + texture");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn job_file_errors_are_clear() {
+    let dir = scratch("errors");
+    let bad = ExecJob::parse(r#"{"spv":"x.spv","grid":[1,1,1],"bogus":1}"#);
+    assert!(bad.unwrap_err().to_string().contains("bogus"));
+    let j = ExecJob::parse(r#"{"spv":"missing.spv","grid":[1,1,1]}"#).unwrap();
+    let e = j.prepare(&dir, None).unwrap_err().to_string();
+    assert!(e.contains("missing.spv"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn render_job_file_writes_png_and_compares() {
+    if !ready() {
+        return;
+    }
+    let dir = scratch("render");
+    let vs = r#"#version 460
+layout(location = 0) in vec2 pos;
+void main() { gl_Position = vec4(pos, 0.0, 1.0); }"#;
+    let fs = r#"#version 460
+layout(std140, binding = 2) uniform C { vec4 color; };
+layout(location = 0) out vec4 o;
+void main() { o = color; }"#;
+    write_words(
+        &dir.join("v.spv"),
+        &glsl::compile_source(vs, "vert", &[]).unwrap(),
+    );
+    write_words(
+        &dir.join("f.spv"),
+        &glsl::compile_source(fs, "frag", &[]).unwrap(),
+    );
+    std::fs::write(dir.join("v.json"), r#"{"stage":"vertex"}"#).unwrap();
+    std::fs::write(
+        dir.join("f.json"),
+        r#"{"stage":"fragment","resources":[{"kind":"cbuf","bank":2,"size":16}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("r.json"),
+        r#"{"vertex":{"spv":"v.spv"},"fragment":{"spv":"f.spv"},"width":16,"height":16,
+            "vertex_buffers":[{"stride":8,"f32":[-1,-1, 3,-1, -1,3]}],
+            "attributes":[{"location":0,"format":"rg32f"}],
+            "vertex_count":3,"buffers":{"c":{"f32":[0,1,0,1]}},
+            "fragment_bind":[{"cbuf":2,"buffer":"c"}],"out_png":"o.png"}"#,
+    )
+    .unwrap();
+    let p = RenderJobFile::load(&dir.join("r.json"))
+        .unwrap()
+        .prepare(&dir, None)
+        .unwrap();
+    let out = dmsh_vk::render(&p.job).unwrap();
+    let img = &out.targets[0];
+    assert!(img.data.chunks_exact(4).all(|px| px == [0, 255, 0, 255]));
+    let png = img.to_png().unwrap();
+    let back = job::read_png(&png).unwrap();
+    assert_eq!(back.data, img.data);
+    assert_eq!(p.out_png.as_deref(), Some(dir.join("o.png").as_path()));
+    println!("ok render job file: 16x16 green, PNG round trip");
+    let _ = std::fs::remove_dir_all(&dir);
+}
