@@ -257,7 +257,6 @@ impl E {
                 self.op(spirv::Op::ShiftRightLogical, u, &[li, five])
             }
             Sys::LaneMask(k) => {
-                self.warp_ops = true;
                 let lane = self.lane_id();
                 let one = self.u32c(1);
                 let two = self.u32c(2);

@@ -247,7 +247,10 @@ impl<'a> Cx<'a> {
 
     /// A register field of `i` (RZ when absent).
     pub fn rf(&self, i: &Instr, f: Field) -> u8 {
-        i.reg(f).map(|r| r.0).unwrap_or(255)
+        i.reg(f)
+            .map(|r| r.0)
+            .or_else(|| i.raw(f).map(|v| v as u8))
+            .unwrap_or(255)
     }
     /// Reads the register in field `f`.
     pub fn r(&mut self, i: &Instr, f: Field) -> Value {

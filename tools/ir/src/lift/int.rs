@@ -765,7 +765,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             }
         }
         O::P2r => {
-            if i.modifier(Field::Mode) != Some("PR") || !i.modifier(Field::SelB).unwrap_or("").is_empty()
+            if i.modifier(Field::Mode) != Some("PR")
+                || !i.modifier(Field::SelB).unwrap_or("").is_empty()
             {
                 return Err(cx.unsupported(i, "P2R of CC or a byte other than 0"));
             }
@@ -786,7 +787,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             cx.set_rd(i, r);
         }
         O::R2p => {
-            if i.modifier(Field::Mode) != Some("PR") || !i.modifier(Field::SelB).unwrap_or("").is_empty()
+            if i.modifier(Field::Mode) != Some("PR")
+                || !i.modifier(Field::SelB).unwrap_or("").is_empty()
             {
                 return Err(cx.unsupported(i, "R2P to CC or from a byte other than 0"));
             }

@@ -15,11 +15,10 @@ pub fn run(f: &mut Function) {
             }
         }
         match &b.term {
-            Terminator::Branch(c, _, _) | Terminator::Dynamic(c)
-                if !live[c.index()] => {
-                    live[c.index()] = true;
-                    work.push(*c);
-                }
+            Terminator::Branch(c, _, _) | Terminator::Dynamic(c) if !live[c.index()] => {
+                live[c.index()] = true;
+                work.push(*c);
+            }
             _ => {}
         }
     }
