@@ -196,6 +196,7 @@ impl Device {
         }
 
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.check_alive()?;
         let mut s = Scope::new(self);
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
         let need = bind::needed_sizes(&slots, job.buffers.len());

@@ -77,6 +77,9 @@ pub struct Device {
     pub(crate) bda: bool,
     pub(crate) timeout_s: u64,
     pub(crate) lock: Mutex<()>,
+    /// Set when GPU work timed out: the work may still run, so nothing it uses may be freed
+    /// and no further job is accepted.
+    pub(crate) lost: std::sync::atomic::AtomicBool,
     info: DeviceInfo,
 }
 
@@ -473,6 +476,7 @@ impl Device {
             bda: on(f12.buffer_device_address),
             timeout_s,
             lock: Mutex::new(()),
+            lost: Default::default(),
             info,
         })
     }
@@ -480,6 +484,16 @@ impl Device {
     /// What the device offers.
     pub fn info(&self) -> &DeviceInfo {
         &self.info
+    }
+
+    /// Fails once an earlier job timed out (its work may still be running).
+    pub(crate) fn check_alive(&self) -> Result<(), Error> {
+        if self.lost.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(Error::Job(
+                "the device is unusable: an earlier job did not finish (hung shader)".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// An `Unsupported` error naming this device.
@@ -503,6 +517,9 @@ impl Device {
 
 impl Drop for Device {
     fn drop(&mut self) {
+        if self.lost.load(std::sync::atomic::Ordering::SeqCst) {
+            return; // hung work may still use the device: leak it rather than hang or crash
+        }
         // SAFETY: no job holds the device (jobs borrow it), so nothing is in flight.
         unsafe {
             let _ = self.device.device_wait_idle();
@@ -708,7 +725,12 @@ impl<'d> Scope<'d> {
             .vk("vkQueueSubmit")?;
             match d.wait_for_fences(&[fence], true, self.dev.timeout_s * 1_000_000_000) {
                 Ok(()) => Ok(()),
-                Err(vk::Result::TIMEOUT) => Err(Error::Timeout(self.dev.timeout_s)),
+                Err(vk::Result::TIMEOUT) => {
+                    self.dev
+                        .lost
+                        .store(true, std::sync::atomic::Ordering::SeqCst);
+                    Err(Error::Timeout(self.dev.timeout_s))
+                }
                 Err(e) => Err(Error::Vk {
                     call: "vkWaitForFences",
                     result: e,
@@ -720,6 +742,9 @@ impl<'d> Scope<'d> {
 
 impl Drop for Scope<'_> {
     fn drop(&mut self) {
+        if self.dev.lost.load(std::sync::atomic::Ordering::SeqCst) {
+            return; // the timed-out work may still use these objects: leak them
+        }
         let d = &self.dev.device;
         // SAFETY: all work was waited for (or the device is lost); handles are ours.
         unsafe {

@@ -383,6 +383,7 @@ impl Device {
         }
 
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.check_alive()?;
         let mut s = Scope::new(self);
         let mut need = bind::needed_sizes(&vslots, nb);
         for (a, b) in need.iter_mut().zip(bind::needed_sizes(&fslots, nb)) {
