@@ -134,6 +134,7 @@ fields! {
     Ud: "Video: unsigned destination (.UD) / VABSDIFF signed difference (.SD).",
     Mx: "VMNMX: .MX mode.",
     Sd: "VABSDIFF4: signed difference.",
+    F16: "Texture: half-precision results (TEXS/TLDS/TLD4S .F16).",
     Trig: "NOP trigger flag.",
     Le: "DEPBAR: wait until the count is less or equal.",
     Reserved: "Bits nvdisasm ignores but that a round trip must keep.",

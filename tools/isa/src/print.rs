@@ -154,10 +154,25 @@ impl Instr {
                         Style::RegPlus(k) => {
                             push_reg(out, if raw == 255 { 255 } else { raw + *k as u64 })
                         }
+                        Style::BitList => {
+                            let mut first = true;
+                            for b in (0..d.width).rev() {
+                                if raw >> b & 1 != 0 {
+                                    out.push_str(if first { ", " } else { "," });
+                                    first = false;
+                                    let _ = write!(out, "{b}");
+                                }
+                            }
+                        }
+                        Style::NegFloat16(n) => {
+                            let neg = f.fields[*n as usize].extract(bits) != 0;
+                            let h = d.to_value(raw) as u16 ^ if neg { 0x8000 } else { 0 };
+                            push_f32(out, f16_to_f32(h));
+                        }
                         Style::BitSet => {
                             out.push('{');
                             let mut first = true;
-                            for b in 0..d.width {
+                            for b in (0..d.width).rev() {
                                 if raw >> b & 1 != 0 {
                                     if !first {
                                         out.push(',');
@@ -301,14 +316,14 @@ fn push_float(out: &mut String, v: f64, nan: bool, inf: bool) {
         return;
     }
     if v == 0.0 {
-        out.push_str(if v.is_sign_negative() { "-0" } else { "0" });
+        out.push_str(if v.is_sign_negative() { "-0.0 " } else { "0" });
         return;
     }
-    // Large magnitudes: "%.20e" (21 significant digits, zeros kept).
+    // Integral values from 2^32 up: "%.20e" (21 significant digits, zeros kept).
     let e = format!("{:.19e}", v);
     let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
-    if exp >= 16 {
+    if v.fract() == 0.0 && v.abs() >= 4_294_967_296.0 {
         let e20 = format!("{:.20e}", v);
         let (m, x) = e20.split_once('e').unwrap_or((&e20, "0"));
         let x: i32 = x.parse().unwrap_or(0);
@@ -378,5 +393,8 @@ mod tests {
         assert_eq!(f(2f64.powi(54)), "1.80143985094819840000e+16");
         assert_eq!(g(3.051_757_8e-5), "3.0517578125e-05");
         assert_eq!(g(f32::INFINITY), "+INF ");
+        assert_eq!(g(134217728.0), "134217728");
+        assert_eq!(g(12910067712.0), "1.29100677120000000000e+10");
+        assert_eq!(g(-0.0), "-0.0 ");
     }
 }

@@ -192,8 +192,12 @@ pub enum Style {
     CommaReg,
     /// The register `n` above the field's (RZ stays RZ).
     RegPlus(u8),
-    /// `{a,b,..}`: the numbers of the set bits.
+    /// `{b,a,..}`: the numbers of the set bits, highest first.
     BitSet,
+    /// `, b,a`: the numbers of the set bits, highest first; nothing when none.
+    BitList,
+    /// An f16 immediate whose sign comes from a separate negation field (index).
+    NegFloat16(u8),
     /// `, !P0` from a negation field (index) and a predicate: nothing for `PT`.
     CommaPred(u8),
 }
@@ -315,6 +319,7 @@ fn parse_style(s: &str, enums: &HashMap<String, u16>) -> Result<Style, String> {
         "R2" => Style::RegPlus(2),
         "R3" => Style::RegPlus(3),
         "B" => Style::BitSet,
+        "b" => Style::BitList,
         _ => {
             if let Some(rest) = s.strip_prefix('#') {
                 Style::Enum(
@@ -525,6 +530,7 @@ fn parse_form(
             let st = match style_s {
                 "q" => Style::CommaPred(ia as u8),
                 "C" => Style::CbufMem(ia as u8),
+                "n" => Style::NegFloat16(ia as u8),
                 _ => Style::Mem(ia as u8),
             };
             toks.push(Tok::Field(ib as u8, st));
