@@ -35,10 +35,9 @@ pub fn read(b: &[u8]) -> ReadResult<Hits> {
     let f = &b[..size];
     let mut hits = Hits::default();
     let mut group = Vec::new();
-    let mut r = 0x20usize;
-    while r + 16 <= size {
-        if r >= region_off && r < region_end {
-            r = region_end;
+    let mut next = 0x20usize;
+    for r in candidates(f) {
+        if r < next || r + 16 > size || (r >= region_off && r < region_end) {
             continue;
         }
         if let Some((spot, code_rel)) = record(f, r, region_off, region_end) {
@@ -50,16 +49,39 @@ pub fn read(b: &[u8]) -> ReadResult<Hits> {
                         offset: 0,
                         index: format!("rec{r:#x}.code{code_rel:#x}"),
                     });
-                    r += 16;
-                    continue;
+                    next = r + 16;
                 }
                 Err(e) => hits.errors.push(e),
             }
         }
-        r += 4;
     }
     hits.pair_vertex_with_next_fragment(&group);
     Ok(hits)
+}
+
+/// 4-byte-aligned offsets where a record may start: `{_, 0, control size}` with a Switch 1
+/// control size (found with memmem), or every such offset when the file holds an NVN2 control
+/// section (their sizes vary). Sorted, without repeats.
+fn candidates(f: &[u8]) -> Vec<usize> {
+    let magic = crate::control::CONTROL_MAGIC.to_le_bytes();
+    let nvn2 = memchr::memmem::find_iter(f, &magic)
+        .any(|c| u32le(f, c + 4) == Some(crate::control::NVN2_VERSION));
+    if nvn2 {
+        return (0..f.len()).step_by(4).collect();
+    }
+    let mut v = Vec::new();
+    for size in CONTROL_SIZES {
+        let mut pat = [0u8; 8];
+        pat[4..].copy_from_slice(&size.to_le_bytes());
+        v.extend(
+            memchr::memmem::find_iter(f, &pat)
+                .filter(|&h| h >= 4 && (h - 4) % 4 == 0)
+                .map(|h| h - 4),
+        );
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 fn record(f: &[u8], r: usize, region_off: usize, region_end: usize) -> Option<(Spot, usize)> {

@@ -87,14 +87,15 @@ pub fn decode(b: &[u8], cap: u64) -> ReadResult<Vec<u8>> {
                     ));
                 }
                 let len = len.min(size - out.len());
+                // The copy repeats the `dist` bytes before it. Copy from that fixed start in
+                // chunks that double (each a multiple of `dist` until the last), so a long run
+                // with a short period costs a few copies, not one per period.
                 let from = out.len() - dist;
-                if dist >= len {
-                    out.extend_from_within(from..from + len);
-                } else {
-                    for i in 0..len {
-                        let c = out[from + i];
-                        out.push(c);
-                    }
+                let mut left = len;
+                while left > 0 {
+                    let n = left.min(out.len() - from);
+                    out.extend_from_within(from..from + n);
+                    left -= n;
                 }
             }
         }

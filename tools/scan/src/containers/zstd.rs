@@ -1,6 +1,8 @@
 //! zstd frames (`*.zs`): streaming decode with an output cap; dictionary frames are reported.
 
-use std::io::Read;
+use std::cell::RefCell;
+
+use ::zstd::zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
 
 use crate::error::{ReadError, ReadResult, WarnKind};
 
@@ -26,6 +28,19 @@ pub fn dictionary_id(b: &[u8]) -> Option<u32> {
     Some(v)
 }
 
+fn zerr(off: usize, code: usize) -> ReadError {
+    ReadError::new(
+        WarnKind::DecodeFailed,
+        off,
+        ::zstd::zstd_safe::get_error_name(code).to_string(),
+    )
+}
+
+thread_local! {
+    /// One decompression context per worker thread, reused across files.
+    static DCTX: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
+}
+
 /// Decodes all frames of `b`, producing at most `cap` bytes.
 pub fn decode(b: &[u8], cap: u64) -> ReadResult<Vec<u8>> {
     match dictionary_id(b) {
@@ -45,28 +60,73 @@ pub fn decode(b: &[u8], cap: u64) -> ReadResult<Vec<u8>> {
             ))
         }
     }
-    let mut dec = ::zstd::stream::read::Decoder::with_buffer(b)
-        .map_err(|e| ReadError::new(WarnKind::DecodeFailed, 0, e.to_string()))?;
-    // Bound the decoder's window so a hostile header cannot make it reserve more than 128 MiB.
-    dec.window_log_max(27)
-        .map_err(|e| ReadError::new(WarnKind::DecodeFailed, 0, e.to_string()))?;
-    let mut out = Vec::with_capacity((b.len() * 4).min(cap as usize).min(64 << 20));
-    let n = dec
-        .take(cap.saturating_add(1))
-        .read_to_end(&mut out)
-        .map_err(|e| {
-            ReadError::new(
-                WarnKind::DecodeFailed,
-                0,
-                format!("after {:#x} output bytes: {e}", out.len()),
-            )
-        })?;
-    if n as u64 > cap {
-        return Err(ReadError::new(
-            WarnKind::SizeCap,
-            0,
-            format!("decompresses to more than {cap:#x} bytes"),
-        ));
-    }
-    Ok(out)
+    DCTX.with_borrow_mut(|d| {
+        d.reset(ResetDirective::SessionAndParameters)
+            .map_err(|c| zerr(0, c))?;
+        // Bound the window so a hostile header cannot make the decoder reserve more than 128 MiB.
+        d.set_parameter(DParameter::WindowLogMax(27))
+            .map_err(|c| zerr(0, c))?;
+        // One frame that states its size (one-shot encoders): decode in one call into a buffer
+        // of exactly that size.
+        if let (Ok(Some(size)), Ok(frame_len)) = (
+            ::zstd::zstd_safe::get_frame_content_size(b),
+            ::zstd::zstd_safe::find_frame_compressed_size(b),
+        ) {
+            if size > cap {
+                return Err(ReadError::new(
+                    WarnKind::SizeCap,
+                    0,
+                    format!("frame states {size:#x} bytes, limit {cap:#x}"),
+                ));
+            }
+            if frame_len == b.len() {
+                let mut out = Vec::with_capacity(size as usize);
+                let n = d.decompress(&mut out, b).map_err(|c| zerr(0, c))?;
+                if n as u64 != size {
+                    return Err(ReadError::new(
+                        WarnKind::DecodeFailed,
+                        0,
+                        format!("decodes to {n:#x} bytes, frame states {size:#x}"),
+                    ));
+                }
+                return Ok(out);
+            }
+        }
+        // Streaming (no stated size, or several frames), growing the output up to the cap.
+        let mut out: Vec<u8> =
+            Vec::with_capacity((b.len() * 4).clamp(1 << 12, 1 << 24).min(cap as usize + 1));
+        let mut input = InBuffer::around(b);
+        loop {
+            if out.len() as u64 > cap {
+                return Err(ReadError::new(
+                    WarnKind::SizeCap,
+                    0,
+                    format!("decompresses to more than {cap:#x} bytes"),
+                ));
+            }
+            if out.capacity() == out.len() {
+                let room = (cap + 1 - out.len() as u64).min(out.len().max(1 << 16) as u64) as usize;
+                out.reserve_exact(room);
+            }
+            let before = (out.len(), input.pos());
+            let pos = out.len();
+            // The output buffer sets `out`'s length to what the decoder wrote.
+            let hint = {
+                let mut ob = OutBuffer::around_pos(&mut out, pos);
+                d.decompress_stream(&mut ob, &mut input)
+            }
+            .map_err(|c| zerr(input.pos(), c))?;
+            let done = input.pos() == b.len();
+            if hint == 0 && done {
+                return Ok(out);
+            }
+            if done && before == (out.len(), input.pos()) && out.capacity() > out.len() {
+                return Err(ReadError::new(
+                    WarnKind::DecodeFailed,
+                    b.len(),
+                    format!("incomplete frame after {:#x} output bytes", out.len()),
+                ));
+            }
+        }
+    })
 }

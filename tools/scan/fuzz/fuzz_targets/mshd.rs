@@ -1,0 +1,9 @@
+//! Fuzz target: MSHD stage walk.
+#![no_main]
+
+use dmsh_scan::containers::*;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = mshd::read(data);
+});
