@@ -107,7 +107,7 @@ pub fn format_line(offset: u64, text: &str) -> String {
         Some((g, b)) if g.starts_with('@') => (g, b),
         _ => ("", text),
     };
-    format!("        /*{offset:04x}*/ {guard:>18} {body} ;")
+    format!("        /*{offset:04x}*/{guard:>18} {body} ;")
 }
 
 /// Disassembles a stream into nvdisasm-style lines
