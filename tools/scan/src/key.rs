@@ -28,3 +28,14 @@ pub fn key(ctl: &Control, control: &[u8], code: &[u8]) -> String {
 pub fn hex16(d: &[u8]) -> String {
     d[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sixteen_lower_case_hex_digits() {
+        let d = Sha256::digest(b"abc");
+        assert_eq!(hex16(&d), "ba7816bf8f01cfea");
+    }
+}

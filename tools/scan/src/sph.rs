@@ -50,3 +50,33 @@ pub fn io(sph: &[u8], stage: Stage) -> SphIo {
     }
     r
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sph(words: &[(usize, u32)]) -> Vec<u8> {
+        let mut b = vec![0u8; 0x50];
+        for &(w, v) in words {
+            b[w * 4..w * 4 + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        b
+    }
+
+    #[test]
+    fn vertex_and_pixel_maps() {
+        // uam's vs_basic_mvp: inputs 0.xyz 1.xyz 2.xy, same outputs (word 13 from bit 16).
+        let v = io(
+            &sph(&[(0, 0x0006_0461), (6, 0x377), (13, 0x0377_f000)]),
+            Stage::Vertex,
+        );
+        assert_eq!((v.in_generic, v.out_generic), (0x377, 0x377));
+        // uam's fs_fragdepth: 0.xy 1.xyz perspective, RT0 xyzw, depth.
+        let p = io(
+            &sph(&[(0, 0x0006_d462), (6, 0x2a0a), (18, 0xf), (19, 2)]),
+            Stage::Fragment,
+        );
+        assert_eq!(p.in_generic, 0x73);
+        assert_eq!((p.ps_targets, p.ps_depth), (0xf, true));
+    }
+}

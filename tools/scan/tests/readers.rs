@@ -261,3 +261,37 @@ fn bnsh_inside_main_and_glslc_only_with_the_profile_switch() {
         assert!(s.warnings.is_empty());
     }
 }
+
+#[test]
+fn nro_and_elf_mains() {
+    let vs = w::build(&corpus("vs_skinning.vert"), Wrap::default());
+    let bn = w::bnsh(&[vec![&vs]]);
+    // NRO: NRO0 at +0x10, size at +0x18, the file is the image.
+    let mut nro = vec![0u8; 0x80];
+    nro[0x10..0x14].copy_from_slice(b"NRO0");
+    nro.extend_from_slice(&bn);
+    let n = nro.len() as u32;
+    nro[0x18..0x1C].copy_from_slice(&n.to_le_bytes());
+    // ELF64: one PT_LOAD at vaddr 0x1000 holding the BNSH at file offset 0x1000.
+    let mut elf = vec![0u8; 0x1000];
+    elf[0..4].copy_from_slice(b"\x7fELF");
+    elf[4] = 2;
+    elf[5] = 1;
+    elf[0x20..0x28].copy_from_slice(&0x40u64.to_le_bytes());
+    elf[0x36..0x38].copy_from_slice(&0x38u16.to_le_bytes());
+    elf[0x38..0x3A].copy_from_slice(&1u16.to_le_bytes());
+    let ph = 0x40;
+    elf[ph..ph + 4].copy_from_slice(&1u32.to_le_bytes());
+    elf[ph + 8..ph + 0x10].copy_from_slice(&0x1000u64.to_le_bytes());
+    elf[ph + 0x10..ph + 0x18].copy_from_slice(&0x1000u64.to_le_bytes());
+    elf[ph + 0x20..ph + 0x28].copy_from_slice(&(bn.len() as u64).to_le_bytes());
+    elf[ph + 0x28..ph + 0x30].copy_from_slice(&(bn.len() as u64 + 0x100).to_le_bytes());
+    elf.extend_from_slice(&bn);
+    let limits = Limits::default();
+    for (f, layer) in [(nro, "main|nro"), (elf, "main|elf")] {
+        let s = FileScan::new(&limits, false, 0, "main0".into()).scan_main(&f, "main");
+        assert_eq!(s.shaders.len(), 1, "{layer}");
+        assert_eq!(s.shaders[0].piece.key, vs.key());
+        assert_eq!(&*s.shaders[0].path, layer);
+    }
+}

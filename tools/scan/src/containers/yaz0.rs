@@ -102,3 +102,45 @@ pub fn decode(b: &[u8], cap: u64) -> ReadResult<Vec<u8>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stream(size: u32, body: &[u8]) -> Vec<u8> {
+        let mut v = b"Yaz0".to_vec();
+        v.extend_from_slice(&size.to_be_bytes());
+        v.extend_from_slice(&[0; 8]);
+        v.extend_from_slice(body);
+        v
+    }
+
+    #[test]
+    fn literals_and_overlapping_runs() {
+        // 2 literals 'a' 'b', then a back-reference of 0x12 + 3 = 21 bytes at distance 2.
+        let z = stream(23, &[0b1100_0000, b'a', b'b', 0x00, 0x01, 0x03]);
+        assert_eq!(
+            decode(&z, 1 << 20).unwrap(),
+            b"ab".repeat(12)[..23].to_vec()
+        );
+        // Short form: (b1 >> 4) + 2 = 3 bytes at distance 1.
+        let z = stream(4, &[0b1000_0000, b'x', 0x10, 0x00]);
+        assert_eq!(decode(&z, 1 << 20).unwrap(), b"xxxx");
+    }
+
+    #[test]
+    fn bad_streams() {
+        let before_start = stream(4, &[0b0000_0000, 0x10, 0x05]);
+        assert_eq!(
+            decode(&before_start, 1 << 20).unwrap_err().kind,
+            WarnKind::DecodeFailed
+        );
+        let cut = stream(10, &[0xFF, b'a']);
+        assert_eq!(decode(&cut, 1 << 20).unwrap_err().kind, WarnKind::Truncated);
+        assert_eq!(
+            decode(&stream(100, &[0xFF; 40]), 10).unwrap_err().kind,
+            WarnKind::SizeCap
+        );
+        assert_eq!(decode(b"Yaz0", 10).unwrap_err().kind, WarnKind::Truncated);
+    }
+}

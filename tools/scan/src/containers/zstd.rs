@@ -130,3 +130,26 @@ pub fn decode(b: &[u8], cap: u64) -> ReadResult<Vec<u8>> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dictionary_id_and_garbage() {
+        // FHD 0x01: one Dictionary_ID byte, not single-segment (window byte first).
+        let f = [0x28, 0xB5, 0x2F, 0xFD, 0x01, 0x00, 0x2A];
+        assert_eq!(dictionary_id(&f), Some(0x2A));
+        assert_eq!(
+            decode(&f, 1 << 20).unwrap_err().kind,
+            WarnKind::NeedsDictionary
+        );
+        assert_eq!(
+            decode(&MAGIC, 1 << 20).unwrap_err().kind,
+            WarnKind::Truncated
+        );
+        let mut g = MAGIC.to_vec();
+        g.extend_from_slice(&[0x00, 0x58, 0xFF, 0xFF, 0xFF, 0xFF]);
+        assert!(decode(&g, 1 << 20).is_err());
+    }
+}
