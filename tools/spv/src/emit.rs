@@ -1282,6 +1282,11 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     e.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", iface);
     let ls = sh.local_size.map(|x| x.max(1));
     e.b.execution_mode(main, spirv::ExecutionMode::LocalSize, ls);
+    // Keep −0, ∞ and NaN exactly (Maxwell does; drivers may not unless asked).
+    e.b.capability(Capability::SignedZeroInfNanPreserve);
+    for w in [16u32, 32, 64] {
+        e.b.execution_mode(main, spirv::ExecutionMode::SignedZeroInfNanPreserve, [w]);
+    }
     let uses_psb = e.uses_psb;
     let warp_ops = e.warp_ops;
     let module = e.b.module();

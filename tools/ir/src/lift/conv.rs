@@ -114,7 +114,15 @@ pub fn round_int(cx: &mut Cx, x: Value, mode: &str) -> Value {
     // Keep the sign of zero results (round(−0.3) = −0).
     let z = fc(cx, t, 0.0);
     let rz = cx.cmp(Op::FOEq, r, z);
-    let sz = cx.emit(Op::FMul(Round::Rn), t, &[x, z]);
+    let it = if t == Type::F64 { Type::U64 } else { Type::U32 };
+    let xb = cx.cast(it, x);
+    let sign = if t == Type::F64 {
+        cx.c64(1 << 63)
+    } else {
+        cx.c32(0x8000_0000)
+    };
+    let sb = cx.and(xb, sign);
+    let sz = cx.cast(t, sb);
     cx.sel(rz, sz, r)
 }
 

@@ -81,13 +81,22 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             }
             let r = cx.r(i, Field::Ra);
             let imm = i.get(Field::Imm).unwrap_or(0) as u32;
+            // BRX is relative to the address after it (scheduling words included).
             let base = if op == O::Brx {
-                cx.next.wrapping_add(imm)
+                (cx.addr + 8).wrapping_add(imm)
             } else {
                 imm
             };
             let k = cx.c32(base);
             let t = cx.add(r, k);
+            // A target naming a scheduling word continues after it.
+            let m = cx.c32(31);
+            let low = cx.and(t, m);
+            let z = cx.c32(0);
+            let at_ctrl = cx.cmp(Op::IEq, low, z);
+            let eight = cx.c32(8);
+            let skip = cx.sel(at_ctrl, eight, z);
+            let t = cx.add(t, skip);
             cx.finish(Terminator::Dynamic(t));
             Ok(())
         }

@@ -290,13 +290,19 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Iadd | O::Iadd32i => {
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
-            let (na, nb, x) = (i.flag(Field::NegA), i.flag(Field::NegB), i.flag(Field::X));
+            let (mut na, nb, x) = (i.flag(Field::NegA), i.flag(Field::NegB), i.flag(Field::X));
+            // IADD32I packs "negate A" (2) and ".PO", plus one (3), into one field.
+            let po = i.raw(Field::Po).unwrap_or(0);
+            let plus_one = op == O::Iadd32i && po == 3;
+            if op == O::Iadd32i && po == 2 {
+                na = true;
+            }
             let aa = if na { cx.not(a) } else { a };
             let bb = if nb { cx.not(b) } else { b };
             let k = if x {
                 cx.carry_u32()
             } else {
-                cx.c32(na as u32 + nb as u32)
+                cx.c32(na as u32 + nb as u32 + plus_one as u32)
             };
             let (s, carry) = add3_carry(cx, aa, bb, k);
             let s = if i.flag(Field::Sat) {
@@ -362,8 +368,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             match i.modifier(Field::Mode).unwrap_or("") {
                 "" => {}
                 ".RS" => {
-                    let m = cx.c64(0xffff_ffff);
-                    ab = cx.and(ab, m);
+                    // The 33-bit sum of the first two operands, shifted right by 16.
                     let k = cx.c64(16);
                     ab = cx.bin(Op::LShr, ab, k);
                 }
@@ -764,6 +769,22 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 cx.set_rd(i, r);
             }
         }
+        O::Csetp | O::Cset => {
+            let t = cc_test(cx, i)?;
+            let pc = cx.p(i, Field::Pc, Field::NotC);
+            let v = bop(cx, i, Field::Bop, t, pc)?;
+            if op == O::Csetp {
+                cx.set_p(i, Field::Pd, v);
+                let nt = cx.not(t);
+                let v2 = bop(cx, i, Field::Bop, nt, pc)?;
+                cx.set_p(i, Field::Pd2, v2);
+            } else {
+                let tv = cx.c32(if i.flag(Field::Bf) { 0x3f80_0000 } else { !0 });
+                let z = cx.c32(0);
+                let r = cx.sel(v, tv, z);
+                cx.set_rd(i, r);
+            }
+        }
         O::P2r => {
             if i.modifier(Field::Mode) != Some("PR")
                 || !i.modifier(Field::SelB).unwrap_or("").is_empty()
@@ -869,4 +890,42 @@ fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
     };
     cx.set_rd(i, r);
     Ok(())
+}
+
+/// Evaluates a condition-code test (`CSETP`/`CSET`) on the flags.
+fn cc_test(cx: &mut Cx, i: &Instr) -> Result<Value> {
+    let name = i.modifier(Field::CcTest).unwrap_or(".T");
+    let z = cx.flag(Flag::Zero);
+    let s = cx.flag(Flag::Sign);
+    let c = cx.flag(Flag::Carry);
+    let o = cx.flag(Flag::Overflow);
+    let s_ne_o = cx.bin(Op::Xor, s, o);
+    Ok(match name {
+        ".F" => cx.cbool(false),
+        ".T" => cx.cbool(true),
+        ".LT" => s_ne_o,
+        ".EQ" => z,
+        ".LE" => cx.or(z, s_ne_o),
+        ".GT" => {
+            let t = cx.or(z, s_ne_o);
+            cx.not(t)
+        }
+        ".NE" => cx.not(z),
+        ".GE" => cx.not(s_ne_o),
+        ".LO" => cx.not(c),
+        ".LS" => {
+            let nc = cx.not(c);
+            cx.or(nc, z)
+        }
+        ".HI" => {
+            let nz = cx.not(z);
+            cx.and(c, nz)
+        }
+        ".HS" => c,
+        ".SFF" => cx.not(s),
+        ".SFT" => s,
+        ".OFF" => cx.not(o),
+        ".OFT" => o,
+        m => return Err(cx.unsupported(i, format!("condition-code test {m}"))),
+    })
 }

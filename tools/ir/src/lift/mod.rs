@@ -100,7 +100,8 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
     let mut work: Vec<u32> = vec![first_instr(0)];
     leaders.insert(first_instr(0));
     for &t in &cfg.extra_targets {
-        if t < end && !is_ctrl_slot(t) {
+        let t = first_instr(t);
+        if t < end {
             leaders.insert(t);
             work.push(t);
         }
