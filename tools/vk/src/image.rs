@@ -23,6 +23,12 @@ pub enum TexFormat {
     R32Sint,
     /// 32-bit float R.
     R32Float,
+    /// 32-bit unsigned integer RGBA.
+    Rgba32Uint,
+    /// 32-bit signed integer RGBA.
+    Rgba32Sint,
+    /// 16-bit float RG.
+    Rg16Float,
 }
 
 impl TexFormat {
@@ -36,9 +42,12 @@ impl TexFormat {
             "r32ui" | "r32u" => TexFormat::R32Uint,
             "r32i" => TexFormat::R32Sint,
             "r32f" => TexFormat::R32Float,
+            "rgba32ui" | "rgba32u" => TexFormat::Rgba32Uint,
+            "rgba32i" => TexFormat::Rgba32Sint,
+            "rg16f" => TexFormat::Rg16Float,
             _ => {
                 return Err(Error::Job(format!(
-                    "unknown texel format {s:?} (rgba8 rgba8ui rgba16f rgba32f r32ui r32i r32f)"
+                    "unknown texel format {s:?} (rgba8 rgba8ui rgba16f rgba32f r32ui r32i r32f rgba32ui rgba32i rg16f)"
                 )))
             }
         })
@@ -54,6 +63,9 @@ impl TexFormat {
             TexFormat::R32Uint => vk::Format::R32_UINT,
             TexFormat::R32Sint => vk::Format::R32_SINT,
             TexFormat::R32Float => vk::Format::R32_SFLOAT,
+            TexFormat::Rgba32Uint => vk::Format::R32G32B32A32_UINT,
+            TexFormat::Rgba32Sint => vk::Format::R32G32B32A32_SINT,
+            TexFormat::Rg16Float => vk::Format::R16G16_SFLOAT,
         }
     }
 
@@ -64,6 +76,8 @@ impl TexFormat {
             TexFormat::Rgba16Float => 8,
             TexFormat::Rgba32Float => 16,
             TexFormat::R32Uint | TexFormat::R32Sint | TexFormat::R32Float => 4,
+            TexFormat::Rgba32Uint | TexFormat::Rgba32Sint => 16,
+            TexFormat::Rg16Float => 4,
         }
     }
 }

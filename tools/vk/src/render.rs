@@ -242,6 +242,22 @@ impl Image {
                     let v = w32(p * 4).min(255) as u8;
                     out.extend_from_slice(&[v, v, v, 255]);
                 }
+                TexFormat::Rgba32Uint | TexFormat::Rgba32Sint => {
+                    for c in 0..4 {
+                        out.push(w32(p * 16 + c * 4).min(255) as u8);
+                    }
+                }
+                TexFormat::Rg16Float => {
+                    for c in 0..2 {
+                        let i = p * 4 + c * 2;
+                        let h = self
+                            .data
+                            .get(i..i + 2)
+                            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+                        out.push(unit(f16_to_f32(h)));
+                    }
+                    out.extend_from_slice(&[0, 255]);
+                }
             }
         }
         out
@@ -295,6 +311,8 @@ pub struct RenderOutputs {
     pub targets: Vec<Image>,
     /// Final bytes of every buffer.
     pub buffers: Vec<Vec<u8>>,
+    /// Final texels of every texture / storage image, in job order.
+    pub images: Vec<Vec<u8>>,
     /// Device name.
     pub device: String,
     /// Milliseconds to create the pipeline.
@@ -617,12 +635,12 @@ impl Device {
         let scope = &s;
         let (images, targets_ref) = (&imgs, &rts);
         let clear_value = |f: &TexFormat| match f {
-            TexFormat::Rgba8Uint | TexFormat::R32Uint => vk::ClearValue {
+            TexFormat::Rgba8Uint | TexFormat::R32Uint | TexFormat::Rgba32Uint => vk::ClearValue {
                 color: vk::ClearColorValue {
                     uint32: job.clear.map(|c| c as u32),
                 },
             },
-            TexFormat::R32Sint => vk::ClearValue {
+            TexFormat::R32Sint | TexFormat::Rgba32Sint => vk::ClearValue {
                 color: vk::ClearColorValue {
                     int32: job.clear.map(|c| c as i32),
                 },
@@ -685,7 +703,7 @@ impl Device {
                     &[],
                 );
             }
-            for rt in targets_ref {
+            for rt in targets_ref.iter().chain(images) {
                 image::record_readback(scope, d, cb, rt, vk::ImageLayout::GENERAL);
             }
         };
@@ -707,9 +725,11 @@ impl Device {
             .zip(&idx)
             .map(|(b, &i)| s.read(i, b.size.max(b.init.len() as u64)))
             .collect();
+        let images = imgs.iter().map(|g| s.read(g.staging, g.bytes)).collect();
         Ok(RenderOutputs {
             targets: out_targets,
             buffers,
+            images,
             device: self.info().name.clone(),
             pipeline_ms,
             draw_ms,

@@ -3,4 +3,5 @@
 //! translation of uam's binary can be run on exactly the same inputs and compared.
 
 pub mod dksh;
+pub mod dksh_render;
 pub mod glsl;
