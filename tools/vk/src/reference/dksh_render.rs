@@ -437,7 +437,7 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
     v.push(p);
     let mut p = frag("fs_discard_alpha");
     p.fs.ubos
-        .push((0, [f32s(&[0.3]), u32s(&[2, 0, 0])].concat()));
+        .push((0, [f32s(&[0.6]), u32s(&[2, 0, 0])].concat()));
     p.fs.textures
         .push((0, tex("tex", 32, TexFormat::Rgba8Unorm, 3)));
     v.push(p);
