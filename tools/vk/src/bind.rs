@@ -171,13 +171,23 @@ pub(crate) fn make_set(
                     .set_layouts(&layouts),
             )
             .vk("vkAllocateDescriptorSets")?[0];
+        let info = s.dev.info();
         let binfo: Vec<[vk::DescriptorBufferInfo; 1]> = slots
             .iter()
             .map(|sl| match sl.target {
-                Target::Buffer(b, _) => [vk::DescriptorBufferInfo::default()
-                    .buffer(s.buffers[bufs[b]].buffer)
-                    .offset(0)
-                    .range(vk::WHOLE_SIZE)],
+                Target::Buffer(b, _) => {
+                    // The range may not exceed the device's limit for the descriptor type.
+                    let limit = if sl.ty == vk::DescriptorType::UNIFORM_BUFFER {
+                        info.max_uniform_buffer_range
+                    } else {
+                        info.max_storage_buffer_range
+                    } as u64;
+                    let hb = &s.buffers[bufs[b]];
+                    [vk::DescriptorBufferInfo::default()
+                        .buffer(hb.buffer)
+                        .offset(0)
+                        .range(hb.size.min(limit))]
+                }
                 _ => [vk::DescriptorBufferInfo::default()],
             })
             .collect();

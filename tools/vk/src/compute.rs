@@ -186,13 +186,30 @@ impl Device {
             }
         }
         for (i, b) in job.buffers.iter().enumerate() {
-            let limit = info.max_storage_buffer_range as u64;
-            if b.size.max(b.init.len() as u64) > limit.max(1 << 20) * 4 {
+            if b.size.max(b.init.len() as u64) > 1 << 30 {
                 return Err(Error::Job(format!(
-                    "buffer #{i} {:?} is {} bytes; too large",
+                    "buffer #{i} {:?} is {} bytes; more than 1 GiB",
                     b.name, b.size
                 )));
             }
+        }
+        let max = info.max_workgroup_count;
+        if (0..3).any(|k| job.grid[k] == 0 || job.grid[k] > max[k]) {
+            return Err(Error::Job(format!(
+                "grid {:?} is empty or exceeds the device's maximum {max:?}",
+                job.grid
+            )));
+        }
+        let ls = refl.local_size;
+        let lmax = info.max_workgroup_size;
+        if (0..3).any(|k| ls[k] > lmax[k])
+            || ls.iter().map(|&x| x.max(1) as u64).product::<u64>()
+                > info.max_workgroup_invocations as u64
+        {
+            return Err(self.unsupported(format!(
+                "local size {ls:?} exceeds the device's limits {lmax:?} / {} invocations",
+                info.max_workgroup_invocations
+            )));
         }
 
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());

@@ -44,6 +44,12 @@ pub struct DeviceInfo {
     pub max_storage_buffer_range: u32,
     /// `maxUniformBufferRange`.
     pub max_uniform_buffer_range: u32,
+    /// `maxComputeWorkGroupCount`.
+    pub max_workgroup_count: [u32; 3],
+    /// `maxComputeWorkGroupSize`.
+    pub max_workgroup_size: [u32; 3],
+    /// `maxComputeWorkGroupInvocations`.
+    pub max_workgroup_invocations: u32,
     /// Enabled device extensions.
     pub extensions: Vec<String>,
 }
@@ -456,6 +462,9 @@ impl Device {
             max_shared_bytes: props.limits.max_compute_shared_memory_size,
             max_storage_buffer_range: props.limits.max_storage_buffer_range,
             max_uniform_buffer_range: props.limits.max_uniform_buffer_range,
+            max_workgroup_count: props.limits.max_compute_work_group_count,
+            max_workgroup_size: props.limits.max_compute_work_group_size,
+            max_workgroup_invocations: props.limits.max_compute_work_group_invocations,
             extensions: ext_names
                 .iter()
                 .map(|n| n.to_string_lossy().into_owned())

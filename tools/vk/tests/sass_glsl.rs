@@ -184,6 +184,18 @@ fn bad_jobs_are_errors_not_crashes() {
     job.binds.clear();
     let e = dmsh_vk::run_compute(&job).unwrap_err();
     assert!(e.to_string().contains("cbuf bank 0"), "{e}");
+    // An empty or oversized grid.
+    let mut j2 = io
+        .job(
+            vec![0x0723_0203, 0x10000, 0, 1, 0],
+            reflection([64, 1, 1], 20, false),
+            SM5X_PARAM_BASE,
+        )
+        .unwrap();
+    j2.grid = [0, 1, 1];
+    assert!(matches!(dmsh_vk::run_compute(&j2), Err(Error::Job(_))));
+    j2.grid = [1, u32::MAX, 1];
+    assert!(matches!(dmsh_vk::run_compute(&j2), Err(Error::Job(_))));
     // Local size disagreeing with the io.json block.
     assert!(io
         .job(vec![], reflection([32, 1, 1], 20, false), SM5X_PARAM_BASE)
