@@ -435,6 +435,13 @@ pub enum Op {
     LoadConst(u8),
     /// Workgroup execution + memory barrier.
     Barrier,
+    /// `BAR.RED.POPC`: workgroup barrier that counts the invocations whose args[0] is true;
+    /// the value (U32) is the count.
+    BarrierPopc,
+    /// Read the result register of the last barrier reduction (`B2R.RESULT`).
+    GetBarResult,
+    /// Write the result register of the barrier reduction := args[0].
+    SetBarResult,
     /// Memory barrier (true: device scope, false: workgroup scope).
     MemBarrier(bool),
     /// A system value (U32).
@@ -462,6 +469,8 @@ impl Op {
                 | Op::Atomic(..)
                 | Op::AtomicCas(..)
                 | Op::Barrier
+                | Op::BarrierPopc
+                | Op::SetBarResult
                 | Op::MemBarrier(_)
                 | Op::Shfl(_)
                 | Op::ShflValid(_)
@@ -473,7 +482,12 @@ impl Op {
     pub fn reads_state(&self) -> bool {
         matches!(
             self,
-            Op::GetReg(_) | Op::GetPred(_) | Op::GetFlag(_) | Op::Load(..) | Op::SysVal(Sys::Clock)
+            Op::GetReg(_)
+                | Op::GetPred(_)
+                | Op::GetFlag(_)
+                | Op::GetBarResult
+                | Op::Load(..)
+                | Op::SysVal(Sys::Clock)
         )
     }
 }

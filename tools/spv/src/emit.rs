@@ -55,6 +55,8 @@ pub(crate) struct E {
     preds: HashMap<u8, Word>,
     flags: HashMap<u8, Word>,
     stack: Option<(Word, Word)>,
+    bar_result: Option<Word>,
+    popc_counter: Option<Word>,
     local: Option<(Word, u32)>,
     shared: Option<(Word, u32)>,
     banks: HashMap<u8, (Word, u32, u32, bool)>,
@@ -274,6 +276,69 @@ impl E {
             }
             Sys::Clock | Sys::Zero => self.u32c(0),
         }
+    }
+
+    fn bar_result_var(&mut self) -> Word {
+        if let Some(v) = self.bar_result {
+            return v;
+        }
+        let u = self.ty(Type::U32);
+        let z = self.u32c(0);
+        let v = self.fn_var(u, Some(z));
+        self.bar_result = Some(v);
+        v
+    }
+
+    /// The workgroup counter of `BAR.RED.POPC` (zeroed in the prologue).
+    fn popc_counter(&mut self) -> Word {
+        if let Some(v) = self.popc_counter {
+            return v;
+        }
+        let u = self.ty(Type::U32);
+        let pty = self.ptr(StorageClass::Workgroup, u);
+        let v = self.global_var(pty, StorageClass::Workgroup, None);
+        self.interface.push(v);
+        self.popc_counter = Some(v);
+        v
+    }
+
+    /// Invocation 0 zeroes the counter; everybody else leaves it (branch-free).
+    fn popc_reset(&mut self) {
+        let c = self.popc_counter();
+        let u = self.ty(Type::U32);
+        let bo = self.ty(Type::Bool);
+        let li = self.lane_index();
+        let z = self.u32c(0);
+        let first = self.op(spirv::Op::IEqual, bo, &[li, z]);
+        let all = self.u32c(!0);
+        let m = self.select(Type::U32, first, z, all);
+        let sc = self.u32c(SCOPE_WORKGROUP);
+        let sem = self.u32c(0);
+        self.op(spirv::Op::AtomicAnd, u, &[c, sc, sem, m]);
+    }
+
+    fn wg_barrier(&mut self) {
+        let wg = self.u32c(SCOPE_WORKGROUP);
+        let sem = self.u32c(0x108);
+        self.b.control_barrier(wg, wg, sem).expect("block");
+    }
+
+    fn barrier_popc(&mut self, p: Word) -> Word {
+        let c = self.popc_counter();
+        let u = self.ty(Type::U32);
+        self.wg_barrier();
+        let one = self.u32c(1);
+        let z = self.u32c(0);
+        let inc = self.select(Type::U32, p, one, z);
+        let sc = self.u32c(SCOPE_WORKGROUP);
+        let sem = self.u32c(0);
+        self.op(spirv::Op::AtomicIAdd, u, &[c, sc, sem, inc]);
+        self.wg_barrier();
+        let n = self.op(spirv::Op::AtomicLoad, u, &[c, sc, sem]);
+        self.wg_barrier();
+        self.popc_reset();
+        self.wg_barrier();
+        n
     }
 
     fn stack_vars(&mut self) -> (Word, Word) {
@@ -1086,6 +1151,16 @@ impl E {
                 self.b.memory_barrier(sc, sem).expect("block");
                 0
             }
+            Op::BarrierPopc => self.barrier_popc(a[0]),
+            Op::GetBarResult => {
+                let var = self.bar_result_var();
+                self.load(Type::U32, var)
+            }
+            Op::SetBarResult => {
+                let var = self.bar_result_var();
+                self.store(var, a[0]);
+                0
+            }
             Op::SysVal(s) => self.sysval(s),
             Op::Shfl(m) => self.shfl(m, a[0], a[1], a[2]).0,
             Op::ShflValid(m) => {
@@ -1135,6 +1210,8 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         preds: HashMap::new(),
         flags: HashMap::new(),
         stack: None,
+        bar_result: None,
+        popc_counter: None,
         local: None,
         shared: None,
         banks: HashMap::new(),
@@ -1172,6 +1249,10 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         let at = e.b.type_array(u, nc);
         let var = e.fn_var(at, None);
         e.local = Some((var, n));
+    }
+    if f.insts.iter().any(|i| i.op == Op::BarrierPopc) {
+        e.popc_reset();
+        e.wg_barrier();
     }
     let dispatcher = f.blocks.len() > 1;
     let pc_var = e.fn_var(u, None);

@@ -11,7 +11,35 @@ use dmsh_spv::{translate, Options};
 use std::process::Command;
 
 /// Kernels that do not pass yet, with the cause. The gap stays visible here.
-const KNOWN_FAILURES: &[(&str, &str)] = &[];
+const KNOWN_FAILURES: &[(&str, &str)] = &[
+    (
+        "atomics_shared",
+        "ATOMS.CAS.64: shared memory is a u32 array, no 64-bit workgroup CAS yet",
+    ),
+    (
+        "int64_arith",
+        "IMNMX .XLO/.XHI (64-bit min/max through CC) has no semantics yet",
+    ),
+    ("int_mul", "XMAD .CSFU has no semantics yet"),
+    (
+        "sad_mul24",
+        "VABSDIFF (video instructions) has no semantics yet",
+    ),
+    (
+        "mem_misc",
+        "wrong results: generic LD/ST with a predicate operand, cause not found yet",
+    ),
+    (
+        "shared_reduce",
+        "BAR.SYNC inside divergent control flow: the dispatcher loop lets invocations reach \
+         the barrier in different iterations (needs the structurizer)",
+    ),
+    (
+        "setp_f32",
+        "testp.normal(±0): ptxas's code (ISETP.EQ.U32.OR P0, |x|, RZ, P0 then SEL) says \
+         normal, the PTX reference says not normal; we follow the machine code",
+    ),
+];
 
 const ENV: &str = "DMSH_EXEC_ONE";
 

@@ -193,16 +193,11 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     match i.opcode() {
         O::Ldg => load(cx, i, Space::Global),
         O::Stg => store(cx, i, Space::Global),
-        O::Ld | O::St => {
-            if i.pred(Field::Pc).is_some_and(|p| !p.is_pt()) {
-                return Err(cx.unsupported(i, "generic access with a predicate operand"));
-            }
-            if i.opcode() == O::Ld {
-                load(cx, i, Space::Global)
-            } else {
-                store(cx, i, Space::Global)
-            }
-        }
+        // Generic accesses are treated as global: CUDA code in the corpus reaches only global
+        // memory through them. The trailing predicate operand (written by LEA.HI.X from the
+        // address computation) does not change the access.
+        O::Ld => load(cx, i, Space::Global),
+        O::St => store(cx, i, Space::Global),
         O::Ldl => load(cx, i, Space::Local),
         O::Stl => store(cx, i, Space::Local),
         O::Lds => load(cx, i, Space::Shared),

@@ -99,7 +99,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Bar => {
             let mode = i.modifier(Field::Mode).unwrap_or("");
             let form = i.form_name();
-            if form != "BAR_II" || i.get(Field::Imm).unwrap_or(0) != 0 {
+            if form != "BAR_II"
+                || i.get(Field::Imm).unwrap_or(0) != 0
+                || i.get(Field::Count).unwrap_or(0) != 0
+            {
                 return Err(cx.unsupported(i, "barrier other than BAR 0 without a count"));
             }
             match mode {
@@ -107,8 +110,19 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                     cx.emit(Op::Barrier, Type::Void, &[]);
                     Ok(())
                 }
+                ".RED.POPC" => {
+                    let p = cx.p(i, Field::Pc, Field::NotC);
+                    let n = cx.emit(Op::BarrierPopc, Type::U32, &[p]);
+                    cx.emit(Op::SetBarResult, Type::Void, &[n]);
+                    Ok(())
+                }
                 _ => Err(cx.unsupported(i, format!("BAR{mode}"))),
             }
+        }
+        O::B2r => {
+            let v = cx.emit(Op::GetBarResult, Type::U32, &[]);
+            cx.set_rd(i, v);
+            Ok(())
         }
         _ => Err(cx.unsupported(i, "no semantics for this instruction")),
     }
