@@ -88,6 +88,7 @@ fn enums_ok(t: &crate::table::Table, f: &Form, bits: u64) -> bool {
 impl Instr {
     /// Builds an instruction of form `form` (see [`form_id`]) from field values; fields not
     /// given are zero. Values are logical (sign-extended, scaled), as [`Instr::get`] returns.
+    /// The result is what the built word decodes to (a more specific form may claim it).
     pub fn build(form: FormId, values: &[(Field, i64)]) -> Result<Instr, Error> {
         let t = table();
         let f = t
@@ -107,8 +108,7 @@ impl Instr {
             })?;
             bits = d.insert(bits, raw);
         }
-        let i = Instr { bits, form };
-        decode(bits).map(|_| i)
+        decode(bits)
     }
 
     /// Encodes the instruction to its 64-bit word, from the form's fixed bits and the value
