@@ -294,3 +294,17 @@ impl IoJson {
         Ok(v)
     }
 }
+
+/// Runs a translated kernel on its io.json launch on the shared device and returns the
+/// mismatches (empty: bit-exact). A kernel with `warp_ops` on a device without 32-lane
+/// subgroups, or a missing device, is an error with `is_skip()` true: report it as skipped.
+pub fn run_check(
+    io: &IoJson,
+    spirv: Vec<u32>,
+    reflection: Reflection,
+    param_base: u32,
+) -> Result<Vec<Mismatch>, Error> {
+    let job = io.job(spirv, reflection, param_base)?;
+    let out = crate::compute::run_compute(&job)?;
+    io.check(&out)
+}

@@ -144,3 +144,33 @@ fn driver_cbuf_mapping_for_translations() {
     assert_eq!(&job.buffers[cb].init[0xc..0x10], &2u32.to_le_bytes());
     assert_eq!(&job.buffers[cb].init[0x148..0x14c], &512u32.to_le_bytes());
 }
+
+#[test]
+fn check_translation_api() {
+    if !glsl::available() || dmsh_vk::shared().is_err() {
+        return println!("skipped: no glslang or no Vulkan device");
+    }
+    let cases = dksh::cases(&dksh::corpus_dir());
+    // glslang's own SPIR-V stands in for a translation: no differences.
+    let saxpy = cases.iter().find(|c| c.name == "cs_ssbo_saxpy").unwrap();
+    let (s, r) = dksh::reference(saxpy).unwrap();
+    assert!(dksh::check_translation(saxpy, s, r).unwrap().is_empty());
+    // A wrong "translation" is caught.
+    let text = std::fs::read_to_string(&saxpy.source)
+        .unwrap()
+        .replace("a * x[i] + y[i]", "a * x[i] - y[i]");
+    let bad = glsl::compile_source(&text, "comp", glsl::DEKO3D_SHIFTS).unwrap();
+    let refl = glsl::reflect_shifted(&bad, "compute");
+    let m = dksh::check_translation(saxpy, bad, refl).unwrap();
+    assert_eq!(m.len(), 1, "{m:?}");
+    // Warp-dependent cases are skipped where subgroups are not 32 wide.
+    let ballot = cases
+        .iter()
+        .find(|c| c.name == "cs_subgroup_ballot")
+        .unwrap();
+    let (s, r) = dksh::reference(ballot).unwrap();
+    match dksh::check_translation(ballot, s, r) {
+        Err(e) => assert!(e.is_skip(), "{e}"),
+        Ok(m) => assert!(dmsh_vk::shared().unwrap().info().can_run_warp32() && m.is_empty()),
+    }
+}

@@ -85,3 +85,34 @@ fn interface_parsing_and_helpers() {
     let fs = dr::helper_fragment(&v);
     assert!(fs.contains("flat in uint i0"), "{fs}");
 }
+
+#[test]
+fn render_check_translation_api() {
+    if !glsl::available() || dmsh_vk::shared().is_err() {
+        return println!("skipped: no glslang or no Vulkan device");
+    }
+    let dir = dksh::corpus_dir();
+    let cases = dr::cases(&dir);
+    let case = cases
+        .iter()
+        .find(|c| c.name == "helper+fs_tex2d_basic")
+        .unwrap();
+    let r = dr::check_translation(&dir, case, None, None).unwrap();
+    assert!(r.ok(1.0), "{r:?}");
+    // A different fragment shader in place of the corpus one is caught.
+    let text = dr::corpus_glsl(&dir, "fs_tex2d_basic.frag")
+        .unwrap()
+        .replace(
+            "texture(albedo, vUV) * tint",
+            "texture(albedo, vUV).bgra * tint",
+        );
+    let spirv = glsl::compile_source(&text, "frag", glsl::DEKO3D_SHIFTS).unwrap();
+    let reflection = glsl::reflect_shifted(&spirv, "fragment");
+    let r = dr::check_translation(&dir, case, None, Some(dmsh_vk::Stage { spirv, reflection }))
+        .unwrap();
+    assert!(!r.ok(0.999), "{r:?}");
+    println!(
+        "ok: wrong fragment shader matches only {:.1} % of pixels",
+        r.targets[0].0 * 100.0
+    );
+}

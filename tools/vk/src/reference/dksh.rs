@@ -584,3 +584,24 @@ pub fn compare(case: &DkshCase, reference: &Results, ours: &Results) -> Vec<Mism
     }
     v
 }
+
+/// Runs a translation of the case's uam binary and glslang's SPIR-V of its GLSL on the same
+/// inputs and returns the differences (empty: identical). Cases whose results depend on
+/// 32-lane subgroups are an `Unsupported` error (a skip) on devices that cannot run them.
+pub fn check_translation(
+    case: &DkshCase,
+    spirv: Vec<u32>,
+    reflection: Reflection,
+) -> Result<Vec<Mismatch>, Error> {
+    let dev = crate::device::shared()?;
+    if case.warp_ops && !dev.info().can_run_warp32() {
+        return Err(Error::Unsupported {
+            device: dev.info().name.clone(),
+            reason: format!("{} depends on 32-lane subgroups", case.name),
+        });
+    }
+    let (rs, rr) = reference(case)?;
+    let want = run(case, rs, rr)?;
+    let got = run(case, spirv, reflection)?;
+    Ok(compare(case, &want, &got))
+}

@@ -437,14 +437,16 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
     v.push(p);
     let mut p = frag("fs_discard_alpha");
     p.fs.ubos
-        .push((0, [f32s(&[0.6]), u32s(&[2, 0, 0])].concat()));
+        .push((0, [f32s(&[0.8]), u32s(&[2, 0, 0])].concat()));
     p.fs.textures
         .push((0, tex("tex", 32, TexFormat::Rgba8Unorm, 3)));
     v.push(p);
     let mut p = frag("fs_frontfacing_deriv");
     p.quirk = Some("uam multiplies dFdy/fwidth by c[1][0] = 0.0 (STATE_FB_WPOS_Y_TRANSFORM)");
     v.push(p);
-    v.push(frag("fs_switch_bitops"));
+    let mut p = frag("fs_switch_bitops");
+    p.targets = vec![TexFormat::Rgba32Float]; // its colors leave [0, 1]
+    v.push(p);
     let mut p = frag("fs_ssbo_atomic");
     p.fs.ssbos.push((0, vec![0; 8 + 64 * 4]));
     p.fs.ssbos.push((2, vec![0; 4096 * 16]));
@@ -792,7 +794,31 @@ impl PairResult {
     }
 }
 
-/// Compares two draws (reference first). Integer targets are compared exactly byte for byte.
+/// Compares two rgba32f targets channel by channel: equal within 1/255, relative beyond 1.0
+/// (NaN equals NaN). Returns (fraction of matching pixels, 0 or 255).
+fn compare_f32(a: &crate::render::Image, b: &crate::render::Image) -> (f64, u8) {
+    let f = |d: &[u8]| -> Vec<f32> {
+        d.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let (x, y) = (f(&a.data), f(&b.data));
+    let px = x.len() / 4;
+    let same = x
+        .chunks_exact(4)
+        .zip(y.chunks_exact(4))
+        .filter(|(p, q)| {
+            p.iter().zip(q.iter()).all(|(u, v)| {
+                (u.is_nan() && v.is_nan()) || (u - v).abs() <= u.abs().max(1.0) / 255.0
+            })
+        })
+        .count();
+    let frac = same as f64 / px.max(1) as f64;
+    (frac, if same == px { 0 } else { 255 })
+}
+
+/// Compares two draws (reference first). RGBA8-like targets: within 1/255 per channel;
+/// rgba32f: within 1/255 (relative above 1.0); integer targets: exactly.
 pub fn compare(case: &PairCase, reference: &RenderOutputs, ours: &RenderOutputs) -> PairResult {
     let mut r = PairResult::default();
     for (a, b) in reference.targets.iter().zip(&ours.targets) {
@@ -800,7 +826,9 @@ pub fn compare(case: &PairCase, reference: &RenderOutputs, ours: &RenderOutputs)
             a.format,
             TexFormat::Rgba32Sint | TexFormat::Rgba32Uint | TexFormat::R32Uint | TexFormat::R32Sint
         );
-        if int {
+        if a.format == TexFormat::Rgba32Float {
+            r.targets.push(compare_f32(a, b));
+        } else if int {
             let same = a
                 .data
                 .chunks(a.format.texel_bytes() as usize)
@@ -855,4 +883,28 @@ pub fn compare(case: &PairCase, reference: &RenderOutputs, ours: &RenderOutputs)
         }
     }
     r
+}
+
+/// Draws a case twice — glslang's SPIR-V on both sides, then the given translations in place
+/// of the corpus side(s) (`None` keeps glslang's for that side; helper sides always are) —
+/// and compares the draws.
+pub fn check_translation(
+    dir: &Path,
+    case: &PairCase,
+    vertex: Option<Stage>,
+    fragment: Option<Stage>,
+) -> Result<PairResult, Error> {
+    let rv = reference_stage(dir, &case.vertex, "vertex")?;
+    let rf = reference_stage(dir, &case.fragment, "fragment")?;
+    let want = run(case, rv.clone(), rf.clone())?;
+    let ov = match (&case.vertex, vertex) {
+        (Side::Corpus(_), Some(v)) => v,
+        _ => rv,
+    };
+    let of = match (&case.fragment, fragment) {
+        (Side::Corpus(_), Some(f)) => f,
+        _ => rf,
+    };
+    let got = run(case, ov, of)?;
+    Ok(compare(case, &want, &got))
 }
