@@ -5,6 +5,8 @@
 //! parallel) or shader records. Every reader is bounds-checked and returns typed errors that
 //! become warnings naming the file, its archive path and the offset; the scan goes on.
 
+#![warn(missing_docs)]
+
 pub mod bytes;
 pub mod code;
 pub mod containers;

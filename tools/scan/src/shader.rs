@@ -57,12 +57,31 @@ pub struct Piece {
     pub layout: Layout,
     /// The control section's fields.
     pub ctl: Control,
-    /// Control section bytes (`ctl.len` of them).
+    /// Control section bytes (`ctl.len` of them); empty until `fill` copies them (the scan
+    /// copies only the first find of each key).
     pub control: Vec<u8>,
-    /// Code area bytes (the ones the key covers).
+    /// Code area bytes (the ones the key covers); empty until `fill`.
     pub code: Vec<u8>,
+    /// Where the control section lies in the buffer the container was read from.
+    pub control_at: std::ops::Range<usize>,
+    /// Where the code area lies in that buffer.
+    pub code_at: std::ops::Range<usize>,
     /// SPH inputs / outputs.
     pub io: SphIo,
+}
+
+impl Piece {
+    /// Moves the byte ranges by `by` (for readers working on a sub-slice of the buffer).
+    pub fn shift(&mut self, by: usize) {
+        self.control_at = self.control_at.start + by..self.control_at.end + by;
+        self.code_at = self.code_at.start + by..self.code_at.end + by;
+    }
+
+    /// Copies the control section and code area out of `buf` (the buffer the ranges index).
+    pub fn fill(&mut self, buf: &[u8]) {
+        self.control = buf[self.control_at.clone()].to_vec();
+        self.code = buf[self.code_at.clone()].to_vec();
+    }
 }
 
 /// A shader found in a container, with its position there.
@@ -145,8 +164,10 @@ pub fn extract(buf: &[u8], spot: Spot) -> Result<Piece, ReadError> {
         key,
         stage,
         layout,
-        control: cbytes[..ctl.len].to_vec(),
-        code: code.to_vec(),
+        control: Vec::new(),
+        code: Vec::new(),
+        control_at: spot.ctl..spot.ctl + ctl.len,
+        code_at: spot.code..spot.code + ctl.code_size,
         io,
         ctl,
     })

@@ -209,6 +209,7 @@ pub fn scan(
             .then(a.source.cmp(&b.source))
             .then(a.rel.cmp(&b.rel))
     });
+    let seen = crate::walk::Seen::default();
     let scan = jobs
         .par_iter()
         .map(|j| {
@@ -217,7 +218,8 @@ pub fn scan(
                 profile.shader_main_glslc,
                 j.source,
                 j.source_name.clone(),
-            );
+            )
+            .with_seen(&seen);
             let label = format!("{}:{}", j.source_name, j.rel);
             let mut s = match open(&j.path, j.size) {
                 Ok(b) if j.main => fs.scan_main(&b, &j.rel),

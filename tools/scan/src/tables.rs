@@ -45,11 +45,19 @@ impl Tables {
             ))
         });
         let mut t = Tables::default();
-        for s in all {
+        for mut s in all {
             let n = t.copies.entry(s.piece.key.clone()).or_default();
             *n += 1;
             if *n == 1 {
                 t.shaders.push(s);
+            } else if let Some(first) = t.shaders.last_mut().filter(|f| f.piece.control.is_empty())
+            {
+                // The scan copies bytes only for the first find of a key, which need not be the
+                // find this row names: take them from whichever copy has them.
+                if !s.piece.control.is_empty() {
+                    first.piece.control = std::mem::take(&mut s.piece.control);
+                    first.piece.code = std::mem::take(&mut s.piece.code);
+                }
             }
         }
         t.pairs.extend(scan.pairs.iter().cloned());
@@ -114,7 +122,7 @@ impl Tables {
                 c.gen.as_str(),
                 p.layout.as_str(),
                 c.len,
-                p.code.len(),
+                p.code_at.len(),
                 c.c1_offset,
                 c.c1_size,
                 c.regs,

@@ -74,9 +74,13 @@ impl Scan {
     }
 }
 
+/// Keys found so far in a split (shared by every file's scan).
+pub type Seen = std::sync::Mutex<std::collections::HashSet<String>>;
+
 /// One input file being scanned: its source, limits and remaining decompression budget.
 pub struct FileScan<'a> {
     limits: &'a Limits,
+    seen: Option<&'a Seen>,
     glslc_in_main: bool,
     source: u32,
     source_name: Arc<str>,
@@ -93,11 +97,19 @@ impl<'a> FileScan<'a> {
     ) -> Self {
         FileScan {
             limits,
+            seen: None,
             glslc_in_main,
             source,
             source_name,
             budget: AtomicU64::new(limits.file_budget),
         }
+    }
+
+    /// Shares a set of keys already found across files, so only the first find of each key
+    /// copies its bytes (the others keep only their origin).
+    pub fn with_seen(mut self, seen: &'a Seen) -> Self {
+        self.seen = Some(seen);
+        self
     }
 
     fn cap(&self) -> u64 {
@@ -175,11 +187,11 @@ impl<'a> FileScan<'a> {
         }
         let name = path.rsplit("//").next().unwrap_or(path);
         if bahs::is(b) {
-            self.take(&mut s, path, ContainerKind::Bahs, bahs::read(b));
+            self.take(&mut s, b, path, ContainerKind::Bahs, bahs::read(b));
         } else if mshd::is(b) {
-            self.take(&mut s, path, ContainerKind::Mshd, mshd::read(b));
+            self.take(&mut s, b, path, ContainerKind::Mshd, mshd::read(b));
         } else if ndsr::is(b, name) {
-            self.take(&mut s, path, ContainerKind::Ndsr, ndsr::read(b));
+            self.take(&mut s, b, path, ContainerKind::Ndsr, ndsr::read(b));
         } else {
             self.bnsh_all(&mut s, b, path);
         }
@@ -188,7 +200,7 @@ impl<'a> FileScan<'a> {
 
     fn bnsh_all(&self, s: &mut Scan, b: &[u8], path: &str) {
         for at in bnsh::find_all(b) {
-            self.take(s, path, ContainerKind::Bnsh, bnsh::read(b, at));
+            self.take(s, b, path, ContainerKind::Bnsh, bnsh::read(b, at));
         }
     }
 
@@ -241,12 +253,25 @@ impl<'a> FileScan<'a> {
         let ipath = format!("{path}{layer}");
         self.bnsh_all(&mut s, img, &ipath);
         if self.glslc_in_main {
-            self.take(&mut s, &ipath, ContainerKind::Glslc, Ok(glslc::scan(img)));
+            self.take(
+                &mut s,
+                img,
+                &ipath,
+                ContainerKind::Glslc,
+                Ok(glslc::scan(img)),
+            );
         }
         s
     }
 
-    fn take(&self, s: &mut Scan, path: &str, kind: ContainerKind, hits: Result<Hits, ReadError>) {
+    fn take(
+        &self,
+        s: &mut Scan,
+        buf: &[u8],
+        path: &str,
+        kind: ContainerKind,
+        hits: Result<Hits, ReadError>,
+    ) {
         match hits {
             Ok(h) => {
                 let n = if kind == ContainerKind::Glslc {
@@ -260,14 +285,26 @@ impl<'a> FileScan<'a> {
                     s.warn(path, e);
                 }
                 s.pairs.extend(h.pairs);
-                s.shaders.extend(h.shaders.into_iter().map(|hit| Shader {
-                    piece: hit.piece,
-                    kind,
-                    source: self.source,
-                    source_name: self.source_name.clone(),
-                    path: p.clone(),
-                    offset: hit.offset,
-                    index: hit.index,
+                s.shaders.extend(h.shaders.into_iter().map(|mut hit| {
+                    let first = match self.seen {
+                        Some(seen) => seen
+                            .lock()
+                            .map(|mut set| set.insert(hit.piece.key.clone()))
+                            .unwrap_or(true),
+                        None => true,
+                    };
+                    if first {
+                        hit.piece.fill(buf);
+                    }
+                    Shader {
+                        piece: hit.piece,
+                        kind,
+                        source: self.source,
+                        source_name: self.source_name.clone(),
+                        path: p.clone(),
+                        offset: hit.offset,
+                        index: hit.index,
+                    }
                 }));
             }
             Err(e) => s.warn(path, e),

@@ -60,7 +60,8 @@ pub fn read(b: &[u8], at: usize) -> ReadResult<Hits> {
                 continue;
             }
             match stage_at(f, sp, stage) {
-                Ok(piece) => {
+                Ok(mut piece) => {
+                    piece.shift(at);
                     group.push((stage, piece.key.clone()));
                     hits.shaders.push(Hit {
                         piece,

@@ -55,7 +55,7 @@ pub fn read(b: &[u8]) -> ReadResult<Hits> {
         };
         match extract(b, spot) {
             Ok(piece) => {
-                let next = code + piece.code.len();
+                let next = piece.code_at.end;
                 stages.push((piece.stage, piece.key.clone()));
                 hits.shaders.push(Hit {
                     piece,
