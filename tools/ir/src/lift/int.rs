@@ -579,10 +579,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             cx.set_rd(i, r);
         }
         O::Shf => {
-            if !i.modifier(Field::Hi).unwrap_or("").is_empty() {
-                return Err(cx.unsupported(i, "SHF with .HI/.X"));
-            }
             let left = i.form_name().starts_with("SHF_L");
+            let hi_out = match i.modifier(Field::Hi).unwrap_or("") {
+                "" => false,
+                ".HI" if !left => true,
+                m => return Err(cx.unsupported(i, format!("SHF with {m}"))),
+            };
             let lo = cx.r(i, Field::Ra);
             let s = cx.src_b(i)?;
             let hi = cx.r(i, Field::Rc);
@@ -610,13 +612,14 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 let arith = mode == ".S64";
                 let t = cx.bin(if arith { Op::AShr } else { Op::LShr }, w, sc64);
-                let l = cx.lo(t);
+                let l = if hi_out { cx.hi(t) } else { cx.lo(t) };
                 let fill = if arith {
                     let k = cx.c32(31);
                     cx.bin(Op::AShr, hi, k)
                 } else {
                     cx.c32(0)
                 };
+                // A shift by 64 leaves only sign fill in both halves.
                 cx.sel(full, fill, l)
             };
             cx.set_rd(i, r);

@@ -33,6 +33,18 @@ fn sreg(name: &str) -> Option<Sys> {
 pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     use Opcode as O;
     match i.opcode() {
+        O::S2r | O::Cs2r if i.modifier(Field::Sreg) == Some("SR_TID") => {
+            // Packed: x in bits 0..15, y in 16..25, z in 26..31.
+            let x = cx.sys(Sys::Tid(0));
+            let y = cx.sys(Sys::Tid(1));
+            let z = cx.sys(Sys::Tid(2));
+            let y = cx.shl_c(y, 16);
+            let z = cx.shl_c(z, 26);
+            let xy = cx.or(x, y);
+            let v = cx.or(xy, z);
+            cx.set_rd(i, v);
+            Ok(())
+        }
         O::S2r | O::Cs2r => {
             let name = i.modifier(Field::Sreg).unwrap_or("");
             let s =
@@ -99,11 +111,11 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Bar => {
             let mode = i.modifier(Field::Mode).unwrap_or("");
             let form = i.form_name();
-            if form != "BAR_II"
-                || i.get(Field::Imm).unwrap_or(0) != 0
-                || i.get(Field::Count).unwrap_or(0) != 0
-            {
-                return Err(cx.unsupported(i, "barrier other than BAR 0 without a count"));
+            // Barrier 0, or a barrier id in a register (deko3d writes RZ); a thread count,
+            // where given, is taken to be the whole workgroup.
+            let id_ok = form.starts_with("BAR_R") || i.get(Field::Imm).unwrap_or(0) == 0;
+            if !id_ok {
+                return Err(cx.unsupported(i, "named barrier other than 0"));
             }
             match mode {
                 ".SYNC" => {

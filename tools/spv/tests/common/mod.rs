@@ -93,3 +93,47 @@ pub fn spirv_val(words: &[u32]) -> Result<(), String> {
         Err(s.lines().take(3).collect::<Vec<_>>().join(" | "))
     }
 }
+
+/// The deko3d compute shaders of tests/corpus/dksh: (name, code, block dims, shared bytes,
+/// local bytes).
+pub fn dksh_compute() -> Vec<(String, Vec<u8>, [u32; 3], u32, u32)> {
+    let dir = root().join("tests/corpus/dksh");
+    let mut v = Vec::new();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("dksh dir")
+        .filter_map(|e| {
+            let n = e.ok()?.file_name().to_str()?.to_string();
+            n.strip_suffix(".comp.code.bin").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    for n in names {
+        let code = std::fs::read(dir.join(format!("{n}.comp.code.bin"))).expect("code");
+        let meta: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("{n}.comp.meta.json"))).expect("meta"),
+        )
+        .expect("meta json");
+        let comp = &meta["program_header"]["comp"];
+        let dims = comp["block_dims"].as_array().map(|a| {
+            let g = |i: usize| a.get(i).and_then(|x| x.as_u64()).unwrap_or(1) as u32;
+            [g(0), g(1), g(2)]
+        });
+        let shared = comp["shared_mem_sz"].as_u64().unwrap_or(0) as u32;
+        let local = comp["local_pos_mem_sz"].as_u64().unwrap_or(0) as u32;
+        v.push((n, code, dims.unwrap_or([1, 1, 1]), shared, local));
+    }
+    v
+}
+
+/// The deko3d compute configuration: c0 (driver constants, storage-buffer descriptors) and
+/// the uniform buffers c2.. are bound at run time.
+pub fn deko3d_config(ls: [u32; 3], shared: u32, local: u32) -> Config {
+    let mut cfg = Config::compute(Abi::Deko3d, ls);
+    cfg.shared_bytes = shared;
+    cfg.local_bytes = local;
+    cfg.buffer_banks.insert(0, (0, 0x1000));
+    for b in 2..18u8 {
+        cfg.buffer_banks.insert(b, (0, 0x10000));
+    }
+    cfg
+}
