@@ -135,6 +135,81 @@ pub struct Spot {
 
 /// Validates and keys the shader at `spot` of `buf` (the control / code / length check).
 pub fn extract(buf: &[u8], spot: Spot) -> Result<Piece, ReadError> {
+    extract_with(buf, spot, &mut Work::unlimited())
+}
+
+/// How many control + code bytes one container may still check and hash. Containers whose
+/// shaders overlap (many records pointing into one large area) would otherwise cost time
+/// quadratic in their size.
+#[derive(Debug, Clone)]
+pub struct Work {
+    left: u64,
+}
+
+impl Work {
+    /// No limit.
+    pub fn unlimited() -> Work {
+        Work { left: u64::MAX }
+    }
+
+    /// The budget for a container of `size` bytes: 8 × its size + 16 MiB.
+    pub fn for_container(size: usize) -> Work {
+        Work {
+            left: (size as u64).saturating_mul(8).saturating_add(16 << 20),
+        }
+    }
+
+    /// Takes `n` bytes from the budget; false when it is spent.
+    pub fn take(&mut self, n: usize) -> bool {
+        match self.left.checked_sub(n as u64) {
+            Some(l) => {
+                self.left = l;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// `extract` memoised by spot (repeated pointers cost nothing) and charged to a work budget.
+#[derive(Debug)]
+pub struct Extractor {
+    work: Work,
+    memo: std::collections::HashMap<
+        (usize, usize, usize, usize, Option<Stage>),
+        Result<Piece, ReadError>,
+    >,
+}
+
+impl Extractor {
+    /// An extractor for a container of `size` bytes.
+    pub fn new(size: usize) -> Extractor {
+        Extractor {
+            work: Work::for_container(size),
+            memo: Default::default(),
+        }
+    }
+
+    /// Extracts the shader at `spot` of `buf`, or returns the earlier result for the same spot.
+    pub fn get(&mut self, buf: &[u8], spot: Spot) -> Result<Piece, ReadError> {
+        let k = (
+            spot.ctl,
+            spot.code,
+            spot.ctl_end,
+            spot.code_end,
+            spot.claimed,
+        );
+        if let Some(r) = self.memo.get(&k) {
+            return r.clone();
+        }
+        let r = extract_with(buf, spot, &mut self.work);
+        self.memo.insert(k, r.clone());
+        r
+    }
+}
+
+/// `extract`, charging the control + code bytes to `work`.
+pub fn extract_with(buf: &[u8], spot: Spot, work: &mut Work) -> Result<Piece, ReadError> {
     let bad = |d: String| ReadError::new(WarnKind::BadShader, spot.ctl, d);
     let ctl_end = spot.ctl_end.min(buf.len());
     let code_end = spot.code_end.min(buf.len());
@@ -147,6 +222,13 @@ pub fn extract(buf: &[u8], spot: Spot) -> Result<Piece, ReadError> {
     }
     let cbytes = &buf[spot.ctl..ctl_end];
     let ctl = control::parse(cbytes, spot.ctl_size).map_err(|e| bad(e.0))?;
+    if !work.take(ctl.len.saturating_add(ctl.code_size)) {
+        return Err(ReadError::new(
+            WarnKind::SizeCap,
+            spot.ctl,
+            "the container's shaders overlap more than 8 × its size; the rest is skipped",
+        ));
+    }
     let code_all = &buf[spot.code..code_end];
     let (stage, layout) =
         code::classify(&ctl, code_all, spot.claimed, spot.allow_bare).map_err(bad)?;

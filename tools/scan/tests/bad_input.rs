@@ -224,3 +224,38 @@ fn nso_that_lies_about_segment_sizes() {
     let s = FileScan::new(&l, false, 0, "main0".into()).scan_main(&wrong, "main");
     assert_eq!(kinds(&s), [WarnKind::DecodeFailed]);
 }
+
+#[test]
+fn hostile_repetition_stays_linear() {
+    // 1 MiB of GLSLC magics whose sizes claim the rest of the buffer, with no control section:
+    // each candidate must not rescan the buffer.
+    let mut main = Vec::new();
+    while main.len() < (1 << 20) {
+        main.extend_from_slice(&0x1986_6891u32.to_le_bytes());
+        main.extend_from_slice(&[0u8; 0x40]);
+        main.extend_from_slice(&0x000F_FFFFu32.to_le_bytes());
+    }
+    let s = FileScan::new(&Limits::default(), true, 0, "main0".into()).scan_main(&main, "main");
+    assert!(s.shaders.is_empty());
+    // A BNSH whose 16,000 variations all point at one program: read once, found 16,000 times.
+    let sh = support::load_dksh()
+        .into_iter()
+        .find(|s| s.name == "cs_matmul_tiled.comp")
+        .unwrap();
+    let b = w::build(&sh, w::Wrap::default());
+    let mut f = w::bnsh(&[vec![&b]]);
+    let n = 16_000usize;
+    let table = f.len();
+    for _ in 0..n {
+        let mut e = [0u8; 0x40];
+        e[0x10..0x18].copy_from_slice(&0x100u64.to_le_bytes()); // the first variation's program
+        f.extend_from_slice(&e);
+    }
+    f[0x7C..0x80].copy_from_slice(&(n as u32).to_le_bytes());
+    f[0x80..0x88].copy_from_slice(&(table as u64).to_le_bytes());
+    let size = f.len() as u32;
+    f[0x1C..0x20].copy_from_slice(&size.to_le_bytes());
+    let s = scan(&f, &Limits::default());
+    assert_eq!(s.shaders.len(), n, "{:?}", s.warnings.first());
+    assert!(s.shaders.iter().all(|x| x.piece.key == b.key()));
+}

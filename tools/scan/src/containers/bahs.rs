@@ -2,7 +2,7 @@
 
 use crate::bytes::{need_u32, u32le};
 use crate::error::{ReadError, ReadResult, WarnKind};
-use crate::shader::{extract, Hit, Hits, Spot};
+use crate::shader::{Extractor, Hit, Hits, Spot};
 
 /// BAHS magic.
 pub const MAGIC: &[u8; 4] = b"BAHS";
@@ -34,6 +34,7 @@ pub fn read(b: &[u8]) -> ReadResult<Hits> {
         })?;
     let f = &b[..size];
     let mut hits = Hits::default();
+    let mut ex = Extractor::new(b.len());
     let mut group = Vec::new();
     let mut next = 0x20usize;
     for r in candidates(f) {
@@ -41,7 +42,7 @@ pub fn read(b: &[u8]) -> ReadResult<Hits> {
             continue;
         }
         if let Some((spot, code_rel)) = record(f, r, region_off, region_end) {
-            match extract(f, spot) {
+            match ex.get(f, spot) {
                 Ok(piece) => {
                     group.push((piece.stage, piece.key.clone()));
                     hits.shaders.push(Hit {

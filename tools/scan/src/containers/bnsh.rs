@@ -2,7 +2,7 @@
 
 use crate::bytes::{need_u32, need_u64, range, u32le};
 use crate::error::{ReadError, ReadResult, WarnKind};
-use crate::shader::{extract, Hit, Hits, Spot};
+use crate::shader::{Extractor, Hit, Hits, Spot};
 use crate::stage::Stage;
 
 /// BNSH magic (`BNSH` and four zero bytes).
@@ -37,6 +37,7 @@ pub fn read(b: &[u8], at: usize) -> ReadResult<Hits> {
     let table = need_u64(f, 0x80, "variation table")?;
     range(f, table, count.saturating_mul(0x40), "variation table").map_err(|e| e.shifted(at))?;
     let mut hits = Hits::default();
+    let mut ex = Extractor::new(size);
     for v in 0..count {
         let ve = (table + v * 0x40) as usize;
         let prog = need_u64(f, ve + 0x10, "program pointer").map_err(|e| e.shifted(at))?;
@@ -59,7 +60,7 @@ pub fn read(b: &[u8], at: usize) -> ReadResult<Hits> {
             if sp == 0 {
                 continue;
             }
-            match stage_at(f, sp, stage) {
+            match stage_at(&mut ex, f, sp, stage) {
                 Ok(mut piece) => {
                     piece.shift(at);
                     group.push((stage, piece.key.clone()));
@@ -77,7 +78,12 @@ pub fn read(b: &[u8], at: usize) -> ReadResult<Hits> {
     Ok(hits)
 }
 
-fn stage_at(f: &[u8], sp: u64, stage: Stage) -> ReadResult<crate::shader::Piece> {
+fn stage_at(
+    ex: &mut Extractor,
+    f: &[u8],
+    sp: u64,
+    stage: Stage,
+) -> ReadResult<crate::shader::Piece> {
     let d = range(f, sp, 0x20, "stage descriptor")?.start;
     let ctl = need_u64(f, d + 8, "control pointer")?;
     let code = need_u64(f, d + 0x10, "code pointer")?;
@@ -85,7 +91,7 @@ fn stage_at(f: &[u8], sp: u64, stage: Stage) -> ReadResult<crate::shader::Piece>
     let ctl_size = u32le(f, d + 0x1C).unwrap_or(0) as u64;
     let c = range(f, ctl, ctl_size, "control section")?;
     let k = range(f, code, code_size, "code area")?;
-    extract(
+    ex.get(
         f,
         Spot {
             ctl: c.start,

@@ -4,30 +4,40 @@
 use crate::bytes::{align_up, u32le};
 use crate::control::CONTROL_MAGIC;
 use crate::error::{ReadError, WarnKind};
-use crate::shader::{extract, Hit, Hits, Spot};
+use crate::shader::{extract_with, Hit, Hits, Spot, Work};
 
 /// GLSLC output magic (little endian bytes 91 68 86 19).
 pub const MAGIC: u32 = 0x1986_6891;
 
 /// Finds and reads every GLSLC output in `b`. Candidates failing the checks are not outputs.
 pub fn scan(b: &[u8]) -> Hits {
+    let ctls = control_positions(b);
+    let mut work = Work::for_container(b.len());
     let mut hits = Hits::default();
     let mut n = 0usize;
     for at in memchr::memmem::find_iter(b, &MAGIC.to_le_bytes()) {
-        match read_one(b, at) {
-            Ok(mut h) => {
-                h.index = format!("out{n}");
-                n += 1;
-                hits.shaders.push(h);
-            }
-            Err(_) => continue,
+        if let Ok(mut h) = read_at(b, at, &ctls, &mut work) {
+            h.index = format!("out{n}");
+            n += 1;
+            hits.shaders.push(h);
         }
     }
     hits
 }
 
+/// 4-byte-aligned offsets of every control-section magic in `b`, ascending.
+fn control_positions(b: &[u8]) -> Vec<usize> {
+    memchr::memmem::find_iter(b, &CONTROL_MAGIC.to_le_bytes())
+        .filter(|p| p % 4 == 0)
+        .collect()
+}
+
 /// Reads the GLSLC output at `at`.
 pub fn read_one(b: &[u8], at: usize) -> Result<Hit, ReadError> {
+    read_at(b, at, &control_positions(b), &mut Work::unlimited())
+}
+
+fn read_at(b: &[u8], at: usize, ctls: &[usize], work: &mut Work) -> Result<Hit, ReadError> {
     let total = u32le(b, at + 0x44)
         .ok_or_else(|| ReadError::new(WarnKind::Truncated, at, "GLSLC header cut short"))?
         as usize;
@@ -41,35 +51,45 @@ pub fn read_one(b: &[u8], at: usize) -> Result<Hit, ReadError> {
                 format!("output size {total:#x} does not fit"),
             )
         })?;
-    let mut c = align_up(at + 0x50, 4);
-    let mut last = ReadError::new(WarnKind::BadShader, at, "no control section in the output");
-    while c + 4 <= end {
-        if u32le(b, c) == Some(CONTROL_MAGIC) {
-            let len = u32le(b, c + 0x20).unwrap_or(0) as usize;
-            for code in [c + len, align_up(c + len, 0x10), align_up(c + len, 0x100)] {
-                let spot = Spot {
-                    ctl: c,
-                    ctl_end: end,
-                    ctl_size: None,
-                    code,
-                    code_end: end,
-                    claimed: None,
-                    allow_bare: true,
-                };
-                match extract(b, spot) {
-                    Ok(piece) => {
-                        return Ok(Hit {
-                            piece,
-                            offset: at as u64,
-                            index: String::new(),
-                        })
-                    }
-                    Err(e) => last = e,
-                }
-            }
-            return Err(last);
+    // The first control section after the header, found in the precomputed list (a scan per
+    // candidate would be quadratic on hostile input).
+    let first = ctls.partition_point(|&c| c < at + 0x50);
+    let c = match ctls.get(first) {
+        Some(&c) if c + 4 <= end => c,
+        _ => {
+            return Err(ReadError::new(
+                WarnKind::BadShader,
+                at,
+                "no control section in the output",
+            ))
         }
-        c += 4;
+    };
+    let len = u32le(b, c + 0x20).unwrap_or(0) as usize;
+    let mut last = ReadError::new(
+        WarnKind::BadShader,
+        at,
+        "no code area after the control section",
+    );
+    for code in [c + len, align_up(c + len, 0x10), align_up(c + len, 0x100)] {
+        let spot = Spot {
+            ctl: c,
+            ctl_end: end,
+            ctl_size: None,
+            code,
+            code_end: end,
+            claimed: None,
+            allow_bare: true,
+        };
+        match extract_with(b, spot, work) {
+            Ok(piece) => {
+                return Ok(Hit {
+                    piece,
+                    offset: at as u64,
+                    index: String::new(),
+                })
+            }
+            Err(e) => last = e,
+        }
     }
     Err(last)
 }

@@ -4,7 +4,7 @@
 
 use crate::bytes::u32le;
 use crate::error::{ReadError, ReadResult, WarnKind};
-use crate::shader::{extract, Hit, Hits, Spot};
+use crate::shader::{Extractor, Hit, Hits, Spot};
 use crate::stage::Stage;
 
 /// NDSR magic.
@@ -21,6 +21,7 @@ pub fn is(b: &[u8], name: &str) -> bool {
 /// Reads every record of the pack `b`.
 pub fn read(b: &[u8]) -> ReadResult<Hits> {
     let mut hits = Hits::default();
+    let mut ex = Extractor::new(b.len());
     let mut group = Vec::new();
     let mut r = 0x10usize;
     loop {
@@ -62,7 +63,7 @@ pub fn read(b: &[u8]) -> ReadResult<Hits> {
             claimed,
             allow_bare: true,
         };
-        match extract(b, spot) {
+        match ex.get(b, spot) {
             Ok(piece) => {
                 group.push((piece.stage, piece.key.clone()));
                 hits.shaders.push(Hit {
