@@ -171,14 +171,14 @@ impl Work {
     }
 }
 
+/// What identifies a spot for the memo: control, code, their ends, the claimed stage.
+type SpotKey = (usize, usize, usize, usize, Option<Stage>);
+
 /// `extract` memoised by spot (repeated pointers cost nothing) and charged to a work budget.
 #[derive(Debug)]
 pub struct Extractor {
     work: Work,
-    memo: std::collections::HashMap<
-        (usize, usize, usize, usize, Option<Stage>),
-        Result<Piece, ReadError>,
-    >,
+    memo: std::collections::HashMap<SpotKey, Result<Piece, ReadError>>,
 }
 
 impl Extractor {
