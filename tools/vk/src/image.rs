@@ -29,6 +29,8 @@ pub enum TexFormat {
     Rgba32Sint,
     /// 16-bit float RG.
     Rg16Float,
+    /// 32-bit float depth (sampled, e.g. with a compare sampler).
+    Depth32Float,
 }
 
 impl TexFormat {
@@ -45,9 +47,10 @@ impl TexFormat {
             "rgba32ui" | "rgba32u" => TexFormat::Rgba32Uint,
             "rgba32i" => TexFormat::Rgba32Sint,
             "rg16f" => TexFormat::Rg16Float,
+            "d32f" | "depth32f" => TexFormat::Depth32Float,
             _ => {
                 return Err(Error::Job(format!(
-                    "unknown texel format {s:?} (rgba8 rgba8ui rgba16f rgba32f r32ui r32i r32f rgba32ui rgba32i rg16f)"
+                    "unknown texel format {s:?} (rgba8 rgba8ui rgba16f rgba32f r32ui r32i r32f rgba32ui rgba32i rg16f d32f)"
                 )))
             }
         })
@@ -66,6 +69,7 @@ impl TexFormat {
             TexFormat::Rgba32Uint => vk::Format::R32G32B32A32_UINT,
             TexFormat::Rgba32Sint => vk::Format::R32G32B32A32_SINT,
             TexFormat::Rg16Float => vk::Format::R16G16_SFLOAT,
+            TexFormat::Depth32Float => vk::Format::D32_SFLOAT,
         }
     }
 
@@ -77,7 +81,16 @@ impl TexFormat {
             TexFormat::Rgba32Float => 16,
             TexFormat::R32Uint | TexFormat::R32Sint | TexFormat::R32Float => 4,
             TexFormat::Rgba32Uint | TexFormat::Rgba32Sint => 16,
-            TexFormat::Rg16Float => 4,
+            TexFormat::Rg16Float | TexFormat::Depth32Float => 4,
+        }
+    }
+
+    /// The image aspect (depth for depth formats, else color).
+    pub fn aspect(self) -> vk::ImageAspectFlags {
+        if self == TexFormat::Depth32Float {
+            vk::ImageAspectFlags::DEPTH
+        } else {
+            vk::ImageAspectFlags::COLOR
         }
     }
 }
@@ -103,6 +116,10 @@ pub struct TextureSpec {
     pub linear: bool,
     /// Repeat addressing (else clamp to edge).
     pub repeat: bool,
+    /// A cube map: `layers` is 6 (cube) or a multiple of 6 (cube array); width == height.
+    pub cube: bool,
+    /// A depth-compare sampler (`LESS_OR_EQUAL`), for shadow samplers.
+    pub compare: bool,
 }
 
 impl TextureSpec {
@@ -126,6 +143,7 @@ pub(crate) struct GpuImage {
     pub extent: vk::Extent3D,
     pub layers: u32,
     pub bytes: u64,
+    pub aspect: vk::ImageAspectFlags,
 }
 
 /// Creates an image for `spec` with `usage` (plus transfer), its staging buffer holding
@@ -189,8 +207,15 @@ pub(crate) fn create(
     if feats.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) {
         usage |= vk::ImageUsageFlags::STORAGE;
     }
+    let aspect = spec.format.aspect();
     let layers = spec.layers.max(1);
     let is3d = spec.depth > 1;
+    if spec.cube && (layers % 6 != 0 || spec.width != spec.height || is3d) {
+        return Err(Error::Job(format!(
+            "image {:?}: a cube needs square faces and a multiple of 6 layers",
+            spec.name
+        )));
+    }
     if is3d && layers > 1 || spec.depth > 2048 || layers > 2048 {
         return Err(Error::Job(format!(
             "image {:?}: depth {} / layers {} not supported",
@@ -222,7 +247,12 @@ pub(crate) fn create(
                     .tiling(vk::ImageTiling::OPTIMAL)
                     .usage(usage)
                     .sharing_mode(vk::SharingMode::EXCLUSIVE)
-                    .initial_layout(vk::ImageLayout::UNDEFINED),
+                    .initial_layout(vk::ImageLayout::UNDEFINED)
+                    .flags(if spec.cube {
+                        vk::ImageCreateFlags::CUBE_COMPATIBLE
+                    } else {
+                        vk::ImageCreateFlags::empty()
+                    }),
                 None,
             )
             .vk("vkCreateImage")?;
@@ -252,7 +282,11 @@ pub(crate) fn create(
             .create_image_view(
                 &vk::ImageViewCreateInfo::default()
                     .image(image)
-                    .view_type(if is3d {
+                    .view_type(if spec.cube && layers > 6 {
+                        vk::ImageViewType::CUBE_ARRAY
+                    } else if spec.cube {
+                        vk::ImageViewType::CUBE
+                    } else if is3d {
                         vk::ImageViewType::TYPE_3D
                     } else if spec.layers > 1 {
                         vk::ImageViewType::TYPE_2D_ARRAY
@@ -260,7 +294,7 @@ pub(crate) fn create(
                         vk::ImageViewType::TYPE_2D
                     })
                     .format(fmt)
-                    .subresource_range(range(layers)),
+                    .subresource_range(range(aspect, layers)),
                 None,
             )
             .vk("vkCreateImageView")?;
@@ -284,7 +318,9 @@ pub(crate) fn create(
                     .address_mode_u(mode)
                     .address_mode_v(mode)
                     .address_mode_w(mode)
-                    .max_lod(0.0),
+                    .max_lod(0.0)
+                    .compare_enable(spec.compare)
+                    .compare_op(vk::CompareOp::LESS_OR_EQUAL),
                 None,
             )
             .vk("vkCreateSampler")?;
@@ -297,13 +333,14 @@ pub(crate) fn create(
             extent,
             layers,
             bytes,
+            aspect,
         })
     }
 }
 
-fn range(layers: u32) -> vk::ImageSubresourceRange {
+fn range(aspect: vk::ImageAspectFlags, layers: u32) -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {
-        aspect_mask: vk::ImageAspectFlags::COLOR,
+        aspect_mask: aspect,
         base_mip_level: 0,
         level_count: 1,
         base_array_layer: 0,
@@ -311,9 +348,9 @@ fn range(layers: u32) -> vk::ImageSubresourceRange {
     }
 }
 
-fn layers_of(layers: u32) -> vk::ImageSubresourceLayers {
+fn layers_of(aspect: vk::ImageAspectFlags, layers: u32) -> vk::ImageSubresourceLayers {
     vk::ImageSubresourceLayers {
-        aspect_mask: vk::ImageAspectFlags::COLOR,
+        aspect_mask: aspect,
         mip_level: 0,
         base_array_layer: 0,
         layer_count: layers,
@@ -336,7 +373,7 @@ pub(crate) fn barrier(
         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .image(img.image)
-        .subresource_range(range(img.layers))];
+        .subresource_range(range(img.aspect, img.layers))];
     // SAFETY: recording into a command buffer in the recording state.
     unsafe {
         d.cmd_pipeline_barrier(
@@ -367,7 +404,7 @@ pub(crate) fn record_upload(
         vk::ImageLayout::TRANSFER_DST_OPTIMAL,
     );
     let region = [vk::BufferImageCopy::default()
-        .image_subresource(layers_of(img.layers))
+        .image_subresource(layers_of(img.aspect, img.layers))
         .image_extent(img.extent)];
     // SAFETY: recording; the staging buffer holds `bytes` bytes.
     unsafe {
@@ -398,7 +435,7 @@ pub(crate) fn record_readback(
 ) {
     barrier(d, cb, img, layout, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
     let region = [vk::BufferImageCopy::default()
-        .image_subresource(layers_of(img.layers))
+        .image_subresource(layers_of(img.aspect, img.layers))
         .image_extent(img.extent)];
     // SAFETY: recording.
     unsafe {

@@ -167,6 +167,12 @@ pub struct TextureDesc {
     /// Repeat addressing (default clamp to edge).
     #[serde(default)]
     pub repeat: bool,
+    /// A cube map (`layers` 6, or a multiple of 6 for a cube array).
+    #[serde(default)]
+    pub cube: bool,
+    /// A depth-compare sampler (shadow lookups; use format `d32f`).
+    #[serde(default)]
+    pub compare: bool,
     /// Texels (tightly packed rows, layer after layer); zero-filled when absent.
     #[serde(flatten)]
     pub data: Data,
@@ -347,6 +353,8 @@ impl Pool {
                 data: Vec::new(),
                 linear: t.linear,
                 repeat: t.repeat,
+                cube: t.cube,
+                compare: t.compare,
             };
             spec.data = t.data.bytes(base, Some(spec.byte_size()))?;
             p.textures.push(spec);

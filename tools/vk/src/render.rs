@@ -234,7 +234,7 @@ impl Image {
                         out.push(unit(f32::from_bits(w32(p * 16 + c * 4))));
                     }
                 }
-                TexFormat::R32Float => {
+                TexFormat::R32Float | TexFormat::Depth32Float => {
                     let v = unit(f32::from_bits(w32(p * 4)));
                     out.extend_from_slice(&[v, v, v, 255]);
                 }

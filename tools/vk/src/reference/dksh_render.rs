@@ -165,7 +165,7 @@ pub fn helper_vertex(inputs: &[Var]) -> String {
             v.location, v.ty, v.location
         );
     }
-    s += "void main() {\n    gl_Position = hPos;\n";
+    s += "void main() {\n    gl_Position = hPos;\n    gl_PointSize = 8.0;\n";
     for v in inputs {
         let (base, n) = v.base();
         let val = format!("(hData + vec4({}.0 * 0.125))", v.location);
@@ -359,6 +359,35 @@ fn tex(name: &str, size: u32, format: TexFormat, seed: u32) -> TextureSpec {
     }
 }
 
+/// A layered (array, cube, 3D) texture: a gradient per layer, shifted by the layer; depth
+/// formats get values in [0, 1].
+fn texl(name: &str, size: u32, layers: u32, format: TexFormat) -> TextureSpec {
+    let mut t = tex(name, size, format, 7);
+    t.layers = layers;
+    let texels = size * size * layers;
+    t.data = if format == TexFormat::Depth32Float {
+        (0..texels)
+            .flat_map(|i| {
+                let (x, y, l) = (i % size, (i / size) % size, i / (size * size));
+                (((x + y + 3 * l) % (2 * size)) as f32 / (2 * size) as f32).to_le_bytes()
+            })
+            .collect()
+    } else {
+        (0..texels)
+            .flat_map(|i| {
+                let (x, y, l) = (i % size, (i / size) % size, i / (size * size));
+                [
+                    (x * 255 / size) as u8,
+                    (y * 255 / size) as u8,
+                    (l * 40 % 256) as u8,
+                    255,
+                ]
+            })
+            .collect()
+    };
+    t
+}
+
 /// Reads a corpus shader's GLSL (OpenGL built-in names replaced by Vulkan's, as the corpus
 /// README says).
 pub fn corpus_glsl(dir: &Path, name: &str) -> Result<String, Error> {
@@ -480,14 +509,51 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
         .push((2, tex("dstImg", 64, TexFormat::Rgba16Float, 0).zeroed()));
     p.compare_images = vec![1, 2];
     v.push(p);
+    let mut p = frag("fs_gather");
+    p.fs.textures
+        .push((0, tex("color", 32, TexFormat::Rgba8Unorm, 8)));
+    let mut d = texl("depth", 32, 1, TexFormat::Depth32Float);
+    d.compare = true;
+    p.fs.textures.push((1, d));
+    p.fs.textures
+        .push((2, texl("arr", 32, 3, TexFormat::Rgba8Unorm)));
+    v.push(p);
+    let mut p = frag("fs_lod_grad");
+    p.fs.textures
+        .push((0, tex("tex", 32, TexFormat::Rgba8Unorm, 9)));
+    let mut cube = texl("cube", 16, 6, TexFormat::Rgba8Unorm);
+    cube.cube = true;
+    p.fs.textures.push((1, cube));
+    v.push(p);
+    let mut p = frag("fs_shadow");
+    let mut d0 = texl("shadowMap", 32, 1, TexFormat::Depth32Float);
+    d0.compare = true;
+    let mut d1 = texl("cascades", 32, 4, TexFormat::Depth32Float);
+    d1.compare = true;
+    let mut d2 = texl("pointShadow", 16, 6, TexFormat::Depth32Float);
+    (d2.compare, d2.cube) = (true, true);
+    p.fs.textures.extend([(0, d0), (1, d1), (2, d2)]);
+    v.push(p);
+    let mut p = frag("fs_tex_array_cube");
+    p.fs.textures
+        .push((0, texl("layers", 32, 4, TexFormat::Rgba8Unorm)));
+    let mut env = texl("env", 16, 6, TexFormat::Rgba8Unorm);
+    env.cube = true;
+    let mut env_array = texl("envArray", 16, 12, TexFormat::Rgba8Unorm);
+    env_array.cube = true;
+    let mut volume = texl("volume", 16, 16, TexFormat::Rgba8Unorm);
+    (volume.depth, volume.layers) = (16, 0);
+    p.fs.textures
+        .extend([(1, env), (2, env_array), (5, volume)]);
+    v.push(p);
+    let mut p = frag("fs_pointcoord_layer");
+    p.fs.textures
+        .push((0, texl("sprites", 32, 2, TexFormat::Rgba8Unorm)));
+    p.topology = Topology::PointList;
+    v.push(p);
     for (name, why) in [
-        ("fs_gather", "shadow and array samplers are not supported by the runner yet"),
-        ("fs_lod_grad", "cube textures and mip levels are not supported by the runner yet"),
-        ("fs_pointcoord_layer", "array textures with layered point sprites are not supported by the runner yet"),
         ("fs_sampler_array_dyn", "buffer, 1D and rectangle textures and sampler arrays are not supported by the runner yet"),
-        ("fs_shadow", "shadow and cube samplers are not supported by the runner yet"),
-        ("fs_tex_array_cube", "cube, cube-array and 3D samplers are not supported by the runner yet"),
-        ("fs_texelfetch_size", "multisampled and array textures are not supported by the runner yet"),
+        ("fs_texelfetch_size", "multisampled textures (sampler2DMS) are not supported by the runner yet"),
         ("fs_interp_modes", "needs a multisampled target (centroid/sample interpolation, interpolateAtSample 3)"),
         ("fs_sample_shading", "needs a multisampled target (gl_SampleID, gl_SampleMask)"),
     ] {
