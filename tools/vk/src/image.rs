@@ -210,7 +210,7 @@ pub(crate) fn create(
     let aspect = spec.format.aspect();
     let layers = spec.layers.max(1);
     let is3d = spec.depth > 1;
-    if spec.cube && (layers % 6 != 0 || spec.width != spec.height || is3d) {
+    if spec.cube && (!layers.is_multiple_of(6) || spec.width != spec.height || is3d) {
         return Err(Error::Job(format!(
             "image {:?}: a cube needs square faces and a multiple of 6 layers",
             spec.name
