@@ -50,6 +50,7 @@ pub(crate) struct E {
     u8t: Word,
     u16t: Word,
     consts: HashMap<(Word, u64), Word>,
+    tcache: HashMap<(u8, u32, u32), Word>,
     vals: Vec<Word>,
     regs: HashMap<u8, Word>,
     preds: HashMap<u8, Word>,
@@ -120,6 +121,11 @@ impl E {
         w
     }
 
+    /// The u16 type.
+    pub(crate) fn c_u16t(&self) -> Word {
+        self.u16t
+    }
+
     pub fn u32c(&mut self, v: u32) -> Word {
         self.c(Type::U32, v as u64)
     }
@@ -156,7 +162,57 @@ impl E {
     }
 
     fn ptr(&mut self, sc: StorageClass, elem: Word) -> Word {
-        self.b.type_pointer(None, sc, elem)
+        let k = (0, sc as u32, elem);
+        if let Some(&w) = self.tcache.get(&k) {
+            return w;
+        }
+        let w = self.b.type_pointer(None, sc, elem);
+        self.tcache.insert(k, w);
+        w
+    }
+
+    /// A vector type (cached: rspirv's own lookup scans every type).
+    pub(crate) fn vec_ty(&mut self, elem: Word, n: u32) -> Word {
+        let k = (1, elem, n);
+        if let Some(&w) = self.tcache.get(&k) {
+            return w;
+        }
+        let w = self.b.type_vector(elem, n);
+        self.tcache.insert(k, w);
+        w
+    }
+
+    /// A signed integer type of `bits` bits (cached).
+    pub(crate) fn sint(&mut self, bits: u32) -> Word {
+        let k = (2, bits, 0);
+        if let Some(&w) = self.tcache.get(&k) {
+            return w;
+        }
+        let w = self.b.type_int(bits, 1);
+        self.tcache.insert(k, w);
+        w
+    }
+
+    /// A two-member struct `{t, t}` (cached).
+    fn pair(&mut self, t: Word) -> Word {
+        let k = (3, t, 0);
+        if let Some(&w) = self.tcache.get(&k) {
+            return w;
+        }
+        let w = self.b.type_struct([t, t]);
+        self.tcache.insert(k, w);
+        w
+    }
+
+    /// An array type `elem[len]`, `len` a constant id (cached).
+    fn arr(&mut self, elem: Word, len: Word) -> Word {
+        let k = (4, elem, len);
+        if let Some(&w) = self.tcache.get(&k) {
+            return w;
+        }
+        let w = self.b.type_array(elem, len);
+        self.tcache.insert(k, w);
+        w
     }
 
     /// A module-scope variable (never inside the block being built).
@@ -224,7 +280,7 @@ impl E {
 
     fn builtin_comp(&mut self, bi: spirv::BuiltIn, comp: u8) -> Word {
         let u = self.ty(Type::U32);
-        let v3 = self.b.type_vector(u, 3);
+        let v3 = self.vec_ty(u, 3);
         let var = self.builtin(bi, v3);
         let pu = self.ptr(StorageClass::Input, u);
         let idx = self.u32c(comp as u32);
@@ -347,7 +403,7 @@ impl E {
         }
         let u = self.ty(Type::U32);
         let n = self.u32c(STACK_DEPTH);
-        let arr = self.b.type_array(u, n);
+        let arr = self.arr(u, n);
         let arr_var = self.fn_var(arr, None);
         let zero = self.u32c(0);
         let sp = self.fn_var(u, Some(zero));
@@ -407,7 +463,7 @@ impl E {
     fn load_array(&mut self, arr: Word) -> Word {
         let u = self.ty(Type::U32);
         let n = self.u32c(STACK_DEPTH);
-        let at = self.b.type_array(u, n);
+        let at = self.arr(u, n);
         self.b.load(at, None, arr, None, []).expect("block")
     }
 
@@ -429,7 +485,7 @@ impl E {
                     words.push(0);
                 }
                 let n = self.u32c(words.len() as u32);
-                let at = self.b.type_array(u, n);
+                let at = self.arr(u, n);
                 let elems: Vec<Word> = words.iter().map(|&w| self.u32c(w)).collect();
                 let init = self.b.constant_composite(at, elems);
                 let pty = self.ptr(StorageClass::Private, at);
@@ -438,10 +494,10 @@ impl E {
                 (var, 0, words.len() as u32, false)
             }
             BankSource::Buffer { guest_offset, size } => {
-                let vec4 = self.b.type_vector(u, 4);
+                let vec4 = self.vec_ty(u, 4);
                 let n16 = size.div_ceil(16).max(1);
                 let n = self.u32c(n16);
-                let at = self.b.type_array(vec4, n);
+                let at = self.arr(vec4, n);
                 self.b
                     .decorate(at, Decoration::ArrayStride, [Operand::LiteralBit32(16)]);
                 let st = self.b.type_struct([at]);
@@ -545,7 +601,7 @@ impl E {
         match w {
             Width::U8 | Width::U16 => self.op(spirv::Op::UConvert, u, &[v]),
             Width::S8 | Width::S16 => {
-                let i = self.b.type_int(32, 1);
+                let i = self.sint(32);
                 let s = self.op(spirv::Op::SConvert, i, &[v]);
                 self.op(spirv::Op::Bitcast, u, &[s])
             }
@@ -858,7 +914,7 @@ impl E {
             VoteMode::Eq => self.op(spirv::Op::GroupNonUniformAllEqual, bo, &[sc, p]),
             VoteMode::Ballot => {
                 let u = self.ty(Type::U32);
-                let v4 = self.b.type_vector(u, 4);
+                let v4 = self.vec_ty(u, 4);
                 let bal = self.op(spirv::Op::GroupNonUniformBallot, v4, &[sc, p]);
                 self.b.composite_extract(u, None, bal, [0]).expect("block")
             }
@@ -883,7 +939,7 @@ impl E {
         use spirv::Op as S;
         let signed = |e: &mut E, t: Type| -> Word {
             let w = t.bits();
-            e.b.type_int(w, 1)
+            e.sint(w)
         };
         let r = match inst.op {
             Op::Const(bits) => {
@@ -938,7 +994,7 @@ impl E {
                 } else {
                     ty
                 };
-                let pair = self.b.type_struct([st, st]);
+                let pair = self.pair(st);
                 let (x, y) = if inst.op == Op::SMulHi {
                     (
                         self.op(S::Bitcast, st, &[a[0]]),
@@ -958,7 +1014,7 @@ impl E {
             }
             Op::AddCarry => {
                 let t0 = self.ty(at[0]);
-                let pair = self.b.type_struct([t0, t0]);
+                let pair = self.pair(t0);
                 let m = self.op(S::IAddCarry, pair, &a);
                 let c = self.b.composite_extract(t0, None, m, [1]).expect("block");
                 let zero = self.c(at[0], 0);
@@ -1205,6 +1261,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         u8t: 0,
         u16t: 0,
         consts: HashMap::new(),
+        tcache: HashMap::new(),
         vals: vec![0; f.insts.len()],
         regs: HashMap::new(),
         preds: HashMap::new(),
@@ -1237,7 +1294,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     if sh.shared_bytes > 0 {
         let n = sh.shared_bytes.div_ceil(4);
         let nc = e.u32c(n);
-        let at = e.b.type_array(u, nc);
+        let at = e.arr(u, nc);
         let pty = e.ptr(StorageClass::Workgroup, at);
         let var = e.global_var(pty, StorageClass::Workgroup, None);
         e.interface.push(var);
@@ -1246,7 +1303,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     if sh.local_bytes > 0 {
         let n = sh.local_bytes.div_ceil(4);
         let nc = e.u32c(n);
-        let at = e.b.type_array(u, nc);
+        let at = e.arr(u, nc);
         let var = e.fn_var(at, None);
         e.local = Some((var, n));
     }

@@ -26,7 +26,7 @@ impl E {
 
     fn bits_ty(&mut self, t: Type) -> Word {
         match t {
-            Type::F16 => self.b.type_int(16, 0),
+            Type::F16 => self.c_u16t(),
             Type::F32 => self.ty(Type::U32),
             _ => self.ty(Type::U64),
         }
@@ -265,7 +265,7 @@ impl E {
         let ty = self.ty(to);
         let direct = |e: &mut E, to_ty: Word| -> Word {
             if signed {
-                let st = e.b.type_int(from.bits(), 1);
+                let st = e.sint(from.bits());
                 let s = e.op(S::Bitcast, st, &[v]);
                 e.op(S::ConvertSToF, to_ty, &[s])
             } else {
@@ -300,7 +300,7 @@ impl E {
             );
             let hi = self.op(S::UConvert, u, &[hi64]);
             let hf = if signed {
-                let i = self.b.type_int(32, 1);
+                let i = self.sint(32);
                 let hs = self.op(S::Bitcast, i, &[hi]);
                 self.op(S::ConvertSToF, f64t, &[hs])
             } else {

@@ -176,6 +176,11 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
             block_of.insert(l, f.add_block(Some(l)));
         }
     }
+    if f.blocks.is_empty() {
+        // No instruction at all: an empty program.
+        let b = f.add_block(Some(first_instr(0)));
+        f.blocks[b.index()].term = Terminator::Exit;
+    }
     // Block 0 must be the entry.
     let entry = first_instr(0);
     if let Some(&b) = block_of.get(&entry) {

@@ -76,8 +76,13 @@ pub fn cuda_config(k: &dmsh_cubin::Kernel, local_size: [u32; 3]) -> Config {
 
 /// Runs `spirv-val --target-env vulkan1.2`; `Err(message)` when it rejects the module.
 pub fn spirv_val(words: &[u32]) -> Result<(), String> {
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let p = dir.path().join("m.spv");
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let p = std::env::temp_dir().join(format!(
+        "dmsh-spv-val-{}-{}.spv",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&p, bytes).map_err(|e| e.to_string())?;
     let out = std::process::Command::new("spirv-val")
@@ -85,6 +90,7 @@ pub fn spirv_val(words: &[u32]) -> Result<(), String> {
         .arg(&p)
         .output()
         .map_err(|e| format!("spirv-val: {e}"))?;
+    let _ = std::fs::remove_file(&p);
     if out.status.success() {
         Ok(())
     } else {
@@ -94,9 +100,11 @@ pub fn spirv_val(words: &[u32]) -> Result<(), String> {
     }
 }
 
-/// The deko3d compute shaders of tests/corpus/dksh: (name, code, block dims, shared bytes,
-/// local bytes).
-pub fn dksh_compute() -> Vec<(String, Vec<u8>, [u32; 3], u32, u32)> {
+/// One deko3d compute shader of the corpus: (name, code, block dims, shared bytes, local bytes).
+pub type DkshShader = (String, Vec<u8>, [u32; 3], u32, u32);
+
+/// The deko3d compute shaders of tests/corpus/dksh.
+pub fn dksh_compute() -> Vec<DkshShader> {
     let dir = root().join("tests/corpus/dksh");
     let mut v = Vec::new();
     let mut names: Vec<String> = std::fs::read_dir(&dir)

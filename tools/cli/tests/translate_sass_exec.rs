@@ -5,6 +5,7 @@
 //! size is not 32 — never as passed. The test fails on any mismatch or error not listed in
 //! `KNOWN_FAILURES`.
 
+#[path = "../../spv/tests/common/mod.rs"]
 mod common;
 
 use dmsh_spv::{translate, Options};
@@ -68,7 +69,7 @@ fn run_one(name: &str) -> String {
     if let Err(e) = common::spirv_val(&out.words) {
         return format!("error spirv-val: {e}");
     }
-    let refl: dmsh_vk::Reflection = match serde_json::from_str(&out.reflection.to_json()) {
+    let refl = match dmsh_vk::Reflection::from_json(&out.reflection.to_json()) {
         Ok(r) => r,
         Err(e) => return format!("error reflection: {e}"),
     };
