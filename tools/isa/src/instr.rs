@@ -117,8 +117,7 @@ impl Instr {
         let f = self.form_def();
         let mut bits = f.value;
         for d in &f.fields {
-            let raw = d.to_raw(d.to_value(d.extract(self.bits))).unwrap_or(0);
-            bits = d.insert(bits, raw);
+            bits = d.insert(bits, d.extract(self.bits));
         }
         bits
     }
@@ -230,15 +229,17 @@ impl Instr {
         })
     }
 
-    /// The constant-buffer operand, if the form has one.
+    /// The constant-buffer operand, if the form has one (for `LDC` the offset is `Imm` and
+    /// the index register `Ra`).
     pub fn cbuf(&self) -> Option<Cbuf> {
         let bank = self.get(Field::CbufBank)? as u32;
-        let offset = self.get(Field::CbufOffset)?;
-        let index = if matches!(self.opcode(), Opcode::Ldc) {
-            self.reg(Field::Ra)
+        let ldc = matches!(self.opcode(), Opcode::Ldc);
+        let offset = if ldc {
+            self.get(Field::Imm)?
         } else {
-            None
+            self.get(Field::CbufOffset)?
         };
+        let index = if ldc { self.reg(Field::Ra) } else { None };
         Some(Cbuf {
             bank,
             offset,
@@ -289,4 +290,76 @@ fn name_of(form: FormId) -> &'static str {
 /// Finds a form's id by its table name (e.g. `"FADD_R"`).
 pub fn form_id(name: &str) -> Option<FormId> {
     table().form_by_name(name).map(|i| i as FormId)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operands_of_known_words() {
+        // MOV R1, c[0x0][0x20]
+        let i = decode(0x4c98078000870001).unwrap();
+        assert_eq!(i.opcode(), Opcode::Mov);
+        assert_eq!(i.reg(Field::Rd), Some(Reg(1)));
+        assert_eq!(
+            i.cbuf(),
+            Some(Cbuf {
+                bank: 0,
+                offset: 0x20,
+                index: None
+            })
+        );
+        // LDC.64 R2, c[0x0][R2+0x140]
+        let i = decode(0xef95000014070202).unwrap();
+        assert_eq!(
+            i.cbuf(),
+            Some(Cbuf {
+                bank: 0,
+                offset: 0x140,
+                index: Some(Reg(2))
+            })
+        );
+        // @!P0 BRA 0x170 at 0xd0
+        let i = decode(0xe24000000988000f).unwrap();
+        assert_eq!(i.guard(), (Pred(0), true));
+        assert_eq!(i.target(0xd0), Some(0x170));
+        // ISETP.EQ.U32.AND P0, PT, R4, -0x1, PT
+        let i = decode(0x376403fffff70407).unwrap();
+        assert_eq!(i.get(Field::Imm), Some(-1));
+        assert_eq!(i.modifier(Field::Cmp), Some(".EQ"));
+        assert_eq!(i.pred(Field::Pd2), Some(Pred::PT));
+        // FMUL R15, R6, 0.25
+        let i = decode(0x3868003e8007060f).unwrap();
+        assert_eq!(i.float(Field::Imm), Some(0.25));
+        assert_eq!(i.imm32(Field::Imm), Some(0.25f32.to_bits()));
+    }
+
+    #[test]
+    fn build_and_with() {
+        let f = form_id("IADD_R").unwrap();
+        let i = Instr::build(
+            f,
+            &[
+                (Field::Rd, 3),
+                (Field::Ra, 4),
+                (Field::Rb, 5),
+                (Field::Guard, 7),
+            ],
+        )
+        .unwrap();
+        assert_eq!(i.print(0, 0), "IADD R3, R4, R5");
+        let j = i.with(Field::X, 1).unwrap();
+        assert_eq!(j.print(0, 0), "IADD.X R3, R4, R5");
+        assert_eq!(j.encode(), j.bits());
+        assert!(matches!(
+            i.with(Field::Rd, 256),
+            Err(Error::FieldRange { .. })
+        ));
+        assert!(matches!(i.with(Field::Lut, 1), Err(Error::NoField { .. })));
+        assert!(matches!(
+            decode(0xffff_ffff_ffff_ffff),
+            Err(Error::UnknownEncoding { .. })
+        ));
+    }
 }

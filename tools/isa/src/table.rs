@@ -567,6 +567,12 @@ fn parse_form(
                 if style == Style::Target {
                     kind = Kind::Target;
                 }
+                // Register and predicate operands keep their kind whatever the style.
+                match field {
+                    Field::Rd | Field::Rd2 | Field::Ra | Field::Rb | Field::Rc => kind = Kind::Reg,
+                    Field::Pd | Field::Pd2 | Field::Pa | Field::Pb | Field::Pc => kind = Kind::Pred,
+                    _ => {}
+                }
                 fields.push(FieldDef {
                     field,
                     pieces,
