@@ -120,6 +120,9 @@ pub struct TextureSpec {
     pub cube: bool,
     /// A depth-compare sampler (`LESS_OR_EQUAL`), for shadow samplers.
     pub compare: bool,
+    /// Samples per texel (0 or 1: single-sampled). Multisampled images are only used as
+    /// render targets; they are never uploaded or read back.
+    pub samples: u32,
 }
 
 impl TextureSpec {
@@ -204,7 +207,7 @@ pub(crate) fn create(
     if feats.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE) {
         usage |= vk::ImageUsageFlags::SAMPLED;
     }
-    if feats.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) {
+    if feats.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) && spec.samples <= 1 {
         usage |= vk::ImageUsageFlags::STORAGE;
     }
     let aspect = spec.format.aspect();
@@ -243,7 +246,7 @@ pub(crate) fn create(
                     .extent(extent)
                     .mip_levels(1)
                     .array_layers(layers)
-                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .samples(sample_flags(spec.samples))
                     .tiling(vk::ImageTiling::OPTIMAL)
                     .usage(usage)
                     .sharing_mode(vk::SharingMode::EXCLUSIVE)
@@ -335,6 +338,16 @@ pub(crate) fn create(
             bytes,
             aspect,
         })
+    }
+}
+
+/// The Vulkan sample count for `n` samples (1, 2, 4, 8; anything else is 1).
+pub(crate) fn sample_flags(n: u32) -> vk::SampleCountFlags {
+    match n {
+        2 => vk::SampleCountFlags::TYPE_2,
+        4 => vk::SampleCountFlags::TYPE_4,
+        8 => vk::SampleCountFlags::TYPE_8,
+        _ => vk::SampleCountFlags::TYPE_1,
     }
 }
 

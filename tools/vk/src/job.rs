@@ -355,6 +355,7 @@ impl Pool {
                 repeat: t.repeat,
                 cube: t.cube,
                 compare: t.compare,
+                samples: 0,
             };
             spec.data = t.data.bytes(base, Some(spec.byte_size()))?;
             p.textures.push(spec);
@@ -720,6 +721,9 @@ pub struct RenderJobFile {
     /// Alpha blending.
     #[serde(default)]
     pub blend: bool,
+    /// Samples per pixel (1 default; 2, 4, 8 render multisampled and resolve).
+    #[serde(default)]
+    pub samples: u32,
     /// Vertex buffers.
     #[serde(default)]
     pub vertex_buffers: Vec<VertexBufferDesc>,
@@ -905,6 +909,7 @@ impl RenderJobFile {
                 targets,
                 clear: self.clear,
                 blend: self.blend,
+                samples: self.samples,
                 vertex_buffers,
                 attributes,
                 vertex_count: self.vertex_count,

@@ -147,6 +147,9 @@ pub struct RenderJob {
     pub clear: [f32; 4],
     /// Standard alpha blending (src alpha, one minus src alpha) instead of replace.
     pub blend: bool,
+    /// Samples per pixel (0 or 1: single-sampled; 2, 4, 8: multisampled targets resolved
+    /// (averaged) into the read-back images; float and normalised formats only).
+    pub samples: u32,
     /// Vertex buffers.
     pub vertex_buffers: Vec<VertexBuffer>,
     /// Vertex attributes.
@@ -429,9 +432,33 @@ impl Device {
         for t in &job.textures {
             imgs.push(image::create(&mut s, t, vk::ImageUsageFlags::SAMPLED)?);
         }
+        let msaa = job.samples > 1;
+        if msaa {
+            if !matches!(job.samples, 2 | 4 | 8) {
+                return Err(Error::Job(format!(
+                    "{} samples: use 1, 2, 4 or 8",
+                    job.samples
+                )));
+            }
+            if targets.iter().any(|f| {
+                matches!(
+                    f,
+                    TexFormat::Rgba8Uint
+                        | TexFormat::R32Uint
+                        | TexFormat::R32Sint
+                        | TexFormat::Rgba32Uint
+                        | TexFormat::Rgba32Sint
+                )
+            }) {
+                return Err(Error::Job(
+                    "integer targets cannot be resolved; use samples 1".into(),
+                ));
+            }
+        }
         let mut rts = Vec::new();
+        let mut ms = Vec::new();
         for (k, f) in targets.iter().enumerate() {
-            let spec = TextureSpec {
+            let mut spec = TextureSpec {
                 name: format!("target{k}"),
                 width: job.width,
                 height: job.height,
@@ -443,6 +470,14 @@ impl Device {
                 &spec,
                 vk::ImageUsageFlags::COLOR_ATTACHMENT,
             )?);
+            if msaa {
+                spec.samples = job.samples;
+                ms.push(image::create(
+                    &mut s,
+                    &spec,
+                    vk::ImageUsageFlags::COLOR_ATTACHMENT,
+                )?);
+            }
         }
         let t0 = Instant::now();
         let vmod = s.module(&job.vertex.spirv)?;
@@ -464,30 +499,54 @@ impl Device {
                 )
                 .vk("vkCreatePipelineLayout")?;
             s.pipeline_layouts.push(pl);
-            let atts: Vec<vk::AttachmentDescription> = targets
+            // Attachments: the read-back targets, then (multisampled) the sampled targets.
+            let att = |f: &TexFormat, samples: u32, load: vk::AttachmentLoadOp| {
+                vk::AttachmentDescription::default()
+                    .format(f.vk())
+                    .samples(image::sample_flags(samples))
+                    .load_op(load)
+                    .store_op(vk::AttachmentStoreOp::STORE)
+                    .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+                    .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+                    .initial_layout(vk::ImageLayout::UNDEFINED)
+                    .final_layout(vk::ImageLayout::GENERAL)
+            };
+            let n = targets.len() as u32;
+            let mut atts: Vec<vk::AttachmentDescription> = targets
                 .iter()
                 .map(|f| {
-                    vk::AttachmentDescription::default()
-                        .format(f.vk())
-                        .samples(vk::SampleCountFlags::TYPE_1)
-                        .load_op(vk::AttachmentLoadOp::CLEAR)
-                        .store_op(vk::AttachmentStoreOp::STORE)
-                        .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
-                        .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-                        .initial_layout(vk::ImageLayout::UNDEFINED)
-                        .final_layout(vk::ImageLayout::GENERAL)
+                    let load = if msaa {
+                        vk::AttachmentLoadOp::DONT_CARE
+                    } else {
+                        vk::AttachmentLoadOp::CLEAR
+                    };
+                    att(f, 1, load)
                 })
                 .collect();
-            let refs: Vec<vk::AttachmentReference> = (0..targets.len() as u32)
-                .map(|i| {
-                    vk::AttachmentReference::default()
-                        .attachment(i)
-                        .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-                })
-                .collect();
-            let sub = [vk::SubpassDescription::default()
+            if msaa {
+                atts.extend(
+                    targets
+                        .iter()
+                        .map(|f| att(f, job.samples, vk::AttachmentLoadOp::CLEAR)),
+                );
+            }
+            let aref = |i: u32| {
+                vk::AttachmentReference::default()
+                    .attachment(i)
+                    .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            };
+            let (refs, resolves): (Vec<_>, Vec<_>) = if msaa {
+                ((n..2 * n).map(aref).collect(), (0..n).map(aref).collect())
+            } else {
+                ((0..n).map(aref).collect(), Vec::new())
+            };
+            let mut sub0 = vk::SubpassDescription::default()
                 .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-                .color_attachments(&refs)];
+                .color_attachments(&refs);
+            if msaa {
+                sub0 = sub0.resolve_attachments(&resolves);
+            }
+            let sub = [sub0];
             let dep = [vk::SubpassDependency::default()
                 .src_subpass(0)
                 .dst_subpass(vk::SUBPASS_EXTERNAL)
@@ -505,7 +564,7 @@ impl Device {
                 )
                 .vk("vkCreateRenderPass")?;
             s.render_passes.push(rp);
-            let views: Vec<vk::ImageView> = rts.iter().map(|r| r.view).collect();
+            let views: Vec<vk::ImageView> = rts.iter().chain(&ms).map(|r| r.view).collect();
             let fb = d
                 .create_framebuffer(
                     &vk::FramebufferCreateInfo::default()
@@ -586,8 +645,8 @@ impl Device {
                 .cull_mode(vk::CullModeFlags::NONE)
                 .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
                 .line_width(1.0);
-            let ms = vk::PipelineMultisampleStateCreateInfo::default()
-                .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+            let msi = vk::PipelineMultisampleStateCreateInfo::default()
+                .rasterization_samples(image::sample_flags(job.samples));
             let cba: Vec<vk::PipelineColorBlendAttachmentState> = targets
                 .iter()
                 .map(|f| {
@@ -616,7 +675,7 @@ impl Device {
                 .input_assembly_state(&ia)
                 .viewport_state(&vps)
                 .rasterization_state(&rs)
-                .multisample_state(&ms)
+                .multisample_state(&msi)
                 .color_blend_state(&cb)
                 .layout(pl)
                 .render_pass(rp)
@@ -649,7 +708,11 @@ impl Device {
                 color: vk::ClearColorValue { float32: job.clear },
             },
         };
-        let clears: Vec<vk::ClearValue> = targets.iter().map(clear_value).collect();
+        let clears: Vec<vk::ClearValue> = targets
+            .iter()
+            .chain(if msaa { &targets[..] } else { &[] })
+            .map(clear_value)
+            .collect();
         let record = |d: &ash::Device, cb: vk::CommandBuffer| {
             for img in images {
                 image::record_upload(scope, d, cb, img, vk::ImageLayout::GENERAL);

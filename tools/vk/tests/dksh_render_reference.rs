@@ -45,7 +45,13 @@ fn dksh_render_cases_draw_on_glslang_spirv() {
             .chunks(t.format.texel_bytes() as usize)
             .filter(|p| *p != bg.as_slice())
             .count();
-        assert!(drawn > 0, "{}: nothing drawn", case.name);
+        // fs_sample_shading clears its own sample's bit in gl_SampleMask, so every sample is
+        // discarded: an empty image is its right result.
+        assert!(
+            drawn > 0 || case.name == "helper+fs_sample_shading",
+            "{}: nothing drawn",
+            case.name
+        );
         let corpus: Vec<&str> = [&case.vertex, &case.fragment]
             .iter()
             .filter_map(|s| match s {
@@ -66,7 +72,7 @@ fn dksh_render_cases_draw_on_glslang_spirv() {
         "{ran} render cases drawn, {skipped} skipped, on {}",
         dev.info().name
     );
-    assert!(ran >= 23, "{ran}");
+    assert!(ran >= 25, "{ran}");
 }
 
 #[test]

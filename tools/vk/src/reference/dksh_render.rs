@@ -71,6 +71,8 @@ pub struct PairCase {
     pub targets: Vec<TexFormat>,
     /// Target size.
     pub size: u32,
+    /// Samples per pixel (1: single-sampled).
+    pub samples: u32,
     /// Storage-buffer byte ranges compared after the draw: (stage is fragment, binding, range).
     pub compare_ssbos: Vec<(bool, u32, std::ops::Range<usize>)>,
     /// Fragment images compared after the draw (binding).
@@ -414,6 +416,7 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
         topology: Topology::TriangleList,
         targets: vec![TexFormat::Rgba8Unorm],
         size: 64,
+        samples: 1,
         compare_ssbos: Vec::new(),
         compare_images: Vec::new(),
         quirk: None,
@@ -546,6 +549,15 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
     p.fs.textures
         .extend([(1, env), (2, env_array), (5, volume)]);
     v.push(p);
+    for name in ["fs_interp_modes", "fs_sample_shading"] {
+        let mut p = frag(name);
+        p.samples = 4;
+        if name == "fs_interp_modes" {
+            p.quirk =
+                Some("uam scales interpolateAtOffset by c[1][0] = 0.0 (STATE_FB_WPOS_Y_TRANSFORM)");
+        }
+        v.push(p);
+    }
     let mut p = frag("fs_pointcoord_layer");
     p.fs.textures
         .push((0, texl("sprites", 32, 2, TexFormat::Rgba8Unorm)));
@@ -554,8 +566,6 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
     for (name, why) in [
         ("fs_sampler_array_dyn", "buffer, 1D and rectangle textures and sampler arrays are not supported by the runner yet"),
         ("fs_texelfetch_size", "multisampled textures (sampler2DMS) are not supported by the runner yet"),
-        ("fs_interp_modes", "needs a multisampled target (centroid/sample interpolation, interpolateAtSample 3)"),
-        ("fs_sample_shading", "needs a multisampled target (gl_SampleID, gl_SampleMask)"),
     ] {
         let mut p = frag(name);
         p.unsupported = Some(why);
@@ -826,6 +836,7 @@ pub fn job(case: &PairCase, vertex: Stage, fragment: Stage) -> Result<RenderJob,
         targets: case.targets.clone(),
         clear: [0.0, 0.0, 0.0, 1.0],
         blend: false,
+        samples: case.samples,
         vertex_buffers: case.vertex_buffers.clone(),
         attributes: case.attributes.clone(),
         vertex_count: case.vertex_count,
