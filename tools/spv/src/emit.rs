@@ -12,6 +12,35 @@ use rspirv::spirv::{self, Capability, Decoration, StorageClass, Word};
 use std::collections::HashMap;
 
 pub(crate) const EXIT_PC: u32 = 0xffff_ffff;
+
+/// A small fast hasher for the emitter's id caches (keys are small integers).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v as u64);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+type Fast = std::hash::BuildHasherDefault<FastHasher>;
 const STACK_DEPTH: u32 = 16;
 const SCOPE_DEVICE: u32 = 1;
 const SCOPE_WORKGROUP: u32 = 2;
@@ -46,11 +75,11 @@ pub(crate) struct E {
     pub b: Builder,
     pub opts: Options,
     glsl_set: Word,
-    types: HashMap<Type, Word>,
+    types: [Word; 7],
     u8t: Word,
     u16t: Word,
-    consts: HashMap<(Word, u64), Word>,
-    tcache: HashMap<(u8, u32, u32), Word>,
+    consts: HashMap<(Word, u64), Word, Fast>,
+    tcache: HashMap<(u8, u32, u32), Word, Fast>,
     vals: Vec<Word>,
     regs: HashMap<u8, Word>,
     preds: HashMap<u8, Word>,
@@ -76,8 +105,9 @@ fn berr<T>(r: Result<T, rspirv::dr::Error>) -> Result<T, Error> {
 
 impl E {
     pub fn ty(&mut self, t: Type) -> Word {
-        if let Some(&w) = self.types.get(&t) {
-            return w;
+        let slot = t as usize;
+        if self.types[slot] != 0 {
+            return self.types[slot];
         }
         let w = match t {
             Type::Void => self.b.type_void(),
@@ -88,7 +118,7 @@ impl E {
             Type::F32 => self.b.type_float(32),
             Type::F64 => self.b.type_float(64),
         };
-        self.types.insert(t, w);
+        self.types[slot] = w;
         w
     }
 
@@ -1257,11 +1287,11 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     b.set_version(1, 5);
     let mut e = E {
         glsl_set: 0,
-        types: HashMap::new(),
+        types: [0; 7],
         u8t: 0,
         u16t: 0,
-        consts: HashMap::new(),
-        tcache: HashMap::new(),
+        consts: HashMap::default(),
+        tcache: HashMap::default(),
         vals: vec![0; f.insts.len()],
         regs: HashMap::new(),
         preds: HashMap::new(),

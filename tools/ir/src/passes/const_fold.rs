@@ -72,11 +72,16 @@ pub fn run(f: &mut Function) {
                 }
             }
             f.insts[v.index()] = inst;
-            let args: Vec<Value> = inst.args().collect();
-            if args.is_empty() || inst.op.has_side_effects() {
+            let n = inst.args().count();
+            if n == 0 || inst.op.has_side_effects() || matches!(inst.op, Op::Const(_)) {
                 continue;
             }
-            let consts: Vec<Option<u64>> = args.iter().map(|&a| f.const_of(a)).collect();
+            let args = &inst.args[..n];
+            let mut consts = [None; 4];
+            for (k, &a) in args.iter().enumerate() {
+                consts[k] = f.const_of(a);
+            }
+            let consts = &consts[..n];
             if inst.op == Op::Select {
                 if let Some(c) = consts[0] {
                     alias[v.index()] = if c != 0 { args[1] } else { args[2] };
@@ -88,8 +93,11 @@ pub fn run(f: &mut Function) {
                 continue;
             }
             if consts.iter().all(|c| c.is_some()) {
-                let cs: Vec<u64> = consts.iter().map(|c| c.unwrap()).collect();
-                if let Some(r) = fold(inst.op, at, inst.ty, &cs) {
+                let mut cs = [0u64; 4];
+                for (k, c) in consts.iter().enumerate() {
+                    cs[k] = c.unwrap_or(0);
+                }
+                if let Some(r) = fold(inst.op, at, inst.ty, &cs[..n]) {
                     f.insts[v.index()].op = Op::Const(r);
                     f.insts[v.index()].args = [Value::NONE; 4];
                 }
