@@ -55,6 +55,11 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// Pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
     /// Whether a named feature (e.g. `bufferDeviceAddress`, `shaderFloat64`) is enabled.
     pub fn has(&self, feature: &str) -> bool {
         self.features.iter().any(|(n, on)| n == feature && *on)

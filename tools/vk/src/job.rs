@@ -933,3 +933,28 @@ impl RenderJobFile {
         })
     }
 }
+
+/// Formats bytes as lines of little-endian u32 words in hex, with the f32 reading of each
+/// word, at most `max_words` words (for `dmsh exec --print`).
+pub fn hex_words(bytes: &[u8], max_words: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in bytes.chunks(4).take(max_words).enumerate() {
+        let mut w = [0u8; 4];
+        w[..c.len()].copy_from_slice(c);
+        let v = u32::from_le_bytes(w);
+        if i % 4 == 0 {
+            out += &format!("{:#07x}:", i * 4);
+        }
+        out += &format!(" {v:08x} ({:<12})", format!("{:e}", f32::from_bits(v)));
+        if i % 4 == 3 {
+            out.push('\n');
+        }
+    }
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if bytes.len() > max_words * 4 {
+        out += &format!("… {} more bytes\n", bytes.len() - max_words * 4);
+    }
+    out
+}

@@ -34,9 +34,12 @@ pub struct Args {
     /// Print the report as JSON on stdout (status pass | fail | skip | error).
     #[arg(long)]
     pub json: bool,
-    /// Print the device's name, subgroup size and features, then exit.
+    /// Print the device's name, subgroup size and features, then exit (JSON with --json).
     #[arg(long)]
     pub info: bool,
+    /// Print every buffer and texture after the run as hex words (first 256 words each).
+    #[arg(long)]
+    pub print: bool,
 }
 
 fn parse_num(s: &str) -> Result<u32, String> {
@@ -52,6 +55,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.info {
         let dev = dmsh_vk::shared().context("opening the Vulkan device")?;
         let i = dev.info();
+        if args.json {
+            println!("{}", i.to_json());
+            return Ok(ExitCode::SUCCESS);
+        }
         println!(
             "device: {} ({}, Vulkan {})",
             i.name, i.device_type, i.api_version
@@ -156,6 +163,17 @@ fn execute(args: &Args) -> anyhow::Result<Report> {
         }
         Err(e) => return Err(e.into()),
     };
+    if args.print {
+        for (i, b) in out.buffers.iter().enumerate() {
+            eprintln!("buffer {} ({} bytes):", prepared.names[i], b.len());
+            eprint!("{}", job::hex_words(b, 256));
+        }
+        for (i, t) in out.images.iter().enumerate() {
+            let name = prepared.texture_names.get(i).map_or("?", String::as_str);
+            eprintln!("texture {name} ({} bytes):", t.len());
+            eprint!("{}", job::hex_words(t, 256));
+        }
+    }
     let mismatches = job::check(&prepared, &out);
     let mut report = Report::from_run(&out, &mismatches, prepared.expected.len());
     for (it, path) in &prepared.outputs {
