@@ -59,6 +59,9 @@ pub fn hex(s: &str) -> Result<Vec<u8>, Error> {
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect();
+    if let Some(c) = s.chars().find(|c| !c.is_ascii_hexdigit()) {
+        return Err(Error::Job(format!("hex string contains {c:?}")));
+    }
     if !s.len().is_multiple_of(2) {
         return Err(Error::Job("hex string has an odd number of digits".into()));
     }
@@ -81,5 +84,6 @@ mod tests {
         assert_eq!(super::encode(b"Man"), "TWFu");
         assert_eq!(super::hex("0x0a ff").unwrap(), vec![10, 255]);
         assert!(super::decode("a*").is_err());
+        assert!(super::hex("é0").is_err());
     }
 }

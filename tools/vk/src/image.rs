@@ -163,6 +163,13 @@ pub(crate) fn create(
             spec.name, spec.width, spec.height
         )));
     }
+    if spec.byte_size() > 1 << 30 {
+        return Err(Error::Job(format!(
+            "image {:?}: {} bytes of texels; more than 1 GiB",
+            spec.name,
+            spec.byte_size()
+        )));
+    }
     if spec.data.len() as u64 > spec.byte_size() {
         return Err(Error::Job(format!(
             "image {:?}: {} bytes of data for {} bytes of texels",

@@ -168,7 +168,13 @@ impl IoJson {
     pub fn param_bytes(&self) -> Result<Vec<u8>, Error> {
         let mut p = b64::hex(&self.param_buffer_hex_without_pointers)?;
         for q in &self.params {
-            let end = (q.offset + q.size) as usize;
+            let end = q.offset as usize + q.size as usize;
+            if end > 1 << 16 {
+                return Err(Error::Job(format!(
+                    "parameter {} at {} + {} bytes lies beyond 64 KiB",
+                    q.name, q.offset, q.size
+                )));
+            }
             if p.len() < end {
                 p.resize(end, 0);
             }

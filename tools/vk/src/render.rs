@@ -391,13 +391,22 @@ impl Device {
                 )));
             }
         }
+        for b in job.buffers.iter() {
+            if b.size.max(b.init.len() as u64) > 1 << 30 {
+                return Err(Error::Job(format!(
+                    "buffer {:?} is {} bytes; more than 1 GiB",
+                    b.name, b.size
+                )));
+            }
+        }
         for p in &job.pointers {
             let ok = p.buffer < nb
                 && p.target < nb
-                && p.offset + 8
-                    <= job.buffers[p.buffer]
+                && p.offset.checked_add(8).is_some_and(|end| {
+                    end <= job.buffers[p.buffer]
                         .size
-                        .max(job.buffers[p.buffer].init.len() as u64);
+                        .max(job.buffers[p.buffer].init.len() as u64)
+                });
             if !ok {
                 return Err(Error::Job(format!("bad pointer patch {p:?}")));
             }
