@@ -404,6 +404,11 @@ impl Pool {
             ));
         }
         let base_off = p.base.map_or(0x140, |n| n.0);
+        if base_off > 0x10000 {
+            return Err(Error::Job(format!(
+                "params.base {base_off:#x} lies beyond a 64 KiB constant bank"
+            )));
+        }
         let guest = reflection
             .cbuf(p.bank)
             .map_or(base_off, |r| r.guest_offset as u64);
@@ -419,11 +424,15 @@ impl Pool {
         init.extend_from_slice(&bytes);
         let mut size = p
             .size
-            .map_or(init.len() as u64, |n| n.0 + self.param_shift)
+            .map_or(init.len() as u64, |n| n.0.saturating_add(self.param_shift))
             .max(init.len() as u64);
         for q in pointers {
             if q.buffer.as_deref().unwrap_or("params") == "params" {
-                size = size.max(self.param_shift + q.offset.0 + 8);
+                size = size.max(
+                    self.param_shift
+                        .saturating_add(q.offset.0)
+                        .saturating_add(8),
+                );
             }
         }
         self.buffers.push(BufferSpec {
@@ -478,7 +487,7 @@ impl Pool {
             let shift = if dst == "params" { self.param_shift } else { 0 };
             let patch = PointerPatch {
                 buffer: self.buffer(dst)?,
-                offset: q.offset.0 + shift,
+                offset: q.offset.0.saturating_add(shift),
                 target: self.buffer(&q.target)?,
                 add: q.add.0,
             };
