@@ -34,6 +34,13 @@ impl Sched {
         }
     }
 
+    /// Whether this instruction is dual-issued with the one after it (which may be the first
+    /// of the next bundle), as nvdisasm shows with `{ A ; B }`: stall 0 with the yield bit
+    /// set (true for all 1155 pairs of the corpus and for none of its other instructions).
+    pub fn dual_issue(self) -> bool {
+        self.stall == 0 && self.yield_flag
+    }
+
     /// Encodes to a 21-bit field.
     pub fn to_bits(self) -> u32 {
         (self.stall as u32 & 0xf)
@@ -72,10 +79,10 @@ impl Ctrl {
         v
     }
 
-    /// Whether instruction `i` (0..3) and `i + 1` are dual-issued, as nvdisasm shows it
-    /// with `{ A ; B }` (observed: stall field 0 on the first of the pair).
+    /// Whether instruction `i` (0..3) of the bundle is dual-issued with the next instruction
+    /// (see [`Sched::dual_issue`]).
     pub fn dual_issue(&self, i: usize) -> bool {
-        i < 2 && self.slots[i].stall == 0
+        i < 3 && self.slots[i].dual_issue()
     }
 }
 

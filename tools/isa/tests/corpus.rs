@@ -258,3 +258,46 @@ fn synthetic_sets_report() {
         std::fs::write(path, fails.join("\n")).unwrap();
     }
 }
+
+/// nvdisasm's dual-issue braces (the TSV `dual` column, `{` on the first of a pair) are
+/// exactly the instructions whose scheduling field says so (`Sched::dual_issue`).
+#[test]
+fn dual_issue_matches_listings() {
+    let mut files = Vec::new();
+    collect(&root().join("tests/corpus"), &mut files);
+    let (mut pairs, mut checked) = (0, 0);
+    for p in files
+        .iter()
+        .filter(|p| p.to_string_lossy().ends_with(".sm53.sass"))
+    {
+        let text = std::fs::read_to_string(p).unwrap();
+        let mut ctrl = Ctrl::default();
+        for l in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        {
+            let c: Vec<&str> = l.split('\t').collect();
+            let (Ok(off), Ok(word)) = (
+                u64::from_str_radix(c[0].trim_start_matches("0x"), 16),
+                u64::from_str_radix(c[1], 16),
+            ) else {
+                continue;
+            };
+            if off % 32 == 0 {
+                ctrl = Ctrl::decode(word);
+                continue;
+            }
+            // `DEPBAR {1}` was split into text + `}` by the listing converter: not a pair.
+            if c[2].starts_with("DEPBAR {") {
+                continue;
+            }
+            let first = c.get(4) == Some(&"{");
+            let sched = ctrl.slots[(off % 32 / 8 - 1) as usize];
+            assert_eq!(sched.dual_issue(), first, "{}:{off:#x}", p.display());
+            checked += 1;
+            pairs += first as usize;
+        }
+    }
+    println!("dual issue: {pairs} pairs in {checked} instructions agree with the listings");
+    assert!(checked > 1000);
+}
