@@ -155,3 +155,64 @@ void main() { o = color; }"#;
     println!("ok render job file: 16x16 green, PNG round trip");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Mutated job files (numbers swapped for extremes, bytes flipped) are errors or jobs, never
+/// panics or huge allocations. Needs no device: only parsing and preparation run.
+#[test]
+fn mutated_job_files_never_panic() {
+    let dir = scratch("mutate");
+    write_words(&dir.join("k.spv"), &[0x0723_0203, 0x10000, 0, 1, 0]);
+    std::fs::write(
+        dir.join("k.json"),
+        r#"{"stage":"compute","resources":[{"kind":"cbuf","bank":0,"guest_offset":320,"size":12}]}"#,
+    )
+    .unwrap();
+    let base = r#"{"spv":"k.spv","grid":[2,1,1],
+        "buffers":{"a":{"size":64,"fill_u32":"0x1"},"b":{"hex":"00ff"},"c":{"u32":[1,2,3]}},
+        "textures":{"t":{"width":4,"height":4,"format":"r32ui","layers":2}},
+        "params":{"base":"0x140","size":12,"hex":"0000000000000000 05000000"},
+        "pointers":[{"offset":0,"target":"a","add":4}],
+        "bind":[{"sbuf":0,"buffer":"a"},{"texture":1,"buffer":"t"}],
+        "outputs":{"a":"o.bin"},"expected":{"a":{"u32":[1,1]}}}"#;
+    let extremes = [
+        "0",
+        "4294967295",
+        "18446744073709551615",
+        "\"0xffffffffffffffff\"",
+        "-1",
+        "1e30",
+    ];
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let digits: Vec<usize> = base
+        .char_indices()
+        .filter(|(_, c)| c.is_ascii_digit())
+        .map(|(i, _)| i)
+        .collect();
+    let mut prepared = 0;
+    for round in 0..3000 {
+        let mut text = base.to_string();
+        if round % 2 == 0 {
+            let at = digits[next() as usize % digits.len()];
+            let rep = extremes[next() as usize % extremes.len()];
+            text.replace_range(at..at + 1, rep);
+        } else {
+            let mut b = text.into_bytes();
+            let i = next() as usize % b.len();
+            b[i] = (next() % 128) as u8;
+            text = String::from_utf8_lossy(&b).into_owned();
+        }
+        if let Ok(j) = ExecJob::parse(&text) {
+            if j.prepare(&dir, None).is_ok() {
+                prepared += 1;
+            }
+        }
+    }
+    println!("{prepared} of 3000 mutated job files still prepared; none panicked");
+    let _ = std::fs::remove_dir_all(&dir);
+}
