@@ -210,7 +210,9 @@ pub fn scan(
             .then(a.rel.cmp(&b.rel))
     });
     let seen = crate::walk::Seen::default();
-    let scan = jobs
+    // Collect per-file results, then append them once: a parallel tree of merges would move
+    // every shader record log(files) times.
+    let scans: Vec<Scan> = jobs
         .par_iter()
         .map(|j| {
             let fs = FileScan::new(
@@ -239,7 +241,13 @@ pub fn scan(
             progress.done(&label, j.size);
             s
         })
-        .reduce(Scan::default, Scan::merge);
+        .collect();
+    let mut scan = Scan::default();
+    scan.shaders
+        .reserve(scans.iter().map(|s| s.shaders.len()).sum());
+    for s in scans {
+        scan = scan.merge(s);
+    }
     progress.finish();
     Ok(scan)
 }

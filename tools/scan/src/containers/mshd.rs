@@ -20,11 +20,16 @@ pub fn is(b: &[u8]) -> bool {
 pub fn read(b: &[u8]) -> ReadResult<Hits> {
     let mut hits = Hits::default();
     let mut stages = Vec::new();
+    let magic = CONTROL_MAGIC.to_le_bytes();
     let mut p = 4usize;
     while p + 4 <= b.len() {
-        if u32le(b, p) != Some(CONTROL_MAGIC) {
-            p += 4;
-            continue;
+        // Jump to the next 4-byte-aligned control magic.
+        match memchr::memmem::find_iter(&b[p..], &magic)
+            .map(|h| p + h)
+            .find(|h| h % 4 == 0)
+        {
+            Some(h) => p = h,
+            None => break,
         }
         let len = u32le(b, p + 0x20).unwrap_or(0) as usize;
         let mut c = align_up(p.saturating_add(len.max(4)), 4);
