@@ -6,7 +6,7 @@ use ash::vk;
 use crate::compute::{Bind, ResourceRef};
 use crate::device::Scope;
 use crate::error::{Error, VkCtx};
-use crate::image::GpuImage;
+use crate::image::{GpuImage, TextureSpec};
 use crate::reflection::Reflection;
 
 /// What fills one binding.
@@ -33,9 +33,11 @@ pub(crate) fn plan(
     refl: &Reflection,
     binds: &[Bind],
     nbuf: usize,
-    ntex: usize,
+    textures: &[TextureSpec],
     stage: &str,
 ) -> Result<Vec<Slot>, Error> {
+    let ntex = textures.len();
+    let is_buf = |i: usize| textures.get(i).is_some_and(|t| t.buffer);
     let mut slots: Vec<Slot> = Vec::new();
     for r in &refl.resources {
         let n = r.index();
@@ -69,12 +71,20 @@ pub(crate) fn plan(
                 nbuf,
             ),
             ResourceRef::Texture(_) => (
-                vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                if is_buf(b.buffer) {
+                    vk::DescriptorType::UNIFORM_TEXEL_BUFFER
+                } else {
+                    vk::DescriptorType::COMBINED_IMAGE_SAMPLER
+                },
                 Target::Texture(b.buffer),
                 ntex,
             ),
             ResourceRef::Image(_) => (
-                vk::DescriptorType::STORAGE_IMAGE,
+                if is_buf(b.buffer) {
+                    vk::DescriptorType::STORAGE_TEXEL_BUFFER
+                } else {
+                    vk::DescriptorType::STORAGE_IMAGE
+                },
                 Target::Image(b.buffer),
                 ntex,
             ),
@@ -201,6 +211,15 @@ pub(crate) fn make_set(
                 Target::Buffer(..) => [vk::DescriptorImageInfo::default()],
             })
             .collect();
+        let tinfo: Vec<[vk::BufferView; 1]> = slots
+            .iter()
+            .map(|sl| match sl.target {
+                Target::Texture(t) | Target::Image(t) => {
+                    [imgs[t].texel_view.unwrap_or(vk::BufferView::null())]
+                }
+                Target::Buffer(..) => [vk::BufferView::null()],
+            })
+            .collect();
         let writes: Vec<vk::WriteDescriptorSet> = slots
             .iter()
             .enumerate()
@@ -209,8 +228,12 @@ pub(crate) fn make_set(
                     .dst_set(set)
                     .dst_binding(sl.binding)
                     .descriptor_type(sl.ty);
-                match sl.target {
-                    Target::Buffer(..) => w.buffer_info(&binfo[i]),
+                match sl.ty {
+                    vk::DescriptorType::UNIFORM_BUFFER | vk::DescriptorType::STORAGE_BUFFER => {
+                        w.buffer_info(&binfo[i])
+                    }
+                    vk::DescriptorType::UNIFORM_TEXEL_BUFFER
+                    | vk::DescriptorType::STORAGE_TEXEL_BUFFER => w.texel_buffer_view(&tinfo[i]),
                     _ => w.image_info(&iinfo[i]),
                 }
             })

@@ -157,7 +157,7 @@ impl Device {
             refl,
             &job.binds,
             job.buffers.len(),
-            job.textures.len(),
+            &job.textures,
             "compute",
         )?;
         if refl.resources.iter().any(|r| r.set != 0) {

@@ -558,6 +558,7 @@ pub(crate) struct Scope<'d> {
     pub buffers: Vec<HostBuffer>,
     pub images: Vec<(vk::Image, vk::DeviceMemory)>,
     pub views: Vec<vk::ImageView>,
+    pub buffer_views: Vec<vk::BufferView>,
     pub samplers: Vec<vk::Sampler>,
     pub modules: Vec<vk::ShaderModule>,
     pub set_layouts: Vec<vk::DescriptorSetLayout>,
@@ -578,6 +579,7 @@ impl<'d> Scope<'d> {
             buffers: Vec::new(),
             images: Vec::new(),
             views: Vec::new(),
+            buffer_views: Vec::new(),
             samplers: Vec::new(),
             modules: Vec::new(),
             set_layouts: Vec::new(),
@@ -795,6 +797,9 @@ impl Drop for Scope<'_> {
             }
             for &v in &self.views {
                 d.destroy_image_view(v, None);
+            }
+            for &v in &self.buffer_views {
+                d.destroy_buffer_view(v, None);
             }
             for &(i, m) in &self.images {
                 d.destroy_image(i, None);

@@ -123,11 +123,16 @@ pub struct TextureSpec {
     /// Samples per texel (0 or 1: single-sampled). Multisampled images are only used as
     /// render targets; they are never uploaded or read back.
     pub samples: u32,
+    /// A texel buffer (`samplerBuffer` / `imageBuffer`) of `width` texels instead of an image.
+    pub buffer: bool,
 }
 
 impl TextureSpec {
     /// Bytes of all texels.
     pub fn byte_size(&self) -> u64 {
+        if self.buffer {
+            return self.width as u64 * self.format.texel_bytes();
+        }
         self.width as u64
             * self.height as u64
             * self.layers.max(1) as u64
@@ -147,6 +152,8 @@ pub(crate) struct GpuImage {
     pub layers: u32,
     pub bytes: u64,
     pub aspect: vk::ImageAspectFlags,
+    /// For texel buffers: the buffer view (then `image`, `view` and `sampler` are null).
+    pub texel_view: Option<vk::BufferView>,
 }
 
 /// Creates an image for `spec` with `usage` (plus transfer), its staging buffer holding
@@ -177,6 +184,9 @@ pub(crate) fn create(
             spec.data.len(),
             spec.byte_size()
         )));
+    }
+    if spec.buffer {
+        return create_texel_buffer(s, spec);
     }
     let d = &s.dev.device;
     let fmt = spec.format.vk();
@@ -344,8 +354,64 @@ pub(crate) fn create(
             layers,
             bytes,
             aspect,
+            texel_view: None,
         })
     }
+}
+
+/// A texel buffer: a host-visible buffer of `width` texels with a buffer view.
+fn create_texel_buffer(s: &mut Scope<'_>, spec: &TextureSpec) -> Result<GpuImage, Error> {
+    let fmt = spec.format.vk();
+    // SAFETY: valid instance/physical device.
+    let feats = unsafe {
+        s.dev
+            .instance
+            .get_physical_device_format_properties(s.dev.physical, fmt)
+    }
+    .buffer_features;
+    let mut usage = vk::BufferUsageFlags::empty();
+    if feats.contains(vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER) {
+        usage |= vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER;
+    }
+    if feats.contains(vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER) {
+        usage |= vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER;
+    }
+    if usage.is_empty() {
+        return Err(s.dev.unsupported(format!(
+            "format {fmt:?} cannot be used in a texel buffer (texture {:?})",
+            spec.name
+        )));
+    }
+    let bytes = spec.width as u64 * spec.format.texel_bytes();
+    let staging = s.buffer(bytes, &spec.data, usage)?;
+    // SAFETY: the buffer was just created on this device; the view is recorded in the scope.
+    let view = unsafe {
+        s.dev.device.create_buffer_view(
+            &vk::BufferViewCreateInfo::default()
+                .buffer(s.buffers[staging].buffer)
+                .format(fmt)
+                .offset(0)
+                .range(vk::WHOLE_SIZE),
+            None,
+        )
+    }
+    .vk("vkCreateBufferView")?;
+    s.buffer_views.push(view);
+    Ok(GpuImage {
+        image: vk::Image::null(),
+        view: vk::ImageView::null(),
+        sampler: vk::Sampler::null(),
+        staging,
+        extent: vk::Extent3D {
+            width: spec.width,
+            height: 1,
+            depth: 1,
+        },
+        layers: 1,
+        bytes,
+        aspect: vk::ImageAspectFlags::COLOR,
+        texel_view: Some(view),
+    })
 }
 
 /// The Vulkan sample count for `n` samples (1, 2, 4, 8; anything else is 1).
@@ -416,6 +482,9 @@ pub(crate) fn record_upload(
     img: &GpuImage,
     final_layout: vk::ImageLayout,
 ) {
+    if img.texel_view.is_some() {
+        return; // host-visible texel buffer: the data is already there
+    }
     barrier(
         d,
         cb,
@@ -453,6 +522,9 @@ pub(crate) fn record_readback(
     img: &GpuImage,
     layout: vk::ImageLayout,
 ) {
+    if img.texel_view.is_some() {
+        return; // host-visible texel buffer: read directly
+    }
     barrier(d, cb, img, layout, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
     let region = [vk::BufferImageCopy::default()
         .image_subresource(layers_of(img.aspect, img.layers))

@@ -173,6 +173,9 @@ pub struct TextureDesc {
     /// A depth-compare sampler (shadow lookups; use format `d32f`).
     #[serde(default)]
     pub compare: bool,
+    /// A texel buffer of `width` texels (`samplerBuffer` / `imageBuffer`); `height` 1.
+    #[serde(default)]
+    pub buffer: bool,
     /// Texels (tightly packed rows, layer after layer); zero-filled when absent.
     #[serde(flatten)]
     pub data: Data,
@@ -356,6 +359,7 @@ impl Pool {
                 cube: t.cube,
                 compare: t.compare,
                 samples: 0,
+                buffer: t.buffer,
             };
             spec.data = t.data.bytes(base, Some(spec.byte_size()))?;
             p.textures.push(spec);

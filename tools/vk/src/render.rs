@@ -373,12 +373,18 @@ impl Device {
             job.targets.clone()
         };
         let (nb, nt) = (job.buffers.len(), job.textures.len());
-        let vslots = bind::plan(&job.vertex.reflection, &job.vertex_binds, nb, nt, "vertex")?;
+        let vslots = bind::plan(
+            &job.vertex.reflection,
+            &job.vertex_binds,
+            nb,
+            &job.textures,
+            "vertex",
+        )?;
         let fslots = bind::plan(
             &job.fragment.reflection,
             &job.fragment_binds,
             nb,
-            nt,
+            &job.textures,
             "fragment",
         )?;
         for a in &job.attributes {

@@ -632,20 +632,59 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
     p.vs.ssbos.push((0, f32s(&verts)));
     p.vs.ssbos.push((1, f32s(&identity())));
     v.push(p);
-    for (name, why) in [
-        (
-            "vs_layer_viewport",
-            "layered targets and multiple viewports are not supported by the runner yet",
-        ),
-        (
-            "vs_displace_tex",
-            "buffer textures (samplerBuffer) are not supported by the runner yet",
-        ),
-        (
-            "vs_image_fp64",
-            "buffer images (imageBuffer) are not supported by the runner yet",
-        ),
-    ] {
+    // Height map + per-instance offsets from a texel buffer; mvp maps (x, h, y) to
+    // (x, y + 0.1 h, 0.5).
+    let mut p = vert("vs_displace_tex");
+    let mvp = [
+        1.0, 0.0, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.5, 1.0,
+    ];
+    p.vs.ubos
+        .push((0, f32s(&[&mvp[..], &[0.5, 0.5, 0.2, 0.0]].concat())));
+    p.vs.textures
+        .push((0, tex("heightMap", 32, TexFormat::Rgba8Unorm, 10)));
+    let offsets = TextureSpec {
+        name: "offsets".into(),
+        width: 2,
+        height: 1,
+        format: TexFormat::Rgba32Float,
+        data: f32s(&[0.0, 0.0, 0.0, 0.0, 0.05, 0.1, 0.05, 0.0]),
+        buffer: true,
+        ..Default::default()
+    };
+    p.vs.textures.push((3, offsets));
+    p.instance_count = 2;
+    v.push(p);
+    // Doubles: dmat4 world transform and dvec4 origin, instance data from an image buffer,
+    // a debug storage buffer written by vertex 0 of each instance.
+    let mut p = vert("vs_image_fp64");
+    let mut big: Vec<u8> = (0..16)
+        .flat_map(|i| (if i % 5 == 0 { 1.0f64 } else { 0.0 }).to_le_bytes())
+        .collect();
+    big.extend(f32s(&identity()));
+    big.extend(
+        [0.0f64, 0.0, 0.25, 0.0]
+            .iter()
+            .flat_map(|x| x.to_le_bytes()),
+    );
+    p.vs.ubos.push((0, big));
+    let inst = TextureSpec {
+        name: "instanceData".into(),
+        width: 2,
+        height: 1,
+        format: TexFormat::Rgba32Float,
+        data: f32s(&[0.0, 0.0, 0.0, 1.0, 0.1, -0.1, 0.0, 0.5]),
+        buffer: true,
+        ..Default::default()
+    };
+    p.vs.images.push((1, inst));
+    p.vs.ssbos.push((4, vec![0; 32]));
+    p.compare_ssbos.push((false, 4, 0..32));
+    p.instance_count = 2;
+    v.push(p);
+    for (name, why) in [(
+        "vs_layer_viewport",
+        "layered targets and multiple viewports are not supported by the runner yet",
+    )] {
         let mut p = vert(name);
         p.unsupported = Some(why);
         v.push(p);
