@@ -13,6 +13,8 @@
 //! `.nv.info` (register count, frame and stack sizes). The code bytes are returned exactly as
 //! stored (unrelocated); [`Kernel::relocations`] lists what a driver would patch.
 
+#![warn(missing_docs)]
+
 pub mod elf;
 pub mod nvinfo;
 

@@ -17,6 +17,8 @@
 //! storage, vulkanMemoryModel, subgroup size control, …); [`DeviceInfo`] says which.
 //! Resources follow the binding table of docs/reflection.md.
 
+#![warn(missing_docs)]
+
 pub mod b64;
 mod bind;
 pub mod compute;
