@@ -27,15 +27,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "VABSDIFF (video instructions) has no semantics yet",
     ),
     (
-        "mem_misc",
-        "wrong results: generic LD/ST with a predicate operand, cause not found yet",
-    ),
-    (
-        "shared_reduce",
-        "BAR.SYNC inside divergent control flow: the dispatcher loop lets invocations reach \
-         the barrier in different iterations (needs the structurizer)",
-    ),
-    (
         "setp_f32",
         "testp.normal(±0): ptxas's code (ISETP.EQ.U32.OR P0, |x|, RZ, P0 then SEL) says \
          normal, the PTX reference says not normal; we follow the machine code",
@@ -149,6 +140,11 @@ fn sass_sm53_exec() {
         bad.len(),
         kernels.len()
     );
+    for (k, why) in KNOWN_FAILURES {
+        if !bad.iter().any(|(n, _)| n == k) {
+            println!("note: {k} is listed as a known failure ({why}) but did not fail");
+        }
+    }
     let unexpected: Vec<_> = bad
         .iter()
         .filter(|(n, _)| !KNOWN_FAILURES.iter().any(|(k, _)| k == n))

@@ -435,9 +435,11 @@ pub enum Op {
     LoadConst(u8),
     /// Workgroup execution + memory barrier.
     Barrier,
-    /// `BAR.RED.POPC`: workgroup barrier that counts the invocations whose args[0] is true;
-    /// the value (U32) is the count.
+    /// `BAR.RED.POPC`: workgroup barrier that counts the invocations whose barrier predicate
+    /// (set by `SetBarPred`) is true; the value (U32) is the count.
     BarrierPopc,
+    /// Set the predicate the next `BarrierPopc` counts := args[0].
+    SetBarPred,
     /// Read the result register of the last barrier reduction (`B2R.RESULT`).
     GetBarResult,
     /// Write the result register of the barrier reduction := args[0].
@@ -470,6 +472,7 @@ impl Op {
                 | Op::AtomicCas(..)
                 | Op::Barrier
                 | Op::BarrierPopc
+                | Op::SetBarPred
                 | Op::SetBarResult
                 | Op::MemBarrier(_)
                 | Op::Shfl(_)

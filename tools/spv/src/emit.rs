@@ -86,6 +86,9 @@ pub(crate) struct E {
     flags: HashMap<u8, Word>,
     stack: Option<(Word, Word)>,
     bar_result: Option<Word>,
+    bar_pred: Option<Word>,
+    popc_value: Option<Word>,
+    sync_mode: bool,
     popc_counter: Option<Word>,
     local: Option<(Word, u32)>,
     shared: Option<(Word, u32)>,
@@ -362,6 +365,57 @@ impl E {
             }
             Sys::Clock | Sys::Zero => self.u32c(0),
         }
+    }
+
+    fn bar_pred_var(&mut self) -> Word {
+        if let Some(v) = self.bar_pred {
+            return v;
+        }
+        let b = self.ty(Type::Bool);
+        let f = self.c(Type::Bool, 0);
+        let v = self.fn_var(b, Some(f));
+        self.bar_pred = Some(v);
+        v
+    }
+
+    fn popc_value_var(&mut self) -> Word {
+        if let Some(v) = self.popc_value {
+            return v;
+        }
+        let u = self.ty(Type::U32);
+        let z = self.u32c(0);
+        let v = self.fn_var(u, Some(z));
+        self.popc_value = Some(v);
+        v
+    }
+
+    /// A workgroup `u32` counter array of `n` entries (barrier-synchronised dispatcher).
+    fn wg_counters(&mut self, n: u32) -> Word {
+        let u = self.ty(Type::U32);
+        let nc = self.u32c(n);
+        let at = self.arr(u, nc);
+        let pty = self.ptr(StorageClass::Workgroup, at);
+        let v = self.global_var(pty, StorageClass::Workgroup, None);
+        self.interface.push(v);
+        v
+    }
+
+    fn counter_ptr(&mut self, arr: Word, idx: Word) -> Word {
+        let u = self.ty(Type::U32);
+        let pu = self.ptr(StorageClass::Workgroup, u);
+        self.b.access_chain(pu, None, arr, [idx]).expect("block")
+    }
+
+    /// `pc` is one of `cases`.
+    fn pc_in(&mut self, pc: Word, cases: &[u32]) -> Word {
+        let bo = self.ty(Type::Bool);
+        let mut r = self.c(Type::Bool, 0);
+        for &c in cases {
+            let k = self.u32c(c);
+            let eq = self.op(spirv::Op::IEqual, bo, &[pc, k]);
+            r = self.op(spirv::Op::LogicalOr, bo, &[r, eq]);
+        }
+        r
     }
 
     fn bar_result_var(&mut self) -> Word {
@@ -1225,6 +1279,7 @@ impl E {
                 )
             }
             Op::LoadConst(bank) => self.load_const(sh, bank, a[0])?,
+            Op::Barrier if self.sync_mode => 0,
             Op::Barrier => {
                 let wg = self.u32c(SCOPE_WORKGROUP);
                 let sem = self.u32c(0x108);
@@ -1237,7 +1292,21 @@ impl E {
                 self.b.memory_barrier(sc, sem).expect("block");
                 0
             }
-            Op::BarrierPopc => self.barrier_popc(a[0]),
+            Op::BarrierPopc => {
+                if self.sync_mode {
+                    let var = self.popc_value_var();
+                    self.load(Type::U32, var)
+                } else {
+                    let var = self.bar_pred_var();
+                    let p = self.load(Type::Bool, var);
+                    self.barrier_popc(p)
+                }
+            }
+            Op::SetBarPred => {
+                let var = self.bar_pred_var();
+                self.store(var, a[0]);
+                0
+            }
             Op::GetBarResult => {
                 let var = self.bar_result_var();
                 self.load(Type::U32, var)
@@ -1298,6 +1367,9 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         flags: HashMap::new(),
         stack: None,
         bar_result: None,
+        bar_pred: None,
+        popc_value: None,
+        sync_mode: false,
         popc_counter: None,
         local: None,
         shared: None,
@@ -1337,11 +1409,17 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         let var = e.fn_var(at, None);
         e.local = Some((var, n));
     }
-    if f.insts.iter().any(|i| i.op == Op::BarrierPopc) {
+    let dispatcher = f.blocks.len() > 1;
+    let has_barrier = f
+        .blocks
+        .iter()
+        .flat_map(|b| b.insts.iter())
+        .any(|&v| matches!(f.inst(v).op, Op::Barrier | Op::BarrierPopc));
+    e.sync_mode = dispatcher && has_barrier;
+    if !e.sync_mode && f.insts.iter().any(|i| i.op == Op::BarrierPopc) {
         e.popc_reset();
         e.wg_barrier();
     }
-    let dispatcher = f.blocks.len() > 1;
     let pc_var = e.fn_var(u, None);
     let case_of = |i: usize| -> u32 {
         match f.blocks[i].addr {
@@ -1352,6 +1430,8 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     if !dispatcher {
         emit_block(&mut e, sh, f, 0, pc_var, &case_of)?;
         berr(e.b.ret())?;
+    } else if e.sync_mode {
+        emit_sync_dispatcher(&mut e, sh, f, pc_var, &case_of)?;
     } else {
         let head = e.b.id();
         let sw = e.b.id();
@@ -1491,6 +1571,165 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         resources,
     };
     Ok(Output { words, reflection })
+}
+
+/// The barrier-synchronised dispatcher: every invocation runs the loop the same number of
+/// times (until all have exited), and each iteration ends in workgroup barriers where the
+/// invocations count how many wait at a barrier block or have exited. An invocation whose
+/// block starts with a barrier waits until all invocations wait or have exited, then passes
+/// it together with the others. So barriers stay in uniform control flow whatever the guest
+/// control flow is (`BAR.SYNC` inside divergent code, as the hardware allows).
+fn emit_sync_dispatcher(
+    e: &mut E,
+    sh: &dmsh_ir::Shader,
+    f: &Function,
+    pc_var: Word,
+    case_of: &dyn Fn(usize) -> u32,
+) -> Result<(), Error> {
+    let u = e.ty(Type::U32);
+    let bo = e.ty(Type::Bool);
+    let first_op = |i: usize| f.blocks[i].insts.first().map(|&v| f.inst(v).op);
+    let bar_cases: Vec<u32> = (0..f.blocks.len())
+        .filter(|&i| matches!(first_op(i), Some(Op::Barrier | Op::BarrierPopc)))
+        .map(case_of)
+        .collect();
+    let popc_cases: Vec<u32> = (0..f.blocks.len())
+        .filter(|&i| first_op(i) == Some(Op::BarrierPopc))
+        .map(case_of)
+        .collect();
+    let total: u32 = sh.local_size.iter().map(|&x| x.max(1)).product();
+    // Counters: [blocked, exited, popc] × 2 parities.
+    let ctr = e.wg_counters(6);
+    let released = e.fn_var(bo, None);
+    let parity = e.fn_var(u, None);
+    let sc = e.u32c(SCOPE_WORKGROUP);
+    let sem0 = e.u32c(0);
+    let z = e.u32c(0);
+    let one = e.u32c(1);
+    let all_ones = e.u32c(!0);
+    let fls = e.c(Type::Bool, 0);
+    // Prologue (uniform): invocation 0 zeroes the counters.
+    let li = e.lane_index();
+    let first = e.op(spirv::Op::IEqual, bo, &[li, z]);
+    let zero_mask = e.select(Type::U32, first, z, all_ones);
+    for k in 0..6 {
+        let kc = e.u32c(k);
+        let p = e.counter_ptr(ctr, kc);
+        e.op(spirv::Op::AtomicAnd, u, &[p, sc, sem0, zero_mask]);
+    }
+    e.wg_barrier();
+    let c0 = e.u32c(case_of(0));
+    e.store(pc_var, c0);
+    e.store(released, fls);
+    e.store(parity, z);
+    let head = e.b.id();
+    let body = e.b.id();
+    let sw = e.b.id();
+    let swm = e.b.id();
+    let after = e.b.id();
+    let cont = e.b.id();
+    let exit = e.b.id();
+    let def = e.b.id();
+    berr(e.b.branch(head))?;
+    berr(e.b.begin_block(Some(head)))?;
+    berr(e.b.loop_merge(exit, cont, spirv::LoopControl::NONE, []))?;
+    berr(e.b.branch(body))?;
+    berr(e.b.begin_block(Some(body)))?;
+    let pcv = e.load(Type::U32, pc_var);
+    let ex = e.u32c(EXIT_PC);
+    let is_exit = e.op(spirv::Op::IEqual, bo, &[pcv, ex]);
+    let is_bar = e.pc_in(pcv, &bar_cases);
+    let rel = e.load(Type::Bool, released);
+    let nrel = e.op(spirv::Op::LogicalNot, bo, &[rel]);
+    let waits = e.op(spirv::Op::LogicalAnd, bo, &[is_bar, nrel]);
+    let stop = e.op(spirv::Op::LogicalOr, bo, &[is_exit, waits]);
+    let run = e.op(spirv::Op::LogicalNot, bo, &[stop]);
+    berr(e.b.selection_merge(after, spirv::SelectionControl::NONE))?;
+    berr(e.b.branch_conditional(run, sw, after, []))?;
+    berr(e.b.begin_block(Some(sw)))?;
+    berr(e.b.selection_merge(swm, spirv::SelectionControl::NONE))?;
+    let labels: Vec<Word> = (0..f.blocks.len()).map(|_| e.b.id()).collect();
+    let targets: Vec<(Operand, Word)> = (0..f.blocks.len())
+        .map(|i| (Operand::LiteralBit32(case_of(i)), labels[i]))
+        .collect();
+    berr(e.b.switch(pcv, def, targets))?;
+    for (i, &lab) in labels.iter().enumerate() {
+        berr(e.b.begin_block(Some(lab)))?;
+        emit_block(e, sh, f, i, pc_var, case_of)?;
+        e.store(released, fls);
+        berr(e.b.branch(swm))?;
+    }
+    berr(e.b.begin_block(Some(def)))?;
+    e.store(pc_var, ex);
+    berr(e.b.branch(swm))?;
+    berr(e.b.begin_block(Some(swm)))?;
+    berr(e.b.branch(after))?;
+    // Uniform part: count, synchronise, release.
+    berr(e.b.begin_block(Some(after)))?;
+    let pc2 = e.load(Type::U32, pc_var);
+    let e2 = e.op(spirv::Op::IEqual, bo, &[pc2, ex]);
+    let b2 = e.pc_in(pc2, &bar_cases);
+    let p2 = e.pc_in(pc2, &popc_cases);
+    let rel2 = e.load(Type::Bool, released);
+    let nrel2 = e.op(spirv::Op::LogicalNot, bo, &[rel2]);
+    let wait2 = e.op(spirv::Op::LogicalAnd, bo, &[b2, nrel2]);
+    let blocked = e.op(spirv::Op::LogicalOr, bo, &[e2, wait2]);
+    let pred = if popc_cases.is_empty() {
+        fls
+    } else {
+        let v = e.bar_pred_var();
+        e.load(Type::Bool, v)
+    };
+    let at_popc = e.op(spirv::Op::LogicalAnd, bo, &[p2, wait2]);
+    let counts_popc = e.op(spirv::Op::LogicalAnd, bo, &[at_popc, pred]);
+    e.wg_barrier();
+    let par = e.load(Type::U32, parity);
+    let three = e.u32c(3);
+    let base = e.op(spirv::Op::IMul, u, &[par, three]);
+    let add = |e: &mut E, k: u32, c: Word| -> Word {
+        let kc = e.u32c(k);
+        let idx = e.op(spirv::Op::IAdd, u, &[base, kc]);
+        let p = e.counter_ptr(ctr, idx);
+        let v = e.select(Type::U32, c, one, z);
+        e.op(spirv::Op::AtomicIAdd, u, &[p, sc, sem0, v]);
+        p
+    };
+    let p_blocked = add(e, 0, blocked);
+    let p_exited = add(e, 1, e2);
+    let p_popc = add(e, 2, counts_popc);
+    e.wg_barrier();
+    let n_blocked = e.op(spirv::Op::AtomicLoad, u, &[p_blocked, sc, sem0]);
+    let n_exited = e.op(spirv::Op::AtomicLoad, u, &[p_exited, sc, sem0]);
+    let n_popc = e.op(spirv::Op::AtomicLoad, u, &[p_popc, sc, sem0]);
+    // Invocation 0 zeroes the other parity's counters (last read an iteration ago).
+    let other = e.op(spirv::Op::ISub, u, &[one, par]);
+    let obase = e.op(spirv::Op::IMul, u, &[other, three]);
+    for k in 0..3 {
+        let kc = e.u32c(k);
+        let idx = e.op(spirv::Op::IAdd, u, &[obase, kc]);
+        let p = e.counter_ptr(ctr, idx);
+        e.op(spirv::Op::AtomicAnd, u, &[p, sc, sem0, zero_mask]);
+    }
+    e.store(parity, other);
+    let tot = e.u32c(total);
+    let all = e.op(spirv::Op::IEqual, bo, &[n_blocked, tot]);
+    let done = e.op(spirv::Op::IEqual, bo, &[n_exited, tot]);
+    let go = e.op(spirv::Op::LogicalAnd, bo, &[all, wait2]);
+    let new_rel = e.op(spirv::Op::LogicalOr, bo, &[rel2, go]);
+    e.store(released, new_rel);
+    if !popc_cases.is_empty() {
+        let pv = e.popc_value_var();
+        let old = e.load(Type::U32, pv);
+        let take = e.op(spirv::Op::LogicalAnd, bo, &[all, at_popc]);
+        let nv = e.select(Type::U32, take, n_popc, old);
+        e.store(pv, nv);
+    }
+    berr(e.b.branch(cont))?;
+    berr(e.b.begin_block(Some(cont)))?;
+    berr(e.b.branch_conditional(done, exit, head, []))?;
+    berr(e.b.begin_block(Some(exit)))?;
+    berr(e.b.ret())?;
+    Ok(())
 }
 
 fn emit_block(

@@ -119,12 +119,15 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             }
             match mode {
                 ".SYNC" => {
+                    start_barrier_block(cx);
                     cx.emit(Op::Barrier, Type::Void, &[]);
                     Ok(())
                 }
                 ".RED.POPC" => {
                     let p = cx.p(i, Field::Pc, Field::NotC);
-                    let n = cx.emit(Op::BarrierPopc, Type::U32, &[p]);
+                    cx.emit(Op::SetBarPred, Type::Void, &[p]);
+                    start_barrier_block(cx);
+                    let n = cx.emit(Op::BarrierPopc, Type::U32, &[]);
                     cx.emit(Op::SetBarResult, Type::Void, &[n]);
                     Ok(())
                 }
@@ -138,4 +141,16 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         _ => Err(cx.unsupported(i, "no semantics for this instruction")),
     }
+}
+
+/// Starts a new block unless the current one is empty, so that a barrier is the first
+/// instruction of its block (the back end's barrier-synchronised dispatcher relies on it).
+fn start_barrier_block(cx: &mut Cx) {
+    if cx.f.blocks[cx.b.index()].insts.is_empty() {
+        return;
+    }
+    let nb = cx.f.add_block(None);
+    cx.finish(crate::ir::Terminator::Jump(nb));
+    cx.b = nb;
+    cx.ended = false;
 }

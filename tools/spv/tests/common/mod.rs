@@ -117,18 +117,11 @@ pub fn dksh_compute() -> Vec<DkshShader> {
     names.sort();
     for n in names {
         let code = std::fs::read(dir.join(format!("{n}.comp.code.bin"))).expect("code");
-        let meta: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.join(format!("{n}.comp.meta.json"))).expect("meta"),
-        )
-        .expect("meta json");
-        let comp = &meta["program_header"]["comp"];
-        let dims = comp["block_dims"].as_array().map(|a| {
-            let g = |i: usize| a.get(i).and_then(|x| x.as_u64()).unwrap_or(1) as u32;
-            [g(0), g(1), g(2)]
-        });
-        let shared = comp["shared_mem_sz"].as_u64().unwrap_or(0) as u32;
-        let local = comp["local_pos_mem_sz"].as_u64().unwrap_or(0) as u32;
-        v.push((n, code, dims.unwrap_or([1, 1, 1]), shared, local));
+        let meta = std::fs::read_to_string(dir.join(format!("{n}.comp.meta.json"))).expect("meta");
+        let dims = json_array(&meta, "block_dims").unwrap_or([1, 1, 1]);
+        let shared = json_number(&meta, "shared_mem_sz").unwrap_or(0);
+        let local = json_number(&meta, "local_pos_mem_sz").unwrap_or(0);
+        v.push((n, code, dims, shared, local));
     }
     v
 }
@@ -144,4 +137,30 @@ pub fn deko3d_config(ls: [u32; 3], shared: u32, local: u32) -> Config {
         cfg.buffer_banks.insert(b, (0, 0x10000));
     }
     cfg
+}
+
+/// The first `"key": [a, b, c]` in a JSON text (enough for the corpus files).
+pub fn json_array(text: &str, key: &str) -> Option<[u32; 3]> {
+    let i = text.find(&format!("\"{key}\""))?;
+    let rest = &text[i..];
+    let a = rest.find('[')?;
+    let b = rest.find(']')?;
+    let nums: Vec<u32> = rest[a + 1..b]
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    (nums.len() == 3).then(|| [nums[0], nums[1], nums[2]])
+}
+
+/// The first `"key": number` in a JSON text.
+pub fn json_number(text: &str, key: &str) -> Option<u32> {
+    let i = text.find(&format!("\"{key}\""))?;
+    let rest = text[i + key.len() + 2..]
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start();
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
 }
