@@ -214,7 +214,9 @@ pub fn cases(dir: &Path) -> Vec<DkshCase> {
     c.compare.push((2, 0..20 * 24 * 4));
     v.push(c);
 
-    // Variable group size: glslang gets a fixed 8x4x2 group instead.
+    // Variable group size: glslang gets a fixed 8x4x2 group instead; a translation of uam's
+    // binary must be made with `--local-size 8,4,2` (its DKSH header says 1,1,1) and reads the
+    // size from the driver cbuf (0x0), which `job` fills.
     let mut c = base("cs_variable_group", [8, 4, 2], [2, 2, 1]);
     c.ssbos.push((0, vec![0; 256 * 16]));
     c.compare.push((0, 0..256 * 16));
