@@ -17,10 +17,11 @@ fn endless_loop_times_out() {
         Err(e) => return println!("skipped: no Vulkan device ({e})"),
     };
     let src = r#"#version 460
-layout(local_size_x = 1) in;
+layout(local_size_x = 64) in;
 layout(std430, binding = 32) buffer B { uint v[]; };
 void main() {
-    // Long on any device (lavapipe stops it after ~65535 iterations in all).
+    // Long on any device (lavapipe stops each invocation after ~65535 iterations in all;
+    // 1024 invocations keep it busy for a while even with a warm shader cache).
     for (uint a = 0; a != v[0] + 1u; a++)
         for (uint b = 0; b != v[0] + 1u; b++)
             for (uint c = 0; c != v[0] + 1u; c++)
@@ -42,7 +43,7 @@ void main() {
             resource: ResourceRef::Sbuf(0),
             buffer: 0,
         }],
-        grid: [1, 1, 1],
+        grid: [16, 1, 1],
         ..Default::default()
     };
     let t = std::time::Instant::now();
