@@ -107,7 +107,9 @@ pub fn format_line(offset: u64, text: &str) -> String {
         Some((g, b)) if g.starts_with('@') => (g, b),
         _ => ("", text),
     };
-    format!("        /*{offset:04x}*/{guard:>18} {body} ;")
+    // nvdisasm writes a bare NOP as `NOP;` (no blank before the semicolon).
+    let semi = if body == "NOP" { ";" } else { " ;" };
+    format!("        /*{offset:04x}*/{guard:>18} {body}{semi}")
 }
 
 /// Disassembles a stream into nvdisasm-style lines
@@ -117,19 +119,34 @@ pub fn listing(code: &[u8]) -> String {
     let mut out = String::new();
     let items: Vec<_> = instructions(code).collect();
     let phases = tex_phases(&items);
-    for ((off, r, s), tp) in items.into_iter().zip(phases) {
+    let n = items.len();
+    let mut pair_open = false;
+    for (k, ((off, r, s), tp)) in items.into_iter().zip(phases).enumerate() {
+        let ctx = crate::print::Context {
+            reuse: s.reuse,
+            tex_phase: tp,
+        };
         let text = match r {
-            Ok(i) => i.print_ctx(
-                off,
-                crate::print::Context {
-                    reuse: s.reuse,
-                    tex_phase: tp,
-                },
-            ),
+            Ok(i) => i.print_ctx(off, ctx),
             Err(Error::UnknownEncoding { bits, .. }) => format!("UNKNOWN {bits:#018x}"),
             Err(e) => format!("UNKNOWN ({e})"),
         };
-        out.push_str(&format_line(off, &text));
+        let line = format_line(off, &text);
+        if pair_open {
+            // Second of a dual-issue pair: nvdisasm closes the brace instead of the ` ;`.
+            out.push_str(line.strip_suffix(" ;").unwrap_or(&line));
+            out.push_str("         }");
+            pair_open = false;
+        } else if s.dual_issue() && k + 1 < n {
+            // First of a pair: `{` sits in the guard column, nine blanks after the offset.
+            let (head, rest) = line.split_at(16);
+            out.push_str(head);
+            out.push_str("         {");
+            out.push_str(&rest[10..]);
+            pair_open = true;
+        } else {
+            out.push_str(&line);
+        }
         out.push('\n');
     }
     out
@@ -149,5 +166,28 @@ mod tests {
             format_line(0x58, "@P0 MOV R0, RZ"),
             "        /*0058*/               @P0 MOV R0, RZ ;"
         );
+    }
+
+    #[test]
+    fn dual_issue_braces_like_nvdisasm() {
+        // XMAD.PSL.CBCC R5, R0.H1, R3.H1, R1 and LDC.64 R0, c[0x0][0x170], dual-issued.
+        let words: [u64; 4] = [
+            0x001fb800e02007f0,
+            0x5b30009800370005,
+            0xef9500001707ff00,
+            0x50b0000000070f00,
+        ];
+        let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let l = listing(&code);
+        let lines: Vec<&str> = l.lines().collect();
+        assert_eq!(
+            lines[0],
+            "        /*0008*/         {         XMAD.PSL.CBCC R5, R0.H1, R3.H1, R1 ;"
+        );
+        assert_eq!(
+            lines[1],
+            "        /*0010*/                   LDC.64 R0, c[0x0][0x170]         }"
+        );
+        assert_eq!(lines[2], "        /*0018*/                   NOP;");
     }
 }
