@@ -58,3 +58,40 @@ fn dksh_code_areas_disassemble_like_nvdisasm() {
         "expected the corpus' .code.bin and .dksh files"
     );
 }
+
+/// Line by line, the listing is nvdisasm's own text (offset column, guard column, dual-issue
+/// braces, `NOP;`), not just the same instructions: compare after dropping nvdisasm's hex
+/// comment and trailing blanks.
+#[test]
+fn dksh_listings_are_nvdisasm_lines() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/dksh");
+    let mut lines_checked = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let p = e.path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let Some(stem) = name.strip_suffix(".sass") else {
+            continue;
+        };
+        let Ok(bytes) = std::fs::read(dir.join(format!("{stem}.code.bin"))) else {
+            continue;
+        };
+        let prog = code_area::locate_code_area(&bytes);
+        let ours = dmsh_isa::stream::listing(&bytes[prog.code_start..prog.code_end]);
+        let ours: Vec<&str> = ours.lines().collect();
+        let sass = std::fs::read_to_string(&p).unwrap();
+        let theirs: Vec<String> = sass
+            .lines()
+            .filter(|l| l.trim_start().starts_with("/*") && !l.trim_start().starts_with("/* 0x"))
+            .map(|l| l.split("/* 0x").next().unwrap().trim_end().to_string())
+            .collect();
+        for (k, t) in theirs.iter().enumerate() {
+            if t.contains("UNDECODED") {
+                continue;
+            }
+            assert_eq!(ours[k].trim_end(), t, "{name} line {k}");
+            lines_checked += 1;
+        }
+    }
+    println!("{lines_checked} listing lines identical");
+    assert!(lines_checked > 3000);
+}
