@@ -199,7 +199,12 @@ impl<'a> FileScan<'a> {
     }
 
     fn bnsh_all(&self, s: &mut Scan, b: &[u8], path: &str) {
-        for at in bnsh::find_all(b) {
+        // The magic alone can be a constant in code; a BNSH also has `grsc` at +0x60 (a
+        // candidate cut off before it is still read, to report the truncation).
+        for at in bnsh::find_all(b)
+            .into_iter()
+            .filter(|&at| b.get(at + 0x60..at + 0x64).is_none_or(|g| g == b"grsc"))
+        {
             self.take(s, b, path, ContainerKind::Bnsh, bnsh::read(b, at));
         }
     }

@@ -259,3 +259,20 @@ fn hostile_repetition_stays_linear() {
     assert_eq!(s.shaders.len(), n, "{:?}", s.warnings.first());
     assert!(s.shaders.iter().all(|x| x.piece.key == b.key()));
 }
+
+#[test]
+fn a_bnsh_magic_constant_in_code_is_not_a_file() {
+    let mut main = vec![0x11u8; 4096];
+    main[0x100..0x108].copy_from_slice(b"BNSH\0\0\0\0");
+    let s = FileScan::new(&Limits::default(), true, 0, "main0".into()).scan_main(&main, "main");
+    assert!(
+        s.warnings.is_empty() && s.shaders.is_empty(),
+        "{:?}",
+        s.warnings
+    );
+    // With grsc in place but a lying size, it is reported.
+    main[0x160..0x164].copy_from_slice(b"grsc");
+    let s = FileScan::new(&Limits::default(), true, 0, "main0".into()).scan_main(&main, "main");
+    assert_eq!(kinds(&s), [WarnKind::Truncated]);
+    assert_eq!(s.warnings[0].offset, 0x11C);
+}
