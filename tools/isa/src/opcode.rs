@@ -43,7 +43,7 @@ opcodes! {
     Imad = "IMAD", Imad32i = "IMAD32I", Imadsp = "IMADSP", Imnmx = "IMNMX", Imul = "IMUL",
     Imul32i = "IMUL32I", Ipa = "IPA", Isberd = "ISBERD", Iscadd = "ISCADD", Iscadd32i = "ISCADD32I",
     Iset = "ISET", Isetp = "ISETP", Jcal = "JCAL", Jmp = "JMP", Jmx = "JMX", Kil = "KIL", Ld = "LD",
-    Ldc = "LDC", Ldg = "LDG", Ldl = "LDL", Lds = "LDS", Lea = "LEA", Longjmp = "LONGJMP", Lop = "LOP", Lop3 = "LOP3",
+    Ldc = "LDC", Ldg = "LDG", Ldl = "LDL", Lds = "LDS", Lea = "LEA", Lepc = "LEPC", Longjmp = "LONGJMP", Getcrsptr = "GETCRSPTR", Setcrsptr = "SETCRSPTR", Getlmembase = "GETLMEMBASE", Setlmembase = "SETLMEMBASE", Rtt = "RTT", Stp = "STP", Lop = "LOP", Lop3 = "LOP3",
     Lop32i = "LOP32I", Membar = "MEMBAR", Mov = "MOV", Mov32i = "MOV32I", Mufu = "MUFU", Nop = "NOP",
     Out = "OUT", P2r = "P2R", Pbk = "PBK", Pcnt = "PCNT", Pexit = "PEXIT", Pixld = "PIXLD",
     Plongjmp = "PLONGJMP", Popc = "POPC", Pret = "PRET", Prmt = "PRMT", Pset = "PSET",
