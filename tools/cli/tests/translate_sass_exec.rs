@@ -18,15 +18,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "ATOMS.CAS.64: shared memory is a u32 array, no 64-bit workgroup CAS yet",
     ),
     (
-        "int64_arith",
-        "IMNMX .XLO/.XHI (64-bit min/max through CC) has no semantics yet",
-    ),
-    ("int_mul", "XMAD .CSFU has no semantics yet"),
-    (
-        "sad_mul24",
-        "VABSDIFF (video instructions) has no semantics yet",
-    ),
-    (
         "setp_f32",
         "testp.normal(±0): ptxas's code (ISETP.EQ.U32.OR P0, |x|, RZ, P0 then SEL) says \
          normal, the PTX reference says not normal; we follow the machine code",

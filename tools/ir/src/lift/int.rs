@@ -449,13 +449,41 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         O::Xmad => xmad(cx, i)?,
         O::Imnmx => {
-            if !i.modifier(Field::XMode).unwrap_or("").is_empty() {
-                return Err(cx.unsupported(i, "IMNMX with .XLO/.XHI"));
-            }
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
             let p = cx.p(i, Field::Pc, Field::NotC);
             let s = signed(i);
+            match i.modifier(Field::XMode).unwrap_or("") {
+                "" => {}
+                // 64-bit min/max in two steps: .XHI picks between the high words and records
+                // in CC whether they were equal (Z) and whether A won (C); .XLO then picks the
+                // low word of the same operand, or compares the low words (unsigned) on a tie.
+                ".XHI" => {
+                    let lt = cx.cmp(if s { Op::SLt } else { Op::ULt }, a, b);
+                    let gt = cx.cmp(if s { Op::SGt } else { Op::UGt }, a, b);
+                    let eq = cx.cmp(Op::IEq, a, b);
+                    let a_wins = cx.sel(p, lt, gt);
+                    let r = cx.sel(a_wins, a, b);
+                    if i.flag(Field::Cc) {
+                        cx.set_flag(Flag::Zero, eq);
+                        cx.set_flag(Flag::Carry, a_wins);
+                    }
+                    cx.set_rd(i, r);
+                    return Ok(());
+                }
+                ".XLO" => {
+                    let z = cx.flag(Flag::Zero);
+                    let c = cx.flag(Flag::Carry);
+                    let mn = cx.bin(Op::UMin, a, b);
+                    let mx = cx.bin(Op::UMax, a, b);
+                    let tie = cx.sel(p, mn, mx);
+                    let pick = cx.sel(c, a, b);
+                    let r = cx.sel(z, tie, pick);
+                    cx.set_rd(i, r);
+                    return Ok(());
+                }
+                m => return Err(cx.unsupported(i, format!("IMNMX{m}"))),
+            }
             let mn = cx.bin(if s { Op::SMin } else { Op::UMin }, a, b);
             let mx = cx.bin(if s { Op::SMax } else { Op::UMax }, a, b);
             let r = cx.sel(p, mn, mx);
@@ -788,6 +816,30 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 cx.set_rd(i, r);
             }
         }
+        O::Vabsdiff => {
+            // The 32-bit forms only (sad.u32 / sad.s32): |a − b| (+ c with .ACC).
+            let ty = i.modifier(Field::SrcType).unwrap_or("?");
+            let sg = match ty {
+                ".U32.U32" => false,
+                "" => true,
+                t => return Err(cx.unsupported(i, format!("VABSDIFF{t}"))),
+            };
+            if i.flag(Field::Sat) {
+                return Err(cx.unsupported(i, "VABSDIFF.SAT"));
+            }
+            let a = cx.r(i, Field::Ra);
+            let b = cx.r(i, Field::Rb);
+            let c = cx.r(i, Field::Rc);
+            let mx = cx.bin(if sg { Op::SMax } else { Op::UMax }, a, b);
+            let mn = cx.bin(if sg { Op::SMin } else { Op::UMin }, a, b);
+            let d = cx.bin(Op::ISub, mx, mn);
+            let r = match i.modifier(Field::Mode).unwrap_or("") {
+                ".ACC" => cx.add(d, c),
+                "" => d,
+                m => return Err(cx.unsupported(i, format!("VABSDIFF{m}"))),
+            };
+            cx.set_rd(i, r);
+        }
         O::P2r => {
             if i.modifier(Field::Mode) != Some("PR")
                 || !i.modifier(Field::SelB).unwrap_or("").is_empty()
@@ -872,6 +924,42 @@ fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
         ".CBCC" => {
             let t = cx.shl_c(b_full, 16);
             cx.add(c, t)
+        }
+        // Inferred from ptxas's mul.hi.s32 sequence (it matches every corpus input, but no
+        // documentation confirms it): C is corrected for the unsigned 33-bit middle sum that
+        // IADD3.RS shifts, subtracting 2^16 for each negative signed 16-bit factor whose
+        // partner half (the other half of the other operand) is non-zero.
+        ".CSFU" => {
+            let z = cx.c32(0);
+            let an0 = cx.cmp(Op::SLt, a, z);
+            let bn0 = cx.cmp(Op::SLt, b, z);
+            let a_other = cx.bits(
+                a_full,
+                if i.modifier(Field::SelA) == Some(".H1") {
+                    0
+                } else {
+                    16
+                },
+                16,
+            );
+            let b_other = cx.bits(
+                b_full,
+                if i.modifier(Field::SelB) == Some(".H1") {
+                    0
+                } else {
+                    16
+                },
+                16,
+            );
+            let ao = cx.cmp(Op::INe, a_other, z);
+            let bo = cx.cmp(Op::INe, b_other, z);
+            let an = cx.and(an0, bo);
+            let bn = cx.and(bn0, ao);
+            let k = cx.c32(0x1_0000);
+            let ka = cx.sel(an, k, z);
+            let kb = cx.sel(bn, k, z);
+            let t = cx.add(ka, kb);
+            cx.bin(Op::ISub, c, t)
         }
         m => return Err(cx.unsupported(i, format!("XMAD mode {m}"))),
     };

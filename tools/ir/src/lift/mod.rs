@@ -340,7 +340,8 @@ fn dispatch(cx: &mut Cx, i: &Instr) -> Result<()> {
         | O::P2r
         | O::R2p
         | O::Csetp
-        | O::Cset => int::lift(cx, i),
+        | O::Cset
+        | O::Vabsdiff => int::lift(cx, i),
         O::Fadd
         | O::Fadd32i
         | O::Fmul
