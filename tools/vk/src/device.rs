@@ -346,6 +346,13 @@ impl Device {
                 on(core.vertex_pipeline_stores_and_atomics),
             ),
             ("geometryShader".into(), on(core.geometry_shader)),
+            ("multiViewport".into(), on(core.multi_viewport)),
+            ("shaderOutputLayer".into(), on(f12.shader_output_layer)),
+            (
+                "shaderOutputViewportIndex".into(),
+                on(f12.shader_output_viewport_index),
+            ),
+            ("sampleRateShading".into(), on(core.sample_rate_shading)),
             ("tessellationShader".into(), on(core.tessellation_shader)),
             (
                 "shaderImageGatherExtended".into(),

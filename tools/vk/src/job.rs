@@ -737,6 +737,12 @@ pub struct RenderJobFile {
     /// Samples per pixel (1 default; 2, 4, 8 render multisampled and resolve).
     #[serde(default)]
     pub samples: u32,
+    /// Framebuffer layers (default 1; the PNG stacks them vertically).
+    #[serde(default)]
+    pub layers: u32,
+    /// Viewports as [x, y, width, height] (default: the whole target).
+    #[serde(default)]
+    pub viewports: Vec<[f32; 4]>,
     /// Vertex buffers.
     #[serde(default)]
     pub vertex_buffers: Vec<VertexBufferDesc>,
@@ -923,6 +929,8 @@ impl RenderJobFile {
                 clear: self.clear,
                 blend: self.blend,
                 samples: self.samples,
+                layers: self.layers,
+                viewports: self.viewports.clone(),
                 vertex_buffers,
                 attributes,
                 vertex_count: self.vertex_count,

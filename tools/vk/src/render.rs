@@ -150,6 +150,12 @@ pub struct RenderJob {
     /// Samples per pixel (0 or 1: single-sampled; 2, 4, 8: multisampled targets resolved
     /// (averaged) into the read-back images; float and normalised formats only).
     pub samples: u32,
+    /// Framebuffer layers (0 or 1: one). With more, every target is a 2D array the shaders
+    /// select with `gl_Layer`; the read-back image stacks the layers vertically.
+    pub layers: u32,
+    /// Viewports as (x, y, width, height) in pixels; empty means one covering the target.
+    /// Several need the multiViewport feature (`gl_ViewportIndex`).
+    pub viewports: Vec<[f32; 4]>,
     /// Vertex buffers.
     pub vertex_buffers: Vec<VertexBuffer>,
     /// Vertex attributes.
@@ -177,7 +183,7 @@ pub struct RenderJob {
 pub struct Image {
     /// Width.
     pub width: u32,
-    /// Height.
+    /// Height (for layered targets: layer height × layers, layers stacked top to bottom).
     pub height: u32,
     /// Texel format.
     pub format: TexFormat,
@@ -367,6 +373,16 @@ impl Device {
                 job.width, job.height
             )));
         }
+        let layers = job.layers.max(1);
+        if layers > 64 {
+            return Err(Error::Job(format!("{layers} layers; at most 64")));
+        }
+        if job.viewports.len() > 16 {
+            return Err(Error::Job("at most 16 viewports".into()));
+        }
+        if job.viewports.len() > 1 && !self.info().has("multiViewport") {
+            return Err(self.unsupported("several viewports need the multiViewport feature"));
+        }
         let targets = if job.targets.is_empty() {
             vec![TexFormat::Rgba8Unorm]
         } else {
@@ -477,6 +493,7 @@ impl Device {
                 name: format!("target{k}"),
                 width: job.width,
                 height: job.height,
+                layers,
                 format: *f,
                 ..Default::default()
             };
@@ -587,7 +604,7 @@ impl Device {
                         .attachments(&views)
                         .width(job.width)
                         .height(job.height)
-                        .layers(1),
+                        .layers(layers),
                     None,
                 )
                 .vk("vkCreateFramebuffer")?;
@@ -637,21 +654,32 @@ impl Device {
                 .vertex_attribute_descriptions(&at_desc);
             let ia =
                 vk::PipelineInputAssemblyStateCreateInfo::default().topology(job.topology.vk());
-            let vp = [vk::Viewport {
-                x: 0.0,
-                y: 0.0,
-                width: job.width as f32,
-                height: job.height as f32,
+            let full = [0.0, 0.0, job.width as f32, job.height as f32];
+            let vp: Vec<vk::Viewport> = if job.viewports.is_empty() {
+                vec![full]
+            } else {
+                job.viewports.clone()
+            }
+            .iter()
+            .map(|v| vk::Viewport {
+                x: v[0],
+                y: v[1],
+                width: v[2],
+                height: v[3],
                 min_depth: 0.0,
                 max_depth: 1.0,
-            }];
-            let sc = [vk::Rect2D {
-                offset: vk::Offset2D { x: 0, y: 0 },
-                extent: vk::Extent2D {
-                    width: job.width,
-                    height: job.height,
-                },
-            }];
+            })
+            .collect();
+            let sc: Vec<vk::Rect2D> = vp
+                .iter()
+                .map(|_| vk::Rect2D {
+                    offset: vk::Offset2D { x: 0, y: 0 },
+                    extent: vk::Extent2D {
+                        width: job.width,
+                        height: job.height,
+                    },
+                })
+                .collect();
             let vps = vk::PipelineViewportStateCreateInfo::default()
                 .viewports(&vp)
                 .scissors(&sc);
@@ -792,7 +820,7 @@ impl Device {
             .zip(&targets)
             .map(|(rt, f)| Image {
                 width: job.width,
-                height: job.height,
+                height: job.height * layers,
                 format: *f,
                 data: s.read(rt.staging, rt.bytes),
             })

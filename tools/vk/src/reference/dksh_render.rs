@@ -73,6 +73,10 @@ pub struct PairCase {
     pub size: u32,
     /// Samples per pixel (1: single-sampled).
     pub samples: u32,
+    /// Framebuffer layers (1: one).
+    pub layers: u32,
+    /// Viewports (empty: the whole target).
+    pub viewports: Vec<[f32; 4]>,
     /// Storage-buffer byte ranges compared after the draw: (stage is fragment, binding, range).
     pub compare_ssbos: Vec<(bool, u32, std::ops::Range<usize>)>,
     /// Fragment images compared after the draw (binding).
@@ -417,6 +421,8 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
         targets: vec![TexFormat::Rgba8Unorm],
         size: 64,
         samples: 1,
+        layers: 1,
+        viewports: Vec::new(),
         compare_ssbos: Vec::new(),
         compare_images: Vec::new(),
         quirk: None,
@@ -681,9 +687,22 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
     p.compare_ssbos.push((false, 4, 0..32));
     p.instance_count = 2;
     v.push(p);
+    // gl_Layer = instance % 6, gl_ViewportIndex = instance / 6: 12 instances into 6 layers
+    // and 2 viewports (left and right half); face k scales x and y by 1 - k/8.
     let mut p = vert("vs_layer_viewport");
-    p.unsupported =
-        Some("layered targets and multiple viewports are not supported by the runner yet");
+    let faces: Vec<f32> = (0..6)
+        .flat_map(|k| {
+            let s = 1.0 - k as f32 / 8.0;
+            let mut m = identity();
+            m[0] = s;
+            m[5] = s;
+            m
+        })
+        .collect();
+    p.vs.ubos.push((0, f32s(&faces)));
+    p.layers = 6;
+    p.viewports = vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]];
+    p.instance_count = 12;
     v.push(p);
     v
 }
@@ -872,6 +891,8 @@ pub fn job(case: &PairCase, vertex: Stage, fragment: Stage) -> Result<RenderJob,
         clear: [0.0, 0.0, 0.0, 1.0],
         blend: false,
         samples: case.samples,
+        layers: case.layers,
+        viewports: case.viewports.clone(),
         vertex_buffers: case.vertex_buffers.clone(),
         attributes: case.attributes.clone(),
         vertex_count: case.vertex_count,
