@@ -522,6 +522,9 @@ pub enum Terminator {
     Branch(Value, BlockId, BlockId),
     /// Continue at a guest byte address computed at run time (SYNC, BRK, RET, BRX).
     Dynamic(Value),
+    /// Multi-way jump on a U32 value: the block of the first case whose value equals it,
+    /// else the default (a `BRX` through a known jump table).
+    Switch(Value, Vec<(u32, BlockId)>, BlockId),
     /// End the invocation.
     Exit,
     /// Discard the invocation (fragment `KIL`; ends a compute invocation).
@@ -548,6 +551,9 @@ pub struct Function {
     pub insts: Vec<Inst>,
     /// The blocks; block 0 is the entry.
     pub blocks: Vec<Block>,
+    /// Guest byte addresses an indirect jump (`BRX`/`JMX`) may reach, when the container
+    /// lists them (cubin jump-table targets); lets `Dynamic` jumps become `Switch`es.
+    pub indirect_targets: Vec<u32>,
 }
 
 impl Function {
@@ -597,6 +603,11 @@ impl Function {
         match &self.blocks[b.index()].term {
             Terminator::Jump(t) => vec![*t],
             Terminator::Branch(_, t, f) => vec![*t, *f],
+            Terminator::Switch(_, cases, d) => {
+                let mut v: Vec<BlockId> = cases.iter().map(|c| c.1).collect();
+                v.push(*d);
+                v
+            }
             _ => Vec::new(),
         }
     }

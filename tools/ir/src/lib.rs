@@ -37,10 +37,18 @@
 //!
 //! # Control flow
 //!
-//! A block ends in a static `Jump`/`Branch`, a `Dynamic` jump to a guest byte address
-//! computed at run time (reconvergence stack pops, returns, `BRX`), `Exit` or `Kill`.
+//! A block ends in a static `Jump`/`Branch`/`Switch`, a `Dynamic` jump to a guest byte
+//! address computed at run time (reconvergence stack pops, returns, `BRX`), `Exit` or `Kill`.
 //! Predicated instructions with effects (stores, atomics, branches) split blocks; predicated
 //! register writes become selects.
+//!
+//! [`structure`] makes that graph static and structured: the first pass resolves the
+//! reconvergence/call stack at translation time (pops become jumps, subroutines are copied
+//! per call site, `BRX` through a known jump table becomes a `Switch`), and
+//! [`structure::structurize`] turns the static graph into a tree of if / switch / loop with
+//! break and continue ([`structure::Node`]) that maps one-to-one onto SPIR-V's structured
+//! control flow, using a goto variable only where a branch leaves several constructs. Back ends
+//! fall back to a dispatcher loop when it fails (see `docs/ir.md`, "Control flow").
 //!
 //! # Passes
 //!
@@ -51,6 +59,7 @@ pub mod ir;
 pub mod lift;
 pub mod passes;
 pub mod shader;
+pub mod structure;
 
 pub use ir::*;
 pub use shader::*;

@@ -11,6 +11,9 @@ use rspirv::dr::{Builder, InsertPoint, Instruction, Operand};
 use rspirv::spirv::{self, Capability, Decoration, StorageClass, Word};
 use std::collections::HashMap;
 
+#[path = "structured.rs"]
+mod structured;
+
 pub(crate) const EXIT_PC: u32 = 0xffff_ffff;
 
 /// A small fast hasher for the emitter's id caches (keys are small integers).
@@ -1409,7 +1412,11 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         let var = e.fn_var(at, None);
         e.local = Some((var, n));
     }
-    let dispatcher = f.blocks.len() > 1;
+    // Structured control flow when the structurizer succeeds, a dispatcher loop otherwise.
+    let tree = (f.blocks.len() > 1)
+        .then(|| dmsh_ir::structure::structurize(f).ok())
+        .flatten();
+    let dispatcher = f.blocks.len() > 1 && tree.is_none();
     let has_barrier = f
         .blocks
         .iter()
@@ -1420,14 +1427,16 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         e.popc_reset();
         e.wg_barrier();
     }
-    let pc_var = e.fn_var(u, None);
+    let pc_var = if tree.is_some() { 0 } else { e.fn_var(u, None) };
     let case_of = |i: usize| -> u32 {
         match f.blocks[i].addr {
             Some(a) if f.blocks.iter().position(|b| b.addr == Some(a)) == Some(i) => a,
             _ => 0x8000_0000 | i as u32,
         }
     };
-    if !dispatcher {
+    if let Some(t) = &tree {
+        structured::emit_tree(&mut e, sh, f, t)?;
+    } else if !dispatcher {
         emit_block(&mut e, sh, f, 0, pc_var, &case_of)?;
         berr(e.b.ret())?;
     } else if e.sync_mode {
@@ -1566,6 +1575,12 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         fma_mode: opts.fma.name(),
         abi: sh.abi,
         dispatcher,
+        control_flow: if dispatcher {
+            "dispatcher"
+        } else {
+            "structured"
+        },
+        gotos: tree.as_ref().map_or(0, |t| t.gotos),
         blocks: f.blocks.len(),
         warp_ops,
         resources,
@@ -1753,6 +1768,18 @@ fn emit_block(
             Some(e.select(Type::U32, c, tc, fc))
         }
         Terminator::Dynamic(v) => Some(e.val(*v)),
+        Terminator::Switch(v, cases, d) => {
+            let v = e.val(*v);
+            let mut pc = e.u32c(case_of(d.index()));
+            for &(k, t) in cases.iter().rev() {
+                let kc = e.u32c(k);
+                let bo = e.ty(Type::Bool);
+                let hit = e.op(spirv::Op::IEqual, bo, &[v, kc]);
+                let tc = e.u32c(case_of(t.index()));
+                pc = e.select(Type::U32, hit, tc, pc);
+            }
+            Some(pc)
+        }
         Terminator::Exit | Terminator::Kill | Terminator::Unset => Some(e.u32c(EXIT_PC)),
     };
     if let Some(n) = next {

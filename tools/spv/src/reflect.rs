@@ -44,6 +44,11 @@ pub struct Reflection {
     pub abi: &'static str,
     /// Whether the control flow went through the dispatcher loop.
     pub dispatcher: bool,
+    /// `structured` (SPIR-V selection and loop constructs) or `dispatcher` (the fallback
+    /// `loop { switch (pc) { … } }`).
+    pub control_flow: &'static str,
+    /// Branches that leave several constructs through the goto variable (structured only).
+    pub gotos: usize,
     /// Number of IR blocks.
     pub blocks: usize,
     /// Whether 32-lane warp operations (SHFL, VOTE, lane masks) are used: results depend on

@@ -87,6 +87,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 imm
             };
+            // The container's jump-table targets let the structurizer make this a switch.
+            if cx.f.indirect_targets.is_empty() {
+                cx.f.indirect_targets = cx.cfg.extra_targets.iter().map(|&t| norm(t)).collect();
+            }
             let k = cx.c32(base);
             let t = cx.add(r, k);
             // A target naming a scheduling word continues after it.

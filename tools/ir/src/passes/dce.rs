@@ -15,7 +15,9 @@ pub fn run(f: &mut Function) {
             }
         }
         match &b.term {
-            Terminator::Branch(c, _, _) | Terminator::Dynamic(c) if !live[c.index()] => {
+            Terminator::Branch(c, _, _) | Terminator::Dynamic(c) | Terminator::Switch(c, _, _)
+                if !live[c.index()] =>
+            {
                 live[c.index()] = true;
                 work.push(*c);
             }

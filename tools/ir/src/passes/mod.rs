@@ -15,6 +15,7 @@ pub type Pass = (&'static str, fn(&mut Function));
 
 /// The passes, in the order they run.
 pub const PASSES: &[Pass] = &[
+    ("static_stack", crate::structure::stack::run),
     ("local_state", local_state::run),
     ("const_fold", const_fold::run),
     ("dce", dce::run),
@@ -48,7 +49,7 @@ pub(crate) fn apply_aliases(f: &mut Function, alias: &[crate::ir::Value]) {
         }
         match &mut f.blocks[b].term {
             Terminator::Branch(c, _, _) => *c = resolve(*c),
-            Terminator::Dynamic(c) => *c = resolve(*c),
+            Terminator::Dynamic(c) | Terminator::Switch(c, _, _) => *c = resolve(*c),
             _ => {}
         }
     }

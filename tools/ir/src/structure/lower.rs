@@ -1,0 +1,234 @@
+//! Step 2 of structuring: labeled scopes and branches become SPIR-V-shaped constructs.
+//!
+//! A branch becomes nothing when control reaches its label by falling through (it sits at
+//! the end of its scope — the common case of if/else joins), `Break` when leaving the
+//! innermost loop or switch reaches the label, `Continue` when it is the back edge of the
+//! innermost loop. A `Labeled` scope left from a point where none of these applies becomes a
+//! one-iteration loop (so `Break` leaves it). Any other branch leaves several constructs at
+//! once: it sets the goto variable to the label's number and breaks; right after each
+//! construct it left, `if goto == n { goto = 0; <branch again> }` continues the journey —
+//! the "outward movement" of goto elimination (Erosa and Hendren), which yuzu's and
+//! Ryujinx's structurizers also use.
+
+use super::nest::Nest;
+use super::tree::{Cond, Node, Structured};
+use super::Error;
+use crate::ir::BlockId;
+use std::collections::{HashMap, HashSet};
+
+struct Frame {
+    /// Labels reached by leaving this construct.
+    exits: Vec<BlockId>,
+    /// The loop header `Continue` reaches (inherited by switches).
+    cont: Option<BlockId>,
+    /// Branches that left through this construct: (label, backward).
+    escapes: Vec<(BlockId, bool)>,
+}
+
+enum Fail {
+    /// The scope of this label must become a loop; lower it again.
+    Retry(BlockId),
+    /// A branch to a label not in scope (a structurizer bug).
+    Bad(BlockId),
+}
+
+struct Lower {
+    frames: Vec<Frame>,
+    constructs: HashSet<BlockId>,
+    /// Labels whose scope is being lowered: frame depth at the scope, whether a construct.
+    active: HashMap<BlockId, (usize, bool)>,
+    gotos: usize,
+    block_loops: usize,
+}
+
+/// Lowers a labeled tree.
+pub fn lower(n: &Nest) -> Result<Structured, Error> {
+    let mut l = Lower {
+        frames: Vec::new(),
+        constructs: HashSet::new(),
+        active: HashMap::new(),
+        gotos: 0,
+        block_loops: 0,
+    };
+    match l.node(n, &[]) {
+        Ok(root) => Ok(Structured {
+            root,
+            gotos: l.gotos,
+            block_loops: l.block_loops,
+        }),
+        Err(Fail::Retry(b)) | Err(Fail::Bad(b)) => Err(Error::Label(b)),
+    }
+}
+
+fn goto_id(l: BlockId, back: bool) -> u32 {
+    l.0 * 2 + 1 + back as u32
+}
+
+fn seq(mut v: Vec<Node>) -> Node {
+    v.retain(|n| !n.is_empty());
+    if v.len() == 1 {
+        v.pop().expect("one")
+    } else {
+        Node::Seq(v)
+    }
+}
+
+impl Lower {
+    fn node(&mut self, n: &Nest, tail: &[BlockId]) -> Result<Node, Fail> {
+        Ok(match n {
+            Nest::Code(b) => Node::Block(*b),
+            Nest::Exit => Node::Exit,
+            Nest::Kill => Node::Kill,
+            Nest::Seq(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (i, it) in items.iter().enumerate() {
+                    let t = if i + 1 == items.len() { tail } else { &[] };
+                    match self.node(it, t)? {
+                        Node::Seq(v) => out.extend(v),
+                        x => out.push(x),
+                    }
+                }
+                seq(out)
+            }
+            Nest::If(c, a, b) => {
+                let a = self.node(a, tail)?;
+                let b = self.node(b, tail)?;
+                if a.is_empty() && b.is_empty() {
+                    Node::Seq(Vec::new())
+                } else {
+                    Node::If(Cond::Value(*c), Box::new(a), Box::new(b))
+                }
+            }
+            Nest::Switch(v, arms, def) => {
+                let cont = self.frames.last().and_then(|f| f.cont);
+                let saved = self.frames.len();
+                self.frames.push(Frame {
+                    exits: tail.to_vec(),
+                    cont,
+                    escapes: Vec::new(),
+                });
+                let r = (|| -> Result<_, Fail> {
+                    let mut out = Vec::with_capacity(arms.len());
+                    for (ks, a) in arms {
+                        out.push((ks.clone(), self.node(a, tail)?));
+                    }
+                    let d = self.node(def, tail)?;
+                    Ok((out, d))
+                })();
+                let frame = self.pop(saved);
+                let (out, d) = r?;
+                let mut v2 = vec![Node::Switch(*v, out, Box::new(d))];
+                v2.extend(self.dispatch(frame.escapes, tail)?);
+                seq(v2)
+            }
+            Nest::Loop(h, body) => {
+                let saved = self.frames.len();
+                self.frames.push(Frame {
+                    exits: tail.to_vec(),
+                    cont: Some(*h),
+                    escapes: Vec::new(),
+                });
+                let r = self.node(body, &[]);
+                let frame = self.pop(saved);
+                let mut v = vec![Node::Loop(Box::new(r?))];
+                v.extend(self.dispatch(frame.escapes, tail)?);
+                seq(v)
+            }
+            Nest::Labeled(lab, body) => loop {
+                let construct = self.constructs.contains(lab);
+                let saved = self.frames.len();
+                let mut inner_tail = tail.to_vec();
+                inner_tail.push(*lab);
+                self.active.insert(*lab, (saved, construct));
+                if construct {
+                    self.frames.push(Frame {
+                        exits: inner_tail.clone(),
+                        cont: None,
+                        escapes: Vec::new(),
+                    });
+                }
+                let r = self.node(body, &inner_tail);
+                self.active.remove(lab);
+                if !construct {
+                    match r {
+                        Err(Fail::Retry(x)) if x == *lab => {
+                            self.frames.truncate(saved);
+                            self.constructs.insert(*lab);
+                            continue;
+                        }
+                        r => break r?,
+                    }
+                }
+                let frame = self.pop(saved);
+                let b = r?;
+                self.block_loops += 1;
+                let mut v = vec![Node::Loop(Box::new(seq(vec![b, Node::Break])))];
+                v.extend(self.dispatch(frame.escapes, tail)?);
+                break seq(v);
+            },
+            Nest::Br(lab, back) => self.branch(*lab, *back, tail)?,
+        })
+    }
+
+    /// Pops frames down to `saved`, returning the one pushed at `saved`.
+    fn pop(&mut self, saved: usize) -> Frame {
+        self.frames.truncate(saved + 1);
+        self.frames.pop().expect("frame")
+    }
+
+    fn branch(&mut self, lab: BlockId, back: bool, tail: &[BlockId]) -> Result<Node, Fail> {
+        if !back && tail.contains(&lab) {
+            return Ok(Node::Seq(Vec::new()));
+        }
+        let depth = self.frames.len();
+        if let Some(fr) = self.frames.last() {
+            if back && fr.cont == Some(lab) {
+                return Ok(Node::Continue);
+            }
+            if !back && fr.exits.contains(&lab) {
+                return Ok(Node::Break);
+            }
+        }
+        if !back {
+            match self.active.get(&lab) {
+                None => return Err(Fail::Bad(lab)),
+                Some(&(d, false)) if d == depth => return Err(Fail::Retry(lab)),
+                _ => {}
+            }
+        }
+        let Some(fr) = self.frames.last_mut() else {
+            return Err(Fail::Bad(lab));
+        };
+        if !fr.escapes.contains(&(lab, back)) {
+            fr.escapes.push((lab, back));
+        }
+        self.gotos += 1;
+        Ok(Node::Seq(vec![
+            Node::SetGoto(goto_id(lab, back)),
+            Node::Break,
+        ]))
+    }
+
+    /// The checks after a construct that branches left through.
+    fn dispatch(
+        &mut self,
+        escapes: Vec<(BlockId, bool)>,
+        tail: &[BlockId],
+    ) -> Result<Vec<Node>, Fail> {
+        let mut out = Vec::with_capacity(escapes.len());
+        for (lab, back) in escapes {
+            let id = goto_id(lab, back);
+            let again = self.branch(lab, back, tail)?;
+            let body = match again {
+                Node::Seq(ref v) if v.first() == Some(&Node::SetGoto(id)) => again,
+                x => seq(vec![Node::SetGoto(0), x]),
+            };
+            out.push(Node::If(
+                Cond::Goto(id),
+                Box::new(body),
+                Box::new(Node::Seq(Vec::new())),
+            ));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,286 @@
+//! Static resolution of the reconvergence / call stack.
+//!
+//! `SSY`/`PBK`/`PCNT`/`CAL` push constant guest addresses and `SYNC`/`BRK`/`CONT`/`RET` pop
+//! them, so in compiler output the stack's contents at every point are known at translation
+//! time. This pass walks the graph from the entry carrying the static stack (a list of
+//! `(kind, address)` entries) and makes one copy of a block per distinct entry stack — which
+//! is exactly inlining a subroutine per call site. `StackPush` disappears, `StackPop`
+//! becomes the popped constant, and a `Dynamic` jump on a pop becomes a static `Jump` (or
+//! `Exit` when nothing of that kind is on the stack, as the run-time stack does). A
+//! `Dynamic` jump that is not a pop (`BRX`/`JMX`) becomes a [`Terminator::Switch`] over the
+//! function's [`indirect_targets`](crate::ir::Function::indirect_targets).
+//!
+//! The function is left untouched (the run-time stack stays the fallback) when a pushed
+//! address is not a constant, a pop's target is not a block, an indirect jump has no known
+//! targets, the stack grows deeper than the run-time stack (recursion), or copying would
+//! grow the function beyond a bound.
+
+use crate::ir::{BlockId, Function, Inst, Op, StackKind, Terminator, Type, Value};
+use std::collections::HashMap;
+
+/// Deepest static stack followed (the run-time stack holds 16 entries).
+const MAX_DEPTH: usize = 16;
+
+/// A static stack: `(kind, guest address)` entries, bottom first.
+type Stack = Vec<(StackKind, u32)>;
+
+/// Runs the pass; see the module documentation.
+pub fn run(f: &mut Function) {
+    if let Some(g) = resolve(f) {
+        *f = g;
+    }
+}
+
+/// Whether the function uses the run-time stack or dynamic jumps at all.
+fn has_dynamic(f: &Function) -> bool {
+    f.blocks.iter().any(|b| {
+        matches!(b.term, Terminator::Dynamic(_))
+            || b.insts
+                .iter()
+                .any(|&v| matches!(f.inst(v).op, Op::StackPush(_) | Op::StackPop(_)))
+    })
+}
+
+/// The statically resolved function, or `None` when the analysis does not apply.
+pub fn resolve(f: &Function) -> Option<Function> {
+    if !has_dynamic(f) || f.blocks.is_empty() {
+        return None;
+    }
+    let mut by_addr: HashMap<u32, BlockId> = HashMap::new();
+    for (i, b) in f.blocks.iter().enumerate() {
+        if let Some(a) = b.addr {
+            by_addr.entry(a).or_insert(BlockId(i as u32));
+        }
+    }
+    let limit = f.blocks.len() * 4 + 64;
+    let mut g = Function {
+        insts: f.insts.clone(),
+        blocks: Vec::new(),
+        indirect_targets: f.indirect_targets.clone(),
+    };
+    let mut ids: HashMap<(BlockId, Stack), BlockId> = HashMap::new();
+    let mut copied = vec![false; f.blocks.len()];
+    let mut work: Vec<(BlockId, Stack, BlockId)> = Vec::new();
+    let mut exit_block: Option<BlockId> = None;
+    let mut get = |g: &mut Function,
+                   work: &mut Vec<(BlockId, Stack, BlockId)>,
+                   ob: BlockId,
+                   st: &Stack|
+     -> Option<BlockId> {
+        if let Some(&nb) = ids.get(&(ob, st.clone())) {
+            return Some(nb);
+        }
+        if g.blocks.len() >= limit {
+            return None;
+        }
+        let nb = g.add_block(f.blocks[ob.index()].addr);
+        ids.insert((ob, st.clone()), nb);
+        work.push((ob, st.clone(), nb));
+        Some(nb)
+    };
+    get(&mut g, &mut work, BlockId(0), &Vec::new())?;
+    while let Some((ob, mut st, nb)) = work.pop() {
+        let src = &f.blocks[ob.index()];
+        // The first copy keeps the original values; later copies get fresh ones.
+        let fresh = std::mem::replace(&mut copied[ob.index()], true);
+        let mut remap: HashMap<Value, Value> = HashMap::new();
+        let mut pops: HashMap<Value, Option<u32>> = HashMap::new();
+        let mut insts = Vec::with_capacity(src.insts.len());
+        for &v in &src.insts {
+            let mut inst: Inst = *f.inst(v);
+            for a in inst.args.iter_mut() {
+                if let Some(&r) = remap.get(a) {
+                    *a = r;
+                }
+            }
+            match inst.op {
+                Op::StackPush(kind) => {
+                    let t = g.const_of(inst.args[0])? as u32;
+                    st.push((kind, t));
+                    if st.len() > MAX_DEPTH {
+                        return None;
+                    }
+                    continue;
+                }
+                Op::StackPop(kind) => {
+                    let target = match st.iter().rposition(|e| e.0 == kind) {
+                        Some(i) => {
+                            let t = st[i].1;
+                            st.truncate(i);
+                            Some(t)
+                        }
+                        None => {
+                            st.clear();
+                            None
+                        }
+                    };
+                    inst = Inst {
+                        op: Op::Const(target.unwrap_or(u32::MAX) as u64),
+                        ty: Type::U32,
+                        args: [Value::NONE; 4],
+                    };
+                    let nv = place(&mut g, v, inst, fresh, &mut remap);
+                    pops.insert(nv, target);
+                    insts.push(nv);
+                    continue;
+                }
+                _ => {}
+            }
+            let nv = place(&mut g, v, inst, fresh, &mut remap);
+            insts.push(nv);
+        }
+        let map = |v: Value| remap.get(&v).copied().unwrap_or(v);
+        let term = match &src.term {
+            Terminator::Jump(t) => Terminator::Jump(get(&mut g, &mut work, *t, &st)?),
+            Terminator::Branch(c, t, e) => {
+                let t = get(&mut g, &mut work, *t, &st)?;
+                let e = get(&mut g, &mut work, *e, &st)?;
+                Terminator::Branch(map(*c), t, e)
+            }
+            Terminator::Switch(v, cases, d) => {
+                let mut nc = Vec::with_capacity(cases.len());
+                for &(k, t) in cases {
+                    nc.push((k, get(&mut g, &mut work, t, &st)?));
+                }
+                let d = get(&mut g, &mut work, *d, &st)?;
+                Terminator::Switch(map(*v), nc, d)
+            }
+            Terminator::Dynamic(v) => {
+                let v = map(*v);
+                match pops.get(&v) {
+                    Some(None) => Terminator::Exit,
+                    Some(Some(t)) => {
+                        let tb = *by_addr.get(t)?;
+                        Terminator::Jump(get(&mut g, &mut work, tb, &st)?)
+                    }
+                    None => {
+                        if f.indirect_targets.is_empty() {
+                            return None;
+                        }
+                        let mut cases: Vec<(u32, BlockId)> = Vec::new();
+                        for &t in &f.indirect_targets {
+                            if cases.iter().any(|c| c.0 == t) {
+                                continue;
+                            }
+                            let tb = *by_addr.get(&t)?;
+                            cases.push((t, get(&mut g, &mut work, tb, &st)?));
+                        }
+                        let d = match exit_block {
+                            Some(d) => d,
+                            None => {
+                                let d = g.add_block(None);
+                                g.blocks[d.index()].term = Terminator::Exit;
+                                exit_block = Some(d);
+                                d
+                            }
+                        };
+                        Terminator::Switch(v, cases, d)
+                    }
+                }
+            }
+            t => t.clone(),
+        };
+        let blk = &mut g.blocks[nb.index()];
+        blk.insts = insts;
+        blk.term = term;
+    }
+    Some(g)
+}
+
+/// Places (a copy of) instruction `v` in the new function.
+fn place(
+    g: &mut Function,
+    v: Value,
+    inst: Inst,
+    fresh: bool,
+    remap: &mut HashMap<Value, Value>,
+) -> Value {
+    if fresh {
+        let nv = g.make(inst.op, inst.ty, &[]);
+        g.insts[nv.index()] = inst;
+        remap.insert(v, nv);
+        nv
+    } else {
+        g.insts[v.index()] = inst;
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c32(f: &mut Function, b: BlockId, x: u32) -> Value {
+        f.push(b, Op::Const(x as u64), Type::U32, &[])
+    }
+
+    /// SSY 0x30; @P0 SYNC; …; SYNC; 0x30: EXIT — and a CAL/RET called twice.
+    #[test]
+    fn ssy_sync_and_calls_become_static() {
+        let mut f = Function::new();
+        let b0 = f.add_block(Some(0x8));
+        let b1 = f.add_block(Some(0x10));
+        let b2 = f.add_block(Some(0x30));
+        let sub = f.add_block(Some(0x100));
+        let r1 = f.add_block(Some(0x40));
+        f.add_block(Some(0x48));
+        let t = c32(&mut f, b0, 0x30);
+        f.push(b0, Op::StackPush(StackKind::Sync), Type::Void, &[t]);
+        let p = f.push(b0, Op::GetPred(0), Type::Bool, &[]);
+        f.blocks[0].term = Terminator::Branch(p, b1, b1);
+        let pop = f.push(b1, Op::StackPop(StackKind::Sync), Type::U32, &[]);
+        f.blocks[1].term = Terminator::Dynamic(pop);
+        let ra = c32(&mut f, b2, 0x40);
+        f.push(b2, Op::StackPush(StackKind::Call), Type::Void, &[ra]);
+        f.blocks[2].term = Terminator::Jump(sub);
+        let ret = f.push(sub, Op::StackPop(StackKind::Call), Type::U32, &[]);
+        f.blocks[3].term = Terminator::Dynamic(ret);
+        let rb = c32(&mut f, r1, 0x48);
+        f.push(r1, Op::StackPush(StackKind::Call), Type::Void, &[rb]);
+        f.blocks[4].term = Terminator::Jump(sub);
+        f.blocks[5].term = Terminator::Exit;
+        let g = resolve(&f).expect("static");
+        // b0 b1 b2 sub r1 sub' r2: the subroutine is copied per call site.
+        assert_eq!(g.blocks.len(), 7, "{g}");
+        for b in &g.blocks {
+            assert!(!matches!(b.term, Terminator::Dynamic(_)), "{g}");
+            for &v in &b.insts {
+                assert!(!matches!(g.inst(v).op, Op::StackPush(_) | Op::StackPop(_)));
+            }
+        }
+    }
+
+    /// Unbounded recursion keeps the run-time stack.
+    #[test]
+    fn recursion_is_left_dynamic() {
+        let mut f = Function::new();
+        let b0 = f.add_block(Some(0x8));
+        let b1 = f.add_block(Some(0x10));
+        let ra = c32(&mut f, b0, 0x10);
+        f.push(b0, Op::StackPush(StackKind::Call), Type::Void, &[ra]);
+        f.blocks[0].term = Terminator::Jump(b0);
+        let pop = f.push(b1, Op::StackPop(StackKind::Call), Type::U32, &[]);
+        f.blocks[1].term = Terminator::Dynamic(pop);
+        assert!(resolve(&f).is_none());
+    }
+
+    /// A BRX with known targets becomes a switch.
+    #[test]
+    fn indirect_jump_becomes_switch() {
+        let mut f = Function::new();
+        let b0 = f.add_block(Some(0x8));
+        let b1 = f.add_block(Some(0x28));
+        let b2 = f.add_block(Some(0x30));
+        let v = f.push(b0, Op::GetReg(1), Type::U32, &[]);
+        f.blocks[0].term = Terminator::Dynamic(v);
+        f.blocks[1].term = Terminator::Exit;
+        f.blocks[2].term = Terminator::Exit;
+        f.indirect_targets = vec![0x28, 0x30];
+        let g = resolve(&f).expect("static");
+        match &g.blocks[0].term {
+            Terminator::Switch(_, cases, _) => assert_eq!(cases.len(), 2),
+            t => panic!("{t:?}"),
+        }
+        let _ = (b1, b2);
+    }
+}
