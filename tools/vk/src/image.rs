@@ -125,6 +125,8 @@ pub struct TextureSpec {
     pub samples: u32,
     /// A texel buffer (`samplerBuffer` / `imageBuffer`) of `width` texels instead of an image.
     pub buffer: bool,
+    /// Mip levels (0 or 1: one); `data` holds level after level, each halved (at least 1).
+    pub mips: u32,
 }
 
 impl TextureSpec {
@@ -133,11 +135,25 @@ impl TextureSpec {
         if self.buffer {
             return self.width as u64 * self.format.texel_bytes();
         }
-        self.width as u64
-            * self.height as u64
-            * self.layers.max(1) as u64
-            * self.depth.max(1) as u64
-            * self.format.texel_bytes()
+        (0..self.mips.clamp(1, 16))
+            .map(|l| self.level_size(l))
+            .sum()
+    }
+
+    /// Extent of mip level `l`.
+    pub fn level_extent(&self, l: u32) -> [u32; 3] {
+        let d = if self.depth > 1 { self.depth } else { 1 };
+        [
+            (self.width >> l).max(1),
+            (self.height >> l).max(1),
+            (d >> l).max(1),
+        ]
+    }
+
+    /// Bytes of mip level `l` (all layers).
+    pub fn level_size(&self, l: u32) -> u64 {
+        let [w, h, d] = self.level_extent(l);
+        w as u64 * h as u64 * d as u64 * self.layers.max(1) as u64 * self.format.texel_bytes()
     }
 }
 
@@ -152,6 +168,14 @@ pub(crate) struct GpuImage {
     pub layers: u32,
     pub bytes: u64,
     pub aspect: vk::ImageAspectFlags,
+    /// Mip levels.
+    pub mips: u32,
+    /// Bytes per texel.
+    pub texel: u64,
+    /// Samples (>1: multisampled; filled with `fill` instead of an upload, never read back).
+    pub samples: u32,
+    /// Clear color that fills a multisampled image (its first texel).
+    pub fill: vk::ClearColorValue,
     /// For texel buffers: the buffer view (then `image`, `view` and `sampler` are null).
     pub texel_view: Option<vk::BufferView>,
 }
@@ -261,7 +285,7 @@ pub(crate) fn create(
                     })
                     .format(fmt)
                     .extent(extent)
-                    .mip_levels(1)
+                    .mip_levels(spec.mips.clamp(1, 16))
                     .array_layers(layers)
                     .samples(sample_flags(spec.samples))
                     .tiling(vk::ImageTiling::OPTIMAL)
@@ -314,7 +338,7 @@ pub(crate) fn create(
                         vk::ImageViewType::TYPE_2D
                     })
                     .format(fmt)
-                    .subresource_range(range(aspect, layers)),
+                    .subresource_range(range(aspect, layers, spec.mips.clamp(1, 16))),
                 None,
             )
             .vk("vkCreateImageView")?;
@@ -338,7 +362,7 @@ pub(crate) fn create(
                     .address_mode_u(mode)
                     .address_mode_v(mode)
                     .address_mode_w(mode)
-                    .max_lod(0.0)
+                    .max_lod(spec.mips.clamp(1, 16) as f32 - 1.0)
                     .compare_enable(spec.compare)
                     .compare_op(vk::CompareOp::LESS_OR_EQUAL),
                 None,
@@ -354,6 +378,10 @@ pub(crate) fn create(
             layers,
             bytes,
             aspect,
+            mips: spec.mips.clamp(1, 16),
+            texel: spec.format.texel_bytes(),
+            samples: spec.samples.max(1),
+            fill: first_texel(spec),
             texel_view: None,
         })
     }
@@ -410,6 +438,10 @@ fn create_texel_buffer(s: &mut Scope<'_>, spec: &TextureSpec) -> Result<GpuImage
         layers: 1,
         bytes,
         aspect: vk::ImageAspectFlags::COLOR,
+        mips: 1,
+        texel: spec.format.texel_bytes(),
+        samples: 1,
+        fill: vk::ClearColorValue::default(),
         texel_view: Some(view),
     })
 }
@@ -424,23 +456,69 @@ pub(crate) fn sample_flags(n: u32) -> vk::SampleCountFlags {
     }
 }
 
-fn range(aspect: vk::ImageAspectFlags, layers: u32) -> vk::ImageSubresourceRange {
+/// The first texel of `spec.data` as a clear color (what fills a multisampled texture).
+fn first_texel(spec: &TextureSpec) -> vk::ClearColorValue {
+    let b = |i: usize| *spec.data.get(i).unwrap_or(&0);
+    let w = |i: usize| u32::from_le_bytes([b(4 * i), b(4 * i + 1), b(4 * i + 2), b(4 * i + 3)]);
+    match spec.format {
+        TexFormat::Rgba8Unorm => vk::ClearColorValue {
+            float32: [0, 1, 2, 3].map(|i| b(i) as f32 / 255.0),
+        },
+        TexFormat::Rgba8Uint => vk::ClearColorValue {
+            uint32: [0, 1, 2, 3].map(|i| b(i) as u32),
+        },
+        TexFormat::Rgba32Float | TexFormat::R32Float | TexFormat::Depth32Float => {
+            vk::ClearColorValue {
+                float32: [0, 1, 2, 3].map(|i| f32::from_bits(w(i))),
+            }
+        }
+        TexFormat::R32Sint | TexFormat::Rgba32Sint => vk::ClearColorValue {
+            int32: [0, 1, 2, 3].map(|i| w(i) as i32),
+        },
+        _ => vk::ClearColorValue {
+            uint32: [0, 1, 2, 3].map(w),
+        },
+    }
+}
+
+fn range(aspect: vk::ImageAspectFlags, layers: u32, mips: u32) -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {
         aspect_mask: aspect,
         base_mip_level: 0,
-        level_count: 1,
+        level_count: mips,
         base_array_layer: 0,
         layer_count: layers,
     }
 }
 
-fn layers_of(aspect: vk::ImageAspectFlags, layers: u32) -> vk::ImageSubresourceLayers {
+fn layers_of(aspect: vk::ImageAspectFlags, layers: u32, level: u32) -> vk::ImageSubresourceLayers {
     vk::ImageSubresourceLayers {
         aspect_mask: aspect,
-        mip_level: 0,
+        mip_level: level,
         base_array_layer: 0,
         layer_count: layers,
     }
+}
+
+/// Buffer ↔ image copy regions, one per mip level, packed level after level.
+fn regions(img: &GpuImage) -> Vec<vk::BufferImageCopy> {
+    let mut off = 0u64;
+    (0..img.mips)
+        .map(|l| {
+            let e = vk::Extent3D {
+                width: (img.extent.width >> l).max(1),
+                height: (img.extent.height >> l).max(1),
+                depth: (img.extent.depth >> l).max(1),
+            };
+            let r = vk::BufferImageCopy::default()
+                .buffer_offset(off)
+                .image_subresource(layers_of(img.aspect, img.layers, l))
+                .image_extent(e);
+            off +=
+                e.width as u64 * e.height as u64 * e.depth as u64 * img.layers as u64 * img.texel;
+            r
+        })
+        .collect()
 }
 
 /// Records a layout transition of the whole image.
@@ -459,7 +537,7 @@ pub(crate) fn barrier(
         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .image(img.image)
-        .subresource_range(range(img.aspect, img.layers))];
+        .subresource_range(range(img.aspect, img.layers, img.mips))];
     // SAFETY: recording into a command buffer in the recording state.
     unsafe {
         d.cmd_pipeline_barrier(
@@ -492,9 +570,29 @@ pub(crate) fn record_upload(
         vk::ImageLayout::UNDEFINED,
         vk::ImageLayout::TRANSFER_DST_OPTIMAL,
     );
-    let region = [vk::BufferImageCopy::default()
-        .image_subresource(layers_of(img.aspect, img.layers))
-        .image_extent(img.extent)];
+    if img.samples > 1 {
+        // A multisampled image cannot be copied to: fill it with its first texel.
+        let r = [range(img.aspect, img.layers, img.mips)];
+        // SAFETY: recording; the image is in TRANSFER_DST_OPTIMAL.
+        unsafe {
+            d.cmd_clear_color_image(
+                cb,
+                img.image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &img.fill,
+                &r,
+            )
+        };
+        barrier(
+            d,
+            cb,
+            img,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            final_layout,
+        );
+        return;
+    }
+    let region = regions(img);
     // SAFETY: recording; the staging buffer holds `bytes` bytes.
     unsafe {
         d.cmd_copy_buffer_to_image(
@@ -522,13 +620,11 @@ pub(crate) fn record_readback(
     img: &GpuImage,
     layout: vk::ImageLayout,
 ) {
-    if img.texel_view.is_some() {
-        return; // host-visible texel buffer: read directly
+    if img.texel_view.is_some() || img.samples > 1 {
+        return; // texel buffers are read directly; multisampled images are not read back
     }
     barrier(d, cb, img, layout, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
-    let region = [vk::BufferImageCopy::default()
-        .image_subresource(layers_of(img.aspect, img.layers))
-        .image_extent(img.extent)];
+    let region = regions(img);
     // SAFETY: recording.
     unsafe {
         d.cmd_copy_image_to_buffer(

@@ -176,6 +176,12 @@ pub struct TextureDesc {
     /// A texel buffer of `width` texels (`samplerBuffer` / `imageBuffer`); `height` 1.
     #[serde(default)]
     pub buffer: bool,
+    /// Mip levels (default 1); data holds level after level.
+    #[serde(default)]
+    pub mips: u32,
+    /// Samples (default 1); a multisampled texture is filled with its first texel.
+    #[serde(default)]
+    pub samples: u32,
     /// Texels (tightly packed rows, layer after layer); zero-filled when absent.
     #[serde(flatten)]
     pub data: Data,
@@ -358,8 +364,9 @@ impl Pool {
                 repeat: t.repeat,
                 cube: t.cube,
                 compare: t.compare,
-                samples: 0,
+                samples: t.samples,
                 buffer: t.buffer,
+                mips: t.mips,
             };
             spec.data = t.data.bytes(base, Some(spec.byte_size()))?;
             p.textures.push(spec);

@@ -216,3 +216,76 @@ fn mutated_job_files_never_panic() {
     println!("{prepared} of 3000 mutated job files still prepared; none panicked");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Mip levels are uploaded level after level; a multisampled texture is filled with its first
+/// texel.
+#[test]
+fn mips_and_multisampled_textures() {
+    if !ready() {
+        return;
+    }
+    let src = r#"#version 460
+layout(local_size_x = 1) in;
+layout(binding = 64) uniform usampler2D t;
+layout(binding = 65) uniform usampler2DMS m;
+layout(std430, binding = 32) buffer B { uint v[]; };
+void main() {
+    v[0] = texelFetch(t, ivec2(0, 0), 0).r;
+    v[1] = texelFetch(t, ivec2(1, 1), 1).r;
+    v[2] = texelFetch(t, ivec2(0, 0), 2).r;
+    v[3] = uint(textureQueryLevels(t));
+    v[4] = texelFetch(m, ivec2(3, 2), 3).g;
+}"#;
+    let spirv = glsl::compile_source(src, "comp", &[]).unwrap();
+    let reflection = glsl::reflect_shifted(&spirv, "compute");
+    // 4x4 level 0 = 10.., 2x2 level 1 = 100.., 1x1 level 2 = 1000.
+    let mut data: Vec<u32> = (0..16).map(|i| 10 + i).collect();
+    data.extend((0..4).map(|i| 100 + i));
+    data.push(1000);
+    let t = dmsh_vk::TextureSpec {
+        name: "t".into(),
+        width: 4,
+        height: 4,
+        format: dmsh_vk::TexFormat::R32Uint,
+        data: data.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        mips: 3,
+        ..Default::default()
+    };
+    let m = dmsh_vk::TextureSpec {
+        name: "m".into(),
+        width: 4,
+        height: 4,
+        format: dmsh_vk::TexFormat::Rgba8Uint,
+        data: vec![7, 42, 9, 1],
+        samples: 4,
+        ..Default::default()
+    };
+    let job = dmsh_vk::ComputeJob {
+        spirv,
+        reflection,
+        buffers: vec![dmsh_vk::BufferSpec {
+            name: "b".into(),
+            size: 32,
+            init: vec![],
+        }],
+        textures: vec![t, m],
+        binds: vec![
+            dmsh_vk::Bind {
+                resource: dmsh_vk::ResourceRef::Sbuf(0),
+                buffer: 0,
+            },
+            dmsh_vk::Bind {
+                resource: dmsh_vk::ResourceRef::Texture(0),
+                buffer: 0,
+            },
+            dmsh_vk::Bind {
+                resource: dmsh_vk::ResourceRef::Texture(1),
+                buffer: 1,
+            },
+        ],
+        grid: [1, 1, 1],
+        ..Default::default()
+    };
+    let out = dmsh_vk::run_compute(&job).unwrap();
+    assert_eq!(&out.u32s(0)[..5], &[10, 103, 1000, 3, 42]);
+}

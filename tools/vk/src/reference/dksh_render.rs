@@ -394,6 +394,19 @@ fn texl(name: &str, size: u32, layers: u32, format: TexFormat) -> TextureSpec {
     t
 }
 
+/// `n` deterministic noise bytes.
+fn noise(n: u64, seed: u32) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x >> 8) as u8
+        })
+        .collect()
+}
+
 /// Reads a corpus shader's GLSL (OpenGL built-in names replaced by Vulkan's, as the corpus
 /// README says).
 pub fn corpus_glsl(dir: &Path, name: &str) -> Result<String, Error> {
@@ -555,6 +568,21 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
     p.fs.textures
         .extend([(1, env), (2, env_array), (5, volume)]);
     v.push(p);
+    // texelFetch on mip levels, a multisampled texture (filled with one color: its samples
+    // cannot be uploaded), an integer texture and a mipmapped integer array.
+    let mut p = frag("fs_texelfetch_size");
+    let mut img = tex("img", 32, TexFormat::Rgba8Unorm, 11);
+    img.mips = 6;
+    img.data = noise(img.byte_size(), 12);
+    let mut ms = tex("msImg", 32, TexFormat::Rgba8Unorm, 13);
+    ms.samples = 4;
+    let mut id = tex("idImg", 64, TexFormat::R32Sint, 14);
+    id.data = u32s(&(0..64 * 64).map(|i| (i * 7 + 3) % 29).collect::<Vec<u32>>());
+    let mut arr = texl("uArr", 64, 8, TexFormat::Rgba8Uint);
+    arr.mips = 2;
+    arr.data = noise(arr.byte_size(), 15);
+    p.fs.textures.extend([(0, img), (1, ms), (2, id), (3, arr)]);
+    v.push(p);
     for name in ["fs_interp_modes", "fs_sample_shading"] {
         let mut p = frag(name);
         p.samples = 4;
@@ -569,14 +597,13 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
         .push((0, texl("sprites", 32, 2, TexFormat::Rgba8Unorm)));
     p.topology = Topology::PointList;
     v.push(p);
-    for (name, why) in [
-        ("fs_sampler_array_dyn", "no glslang reference: glslang's SPIR-V of sampler2DRect needs the SampledRect capability, which Vulkan forbids (spirv-val rejects it); the runner also lacks sampler arrays and 1D textures"),
-        ("fs_texelfetch_size", "needs a multisampled texture with contents (sampler2DMS) and mip levels (textureSize(uArr, 1)); the runner has neither yet"),
-    ] {
-        let mut p = frag(name);
-        p.unsupported = Some(why);
-        v.push(p);
-    }
+    let mut p = frag("fs_sampler_array_dyn");
+    p.unsupported = Some(
+        "no glslang reference: glslang's SPIR-V of sampler2DRect needs the SampledRect \
+         capability, which Vulkan forbids (spirv-val rejects it); the runner also lacks sampler \
+         arrays and 1D textures",
+    );
+    v.push(p);
 
     // Vertex shaders with a helper fragment shader.
     let vert = |name: &str| {
