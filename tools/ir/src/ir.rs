@@ -455,6 +455,47 @@ pub enum Op {
     ShflValid(ShflMode),
     /// Warp vote on args[0] (Bool): Bool for All/Any/Eq, U32 for Ballot.
     Vote(VoteMode),
+
+    /// Graphics: read the attribute word at byte address args[0] (U32) of vertex args[1]
+    /// (U32, or none); `output` reads back an output (`ALD.O`), `patch` a per-patch word.
+    AttrLoad {
+        /// Read back an output.
+        output: bool,
+        /// Per-patch attribute.
+        patch: bool,
+    },
+    /// Graphics: write the attribute word at args[0] := args[1] (U32) (vertex args[2] ignored).
+    AttrStore {
+        /// Per-patch attribute.
+        patch: bool,
+    },
+    /// Fragment: interpolate the input word at args[0] (U32); args[1] = multiplier (U32 bits
+    /// of an f32, `Multiply` only); args[2] = packed offset (`Offset` only). Value U32 bits.
+    Interp(crate::gfx::IpaMode, crate::gfx::IpaSample),
+    /// Fragment: output word k := args[0] at exit (k = 4·target + component, 32 sample mask,
+    /// 33 depth).
+    FragOut(u8),
+    /// Geometry: emit the current vertex.
+    EmitVertex,
+    /// Geometry: end the current primitive.
+    EndPrimitive,
+    /// Fragment: discard (demote to a helper invocation).
+    Demote,
+    /// A graphics system value (U32).
+    GfxSys(crate::gfx::GSys),
+    /// Up to four values grouped as the argument list of a texture or image op (no code).
+    Tuple,
+    /// A texture operation (see [`crate::gfx::TexDesc`]); value Void, read with `Extract`.
+    Tex(crate::gfx::TexDesc),
+    /// Component k (U32 bits) of a texture or image-load result args[0].
+    Extract(u8),
+    /// Image load (`SULD`): args [coords Tuple]; value Void, read with `Extract`.
+    ImageLoad(crate::gfx::ImgDesc),
+    /// Image store (`SUST`): args [coords Tuple, data Tuple].
+    ImageStore(crate::gfx::ImgDesc),
+    /// Image atomic (`SUATOM`/`SURED`): args [coords Tuple, value U32, compare U32 or none];
+    /// returns the old value (U32). `None` = compare-and-swap.
+    ImageAtomic(crate::gfx::ImgDesc, Option<AtomOp>),
 }
 
 impl Op {
@@ -479,6 +520,13 @@ impl Op {
                 | Op::ShflValid(_)
                 | Op::Vote(_)
                 | Op::Load(Space::Global, _)
+                | Op::AttrStore { .. }
+                | Op::FragOut(_)
+                | Op::EmitVertex
+                | Op::EndPrimitive
+                | Op::Demote
+                | Op::ImageStore(_)
+                | Op::ImageAtomic(..)
         )
     }
     /// Whether the result depends on state other than the arguments (loads, guest reads).
@@ -491,6 +539,8 @@ impl Op {
                 | Op::GetBarResult
                 | Op::Load(..)
                 | Op::SysVal(Sys::Clock)
+                | Op::AttrLoad { .. }
+                | Op::ImageLoad(_)
         )
     }
 }

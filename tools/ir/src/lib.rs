@@ -55,11 +55,13 @@
 //! [`passes::PASSES`] lists them in order; each is one module with a unit test on a small
 //! hand-built function.
 
+pub mod gfx;
 pub mod ir;
 pub mod lift;
 pub mod passes;
 pub mod shader;
 pub mod structure;
 
+pub use gfx::*;
 pub use ir::*;
 pub use shader::*;

@@ -76,4 +76,6 @@ pub struct Shader {
     pub abi: &'static str,
     /// Number of guest instructions lifted.
     pub guest_insts: usize,
+    /// Graphics stages: the SPH, binding layout and I/O types the code was lifted with.
+    pub gfx: Option<crate::lift::Gfx>,
 }

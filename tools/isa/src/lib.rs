@@ -61,6 +61,7 @@ pub mod opcode;
 pub mod print;
 pub mod sched;
 pub mod sph;
+pub mod sph_info;
 pub mod stream;
 pub mod table;
 

@@ -14,6 +14,9 @@ use std::collections::HashMap;
 #[path = "structured.rs"]
 mod structured;
 
+mod gfx;
+mod tex;
+
 pub(crate) const EXIT_PC: u32 = 0xffff_ffff;
 
 /// A small fast hasher for the emitter's id caches (keys are small integers).
@@ -103,6 +106,20 @@ pub(crate) struct E {
     local_size: [u32; 3],
     fn_vars: Vec<(Word, Word, Option<Word>)>,
     entry_block: usize,
+    /// The stage being emitted.
+    stage: dmsh_ir::Stage,
+    /// Graphics configuration (SPH, layout, I/O types), None for compute.
+    gfxcfg: Option<dmsh_ir::lift::Gfx>,
+    /// Graphics interface state (`emit/gfx.rs`).
+    gx: gfx::GfxState,
+    /// Texture variables by slot and shape (`emit/tex.rs`).
+    #[allow(clippy::type_complexity)]
+    tex_vars: HashMap<
+        (u16, dmsh_ir::TexDim, bool, bool, bool, dmsh_ir::lift::CompType),
+        (Word, Word, Word),
+    >,
+    /// Storage-image variables by slot, shape, raw-ness and format.
+    img_vars: HashMap<(u16, dmsh_ir::TexDim, bool, bool, u32), (Word, Word)>,
 }
 
 fn berr<T>(r: Result<T, rspirv::dr::Error>) -> Result<T, Error> {
@@ -326,7 +343,12 @@ impl E {
 
     fn lane_index(&mut self) -> Word {
         let u = self.ty(Type::U32);
-        let var = self.builtin(spirv::BuiltIn::LocalInvocationIndex, u);
+        let bi = if self.stage == dmsh_ir::Stage::Compute {
+            spirv::BuiltIn::LocalInvocationIndex
+        } else {
+            spirv::BuiltIn::SubgroupLocalInvocationId
+        };
+        let var = self.builtin(bi, u);
         self.load(Type::U32, var)
     }
 
@@ -585,12 +607,24 @@ impl E {
                 let n16 = size.div_ceil(16).max(1);
                 let n = self.u32c(n16);
                 let at = self.arr(vec4, n);
-                self.b
-                    .decorate(at, Decoration::ArrayStride, [Operand::LiteralBit32(16)]);
-                let st = self.b.type_struct([at]);
-                self.b.decorate(st, Decoration::Block, []);
-                self.b
-                    .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+                // Banks of one size share their (deduplicated) types: decorate them once.
+                let st = match self.tcache.get(&(0xb0, n16, 0)) {
+                    Some(&st) => st,
+                    None => {
+                        self.b
+                            .decorate(at, Decoration::ArrayStride, [Operand::LiteralBit32(16)]);
+                        let st = self.b.type_struct([at]);
+                        self.b.decorate(st, Decoration::Block, []);
+                        self.b.member_decorate(
+                            st,
+                            0,
+                            Decoration::Offset,
+                            [Operand::LiteralBit32(0)],
+                        );
+                        self.tcache.insert((0xb0, n16, 0), st);
+                        st
+                    }
+                };
                 let pty = self.ptr(StorageClass::Uniform, st);
                 let var = self.global_var(pty, StorageClass::Uniform, None);
                 self.b
@@ -1326,6 +1360,20 @@ impl E {
                 self.shfl(m, u, a[1], a[2]).1
             }
             Op::Vote(m) => self.vote(m, a[0]),
+            Op::AttrLoad { .. }
+            | Op::AttrStore { .. }
+            | Op::Interp(..)
+            | Op::FragOut(_)
+            | Op::EmitVertex
+            | Op::EndPrimitive
+            | Op::Demote
+            | Op::GfxSys(_)
+            | Op::Tuple
+            | Op::Tex(_)
+            | Op::Extract(_)
+            | Op::ImageLoad(_)
+            | Op::ImageStore(_)
+            | Op::ImageAtomic(..) => self.gfx_op(f, v, &inst)?,
         };
         self.vals[v.index()] = r;
         Ok(())
@@ -1384,6 +1432,11 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         local_size: sh.local_size,
         fn_vars: Vec::new(),
         entry_block: 0,
+        stage: sh.stage,
+        gfxcfg: sh.gfx.clone(),
+        gx: Default::default(),
+        tex_vars: HashMap::new(),
+        img_vars: HashMap::new(),
         opts: *opts,
         b,
     };
@@ -1427,6 +1480,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         e.popc_reset();
         e.wg_barrier();
     }
+    e.gfx_prologue(f)?;
     let pc_var = if tree.is_some() { 0 } else { e.fn_var(u, None) };
     let case_of = |i: usize| -> u32 {
         match f.blocks[i].addr {
@@ -1529,6 +1583,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         e.b.capability(Capability::AtomicFloat32AddEXT);
         e.b.extension("SPV_EXT_shader_atomic_float_add");
     }
+    e.gfx_caps();
     let am = if e.uses_psb {
         spirv::AddressingModel::PhysicalStorageBuffer64
     } else {
@@ -1536,9 +1591,14 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     };
     e.b.memory_model(am, spirv::MemoryModel::GLSL450);
     let iface = e.interface.clone();
-    e.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", iface);
     let ls = sh.local_size.map(|x| x.max(1));
-    e.b.execution_mode(main, spirv::ExecutionMode::LocalSize, ls);
+    if sh.stage == dmsh_ir::Stage::Compute {
+        e.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", iface);
+        e.b.execution_mode(main, spirv::ExecutionMode::LocalSize, ls);
+    } else {
+        let model = e.gfx_entry(main);
+        e.b.entry_point(model, main, "main", iface);
+    }
     // Keep −0, ∞ and NaN exactly (Maxwell does; drivers may not unless asked).
     e.b.capability(Capability::SignedZeroInfNanPreserve);
     for w in [16u32, 32, 64] {
@@ -1564,7 +1624,43 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             }
         }
     }
+    for (&slot, &(_, _, _, kind)) in &e.gx.textures {
+        resources.push(Resource {
+            kind,
+            bank: slot as u32,
+            guest_offset: 0,
+            size: 0,
+            set: 0,
+            binding: 64 + slot as u32,
+            metal_index: slot as u32,
+        });
+    }
+    for (&slot, &(_, _, kind)) in &e.gx.images {
+        resources.push(Resource {
+            kind,
+            bank: slot as u32,
+            guest_offset: 0,
+            size: 0,
+            set: 0,
+            binding: 128 + slot as u32,
+            metal_index: 64 + slot as u32,
+        });
+    }
+    let io = |m: &std::collections::BTreeMap<u32, dmsh_ir::lift::CompType>| {
+        m.iter()
+            .map(|(&location, ct)| crate::reflect::IoVar {
+                location,
+                component_type: ct.name(),
+            })
+            .collect::<Vec<_>>()
+    };
     let reflection = Reflection {
+        inputs: io(&e.gx.inputs),
+        outputs: io(&e.gx.outputs),
+        metal_direct: !matches!(
+            sh.stage,
+            dmsh_ir::Stage::Geometry | dmsh_ir::Stage::TessControl | dmsh_ir::Stage::TessEval
+        ),
         version: 0,
         stage: sh.stage.name(),
         entry: "main",
@@ -1758,6 +1854,9 @@ fn emit_block(
     let blk = &f.blocks[i];
     for &v in &blk.insts {
         e.inst(sh, f, v)?;
+    }
+    if blk.term == Terminator::Kill && sh.stage == dmsh_ir::Stage::Fragment {
+        e.demote();
     }
     let next = match &blk.term {
         Terminator::Jump(t) => Some(e.u32c(case_of(t.index()))),

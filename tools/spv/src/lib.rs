@@ -17,7 +17,7 @@ mod float;
 pub mod reflect;
 
 pub use emit::emit;
-pub use reflect::{Reflection, Resource};
+pub use reflect::{IoVar, Reflection, Resource};
 
 use dmsh_ir::Shader;
 
@@ -91,6 +91,18 @@ pub fn translate(
     opts: &Options,
 ) -> Result<Output, TranslateError> {
     let mut shader = dmsh_ir::lift::lift(code, cfg)?;
+    dmsh_ir::passes::run_all(&mut shader.func);
+    Ok(emit(&shader, opts)?)
+}
+
+/// Translates a graphics program (the 0x50-byte SPH followed by its instructions) with a
+/// graphics configuration (`cfg.gfx` set, e.g. from `dmsh_ir::lift::dksh::graphics_config`).
+pub fn translate_graphics(
+    code: &[u8],
+    cfg: &dmsh_ir::lift::Config,
+    opts: &Options,
+) -> Result<Output, TranslateError> {
+    let mut shader = dmsh_ir::lift::lift_graphics(code, cfg)?;
     dmsh_ir::passes::run_all(&mut shader.func);
     Ok(emit(&shader, opts)?)
 }

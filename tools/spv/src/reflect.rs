@@ -56,6 +56,24 @@ pub struct Reflection {
     pub warp_ops: bool,
     /// Resources.
     pub resources: Vec<Resource>,
+    /// Graphics: stage inputs (vertex attributes, varyings) by location.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<IoVar>,
+    /// Graphics: stage outputs (varyings, fragment colour targets) by location.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<IoVar>,
+    /// Whether Metal can run the stage directly (false for geometry and tessellation, which
+    /// a later step must lower).
+    pub metal_direct: bool,
+}
+
+/// One stage input or output vector.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct IoVar {
+    /// Location.
+    pub location: u32,
+    /// `float`, `sint` or `uint` (4 components).
+    pub component_type: &'static str,
 }
 
 impl Reflection {

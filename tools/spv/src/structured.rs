@@ -215,6 +215,9 @@ impl S<'_> {
                 e.store(var, k);
             }
             Node::Exit | Node::Kill => {
+                if matches!(n, Node::Kill) && self.sh.stage == dmsh_ir::Stage::Fragment {
+                    e.demote();
+                }
                 berr(e.b.ret())?;
                 self.open = false;
             }

@@ -84,6 +84,8 @@ pub struct Config {
     pub extra_targets: Vec<u32>,
     /// CUDA: byte offset of the first parameter in c[0x0].
     pub param_base: u32,
+    /// Graphics stages: SPH, binding layout and I/O types (None for compute).
+    pub gfx: Option<super::layout::Gfx>,
 }
 
 impl Config {
@@ -99,6 +101,7 @@ impl Config {
             buffer_banks: BTreeMap::new(),
             extra_targets: Vec::new(),
             param_base: 0x140,
+            gfx: None,
         }
     }
 

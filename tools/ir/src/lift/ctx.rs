@@ -278,6 +278,9 @@ impl<'a> Cx<'a> {
     /// The form suffix: `R`, `C`, `I`, `RC` or `` (no variant).
     pub fn variant(i: &Instr) -> &'static str {
         let n = i.form_name();
+        if n.ends_with("_R16") {
+            return "R";
+        }
         for s in ["_RC", "_RR", "_RI", "_IR", "_II", "_R", "_C", "_I"] {
             if n.ends_with(s) {
                 return &s[1..];

@@ -11,14 +11,19 @@ pub mod abi;
 pub mod conv;
 pub mod ctrl;
 mod ctx;
+pub mod dksh;
 pub mod double;
 pub mod float;
 pub mod half;
 pub mod int;
+pub mod io;
+pub mod layout;
 pub mod mem;
+pub mod tex;
 pub mod warp;
 
 pub use abi::{Abi, Config};
+pub use layout::{BindingLayout, CompType, Gfx};
 pub use ctx::Cx;
 
 use crate::ir::{BlockId, Function, Op, Terminator, Type};
@@ -266,7 +271,43 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
         banks,
         abi: cfg.abi.name(),
         guest_insts: guest,
+        gfx: cfg.gfx.clone(),
     })
+}
+
+/// Lifts a graphics program: the 0x50-byte SPH followed by its instructions (a
+/// `*.code.bin` of the dksh corpus, or an NVN code area from +0x30). `cfg.gfx` must be set;
+/// its `sph` is replaced by the header read here. A malformed header is an error naming the
+/// shader key and offset 0.
+pub fn lift_graphics(code: &[u8], cfg: &Config) -> Result<Shader> {
+    let key = cfg.gfx.as_ref().map(|g| g.key.clone()).unwrap_or_default();
+    let bad = |why: String| LiftError::Unsupported {
+        offset: 0,
+        mnemonic: "SPH".into(),
+        why: format!("shader {key}: {why}"),
+    };
+    let sph = dmsh_isa::sph_info::SphInfo::parse(code).map_err(|e| bad(e.to_string()))?;
+    let want = match cfg.stage {
+        crate::Stage::Vertex => dmsh_isa::sph_info::SphStage::Vertex,
+        crate::Stage::TessControl => dmsh_isa::sph_info::SphStage::TessControl,
+        crate::Stage::TessEval => dmsh_isa::sph_info::SphStage::TessEval,
+        crate::Stage::Geometry => dmsh_isa::sph_info::SphStage::Geometry,
+        crate::Stage::Fragment => dmsh_isa::sph_info::SphStage::Fragment,
+        crate::Stage::Compute => return Err(bad("compute code has no SPH".into())),
+    };
+    if sph.stage != want {
+        return Err(bad(format!(
+            "the SPH says {} but the stage is {}",
+            sph.stage.name(),
+            cfg.stage.name()
+        )));
+    }
+    let mut cfg = cfg.clone();
+    match cfg.gfx.as_mut() {
+        Some(g) => g.sph = sph,
+        None => return Err(bad("no graphics configuration".into())),
+    }
+    lift(&code[dmsh_isa::sph::SPH_SIZE..], &cfg)
 }
 
 fn first_instr(off: u32) -> u32 {
@@ -372,7 +413,35 @@ fn dispatch(cx: &mut Cx, i: &Instr) -> Result<()> {
         | O::Red
         | O::Cctl
         | O::Membar => mem::lift(cx, i),
+        O::S2r if io::is_gfx_sreg(i) => io::lift(cx, i),
         O::Shfl | O::Vote | O::S2r | O::Cs2r | O::Bar | O::B2r => warp::lift(cx, i),
+        O::Ald
+        | O::Ast
+        | O::Ipa
+        | O::Out
+        | O::Isberd
+        | O::Pixld
+        | O::Al2p
+        | O::Sam
+        | O::Ram
+        | O::Fswzadd => io::lift(cx, i),
+        O::Tex
+        | O::Texs
+        | O::Tld
+        | O::Tlds
+        | O::Tld4
+        | O::Tld4s
+        | O::Txq
+        | O::Tmml
+        | O::Txd
+        | O::Suld
+        | O::Sust
+        | O::Suatom
+        | O::Sured => tex::lift(cx, i),
+        O::Exit => {
+            io::frag_outputs(cx);
+            ctrl::lift(cx, i)
+        }
         _ => ctrl::lift(cx, i),
     }
 }

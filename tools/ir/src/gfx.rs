@@ -1,0 +1,141 @@
+//! Graphics-stage operation descriptors (issue 5): stage I/O, textures and images.
+//!
+//! Attribute words are addressed as the hardware does (`a[]` byte addresses, see
+//! `tests/corpus/dksh/README.md` §4); the back end maps each address to an interface variable
+//! or built-in. Textures and images name a resolved *slot* (the binding-layout profile turned
+//! the instruction's handle into it); their arguments are grouped by [`Op::Tuple`](crate::Op).
+
+/// Interpolation mode of `IPA`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum IpaMode {
+    /// `.PASS`: the plain interpolated value (for a perspective input: value × 1/w).
+    Pass,
+    /// Default: the interpolated value multiplied by the multiplier operand.
+    Multiply,
+    /// `.CONSTANT`: the provoking vertex's value.
+    Constant,
+    /// `.SC`: like `.PASS`.
+    Sc,
+}
+
+/// Sampling location of `IPA`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum IpaSample {
+    /// Pixel centre (or sample, under sample shading).
+    Default,
+    /// `.CENTROID`.
+    Centroid,
+    /// `.OFFSET`: at an offset given by a register.
+    Offset,
+}
+
+/// Graphics system values not in [`Sys`](crate::Sys).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum GSys {
+    /// `SR_INVOCATION_ID` (geometry / tess-control invocation).
+    InvocationId,
+    /// `SR_INVOCATION_INFO`: the translator reports 0, so vertex handles are plain indices.
+    InvocationInfo,
+    /// `PIXLD.MY_INDEX`: sample index.
+    SampleId,
+    /// `PIXLD.COVMASK`: input coverage mask.
+    SampleMaskIn,
+    /// `SR_Y_DIRECTION`: +1.0 (as f32 bits).
+    YDirection,
+    /// `SR_THREAD_KILL`: 1 for a helper (killed) invocation, else 0.
+    HelperInvocation,
+    /// `SR_PRIM_TYPE`: tess-control input patch size in bits 8..15.
+    PrimType,
+}
+
+/// Texture dimensionality.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum TexDim {
+    /// 1D.
+    D1,
+    /// 2D.
+    D2,
+    /// 3D.
+    D3,
+    /// Cube.
+    Cube,
+    /// Texel buffer (1D buffer).
+    Buffer,
+}
+
+impl TexDim {
+    /// Coordinate count (without the array layer).
+    pub fn coords(self) -> usize {
+        match self {
+            TexDim::D1 | TexDim::Buffer => 1,
+            TexDim::D2 => 2,
+            TexDim::D3 | TexDim::Cube => 3,
+        }
+    }
+}
+
+/// What a texture instruction computes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum TexKind {
+    /// Filtered sample (TEX, TEXS).
+    Sample,
+    /// Texel fetch with integer coordinates (TLD, TLDS).
+    Fetch,
+    /// Four-texel gather of one component (TLD4, TLD4S).
+    Gather(u8),
+    /// Size query (TXQ dimension): width, height, depth/layers, mip levels.
+    QuerySize,
+    /// Level-of-detail query (TMML): (lod clamped, lod unclamped) in 8.8 fixed point.
+    QueryLod,
+    /// Sample with explicit derivatives (TXD).
+    Grad,
+}
+
+/// Level-of-detail operand of a texture instruction.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum TexLod {
+    /// Implicit (derivatives).
+    Implicit,
+    /// Level zero (`.LZ`).
+    Zero,
+    /// Bias (`.LB`).
+    Bias,
+    /// Explicit level (`.LL`).
+    Level,
+}
+
+/// A texture operation. Arguments: `[coords Tuple, extra Tuple, derivatives Tuple or NONE]`
+/// where coords = (x, y, z, layer) as used by `dim`/`array` (f32 bits, integers for Fetch and
+/// the layer), extra = (lod-or-bias, depth reference, packed offsets, sample index).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct TexDesc {
+    /// The operation.
+    pub kind: TexKind,
+    /// Dimensionality.
+    pub dim: TexDim,
+    /// Array texture.
+    pub array: bool,
+    /// Depth comparison (`.DC`).
+    pub shadow: bool,
+    /// Level of detail.
+    pub lod: TexLod,
+    /// Constant offsets present (`.AOFFI`), packed 4 bits per coordinate in extra\[2\].
+    pub offset: bool,
+    /// Multisample fetch (`.MS`).
+    pub ms: bool,
+    /// The resolved texture slot.
+    pub slot: u16,
+}
+
+/// An image (surface) operation on a resolved slot. Arguments: `[coords Tuple, data Tuple]`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ImgDesc {
+    /// Dimensionality (Buffer for `1D_BUFFER`).
+    pub dim: TexDim,
+    /// Array image.
+    pub array: bool,
+    /// Components moved (1, 2 or 4 words).
+    pub words: u8,
+    /// The resolved image slot.
+    pub slot: u16,
+}

@@ -1,0 +1,237 @@
+//! Stage I/O: ALD, AST, IPA, OUT (EMIT/CUT), PIXLD, ISBERD, the graphics system registers,
+//! and the fragment outputs the SPH's omap names (read from registers at EXIT).
+
+use super::{Cx, Result};
+use crate::gfx::{GSys, IpaMode, IpaSample};
+use crate::ir::{Op, Type, Value};
+use crate::shader::Stage;
+use dmsh_isa::{Field, Instr, Opcode};
+
+/// Highest attribute byte address the hardware defines (`a[0x3fc]`, front facing).
+pub const ATTR_END: u32 = 0x400;
+
+fn words(i: &Instr) -> u32 {
+    match i.modifier(Field::Size).unwrap_or("") {
+        ".64" => 2,
+        ".96" => 3,
+        ".128" => 4,
+        _ => 1,
+    }
+}
+
+/// The attribute address `[Ra + Imm]`: a constant when Ra is RZ.
+fn attr_addr(cx: &mut Cx, i: &Instr, k: u32) -> Result<Value> {
+    let imm = i.get(Field::Imm).unwrap_or(0) as u32;
+    let ra = cx.rf(i, Field::Ra);
+    let a = imm + 4 * k;
+    if ra == 255 {
+        if a >= ATTR_END || !a.is_multiple_of(4) {
+            return Err(cx.unsupported(i, format!("attribute address {a:#x} outside a[0..0x400]")));
+        }
+        return Ok(cx.c32(a));
+    }
+    let r = cx.reg(ra);
+    let c = cx.c32(a);
+    Ok(cx.add(r, c))
+}
+
+/// Lifts one stage-I/O instruction.
+pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
+    match i.opcode() {
+        Opcode::Ald => {
+            let n = words(i);
+            let output = i.flag(Field::O);
+            let patch = i.flag(Field::P);
+            let vtx = cx.r(i, Field::Rc);
+            let rd = cx.rf(i, Field::Rd);
+            let mut vals = Vec::new();
+            for k in 0..n {
+                let a = attr_addr(cx, i, k)?;
+                vals.push(cx.emit(Op::AttrLoad { output, patch }, Type::U32, &[a, vtx]));
+            }
+            for (k, v) in vals.into_iter().enumerate() {
+                if rd != 255 {
+                    cx.set_reg(rd + k as u8, v);
+                }
+            }
+        }
+        Opcode::Ast => {
+            let n = words(i);
+            let patch = i.flag(Field::P);
+            let vtx = cx.r(i, Field::Rc);
+            let rd = cx.rf(i, Field::Rd);
+            for k in 0..n {
+                let a = attr_addr(cx, i, k)?;
+                let v = if rd == 255 {
+                    cx.c32(0)
+                } else {
+                    cx.reg(rd + k as u8)
+                };
+                cx.emit(Op::AttrStore { patch }, Type::Void, &[a, v, vtx]);
+            }
+        }
+        Opcode::Ipa => {
+            let mode = match i.modifier(Field::Interp).unwrap_or("") {
+                ".PASS" => IpaMode::Pass,
+                ".CONSTANT" => IpaMode::Constant,
+                ".SC" => IpaMode::Sc,
+                _ => IpaMode::Multiply,
+            };
+            let sample = match i.modifier(Field::Sample).unwrap_or("") {
+                ".CENTROID" => IpaSample::Centroid,
+                ".OFFSET" => IpaSample::Offset,
+                _ => IpaSample::Default,
+            };
+            let a = if i.form_name() == "IPA_IDX" {
+                let r = cx.r(i, Field::Ra);
+                r
+            } else {
+                attr_addr(cx, i, 0)?
+            };
+            let off = cx.r(i, Field::Rc);
+            let zero = cx.c32(0);
+            let mut v = cx.emit(Op::Interp(mode, sample), Type::U32, &[a, zero, off]);
+            if mode == IpaMode::Multiply {
+                let m = cx.r(i, Field::Rb);
+                let m = cx.cast(Type::F32, m);
+                let x = cx.cast(Type::F32, v);
+                v = cx.emit(Op::FMul(crate::Round::Rn), Type::F32, &[x, m]);
+            }
+            if i.flag(Field::Sat) {
+                let x = cx.cast(Type::F32, v);
+                let z = cx.cf32(0.0);
+                let o = cx.cf32(1.0);
+                let lo = cx.bin(Op::FMax, x, z);
+                v = cx.bin(Op::FMin, lo, o);
+            }
+            cx.set_rd(i, v);
+        }
+        Opcode::Out => {
+            let m = i.modifier(Field::Mode).unwrap_or("");
+            if m.contains("EMIT") {
+                cx.emit(Op::EmitVertex, Type::Void, &[]);
+            }
+            if m.contains("CUT") {
+                cx.emit(Op::EndPrimitive, Type::Void, &[]);
+            }
+            let z = cx.c32(0);
+            cx.set_rd(i, z);
+        }
+        Opcode::Isberd => {
+            let v = cx.r(i, Field::Ra);
+            cx.set_rd(i, v);
+        }
+        Opcode::Pixld => {
+            let s = match i.modifier(Field::Mode).unwrap_or("") {
+                ".MY_INDEX" => GSys::SampleId,
+                ".COVMASK" => GSys::SampleMaskIn,
+                m => return Err(cx.unsupported(i, format!("PIXLD{m}"))),
+            };
+            let v = cx.emit(Op::GfxSys(s), Type::U32, &[]);
+            cx.set_rd(i, v);
+            if let Some(p) = i.pred(Field::Pd) {
+                let t = cx.cbool(true);
+                cx.set_pred(p.0, t);
+            }
+        }
+        Opcode::S2r => {
+            let v = match i.modifier(Field::Sreg).unwrap_or("") {
+                "SR_INVOCATION_ID" => cx.emit(Op::GfxSys(GSys::InvocationId), Type::U32, &[]),
+                "SR_INVOCATION_INFO" => cx.emit(Op::GfxSys(GSys::InvocationInfo), Type::U32, &[]),
+                "SR_Y_DIRECTION" => cx.c32(0x3f80_0000),
+                "SR_THREAD_KILL" => cx.emit(Op::GfxSys(GSys::HelperInvocation), Type::U32, &[]),
+                "SR_PRIM_TYPE" => cx.emit(Op::GfxSys(GSys::PrimType), Type::U32, &[]),
+                _ => return Err(cx.unsupported(i, "system register")),
+            };
+            cx.set_rd(i, v);
+        }
+        Opcode::Al2p => {
+            // Attribute offset to attribute address: the translation's addresses are the
+            // offsets themselves.
+            let a = cx.r(i, Field::Ra);
+            let k = cx.c32(i.get(Field::Imm).unwrap_or(0) as u32);
+            let v = cx.add(a, k);
+            cx.set_rd(i, v);
+            if let Some(p) = i.pred(Field::Pd) {
+                let f = cx.cbool(false);
+                cx.set_pred(p.0, f);
+            }
+        }
+        Opcode::Sam | Opcode::Ram => {}
+        Opcode::Fswzadd => {
+            // Per quad lane (lane & 3), two bits of the swizzle pick (a, b) signs:
+            // 0: a + b, 1: -a + b, 2: a - b, 3: b.
+            let a = cx.r(i, Field::Ra);
+            let b = cx.r(i, Field::Rb);
+            let swz = i.raw(Field::Mode).unwrap_or(0) as u32;
+            let lane = cx.sys(crate::Sys::LaneId);
+            let three = cx.c32(3);
+            let q = cx.and(lane, three);
+            let sh = cx.shl_c(q, 1);
+            let sw = cx.c32(swz);
+            let m0 = cx.bin(Op::LShr, sw, sh);
+            let m = cx.and(m0, three);
+            let (one, neg, zero) = (cx.cf32(1.0), cx.cf32(-1.0), cx.cf32(0.0));
+            let c1 = cx.c32(1);
+            let c2 = cx.c32(2);
+            let is1 = cx.cmp(Op::IEq, m, c1);
+            let is2 = cx.cmp(Op::IEq, m, c2);
+            let is3 = cx.cmp(Op::IEq, m, three);
+            let fa0 = cx.sel(is3, zero, one);
+            let fa = cx.sel(is1, neg, fa0);
+            let fb = cx.sel(is2, neg, one);
+            let af = cx.cast(Type::F32, a);
+            let bf = cx.cast(Type::F32, b);
+            let x = cx.emit(Op::FMul(crate::Round::Rn), Type::F32, &[af, fa]);
+            let y = cx.emit(Op::FMul(crate::Round::Rn), Type::F32, &[bf, fb]);
+            let r = cx.emit(Op::FAdd(super::Cx::rnd(i)), Type::F32, &[x, y]);
+            cx.set_rd(i, r);
+        }
+        _ => return Err(cx.unsupported(i, "not a stage-I/O instruction")),
+    }
+    Ok(())
+}
+
+/// Whether an S2R reads a graphics system register this module handles.
+pub fn is_gfx_sreg(i: &Instr) -> bool {
+    matches!(
+        i.modifier(Field::Sreg).unwrap_or(""),
+        "SR_INVOCATION_ID"
+            | "SR_INVOCATION_INFO"
+            | "SR_Y_DIRECTION"
+            | "SR_THREAD_KILL"
+            | "SR_PRIM_TYPE"
+    )
+}
+
+/// Fragment stage at EXIT: the colour targets, sample mask and depth the SPH's omap names,
+/// read from the registers the hardware takes them from (components compacted in target
+/// order; sample mask in the next register, depth in the one after).
+pub fn frag_outputs(cx: &mut Cx) {
+    let Some(g) = cx.cfg.gfx.as_ref() else {
+        return;
+    };
+    if cx.cfg.stage != Stage::Fragment {
+        return;
+    }
+    let sph = g.sph.clone();
+    let mut reg = 0u8;
+    for t in 0..8u8 {
+        let mask = (sph.omap_target >> (4 * t)) & 0xf;
+        for c in 0..4u8 {
+            if mask & (1 << c) != 0 {
+                let v = cx.reg(reg);
+                cx.emit(Op::FragOut(4 * t + c), Type::Void, &[v]);
+                reg += 1;
+            }
+        }
+    }
+    if sph.omap_sample_mask {
+        let v = cx.reg(reg);
+        cx.emit(Op::FragOut(32), Type::Void, &[v]);
+    }
+    if sph.omap_depth {
+        let v = cx.reg(reg + 1);
+        cx.emit(Op::FragOut(33), Type::Void, &[v]);
+    }
+}

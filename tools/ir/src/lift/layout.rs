@@ -1,0 +1,182 @@
+//! Graphics lifting inputs: the SPH, the binding-layout profile that turns texture and image
+//! handles into slots (NVN and deko3d are two instances of the same data), and the component
+//! types of stage inputs/outputs the binary does not record (from shader_facts).
+
+use crate::shader::Stage;
+pub use dmsh_isa::sph_info::{Interp, SphInfo, SphStage};
+
+/// Where texture and image handles live (a profile, not a code path).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BindingLayout {
+    /// Profile name (`deko3d`, `nvn`).
+    pub name: String,
+    /// The constant bank holding handles (deko3d 0, NVN 2).
+    pub tex_bank: u8,
+    /// Byte offset of texture 0's handle (deko3d: the stage base B; NVN: `nvn_tex_base`).
+    pub tex_base: u32,
+    /// Bytes per texture handle (deko3d 4, NVN 8).
+    pub tex_stride: u32,
+    /// Number of texture slots.
+    pub tex_count: u32,
+    /// Byte offset of image 0's handle (deko3d B + 0x80).
+    pub image_base: u32,
+    /// Bytes per image handle.
+    pub image_stride: u32,
+    /// Number of image slots.
+    pub image_count: u32,
+    /// NVN: separate samplers' base (`nvn_samp_base`), if the title uses them.
+    pub samp_base: Option<u32>,
+    /// NVN: separate textures' base (`nvn_septex_base`), if the title uses them.
+    pub septex_base: Option<u32>,
+    /// First constant bank of uniform buffer 0 (deko3d 2, NVN 3).
+    pub first_ubo_bank: u8,
+    /// Byte offset of storage buffer 0's {address, size} record in c0.
+    pub sbuf_base: u32,
+}
+
+/// deko3d's per-stage base B of the graphics driver constant buffer.
+pub fn deko3d_stage_base(stage: Stage) -> u32 {
+    match stage {
+        Stage::Vertex => 0x010,
+        Stage::TessControl => 0x1b0,
+        Stage::TessEval => 0x350,
+        Stage::Geometry => 0x4f0,
+        Stage::Fragment => 0x690,
+        Stage::Compute => 0x0a0,
+    }
+}
+
+impl BindingLayout {
+    /// deko3d (uam binaries): textures at c\[0\]\[B + 4n\], images at B + 0x80 + 4n, storage
+    /// buffers at B + 0xa0 + 16n, uniform buffer n = c\[2+n\].
+    pub fn deko3d(stage: Stage) -> Self {
+        let b = deko3d_stage_base(stage);
+        BindingLayout {
+            name: "deko3d".into(),
+            tex_bank: 0,
+            tex_base: b,
+            tex_stride: 4,
+            tex_count: 32,
+            image_base: b + 0x80,
+            image_stride: 4,
+            image_count: 8,
+            samp_base: None,
+            septex_base: None,
+            first_ubo_bank: 2,
+            sbuf_base: b + 0xa0,
+        }
+    }
+
+    /// NVN: bound texture r at c\[2\]\[tex_base + 8r\] (0x20 in most titles, 0x168 in some),
+    /// uniform buffer r = c\[3+r\].
+    pub fn nvn(stage: Stage, tex_base: u32) -> Self {
+        let sbuf = match stage {
+            Stage::Vertex => 0x110,
+            Stage::Fragment => 0x510,
+            _ => 0x310,
+        };
+        BindingLayout {
+            name: "nvn".into(),
+            tex_bank: 2,
+            tex_base,
+            tex_stride: 8,
+            tex_count: 32,
+            image_base: tex_base + 8 * 32,
+            image_stride: 8,
+            image_count: 8,
+            samp_base: Some(0x568),
+            septex_base: None,
+            first_ubo_bank: 3,
+            sbuf_base: sbuf,
+        }
+    }
+
+    fn slot(off: u32, base: u32, stride: u32, count: u32) -> Option<u16> {
+        let rel = off.checked_sub(base)?;
+        (rel % stride == 0 && rel / stride < count).then_some((rel / stride) as u16)
+    }
+
+    /// The texture slot of a byte offset in the handle bank.
+    pub fn texture_at(&self, byte: u32) -> Option<u16> {
+        Self::slot(byte, self.tex_base, self.tex_stride, self.tex_count)
+    }
+
+    /// The image slot of a byte offset in the handle bank.
+    pub fn image_at(&self, byte: u32) -> Option<u16> {
+        Self::slot(byte, self.image_base, self.image_stride, self.image_count)
+    }
+}
+
+/// Component type of a stage input or output vector (the binary does not say).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum CompType {
+    /// 32-bit float.
+    #[default]
+    Float,
+    /// 32-bit signed integer.
+    Sint,
+    /// 32-bit unsigned integer.
+    Uint,
+}
+
+impl CompType {
+    /// Parses `f`/`float`, `i`/`int`/`sint`, `u`/`uint`.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "f" | "float" | "f32" => CompType::Float,
+            "i" | "int" | "sint" | "s32" | "i32" => CompType::Sint,
+            "u" | "uint" | "u32" => CompType::Uint,
+            _ => return None,
+        })
+    }
+    /// The reflection name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CompType::Float => "float",
+            CompType::Sint => "sint",
+            CompType::Uint => "uint",
+        }
+    }
+}
+
+/// Everything a graphics stage needs besides the code.
+#[derive(Clone, Debug)]
+pub struct Gfx {
+    /// The decoded SPH.
+    pub sph: SphInfo,
+    /// The binding layout.
+    pub layout: BindingLayout,
+    /// Component type per input location (vertex attributes, varyings).
+    pub inputs: [CompType; 32],
+    /// Component type per output location (varyings, fragment colour targets).
+    pub outputs: [CompType; 32],
+    /// Extra output locations a partner stage reads (bit n = generic n), declared even if the
+    /// SPH does not list them, initialised to (0,0,0,1).
+    pub extra_outputs: u32,
+    /// The shader key for error messages.
+    pub key: String,
+    /// Fragment: early fragment tests (deko3d program header).
+    pub early_fragment_tests: bool,
+    /// Tess-eval: domain | spacing << 4 | output primitive << 8 (deko3d `param_c8`; default
+    /// triangles, equal spacing, counter-clockwise).
+    pub tess_param: u32,
+    /// Component type of each texture slot's data (float unless shader_facts says).
+    pub textures: [CompType; 32],
+}
+
+impl Gfx {
+    /// A configuration with float I/O.
+    pub fn new(sph: SphInfo, layout: BindingLayout, key: impl Into<String>) -> Self {
+        Gfx {
+            sph,
+            layout,
+            inputs: [CompType::Float; 32],
+            outputs: [CompType::Float; 32],
+            extra_outputs: 0,
+            key: key.into(),
+            early_fragment_tests: false,
+            tess_param: 0x201,
+            textures: [CompType::Float; 32],
+        }
+    }
+}

@@ -1,0 +1,607 @@
+//! Textures and images: TEX, TEXS, TLD, TLDS, TLD4, TLD4S, TXQ, TMML, TXD, SULD, SUST, SUATOM,
+//! SURED. Handles become slots through the binding-layout profile
+//! ([`super::layout::BindingLayout`]); dimension, arrayness and depth compare come from the
+//! instruction.
+
+use super::{Cx, LiftError, Result};
+use crate::gfx::{ImgDesc, TexDesc, TexDim, TexKind, TexLod};
+use crate::ir::{AtomOp, Op, Type, Value};
+use dmsh_isa::{Field, Instr, Opcode};
+
+fn unresolved(cx: &Cx, i: &Instr, why: String) -> LiftError {
+    let key = cx
+        .cfg
+        .gfx
+        .as_ref()
+        .map(|g| g.key.clone())
+        .unwrap_or_default();
+    cx.unsupported(i, format!("shader {key}: unresolvable handle: {why}"))
+}
+
+/// The slot of a bound texture / image from the instruction's handle index, or from the
+/// bindless register when it holds a word loaded from a static handle-bank offset.
+fn slot(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Result<u16> {
+    let Some(g) = cx.cfg.gfx.as_ref() else {
+        return Err(unresolved(cx, i, "no binding layout (graphics profile)".into()));
+    };
+    let layout = g.layout.clone();
+    let byte = match bindless {
+        None => {
+            let h = i.raw(Field::Handle).unwrap_or(0) as u32;
+            4 * h
+        }
+        Some(v) => {
+            let inst = *cx.f.inst(v);
+            match inst.op {
+                Op::LoadConst(b) if b == layout.tex_bank => match cx.f.const_of(inst.args[0]) {
+                    Some(off) => off as u32,
+                    None => {
+                        return Err(unresolved(
+                            cx,
+                            i,
+                            "bindless handle indexed at run time (sampler array)".into(),
+                        ))
+                    }
+                },
+                _ => {
+                    return Err(unresolved(
+                        cx,
+                        i,
+                        "bindless handle not loaded from the handle bank".into(),
+                    ))
+                }
+            }
+        }
+    };
+    let s = if image {
+        layout.image_at(byte)
+    } else {
+        layout.texture_at(byte)
+    };
+    s.ok_or_else(|| {
+        unresolved(
+            cx,
+            i,
+            format!(
+                "{} handle at c[{}][{byte:#x}] outside the {} layout",
+                if image { "image" } else { "texture" },
+                layout.tex_bank,
+                layout.name
+            ),
+        )
+    })
+}
+
+/// A register read that tolerates RZ / running past R254.
+fn rr(cx: &mut Cx, base: u8, k: u8) -> Value {
+    if base == 255 {
+        cx.c32(0)
+    } else {
+        cx.reg(base.saturating_add(k).min(254))
+    }
+}
+
+fn tuple(cx: &mut Cx, v: [Value; 4]) -> Value {
+    cx.emit(Op::Tuple, Type::Void, &v)
+}
+
+/// Writes the enabled components of a 4-wide result to registers: `pairs` lists the
+/// destination register of each written component in order.
+fn write(cx: &mut Cx, res: Value, comps: &[u8], dests: &[u8]) {
+    let vals: Vec<Value> = comps
+        .iter()
+        .map(|&c| cx.emit(Op::Extract(c), Type::U32, &[res]))
+        .collect();
+    for (v, &d) in vals.into_iter().zip(dests) {
+        if d != 255 {
+            cx.set_reg(d, v);
+        }
+    }
+}
+
+/// Packs two f32 results as f16x2 (`.F16` forms).
+fn write_f16(cx: &mut Cx, res: Value, comps: &[u8], dests: &[u8]) {
+    let vals: Vec<Value> = comps
+        .iter()
+        .map(|&c| {
+            let x = cx.emit(Op::Extract(c), Type::U32, &[res]);
+            let f = cx.cast(Type::F32, x);
+            let h = cx.emit(Op::FConvert(crate::Round::Rn), Type::F16, &[f]);
+            let hb = cx.emit(Op::Bitcast, Type::U32, &[h]);
+            hb
+        })
+        .collect();
+    for (k, &d) in dests.iter().enumerate() {
+        if d == 255 || 2 * k >= vals.len() {
+            continue;
+        }
+        let lo = vals[2 * k];
+        let v = if 2 * k + 1 < vals.len() {
+            let hi = cx.shl_c(vals[2 * k + 1], 16);
+            cx.or(lo, hi)
+        } else {
+            lo
+        };
+        cx.set_reg(d, v);
+    }
+}
+
+fn tt(i: &Instr) -> (TexDim, bool) {
+    let dim = match i.get(Field::TexType).unwrap_or(1) {
+        0 => TexDim::D1,
+        1 => TexDim::D2,
+        2 => TexDim::D3,
+        _ => TexDim::Cube,
+    };
+    (dim, i.flag(Field::Array))
+}
+
+fn mask_comps(i: &Instr) -> Vec<u8> {
+    let m = i.raw(Field::WriteMask).unwrap_or(0xf) as u8;
+    (0..4).filter(|c| m & (1 << c) != 0).collect()
+}
+
+/// Coordinates from consecutive registers starting at `ra`: layer first for arrays.
+fn coords_from(cx: &mut Cx, ra: u8, dim: TexDim, array: bool) -> (Value, u8) {
+    let mut k = 0u8;
+    let layer = if array {
+        k += 1;
+        Some(rr(cx, ra, 0))
+    } else {
+        None
+    };
+    let mut c = Vec::new();
+    for _ in 0..dim.coords() {
+        c.push(rr(cx, ra, k));
+        k += 1;
+    }
+    let z = cx.c32(0);
+    while c.len() < 3 {
+        c.push(z);
+    }
+    let l = layer.unwrap_or(z);
+    (tuple(cx, [c[0], c[1], c[2], l]), k)
+}
+
+fn desc(kind: TexKind, dim: TexDim, array: bool, slot: u16) -> TexDesc {
+    TexDesc {
+        kind,
+        dim,
+        array,
+        shadow: false,
+        lod: TexLod::Implicit,
+        offset: false,
+        ms: false,
+        slot,
+    }
+}
+
+/// Lifts one texture or surface instruction.
+pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
+    let form = i.form_name();
+    let bindless = form.ends_with("_B") || form.ends_with("_DR") || form.ends_with("_PR");
+    let rd = cx.rf(i, Field::Rd);
+    let ra = cx.rf(i, Field::Ra);
+    let rb = cx.rf(i, Field::Rb);
+    let z = cx.c32(0);
+    match i.opcode() {
+        Opcode::Texs | Opcode::Tlds | Opcode::Tld4s => {
+            if bindless {
+                return Err(unresolved(cx, i, "bindless TEXS form".into()));
+            }
+            let s = slot(cx, i, false, None)?;
+            let rd2 = cx.rf(i, Field::Rd2);
+            let rd2 = if form.ends_with("_RZ") { 255 } else { rd2 };
+            let (d, comps) = match i.opcode() {
+                Opcode::Texs => texs(cx, i, ra, rb, s)?,
+                Opcode::Tlds => tlds(cx, i, ra, rb, s)?,
+                _ => {
+                    let comp = i.get(Field::Component).unwrap_or(0) as u8;
+                    let mut d = desc(TexKind::Gather(comp), TexDim::D2, false, s);
+                    d.offset = i.flag(Field::Aoffi);
+                    d.shadow = i.flag(Field::Dc);
+                    let (x, y, meta) = if d.offset || d.shadow {
+                        (rr(cx, ra, 0), rr(cx, ra, 1), rb)
+                    } else {
+                        (rr(cx, ra, 0), rr(cx, rb, 0), 255)
+                    };
+                    let mut k = 0;
+                    let off = if d.offset {
+                        k += 1;
+                        rr(cx, meta, 0)
+                    } else {
+                        z
+                    };
+                    let dref = if d.shadow { rr(cx, meta, k) } else { z };
+                    let c = tuple(cx, [x, y, z, z]);
+                    let e = tuple(cx, [z, dref, off, z]);
+                    let r = cx.emit(Op::Tex(d), Type::Void, &[c, e]);
+                    (r, vec![0, 1, 2, 3])
+                }
+            };
+            let comps = if i.opcode() == Opcode::Tld4s {
+                comps
+            } else {
+                texs_comps(i, rd2 == 255)
+            };
+            let f16 = i.modifier(Field::F16) == Some(".F16");
+            let mut dests = vec![rd, if rd == 255 { 255 } else { rd + 1 }];
+            dests.push(rd2);
+            dests.push(if rd2 == 255 { 255 } else { rd2 + 1 });
+            if f16 {
+                write_f16(cx, d, &comps, &[rd, rd2]);
+            } else {
+                write(cx, d, &comps, &dests);
+            }
+        }
+        Opcode::Tex | Opcode::Tld | Opcode::Tld4 | Opcode::Tmml | Opcode::Txd => {
+            let (dim, array) = tt(i);
+            let mut meta = rb;
+            let hreg = if bindless {
+                let h = rr(cx, meta, 0);
+                meta = if meta == 255 { 255 } else { meta + 1 };
+                Some(h)
+            } else {
+                None
+            };
+            let s = slot(cx, i, false, hreg)?;
+            let (c, _) = coords_from(cx, ra, dim, array);
+            let mut d = desc(TexKind::Sample, dim, array, s);
+            let mut m = 0u8;
+            let mut take = |cx: &mut Cx| {
+                let v = rr(cx, meta, m);
+                m += 1;
+                v
+            };
+            let mut lod = z;
+            let mut off = z;
+            let mut dref = z;
+            let mut sample = z;
+            let mut grad = None;
+            match i.opcode() {
+                Opcode::Tex => {
+                    d.lod = match i.modifier(Field::Lod).unwrap_or("") {
+                        ".LZ" => TexLod::Zero,
+                        ".LB" | ".LBA" => TexLod::Bias,
+                        ".LL" | ".LLA" => TexLod::Level,
+                        _ => TexLod::Implicit,
+                    };
+                    if matches!(d.lod, TexLod::Bias | TexLod::Level) {
+                        lod = take(cx);
+                    }
+                    if i.flag(Field::Aoffi) {
+                        d.offset = true;
+                        off = take(cx);
+                    }
+                    if i.flag(Field::Dc) {
+                        d.shadow = true;
+                        dref = take(cx);
+                    }
+                }
+                Opcode::Tld => {
+                    d.kind = TexKind::Fetch;
+                    d.lod = if i.modifier(Field::Lod) == Some(".LL") {
+                        lod = take(cx);
+                        TexLod::Level
+                    } else {
+                        TexLod::Zero
+                    };
+                    if i.flag(Field::Aoffi) {
+                        d.offset = true;
+                        off = take(cx);
+                    }
+                    if i.flag(Field::Ms) {
+                        d.ms = true;
+                        sample = take(cx);
+                    }
+                }
+                Opcode::Tld4 => {
+                    d.kind = TexKind::Gather(i.get(Field::Component).unwrap_or(0) as u8);
+                    let ao = i.modifier(Field::Aoffi).unwrap_or("");
+                    if ao == ".PTP" {
+                        return Err(cx.unsupported(i, "TLD4.PTP (per-texel offsets)"));
+                    }
+                    if ao == ".AOFFI" {
+                        d.offset = true;
+                        off = take(cx);
+                    }
+                    if i.flag(Field::Dc) {
+                        d.shadow = true;
+                        dref = take(cx);
+                    }
+                }
+                Opcode::Tmml => d.kind = TexKind::QueryLod,
+                _ => {
+                    d.kind = TexKind::Grad;
+                    if i.flag(Field::Aoffi) {
+                        return Err(cx.unsupported(i, "TXD.AOFFI"));
+                    }
+                    let n = dim.coords() as u8;
+                    let mut g = [z; 4];
+                    for k in 0..n.min(2) {
+                        g[2 * k as usize] = rr(cx, rb, 2 * k);
+                        g[2 * k as usize + 1] = rr(cx, rb, 2 * k + 1);
+                    }
+                    if n > 2 {
+                        return Err(cx.unsupported(i, "TXD on 3D/cube textures"));
+                    }
+                    grad = Some(tuple(cx, g));
+                }
+            }
+            let e = tuple(cx, [lod, dref, off, sample]);
+            let r = match grad {
+                Some(g) => cx.emit(Op::Tex(d), Type::Void, &[c, e, g]),
+                None => cx.emit(Op::Tex(d), Type::Void, &[c, e]),
+            };
+            let comps = if d.kind == TexKind::QueryLod {
+                mask_comps(i).into_iter().filter(|&c| c < 2).collect()
+            } else {
+                mask_comps(i)
+            };
+            let dests: Vec<u8> = (0..comps.len() as u8)
+                .map(|k| if rd == 255 { 255 } else { rd + k })
+                .collect();
+            write(cx, r, &comps, &dests);
+        }
+        Opcode::Txq => {
+            let mode = i.modifier(Field::Mode).unwrap_or("");
+            if mode != "TEX_HEADER_DIMENSION" {
+                return Err(cx.unsupported(i, format!("TXQ {mode}")));
+            }
+            let hreg = if bindless { Some(rr(cx, ra, 0)) } else { None };
+            let lodr = if bindless { rr(cx, ra, 1) } else { rr(cx, ra, 0) };
+            // A TXQ handle may name a texture or an image.
+            let (image, s) = match slot(cx, i, false, hreg) {
+                Ok(s) => (false, s),
+                Err(e) => match slot(cx, i, true, hreg) {
+                    Ok(s) => (true, s),
+                    Err(_) => return Err(e),
+                },
+            };
+            let mut d = desc(TexKind::QuerySize, TexDim::D2, false, s);
+            d.ms = image; // marks an image query for the back end
+            let c = tuple(cx, [z, z, z, z]);
+            let e = tuple(cx, [lodr, z, z, z]);
+            let r = cx.emit(Op::Tex(d), Type::Void, &[c, e]);
+            let comps = mask_comps(i);
+            let dests: Vec<u8> = (0..comps.len() as u8)
+                .map(|k| if rd == 255 { 255 } else { rd + k })
+                .collect();
+            write(cx, r, &comps, &dests);
+        }
+        Opcode::Suld | Opcode::Sust | Opcode::Suatom | Opcode::Sured => surface(cx, i)?,
+        _ => return Err(cx.unsupported(i, "not a texture instruction")),
+    }
+    Ok(())
+}
+
+/// TEXS components written, in order (CMP1 with one destination pair, CMP2 with two).
+fn texs_comps(i: &Instr, one_pair: bool) -> Vec<u8> {
+    let c = i.raw(Field::Component).unwrap_or(0) as usize;
+    let one: [&[u8]; 8] = [&[0], &[1], &[2], &[3], &[0, 1], &[0, 3], &[1, 3], &[2, 3]];
+    let two: [&[u8]; 8] = [
+        &[0, 1, 2],
+        &[0, 1, 3],
+        &[0, 2, 3],
+        &[1, 2, 3],
+        &[0, 1, 2, 3],
+        &[0, 1, 2, 3],
+        &[0, 1, 2, 3],
+        &[0, 1, 2, 3],
+    ];
+    if one_pair {
+        one[c].to_vec()
+    } else {
+        two[c].to_vec()
+    }
+}
+
+fn texs(cx: &mut Cx, i: &Instr, ra: u8, rb: u8, s: u16) -> Result<(Value, Vec<u8>)> {
+    let z = cx.c32(0);
+    let t = i.raw(Field::Lod).unwrap_or(0);
+    let a = |cx: &mut Cx, k| rr(cx, ra, k);
+    let b = |cx: &mut Cx, k| rr(cx, rb, k);
+    use TexDim::*;
+    use TexLod::*;
+    // (dim, array, lod, shadow, coords, layer, lod value, dref)
+    let (dim, array, lod, shadow) = match t {
+        0 => (D1, false, Zero, false),
+        1 => (D2, false, Implicit, false),
+        2 => (D2, false, Zero, false),
+        3 => (D2, false, Level, false),
+        4 => (D2, false, Implicit, true),
+        5 => (D2, false, Level, true),
+        6 => (D2, false, Zero, true),
+        7 => (D2, true, Implicit, false),
+        8 => (D2, true, Zero, false),
+        9 => (D2, true, Zero, true),
+        10 => (D3, false, Implicit, false),
+        11 => (D3, false, Zero, false),
+        12 => (Cube, false, Implicit, false),
+        13 => (Cube, false, Level, false),
+        _ => return Err(cx.unsupported(i, format!("TEXS type {t}"))),
+    };
+    let (x, y, zc, layer, lodv, dref) = match t {
+        0 => (a(cx, 0), z, z, z, z, z),
+        1 | 2 => (a(cx, 0), b(cx, 0), z, z, z, z),
+        3 => (a(cx, 0), a(cx, 1), z, z, b(cx, 0), z),
+        4 | 6 => (a(cx, 0), a(cx, 1), z, z, z, b(cx, 0)),
+        5 => (a(cx, 0), a(cx, 1), z, z, b(cx, 0), b(cx, 1)),
+        7 | 8 => (a(cx, 1), b(cx, 0), z, a(cx, 0), z, z),
+        9 => (a(cx, 1), b(cx, 0), z, a(cx, 0), z, b(cx, 1)),
+        10..=12 => (a(cx, 0), a(cx, 1), b(cx, 0), z, z, z),
+        _ => (a(cx, 0), a(cx, 1), b(cx, 0), z, b(cx, 1), z),
+    };
+    let mut d = desc(TexKind::Sample, dim, array, s);
+    d.lod = lod;
+    d.shadow = shadow;
+    let c = tuple(cx, [x, y, zc, layer]);
+    let e = tuple(cx, [lodv, dref, z, z]);
+    Ok((cx.emit(Op::Tex(d), Type::Void, &[c, e]), vec![]))
+}
+
+fn tlds(cx: &mut Cx, i: &Instr, ra: u8, rb: u8, s: u16) -> Result<(Value, Vec<u8>)> {
+    let z = cx.c32(0);
+    let t = i.raw(Field::Lod).unwrap_or(0);
+    let a = |cx: &mut Cx, k| rr(cx, ra, k);
+    let b = |cx: &mut Cx, k| rr(cx, rb, k);
+    use TexDim::*;
+    let mut d = desc(TexKind::Fetch, D2, false, s);
+    d.lod = TexLod::Zero;
+    // (x, y, z, layer, lod, offset, sample)
+    let v = match t {
+        0 => {
+            d.dim = D1;
+            (a(cx, 0), z, z, z, z, z, z)
+        }
+        1 => {
+            d.dim = D1;
+            d.lod = TexLod::Level;
+            (a(cx, 0), z, z, z, b(cx, 0), z, z)
+        }
+        2 => (a(cx, 0), b(cx, 0), z, z, z, z, z),
+        4 => {
+            d.offset = true;
+            (a(cx, 0), a(cx, 1), z, z, z, b(cx, 0), z)
+        }
+        5 => {
+            d.lod = TexLod::Level;
+            (a(cx, 0), a(cx, 1), z, z, b(cx, 0), z, z)
+        }
+        6 => {
+            d.ms = true;
+            (a(cx, 0), a(cx, 1), z, z, z, z, b(cx, 0))
+        }
+        7 => {
+            d.dim = D3;
+            (a(cx, 0), a(cx, 1), b(cx, 0), z, z, z, z)
+        }
+        8 => {
+            d.array = true;
+            (a(cx, 1), b(cx, 0), z, a(cx, 0), z, z, z)
+        }
+        12 => {
+            d.lod = TexLod::Level;
+            d.offset = true;
+            (a(cx, 0), a(cx, 1), z, z, b(cx, 0), b(cx, 1), z)
+        }
+        _ => return Err(cx.unsupported(i, format!("TLDS type {t}"))),
+    };
+    let c = tuple(cx, [v.0, v.1, v.2, v.3]);
+    let e = tuple(cx, [v.4, z, v.5, v.6]);
+    Ok((cx.emit(Op::Tex(d), Type::Void, &[c, e]), vec![]))
+}
+
+fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
+    let form = i.form_name();
+    if form.ends_with("_DR") || form.ends_with("_PR") || form == "SUATOM_D" || form == "SUATOM_CAS" {
+        return Err(unresolved(cx, i, "register (bindless) surface handle".into()));
+    }
+    let s = slot(cx, i, true, None)?;
+    let tt = i.modifier(Field::TexType).unwrap_or("");
+    let (dim, array) = match tt {
+        ".1D" => (TexDim::D1, false),
+        ".1D_BUFFER" => (TexDim::Buffer, false),
+        ".1D_ARRAY" => (TexDim::D1, true),
+        ".2D" => (TexDim::D2, false),
+        ".2D_ARRAY" => (TexDim::D2, true),
+        ".3D" => (TexDim::D3, false),
+        _ if i.opcode() == Opcode::Suatom => {
+            // Immediate-handle SUATOM: target in bits 32-35 (README §1).
+            match i.raw(Field::TexType).unwrap_or(6) {
+                0 => (TexDim::D1, false),
+                2 => (TexDim::Buffer, false),
+                4 => (TexDim::D1, true),
+                6 => (TexDim::D2, false),
+                8 => (TexDim::D2, true),
+                10 => (TexDim::D3, false),
+                t => return Err(cx.unsupported(i, format!("SUATOM target {t}"))),
+            }
+        }
+        t => return Err(cx.unsupported(i, format!("surface type {t}"))),
+    };
+    let ra = cx.rf(i, Field::Ra);
+    let z = cx.c32(0);
+    let n = dim.coords() as u8;
+    let mut c = [z; 4];
+    for k in 0..n {
+        c[k as usize] = rr(cx, ra, k);
+    }
+    if array {
+        c[3] = rr(cx, ra, n);
+    }
+    let ct = tuple(cx, c);
+    let words = match (form, i.modifier(Field::Size).unwrap_or("")) {
+        (f, _) if f.starts_with("SULD_P") || f.starts_with("SUST_P") => {
+            let m = i.modifier(Field::Mode).unwrap_or("");
+            if m != "" && m != ".RGBA" {
+                return Err(cx.unsupported(i, format!("partial surface mask {m}")));
+            }
+            4
+        }
+        (_, ".64") => 2,
+        (_, ".128") => 4,
+        (_, "") => 1,
+        (_, s) => return Err(cx.unsupported(i, format!("surface size {s}"))),
+    };
+    let d = ImgDesc {
+        dim,
+        array,
+        words,
+        slot: s,
+    };
+    let rd = cx.rf(i, Field::Rd);
+    match i.opcode() {
+        Opcode::Suld => {
+            let r = cx.emit(Op::ImageLoad(d), Type::Void, &[ct]);
+            let comps: Vec<u8> = (0..words).collect();
+            let dests: Vec<u8> = (0..words)
+                .map(|k| if rd == 255 { 255 } else { rd + k })
+                .collect();
+            write(cx, r, &comps, &dests);
+        }
+        Opcode::Sust => {
+            let mut v = [z; 4];
+            for k in 0..words {
+                v[k as usize] = rr(cx, rd, k);
+            }
+            let vt = tuple(cx, v);
+            cx.emit(Op::ImageStore(d), Type::Void, &[ct, vt]);
+        }
+        _ => {
+            let cas = form.starts_with("SUATOM_CAS");
+            let op = if cas {
+                None
+            } else {
+                Some(match i.raw(Field::Op).unwrap_or(0) {
+                    0 => AtomOp::Add,
+                    1 => AtomOp::SMin,
+                    2 => AtomOp::SMax,
+                    3 => AtomOp::Inc,
+                    4 => AtomOp::Dec,
+                    5 => AtomOp::And,
+                    6 => AtomOp::Or,
+                    7 => AtomOp::Xor,
+                    8 => AtomOp::Exch,
+                    o => return Err(cx.unsupported(i, format!("surface atomic op {o}"))),
+                })
+            };
+            let d = ImgDesc { words: 1, ..d };
+            let (val, cmpv) = if i.opcode() == Opcode::Sured {
+                (rr(cx, rd, 0), z)
+            } else {
+                let rbb = cx.rf(i, Field::Rb);
+                if cas {
+                    (rr(cx, rbb, 1), rr(cx, rbb, 0))
+                } else {
+                    (rr(cx, rbb, 0), z)
+                }
+            };
+            let r = cx.emit(Op::ImageAtomic(d, op), Type::U32, &[ct, val, cmpv]);
+            if i.opcode() == Opcode::Suatom {
+                cx.set_rd(i, r);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,883 @@
+//! Graphics stages: interface variables for the attribute space, fragment outputs, geometry
+//! emission, demote, execution models and modes. A child of `emit` (it extends [`E`]).
+
+use super::{berr, E};
+use crate::Error;
+use dmsh_ir::gfx::{GSys, IpaMode, IpaSample};
+use dmsh_ir::lift::CompType;
+use dmsh_ir::{Function, Inst, Op, Stage, Type, Value};
+use dmsh_ir::lift::layout::Interp;
+use rspirv::dr::Operand;
+use rspirv::spirv::{self, BuiltIn, Capability, Decoration, StorageClass, Word};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Location of per-patch generic vector n (`a[0x20 + 16n]`): after the 16 per-vertex ones
+/// uam uses in the corpus. Both sides of a translated TCS/TES pair agree on it.
+pub(crate) const PATCH_LOCATION_BASE: u32 = 16;
+
+/// Where one attribute word lives.
+#[derive(Clone, Copy, Debug)]
+enum Place {
+    /// Component `comp` (or the whole scalar when `comp` is None) of `var`, whose element is
+    /// `ct`; `arrayed`: indexed by vertex first.
+    Var {
+        var: Word,
+        comp: Option<u32>,
+        ct: CompType,
+        arrayed: bool,
+    },
+    /// gl_FrontFacing as the hardware reports it (all ones when front facing).
+    FrontFacing,
+    /// A constant.
+    Const(u32),
+}
+
+/// What the graphics part of the emitter keeps.
+#[derive(Default)]
+pub(crate) struct GfxState {
+    vars: BTreeMap<(u8, u32), (Word, u32)>,
+    pub caps: BTreeSet<u32>,
+    pub exts: BTreeSet<&'static str>,
+    pub depth_replacing: bool,
+    /// Declared stage inputs (location, component type) and outputs, for the reflection.
+    pub inputs: BTreeMap<u32, CompType>,
+    /// Declared colour targets / varyings written.
+    pub outputs: BTreeMap<u32, CompType>,
+    pub textures: BTreeMap<u16, (Word, Word, Word, &'static str)>,
+    pub images: BTreeMap<u16, (Word, Word, &'static str)>,
+    /// Geometry: input vertices per primitive (from the largest constant vertex index).
+    pub gs_in: u32,
+}
+
+impl E {
+    fn st(&self) -> Stage {
+        self.stage
+    }
+
+    fn gfx(&self) -> Option<&dmsh_ir::lift::Gfx> {
+        self.gfxcfg.as_ref()
+    }
+
+    pub(crate) fn cap(&mut self, c: Capability) {
+        self.gx.caps.insert(c as u32);
+    }
+
+    fn i32t(&mut self) -> Word {
+        self.b.type_int(32, 1)
+    }
+
+    fn scalar_of(&mut self, ct: CompType) -> Word {
+        match ct {
+            CompType::Float => self.ty(Type::F32),
+            CompType::Uint => self.ty(Type::U32),
+            CompType::Sint => self.i32t(),
+        }
+    }
+
+    /// A module-scope interface variable of `elem` (wrapped in an array of `arr` if given).
+    fn io_var(&mut self, sc: StorageClass, elem: Word, arr: Option<u32>) -> Word {
+        let t = match arr {
+            Some(n) => {
+                let nc = self.u32c(n);
+                self.b.type_array(elem, nc)
+            }
+            None => elem,
+        };
+        let pty = self.ptr(sc, t);
+        let v = self.global_var(pty, sc, None);
+        self.interface.push(v);
+        v
+    }
+
+    /// The per-vertex array length of inputs (TCS/TES: 32 = gl_MaxPatchVertices; GS: the
+    /// primitive's vertex count).
+    fn in_array(&self) -> Option<u32> {
+        match self.st() {
+            Stage::TessControl | Stage::TessEval => Some(32),
+            Stage::Geometry => Some(self.gx.gs_in.max(1)),
+            _ => None,
+        }
+    }
+
+    fn out_array(&self, patch: bool) -> Option<u32> {
+        match self.st() {
+            Stage::TessControl if !patch => Some(
+                self.gfx()
+                    .map(|g| g.sph.threads_per_input_primitive.max(1))
+                    .unwrap_or(1),
+            ),
+            _ => None,
+        }
+    }
+
+    fn builtin_var(
+        &mut self,
+        out: bool,
+        bi: BuiltIn,
+        elem: Word,
+        arr: Option<u32>,
+        patch: bool,
+    ) -> Word {
+        let key = (if out { 1 } else { 0 } | if patch { 2 } else { 0 }, 0x1000 + bi as u32);
+        if let Some(&(v, _)) = self.gx.vars.get(&key) {
+            return v;
+        }
+        let sc = if out {
+            StorageClass::Output
+        } else {
+            StorageClass::Input
+        };
+        let v = self.io_var(sc, elem, arr);
+        self.b
+            .decorate(v, Decoration::BuiltIn, [Operand::BuiltIn(bi)]);
+        if patch {
+            self.b.decorate(v, Decoration::Patch, []);
+        }
+        if self.st() == Stage::Fragment
+            && !out
+            && matches!(
+                bi,
+                BuiltIn::PrimitiveId | BuiltIn::Layer | BuiltIn::ViewportIndex | BuiltIn::SampleId
+            )
+        {
+            self.b.decorate(v, Decoration::Flat, []);
+        }
+        if out && bi == BuiltIn::Position {
+            self.b.decorate(v, Decoration::Invariant, []);
+        }
+        self.gx.vars.insert(key, (v, 0));
+        v
+    }
+
+    /// The vec4 variable of generic vector `n` (`kind` 0 input, 1 output, 2 patch output,
+    /// 3 patch input).
+    fn generic_var(&mut self, kind: u8, n: u32) -> (Word, CompType) {
+        let out = kind & 1 == 1;
+        let patch = kind & 2 == 2;
+        let ct = if patch {
+            CompType::Float
+        } else if out {
+            self.gfx().map(|g| g.outputs[n as usize % 32]).unwrap_or_default()
+        } else {
+            self.gfx().map(|g| g.inputs[n as usize % 32]).unwrap_or_default()
+        };
+        if let Some(&(v, _)) = self.gx.vars.get(&(kind, n)) {
+            return (v, ct);
+        }
+        let s = self.scalar_of(ct);
+        let v4 = self.b.type_vector(s, 4);
+        let arr = if patch {
+            None
+        } else if out {
+            self.out_array(false)
+        } else {
+            self.in_array()
+        };
+        let sc = if out {
+            StorageClass::Output
+        } else {
+            StorageClass::Input
+        };
+        let v = self.io_var(sc, v4, arr);
+        let loc = if patch { PATCH_LOCATION_BASE + n } else { n };
+        self.b
+            .decorate(v, Decoration::Location, [Operand::LiteralBit32(loc)]);
+        if patch {
+            self.b.decorate(v, Decoration::Patch, []);
+        }
+        if self.st() == Stage::Fragment && !out {
+            let mode = self.gfx().map(|g| g.sph.interp_of(n as usize)).unwrap_or_default();
+            if mode == Interp::Constant || ct != CompType::Float {
+                self.b.decorate(v, Decoration::Flat, []);
+            } else if mode == Interp::ScreenLinear {
+                self.b.decorate(v, Decoration::NoPerspective, []);
+            }
+        }
+        if out {
+            self.gx.outputs.insert(loc, ct);
+        } else {
+            self.gx.inputs.insert(loc, ct);
+        }
+        self.gx.vars.insert((kind, n), (v, 0));
+        (v, ct)
+    }
+
+    fn attr_err(&self, addr: u32, why: &str) -> Error {
+        let key = self.gfx().map(|g| g.key.clone()).unwrap_or_default();
+        Error::Unsupported(format!(
+            "shader {key}: attribute a[{addr:#x}] {why} in the {} stage",
+            self.st().name()
+        ))
+    }
+
+    /// Maps an attribute byte address to its place (declaring what it needs).
+    fn place(&mut self, addr: u32, out: bool, patch: bool) -> Result<Place, Error> {
+        let st = self.st();
+        let f32t = self.ty(Type::F32);
+        let i32t = self.i32t();
+        let arr_in = if out { self.out_array(patch) } else { self.in_array() };
+        let arrayed = arr_in.is_some() && !patch;
+        let bvar = |e: &mut E, bi: BuiltIn, elem: Word, arr: Option<u32>| {
+            e.builtin_var(out, bi, elem, if patch { None } else { arr }, patch)
+        };
+        Ok(match addr {
+            0x00..=0x14 if matches!(st, Stage::TessControl | Stage::TessEval) => {
+                let (bi, n, i) = if addr < 0x10 {
+                    (BuiltIn::TessLevelOuter, 4, addr / 4)
+                } else {
+                    (BuiltIn::TessLevelInner, 2, (addr - 0x10) / 4)
+                };
+                let nc = self.u32c(n);
+                let at = self.b.type_array(f32t, nc);
+                let var = self.builtin_var(out, bi, at, None, true);
+                Place::Var {
+                    var,
+                    comp: Some(i),
+                    ct: CompType::Float,
+                    arrayed: false,
+                }
+            }
+            0x20..=0x5f => {
+                let n = (addr - 0x20) / 16;
+                let (var, ct) = self.generic_var(if out { 3 } else { 2 }, n);
+                Place::Var {
+                    var,
+                    comp: Some((addr % 16) / 4),
+                    ct,
+                    arrayed: false,
+                }
+            }
+            0x60 => {
+                let bi = BuiltIn::PrimitiveId;
+                if st == Stage::Fragment {
+                    self.cap(Capability::Geometry);
+                }
+                let var = self.builtin_var(out, bi, i32t, None, false);
+                Place::Var {
+                    var,
+                    comp: None,
+                    ct: CompType::Sint,
+                    arrayed: false,
+                }
+            }
+            0x64 | 0x68 => {
+                let bi = if addr == 0x64 {
+                    BuiltIn::Layer
+                } else {
+                    BuiltIn::ViewportIndex
+                };
+                match (st, bi) {
+                    (Stage::Geometry, BuiltIn::Layer) => {}
+                    (Stage::Geometry, _) => self.cap(Capability::MultiViewport),
+                    (Stage::Fragment, BuiltIn::Layer) => self.cap(Capability::Geometry),
+                    (Stage::Fragment, _) => self.cap(Capability::MultiViewport),
+                    (_, BuiltIn::Layer) => self.cap(Capability::ShaderLayer),
+                    _ => self.cap(Capability::ShaderViewportIndex),
+                }
+                let var = self.builtin_var(out, bi, i32t, None, false);
+                Place::Var {
+                    var,
+                    comp: None,
+                    ct: CompType::Sint,
+                    arrayed: false,
+                }
+            }
+            0x6c => {
+                let var = bvar(self, BuiltIn::PointSize, f32t, arr_in);
+                Place::Var {
+                    var,
+                    comp: None,
+                    ct: CompType::Float,
+                    arrayed,
+                }
+            }
+            0x70..=0x7c => {
+                let v4 = self.b.type_vector(f32t, 4);
+                let var = if st == Stage::Fragment {
+                    self.builtin_var(false, BuiltIn::FragCoord, v4, None, false)
+                } else {
+                    bvar(self, BuiltIn::Position, v4, arr_in)
+                };
+                Place::Var {
+                    var,
+                    comp: Some((addr - 0x70) / 4),
+                    ct: CompType::Float,
+                    arrayed: arrayed && st != Stage::Fragment,
+                }
+            }
+            0x80..=0x27c => {
+                let n = (addr - 0x80) / 16;
+                let (var, ct) = self.generic_var(if out { 1 } else { 0 }, n);
+                Place::Var {
+                    var,
+                    comp: Some((addr % 16) / 4),
+                    ct,
+                    arrayed,
+                }
+            }
+            0x2c0..=0x2dc => {
+                let n = if out {
+                    self.gfx().map(|g| g.sph.clip_distances_out()).unwrap_or(8)
+                } else {
+                    8
+                }
+                .max((addr - 0x2c0) / 4 + 1);
+                self.cap(Capability::ClipDistance);
+                let nc = self.u32c(n);
+                let at = self.b.type_array(f32t, nc);
+                let var = bvar(self, BuiltIn::ClipDistance, at, arr_in);
+                Place::Var {
+                    var,
+                    comp: Some((addr - 0x2c0) / 4),
+                    ct: CompType::Float,
+                    arrayed,
+                }
+            }
+            0x2e0 | 0x2e4 if st == Stage::Fragment => {
+                let v2 = self.b.type_vector(f32t, 2);
+                let var = self.builtin_var(false, BuiltIn::PointCoord, v2, None, false);
+                Place::Var {
+                    var,
+                    comp: Some((addr - 0x2e0) / 4),
+                    ct: CompType::Float,
+                    arrayed: false,
+                }
+            }
+            0x2f0 | 0x2f4 if st == Stage::TessEval => {
+                let v3 = self.b.type_vector(f32t, 3);
+                let var = self.builtin_var(false, BuiltIn::TessCoord, v3, None, false);
+                Place::Var {
+                    var,
+                    comp: Some((addr - 0x2f0) / 4),
+                    ct: CompType::Float,
+                    arrayed: false,
+                }
+            }
+            0x2f8 | 0x2fc if st == Stage::Vertex && !out => {
+                let bi = if addr == 0x2f8 {
+                    BuiltIn::InstanceIndex
+                } else {
+                    BuiltIn::VertexIndex
+                };
+                let var = self.builtin_var(false, bi, i32t, None, false);
+                Place::Var {
+                    var,
+                    comp: None,
+                    ct: CompType::Sint,
+                    arrayed: false,
+                }
+            }
+            0x3fc if st == Stage::Fragment => Place::FrontFacing,
+            0x2f8 | 0x2fc => Place::Const(0),
+            _ => return Err(self.attr_err(addr, "is outside the known attribute space")),
+        })
+    }
+
+    fn place_ptr(&mut self, p: Place, vtx: Option<Word>) -> Result<(Word, CompType), Error> {
+        let Place::Var {
+            var,
+            comp,
+            ct,
+            arrayed,
+        } = p
+        else {
+            return Err(Error::Unsupported("not a variable".into()));
+        };
+        let mut idx = Vec::new();
+        if arrayed {
+            let v = match vtx {
+                Some(v) => v,
+                None => self.u32c(0),
+            };
+            idx.push(v);
+        }
+        if let Some(c) = comp {
+            idx.push(self.u32c(c));
+        }
+        if idx.is_empty() {
+            return Ok((var, ct));
+        }
+        let sc = self.var_class(var);
+        let s = self.scalar_of(ct);
+        let pty = self.ptr(sc, s);
+        let p = berr(self.b.access_chain(pty, None, var, idx))?;
+        Ok((p, ct))
+    }
+
+    fn var_class(&self, var: Word) -> StorageClass {
+        for inst in &self.b.module_ref().types_global_values {
+            if inst.result_id == Some(var) {
+                if let Some(Operand::StorageClass(sc)) = inst.operands.first() {
+                    return *sc;
+                }
+            }
+        }
+        StorageClass::Input
+    }
+
+    fn to_u32(&mut self, ct: CompType, v: Word) -> Word {
+        let u = self.ty(Type::U32);
+        match ct {
+            CompType::Uint => v,
+            _ => self.op(spirv::Op::Bitcast, u, &[v]),
+        }
+    }
+
+    fn from_u32(&mut self, ct: CompType, v: Word) -> Word {
+        match ct {
+            CompType::Uint => v,
+            _ => {
+                let t = self.scalar_of(ct);
+                self.op(spirv::Op::Bitcast, t, &[v])
+            }
+        }
+    }
+
+    fn load_place(&mut self, p: Place, vtx: Option<Word>) -> Result<Word, Error> {
+        match p {
+            Place::Const(c) => Ok(self.u32c(c)),
+            Place::FrontFacing => {
+                let bo = self.ty(Type::Bool);
+                let var = self.builtin_var(false, BuiltIn::FrontFacing, bo, None, false);
+                let ff = self.load(Type::Bool, var);
+                let ones = self.u32c(u32::MAX);
+                let zero = self.u32c(0);
+                Ok(self.select(Type::U32, ff, ones, zero))
+            }
+            _ => {
+                let (ptr, ct) = self.place_ptr(p, vtx)?;
+                let t = self.scalar_of(ct);
+                let v = berr(self.b.load(t, None, ptr, None, []))?;
+                Ok(self.to_u32(ct, v))
+            }
+        }
+    }
+
+    /// Emits a graphics operation; returns its result id (0 for none).
+    pub(crate) fn gfx_op(&mut self, f: &Function, v: Value, inst: &Inst) -> Result<Word, Error> {
+        let arg = |k: usize| inst.args[k];
+        let val = |e: &E, k: usize| {
+            let a = inst.args[k];
+            if a.is_some() {
+                Some(e.vals[a.index()])
+            } else {
+                None
+            }
+        };
+        let const_addr = |e: &E, k: usize| -> Option<u32> {
+            let _ = e;
+            f.const_of(arg(k)).map(|c| c as u32)
+        };
+        let _ = v;
+        Ok(match inst.op {
+            Op::AttrLoad { output, patch } => {
+                let vtx = val(self, 1);
+                match const_addr(self, 0) {
+                    Some(a) => {
+                        let p = self.place(a, output, patch)?;
+                        self.load_place(p, vtx)?
+                    }
+                    None => self.dyn_load(f, inst, output, patch, vtx, false)?,
+                }
+            }
+            Op::AttrStore { patch } => {
+                let Some(a) = const_addr(self, 0) else {
+                    return Err(self.attr_err(0, "stored at a run-time address"));
+                };
+                let p = self.place(a, true, patch)?;
+                let vtx = if self.st() == Stage::TessControl && !patch {
+                    Some(self.invocation_id())
+                } else {
+                    None
+                };
+                if let Place::Var { .. } = p {
+                    let (ptr, ct) = self.place_ptr(p, vtx)?;
+                    let x = self.from_u32(ct, self.vals[arg(1).index()]);
+                    self.store(ptr, x);
+                }
+                0
+            }
+            Op::Interp(mode, sample) => match const_addr(self, 0) {
+                Some(a) => self.interp(a, mode, sample)?,
+                None => self.dyn_load(f, inst, false, false, None, true)?,
+            },
+            Op::FragOut(k) => {
+                let x = self.vals[arg(0).index()];
+                self.frag_out(k, x)?;
+                0
+            }
+            Op::EmitVertex => {
+                berr(self.b.emit_vertex())?;
+                0
+            }
+            Op::EndPrimitive => {
+                berr(self.b.end_primitive())?;
+                0
+            }
+            Op::Demote => {
+                self.demote();
+                0
+            }
+            Op::GfxSys(s) => match s {
+                GSys::InvocationId => self.invocation_id(),
+                GSys::InvocationInfo => self.u32c(0),
+                GSys::YDirection => self.u32c(0x3f80_0000),
+                GSys::HelperInvocation => {
+                    let bo = self.ty(Type::Bool);
+                    let var =
+                        self.builtin_var(false, BuiltIn::HelperInvocation, bo, None, false);
+                    let h = self.load(Type::Bool, var);
+                    let one = self.u32c(1);
+                    let zero = self.u32c(0);
+                    self.select(Type::U32, h, one, zero)
+                }
+                GSys::PrimType => {
+                    if self.st() == Stage::TessControl || self.st() == Stage::TessEval {
+                        let i = self.i32t();
+                        let var =
+                            self.builtin_var(false, BuiltIn::PatchVertices, i, None, false);
+                        let x = berr(self.b.load(i, None, var, None, []))?;
+                        let u = self.to_u32(CompType::Sint, x);
+                        let ty = self.ty(Type::U32);
+                        let eight = self.u32c(8);
+                        self.op(spirv::Op::ShiftLeftLogical, ty, &[u, eight])
+                    } else {
+                        self.u32c(0)
+                    }
+                }
+                GSys::SampleId => {
+                    self.cap(Capability::SampleRateShading);
+                    let i = self.i32t();
+                    let var = self.builtin_var(false, BuiltIn::SampleId, i, None, false);
+                    let x = berr(self.b.load(i, None, var, None, []))?;
+                    self.to_u32(CompType::Sint, x)
+                }
+                GSys::SampleMaskIn => {
+                    let i = self.i32t();
+                    let one = self.u32c(1);
+                    let at = self.b.type_array(i, one);
+                    let var = self.builtin_var(false, BuiltIn::SampleMask, at, None, false);
+                    let pi = self.ptr(StorageClass::Input, i);
+                    let z = self.u32c(0);
+                    let p = berr(self.b.access_chain(pi, None, var, [z]))?;
+                    let x = berr(self.b.load(i, None, p, None, []))?;
+                    self.to_u32(CompType::Sint, x)
+                }
+            },
+            Op::Tuple => 0,
+            _ => return self.tex_op(f, inst),
+        })
+    }
+
+    /// An attribute read at a run-time address: a select chain over the declared generic
+    /// inputs (the hardware's indexed `a[]` reads, e.g. `IPA.IDX`).
+    fn dyn_load(
+        &mut self,
+        _f: &Function,
+        inst: &Inst,
+        output: bool,
+        patch: bool,
+        vtx: Option<Word>,
+        interp: bool,
+    ) -> Result<Word, Error> {
+        let addr = self.vals[inst.args[0].index()];
+        let gens: Vec<u32> = match self.gfx() {
+            Some(g) if !output => (0..32).filter(|n| g.sph.input_generics() >> n & 1 == 1).collect(),
+            Some(g) => (0..32).filter(|n| g.sph.output_generics() >> n & 1 == 1).collect(),
+            None => Vec::new(),
+        };
+        let bo = self.ty(Type::Bool);
+        let mut acc = self.u32c(0);
+        for n in gens {
+            for c in 0..4 {
+                let a = 0x80 + 16 * n + 4 * c;
+                let x = if interp {
+                    self.interp(a, IpaMode::Pass, IpaSample::Default)?
+                } else {
+                    let p = self.place(a, output, patch)?;
+                    self.load_place(p, vtx)?
+                };
+                let ac = self.u32c(a);
+                let eq = self.op(spirv::Op::IEqual, bo, &[addr, ac]);
+                acc = self.select(Type::U32, eq, x, acc);
+            }
+        }
+        Ok(acc)
+    }
+
+    fn invocation_id(&mut self) -> Word {
+        let i = self.i32t();
+        let var = self.builtin_var(false, BuiltIn::InvocationId, i, None, false);
+        let x = self.b.load(i, None, var, None, []).expect("block");
+        self.to_u32(CompType::Sint, x)
+    }
+
+    fn frag_w(&mut self) -> Word {
+        let f32t = self.ty(Type::F32);
+        let v4 = self.b.type_vector(f32t, 4);
+        let var = self.builtin_var(false, BuiltIn::FragCoord, v4, None, false);
+        let pf = self.ptr(StorageClass::Input, f32t);
+        let three = self.u32c(3);
+        let p = self.b.access_chain(pf, None, var, [three]).expect("block");
+        self.load(Type::F32, p)
+    }
+
+    /// IPA: the hardware's value before the multiplier (a perspective input read in pass or
+    /// multiply mode is value × 1/w, i.e. × gl_FragCoord.w).
+    fn interp(&mut self, addr: u32, mode: IpaMode, sample: IpaSample) -> Result<Word, Error> {
+        let p = self.place(addr, false, false)?;
+        let generic = (0x80..0x280).contains(&addr);
+        let x = if generic && sample == IpaSample::Centroid {
+            let (ptr, ct) = self.place_ptr(p, None)?;
+            if ct == CompType::Float {
+                self.cap(Capability::InterpolationFunction);
+                let f32t = self.ty(Type::F32);
+                let r = self.ext(f32t, 76, &[ptr]);
+                self.to_u32(ct, r)
+            } else {
+                let t = self.scalar_of(ct);
+                let r = berr(self.b.load(t, None, ptr, None, []))?;
+                self.to_u32(ct, r)
+            }
+        } else {
+            self.load_place(p, None)?
+        };
+        let n = ((addr.wrapping_sub(0x80)) / 16) as usize;
+        let persp = generic
+            && self
+                .gfx()
+                .map(|g| g.sph.interp_of(n) == Interp::Perspective && g.inputs[n % 32] == CompType::Float)
+                .unwrap_or(false);
+        if persp && mode != IpaMode::Constant {
+            let f32t = self.ty(Type::F32);
+            let xf = self.op(spirv::Op::Bitcast, f32t, &[x]);
+            let w = self.frag_w();
+            let r = self.fop(spirv::Op::FMul, f32t, &[xf, w]);
+            let u = self.ty(Type::U32);
+            return Ok(self.op(spirv::Op::Bitcast, u, &[r]));
+        }
+        Ok(x)
+    }
+
+    fn frag_out(&mut self, k: u8, x: Word) -> Result<(), Error> {
+        match k {
+            0..=31 => {
+                let t = (k / 4) as u32;
+                let (var, ct) = self.generic_var(1, t);
+                let p = Place::Var {
+                    var,
+                    comp: Some((k % 4) as u32),
+                    ct,
+                    arrayed: false,
+                };
+                let (ptr, ct) = self.place_ptr(p, None)?;
+                let y = self.from_u32(ct, x);
+                self.store(ptr, y);
+            }
+            32 => {
+                let i = self.i32t();
+                let one = self.u32c(1);
+                let at = self.b.type_array(i, one);
+                let var = self.builtin_var(true, BuiltIn::SampleMask, at, None, false);
+                let pi = self.ptr(StorageClass::Output, i);
+                let z = self.u32c(0);
+                let p = berr(self.b.access_chain(pi, None, var, [z]))?;
+                let y = self.from_u32(CompType::Sint, x);
+                self.store(p, y);
+            }
+            _ => {
+                let f32t = self.ty(Type::F32);
+                let var = self.builtin_var(true, BuiltIn::FragDepth, f32t, None, false);
+                self.gx.depth_replacing = true;
+                let y = self.from_u32(CompType::Float, x);
+                self.store(var, y);
+            }
+        }
+        Ok(())
+    }
+
+    /// `OpDemoteToHelperInvocation`: the invocation stops writing (KIL).
+    pub(crate) fn demote(&mut self) {
+        self.cap(Capability::DemoteToHelperInvocation);
+        self.gx.exts.insert("SPV_EXT_demote_to_helper_invocation");
+        let inst = rspirv::dr::Instruction::new(spirv::Op::DemoteToHelperInvocation, None, None, vec![]);
+        self.b
+            .insert_into_block(rspirv::dr::InsertPoint::End, inst)
+            .expect("block");
+    }
+
+    /// Declares the SPH's outputs and gives them their pairing-rule start values
+    /// ((0,0,0,1) for vectors, 0 for clip distances, 1 for point size). Runs first in main.
+    pub(crate) fn gfx_prologue(&mut self, f: &Function) -> Result<(), Error> {
+        let Some(g) = self.gfx().cloned() else {
+            return Ok(());
+        };
+        if self.st() == Stage::Geometry {
+            let mut max = 0u32;
+            for inst in &f.insts {
+                if let Op::AttrLoad { output: false, patch: false } = inst.op {
+                    if let Some(c) = f.const_of(inst.args[1]) {
+                        max = max.max(c as u32);
+                    }
+                }
+            }
+            self.gx.gs_in = match max {
+                0 => 1,
+                1 => 2,
+                _ => 3,
+            };
+        }
+        if self.st() == Stage::Fragment || self.st() == Stage::TessControl {
+            return Ok(());
+        }
+        let mut addrs: Vec<(u32, u32)> = Vec::new();
+        let gens = g.sph.output_generics() | g.extra_outputs;
+        for n in 0..32 {
+            if gens >> n & 1 == 1 {
+                for c in 0..4 {
+                    addrs.push((0x80 + 16 * n + 4 * c, if c == 3 { 1 } else { 0 }));
+                }
+            }
+        }
+        if g.sph.omap_sys_ab >> 28 != 0 {
+            for c in 0..4 {
+                addrs.push((0x70 + 4 * c, if c == 3 { 1 } else { 0 }));
+            }
+        }
+        if g.sph.omap_sys_ab >> 27 & 1 == 1 {
+            addrs.push((0x6c, 2));
+        }
+        for i in 0..g.sph.clip_distances_out() {
+            addrs.push((0x2c0 + 4 * i, 0));
+        }
+        for (a, one) in addrs {
+            let p = self.place(a, true, false)?;
+            let Place::Var { ct, .. } = p else { continue };
+            let bits = match (one, ct) {
+                (0, _) => 0,
+                (_, CompType::Float) => 0x3f80_0000,
+                (2, _) => 0x3f80_0000,
+                _ => 1,
+            };
+            let (ptr, ct) = self.place_ptr(p, None)?;
+            let c = self.u32c(bits);
+            let y = self.from_u32(ct, c);
+            self.store(ptr, y);
+        }
+        Ok(())
+    }
+
+    /// Declares the capabilities and extensions the graphics code needed.
+    pub(crate) fn gfx_caps(&mut self) {
+        match self.st() {
+            Stage::Geometry => self.cap(Capability::Geometry),
+            Stage::TessControl | Stage::TessEval => self.cap(Capability::Tessellation),
+            _ => {}
+        }
+        for &c in &self.gx.caps.clone() {
+            let cap: Capability = match c {
+                x if x == Capability::Geometry as u32 => Capability::Geometry,
+                x if x == Capability::Tessellation as u32 => Capability::Tessellation,
+                x if x == Capability::MultiViewport as u32 => Capability::MultiViewport,
+                x if x == Capability::ShaderLayer as u32 => Capability::ShaderLayer,
+                x if x == Capability::ShaderViewportIndex as u32 => Capability::ShaderViewportIndex,
+                x if x == Capability::ClipDistance as u32 => Capability::ClipDistance,
+                x if x == Capability::SampleRateShading as u32 => Capability::SampleRateShading,
+                x if x == Capability::InterpolationFunction as u32 => {
+                    Capability::InterpolationFunction
+                }
+                x if x == Capability::DemoteToHelperInvocation as u32 => {
+                    Capability::DemoteToHelperInvocation
+                }
+                x if x == Capability::Sampled1D as u32 => Capability::Sampled1D,
+                x if x == Capability::SampledBuffer as u32 => Capability::SampledBuffer,
+                x if x == Capability::SampledCubeArray as u32 => Capability::SampledCubeArray,
+                x if x == Capability::ImageQuery as u32 => Capability::ImageQuery,
+                x if x == Capability::ImageGatherExtended as u32 => Capability::ImageGatherExtended,
+                x if x == Capability::Image1D as u32 => Capability::Image1D,
+                x if x == Capability::ImageBuffer as u32 => Capability::ImageBuffer,
+                x if x == Capability::StorageImageReadWithoutFormat as u32 => {
+                    Capability::StorageImageReadWithoutFormat
+                }
+                x if x == Capability::StorageImageWriteWithoutFormat as u32 => {
+                    Capability::StorageImageWriteWithoutFormat
+                }
+                _ => continue,
+            };
+            self.b.capability(cap);
+        }
+        for x in self.gx.exts.clone() {
+            self.b.extension(x);
+        }
+    }
+
+    /// The execution model and modes of a graphics entry point.
+    pub(crate) fn gfx_entry(&mut self, main: Word) -> spirv::ExecutionModel {
+        use spirv::ExecutionMode as M;
+        let g = self.gfx().cloned();
+        let sph = g.as_ref().map(|g| g.sph.clone());
+        match self.st() {
+            Stage::Vertex => spirv::ExecutionModel::Vertex,
+            Stage::Fragment => {
+                self.b.execution_mode(main, M::OriginUpperLeft, []);
+                if self.gx.depth_replacing {
+                    self.b.execution_mode(main, M::DepthReplacing, []);
+                }
+                if g.as_ref().map(|g| g.early_fragment_tests).unwrap_or(false) {
+                    self.b.execution_mode(main, M::EarlyFragmentTests, []);
+                }
+                spirv::ExecutionModel::Fragment
+            }
+            Stage::Geometry => {
+                self.cap(Capability::Geometry);
+                let s = sph.unwrap_or_else(|| panic!("geometry without SPH"));
+                let inv = s.threads_per_input_primitive.max(1);
+                self.b.execution_mode(main, M::Invocations, [inv]);
+                let input = match self.gx.gs_in {
+                    1 => M::InputPoints,
+                    2 => M::InputLines,
+                    _ => M::Triangles,
+                };
+                self.b.execution_mode(main, input, []);
+                let out = match s.output_topology {
+                    1 => M::OutputPoints,
+                    6 => M::OutputLineStrip,
+                    _ => M::OutputTriangleStrip,
+                };
+                self.b.execution_mode(main, out, []);
+                self.b
+                    .execution_mode(main, M::OutputVertices, [s.max_output_vertex_count.max(1)]);
+                spirv::ExecutionModel::Geometry
+            }
+            Stage::TessControl => {
+                self.cap(Capability::Tessellation);
+                let n = sph.map(|s| s.threads_per_input_primitive.max(1)).unwrap_or(1);
+                self.b.execution_mode(main, M::OutputVertices, [n]);
+                spirv::ExecutionModel::TessellationControl
+            }
+            Stage::TessEval => {
+                self.cap(Capability::Tessellation);
+                let p = g.as_ref().map(|g| g.tess_param).unwrap_or(0x201);
+                let dom = match p & 0xf {
+                    0 => M::Isolines,
+                    2 => M::Quads,
+                    _ => M::Triangles,
+                };
+                let sp = match (p >> 4) & 0xf {
+                    1 => M::SpacingFractionalOdd,
+                    2 => M::SpacingFractionalEven,
+                    _ => M::SpacingEqual,
+                };
+                self.b.execution_mode(main, dom, []);
+                self.b.execution_mode(main, sp, []);
+                match (p >> 8) & 0xf {
+                    0 => self.b.execution_mode(main, M::PointMode, []),
+                    3 => self.b.execution_mode(main, M::VertexOrderCw, []),
+                    _ => self.b.execution_mode(main, M::VertexOrderCcw, []),
+                }
+                spirv::ExecutionModel::TessellationEvaluation
+            }
+            Stage::Compute => spirv::ExecutionModel::GLCompute,
+        }
+    }
+}

@@ -1,0 +1,582 @@
+//! Textures (combined image samplers at binding 64 + slot) and storage images (binding
+//! 128 + slot): sampling, fetch, gather, queries, derivatives, image load/store/atomics.
+
+use super::{berr, E};
+use crate::Error;
+use dmsh_ir::gfx::{ImgDesc, TexDesc, TexDim, TexKind, TexLod};
+use dmsh_ir::lift::CompType;
+use dmsh_ir::{AtomOp, Function, Inst, Op, Stage, Type};
+use rspirv::dr::{InsertPoint, Instruction, Operand};
+use rspirv::spirv::{self, Capability, Decoration, Dim, ImageFormat, ImageOperands, StorageClass, Word};
+
+fn sdim(d: TexDim) -> Dim {
+    match d {
+        TexDim::D1 => Dim::Dim1D,
+        TexDim::D2 => Dim::Dim2D,
+        TexDim::D3 => Dim::Dim3D,
+        TexDim::Cube => Dim::DimCube,
+        TexDim::Buffer => Dim::DimBuffer,
+    }
+}
+
+impl E {
+    fn tex_ct(&self, slot: u16) -> CompType {
+        self.gfxcfg
+            .as_ref()
+            .map(|g| g.textures[slot as usize % 32])
+            .unwrap_or_default()
+    }
+
+    /// The combined image-sampler variable of a slot for one image shape; returns
+    /// (variable, sampled-image type, image type).
+    fn tex_var(&mut self, d: &TexDesc) -> (Word, Word, Word) {
+        let ct = if d.shadow {
+            CompType::Float
+        } else {
+            self.tex_ct(d.slot)
+        };
+        let key = (d.slot, d.dim, d.array, d.shadow, d.ms, ct);
+        if let Some(&v) = self.tex_vars.get(&key) {
+            return v;
+        }
+        match (d.dim, d.array) {
+            (TexDim::D1, _) => self.cap(Capability::Sampled1D),
+            (TexDim::Buffer, _) => self.cap(Capability::SampledBuffer),
+            (TexDim::Cube, true) => self.cap(Capability::SampledCubeArray),
+            _ => {}
+        }
+        let st = self.scalar_of_ct(ct);
+        let it = self.b.type_image(
+            st,
+            sdim(d.dim),
+            d.shadow as u32,
+            d.array as u32,
+            d.ms as u32,
+            1,
+            ImageFormat::Unknown,
+            None,
+        );
+        let sit = self.b.type_sampled_image(it);
+        let pty = self.ptr(StorageClass::UniformConstant, sit);
+        let var = self.global_var(pty, StorageClass::UniformConstant, None);
+        self.interface.push(var);
+        self.b
+            .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+        self.b.decorate(
+            var,
+            Decoration::Binding,
+            [Operand::LiteralBit32(64 + d.slot as u32)],
+        );
+        self.tex_vars.insert(key, (var, sit, it));
+        self.gx.textures.insert(d.slot, (var, sit, it, "texture"));
+        (var, sit, it)
+    }
+
+    fn scalar_of_ct(&mut self, ct: CompType) -> Word {
+        match ct {
+            CompType::Float => self.ty(Type::F32),
+            CompType::Uint => self.ty(Type::U32),
+            CompType::Sint => self.b.type_int(32, 1),
+        }
+    }
+
+    fn tuple_vals(&self, f: &Function, t: dmsh_ir::Value) -> [Word; 4] {
+        let inst = f.inst(t);
+        let mut r = [0; 4];
+        for (k, a) in inst.args.iter().enumerate() {
+            if a.is_some() {
+                r[k] = self.vals[a.index()];
+            }
+        }
+        r
+    }
+
+    fn tuple_consts(f: &Function, t: dmsh_ir::Value) -> [Option<u32>; 4] {
+        let inst = f.inst(t);
+        let mut r = [None; 4];
+        for (k, a) in inst.args.iter().enumerate() {
+            if a.is_some() {
+                r[k] = f.const_of(*a).map(|c| c as u32);
+            }
+        }
+        r
+    }
+
+    fn vec_of(&mut self, elem: Word, comps: &[Word]) -> Word {
+        if comps.len() == 1 {
+            return comps[0];
+        }
+        let vt = self.b.type_vector(elem, comps.len() as u32);
+        berr(self.b.composite_construct(vt, None, comps.to_vec())).expect("block")
+    }
+
+    /// Float coordinates (x.. then the layer, converted from its integer register).
+    fn fcoords(&mut self, d: &TexDesc, c: [Word; 4]) -> Word {
+        let f32t = self.ty(Type::F32);
+        let mut v: Vec<Word> = (0..d.dim.coords())
+            .map(|k| self.op(spirv::Op::Bitcast, f32t, &[c[k]]))
+            .collect();
+        if d.array {
+            let l = self.op(spirv::Op::ConvertUToF, f32t, &[c[3]]);
+            v.push(l);
+        }
+        self.vec_of(f32t, &v)
+    }
+
+    fn icoords(&mut self, n: usize, array: bool, c: [Word; 4]) -> Word {
+        let i32t = self.b.type_int(32, 1);
+        let mut v: Vec<Word> = (0..n)
+            .map(|k| self.op(spirv::Op::Bitcast, i32t, &[c[k]]))
+            .collect();
+        if array {
+            let l = self.op(spirv::Op::Bitcast, i32t, &[c[3]]);
+            v.push(l);
+        }
+        self.vec_of(i32t, &v)
+    }
+
+    /// Constant offsets (4 signed bits per coordinate) as an ivecN constant.
+    fn const_offset(&mut self, n: usize, packed: u32) -> Word {
+        let i32t = self.b.type_int(32, 1);
+        let comps: Vec<Word> = (0..n)
+            .map(|k| {
+                let v = (((packed >> (4 * k)) & 0xf) as i32) << 28 >> 28;
+                self.cw_signed(i32t, v)
+            })
+            .collect();
+        if n == 1 {
+            return comps[0];
+        }
+        let vt = self.b.type_vector(i32t, n as u32);
+        self.b.constant_composite(vt, comps)
+    }
+
+    fn cw_signed(&mut self, t: Word, v: i32) -> Word {
+        self.b.constant_bit32(t, v as u32)
+    }
+
+    fn to_uvec4(&mut self, v: Word, ct: CompType, scalar: bool) -> Word {
+        let u = self.ty(Type::U32);
+        let uv4 = self.b.type_vector(u, 4);
+        if scalar {
+            let x = if ct == CompType::Uint {
+                v
+            } else {
+                self.op(spirv::Op::Bitcast, u, &[v])
+            };
+            let z = self.u32c(0);
+            let one = self.u32c(0x3f80_0000);
+            return berr(self.b.composite_construct(uv4, None, [x, z, z, one])).expect("block");
+        }
+        if ct == CompType::Uint {
+            v
+        } else {
+            self.op(spirv::Op::Bitcast, uv4, &[v])
+        }
+    }
+
+    fn raw(&mut self, op: spirv::Op, ty: Word, ops: Vec<Operand>) -> Word {
+        let id = self.b.id();
+        let inst = Instruction::new(op, Some(ty), Some(id), ops);
+        self.b
+            .insert_into_block(InsertPoint::End, inst)
+            .expect("block");
+        id
+    }
+
+    /// The dimension the code samples slot `s` with (TXQ does not say).
+    fn slot_shape(f: &Function, s: u16) -> (TexDim, bool) {
+        for i in &f.insts {
+            if let Op::Tex(d) = i.op {
+                if d.slot == s && d.kind != TexKind::QuerySize {
+                    return (d.dim, d.array);
+                }
+            }
+        }
+        (TexDim::D2, false)
+    }
+
+    pub(crate) fn tex_op(&mut self, f: &Function, inst: &Inst) -> Result<Word, Error> {
+        match inst.op {
+            Op::Tex(d) => self.tex(f, inst, d),
+            Op::Extract(k) => {
+                let u = self.ty(Type::U32);
+                let v = self.vals[inst.args[0].index()];
+                berr(self.b.composite_extract(u, None, v, [k as u32]))
+            }
+            Op::ImageLoad(d) | Op::ImageStore(d) | Op::ImageAtomic(d, _) => self.image(f, inst, d),
+            _ => Err(Error::Unsupported(format!("{:?}", inst.op))),
+        }
+    }
+
+    fn tex(&mut self, f: &Function, inst: &Inst, d: TexDesc) -> Result<Word, Error> {
+        let c = self.tuple_vals(f, inst.args[0]);
+        let e = self.tuple_vals(f, inst.args[1]);
+        let ec = Self::tuple_consts(f, inst.args[1]);
+        let f32t = self.ty(Type::F32);
+        let u = self.ty(Type::U32);
+        let i32t = self.b.type_int(32, 1);
+        if d.kind == TexKind::QuerySize {
+            self.cap(Capability::ImageQuery);
+            let uv4 = self.b.type_vector(u, 4);
+            if d.ms {
+                // An image (TXQ on a surface handle).
+                let (dim, array) = Self::img_shape(f, d.slot);
+                let (var, it) = self.img_var(d.slot, dim, array, false, ImageFormat::Unknown);
+                let img = self.load_id(it, var);
+                let n = dim.coords() + array as usize;
+                let n = if dim == TexDim::Cube { 2 + array as usize } else { n };
+                let qt = if n == 1 { i32t } else { self.b.type_vector(i32t, n as u32) };
+                let q = self.op(spirv::Op::ImageQuerySize, qt, &[img]);
+                return Ok(self.spread(q, n, None, uv4));
+            }
+            let (dim, array) = Self::slot_shape(f, d.slot);
+            let dd = TexDesc {
+                dim,
+                array,
+                ..d
+            };
+            let dd = TexDesc { ms: false, ..dd };
+            let (var, sit, it) = self.tex_var(&dd);
+            let si = self.load_id(sit, var);
+            let img = self.op(spirv::Op::Image, it, &[si]);
+            let n = if dim == TexDim::Cube {
+                2 + array as usize
+            } else {
+                dim.coords() + array as usize
+            };
+            let qt = if n == 1 { i32t } else { self.b.type_vector(i32t, n as u32) };
+            let lod = self.op(spirv::Op::Bitcast, i32t, &[e[0]]);
+            let q = self.op(spirv::Op::ImageQuerySizeLod, qt, &[img, lod]);
+            let lv = self.op(spirv::Op::ImageQueryLevels, i32t, &[img]);
+            return Ok(self.spread(q, n, Some(lv), uv4));
+        }
+        let (var, sit, it) = self.tex_var(&d);
+        let si = self.load_id(sit, var);
+        let ct = if d.shadow { CompType::Float } else { self.tex_ct(d.slot) };
+        let st = self.scalar_of_ct(ct);
+        let v4 = self.b.type_vector(st, 4);
+        let frag = self.stage == Stage::Fragment;
+        let n = d.dim.coords();
+        let mut mask = ImageOperands::NONE;
+        let mut ops: Vec<Operand> = Vec::new();
+        let mut add = |mask: &mut ImageOperands, m: ImageOperands, w: Word| {
+            *mask |= m;
+            ops.push(Operand::IdRef(w));
+        };
+        let r = match d.kind {
+            TexKind::Fetch => {
+                let mut coords = self.icoords(n, d.array, c);
+                let img = self.op(spirv::Op::Image, it, &[si]);
+                if d.offset {
+                    match ec[2] {
+                        Some(p) => {
+                            let o = self.const_offset(n, p);
+                            let ct2 = if n == 1 && !d.array { i32t } else { self.b.type_vector(i32t, (n + d.array as usize) as u32) };
+                            let o = if d.array {
+                                // Pad the layer with 0.
+                                let z = self.cw_signed(i32t, 0);
+                                let mut comps = Vec::new();
+                                for k in 0..n {
+                                    let x = if n == 1 { o } else { berr(self.b.composite_extract(i32t, None, o, [k as u32]))? };
+                                    comps.push(x);
+                                }
+                                comps.push(z);
+                                self.vec_of(i32t, &comps)
+                            } else {
+                                o
+                            };
+                            coords = self.op(spirv::Op::IAdd, ct2, &[coords, o]);
+                        }
+                        None => {
+                            return Err(Error::Unsupported("TLD with a run-time offset".into()))
+                        }
+                    }
+                }
+                let mut m2 = ImageOperands::NONE;
+                let mut o2: Vec<Operand> = Vec::new();
+                if d.ms {
+                    m2 |= ImageOperands::SAMPLE;
+                    let s = self.op(spirv::Op::Bitcast, i32t, &[e[3]]);
+                    o2.push(Operand::IdRef(s));
+                } else if d.dim != TexDim::Buffer {
+                    m2 |= ImageOperands::LOD;
+                    let l = if d.lod == TexLod::Level {
+                        self.op(spirv::Op::Bitcast, i32t, &[e[0]])
+                    } else {
+                        self.cw_signed(i32t, 0)
+                    };
+                    o2.push(Operand::IdRef(l));
+                }
+                let mut all = vec![Operand::IdRef(img), Operand::IdRef(coords)];
+                if m2 != ImageOperands::NONE {
+                    all.push(Operand::ImageOperands(m2));
+                    all.extend(o2);
+                }
+                let r = self.raw(spirv::Op::ImageFetch, v4, all);
+                return Ok(self.to_uvec4(r, ct, false));
+            }
+            TexKind::QueryLod => {
+                self.cap(Capability::ImageQuery);
+                let coords = self.fcoords(&TexDesc { array: false, ..d }, c);
+                let v2 = self.b.type_vector(f32t, 2);
+                let q = if frag {
+                    self.op(spirv::Op::ImageQueryLod, v2, &[si, coords])
+                } else {
+                    let z = self.fconst(Type::F32, 0.0);
+                    self.vec_of(f32t, &[z, z])
+                };
+                let k256 = self.fconst(Type::F32, 256.0);
+                let mut out = Vec::new();
+                for k in 0..2u32 {
+                    let x = berr(self.b.composite_extract(f32t, None, q, [k]))?;
+                    let y = self.fop(spirv::Op::FMul, f32t, &[x, k256]);
+                    let i32t2 = self.b.type_int(32, 1);
+                    let s = self.op(spirv::Op::ConvertFToS, i32t2, &[y]);
+                    out.push(self.op(spirv::Op::Bitcast, u, &[s]));
+                }
+                let z = self.u32c(0);
+                let uv4 = self.b.type_vector(u, 4);
+                return berr(self.b.composite_construct(uv4, None, [out[0], out[1], z, z]));
+            }
+            _ => {
+                let coords = self.fcoords(&d, c);
+                let explicit = !frag || matches!(d.lod, TexLod::Zero | TexLod::Level) || d.kind == TexKind::Grad;
+                match d.kind {
+                    TexKind::Grad => {
+                        let g = self.tuple_vals(f, inst.args[2]);
+                        let dx: Vec<Word> = (0..n).map(|k| self.op(spirv::Op::Bitcast, f32t, &[g[2 * k]])).collect();
+                        let dy: Vec<Word> = (0..n).map(|k| self.op(spirv::Op::Bitcast, f32t, &[g[2 * k + 1]])).collect();
+                        let dx = self.vec_of(f32t, &dx);
+                        let dy = self.vec_of(f32t, &dy);
+                        mask |= ImageOperands::GRAD;
+                        ops.push(Operand::IdRef(dx));
+                        ops.push(Operand::IdRef(dy));
+                    }
+                    TexKind::Gather(_) => {}
+                    _ => {
+                        if d.lod == TexLod::Bias && frag {
+                            let b = self.op(spirv::Op::Bitcast, f32t, &[e[0]]);
+                            add(&mut mask, ImageOperands::BIAS, b);
+                        } else if explicit {
+                            let l = if d.lod == TexLod::Level {
+                                self.op(spirv::Op::Bitcast, f32t, &[e[0]])
+                            } else {
+                                self.fconst(Type::F32, 0.0)
+                            };
+                            add(&mut mask, ImageOperands::LOD, l);
+                        }
+                    }
+                }
+                if d.offset {
+                    match ec[2] {
+                        Some(p) => {
+                            let o = self.const_offset(n, p);
+                            mask |= ImageOperands::CONST_OFFSET;
+                            ops.push(Operand::IdRef(o));
+                        }
+                        None if matches!(d.kind, TexKind::Gather(_)) => {
+                            self.cap(Capability::ImageGatherExtended);
+                            let mut comps = Vec::new();
+                            for k in 0..n {
+                                let o = self.cw_signed(i32t, 4 * k as i32);
+                                let w = self.cw_signed(i32t, 4);
+                                let x = self.op(spirv::Op::Bitcast, i32t, &[e[2]]);
+                                comps.push(self.op(spirv::Op::BitFieldSExtract, i32t, &[x, o, w]));
+                            }
+                            let o = self.vec_of(i32t, &comps);
+                            mask |= ImageOperands::OFFSET;
+                            ops.push(Operand::IdRef(o));
+                        }
+                        None => return Err(Error::Unsupported("texture sample with a run-time offset".into())),
+                    }
+                }
+                let dref = if d.shadow {
+                    Some(self.op(spirv::Op::Bitcast, f32t, &[e[1]]))
+                } else {
+                    None
+                };
+                let mut all = vec![Operand::IdRef(si), Operand::IdRef(coords)];
+                let (op, rt, scalar) = match (d.kind, dref) {
+                    (TexKind::Gather(comp), None) => {
+                        let cc = self.u32c(comp as u32);
+                        all.push(Operand::IdRef(cc));
+                        (spirv::Op::ImageGather, v4, false)
+                    }
+                    (TexKind::Gather(_), Some(r)) => {
+                        all.push(Operand::IdRef(r));
+                        (spirv::Op::ImageDrefGather, v4, false)
+                    }
+                    (_, Some(r)) => {
+                        all.push(Operand::IdRef(r));
+                        if explicit {
+                            (spirv::Op::ImageSampleDrefExplicitLod, f32t, true)
+                        } else {
+                            (spirv::Op::ImageSampleDrefImplicitLod, f32t, true)
+                        }
+                    }
+                    (_, None) => {
+                        if explicit {
+                            (spirv::Op::ImageSampleExplicitLod, v4, false)
+                        } else {
+                            (spirv::Op::ImageSampleImplicitLod, v4, false)
+                        }
+                    }
+                };
+                if mask != ImageOperands::NONE {
+                    all.push(Operand::ImageOperands(mask));
+                    all.extend(ops);
+                }
+                let r = self.raw(op, rt, all);
+                (r, scalar)
+            }
+        };
+        let (r, scalar) = r;
+        Ok(self.to_uvec4(r, ct, scalar))
+    }
+
+    /// Spreads an ivecN size query into (w, h, d, levels) as uvec4.
+    fn spread(&mut self, q: Word, n: usize, levels: Option<Word>, uv4: Word) -> Word {
+        let u = self.ty(Type::U32);
+        let i32t = self.b.type_int(32, 1);
+        let mut comps = Vec::new();
+        for k in 0..3 {
+            if k < n {
+                let x = if n == 1 {
+                    q
+                } else {
+                    self.b.composite_extract(i32t, None, q, [k as u32]).expect("block")
+                };
+                comps.push(self.op(spirv::Op::Bitcast, u, &[x]));
+            } else {
+                comps.push(self.u32c(if k == 2 { 1 } else { 0 }));
+            }
+        }
+        comps.push(match levels {
+            Some(l) => self.op(spirv::Op::Bitcast, u, &[l]),
+            None => self.u32c(1),
+        });
+        self.b.composite_construct(uv4, None, comps).expect("block")
+    }
+
+    fn load_id(&mut self, t: Word, var: Word) -> Word {
+        self.b.load(t, None, var, None, []).expect("block")
+    }
+
+    fn img_shape(f: &Function, s: u16) -> (TexDim, bool) {
+        for i in &f.insts {
+            match i.op {
+                Op::ImageLoad(d) | Op::ImageStore(d) | Op::ImageAtomic(d, _) if d.slot == s => {
+                    return (d.dim, d.array)
+                }
+                _ => {}
+            }
+        }
+        (TexDim::D2, false)
+    }
+
+    fn img_var(
+        &mut self,
+        slot: u16,
+        dim: TexDim,
+        array: bool,
+        raw: bool,
+        fmt: ImageFormat,
+    ) -> (Word, Word) {
+        let key = (slot, dim, array, raw, fmt as u32);
+        if let Some(&v) = self.img_vars.get(&key) {
+            return v;
+        }
+        match dim {
+            TexDim::D1 => self.cap(Capability::Image1D),
+            TexDim::Buffer => self.cap(Capability::ImageBuffer),
+            _ => {}
+        }
+        if fmt == ImageFormat::Unknown {
+            self.cap(Capability::StorageImageReadWithoutFormat);
+            self.cap(Capability::StorageImageWriteWithoutFormat);
+        }
+        let st = if raw { self.ty(Type::U32) } else { self.ty(Type::F32) };
+        let it = self
+            .b
+            .type_image(st, sdim(dim), 0, array as u32, 0, 2, fmt, None);
+        let pty = self.ptr(StorageClass::UniformConstant, it);
+        let var = self.global_var(pty, StorageClass::UniformConstant, None);
+        self.interface.push(var);
+        self.b
+            .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+        self.b.decorate(
+            var,
+            Decoration::Binding,
+            [Operand::LiteralBit32(128 + slot as u32)],
+        );
+        self.img_vars.insert(key, (var, it));
+        self.gx.images.insert(slot, (var, it, "image"));
+        (var, it)
+    }
+
+    fn image(&mut self, f: &Function, inst: &Inst, d: ImgDesc) -> Result<Word, Error> {
+        let c = self.tuple_vals(f, inst.args[0]);
+        let coords = self.icoords(d.dim.coords(), d.array, c);
+        let u = self.ty(Type::U32);
+        let uv4 = self.b.type_vector(u, 4);
+        let f32t = self.ty(Type::F32);
+        let raw = d.words != 4;
+        match inst.op {
+            Op::ImageLoad(_) => {
+                let (var, it) = self.img_var(d.slot, d.dim, d.array, raw, ImageFormat::Unknown);
+                let img = self.load_id(it, var);
+                let st = if raw { u } else { f32t };
+                let v4 = self.b.type_vector(st, 4);
+                let r = self.op(spirv::Op::ImageRead, v4, &[img, coords]);
+                Ok(if raw { r } else { self.op(spirv::Op::Bitcast, uv4, &[r]) })
+            }
+            Op::ImageStore(_) => {
+                let (var, it) = self.img_var(d.slot, d.dim, d.array, raw, ImageFormat::Unknown);
+                let img = self.load_id(it, var);
+                let v = self.tuple_vals(f, inst.args[1]);
+                let texel = if raw {
+                    let z = self.u32c(0);
+                    let mut comps = v.to_vec();
+                    for x in comps.iter_mut().skip(d.words as usize) {
+                        *x = z;
+                    }
+                    berr(self.b.composite_construct(uv4, None, comps))?
+                } else {
+                    let comps: Vec<Word> = v.iter().map(|&x| self.op(spirv::Op::Bitcast, f32t, &[x])).collect();
+                    let v4 = self.b.type_vector(f32t, 4);
+                    berr(self.b.composite_construct(v4, None, comps))?
+                };
+                berr(self.b.image_write(img, coords, texel, None, []))?;
+                Ok(0)
+            }
+            Op::ImageAtomic(_, op) => {
+                let (var, _) = self.img_var(d.slot, d.dim, d.array, true, ImageFormat::R32ui);
+                let pt = self.ptr(StorageClass::Image, u);
+                let z = self.u32c(0);
+                let p = self.op(spirv::Op::ImageTexelPointer, pt, &[var, coords, z]);
+                let v = self.vals[inst.args[1].index()];
+                let scope = self.u32c(1);
+                let sem = self.u32c(0);
+                let sop = match op {
+                    None => {
+                        let cmpv = self.vals[inst.args[2].index()];
+                        return Ok(self.op(spirv::Op::AtomicCompareExchange, u, &[p, scope, sem, sem, v, cmpv]));
+                    }
+                    Some(AtomOp::Add) => spirv::Op::AtomicIAdd,
+                    Some(AtomOp::SMin) => spirv::Op::AtomicSMin,
+                    Some(AtomOp::SMax) => spirv::Op::AtomicSMax,
+                    Some(AtomOp::UMin) => spirv::Op::AtomicUMin,
+                    Some(AtomOp::UMax) => spirv::Op::AtomicUMax,
+                    Some(AtomOp::And) => spirv::Op::AtomicAnd,
+                    Some(AtomOp::Or) => spirv::Op::AtomicOr,
+                    Some(AtomOp::Xor) => spirv::Op::AtomicXor,
+                    Some(AtomOp::Exch) => spirv::Op::AtomicExchange,
+                    Some(o) => return Err(Error::Unsupported(format!("image atomic {o:?}"))),
+                };
+                Ok(self.op(sop, u, &[p, scope, sem, v]))
+            }
+            _ => Err(Error::Unsupported("image op".into())),
+        }
+    }
+}
