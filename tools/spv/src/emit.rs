@@ -115,10 +115,18 @@ pub(crate) struct E {
     /// Texture variables by slot and shape (`emit/tex.rs`).
     #[allow(clippy::type_complexity)]
     tex_vars: HashMap<
-        (u16, dmsh_ir::TexDim, bool, bool, bool, dmsh_ir::lift::CompType),
+        (
+            u16,
+            dmsh_ir::TexDim,
+            bool,
+            bool,
+            bool,
+            dmsh_ir::lift::CompType,
+        ),
         (Word, Word, Word),
     >,
     /// Storage-image variables by slot, shape, raw-ness and format.
+    #[allow(clippy::type_complexity)]
     img_vars: HashMap<(u16, dmsh_ir::TexDim, bool, bool, u32), (Word, Word)>,
 }
 
@@ -348,7 +356,11 @@ impl E {
         } else {
             spirv::BuiltIn::SubgroupLocalInvocationId
         };
+        let fresh = !self.builtins.contains_key(&bi);
         let var = self.builtin(bi, u);
+        if fresh && self.stage == dmsh_ir::Stage::Fragment {
+            self.b.decorate(var, Decoration::Flat, []);
+        }
         self.load(Type::U32, var)
     }
 

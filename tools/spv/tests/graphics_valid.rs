@@ -10,6 +10,31 @@ use dmsh_ir::lift::BindingLayout;
 use dmsh_spv::Options;
 use std::path::{Path, PathBuf};
 
+/// Graphics shaders that do not translate yet, with the cause (docs/graphics.md).
+const KNOWN: &[(&str, &str)] = &[
+    (
+        "fs_sampler_array_dyn.frag.dksh",
+        "sampler array indexed at run time: the bindless handle comes from c0 at a run-time \
+         offset (needs descriptor arrays)",
+    ),
+    (
+        "fs_sampler_dyn_all.frag.dksh",
+        "sampler arrays indexed at run time (bindless TXQ.B/TEX.B handles)",
+    ),
+    (
+        "fs_gather_all.frag.dksh",
+        "TLD4.PTP (textureGatherOffsets) not translated",
+    ),
+    (
+        "fs_indexed_in_shadow.frag.dksh",
+        "textureOffset with an offset that is not constant after folding",
+    ),
+    (
+        "fs_tex_dims.frag.dksh",
+        "TXD.AOFFI (textureGradOffset) not translated",
+    ),
+];
+
 fn dksh_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -63,6 +88,7 @@ fn graphics_shaders_validate() {
         root.join("../shared/corpus/external"),
     ];
     let mut bad_total = 0;
+    let mut unexpected: Vec<String> = Vec::new();
     for d in &dirs {
         let mut files = Vec::new();
         dksh_files(d, &mut files);
@@ -82,12 +108,81 @@ fn graphics_shaders_validate() {
                 }
                 Err(e) => {
                     let first: String = e.lines().take(3).collect::<Vec<_>>().join(" | ");
-                    println!("FAIL {name}: {first}");
+                    let base = f.file_name().unwrap().to_string_lossy().to_string();
+                    match KNOWN.iter().find(|k| k.0 == base) {
+                        Some(k) => println!("FAIL {name} (known: {}): {first}", k.1),
+                        None => {
+                            println!("FAIL {name}: {first}");
+                            unexpected.push(name.clone());
+                        }
+                    }
                 }
             }
         }
         println!("{}: {ok}/{n} graphics shaders pass spirv-val", d.display());
         bad_total += n - ok;
     }
-    println!("failures: {bad_total}");
+    println!("failures: {bad_total} ({} unexpected)", unexpected.len());
+    assert!(unexpected.is_empty(), "unexpected failures: {unexpected:?}");
+}
+
+/// A vertex program: SPH (vertex, version 3) + one scheduling word + `ALD R0, a[addr]` + EXIT.
+fn tiny_vertex(sph_word0: u32, addr: u64) -> Vec<u8> {
+    let mut w = [0u32; 20];
+    w[0] = sph_word0;
+    let mut code: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let ald = 0xefd8_0000_0000_0000u64 | (addr << 20) | (0xff << 8) | (0xff << 39);
+    for q in [
+        0x001f_8000_fc00_07e0u64,
+        ald,
+        0xe300_0000_0007_000f,
+        0xe240_0fff_ff87_000f,
+    ] {
+        code.extend_from_slice(&q.to_le_bytes());
+    }
+    code
+}
+
+#[test]
+fn bad_header_and_attribute_are_clear_errors() {
+    let try_it = |code: &[u8]| {
+        let cfg = dksh::graphics_config(
+            dmsh_ir::Stage::Vertex,
+            code,
+            &[],
+            BindingLayout::deko3d(dmsh_ir::Stage::Vertex),
+            "tiny",
+        )?;
+        dmsh_spv::translate_graphics(code, &cfg, &Options::default())
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    assert!(try_it(&tiny_vertex(0x0006_0461, 0x80)).is_ok());
+    let e = try_it(&tiny_vertex(0x0006_0461, 0x300)).unwrap_err();
+    println!("{e}");
+    assert!(
+        e.contains("tiny") && e.contains("0x8") && e.contains("a[0x300]"),
+        "{e}"
+    );
+    let e = try_it(&tiny_vertex(0x0006_0461, 0x3f8)).unwrap_err();
+    assert!(e.contains("outside the known attribute space"), "{e}");
+    let e = try_it(&tiny_vertex(0x0000_001f, 0x80)).unwrap_err();
+    println!("{e}");
+    assert!(e.contains("tiny") && e.contains("sph_type"), "{e}");
+    let e = try_it(&tiny_vertex(0x0006_0461, 0x80)[..0x40]).unwrap_err();
+    assert!(e.contains("need 0x50"), "{e}");
+    // A fragment SPH given as a vertex stage.
+    let cfg = dksh::graphics_config(
+        dmsh_ir::Stage::Vertex,
+        &tiny_vertex(0x0006_0461, 0x80),
+        &[],
+        BindingLayout::deko3d(dmsh_ir::Stage::Vertex),
+        "tiny",
+    )
+    .unwrap();
+    let e =
+        dmsh_spv::translate_graphics(&tiny_vertex(0x0006_5462, 0x80), &cfg, &Options::default())
+            .unwrap_err()
+            .to_string();
+    assert!(e.contains("the SPH says fragment"), "{e}");
 }

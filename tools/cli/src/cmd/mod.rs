@@ -6,3 +6,4 @@ pub mod exec;
 pub mod render;
 pub mod split;
 pub mod translate;
+pub mod translate_gfx;

@@ -14,9 +14,19 @@ pub struct Args {
     /// Target architecture (only sm53).
     #[arg(long, default_value = "sm53")]
     pub arch: String,
-    /// Stage (only compute for now).
+    /// Stage: compute, vertex, fragment, geometry, tess_control or tess_eval.
     #[arg(long, default_value = "compute")]
     pub stage: String,
+    /// Graphics: binding-layout profile for texture/image handles: deko3d, nvn, or a
+    /// games/<title>/ folder (its profile.toml). Default: the --abi.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Graphics: component types of input locations, `L=f|i|u,…` (shader_facts).
+    #[arg(long)]
+    pub input_types: Option<String>,
+    /// Graphics: component types of output locations, `L=f|i|u,…`.
+    #[arg(long)]
+    pub output_types: Option<String>,
     /// Binding ABI: nvn, cuda or deko3d.
     #[arg(long, default_value = "nvn")]
     pub abi: String,
@@ -91,6 +101,12 @@ pub fn cuda_config(k: &dmsh_cubin::Kernel, local_size: [u32; 3]) -> Config {
     cfg
 }
 
+/// Writes OUT.spv and OUT.json atomically.
+pub fn write_out(out: &Path, spv: &[u8], json: &str) -> anyhow::Result<()> {
+    write_atomic(out, spv)?;
+    write_atomic(&out.with_extension("json"), json.as_bytes())
+}
+
 fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let tmp = path.with_extension("tmp~");
     std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
@@ -104,7 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("--arch {}: only sm53 is supported", args.arch);
     }
     if args.stage != "compute" {
-        bail!("--stage {}: only compute is supported so far", args.stage);
+        return super::translate_gfx::run(&args);
     }
     let abi = match args.abi.as_str() {
         "nvn" => Abi::Nvn,

@@ -19,14 +19,30 @@ fn words(i: &Instr) -> u32 {
     }
 }
 
+/// Why a constant attribute address cannot be translated (None when it can): outside the
+/// hardware's attribute space, or a legacy fixed-function slot the translator does not map.
+pub fn attr_problem(a: u32) -> Option<&'static str> {
+    if a >= ATTR_END || !a.is_multiple_of(4) {
+        return Some("is outside the known attribute space a[0..0x400]");
+    }
+    match a {
+        0x000..=0x014 | 0x020..=0x27c | 0x2c0..=0x2e4 | 0x2f0..=0x2fc | 0x3fc => None,
+        0x280..=0x2bc => Some("(legacy front/back colour) is not supported"),
+        0x300..=0x39c => Some("(fixed-function texture coordinate) is not supported"),
+        0x3a0 => Some("(viewport mask) is not supported"),
+        _ => Some("is outside the known attribute space"),
+    }
+}
+
 /// The attribute address `[Ra + Imm]`: a constant when Ra is RZ.
 fn attr_addr(cx: &mut Cx, i: &Instr, k: u32) -> Result<Value> {
     let imm = i.get(Field::Imm).unwrap_or(0) as u32;
     let ra = cx.rf(i, Field::Ra);
     let a = imm + 4 * k;
     if ra == 255 {
-        if a >= ATTR_END || !a.is_multiple_of(4) {
-            return Err(cx.unsupported(i, format!("attribute address {a:#x} outside a[0..0x400]")));
+        if let Some(why) = attr_problem(a) {
+            let key = cx.cfg.gfx.as_ref().map(|g| g.key.clone()).unwrap_or_default();
+            return Err(cx.unsupported(i, format!("shader {key}: attribute a[{a:#x}] {why}")));
         }
         return Ok(cx.c32(a));
     }
@@ -83,8 +99,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 _ => IpaSample::Default,
             };
             let a = if i.form_name() == "IPA_IDX" {
-                let r = cx.r(i, Field::Ra);
-                r
+                cx.r(i, Field::Ra)
             } else {
                 attr_addr(cx, i, 0)?
             };

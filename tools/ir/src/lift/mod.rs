@@ -23,8 +23,8 @@ pub mod tex;
 pub mod warp;
 
 pub use abi::{Abi, Config};
-pub use layout::{BindingLayout, CompType, Gfx};
 pub use ctx::Cx;
+pub use layout::{BindingLayout, CompType, Gfx};
 
 use crate::ir::{BlockId, Function, Op, Terminator, Type};
 use crate::shader::{Bank, BankSource, Shader};

@@ -22,7 +22,11 @@ fn unresolved(cx: &Cx, i: &Instr, why: String) -> LiftError {
 /// bindless register when it holds a word loaded from a static handle-bank offset.
 fn slot(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Result<u16> {
     let Some(g) = cx.cfg.gfx.as_ref() else {
-        return Err(unresolved(cx, i, "no binding layout (graphics profile)".into()));
+        return Err(unresolved(
+            cx,
+            i,
+            "no binding layout (graphics profile)".into(),
+        ));
     };
     let layout = g.layout.clone();
     let byte = match bindless {
@@ -31,6 +35,7 @@ fn slot(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Result<
             4 * h
         }
         Some(v) => {
+            let v = trace(cx, v);
             let inst = *cx.f.inst(v);
             match inst.op {
                 Op::LoadConst(b) if b == layout.tex_bank => match cx.f.const_of(inst.args[0]) {
@@ -72,6 +77,36 @@ fn slot(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Result<
     })
 }
 
+/// The value a register read stands for: the last write of that register earlier in the
+/// current block (lifting runs before the passes that would forward it).
+fn trace(cx: &Cx, mut v: Value) -> Value {
+    for _ in 0..8 {
+        let inst = *cx.f.inst(v);
+        let Op::GetReg(n) = inst.op else {
+            return v;
+        };
+        let insts = &cx.f.blocks[cx.b.index()].insts;
+        let Some(pos) = insts.iter().position(|&x| x == v) else {
+            return v;
+        };
+        let w = insts[..pos]
+            .iter()
+            .rev()
+            .find(|&&x| cx.f.inst(x).op == Op::SetReg(n))
+            .map(|&x| cx.f.inst(x).args[0]);
+        match w {
+            Some(w) => {
+                v = w;
+                if let Op::Bitcast = cx.f.inst(v).op {
+                    v = cx.f.inst(v).args[0];
+                }
+            }
+            None => return v,
+        }
+    }
+    v
+}
+
 /// A register read that tolerates RZ / running past R254.
 fn rr(cx: &mut Cx, base: u8, k: u8) -> Value {
     if base == 255 {
@@ -107,8 +142,7 @@ fn write_f16(cx: &mut Cx, res: Value, comps: &[u8], dests: &[u8]) {
             let x = cx.emit(Op::Extract(c), Type::U32, &[res]);
             let f = cx.cast(Type::F32, x);
             let h = cx.emit(Op::FConvert(crate::Round::Rn), Type::F16, &[f]);
-            let hb = cx.emit(Op::Bitcast, Type::U32, &[h]);
-            hb
+            cx.emit(Op::Bitcast, Type::U32, &[h])
         })
         .collect();
     for (k, &d) in dests.iter().enumerate() {
@@ -349,7 +383,11 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 return Err(cx.unsupported(i, format!("TXQ {mode}")));
             }
             let hreg = if bindless { Some(rr(cx, ra, 0)) } else { None };
-            let lodr = if bindless { rr(cx, ra, 1) } else { rr(cx, ra, 0) };
+            let lodr = if bindless {
+                rr(cx, ra, 1)
+            } else {
+                rr(cx, ra, 0)
+            };
             // A TXQ handle may name a texture or an image.
             let (image, s) = match slot(cx, i, false, hreg) {
                 Ok(s) => (false, s),
@@ -494,8 +532,13 @@ fn tlds(cx: &mut Cx, i: &Instr, ra: u8, rb: u8, s: u16) -> Result<(Value, Vec<u8
 
 fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
     let form = i.form_name();
-    if form.ends_with("_DR") || form.ends_with("_PR") || form == "SUATOM_D" || form == "SUATOM_CAS" {
-        return Err(unresolved(cx, i, "register (bindless) surface handle".into()));
+    if form.ends_with("_DR") || form.ends_with("_PR") || form == "SUATOM_D" || form == "SUATOM_CAS"
+    {
+        return Err(unresolved(
+            cx,
+            i,
+            "register (bindless) surface handle".into(),
+        ));
     }
     let s = slot(cx, i, true, None)?;
     let tt = i.modifier(Field::TexType).unwrap_or("");
@@ -534,7 +577,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
     let words = match (form, i.modifier(Field::Size).unwrap_or("")) {
         (f, _) if f.starts_with("SULD_P") || f.starts_with("SUST_P") => {
             let m = i.modifier(Field::Mode).unwrap_or("");
-            if m != "" && m != ".RGBA" {
+            if !m.is_empty() && m != ".RGBA" {
                 return Err(cx.unsupported(i, format!("partial surface mask {m}")));
             }
             4

@@ -4,9 +4,9 @@
 use super::{berr, E};
 use crate::Error;
 use dmsh_ir::gfx::{GSys, IpaMode, IpaSample};
+use dmsh_ir::lift::layout::Interp;
 use dmsh_ir::lift::CompType;
 use dmsh_ir::{Function, Inst, Op, Stage, Type, Value};
-use dmsh_ir::lift::layout::Interp;
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, BuiltIn, Capability, Decoration, StorageClass, Word};
 use std::collections::{BTreeMap, BTreeSet};
@@ -118,7 +118,10 @@ impl E {
         arr: Option<u32>,
         patch: bool,
     ) -> Word {
-        let key = (if out { 1 } else { 0 } | if patch { 2 } else { 0 }, 0x1000 + bi as u32);
+        let key = (
+            if out { 1 } else { 0 } | if patch { 2 } else { 0 },
+            0x1000 + bi as u32,
+        );
         if let Some(&(v, _)) = self.gx.vars.get(&key) {
             return v;
         }
@@ -157,9 +160,13 @@ impl E {
         let ct = if patch {
             CompType::Float
         } else if out {
-            self.gfx().map(|g| g.outputs[n as usize % 32]).unwrap_or_default()
+            self.gfx()
+                .map(|g| g.outputs[n as usize % 32])
+                .unwrap_or_default()
         } else {
-            self.gfx().map(|g| g.inputs[n as usize % 32]).unwrap_or_default()
+            self.gfx()
+                .map(|g| g.inputs[n as usize % 32])
+                .unwrap_or_default()
         };
         if let Some(&(v, _)) = self.gx.vars.get(&(kind, n)) {
             return (v, ct);
@@ -186,7 +193,10 @@ impl E {
             self.b.decorate(v, Decoration::Patch, []);
         }
         if self.st() == Stage::Fragment && !out {
-            let mode = self.gfx().map(|g| g.sph.interp_of(n as usize)).unwrap_or_default();
+            let mode = self
+                .gfx()
+                .map(|g| g.sph.interp_of(n as usize))
+                .unwrap_or_default();
             if mode == Interp::Constant || ct != CompType::Float {
                 self.b.decorate(v, Decoration::Flat, []);
             } else if mode == Interp::ScreenLinear {
@@ -215,7 +225,11 @@ impl E {
         let st = self.st();
         let f32t = self.ty(Type::F32);
         let i32t = self.i32t();
-        let arr_in = if out { self.out_array(patch) } else { self.in_array() };
+        let arr_in = if out {
+            self.out_array(patch)
+        } else {
+            self.in_array()
+        };
         let arrayed = arr_in.is_some() && !patch;
         let bvar = |e: &mut E, bi: BuiltIn, elem: Word, arr: Option<u32>| {
             e.builtin_var(out, bi, elem, if patch { None } else { arr }, patch)
@@ -415,7 +429,7 @@ impl E {
         StorageClass::Input
     }
 
-    fn to_u32(&mut self, ct: CompType, v: Word) -> Word {
+    fn bits_of(&mut self, ct: CompType, v: Word) -> Word {
         let u = self.ty(Type::U32);
         match ct {
             CompType::Uint => v,
@@ -423,7 +437,7 @@ impl E {
         }
     }
 
-    fn from_u32(&mut self, ct: CompType, v: Word) -> Word {
+    fn typed_of(&mut self, ct: CompType, v: Word) -> Word {
         match ct {
             CompType::Uint => v,
             _ => {
@@ -448,7 +462,7 @@ impl E {
                 let (ptr, ct) = self.place_ptr(p, vtx)?;
                 let t = self.scalar_of(ct);
                 let v = berr(self.b.load(t, None, ptr, None, []))?;
-                Ok(self.to_u32(ct, v))
+                Ok(self.bits_of(ct, v))
             }
         }
     }
@@ -492,7 +506,7 @@ impl E {
                 };
                 if let Place::Var { .. } = p {
                     let (ptr, ct) = self.place_ptr(p, vtx)?;
-                    let x = self.from_u32(ct, self.vals[arg(1).index()]);
+                    let x = self.typed_of(ct, self.vals[arg(1).index()]);
                     self.store(ptr, x);
                 }
                 0
@@ -524,8 +538,7 @@ impl E {
                 GSys::YDirection => self.u32c(0x3f80_0000),
                 GSys::HelperInvocation => {
                     let bo = self.ty(Type::Bool);
-                    let var =
-                        self.builtin_var(false, BuiltIn::HelperInvocation, bo, None, false);
+                    let var = self.builtin_var(false, BuiltIn::HelperInvocation, bo, None, false);
                     let h = self.load(Type::Bool, var);
                     let one = self.u32c(1);
                     let zero = self.u32c(0);
@@ -534,10 +547,9 @@ impl E {
                 GSys::PrimType => {
                     if self.st() == Stage::TessControl || self.st() == Stage::TessEval {
                         let i = self.i32t();
-                        let var =
-                            self.builtin_var(false, BuiltIn::PatchVertices, i, None, false);
+                        let var = self.builtin_var(false, BuiltIn::PatchVertices, i, None, false);
                         let x = berr(self.b.load(i, None, var, None, []))?;
-                        let u = self.to_u32(CompType::Sint, x);
+                        let u = self.bits_of(CompType::Sint, x);
                         let ty = self.ty(Type::U32);
                         let eight = self.u32c(8);
                         self.op(spirv::Op::ShiftLeftLogical, ty, &[u, eight])
@@ -550,7 +562,7 @@ impl E {
                     let i = self.i32t();
                     let var = self.builtin_var(false, BuiltIn::SampleId, i, None, false);
                     let x = berr(self.b.load(i, None, var, None, []))?;
-                    self.to_u32(CompType::Sint, x)
+                    self.bits_of(CompType::Sint, x)
                 }
                 GSys::SampleMaskIn => {
                     let i = self.i32t();
@@ -561,7 +573,7 @@ impl E {
                     let z = self.u32c(0);
                     let p = berr(self.b.access_chain(pi, None, var, [z]))?;
                     let x = berr(self.b.load(i, None, p, None, []))?;
-                    self.to_u32(CompType::Sint, x)
+                    self.bits_of(CompType::Sint, x)
                 }
             },
             Op::Tuple => 0,
@@ -582,8 +594,12 @@ impl E {
     ) -> Result<Word, Error> {
         let addr = self.vals[inst.args[0].index()];
         let gens: Vec<u32> = match self.gfx() {
-            Some(g) if !output => (0..32).filter(|n| g.sph.input_generics() >> n & 1 == 1).collect(),
-            Some(g) => (0..32).filter(|n| g.sph.output_generics() >> n & 1 == 1).collect(),
+            Some(g) if !output => (0..32)
+                .filter(|n| g.sph.input_generics() >> n & 1 == 1)
+                .collect(),
+            Some(g) => (0..32)
+                .filter(|n| g.sph.output_generics() >> n & 1 == 1)
+                .collect(),
             None => Vec::new(),
         };
         let bo = self.ty(Type::Bool);
@@ -609,7 +625,7 @@ impl E {
         let i = self.i32t();
         let var = self.builtin_var(false, BuiltIn::InvocationId, i, None, false);
         let x = self.b.load(i, None, var, None, []).expect("block");
-        self.to_u32(CompType::Sint, x)
+        self.bits_of(CompType::Sint, x)
     }
 
     fn frag_w(&mut self) -> Word {
@@ -633,11 +649,11 @@ impl E {
                 self.cap(Capability::InterpolationFunction);
                 let f32t = self.ty(Type::F32);
                 let r = self.ext(f32t, 76, &[ptr]);
-                self.to_u32(ct, r)
+                self.bits_of(ct, r)
             } else {
                 let t = self.scalar_of(ct);
                 let r = berr(self.b.load(t, None, ptr, None, []))?;
-                self.to_u32(ct, r)
+                self.bits_of(ct, r)
             }
         } else {
             self.load_place(p, None)?
@@ -646,7 +662,9 @@ impl E {
         let persp = generic
             && self
                 .gfx()
-                .map(|g| g.sph.interp_of(n) == Interp::Perspective && g.inputs[n % 32] == CompType::Float)
+                .map(|g| {
+                    g.sph.interp_of(n) == Interp::Perspective && g.inputs[n % 32] == CompType::Float
+                })
                 .unwrap_or(false);
         if persp && mode != IpaMode::Constant {
             let f32t = self.ty(Type::F32);
@@ -671,7 +689,7 @@ impl E {
                     arrayed: false,
                 };
                 let (ptr, ct) = self.place_ptr(p, None)?;
-                let y = self.from_u32(ct, x);
+                let y = self.typed_of(ct, x);
                 self.store(ptr, y);
             }
             32 => {
@@ -682,14 +700,14 @@ impl E {
                 let pi = self.ptr(StorageClass::Output, i);
                 let z = self.u32c(0);
                 let p = berr(self.b.access_chain(pi, None, var, [z]))?;
-                let y = self.from_u32(CompType::Sint, x);
+                let y = self.typed_of(CompType::Sint, x);
                 self.store(p, y);
             }
             _ => {
                 let f32t = self.ty(Type::F32);
                 let var = self.builtin_var(true, BuiltIn::FragDepth, f32t, None, false);
                 self.gx.depth_replacing = true;
-                let y = self.from_u32(CompType::Float, x);
+                let y = self.typed_of(CompType::Float, x);
                 self.store(var, y);
             }
         }
@@ -700,7 +718,8 @@ impl E {
     pub(crate) fn demote(&mut self) {
         self.cap(Capability::DemoteToHelperInvocation);
         self.gx.exts.insert("SPV_EXT_demote_to_helper_invocation");
-        let inst = rspirv::dr::Instruction::new(spirv::Op::DemoteToHelperInvocation, None, None, vec![]);
+        let inst =
+            rspirv::dr::Instruction::new(spirv::Op::DemoteToHelperInvocation, None, None, vec![]);
         self.b
             .insert_into_block(rspirv::dr::InsertPoint::End, inst)
             .expect("block");
@@ -715,7 +734,11 @@ impl E {
         if self.st() == Stage::Geometry {
             let mut max = 0u32;
             for inst in &f.insts {
-                if let Op::AttrLoad { output: false, patch: false } = inst.op {
+                if let Op::AttrLoad {
+                    output: false,
+                    patch: false,
+                } = inst.op
+                {
                     if let Some(c) = f.const_of(inst.args[1]) {
                         max = max.max(c as u32);
                     }
@@ -761,7 +784,7 @@ impl E {
             };
             let (ptr, ct) = self.place_ptr(p, None)?;
             let c = self.u32c(bits);
-            let y = self.from_u32(ct, c);
+            let y = self.typed_of(ct, c);
             self.store(ptr, y);
         }
         Ok(())
@@ -851,7 +874,9 @@ impl E {
             }
             Stage::TessControl => {
                 self.cap(Capability::Tessellation);
-                let n = sph.map(|s| s.threads_per_input_primitive.max(1)).unwrap_or(1);
+                let n = sph
+                    .map(|s| s.threads_per_input_primitive.max(1))
+                    .unwrap_or(1);
                 self.b.execution_mode(main, M::OutputVertices, [n]);
                 spirv::ExecutionModel::TessellationControl
             }

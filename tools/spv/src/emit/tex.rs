@@ -7,7 +7,9 @@ use dmsh_ir::gfx::{ImgDesc, TexDesc, TexDim, TexKind, TexLod};
 use dmsh_ir::lift::CompType;
 use dmsh_ir::{AtomOp, Function, Inst, Op, Stage, Type};
 use rspirv::dr::{InsertPoint, Instruction, Operand};
-use rspirv::spirv::{self, Capability, Decoration, Dim, ImageFormat, ImageOperands, StorageClass, Word};
+use rspirv::spirv::{
+    self, Capability, Decoration, Dim, ImageFormat, ImageOperands, StorageClass, Word,
+};
 
 fn sdim(d: TexDim) -> Dim {
     match d {
@@ -155,7 +157,7 @@ impl E {
         self.b.constant_bit32(t, v as u32)
     }
 
-    fn to_uvec4(&mut self, v: Word, ct: CompType, scalar: bool) -> Word {
+    fn as_uvec4(&mut self, v: Word, ct: CompType, scalar: bool) -> Word {
         let u = self.ty(Type::U32);
         let uv4 = self.b.type_vector(u, 4);
         if scalar {
@@ -225,17 +227,21 @@ impl E {
                 let (var, it) = self.img_var(d.slot, dim, array, false, ImageFormat::Unknown);
                 let img = self.load_id(it, var);
                 let n = dim.coords() + array as usize;
-                let n = if dim == TexDim::Cube { 2 + array as usize } else { n };
-                let qt = if n == 1 { i32t } else { self.b.type_vector(i32t, n as u32) };
+                let n = if dim == TexDim::Cube {
+                    2 + array as usize
+                } else {
+                    n
+                };
+                let qt = if n == 1 {
+                    i32t
+                } else {
+                    self.b.type_vector(i32t, n as u32)
+                };
                 let q = self.op(spirv::Op::ImageQuerySize, qt, &[img]);
                 return Ok(self.spread(q, n, None, uv4));
             }
             let (dim, array) = Self::slot_shape(f, d.slot);
-            let dd = TexDesc {
-                dim,
-                array,
-                ..d
-            };
+            let dd = TexDesc { dim, array, ..d };
             let dd = TexDesc { ms: false, ..dd };
             let (var, sit, it) = self.tex_var(&dd);
             let si = self.load_id(sit, var);
@@ -245,7 +251,11 @@ impl E {
             } else {
                 dim.coords() + array as usize
             };
-            let qt = if n == 1 { i32t } else { self.b.type_vector(i32t, n as u32) };
+            let qt = if n == 1 {
+                i32t
+            } else {
+                self.b.type_vector(i32t, n as u32)
+            };
             let lod = self.op(spirv::Op::Bitcast, i32t, &[e[0]]);
             let q = self.op(spirv::Op::ImageQuerySizeLod, qt, &[img, lod]);
             let lv = self.op(spirv::Op::ImageQueryLevels, i32t, &[img]);
@@ -253,7 +263,11 @@ impl E {
         }
         let (var, sit, it) = self.tex_var(&d);
         let si = self.load_id(sit, var);
-        let ct = if d.shadow { CompType::Float } else { self.tex_ct(d.slot) };
+        let ct = if d.shadow {
+            CompType::Float
+        } else {
+            self.tex_ct(d.slot)
+        };
         let st = self.scalar_of_ct(ct);
         let v4 = self.b.type_vector(st, 4);
         let frag = self.stage == Stage::Fragment;
@@ -272,13 +286,21 @@ impl E {
                     match ec[2] {
                         Some(p) => {
                             let o = self.const_offset(n, p);
-                            let ct2 = if n == 1 && !d.array { i32t } else { self.b.type_vector(i32t, (n + d.array as usize) as u32) };
+                            let ct2 = if n == 1 && !d.array {
+                                i32t
+                            } else {
+                                self.b.type_vector(i32t, (n + d.array as usize) as u32)
+                            };
                             let o = if d.array {
                                 // Pad the layer with 0.
                                 let z = self.cw_signed(i32t, 0);
                                 let mut comps = Vec::new();
                                 for k in 0..n {
-                                    let x = if n == 1 { o } else { berr(self.b.composite_extract(i32t, None, o, [k as u32]))? };
+                                    let x = if n == 1 {
+                                        o
+                                    } else {
+                                        berr(self.b.composite_extract(i32t, None, o, [k as u32]))?
+                                    };
                                     comps.push(x);
                                 }
                                 comps.push(z);
@@ -314,7 +336,7 @@ impl E {
                     all.extend(o2);
                 }
                 let r = self.raw(spirv::Op::ImageFetch, v4, all);
-                return Ok(self.to_uvec4(r, ct, false));
+                return Ok(self.as_uvec4(r, ct, false));
             }
             TexKind::QueryLod => {
                 self.cap(Capability::ImageQuery);
@@ -337,16 +359,25 @@ impl E {
                 }
                 let z = self.u32c(0);
                 let uv4 = self.b.type_vector(u, 4);
-                return berr(self.b.composite_construct(uv4, None, [out[0], out[1], z, z]));
+                return berr(
+                    self.b
+                        .composite_construct(uv4, None, [out[0], out[1], z, z]),
+                );
             }
             _ => {
                 let coords = self.fcoords(&d, c);
-                let explicit = !frag || matches!(d.lod, TexLod::Zero | TexLod::Level) || d.kind == TexKind::Grad;
+                let explicit = !frag
+                    || matches!(d.lod, TexLod::Zero | TexLod::Level)
+                    || d.kind == TexKind::Grad;
                 match d.kind {
                     TexKind::Grad => {
                         let g = self.tuple_vals(f, inst.args[2]);
-                        let dx: Vec<Word> = (0..n).map(|k| self.op(spirv::Op::Bitcast, f32t, &[g[2 * k]])).collect();
-                        let dy: Vec<Word> = (0..n).map(|k| self.op(spirv::Op::Bitcast, f32t, &[g[2 * k + 1]])).collect();
+                        let dx: Vec<Word> = (0..n)
+                            .map(|k| self.op(spirv::Op::Bitcast, f32t, &[g[2 * k]]))
+                            .collect();
+                        let dy: Vec<Word> = (0..n)
+                            .map(|k| self.op(spirv::Op::Bitcast, f32t, &[g[2 * k + 1]]))
+                            .collect();
                         let dx = self.vec_of(f32t, &dx);
                         let dy = self.vec_of(f32t, &dy);
                         mask |= ImageOperands::GRAD;
@@ -388,7 +419,11 @@ impl E {
                             mask |= ImageOperands::OFFSET;
                             ops.push(Operand::IdRef(o));
                         }
-                        None => return Err(Error::Unsupported("texture sample with a run-time offset".into())),
+                        None => {
+                            return Err(Error::Unsupported(
+                                "texture sample with a run-time offset".into(),
+                            ))
+                        }
                     }
                 }
                 let dref = if d.shadow {
@@ -432,7 +467,7 @@ impl E {
             }
         };
         let (r, scalar) = r;
-        Ok(self.to_uvec4(r, ct, scalar))
+        Ok(self.as_uvec4(r, ct, scalar))
     }
 
     /// Spreads an ivecN size query into (w, h, d, levels) as uvec4.
@@ -445,7 +480,9 @@ impl E {
                 let x = if n == 1 {
                     q
                 } else {
-                    self.b.composite_extract(i32t, None, q, [k as u32]).expect("block")
+                    self.b
+                        .composite_extract(i32t, None, q, [k as u32])
+                        .expect("block")
                 };
                 comps.push(self.op(spirv::Op::Bitcast, u, &[x]));
             } else {
@@ -496,7 +533,11 @@ impl E {
             self.cap(Capability::StorageImageReadWithoutFormat);
             self.cap(Capability::StorageImageWriteWithoutFormat);
         }
-        let st = if raw { self.ty(Type::U32) } else { self.ty(Type::F32) };
+        let st = if raw {
+            self.ty(Type::U32)
+        } else {
+            self.ty(Type::F32)
+        };
         let it = self
             .b
             .type_image(st, sdim(dim), 0, array as u32, 0, 2, fmt, None);
@@ -529,7 +570,11 @@ impl E {
                 let st = if raw { u } else { f32t };
                 let v4 = self.b.type_vector(st, 4);
                 let r = self.op(spirv::Op::ImageRead, v4, &[img, coords]);
-                Ok(if raw { r } else { self.op(spirv::Op::Bitcast, uv4, &[r]) })
+                Ok(if raw {
+                    r
+                } else {
+                    self.op(spirv::Op::Bitcast, uv4, &[r])
+                })
             }
             Op::ImageStore(_) => {
                 let (var, it) = self.img_var(d.slot, d.dim, d.array, raw, ImageFormat::Unknown);
@@ -543,7 +588,10 @@ impl E {
                     }
                     berr(self.b.composite_construct(uv4, None, comps))?
                 } else {
-                    let comps: Vec<Word> = v.iter().map(|&x| self.op(spirv::Op::Bitcast, f32t, &[x])).collect();
+                    let comps: Vec<Word> = v
+                        .iter()
+                        .map(|&x| self.op(spirv::Op::Bitcast, f32t, &[x]))
+                        .collect();
                     let v4 = self.b.type_vector(f32t, 4);
                     berr(self.b.composite_construct(v4, None, comps))?
                 };
@@ -561,7 +609,11 @@ impl E {
                 let sop = match op {
                     None => {
                         let cmpv = self.vals[inst.args[2].index()];
-                        return Ok(self.op(spirv::Op::AtomicCompareExchange, u, &[p, scope, sem, sem, v, cmpv]));
+                        return Ok(self.op(
+                            spirv::Op::AtomicCompareExchange,
+                            u,
+                            &[p, scope, sem, sem, v, cmpv],
+                        ));
                     }
                     Some(AtomOp::Add) => spirv::Op::AtomicIAdd,
                     Some(AtomOp::SMin) => spirv::Op::AtomicSMin,
