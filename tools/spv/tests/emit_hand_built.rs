@@ -30,6 +30,7 @@ fn shader(f: Function, shared: u32, local: u32) -> Shader {
         ],
         abi: "cuda",
         guest_insts: 0,
+        gfx: None,
     }
 }
 

@@ -59,6 +59,7 @@ fn shader(spec: &[T]) -> Shader {
         banks: Vec::new(),
         abi: "cuda",
         guest_insts: spec.len(),
+        gfx: None,
     }
 }
 
