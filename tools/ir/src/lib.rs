@@ -44,7 +44,8 @@
 //!
 //! [`structure`] makes that graph static and structured: the first pass resolves the
 //! reconvergence/call stack at translation time (pops become jumps, subroutines are copied
-//! per call site, `BRX` through a known jump table becomes a `Switch`), and
+//! per call site, `BRX` through a known jump table becomes a `Switch`), the second splits
+//! nodes of irreducible loops, and
 //! [`structure::structurize`] turns the static graph into a tree of if / switch / loop with
 //! break and continue ([`structure::Node`]) that maps one-to-one onto SPIR-V's structured
 //! control flow, using a goto variable only where a branch leaves several constructs. Back ends

@@ -16,6 +16,7 @@ pub type Pass = (&'static str, fn(&mut Function));
 /// The passes, in the order they run.
 pub const PASSES: &[Pass] = &[
     ("static_stack", crate::structure::stack::run),
+    ("split_irreducible", crate::structure::split::run),
     ("local_state", local_state::run),
     ("const_fold", const_fold::run),
     ("dce", dce::run),

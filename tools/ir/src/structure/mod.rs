@@ -9,20 +9,22 @@
 //! 1. [`stack`] (a pass in [`crate::passes::PASSES`]): the stack's contents are known
 //!    statically, so pushes and pops disappear, pops become static jumps, subroutines are
 //!    copied per call site and `BRX` through a known jump table becomes a `Switch`.
-//! 2. [`cfg`]: reverse postorder, dominators, natural loops; an irreducible graph is refused.
-//! 3. [`nest`]: the dominator tree becomes labeled scopes, loops and branches to labels
+//! 2. [`split`] (a pass): node splitting makes an irreducible graph reducible (bounded).
+//! 3. [`cfg`]: reverse postorder, dominators, natural loops; an irreducible graph is refused.
+//! 4. [`nest`]: the dominator tree becomes labeled scopes, loops and branches to labels
 //!    (Ramsey's "Beyond Relooper").
-//! 4. [`lower`]: labels become SPIR-V-shaped constructs — fall-through, `break`, `continue`,
+//! 5. [`lower`]: labels become SPIR-V-shaped constructs — fall-through, `break`, `continue`,
 //!    one-iteration loops for scopes left early, and a goto variable for branches that leave
 //!    several constructs (Erosa and Hendren's outward movement, as in yuzu and Ryujinx).
 //!
-//! [`structurize`] runs steps 2–4 and returns a [`Structured`] tree; a back end falls back
+//! [`structurize`] runs steps 3–5 and returns a [`Structured`] tree; a back end falls back
 //! to a dispatcher loop when it fails (a `Dynamic` jump is left, or the graph is
 //! irreducible).
 
 pub mod cfg;
 pub mod lower;
 pub mod nest;
+pub mod split;
 pub mod stack;
 pub mod tree;
 
