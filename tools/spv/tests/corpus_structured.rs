@@ -1,8 +1,9 @@
 //! Control flow over the corpus: every sm53 kernel of tests/corpus/sass (CUDA ABI) and every
 //! deko3d compute shader of tests/corpus/dksh that translates must come out as structured
-//! SPIR-V (never the dispatcher loop) and pass spirv-val. One line per shader with its block
-//! and goto counts; the totals line gives structured vs dispatcher. Shaders that do not
-//! translate yet are counted and left to the translation tests.
+//! SPIR-V (never the dispatcher loop) and pass spirv-val; so must the graphics shaders (their
+//! spirv-val is `graphics_valid`'s). One line per shader with its block and goto counts; the
+//! totals lines give structured vs dispatcher. Shaders that do not translate yet are counted
+//! and left to the translation tests.
 
 mod common;
 
@@ -56,4 +57,77 @@ fn corpus_control_flow_is_structured() {
         sass[0], sass[1], sass[2], dksh[0], dksh[1], dksh[2]
     );
     assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// The graphics shaders (vertex, fragment, geometry, tessellation) of the dksh corpus, the
+/// extra GLSL corpus and ../shared/corpus/external (when present): those that translate must
+/// be structured too.
+#[test]
+fn graphics_control_flow_is_structured() {
+    use dmsh_ir::lift::{dksh, BindingLayout};
+    let root = common::root();
+    let mut counts = [0usize; 3];
+    let mut bad = Vec::new();
+    for d in [
+        root.join("tests/corpus/dksh"),
+        root.join("tests/corpus/extra/glsl"),
+        root.join("../shared/corpus/external"),
+    ] {
+        let mut files = Vec::new();
+        dksh_files(&d, &mut files);
+        for p in files {
+            let Ok(bytes) = std::fs::read(&p) else {
+                continue;
+            };
+            let prog = match dksh::parse(&bytes) {
+                Ok(p) => p,
+                Err(e) => {
+                    counts[2] += 1;
+                    println!("untranslated {}: {e}", p.display());
+                    continue;
+                }
+            };
+            if prog.stage == dmsh_ir::Stage::Compute {
+                continue;
+            }
+            let key = p.file_name().unwrap().to_string_lossy().to_string();
+            let r = dksh::graphics_config(
+                prog.stage,
+                &prog.code,
+                &prog.cbuf1,
+                BindingLayout::deko3d(prog.stage),
+                &key,
+            )
+            .and_then(|mut cfg| {
+                if let Some(g) = cfg.gfx.as_mut() {
+                    g.early_fragment_tests = prog.early_fragment_tests;
+                    g.tess_param = prog.tess_param;
+                }
+                dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
+                    .map_err(|e| e.to_string())
+            });
+            one(&key, r, &mut counts, &mut bad);
+        }
+    }
+    println!(
+        "control flow: graphics {} structured, {} dispatcher ({} untranslated)",
+        counts[0], counts[1], counts[2]
+    );
+    let dispatcher: Vec<_> = bad.iter().filter(|b| b.contains("dispatcher")).collect();
+    assert!(dispatcher.is_empty(), "{dispatcher:#?}");
+}
+
+fn dksh_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut v: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+    v.sort();
+    for p in v {
+        if p.is_dir() {
+            dksh_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "dksh") {
+            out.push(p);
+        }
+    }
 }
