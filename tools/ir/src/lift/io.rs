@@ -41,7 +41,12 @@ fn attr_addr(cx: &mut Cx, i: &Instr, k: u32) -> Result<Value> {
     let a = imm + 4 * k;
     if ra == 255 {
         if let Some(why) = attr_problem(a) {
-            let key = cx.cfg.gfx.as_ref().map(|g| g.key.clone()).unwrap_or_default();
+            let key = cx
+                .cfg
+                .gfx
+                .as_ref()
+                .map(|g| g.key.clone())
+                .unwrap_or_default();
             return Err(cx.unsupported(i, format!("shader {key}: attribute a[{a:#x}] {why}")));
         }
         return Ok(cx.c32(a));
@@ -175,13 +180,16 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         Opcode::Sam | Opcode::Ram => {}
         Opcode::Fswzadd => {
             // Per quad lane (lane & 3), two bits of the swizzle pick (a, b) signs:
-            // 0: a + b, 1: -a + b, 2: a - b, 3: b.
+            // 0: a + b, 1: -a + b, 2: a - b, 3: b; lane k reads bits 6 - 2k.
             let a = cx.r(i, Field::Ra);
             let b = cx.r(i, Field::Rb);
             let swz = i.raw(Field::Mode).unwrap_or(0) as u32;
             let lane = cx.sys(crate::Sys::LaneId);
             let three = cx.c32(3);
             let q = cx.and(lane, three);
+            // Lane 0 (top left) takes the top two bits: PNNPPNNP (dFdx after SHFL.BFLY 1)
+            // must give right - left in both pixels of a row.
+            let q = cx.bin(Op::Xor, q, three);
             let sh = cx.shl_c(q, 1);
             let sw = cx.c32(swz);
             let m0 = cx.bin(Op::LShr, sw, sh);

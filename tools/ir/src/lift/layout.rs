@@ -139,6 +139,45 @@ impl CompType {
     }
 }
 
+/// Format of a storage image (the binary does not say; from shader_facts / the GLSL layout).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum ImageFmt {
+    /// Unknown: formatted accesses read/write without a format, raw (`.D`) accesses move
+    /// 32-bit words.
+    #[default]
+    Unknown,
+    /// rgba8 (unorm).
+    Rgba8,
+    /// r32ui.
+    R32ui,
+    /// r32i.
+    R32i,
+    /// r32f.
+    R32f,
+    /// rgba16f.
+    Rgba16f,
+    /// rgba32f.
+    Rgba32f,
+    /// rgba32ui.
+    Rgba32ui,
+}
+
+impl ImageFmt {
+    /// Parses a GLSL image format qualifier (`rgba8`, `r32ui`, …).
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "rgba8" => ImageFmt::Rgba8,
+            "r32ui" => ImageFmt::R32ui,
+            "r32i" => ImageFmt::R32i,
+            "r32f" => ImageFmt::R32f,
+            "rgba16f" => ImageFmt::Rgba16f,
+            "rgba32f" => ImageFmt::Rgba32f,
+            "rgba32ui" => ImageFmt::Rgba32ui,
+            _ => return None,
+        })
+    }
+}
+
 /// Everything a graphics stage needs besides the code.
 #[derive(Clone, Debug)]
 pub struct Gfx {
@@ -162,6 +201,8 @@ pub struct Gfx {
     pub tess_param: u32,
     /// Component type of each texture slot's data (float unless shader_facts says).
     pub textures: [CompType; 32],
+    /// Format of each image slot (unknown unless shader_facts says).
+    pub images: [ImageFmt; 8],
 }
 
 impl Gfx {
@@ -177,6 +218,7 @@ impl Gfx {
             early_fragment_tests: false,
             tess_param: 0x201,
             textures: [CompType::Float; 32],
+            images: [ImageFmt::Unknown; 8],
         }
     }
 }

@@ -24,7 +24,7 @@ pub mod warp;
 
 pub use abi::{Abi, Config};
 pub use ctx::Cx;
-pub use layout::{BindingLayout, CompType, Gfx};
+pub use layout::{BindingLayout, CompType, Gfx, ImageFmt};
 
 use crate::ir::{BlockId, Function, Op, Terminator, Type};
 use crate::shader::{Bank, BankSource, Shader};

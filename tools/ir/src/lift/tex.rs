@@ -515,8 +515,9 @@ fn tlds(cx: &mut Cx, i: &Instr, ra: u8, rb: u8, s: u16) -> Result<(Value, Vec<u8
             (a(cx, 0), a(cx, 1), b(cx, 0), z, z, z, z)
         }
         8 => {
+            // Unlike TEXS: layer in Ra, x and y in Rb, Rb+1.
             d.array = true;
-            (a(cx, 1), b(cx, 0), z, a(cx, 0), z, z, z)
+            (b(cx, 0), b(cx, 1), z, a(cx, 0), z, z, z)
         }
         12 => {
             d.lod = TexLod::Level;

@@ -4,7 +4,7 @@
 use super::{berr, E};
 use crate::Error;
 use dmsh_ir::gfx::{ImgDesc, TexDesc, TexDim, TexKind, TexLod};
-use dmsh_ir::lift::CompType;
+use dmsh_ir::lift::{CompType, ImageFmt as LFmt};
 use dmsh_ir::{AtomOp, Function, Inst, Op, Stage, Type};
 use rspirv::dr::{InsertPoint, Instruction, Operand};
 use rspirv::spirv::{
@@ -137,12 +137,17 @@ impl E {
         self.vec_of(i32t, &v)
     }
 
-    /// Constant offsets (4 signed bits per coordinate) as an ivecN constant.
-    fn const_offset(&mut self, n: usize, packed: u32) -> Word {
+    /// Constant offsets as an ivecN constant: 4 signed bits per coordinate (TEX, TLD), or
+    /// 6 signed bits in 8-bit fields for gathers.
+    fn const_offset(&mut self, n: usize, packed: u32, gather: bool) -> Word {
         let i32t = self.b.type_int(32, 1);
         let comps: Vec<Word> = (0..n)
             .map(|k| {
-                let v = (((packed >> (4 * k)) & 0xf) as i32) << 28 >> 28;
+                let v = if gather {
+                    (((packed >> (8 * k)) & 0x3f) as i32) << 26 >> 26
+                } else {
+                    (((packed >> (4 * k)) & 0xf) as i32) << 28 >> 28
+                };
                 self.cw_signed(i32t, v)
             })
             .collect();
@@ -224,7 +229,9 @@ impl E {
             if d.ms {
                 // An image (TXQ on a surface handle).
                 let (dim, array) = Self::img_shape(f, d.slot);
-                let (var, it) = self.img_var(d.slot, dim, array, false, ImageFormat::Unknown);
+                let fmt = self.img_fmt(d.slot);
+                let raw = fmt == LFmt::Unknown;
+                let (var, it) = self.img_var(d.slot, dim, array, raw, fmt);
                 let img = self.load_id(it, var);
                 let n = dim.coords() + array as usize;
                 let n = if dim == TexDim::Cube {
@@ -285,7 +292,7 @@ impl E {
                 if d.offset {
                     match ec[2] {
                         Some(p) => {
-                            let o = self.const_offset(n, p);
+                            let o = self.const_offset(n, p, false);
                             let ct2 = if n == 1 && !d.array {
                                 i32t
                             } else {
@@ -350,7 +357,9 @@ impl E {
                 };
                 let k256 = self.fconst(Type::F32, 256.0);
                 let mut out = Vec::new();
-                for k in 0..2u32 {
+                // TMML: component 0 is the unclamped (relative) level, component 1 the
+                // level accessed: the reverse of OpImageQueryLod's (x, y).
+                for k in [1u32, 0] {
                     let x = berr(self.b.composite_extract(f32t, None, q, [k]))?;
                     let y = self.fop(spirv::Op::FMul, f32t, &[x, k256]);
                     let i32t2 = self.b.type_int(32, 1);
@@ -402,7 +411,8 @@ impl E {
                 if d.offset {
                     match ec[2] {
                         Some(p) => {
-                            let o = self.const_offset(n, p);
+                            let g = matches!(d.kind, TexKind::Gather(_));
+                            let o = self.const_offset(n, p, g);
                             mask |= ImageOperands::CONST_OFFSET;
                             ops.push(Operand::IdRef(o));
                         }
@@ -410,8 +420,8 @@ impl E {
                             self.cap(Capability::ImageGatherExtended);
                             let mut comps = Vec::new();
                             for k in 0..n {
-                                let o = self.cw_signed(i32t, 4 * k as i32);
-                                let w = self.cw_signed(i32t, 4);
+                                let o = self.cw_signed(i32t, 8 * k as i32);
+                                let w = self.cw_signed(i32t, 6);
                                 let x = self.op(spirv::Op::Bitcast, i32t, &[e[2]]);
                                 comps.push(self.op(spirv::Op::BitFieldSExtract, i32t, &[x, o, w]));
                             }
@@ -512,14 +522,42 @@ impl E {
         (TexDim::D2, false)
     }
 
+    fn img_fmt(&self, slot: u16) -> LFmt {
+        self.gfxcfg
+            .as_ref()
+            .map(|g| g.images[slot as usize % 8])
+            .unwrap_or_default()
+    }
+
+    /// The sampled type of an image: uint for raw words of an unknown format and integer
+    /// formats, int for r32i, float otherwise.
+    fn img_scalar(&mut self, raw: bool, fmt: LFmt) -> Word {
+        match fmt {
+            LFmt::R32ui | LFmt::Rgba32ui => self.ty(Type::U32),
+            LFmt::R32i => self.b.type_int(32, 1),
+            LFmt::Unknown if raw => self.ty(Type::U32),
+            _ => self.ty(Type::F32),
+        }
+    }
+
     fn img_var(
         &mut self,
         slot: u16,
         dim: TexDim,
         array: bool,
         raw: bool,
-        fmt: ImageFormat,
+        lfmt: LFmt,
     ) -> (Word, Word) {
+        let fmt = match lfmt {
+            LFmt::Unknown => ImageFormat::Unknown,
+            LFmt::Rgba8 => ImageFormat::Rgba8,
+            LFmt::R32ui => ImageFormat::R32ui,
+            LFmt::R32i => ImageFormat::R32i,
+            LFmt::R32f => ImageFormat::R32f,
+            LFmt::Rgba16f => ImageFormat::Rgba16f,
+            LFmt::Rgba32f => ImageFormat::Rgba32f,
+            LFmt::Rgba32ui => ImageFormat::Rgba32ui,
+        };
         let key = (slot, dim, array, raw, fmt as u32);
         if let Some(&v) = self.img_vars.get(&key) {
             return v;
@@ -565,41 +603,65 @@ impl E {
         let raw = d.words != 4;
         match inst.op {
             Op::ImageLoad(_) => {
-                let (var, it) = self.img_var(d.slot, d.dim, d.array, raw, ImageFormat::Unknown);
+                let fmt = self.img_fmt(d.slot);
+                let (var, it) = self.img_var(d.slot, d.dim, d.array, raw, fmt);
                 let img = self.load_id(it, var);
-                let st = if raw { u } else { f32t };
+                let st = self.img_scalar(raw, fmt);
                 let v4 = self.b.type_vector(st, 4);
                 let r = self.op(spirv::Op::ImageRead, v4, &[img, coords]);
-                Ok(if raw {
-                    r
-                } else {
-                    self.op(spirv::Op::Bitcast, uv4, &[r])
+                Ok(match (raw, fmt) {
+                    // A raw 32-bit read of rgba8 texels: the packed bytes.
+                    (true, LFmt::Rgba8) if d.words == 1 => {
+                        let p = self.ext(u, 55, &[r]);
+                        let z = self.u32c(0);
+                        berr(self.b.composite_construct(uv4, None, [p, z, z, z]))?
+                    }
+                    _ if st == uv4 || st == u => r,
+                    _ => self.op(spirv::Op::Bitcast, uv4, &[r]),
                 })
             }
             Op::ImageStore(_) => {
-                let (var, it) = self.img_var(d.slot, d.dim, d.array, raw, ImageFormat::Unknown);
+                let fmt = self.img_fmt(d.slot);
+                let (var, it) = self.img_var(d.slot, d.dim, d.array, raw, fmt);
                 let img = self.load_id(it, var);
                 let v = self.tuple_vals(f, inst.args[1]);
-                let texel = if raw {
-                    let z = self.u32c(0);
-                    let mut comps = v.to_vec();
-                    for x in comps.iter_mut().skip(d.words as usize) {
-                        *x = z;
+                let st = self.img_scalar(raw, fmt);
+                let texel = match (raw, fmt) {
+                    (true, LFmt::Rgba8) if d.words == 1 => {
+                        let v4 = self.b.type_vector(f32t, 4);
+                        self.ext(v4, 64, &[v[0]])
                     }
-                    berr(self.b.composite_construct(uv4, None, comps))?
-                } else {
-                    let comps: Vec<Word> = v
-                        .iter()
-                        .map(|&x| self.op(spirv::Op::Bitcast, f32t, &[x]))
-                        .collect();
-                    let v4 = self.b.type_vector(f32t, 4);
-                    berr(self.b.composite_construct(v4, None, comps))?
+                    _ => {
+                        let z = self.u32c(0);
+                        let mut comps = v.to_vec();
+                        if raw {
+                            for x in comps.iter_mut().skip(d.words as usize) {
+                                *x = z;
+                            }
+                        }
+                        let comps: Vec<Word> = comps
+                            .iter()
+                            .map(|&x| {
+                                if st == u {
+                                    x
+                                } else {
+                                    self.op(spirv::Op::Bitcast, st, &[x])
+                                }
+                            })
+                            .collect();
+                        let v4 = self.b.type_vector(st, 4);
+                        berr(self.b.composite_construct(v4, None, comps))?
+                    }
                 };
                 berr(self.b.image_write(img, coords, texel, None, []))?;
                 Ok(0)
             }
             Op::ImageAtomic(_, op) => {
-                let (var, _) = self.img_var(d.slot, d.dim, d.array, true, ImageFormat::R32ui);
+                let fmt = match self.img_fmt(d.slot) {
+                    LFmt::R32i => LFmt::R32i,
+                    _ => LFmt::R32ui,
+                };
+                let (var, _) = self.img_var(d.slot, d.dim, d.array, true, fmt);
                 let pt = self.ptr(StorageClass::Image, u);
                 let z = self.u32c(0);
                 let p = self.op(spirv::Op::ImageTexelPointer, pt, &[var, coords, z]);
