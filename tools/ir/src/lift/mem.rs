@@ -77,7 +77,7 @@ fn load(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
                 let ak = offset(cx, a, 4 * k);
                 let v = cx.emit(Op::Load(space, Width::B32), Type::U32, &[ak]);
                 if rd != 255 {
-                    cx.set_reg(rd + k as u8, v);
+                    cx.set_reg(reg_plus(rd, k), v);
                 }
             }
         }
@@ -100,7 +100,7 @@ fn store(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
                     if rd == 255 {
                         cx.c32(0)
                     } else {
-                        cx.reg(rd + k as u8)
+                        cx.reg(reg_plus(rd, k))
                     }
                 })
                 .collect();
@@ -239,7 +239,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                         let ok = offset(cx, off, 4 * k);
                         let v = cx.const_dyn(bank, ok);
                         if rd != 255 {
-                            cx.set_reg(rd + k as u8, v);
+                            cx.set_reg(reg_plus(rd, k), v);
                         }
                     }
                 }
@@ -256,5 +256,15 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             Ok(())
         }
         _ => Err(cx.unsupported(i, "no semantics for this instruction")),
+    }
+}
+
+/// Register `rd + k` of a vector access; past R254 it is RZ (reads 0, writes dropped).
+fn reg_plus(rd: u8, k: u32) -> u8 {
+    let n = rd as u32 + k;
+    if rd == 255 || n > 254 {
+        255
+    } else {
+        n as u8
     }
 }

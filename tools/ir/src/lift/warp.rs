@@ -54,7 +54,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             if i.opcode() == O::Cs2r && name.ends_with("LO") {
                 let z = cx.c32(0);
                 let rd = cx.rf(i, Field::Rd);
-                if rd != 255 {
+                if rd < 254 {
                     cx.set_reg(rd + 1, z);
                 }
             }
