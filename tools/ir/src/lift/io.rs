@@ -58,6 +58,13 @@ fn attr_addr(cx: &mut Cx, i: &Instr, k: u32) -> Result<Value> {
 
 /// Lifts one stage-I/O instruction.
 pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
+    let io = matches!(
+        i.opcode(),
+        Opcode::Ald | Opcode::Ast | Opcode::Ipa | Opcode::Out | Opcode::Pixld | Opcode::Isberd
+    );
+    if io && cx.cfg.gfx.is_none() {
+        return Err(cx.unsupported(i, "stage I/O outside a graphics stage"));
+    }
     match i.opcode() {
         Opcode::Ald => {
             let n = words(i);
@@ -71,9 +78,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 vals.push(cx.emit(Op::AttrLoad { output, patch }, Type::U32, &[a, vtx]));
             }
             for (k, v) in vals.into_iter().enumerate() {
-                if rd != 255 {
-                    cx.set_reg(rd + k as u8, v);
-                }
+                cx.set_reg(super::tex::regk(rd, k as u8), v);
             }
         }
         Opcode::Ast => {
@@ -83,11 +88,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let rd = cx.rf(i, Field::Rd);
             for k in 0..n {
                 let a = attr_addr(cx, i, k)?;
-                let v = if rd == 255 {
-                    cx.c32(0)
-                } else {
-                    cx.reg(rd + k as u8)
-                };
+                let v = cx.reg(super::tex::regk(rd, k as u8));
                 cx.emit(Op::AttrStore { patch }, Type::Void, &[a, v, vtx]);
             }
         }

@@ -107,6 +107,14 @@ fn trace(cx: &Cx, mut v: Value) -> Value {
     v
 }
 
+/// Register `base + k`, or RZ when that runs past R254 (or base is RZ).
+pub(crate) fn regk(base: u8, k: u8) -> u8 {
+    match base.checked_add(k) {
+        Some(r) if base != 255 && r < 255 => r,
+        _ => 255,
+    }
+}
+
 /// A register read that tolerates RZ / running past R254.
 fn rr(cx: &mut Cx, base: u8, k: u8) -> Value {
     if base == 255 {
@@ -259,9 +267,9 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 texs_comps(i, rd2 == 255)
             };
             let f16 = i.modifier(Field::F16) == Some(".F16");
-            let mut dests = vec![rd, if rd == 255 { 255 } else { rd + 1 }];
+            let mut dests = vec![rd, regk(rd, 1)];
             dests.push(rd2);
-            dests.push(if rd2 == 255 { 255 } else { rd2 + 1 });
+            dests.push(regk(rd2, 1));
             if f16 {
                 write_f16(cx, d, &comps, &[rd, rd2]);
             } else {
@@ -372,9 +380,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 mask_comps(i)
             };
-            let dests: Vec<u8> = (0..comps.len() as u8)
-                .map(|k| if rd == 255 { 255 } else { rd + k })
-                .collect();
+            let dests: Vec<u8> = (0..comps.len() as u8).map(|k| regk(rd, k)).collect();
             write(cx, r, &comps, &dests);
         }
         Opcode::Txq => {
@@ -402,9 +408,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let e = tuple(cx, [lodr, z, z, z]);
             let r = cx.emit(Op::Tex(d), Type::Void, &[c, e]);
             let comps = mask_comps(i);
-            let dests: Vec<u8> = (0..comps.len() as u8)
-                .map(|k| if rd == 255 { 255 } else { rd + k })
-                .collect();
+            let dests: Vec<u8> = (0..comps.len() as u8).map(|k| regk(rd, k)).collect();
             write(cx, r, &comps, &dests);
         }
         Opcode::Suld | Opcode::Sust | Opcode::Suatom | Opcode::Sured => surface(cx, i)?,
@@ -599,9 +603,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
         Opcode::Suld => {
             let r = cx.emit(Op::ImageLoad(d), Type::Void, &[ct]);
             let comps: Vec<u8> = (0..words).collect();
-            let dests: Vec<u8> = (0..words)
-                .map(|k| if rd == 255 { 255 } else { rd + k })
-                .collect();
+            let dests: Vec<u8> = (0..words).map(|k| regk(rd, k)).collect();
             write(cx, r, &comps, &dests);
         }
         Opcode::Sust => {

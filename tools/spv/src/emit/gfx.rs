@@ -853,8 +853,16 @@ impl E {
             }
             Stage::Geometry => {
                 self.cap(Capability::Geometry);
-                let s = sph.unwrap_or_else(|| panic!("geometry without SPH"));
-                let inv = s.threads_per_input_primitive.max(1);
+                let (inv0, topo, maxv) = sph
+                    .map(|s| {
+                        (
+                            s.threads_per_input_primitive,
+                            s.output_topology,
+                            s.max_output_vertex_count,
+                        )
+                    })
+                    .unwrap_or((1, 7, 1));
+                let inv = inv0.max(1);
                 self.b.execution_mode(main, M::Invocations, [inv]);
                 let input = match self.gx.gs_in {
                     1 => M::InputPoints,
@@ -862,14 +870,14 @@ impl E {
                     _ => M::Triangles,
                 };
                 self.b.execution_mode(main, input, []);
-                let out = match s.output_topology {
+                let out = match topo {
                     1 => M::OutputPoints,
                     6 => M::OutputLineStrip,
                     _ => M::OutputTriangleStrip,
                 };
                 self.b.execution_mode(main, out, []);
                 self.b
-                    .execution_mode(main, M::OutputVertices, [s.max_output_vertex_count.max(1)]);
+                    .execution_mode(main, M::OutputVertices, [maxv.max(1)]);
                 spirv::ExecutionModel::Geometry
             }
             Stage::TessControl => {
