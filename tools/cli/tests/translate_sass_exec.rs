@@ -12,17 +12,11 @@ use dmsh_spv::{translate, Options};
 use std::process::Command;
 
 /// Kernels that do not pass yet, with the cause. The gap stays visible here.
-const KNOWN_FAILURES: &[(&str, &str)] = &[
-    (
-        "atomics_shared",
-        "ATOMS.CAS.64: shared memory is a u32 array, no 64-bit workgroup CAS yet",
-    ),
-    (
-        "setp_f32",
-        "testp.normal(±0): ptxas's code (ISETP.EQ.U32.OR P0, |x|, RZ, P0 then SEL) says \
+const KNOWN_FAILURES: &[(&str, &str)] = &[(
+    "setp_f32",
+    "testp.normal(±0): ptxas's code (ISETP.EQ.U32.OR P0, |x|, RZ, P0 then SEL) says \
          normal, the PTX reference says not normal; we follow the machine code",
-    ),
-];
+)];
 
 const ENV: &str = "DMSH_EXEC_ONE";
 

@@ -92,6 +92,7 @@ pub(crate) struct E {
     flags: HashMap<u8, Word>,
     stack: Option<(Word, Word)>,
     bar_result: Option<Word>,
+    cas_lock: Option<Word>,
     bar_pred: Option<Word>,
     popc_value: Option<Word>,
     sync_mode: bool,
@@ -402,6 +403,90 @@ impl E {
             }
             Sys::Clock | Sys::Zero => self.u32c(0),
         }
+    }
+
+    /// The workgroup lock of 64-bit shared compare-and-swap (zeroed in the prologue).
+    fn cas_lock(&mut self) -> Word {
+        if let Some(v) = self.cas_lock {
+            return v;
+        }
+        let u = self.ty(Type::U32);
+        let pty = self.ptr(StorageClass::Workgroup, u);
+        let v = self.global_var(pty, StorageClass::Workgroup, None);
+        self.interface.push(v);
+        self.cas_lock = Some(v);
+        v
+    }
+
+    /// 64-bit compare-and-swap on shared memory (a `u32` array): under a workgroup lock taken
+    /// and released in the same loop iteration (no deadlock between lanes running in lock
+    /// step). Only other 64-bit CAS are excluded; plain accesses to the two words are not.
+    fn shared_cas64(&mut self, addr: Word, cmp: Word, val: Word) -> Word {
+        let u = self.ty(Type::U32);
+        let u64t = self.ty(Type::U64);
+        let bo = self.ty(Type::Bool);
+        let lock = self.cas_lock();
+        let result = self.fn_var(u64t, None);
+        let done = self.fn_var(bo, None);
+        let f = self.c(Type::Bool, 0);
+        let t = self.c(Type::Bool, 1);
+        self.store(done, f);
+        let sc = self.u32c(SCOPE_WORKGROUP);
+        let acq = self.u32c(0x108);
+        let relaxed = self.u32c(0);
+        let zero = self.u32c(0);
+        let one = self.u32c(1);
+        let (header, body, crit, after, cont, merge) = (
+            self.b.id(),
+            self.b.id(),
+            self.b.id(),
+            self.b.id(),
+            self.b.id(),
+            self.b.id(),
+        );
+        self.b.branch(header).expect("block");
+        self.b.begin_block(Some(header)).expect("no block");
+        self.b
+            .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
+            .expect("block");
+        self.b.branch(body).expect("block");
+        self.b.begin_block(Some(body)).expect("no block");
+        let got = self.op(
+            spirv::Op::AtomicCompareExchange,
+            u,
+            &[lock, sc, acq, relaxed, one, zero],
+        );
+        let mine = self.op(spirv::Op::IEqual, bo, &[got, zero]);
+        self.b
+            .selection_merge(after, spirv::SelectionControl::NONE)
+            .expect("block");
+        self.b
+            .branch_conditional(mine, crit, after, [])
+            .expect("block");
+        self.b.begin_block(Some(crit)).expect("no block");
+        let p0 = self.word_ptr(Space::Shared, addr, 0);
+        let p1 = self.word_ptr(Space::Shared, addr, 1);
+        let lo = self.op(spirv::Op::AtomicLoad, u, &[p0, sc, relaxed]);
+        let hi = self.op(spirv::Op::AtomicLoad, u, &[p1, sc, relaxed]);
+        let old = self.pack64(lo, hi);
+        let eq = self.op(spirv::Op::IEqual, bo, &[old, cmp]);
+        let new = self.select(Type::U64, eq, val, old);
+        let (nlo, nhi) = self.split64(new);
+        self.b.atomic_store(p0, sc, relaxed, nlo).expect("block");
+        self.b.atomic_store(p1, sc, relaxed, nhi).expect("block");
+        self.op(spirv::Op::AtomicExchange, u, &[lock, sc, acq, zero]);
+        self.store(result, old);
+        self.store(done, t);
+        self.b.branch(after).expect("block");
+        self.b.begin_block(Some(after)).expect("no block");
+        self.b.branch(cont).expect("block");
+        self.b.begin_block(Some(cont)).expect("no block");
+        let d = self.load(Type::Bool, done);
+        self.b
+            .branch_conditional(d, merge, header, [])
+            .expect("block");
+        self.b.begin_block(Some(merge)).expect("no block");
+        self.load(Type::U64, result)
     }
 
     fn bar_pred_var(&mut self) -> Word {
@@ -1314,8 +1399,13 @@ impl E {
                 } else {
                     Type::U32
                 };
+                if space == Space::Shared && w == Width::B64 {
+                    let r = self.shared_cas64(a[0], a[1], a[2]);
+                    self.vals[v.index()] = r;
+                    return Ok(());
+                }
                 if space != Space::Global && w == Width::B64 {
-                    return Err(Error::Unsupported("64-bit shared compare-and-swap".into()));
+                    return Err(Error::Unsupported("64-bit local compare-and-swap".into()));
                 }
                 let tyw = self.ty(t);
                 let (p, scope) = self.atomic_ptr(space, w, a[0]);
@@ -1430,6 +1520,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         flags: HashMap::new(),
         stack: None,
         bar_result: None,
+        cas_lock: None,
         bar_pred: None,
         popc_value: None,
         sync_mode: false,
@@ -1490,6 +1581,23 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     e.sync_mode = dispatcher && has_barrier;
     if !e.sync_mode && f.insts.iter().any(|i| i.op == Op::BarrierPopc) {
         e.popc_reset();
+        e.wg_barrier();
+    }
+    if f.insts
+        .iter()
+        .any(|i| i.op == Op::AtomicCas(Space::Shared, Width::B64))
+    {
+        // Invocation 0 clears the lock of 64-bit shared CAS before anyone takes it.
+        let lock = e.cas_lock();
+        let bo = e.ty(Type::Bool);
+        let li = e.lane_index();
+        let z = e.u32c(0);
+        let first = e.op(spirv::Op::IEqual, bo, &[li, z]);
+        let all = e.u32c(!0);
+        let m = e.select(Type::U32, first, z, all);
+        let sc = e.u32c(SCOPE_WORKGROUP);
+        let sem = e.u32c(0);
+        e.op(spirv::Op::AtomicAnd, u, &[lock, sc, sem, m]);
         e.wg_barrier();
     }
     e.gfx_prologue(f)?;

@@ -8,10 +8,6 @@ use dmsh_spv::{translate, Options};
 
 /// Kernels that do not translate yet, with the cause. Keep this list honest and short.
 const KNOWN_FAILURES: &[(&str, &str)] = &[
-    (
-        "atomics_shared",
-        "ATOMS.CAS.64: no 64-bit workgroup CAS yet",
-    ),
     ("video_ops", "video instructions have no semantics yet"),
     ("tex_sample", "textures are issue 5"),
     ("surf_rw", "surfaces are issue 5"),
