@@ -55,6 +55,13 @@ pub const MAX_BLOCKS: usize = 20_000;
 /// Structures `f`'s control flow (blocks unreachable from the entry are left out).
 pub fn structurize(f: &Function) -> Result<Structured, Error> {
     let n = f.blocks.len();
+    if n == 0 {
+        return Ok(Structured {
+            root: Node::Exit,
+            gotos: 0,
+            block_loops: 0,
+        });
+    }
     if n > MAX_BLOCKS {
         return Err(Error::TooLarge(n));
     }

@@ -400,3 +400,9 @@ fn long_chain_of_diamonds_does_not_overflow() {
         .expect("no overflow");
     assert_eq!(s, Ok(0));
 }
+
+#[test]
+fn empty_function_is_an_exit() {
+    let s = structurize(&Function::new()).expect("structured");
+    assert_eq!(s.root, Node::Exit);
+}
