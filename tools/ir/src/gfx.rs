@@ -85,6 +85,8 @@ pub enum TexKind {
     Gather(u8),
     /// Size query (TXQ dimension): width, height, depth/layers, mip levels.
     QuerySize,
+    /// Sample-count query (TXQ texture type): component 2.
+    QuerySamples,
     /// Level-of-detail query (TMML): (lod clamped, lod unclamped) in 8.8 fixed point.
     QueryLod,
     /// Sample with explicit derivatives (TXD).
@@ -123,6 +125,9 @@ pub struct TexDesc {
     pub offset: bool,
     /// Multisample fetch (`.MS`).
     pub ms: bool,
+    /// Gather with four per-texel offsets (`.PTP`): 8 signed bytes in extra\[2\] and
+    /// extra\[3\] ((x, y) of texel 0 in the low bytes of extra\[2\]).
+    pub ptp: bool,
     /// The resolved texture slot.
     pub slot: u16,
 }

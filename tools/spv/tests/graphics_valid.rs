@@ -26,10 +26,6 @@ const KNOWN: &[(&str, &str)] = &[
         "TLD4.PTP (textureGatherOffsets) not translated",
     ),
     (
-        "fs_indexed_in_shadow.frag.dksh",
-        "textureOffset with an offset that is not constant after folding",
-    ),
-    (
         "fs_tex_dims.frag.dksh",
         "TXD.AOFFI (textureGradOffset) not translated",
     ),

@@ -214,6 +214,7 @@ fn desc(kind: TexKind, dim: TexDim, array: bool, slot: u16) -> TexDesc {
         lod: TexLod::Implicit,
         offset: false,
         ms: false,
+        ptp: false,
         slot,
     }
 }
@@ -341,7 +342,9 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                     d.kind = TexKind::Gather(i.get(Field::Component).unwrap_or(0) as u8);
                     let ao = i.modifier(Field::Aoffi).unwrap_or("");
                     if ao == ".PTP" {
-                        return Err(cx.unsupported(i, "TLD4.PTP (per-texel offsets)"));
+                        d.ptp = true;
+                        off = take(cx);
+                        sample = take(cx);
                     }
                     if ao == ".AOFFI" {
                         d.offset = true;
@@ -356,7 +359,14 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 _ => {
                     d.kind = TexKind::Grad;
                     if i.flag(Field::Aoffi) {
-                        return Err(cx.unsupported(i, "TXD.AOFFI"));
+                        // The register after the coordinates packs the offsets from bit 16
+                        // (4 bits each; the low half holds the layer of array textures).
+                        if array {
+                            return Err(cx.unsupported(i, "TXD.AOFFI on an array texture"));
+                        }
+                        let r = rr(cx, ra, dim.coords() as u8);
+                        off = cx.shr_c(r, 16);
+                        d.offset = true;
                     }
                     let n = dim.coords() as u8;
                     let mut g = [z; 4];
@@ -385,9 +395,11 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         Opcode::Txq => {
             let mode = i.modifier(Field::Mode).unwrap_or("");
-            if mode != "TEX_HEADER_DIMENSION" {
-                return Err(cx.unsupported(i, format!("TXQ {mode}")));
-            }
+            let samples = match mode {
+                "TEX_HEADER_DIMENSION" => false,
+                "TEX_HEADER_TEXTURE_TYPE" => true,
+                _ => return Err(cx.unsupported(i, format!("TXQ {mode}"))),
+            };
             let hreg = if bindless { Some(rr(cx, ra, 0)) } else { None };
             let lodr = if bindless {
                 rr(cx, ra, 1)
@@ -404,6 +416,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             };
             let mut d = desc(TexKind::QuerySize, TexDim::D2, false, s);
             d.ms = image; // marks an image query for the back end
+            if samples {
+                if image {
+                    return Err(cx.unsupported(i, "TXQ TEX_HEADER_TEXTURE_TYPE on an image"));
+                }
+                d = desc(TexKind::QuerySamples, TexDim::D2, false, s);
+            }
             let c = tuple(cx, [z, z, z, z]);
             let e = tuple(cx, [lodr, z, z, z]);
             let r = cx.emit(Op::Tex(d), Type::Void, &[c, e]);

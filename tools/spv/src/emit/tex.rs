@@ -93,12 +93,21 @@ impl E {
         r
     }
 
+    /// The constants of a tuple's members, looking through bitcasts and warp shuffles of a
+    /// constant (uam's per-lane loops shuffle uniform offsets).
     fn tuple_consts(f: &Function, t: dmsh_ir::Value) -> [Option<u32>; 4] {
         let inst = f.inst(t);
         let mut r = [None; 4];
         for (k, a) in inst.args.iter().enumerate() {
             if a.is_some() {
-                r[k] = f.const_of(*a).map(|c| c as u32);
+                let mut v = *a;
+                for _ in 0..8 {
+                    match f.inst(v).op {
+                        Op::Bitcast | Op::Shfl(_) => v = f.inst(v).args[0],
+                        _ => break,
+                    }
+                }
+                r[k] = f.const_of(v).map(|c| c as u32);
             }
         }
         r
@@ -191,11 +200,23 @@ impl E {
         id
     }
 
+    /// The shape of a multisampled slot (dimension, array, ms) from its other uses.
+    fn slot_shape_ms(f: &Function, s: u16) -> (TexDim, bool, bool) {
+        for i in &f.insts {
+            if let Op::Tex(d) = i.op {
+                if d.slot == s && d.ms && d.kind == TexKind::Fetch {
+                    return (d.dim, d.array, true);
+                }
+            }
+        }
+        (TexDim::D2, false, true)
+    }
+
     /// The dimension the code samples slot `s` with (TXQ does not say).
     fn slot_shape(f: &Function, s: u16) -> (TexDim, bool) {
         for i in &f.insts {
             if let Op::Tex(d) = i.op {
-                if d.slot == s && d.kind != TexKind::QuerySize {
+                if d.slot == s && !matches!(d.kind, TexKind::QuerySize | TexKind::QuerySamples) {
                     return (d.dim, d.array);
                 }
             }
@@ -223,6 +244,25 @@ impl E {
         let f32t = self.ty(Type::F32);
         let u = self.ty(Type::U32);
         let i32t = self.b.type_int(32, 1);
+        if d.kind == TexKind::QuerySamples {
+            self.cap(Capability::ImageQuery);
+            let (dim, array, _) = Self::slot_shape_ms(f, d.slot);
+            let dd = TexDesc {
+                dim,
+                array,
+                ms: true,
+                kind: TexKind::Sample,
+                ..d
+            };
+            let (var, sit, it) = self.tex_var(&dd);
+            let si = self.load_id(sit, var);
+            let img = self.op(spirv::Op::Image, it, &[si]);
+            let n = self.op(spirv::Op::ImageQuerySamples, i32t, &[img]);
+            let nu = self.op(spirv::Op::Bitcast, u, &[n]);
+            let z = self.u32c(0);
+            let uv4 = self.b.type_vector(u, 4);
+            return berr(self.b.composite_construct(uv4, None, [z, z, nu, z]));
+        }
         if d.kind == TexKind::QuerySize {
             self.cap(Capability::ImageQuery);
             let uv4 = self.b.type_vector(u, 4);
@@ -289,6 +329,25 @@ impl E {
             TexKind::Fetch => {
                 let mut coords = self.icoords(n, d.array, c);
                 let img = self.op(spirv::Op::Image, it, &[si]);
+                if d.ptp {
+                    let (Some(lo), Some(hi)) = (ec[2], ec[3]) else {
+                        return Err(Error::Unsupported("TLD4.PTP with run-time offsets".into()));
+                    };
+                    let bytes = (lo as u64 | (hi as u64) << 32).to_le_bytes();
+                    let v2 = self.b.type_vector(i32t, 2);
+                    let pairs: Vec<Word> = (0..4)
+                        .map(|k| {
+                            let x = self.cw_signed(i32t, bytes[2 * k] as i8 as i32);
+                            let y = self.cw_signed(i32t, bytes[2 * k + 1] as i8 as i32);
+                            self.b.constant_composite(v2, [x, y])
+                        })
+                        .collect();
+                    let four = self.u32c(4);
+                    let at = self.b.type_array(v2, four);
+                    let arr = self.b.constant_composite(at, pairs);
+                    mask |= ImageOperands::CONST_OFFSETS;
+                    ops.push(Operand::IdRef(arr));
+                }
                 if d.offset {
                     match ec[2] {
                         Some(p) => {
@@ -407,6 +466,25 @@ impl E {
                             add(&mut mask, ImageOperands::LOD, l);
                         }
                     }
+                }
+                if d.ptp {
+                    let (Some(lo), Some(hi)) = (ec[2], ec[3]) else {
+                        return Err(Error::Unsupported("TLD4.PTP with run-time offsets".into()));
+                    };
+                    let bytes = (lo as u64 | (hi as u64) << 32).to_le_bytes();
+                    let v2 = self.b.type_vector(i32t, 2);
+                    let pairs: Vec<Word> = (0..4)
+                        .map(|k| {
+                            let x = self.cw_signed(i32t, bytes[2 * k] as i8 as i32);
+                            let y = self.cw_signed(i32t, bytes[2 * k + 1] as i8 as i32);
+                            self.b.constant_composite(v2, [x, y])
+                        })
+                        .collect();
+                    let four = self.u32c(4);
+                    let at = self.b.type_array(v2, four);
+                    let arr = self.b.constant_composite(at, pairs);
+                    mask |= ImageOperands::CONST_OFFSETS;
+                    ops.push(Operand::IdRef(arr));
                 }
                 if d.offset {
                     match ec[2] {
