@@ -22,6 +22,9 @@ pub struct Cx<'a> {
     pub next: u32,
     /// Whether the current block has its terminator.
     pub ended: bool,
+    /// Constants already made in the current block: (block, type, bits) → value. Constants
+    /// are pure and defined in their block, so reusing one keeps values block-local.
+    consts: std::collections::HashMap<(u32, Type, u64), Value>,
 }
 
 impl<'a> Cx<'a> {
@@ -41,6 +44,7 @@ impl<'a> Cx<'a> {
             addr,
             next: addr,
             ended: false,
+            consts: std::collections::HashMap::new(),
         }
     }
 
@@ -74,6 +78,15 @@ impl<'a> Cx<'a> {
 
     /// Appends an instruction.
     pub fn emit(&mut self, op: Op, ty: Type, args: &[Value]) -> Value {
+        if let Op::Const(bits) = op {
+            let key = (self.b.0, ty, bits);
+            if let Some(&v) = self.consts.get(&key) {
+                return v;
+            }
+            let v = self.f.push(self.b, op, ty, args);
+            self.consts.insert(key, v);
+            return v;
+        }
         self.f.push(self.b, op, ty, args)
     }
 
