@@ -3,9 +3,11 @@
 //! [`emit`] turns a lifted [`Shader`] into SPIR-V 1.5 words for Vulkan 1.2 and a
 //! [`Reflection`] (see `docs/reflection.md`). Guest registers, predicates, condition codes and
 //! the reconvergence stack become `Function` variables; each IR block becomes a piece of
-//! straight code. A function with one block is emitted as is; otherwise the blocks become the
-//! cases of a dispatcher loop (`loop { switch (pc) { … } }`), which is valid structured
-//! control flow for any graph, including indirect jumps (the reflection counts it).
+//! straight code. A function with one block is emitted as is; otherwise the structurizer's
+//! tree (`dmsh_ir::structure`) becomes SPIR-V selection and loop constructs (`structured.rs`).
+//! Only when structuring fails (a jump target known only at run time, an irreducible graph)
+//! the blocks become the cases of a dispatcher loop (`loop { switch (pc) { … } }`), which is
+//! valid structured control flow for any graph (the reflection's `control_flow` says which).
 //!
 //! Exactness: float add and multiply carry `NoContraction`; fused multiply-add is emulated
 //! exactly (TwoSum + round-to-odd in f64 for f32; Dekker TwoProduct for f64) unless
