@@ -66,3 +66,58 @@ fn translate_rejects_garbage_without_panicking() {
     assert!(!err.contains("panicked"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn translate_nvn_compute_with_control_section() {
+    let dir = std::env::temp_dir().join(format!("dmsh-translate-nvn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // A code area as NVN lays it out: header (magic 0x12345679), instructions at +0x100, then
+    // the c1 data; the instructions are a corpus compute program.
+    let insts =
+        std::fs::read(root().join("tests/corpus/dksh/cs_ssbo_saxpy.comp.code.bin")).expect("code");
+    let mut code = vec![0u8; 0x100];
+    code[..4].copy_from_slice(&0x1234_5679u32.to_le_bytes());
+    code.extend_from_slice(&insts);
+    let c1_off = code.len() as u32;
+    code.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0]);
+    let mut control = vec![0u8; 0x880];
+    let mut put = |off: usize, v: u32| control[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    put(0, 0x9876_1234);
+    put(0x20, 0x880);
+    put(0x6fc, 8);
+    put(0x700, c1_off);
+    put(0x704, code.len() as u32);
+    put(0x708, 0x100);
+    put(0x714, 5);
+    put(0x748, 64);
+    put(0x74c, 1);
+    put(0x750, 1);
+    put(0x754, 256);
+    let (cpath, kpath, out) = (dir.join("c.bin"), dir.join("k.bin"), dir.join("k.spv"));
+    std::fs::write(&cpath, &control).expect("write");
+    std::fs::write(&kpath, &code).expect("write");
+    let o = dmsh()
+        .args(["translate", "--abi", "nvn", "--code"])
+        .arg(&kpath)
+        .arg("--control")
+        .arg(&cpath)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("run dmsh");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json = std::fs::read_to_string(out.with_extension("json")).expect("reflection");
+    assert!(
+        json.contains("\"local_size\": [\n    64,\n    1,\n    1\n  ]"),
+        "{json}"
+    );
+    assert!(json.contains("\"shared_bytes\": 256"), "{json}");
+    assert!(json.contains("\"abi\": \"nvn\""), "{json}");
+    let val = Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.2"])
+        .arg(&out)
+        .status()
+        .expect("spirv-val");
+    assert!(val.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -39,7 +39,8 @@ pub struct Args {
     /// Raw code (instructions from byte 0).
     #[arg(long)]
     pub code: Option<PathBuf>,
-    /// Control section (NVN; reserved, not read yet).
+    /// NVN control section: compute thread-group size (+0x748), shared bytes (+0x754) and
+    /// the c1 segment of the code area (+0x6fc size, +0x700 offset) come from it.
     #[arg(long)]
     pub control: Option<PathBuf>,
     /// Workgroup size X,Y,Z.
@@ -143,8 +144,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         cfg.abi = abi;
         (k.code.clone(), cfg, format!("{}:{kname}", path.display()))
     } else if let Some(path) = &args.code {
-        let code = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let mut code =
+            std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let mut ls = ls;
+        let mut nvn_c1: Option<Vec<u32>> = None;
+        let mut nvn_shared = None;
+        if let Some(cpath) = &args.control {
+            let control =
+                std::fs::read(cpath).with_context(|| format!("reading {}", cpath.display()))?;
+            let nvn = NvnCompute::parse(&control, &code)
+                .with_context(|| format!("{} with {}", cpath.display(), path.display()))?;
+            if args.local_size.is_none() {
+                ls = nvn.local_size;
+            }
+            nvn_shared = Some(nvn.shared_bytes);
+            nvn_c1 = Some(nvn.c1);
+            code = code[nvn.entry..nvn.code_end].to_vec();
+        } else if code.len() >= 0x100 && code[..4] == 0x1234_5679u32.to_le_bytes() {
+            // A compute code area with its 0x30-byte header: instructions from +0x100.
+            code = code[0x100..].to_vec();
+        }
         let mut cfg = Config::compute(abi, ls);
+        if let Some(c1) = nvn_c1 {
+            cfg.embedded_banks.insert(1, c1);
+        }
+        if let Some(sh) = nvn_shared {
+            cfg.shared_bytes = sh;
+        }
         if abi != Abi::Cuda {
             // Driver constant bank c0 and uniform buffers: bound at run time, 64 KiB each.
             cfg.buffer_banks.insert(0, (0, 0x10000));
@@ -179,4 +205,77 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         out.reflection.blocks
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `dmsh translate` reads from an NVN compute control section (docs/formats.md §3.1).
+struct NvnCompute {
+    local_size: [u32; 3],
+    shared_bytes: u32,
+    /// Byte offset of the first instruction in the code area.
+    entry: usize,
+    /// End of the instructions (start of the c1 data, or the end of the code area).
+    code_end: usize,
+    /// Constant bank c1: the tail segment of the code area.
+    c1: Vec<u32>,
+}
+
+impl NvnCompute {
+    fn parse(control: &[u8], code: &[u8]) -> anyhow::Result<Self> {
+        let u32_at = |off: usize| -> anyhow::Result<u32> {
+            control
+                .get(off..off + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .ok_or_else(|| anyhow::anyhow!("control section ends before offset {off:#x}"))
+        };
+        if u32_at(0)? != 0x9876_1234 {
+            bail!(
+                "control section: magic {:#x} at +0, expected 0x98761234",
+                u32_at(0)?
+            );
+        }
+        if u32_at(0x714)? != 5 {
+            bail!(
+                "control section: stage {} at +0x714 is not compute (5)",
+                u32_at(0x714)?
+            );
+        }
+        let local_size = [u32_at(0x748)?, u32_at(0x74c)?, u32_at(0x750)?];
+        if local_size.iter().any(|&x| x == 0 || x > 1024) {
+            bail!("control section: thread-group size {local_size:?} at +0x748");
+        }
+        let shared_bytes = u32_at(0x754)?;
+        let c1_off = u32_at(0x700)? as usize;
+        let c1_size = u32_at(0x6fc)? as usize;
+        let mut entry = u32_at(0x708)? as usize;
+        let headered = code.len() >= 4 && code[..4] == 0x1234_5679u32.to_le_bytes();
+        if !headered {
+            entry = 0;
+        }
+        let code_end = if c1_off > entry && c1_off <= code.len() {
+            c1_off
+        } else {
+            code.len()
+        };
+        if entry >= code_end {
+            bail!("code area: entry {entry:#x} at or after the end of the code {code_end:#x}");
+        }
+        let c1_bytes = code
+            .get(c1_off..(c1_off + c1_size).min(code.len()))
+            .unwrap_or(&[]);
+        let c1 = c1_bytes
+            .chunks(4)
+            .map(|c| {
+                let mut w = [0u8; 4];
+                w[..c.len()].copy_from_slice(c);
+                u32::from_le_bytes(w)
+            })
+            .collect();
+        Ok(NvnCompute {
+            local_size,
+            shared_bytes,
+            entry,
+            code_end,
+            c1,
+        })
+    }
 }
