@@ -27,6 +27,16 @@ pub struct Args {
     /// Graphics: component types of output locations, `L=f|i|u,…`.
     #[arg(long)]
     pub output_types: Option<String>,
+    /// Graphics: a manual facts table (docs/graphics.md): `key  in|out|tex|image  N  type`.
+    #[arg(long)]
+    pub facts: Option<PathBuf>,
+    /// Graphics: the shader key the facts rows are looked up by (default: the file name).
+    #[arg(long)]
+    pub key: Option<String>,
+    /// Graphics: the partner stage's program (DKSH or SPH + code): every generic input it
+    /// reads is declared as an output here, starting at (0,0,0,1).
+    #[arg(long)]
+    pub partner: Option<PathBuf>,
     /// Binding ABI: nvn, cuda or deko3d.
     #[arg(long, default_value = "nvn")]
     pub abi: String,

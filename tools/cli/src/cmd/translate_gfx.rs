@@ -88,6 +88,60 @@ fn io_types(s: &Option<String>, into: &mut [CompType; 32]) -> anyhow::Result<()>
     Ok(())
 }
 
+/// Applies the rows of a manual facts table for `key`: `key<TAB>in|out|tex|image<TAB>N<TAB>type`
+/// (type f/i/u, or an image format such as rgba8 / r32ui); `#` starts a comment.
+pub fn apply_facts(text: &str, key: &str, g: &mut dmsh_ir::lift::Gfx) -> anyhow::Result<usize> {
+    let mut n = 0;
+    for (ln, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        if cols.len() != 4 {
+            bail!("facts line {}: expected 4 columns", ln + 1);
+        }
+        if cols[0] != key {
+            continue;
+        }
+        let idx: usize = cols[2]
+            .parse()
+            .with_context(|| format!("facts line {}: index", ln + 1))?;
+        let bad = || anyhow::anyhow!("facts line {}: bad type or index", ln + 1);
+        match cols[1] {
+            "in" | "out" | "tex" => {
+                let t = CompType::parse(cols[3]).ok_or_else(bad)?;
+                let table = match cols[1] {
+                    "in" => &mut g.inputs,
+                    "out" => &mut g.outputs,
+                    _ => &mut g.textures,
+                };
+                *table.get_mut(idx).ok_or_else(bad)? = t;
+            }
+            "image" => {
+                let f = dmsh_ir::lift::ImageFmt::parse(cols[3]).ok_or_else(bad)?;
+                *g.images.get_mut(idx).ok_or_else(bad)? = f;
+            }
+            k => bail!("facts line {}: unknown kind {k}", ln + 1),
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// The generic inputs (bit n = generic n) the partner program's SPH says it reads.
+fn partner_inputs(path: &Path) -> anyhow::Result<u32> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let code = if bytes.starts_with(b"DKSH") {
+        dksh::parse(&bytes).map_err(anyhow::Error::msg)?.code
+    } else {
+        bytes
+    };
+    let sph = dmsh_isa::sph_info::SphInfo::parse(&code)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    Ok(sph.input_generics())
+}
+
 /// Runs the graphics translation.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut stage = stage_of(&args.stage)?;
@@ -126,8 +180,21 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(g) = cfg.gfx.as_mut() {
         g.early_fragment_tests = efs;
         g.tess_param = tess;
+        if let Some(f) = &args.facts {
+            let text =
+                std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
+            let k = args.key.clone().unwrap_or_else(|| {
+                path.file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or_default()
+            });
+            apply_facts(&text, &k, g)?;
+        }
         io_types(&args.input_types, &mut g.inputs)?;
         io_types(&args.output_types, &mut g.outputs)?;
+        if let Some(p) = &args.partner {
+            g.extra_outputs = partner_inputs(p)?;
+        }
     }
     let fma = match args.fma.as_str() {
         "exact" => FmaMode::Exact,

@@ -222,3 +222,32 @@ impl Gfx {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deko3d_and_nvn_slots_are_data() {
+        let d = BindingLayout::deko3d(Stage::Fragment);
+        // TEXS handle index 0x1a4 = byte 0x690: fragment sampler 0; 0x1a5: sampler 1.
+        assert_eq!(d.texture_at(4 * 0x1a4), Some(0));
+        assert_eq!(d.texture_at(4 * 0x1a5), Some(1));
+        // Images at B + 0x80: handle index 0x1c4 = image 0.
+        assert_eq!(d.image_at(4 * 0x1c4), Some(0));
+        assert_eq!(d.texture_at(4 * 0x1c4), None);
+        assert_eq!(
+            BindingLayout::deko3d(Stage::Vertex).texture_at(4 * 0x4),
+            Some(0)
+        );
+        assert_eq!(d.sbuf_base, 0x730);
+        // NVN: texture r at c[2][base + 8r], handle index 0x8 + 2r (Mario) or 0x5a + 2r.
+        let n = BindingLayout::nvn(Stage::Fragment, 0x20);
+        assert_eq!(n.tex_bank, 2);
+        assert_eq!(n.texture_at(4 * 0xa), Some(1));
+        assert_eq!(n.texture_at(0x24), None, "NVN handles are 8 bytes apart");
+        let n2 = BindingLayout::nvn(Stage::Fragment, 0x168);
+        assert_eq!(n2.texture_at(0x170), Some(1));
+        assert_eq!(n2.first_ubo_bank, 3);
+    }
+}
