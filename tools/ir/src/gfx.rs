@@ -128,8 +128,11 @@ pub struct TexDesc {
     /// Gather with four per-texel offsets (`.PTP`): 8 signed bytes in extra\[2\] and
     /// extra\[3\] ((x, y) of texel 0 in the low bytes of extra\[2\]).
     pub ptp: bool,
-    /// The resolved texture slot.
+    /// The resolved texture slot (the first of the array when `dyn_count` > 0).
     pub slot: u16,
+    /// A run-time indexed texture array of this many slots starting at `slot`; the index is
+    /// args\[3\] (args\[2\] is then the derivative tuple or a tuple of zeros). 0: none.
+    pub dyn_count: u8,
 }
 
 /// An image (surface) operation on a resolved slot. Arguments: `[coords Tuple, data Tuple]`.

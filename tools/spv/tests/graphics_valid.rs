@@ -13,13 +13,9 @@ use std::path::{Path, PathBuf};
 /// Graphics shaders that do not translate yet, with the cause (docs/graphics.md).
 const KNOWN: &[(&str, &str)] = &[
     (
-        "fs_sampler_array_dyn.frag.dksh",
-        "sampler array indexed at run time: the bindless handle comes from c0 at a run-time \
-         offset (needs descriptor arrays)",
-    ),
-    (
         "fs_sampler_dyn_all.frag.dksh",
-        "sampler arrays indexed at run time (bindless TXQ.B/TEX.B handles)",
+        "TXQ.B whose handle register holds a bare array index (vMat & 3), not a handle loaded \
+         from the handle bank: meaning not established",
     ),
     (
         "fs_gather_all.frag.dksh",

@@ -77,6 +77,36 @@ fn slot(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Result<
     })
 }
 
+/// A bindless handle loaded from the handle bank at `const + x` (a sampler array indexed at
+/// run time): the first slot, the number of slots left in the layout, and the index value.
+fn dyn_slot(cx: &mut Cx, v: Value) -> Option<(u16, u8, Value)> {
+    let layout = cx.cfg.gfx.as_ref()?.layout.clone();
+    let v = trace(cx, v);
+    let inst = *cx.f.inst(v);
+    let Op::LoadConst(b) = inst.op else {
+        return None;
+    };
+    if b != layout.tex_bank {
+        return None;
+    }
+    let add = *cx.f.inst(inst.args[0]);
+    if add.op != Op::IAdd {
+        return None;
+    }
+    let (x, c) = match (cx.f.const_of(add.args[0]), cx.f.const_of(add.args[1])) {
+        (_, Some(c)) => (add.args[0], c as u32),
+        (Some(c), _) => (add.args[1], c as u32),
+        _ => return None,
+    };
+    let first = layout.texture_at(c)?;
+    if !layout.tex_stride.is_power_of_two() {
+        return None;
+    }
+    let idx = cx.shr_c(x, layout.tex_stride.trailing_zeros());
+    let count = (layout.tex_count - first as u32).min(255) as u8;
+    Some((first, count, idx))
+}
+
 /// The value a register read stands for: the last write of that register earlier in the
 /// current block (lifting runs before the passes that would forward it).
 fn trace(cx: &Cx, mut v: Value) -> Value {
@@ -216,6 +246,7 @@ fn desc(kind: TexKind, dim: TexDim, array: bool, slot: u16) -> TexDesc {
         ms: false,
         ptp: false,
         slot,
+        dyn_count: 0,
     }
 }
 
@@ -287,9 +318,18 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 None
             };
-            let s = slot(cx, i, false, hreg)?;
+            let (s, dynamic) = match slot(cx, i, false, hreg) {
+                Ok(s) => (s, None),
+                Err(e) => match hreg.and_then(|h| dyn_slot(cx, h)) {
+                    Some((first, n, idx)) => (first, Some((n, idx))),
+                    None => return Err(e),
+                },
+            };
             let (c, _) = coords_from(cx, ra, dim, array);
             let mut d = desc(TexKind::Sample, dim, array, s);
+            if let Some((n, _)) = dynamic {
+                d.dyn_count = n;
+            }
             let mut m = 0u8;
             let mut take = |cx: &mut Cx| {
                 let v = rr(cx, meta, m);
@@ -381,9 +421,16 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 }
             }
             let e = tuple(cx, [lod, dref, off, sample]);
-            let r = match grad {
-                Some(g) => cx.emit(Op::Tex(d), Type::Void, &[c, e, g]),
-                None => cx.emit(Op::Tex(d), Type::Void, &[c, e]),
+            let r = match (grad, dynamic) {
+                (g, Some((_, idx))) => {
+                    let g = match g {
+                        Some(g) => g,
+                        None => tuple(cx, [z, z, z, z]),
+                    };
+                    cx.emit(Op::Tex(d), Type::Void, &[c, e, g, idx])
+                }
+                (Some(g), None) => cx.emit(Op::Tex(d), Type::Void, &[c, e, g]),
+                (None, None) => cx.emit(Op::Tex(d), Type::Void, &[c, e]),
             };
             let comps = if d.kind == TexKind::QueryLod {
                 mask_comps(i).into_iter().filter(|&c| c < 2).collect()

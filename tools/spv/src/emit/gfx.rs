@@ -813,6 +813,9 @@ impl E {
                     Capability::DemoteToHelperInvocation
                 }
                 x if x == Capability::Sampled1D as u32 => Capability::Sampled1D,
+                x if x == Capability::SampledImageArrayDynamicIndexing as u32 => {
+                    Capability::SampledImageArrayDynamicIndexing
+                }
                 x if x == Capability::SampledBuffer as u32 => Capability::SampledBuffer,
                 x if x == Capability::SampledCubeArray as u32 => Capability::SampledCubeArray,
                 x if x == Capability::ImageQuery as u32 => Capability::ImageQuery,

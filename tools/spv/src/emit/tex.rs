@@ -37,7 +37,14 @@ impl E {
         } else {
             self.tex_ct(d.slot)
         };
-        let key = (d.slot, d.dim, d.array, d.shadow, d.ms, ct);
+        let key = (
+            d.slot | (d.dyn_count as u16) << 8,
+            d.dim,
+            d.array,
+            d.shadow,
+            d.ms,
+            ct,
+        );
         if let Some(&v) = self.tex_vars.get(&key) {
             return v;
         }
@@ -59,7 +66,14 @@ impl E {
             None,
         );
         let sit = self.b.type_sampled_image(it);
-        let pty = self.ptr(StorageClass::UniformConstant, sit);
+        let vt = if d.dyn_count > 0 {
+            self.cap(Capability::SampledImageArrayDynamicIndexing);
+            let n = self.u32c(d.dyn_count as u32);
+            self.b.type_array(sit, n)
+        } else {
+            sit
+        };
+        let pty = self.ptr(StorageClass::UniformConstant, vt);
         let var = self.global_var(pty, StorageClass::UniformConstant, None);
         self.interface.push(var);
         self.b
@@ -309,7 +323,14 @@ impl E {
             return Ok(self.spread(q, n, Some(lv), uv4));
         }
         let (var, sit, it) = self.tex_var(&d);
-        let si = self.load_id(sit, var);
+        let si = if d.dyn_count > 0 {
+            let idx = self.vals[inst.args[3].index()];
+            let pt = self.ptr(StorageClass::UniformConstant, sit);
+            let p = berr(self.b.access_chain(pt, None, var, [idx]))?;
+            self.load_id(sit, p)
+        } else {
+            self.load_id(sit, var)
+        };
         let ct = if d.shadow {
             CompType::Float
         } else {
