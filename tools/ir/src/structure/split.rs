@@ -1,14 +1,14 @@
 //! Node splitting for irreducible graphs (a pass, after [`super::stack`]).
 //!
 //! A loop with more than one entry (a retreating edge whose target does not dominate its
-//! source) has no structured form. The loop's body without its header (the retreating
-//! edge's target) is copied once — same code, edges among the copies, edges to the header and
-//! out of the loop unchanged — and the branches from outside into the body go to the copies,
-//! so the original loop has one entry; repeating it until the graph is reducible is node
-//! splitting. Copies can multiply, so the pass
-//! stops after [`MAX_SPLITS`] copies or when the function has grown to 4 × blocks + 64; the graph is
-//! then left as it is and the back end takes its dispatcher fallback. Compiler output is
-//! reducible, so on real shaders the pass only runs the reducibility check.
+//! source) has no structured form. Node splitting copies the loop's region without the entry
+//! chosen as header, and sends the branches from outside into the region to the copies, so
+//! the original has one entry; the copies only contain smaller cycles, so repeating this until
+//! the graph is reducible ends (it can multiply blocks, so the pass stops after
+//! [`MAX_SPLITS`] copies or when the function has grown to 4 × blocks + 64; the graph is then
+//! left as it is and the back end takes its dispatcher fallback). An entry block inside a loop
+//! first moves behind an empty entry block. Compiler output is reducible, so on real shaders
+//! the pass only runs the reducibility check.
 
 use super::cfg::{Cfg, Irreducible};
 use crate::ir::{BlockId, Function, Terminator, Value};
@@ -37,7 +37,7 @@ pub fn run(f: &mut Function) {
                 *f = g;
                 return;
             }
-            Err(Irreducible::Edge(a, b)) => peel(&mut g, a, b),
+            Err(Irreducible::Edge(_, b)) => peel(&mut g, b),
         }
     }
     if Cfg::new(&g).is_ok() {
@@ -106,12 +106,14 @@ fn follow(f: &Function, t: BlockId) -> BlockId {
     x
 }
 
-/// The retreating edge `a → b` closes a cycle through `b` that is entered elsewhere too.
-/// The cycle's body is every block reachable from `b` that reaches `a` without passing `b`;
-/// a body block other than `b` with predecessors outside the body is a second entry. Those
-/// outside predecessors get a copy of it (which lies outside the body and leads into it), so
-/// the entry moves one step towards `b` per copy.
-fn peel(f: &mut Function, a: BlockId, b: BlockId) {
+/// `b`, the target of a retreating edge that does not dominate its source, lies in a
+/// strongly connected region with more than one entry (possibly inside a proper loop, whose
+/// single entry is set aside first). The region without its first entry (lowest index, so
+/// originals win over copies) is copied once — edges among the copies, edges to the kept
+/// entry and out of the region unchanged — and the branches from outside into it go to the
+/// copies. The original region then has one entry; cycles left in the copies are smaller, so
+/// repeating this ends.
+fn peel(f: &mut Function, b: BlockId) {
     let n = f.blocks.len();
     let succs: Vec<Vec<BlockId>> = (0..n)
         .map(|x| {
@@ -141,39 +143,51 @@ fn peel(f: &mut Function, a: BlockId, b: BlockId) {
             }
         }
     }
-    // Blocks that reach `a` without passing `b`, then those also reachable from `b`.
-    let mut back = vec![false; n];
-    back[a.index()] = true;
-    let mut work = vec![a.index()];
-    while let Some(x) = work.pop() {
-        if x == b.index() {
-            continue;
-        }
-        for &p in &preds[x] {
-            if !back[p] {
-                back[p] = true;
-                work.push(p);
+    // The strongly connected region around `b`; with one entry, that entry is a proper loop
+    // header: set it aside and look at the cycle through `b` inside it.
+    let mut excluded = vec![false; n];
+    let (region, outside) = loop {
+        let reach = |start: usize, next: &dyn Fn(usize) -> Vec<usize>| {
+            let mut seen = vec![false; n];
+            seen[start] = true;
+            let mut work = vec![start];
+            while let Some(x) = work.pop() {
+                for t in next(x) {
+                    if !seen[t] && !excluded[t] {
+                        seen[t] = true;
+                        work.push(t);
+                    }
+                }
+            }
+            seen
+        };
+        let fwd = reach(b.index(), &|x| succs[x].iter().map(|t| t.index()).collect());
+        let bwd = reach(b.index(), &|x| preds[x].clone());
+        let scc: Vec<bool> = (0..n).map(|x| fwd[x] && bwd[x] && live[x]).collect();
+        let entries: Vec<usize> = (0..n)
+            .filter(|&x| scc[x] && (x == 0 || preds[x].iter().any(|&p| live[p] && !scc[p])))
+            .collect();
+        match entries.as_slice() {
+            [] => return,
+            [h] => {
+                if *h == b.index() {
+                    return;
+                }
+                excluded[*h] = true;
+            }
+            _ => {
+                // The first entry (lowest index: originals before copies) stays the header.
+                let h = entries[0];
+                let region: Vec<usize> = (0..n).filter(|&x| scc[x] && x != h).collect();
+                let outside: Vec<usize> = (0..n)
+                    .filter(|&p| {
+                        live[p] && !scc[p] && succs[p].iter().any(|t| region.contains(&t.index()))
+                    })
+                    .collect();
+                break (region, outside);
             }
         }
-    }
-    let mut body = vec![false; n];
-    body[b.index()] = true;
-    let mut work = vec![b.index()];
-    while let Some(x) = work.pop() {
-        for t in &succs[x] {
-            let t = t.index();
-            if back[t] && !body[t] {
-                body[t] = true;
-                work.push(t);
-            }
-        }
-    }
-    let region: Vec<usize> = (0..n)
-        .filter(|&x| body[x] && live[x] && x != b.index())
-        .collect();
-    let outside: Vec<usize> = (0..n)
-        .filter(|&p| live[p] && !body[p] && succs[p].iter().any(|t| region.contains(&t.index())))
-        .collect();
+    };
     if region.is_empty() || outside.is_empty() {
         return;
     }
