@@ -15,8 +15,10 @@ use std::path::Path;
 /// Cases that do not match yet, with the cause.
 const KNOWN: &[(&str, &str)] = &[(
     "helper+fs_lod_grad",
-    "2 % of pixels differ by up to 16/255 in G: textureQueryLod (TMML, 8.8 fixed point, \
-     components swapped) feeds textureLodOffset with nearest-mip sampling; cause not resolved",
+    "2 % of pixels differ by 16/255 in G: uam feeds textureQueryLod's level, which TMML returns \
+     in 8.8 fixed point (quantized as on the hardware), to textureLodOffset; where the exact \
+     level lies within 1/256 above a nearest-mip boundary (k + 0.5) the quantized level selects \
+     mip k, the reference's k + 1",
 )];
 
 fn comp_type(ty: &str) -> CompType {
