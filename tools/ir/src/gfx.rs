@@ -48,6 +48,10 @@ pub enum GSys {
     PrimType,
 }
 
+/// Texture slots at and above this value are `tex_ubo` handles: the handle is the word at
+/// `c[bank][4 * word]` of a uniform buffer, slot = `TEX_UBO | (bank & 0xf) << 11 | word`.
+pub const TEX_UBO: u16 = 0x8000;
+
 /// Texture dimensionality.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum TexDim {

@@ -118,6 +118,7 @@ pub(crate) struct E {
     tex_vars: HashMap<
         (
             u16,
+            u8,
             dmsh_ir::TexDim,
             bool,
             bool,
@@ -1745,10 +1746,25 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         }
     }
     for (&slot, &(_, _, _, kind)) in &e.gx.textures {
+        // tex_ubo: the handle is a word of uniform buffer `bank` (docs/graphics.md).
+        let (kind, bank, guest_offset) = if slot >= dmsh_ir::TEX_UBO {
+            let first = sh
+                .gfx
+                .as_ref()
+                .map(|g| g.layout.first_ubo_bank)
+                .unwrap_or(3) as u32;
+            (
+                "tex_ubo",
+                first + ((slot >> 11) & 0xf) as u32,
+                4 * (slot & 0x7ff) as u32,
+            )
+        } else {
+            (kind, slot as u32, 0)
+        };
         resources.push(Resource {
             kind,
-            bank: slot as u32,
-            guest_offset: 0,
+            bank,
+            guest_offset,
             size: 0,
             set: 0,
             binding: 64 + slot as u32,

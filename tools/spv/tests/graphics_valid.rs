@@ -240,3 +240,82 @@ fn mutated_graphics_programs_do_not_panic() {
     println!("{n} mutated graphics programs: {ok} translated, {err} clear errors, 0 panics");
     assert!(n > 0);
 }
+
+/// A fragment program: SPH (one RGBA target) + `LDC R0, c[2][t]; LDC R1, c[b][s];
+/// LOP.OR R0, R0, R1; TEX.B R4, R2, R0, 2D; MOV R0, R4; EXIT`.
+fn nvn_fragment(tex: (u64, u64), smp: (u64, u64), or: bool) -> Vec<u8> {
+    let mut w = [0u32; 20];
+    w[0] = 0x0006_5462;
+    w[18] = 0xf;
+    let mut code: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let g = 7u64 << 16;
+    let ldc = |rd: u64, bank: u64, off: u64| {
+        0xef90_0000_0000_0000 | 4 << 48 | bank << 36 | off << 20 | 0xff << 8 | rd | g
+    };
+    let lop = if or {
+        0x5c40_0000_0000_0000 | 1 << 41 | 1 << 20 | 7 << 48 | g
+    } else {
+        0x5c98_0780_0007_0000 // MOV R0, R0
+    };
+    for q in [
+        0x001f_8000_fc00_07e0u64,
+        ldc(0, tex.0, tex.1),
+        ldc(1, smp.0, smp.1),
+        lop,
+        0x001f_8000_fc00_07e0,
+        0xdeb8_0000_0000_0000 | 4 | 2 << 8 | 1 << 29 | 0xf << 31 | g,
+        0x5c98_0780_0047_0000,
+        0xe300_0000_0007_000f,
+    ] {
+        code.extend_from_slice(&q.to_le_bytes());
+    }
+    code
+}
+
+#[test]
+fn nvn_bindless_handles_resolve_through_the_profile() {
+    let st = dmsh_ir::Stage::Fragment;
+    let mut layout = BindingLayout::nvn(st, 0x20);
+    layout.septex_base = Some(0x168);
+    let run = |code: &[u8]| {
+        let cfg = dksh::graphics_config(st, code, &[], layout.clone(), "nvn-test").unwrap();
+        dmsh_spv::translate_graphics(code, &cfg, &Options::default())
+    };
+    // Combined table slot 1 (c[2][0x28]) ORed with separate sampler 1 (c[2][0x570]).
+    let o = run(&nvn_fragment((2, 0x28), (2, 0x570), true)).unwrap();
+    common::spirv_val(&o.words).unwrap();
+    let t: Vec<_> = o
+        .reflection
+        .resources
+        .iter()
+        .filter(|r| r.kind == "texture")
+        .collect();
+    assert_eq!((t.len(), t[0].bank, t[0].binding), (1, 1, 65));
+    // A separate texture (c[2][0x170] = septex slot 1 → 129) with a separate sampler.
+    let o = run(&nvn_fragment((2, 0x170), (2, 0x568), true)).unwrap();
+    common::spirv_val(&o.words).unwrap();
+    assert!(o
+        .reflection
+        .resources
+        .iter()
+        .any(|r| r.kind == "texture" && r.bank == 129));
+    // A handle read from uniform buffer 4 (c[7][0xa8]): tex_ubo.
+    let o = run(&nvn_fragment((7, 0xa8), (2, 0x568), false)).unwrap();
+    common::spirv_val(&o.words).unwrap();
+    let r = o
+        .reflection
+        .resources
+        .iter()
+        .find(|r| r.kind == "tex_ubo")
+        .unwrap();
+    assert_eq!((r.bank, r.guest_offset), (7, 0xa8));
+    // A handle the profile cannot explain: a clear error with key and offset.
+    let e = run(&nvn_fragment((2, 0x24), (2, 0x568), true))
+        .unwrap_err()
+        .to_string();
+    println!("{e}");
+    assert!(
+        e.contains("nvn-test") && e.contains("0x28") && e.contains("unresolvable"),
+        "{e}"
+    );
+}

@@ -91,6 +91,18 @@ impl BindingLayout {
         }
     }
 
+    /// NVN separate textures (`nvn_septex_base`): slot 128 + n, as the replay binds them.
+    pub fn septex_at(&self, byte: u32) -> Option<u16> {
+        let b = self.septex_base?;
+        Self::slot(byte, b, self.tex_stride, 128).map(|n| 128 + n)
+    }
+
+    /// NVN separate samplers (`nvn_samp_base`): sampler slot n.
+    pub fn sampler_at(&self, byte: u32) -> Option<u16> {
+        let b = self.samp_base?;
+        Self::slot(byte, b, self.tex_stride, 256)
+    }
+
     fn slot(off: u32, base: u32, stride: u32, count: u32) -> Option<u16> {
         let rel = off.checked_sub(base)?;
         (rel % stride == 0 && rel / stride < count).then_some((rel / stride) as u16)

@@ -37,8 +37,13 @@ fn slot(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Result<
         Some(v) => {
             let v = trace(cx, v);
             let inst = *cx.f.inst(v);
+            if !image {
+                if let Some(s) = nvn_handle(cx, &layout, v) {
+                    return Ok(s);
+                }
+            }
             match inst.op {
-                Op::LoadConst(b) if b == layout.tex_bank => match cx.f.const_of(inst.args[0]) {
+                Op::LoadConst(b) if b == layout.tex_bank => match const_eval(cx, inst.args[0]) {
                     Some(off) => off as u32,
                     None => {
                         return Err(unresolved(
@@ -77,6 +82,65 @@ fn slot(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Result<
     })
 }
 
+/// A constant the lifter built from constants (offsets are `RZ + imm` until folding).
+fn const_eval(cx: &Cx, v: Value) -> Option<u64> {
+    let inst = cx.f.inst(v);
+    match inst.op {
+        Op::Const(c) => Some(c),
+        Op::IAdd => Some(
+            const_eval(cx, inst.args[0])?.wrapping_add(const_eval(cx, inst.args[1])?) & 0xffff_ffff,
+        ),
+        _ => None,
+    }
+}
+
+/// The word a handle operand loads, as (bank, byte offset), looking through register copies.
+fn loaded_word(cx: &Cx, v: Value) -> Option<(u8, u32)> {
+    let v = trace(cx, v);
+    let inst = *cx.f.inst(v);
+    match inst.op {
+        Op::LoadConst(b) => const_eval(cx, inst.args[0]).map(|o| (b, o as u32)),
+        _ => None,
+    }
+}
+
+/// NVN handles: a texture-table word ORed with a separate-sampler word or a constant sampler
+/// ID (`tex | samp`), a separate texture, or a handle read from a uniform buffer (`tex_ubo`).
+/// Returns the texture slot (the separate sampler is bound with it as one combined sampler).
+fn nvn_handle(cx: &mut Cx, layout: &super::layout::BindingLayout, v: Value) -> Option<u16> {
+    let inst = *cx.f.inst(v);
+    if inst.op == Op::Or {
+        let (a, b) = (trace(cx, inst.args[0]), trace(cx, inst.args[1]));
+        for (t, smp) in [(a, b), (b, a)] {
+            let Some((bank, off)) = loaded_word(cx, t) else {
+                continue;
+            };
+            if bank != layout.tex_bank {
+                continue;
+            }
+            let tex = layout.texture_at(off).or_else(|| layout.septex_at(off));
+            let Some(tex) = tex else { continue };
+            let sampler_ok = cx.f.const_of(smp).is_some()
+                || loaded_word(cx, smp).is_some_and(|(sb, so)| {
+                    sb == layout.tex_bank && layout.sampler_at(so).is_some()
+                });
+            if sampler_ok {
+                return Some(tex);
+            }
+        }
+        return None;
+    }
+    let (bank, off) = loaded_word(cx, v)?;
+    if bank == layout.tex_bank {
+        return layout.septex_at(off);
+    }
+    if bank >= layout.first_ubo_bank && off % 4 == 0 && off / 4 < 0x800 {
+        let b = (bank - layout.first_ubo_bank) as u16;
+        return Some(crate::gfx::TEX_UBO | (b & 0xf) << 11 | (off / 4) as u16);
+    }
+    None
+}
+
 /// A bindless handle loaded from the handle bank at `const + x` (a sampler array indexed at
 /// run time): the first slot, the number of slots left in the layout, and the index value.
 fn dyn_slot(cx: &mut Cx, v: Value) -> Option<(u16, u8, Value)> {
@@ -93,7 +157,7 @@ fn dyn_slot(cx: &mut Cx, v: Value) -> Option<(u16, u8, Value)> {
     if add.op != Op::IAdd {
         return None;
     }
-    let (x, c) = match (cx.f.const_of(add.args[0]), cx.f.const_of(add.args[1])) {
+    let (x, c) = match (const_eval(cx, add.args[0]), const_eval(cx, add.args[1])) {
         (_, Some(c)) => (add.args[0], c as u32),
         (Some(c), _) => (add.args[1], c as u32),
         _ => return None,

@@ -37,14 +37,7 @@ impl E {
         } else {
             self.tex_ct(d.slot)
         };
-        let key = (
-            d.slot | (d.dyn_count as u16) << 8,
-            d.dim,
-            d.array,
-            d.shadow,
-            d.ms,
-            ct,
-        );
+        let key = (d.slot, d.dyn_count, d.dim, d.array, d.shadow, d.ms, ct);
         if let Some(&v) = self.tex_vars.get(&key) {
             return v;
         }
