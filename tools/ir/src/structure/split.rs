@@ -5,7 +5,7 @@
 //! chosen as header, and sends the branches from outside into the region to the copies, so
 //! the original has one entry; the copies only contain smaller cycles, so repeating this until
 //! the graph is reducible ends (it can multiply blocks, so the pass stops after
-//! [`MAX_SPLITS`] copies or when the function has grown to 4 × blocks + 64; the graph is then
+//! [`MAX_SPLITS`] copies or when the function has grown to 2 × blocks + 16; the graph is then
 //! left as it is and the back end takes its dispatcher fallback). An entry block inside a loop
 //! first moves behind an empty entry block. Compiler output is reducible, so on real shaders
 //! the pass only runs the reducibility check.
@@ -27,7 +27,7 @@ pub fn run(f: &mut Function) {
     };
     let mut g = f.clone();
     detach_entry(&mut g);
-    let limit = 4 * f.blocks.len() + 64;
+    let limit = 2 * f.blocks.len() + 16;
     for _ in 0..MAX_SPLITS {
         if g.blocks.len() > limit {
             break;

@@ -28,6 +28,74 @@ type Stack = Vec<(StackKind, u32)>;
 pub fn run(f: &mut Function) {
     if let Some(g) = resolve(f) {
         *f = g;
+    } else {
+        switch_targets(f);
+    }
+}
+
+/// The fallback when the stack is not static (recursion, too many copies): the run-time stack
+/// stays, but every jump's possible targets are still known — a pop of kind K returns an
+/// address some `StackPush(K)` pushed (all constants), `BRX` one of the indirect targets — so
+/// each `Dynamic` becomes a `Switch` over them (default: exit, as the run-time path does for
+/// an unknown address) and the graph stays static and structurable. Leaves the function as
+/// it is when a pushed address is not a constant or a target has no block.
+pub fn switch_targets(f: &mut Function) {
+    if !f
+        .blocks
+        .iter()
+        .any(|b| matches!(b.term, Terminator::Dynamic(_)))
+    {
+        return;
+    }
+    let mut by_addr: HashMap<u32, BlockId> = HashMap::new();
+    for (i, b) in f.blocks.iter().enumerate() {
+        if let Some(a) = b.addr {
+            by_addr.entry(a).or_insert(BlockId(i as u32));
+        }
+    }
+    // Addresses pushed per kind, in first-push order.
+    let mut pushed: [Vec<u32>; 4] = Default::default();
+    for b in &f.blocks {
+        for &v in &b.insts {
+            let inst = f.inst(v);
+            if let Op::StackPush(k) = inst.op {
+                let Some(t) = f.const_of(inst.args[0]) else {
+                    return;
+                };
+                let list = &mut pushed[k as usize];
+                if !list.contains(&(t as u32)) {
+                    list.push(t as u32);
+                }
+            }
+        }
+    }
+    let cases_of = |addrs: &[u32]| -> Option<Vec<(u32, BlockId)>> {
+        addrs
+            .iter()
+            .map(|&a| by_addr.get(&a).map(|&b| (a, b)))
+            .collect()
+    };
+    let mut new_terms = Vec::new();
+    for (i, b) in f.blocks.iter().enumerate() {
+        let Terminator::Dynamic(v) = b.term else {
+            continue;
+        };
+        let addrs: &[u32] = match f.inst(v).op {
+            Op::StackPop(k) if b.insts.contains(&v) => &pushed[k as usize],
+            _ => &f.indirect_targets,
+        };
+        if addrs.is_empty() && !matches!(f.inst(v).op, Op::StackPop(_)) {
+            return;
+        }
+        let Some(cases) = cases_of(addrs) else {
+            return;
+        };
+        new_terms.push((i, v, cases));
+    }
+    let exit = f.add_block(None);
+    f.blocks[exit.index()].term = Terminator::Exit;
+    for (i, v, cases) in new_terms {
+        f.blocks[i].term = Terminator::Switch(v, cases, exit);
     }
 }
 
@@ -250,7 +318,8 @@ mod tests {
         }
     }
 
-    /// Unbounded recursion keeps the run-time stack.
+    /// Unbounded recursion keeps the run-time stack (then `switch_targets` makes its jumps
+    /// static: tested below).
     #[test]
     fn recursion_is_left_dynamic() {
         let mut f = Function::new();
@@ -282,5 +351,31 @@ mod tests {
             t => panic!("{t:?}"),
         }
         let _ = (b1, b2);
+    }
+
+    /// Recursion: the run-time stack stays, the returns become switches over the pushed
+    /// return addresses.
+    #[test]
+    fn recursion_keeps_the_stack_with_static_targets() {
+        let mut f = Function::new();
+        let b0 = f.add_block(Some(0x8));
+        let b1 = f.add_block(Some(0x10));
+        let b2 = f.add_block(Some(0x18));
+        let ra = c32(&mut f, b0, 0x18);
+        f.push(b0, Op::StackPush(StackKind::Call), Type::Void, &[ra]);
+        let p = f.push(b0, Op::GetPred(0), Type::Bool, &[]);
+        f.blocks[0].term = Terminator::Branch(p, b0, b1);
+        let pop = f.push(b1, Op::StackPop(StackKind::Call), Type::U32, &[]);
+        f.blocks[1].term = Terminator::Dynamic(pop);
+        f.blocks[2].term = Terminator::Exit;
+        run(&mut f);
+        match &f.blocks[1].term {
+            Terminator::Switch(v, cases, _) => {
+                assert_eq!(*v, pop);
+                assert_eq!(cases, &vec![(0x18, b2)]);
+            }
+            t => panic!("{t:?}"),
+        }
+        assert!(crate::structure::structurize(&f).is_ok());
     }
 }
