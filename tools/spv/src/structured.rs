@@ -198,6 +198,17 @@ impl S<'_> {
                 let m = fr.merge;
                 self.branch(e, m)?;
             }
+            Node::BreakLoop => {
+                let fr = self
+                    .frames
+                    .iter_mut()
+                    .rev()
+                    .find(|f| f.cont.is_some())
+                    .ok_or_else(|| Error::Unsupported("structured: break outside a loop".into()))?;
+                fr.broken = true;
+                let m = fr.merge;
+                self.branch(e, m)?;
+            }
             Node::Continue => {
                 let c = self
                     .frames

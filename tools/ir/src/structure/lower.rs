@@ -23,6 +23,8 @@ struct Frame {
     cont: Option<BlockId>,
     /// Branches that left through this construct: (label, backward).
     escapes: Vec<(BlockId, bool)>,
+    /// Whether the construct is a switch (`Break` leaves it, not the loop around it).
+    switch: bool,
 }
 
 enum Fail {
@@ -106,6 +108,7 @@ impl Lower {
                     exits: tail.to_vec(),
                     cont,
                     escapes: Vec::new(),
+                    switch: true,
                 });
                 let r = (|| -> Result<_, Fail> {
                     let mut out = Vec::with_capacity(arms.len());
@@ -127,6 +130,7 @@ impl Lower {
                     exits: tail.to_vec(),
                     cont: Some(*h),
                     escapes: Vec::new(),
+                    switch: false,
                 });
                 let r = self.node(body, &[]);
                 let frame = self.pop(saved);
@@ -145,6 +149,7 @@ impl Lower {
                         exits: inner_tail.clone(),
                         cont: None,
                         escapes: Vec::new(),
+                        switch: false,
                     });
                 }
                 let r = self.node(body, &inner_tail);
@@ -190,6 +195,14 @@ impl Lower {
             }
         }
         if !back {
+            // From inside switches, leaving the loop around them directly.
+            let mut i = depth;
+            while i > 0 && self.frames[i - 1].switch {
+                i -= 1;
+            }
+            if i < depth && i > 0 && self.frames[i - 1].exits.contains(&lab) {
+                return Ok(Node::BreakLoop);
+            }
             match self.active.get(&lab) {
                 None => return Err(Fail::Bad(lab)),
                 Some(&(d, false)) if d == depth => return Err(Fail::Retry(lab)),

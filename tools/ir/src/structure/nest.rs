@@ -8,7 +8,8 @@
 //! block's code follows that scope. A loop header's code is wrapped in a [`Nest::Loop`];
 //! a back edge is a `Br` to the loop's start. Loop exits are placed outside the outermost
 //! loop they leave (instead of under their immediate dominator inside the loop), so code
-//! after a loop follows it rather than sitting inside its body.
+//! after a loop follows it rather than sitting inside its body. An empty block that only ends
+//! the invocation is never a merge block: each branch to it ends the invocation itself.
 
 use super::cfg::Cfg;
 use super::Error;
@@ -55,6 +56,16 @@ pub fn nest(f: &Function, cfg: &Cfg) -> Result<Nest, Error> {
     let mut outer: Vec<Vec<BlockId>> = vec![Vec::new(); n];
     let mut merge = vec![false; n];
     for &y in cfg.order.iter().skip(1) {
+        // An empty block that only ends the invocation is copied to every branch to it.
+        let blk = &f.blocks[y.index()];
+        if blk.insts.is_empty()
+            && matches!(
+                blk.term,
+                Terminator::Exit | Terminator::Kill | Terminator::Unset
+            )
+        {
+            continue;
+        }
         let d = cfg.idom[y.index()];
         // The outermost loop containing the dominator but not the block.
         let mut left = None;

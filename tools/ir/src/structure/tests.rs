@@ -83,6 +83,7 @@ fn run_graph(f: &Function, seed: u64) -> Vec<u32> {
 enum Flow {
     Next,
     Break,
+    BreakLoop,
     Continue,
     Stop,
 }
@@ -152,11 +153,12 @@ impl Interp<'_> {
             Node::Loop(b) => loop {
                 match self.run(b) {
                     Flow::Next | Flow::Continue => {}
-                    Flow::Break => return Flow::Next,
+                    Flow::Break | Flow::BreakLoop => return Flow::Next,
                     Flow::Stop => return Flow::Stop,
                 }
             },
             Node::Break => Flow::Break,
+            Node::BreakLoop => Flow::BreakLoop,
             Node::Continue => Flow::Continue,
             Node::SetGoto(k) => {
                 self.goto = *k;

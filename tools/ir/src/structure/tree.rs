@@ -29,6 +29,8 @@ pub enum Node {
     Loop(Box<Node>),
     /// Leave the innermost `Loop` or `Switch`.
     Break,
+    /// Leave the innermost `Loop`, from inside one or more `Switch`es in it.
+    BreakLoop,
     /// Go to the next iteration of the innermost `Loop`.
     Continue,
     /// Set the goto variable (0 clears it) — the flag of goto elimination, used where a
@@ -112,6 +114,7 @@ impl Node {
                 writeln!(s, "{pad}}}")
             }
             Node::Break => writeln!(s, "{pad}break"),
+            Node::BreakLoop => writeln!(s, "{pad}break loop"),
             Node::Continue => writeln!(s, "{pad}continue"),
             Node::SetGoto(k) => writeln!(s, "{pad}goto = {k}"),
             Node::Exit => writeln!(s, "{pad}exit"),
