@@ -1,7 +1,10 @@
 //! Throughput of decode + lift + passes + SPIR-V emission over the corpus (every sm53 kernel
 //! of tests/corpus/sass and every dksh compute shader that translates), on one thread.
-//! Prints shaders/s and instructions/s; asserts nothing about time.
-//! `cargo bench -p dmsh-spv --bench translate`
+//! Prints shaders/s and instructions/s by wall time and by this thread's CPU time (the
+//! machine may be shared), the ratio to issue 4's goal, and a per-phase breakdown; asserts
+//! nothing about time.
+//! `cargo bench -p dmsh-spv --bench translate` (`DMSH_BENCH_SECS=N` sets the measuring time;
+//! `DMSH_BENCH_ROUNDS=N` runs exactly N rounds, e.g. under callgrind).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -10,8 +13,45 @@ use dmsh_ir::lift::Config;
 use dmsh_spv::{translate, Options};
 use std::time::{Duration, Instant};
 
+/// Issue 4's goal: twice yuzu's shader recompiler on one core.
+const GOAL_SHADERS: f64 = 12_000.0;
+const GOAL_INSTS: f64 = 900_000.0;
+
+/// CPU time consumed by this thread, in seconds.
+fn cpu_now() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if r != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Wall and CPU seconds of a stretch of work.
+#[derive(Default, Clone, Copy)]
+struct Clock {
+    wall: f64,
+    cpu: f64,
+}
+
+impl Clock {
+    fn time<T>(&mut self, f: impl FnOnce() -> T) -> T {
+        let (w0, c0) = (Instant::now(), cpu_now());
+        let r = f();
+        self.cpu += cpu_now() - c0;
+        self.wall += w0.elapsed().as_secs_f64();
+        r
+    }
+}
+
+type Job = (String, Vec<u8>, Config);
+
 fn main() {
-    let mut jobs: Vec<(String, Vec<u8>, Config)> = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
     for (name, path) in common::sass_kernels() {
         let c = dmsh_cubin::read(&path).expect("cubin");
         let k = c.kernel(&name).expect("kernel");
@@ -22,22 +62,42 @@ fn main() {
         jobs.push((name, code, common::deko3d_config(ls, shared, local)));
     }
     let opts = Options::default();
-    let mut ok: Vec<&(String, Vec<u8>, Config)> = Vec::new();
-    let mut failed = 0;
+    let mut ok: Vec<&Job> = Vec::new();
+    let mut failed = Vec::new();
+    // FNV-1a over every output word: equal digests = identical SPIR-V.
+    let mut digest = 0xcbf2_9ce4_8422_2325u64;
     for j in &jobs {
-        if translate(&j.1, &j.2, &opts).is_ok() {
-            ok.push(j);
-        } else {
-            failed += 1;
+        match translate(&j.1, &j.2, &opts) {
+            Ok(out) => {
+                for &w in &out.words {
+                    digest = (digest ^ w as u64).wrapping_mul(0x100_0000_01b3);
+                }
+                ok.push(j)
+            }
+            Err(e) => failed.push(format!("{}: {e}", j.0)),
         }
     }
     // Guest instructions (excluding scheduling words) of the shaders that translate.
     let insts: usize = ok.iter().map(|j| j.1.len() / 8 * 3 / 4).sum();
-    let budget = Duration::from_secs(3);
+    let fixed_rounds: Option<u64> = std::env::var("DMSH_BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    let budget = Duration::from_secs_f64(
+        std::env::var("DMSH_BENCH_SECS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(3.0),
+    );
+    let more = |rounds: u64, start: Instant| match fixed_rounds {
+        Some(n) => rounds < n,
+        None => start.elapsed() < budget,
+    };
+    // Whole translation, as a user calls it.
     let start = Instant::now();
+    let cpu0 = cpu_now();
     let mut rounds = 0u64;
     let mut words = 0usize;
-    while start.elapsed() < budget {
+    while more(rounds, start) {
         for j in &ok {
             let out = translate(&j.1, &j.2, &opts).expect("translated before");
             words += out.words.len();
@@ -45,19 +105,104 @@ fn main() {
         rounds += 1;
     }
     let secs = start.elapsed().as_secs_f64();
+    let cpu = cpu_now() - cpu0;
     let shaders = rounds as f64 * ok.len() as f64;
+    let n_insts = rounds as f64 * insts as f64;
     println!(
         "translate (decode + lift + passes + SPIR-V): {} shaders ({} fail and are excluded), {} instruction slots each round",
         ok.len(),
-        failed,
+        failed.len(),
         insts
     );
+    for f in &failed {
+        println!("  excluded: {f}");
+    }
+    println!("SPIR-V digest of the round: {digest:016x}");
     println!(
-        "{:.0} shaders/s, {:.0} instructions/s, {:.1} MB/s of SPIR-V ({} rounds in {:.2} s, one thread)",
+        "wall: {:.0} shaders/s, {:.0} instructions/s, {:.1} MB/s of SPIR-V ({} rounds in {:.2} s, one thread)",
         shaders / secs,
-        rounds as f64 * insts as f64 / secs,
+        n_insts / secs,
         words as f64 * 4.0 / secs / 1e6,
         rounds,
         secs
+    );
+    if cpu > 0.0 {
+        println!(
+            "cpu:  {:.0} shaders/s, {:.0} instructions/s ({:.2} s of thread CPU time, {:.0}% of wall)",
+            shaders / cpu,
+            n_insts / cpu,
+            cpu,
+            100.0 * cpu / secs
+        );
+        println!(
+            "goal (issue 4: {:.0} shaders/s, {:.0} instructions/s): cpu {:.2}× / {:.2}×, wall {:.2}× / {:.2}×",
+            GOAL_SHADERS,
+            GOAL_INSTS,
+            shaders / cpu / GOAL_SHADERS,
+            n_insts / cpu / GOAL_INSTS,
+            shaders / secs / GOAL_SHADERS,
+            n_insts / secs / GOAL_INSTS
+        );
+    }
+    // Per-phase breakdown: the same work, phase by phase (decode alone is measured apart:
+    // lifting decodes again).
+    let passes = dmsh_ir::passes::PASSES;
+    let mut decode = Clock::default();
+    let mut lift = Clock::default();
+    let mut pass_clocks = vec![Clock::default(); passes.len()];
+    let mut structurize = Clock::default();
+    let mut emit = Clock::default();
+    let start = Instant::now();
+    let mut prounds = 0u64;
+    let mut sink = 0usize;
+    while more(prounds, start) {
+        for j in &ok {
+            sink += decode.time(|| {
+                dmsh_isa::stream::instructions(&j.1)
+                    .filter(|(_, r, _)| r.is_ok())
+                    .count()
+            });
+            let mut sh = lift.time(|| dmsh_ir::lift::lift(&j.1, &j.2).expect("lifts"));
+            for (k, (_, pass)) in passes.iter().enumerate() {
+                pass_clocks[k].time(|| pass(&mut sh.func));
+            }
+            sink += structurize.time(|| {
+                (sh.func.blocks.len() > 1)
+                    .then(|| dmsh_ir::structure::structurize(&sh.func).ok())
+                    .flatten()
+                    .map_or(0, |t| t.gotos)
+            });
+            sink += emit.time(|| dmsh_spv::emit(&sh, &opts).expect("emits").words.len());
+        }
+        prounds += 1;
+    }
+    std::hint::black_box(sink);
+    let per = |c: &Clock| c.cpu * 1e6 / (prounds as f64 * ok.len() as f64);
+    let pass_total: f64 = pass_clocks.iter().map(|c| c.cpu).sum();
+    let total = lift.cpu + pass_total + emit.cpu;
+    let pct = |c: f64| 100.0 * c / total;
+    println!("phases (thread CPU, µs per shader, % of lift + passes + emit; {prounds} rounds):");
+    println!(
+        "  decode alone     {:8.1} µs  ({:.0} M instructions/s; part of lift)",
+        per(&decode),
+        prounds as f64 * insts as f64 / decode.cpu.max(1e-9) / 1e6
+    );
+    println!(
+        "  lift             {:8.1} µs  {:5.1}%",
+        per(&lift),
+        pct(lift.cpu)
+    );
+    for ((name, _), c) in passes.iter().zip(&pass_clocks) {
+        println!("  pass {name:<17}{:6.1} µs  {:5.1}%", per(c), pct(c.cpu));
+    }
+    println!(
+        "  emit             {:8.1} µs  {:5.1}%  (structurize + SPIR-V + assembly)",
+        per(&emit),
+        pct(emit.cpu)
+    );
+    println!(
+        "    structurize    {:8.1} µs  {:5.1}%  (measured apart; part of emit)",
+        per(&structurize),
+        pct(structurize.cpu)
     );
 }

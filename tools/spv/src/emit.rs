@@ -6,16 +6,17 @@ use dmsh_ir::{
     AtomOp, BankSource, Function, Op, ShflMode, Space, StackKind, Sys, Terminator, Type, Value,
     VoteMode, Width,
 };
-use rspirv::binary::Assemble;
-use rspirv::dr::{Builder, InsertPoint, Instruction, Operand};
+use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, StorageClass, Word};
 use std::collections::HashMap;
+use words::Builder;
 
 #[path = "structured.rs"]
 mod structured;
 
 mod gfx;
 mod tex;
+mod words;
 
 pub(crate) const EXIT_PC: u32 = 0xffff_ffff;
 
@@ -196,27 +197,24 @@ impl E {
     /// Appends an instruction with id operands; returns its result id.
     pub fn op(&mut self, op: spirv::Op, ty: Word, args: &[Word]) -> Word {
         let id = self.b.id();
-        let ops = args.iter().map(|&a| Operand::IdRef(a)).collect();
-        let inst = Instruction::new(op, Some(ty), Some(id), ops);
-        self.b
-            .insert_into_block(InsertPoint::End, inst)
-            .expect("block selected");
+        self.b.op_ids(op, ty, id, args).expect("block selected");
         id
     }
 
     /// A float op with NoContraction.
     pub fn fop(&mut self, op: spirv::Op, ty: Word, args: &[Word]) -> Word {
         let r = self.op(op, ty, args);
-        self.b.decorate(r, Decoration::NoContraction, []);
+        self.b.decorate_flag(r, Decoration::NoContraction);
         r
     }
 
     pub fn ext(&mut self, ty: Word, inst: u32, args: &[Word]) -> Word {
         let set = self.glsl_set;
-        let ops = args.iter().map(|&a| Operand::IdRef(a)).collect::<Vec<_>>();
+        let id = self.b.id();
         self.b
-            .ext_inst(ty, None, set, inst, ops)
-            .expect("block selected")
+            .ext_ids(ty, id, set, inst, args)
+            .expect("block selected");
+        id
     }
 
     pub fn select(&mut self, t: Type, c: Word, a: Word, b: Word) -> Word {
@@ -281,12 +279,7 @@ impl E {
     /// A module-scope variable (never inside the block being built).
     fn global_var(&mut self, pty: Word, sc: StorageClass, init: Option<Word>) -> Word {
         let id = self.b.id();
-        let mut ops = vec![Operand::StorageClass(sc)];
-        if let Some(i) = init {
-            ops.push(Operand::IdRef(i));
-        }
-        let inst = Instruction::new(spirv::Op::Variable, Some(pty), Some(id), ops);
-        self.b.module_mut().types_global_values.push(inst);
+        self.b.global_variable(id, pty, sc, init);
         id
     }
 
@@ -1660,19 +1653,21 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     // Function variables go to the top of the entry block.
     {
         let vars = std::mem::take(&mut e.fn_vars);
-        let module = e.b.module_mut();
-        let func = module.functions.last_mut().expect("main");
-        let blk = &mut func.blocks[e.entry_block];
-        for (i, (id, pty, init)) in vars.into_iter().enumerate() {
-            let mut ops = vec![Operand::StorageClass(StorageClass::Function)];
-            if let Some(init) = init {
-                ops.push(Operand::IdRef(init));
+        let mut w = Vec::with_capacity(vars.len() * 5);
+        for (id, pty, init) in vars {
+            let sc = StorageClass::Function as u32;
+            match init {
+                Some(init) => w.extend_from_slice(&[
+                    (5 << 16) | spirv::Op::Variable as u32,
+                    pty,
+                    id,
+                    sc,
+                    init,
+                ]),
+                None => w.extend_from_slice(&[(4 << 16) | spirv::Op::Variable as u32, pty, id, sc]),
             }
-            blk.instructions.insert(
-                i,
-                Instruction::new(spirv::Op::Variable, Some(pty), Some(id), ops),
-            );
         }
+        e.b.insert_at_entry(&w);
     }
     // Module header: capabilities, memory model, entry point.
     let caps = [
@@ -1727,8 +1722,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     }
     let uses_psb = e.uses_psb;
     let warp_ops = e.warp_ops;
-    let module = e.b.module();
-    let words = module.assemble();
+    let words = std::mem::take(&mut e.b).assemble();
     let mut resources = Vec::new();
     for bank in &sh.banks {
         if let BankSource::Buffer { guest_offset, size } = bank.source {

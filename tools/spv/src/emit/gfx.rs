@@ -419,14 +419,7 @@ impl E {
     }
 
     fn var_class(&self, var: Word) -> StorageClass {
-        for inst in &self.b.module_ref().types_global_values {
-            if inst.result_id == Some(var) {
-                if let Some(Operand::StorageClass(sc)) = inst.operands.first() {
-                    return *sc;
-                }
-            }
-        }
-        StorageClass::Input
+        self.b.storage_class_of(var).unwrap_or(StorageClass::Input)
     }
 
     fn bits_of(&mut self, ct: CompType, v: Word) -> Word {

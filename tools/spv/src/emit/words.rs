@@ -1,0 +1,734 @@
+//! A SPIR-V module builder that writes words directly.
+//!
+//! It offers the subset of `rspirv::dr::Builder`'s methods the emitter uses, with the same
+//! signatures and the same output (types deduplicated the same way, sections in the same
+//! order), but it never builds rspirv's data representation: every instruction is encoded
+//! into its section's word vector as it is made, so emission allocates per section rather
+//! than per instruction and operand, and "assembly" is concatenation.
+
+use rspirv::binary::Assemble;
+use rspirv::dr::{Error, InsertPoint, Instruction, Operand};
+use rspirv::spirv::{self, Decoration, StorageClass, Word};
+
+type BuildResult<T> = Result<T, Error>;
+
+/// The module being built, section by section.
+#[derive(Default)]
+pub(crate) struct Builder {
+    version: u32,
+    next_id: Word,
+    capabilities: Vec<u32>,
+    extensions: Vec<u32>,
+    ext_inst_imports: Vec<u32>,
+    memory_model: Vec<u32>,
+    entry_points: Vec<u32>,
+    execution_modes: Vec<u32>,
+    annotations: Vec<u32>,
+    /// Types, constants and module-scope variables, in creation order.
+    globals: Vec<u32>,
+    /// Word offsets in `globals` of the type declarations (for deduplication).
+    types: Vec<u32>,
+    /// Module-scope variables and their storage classes.
+    vars: Vec<(Word, StorageClass)>,
+    /// Function bodies.
+    functions: Vec<u32>,
+    in_function: bool,
+    in_block: bool,
+    blocks: usize,
+    /// Word offset in `functions` just after the entry block's label.
+    entry_body: Option<usize>,
+}
+
+#[inline]
+fn head(op: spirv::Op, len: usize) -> u32 {
+    ((len as u32) << 16) | op as u32
+}
+
+fn push_str(s: &str, out: &mut Vec<u32>) {
+    let chunks = s.as_bytes().chunks_exact(4);
+    let rest = chunks.remainder();
+    let mut last = [0u8; 4];
+    last[..rest.len()].copy_from_slice(rest);
+    out.extend(chunks.map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+    out.push(u32::from_le_bytes(last));
+}
+
+/// Starts an instruction in `out`; returns its start (patch the count with [`end`]).
+#[inline]
+fn begin(out: &mut Vec<u32>) -> usize {
+    out.push(0);
+    out.len() - 1
+}
+
+#[inline]
+fn end(out: &mut [u32], start: usize, op: spirv::Op) {
+    out[start] = head(op, out.len() - start);
+}
+
+impl Builder {
+    /// An empty module (SPIR-V 1.0 until [`Builder::set_version`]).
+    pub fn new() -> Self {
+        Builder {
+            version: 0x0001_0000,
+            next_id: 1,
+            functions: Vec::with_capacity(4096),
+            globals: Vec::with_capacity(1024),
+            annotations: Vec::with_capacity(256),
+            ..Default::default()
+        }
+    }
+
+    /// Sets the SPIR-V version of the header.
+    pub fn set_version(&mut self, major: u8, minor: u8) {
+        self.version = ((major as u32) << 16) | ((minor as u32) << 8);
+    }
+
+    /// A fresh id.
+    #[inline]
+    pub fn id(&mut self) -> Word {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// The function body being written, or an error when no block is open.
+    #[inline]
+    fn body(&mut self) -> BuildResult<&mut Vec<u32>> {
+        if self.in_block {
+            Ok(&mut self.functions)
+        } else {
+            Err(Error::DetachedInstruction(None))
+        }
+    }
+
+    /// Appends `op` with a result type, a result id and id operands to the current block.
+    #[inline]
+    pub fn op_ids(&mut self, op: spirv::Op, ty: Word, id: Word, args: &[Word]) -> BuildResult<()> {
+        let out = self.body()?;
+        out.push(head(op, 3 + args.len()));
+        out.push(ty);
+        out.push(id);
+        out.extend_from_slice(args);
+        Ok(())
+    }
+
+    /// Appends an instruction without result made of raw operand words.
+    #[inline]
+    fn void_words(&mut self, op: spirv::Op, args: &[u32]) -> BuildResult<()> {
+        let out = self.body()?;
+        out.push(head(op, 1 + args.len()));
+        out.extend_from_slice(args);
+        Ok(())
+    }
+
+    /// Appends an rspirv instruction (rare instructions without a dedicated method).
+    pub fn insert_into_block(&mut self, at: InsertPoint, inst: Instruction) -> BuildResult<()> {
+        if !self.in_block {
+            return Err(Error::DetachedInstruction(Some(inst)));
+        }
+        debug_assert!(matches!(at, InsertPoint::End));
+        inst.assemble_into(&mut self.functions);
+        Ok(())
+    }
+
+    // ----- module-level instructions -----
+
+    /// `OpCapability`.
+    pub fn capability(&mut self, c: spirv::Capability) {
+        self.capabilities
+            .extend_from_slice(&[head(spirv::Op::Capability, 2), c as u32]);
+    }
+
+    /// `OpExtension`.
+    pub fn extension(&mut self, name: impl Into<String>) {
+        let s = begin(&mut self.extensions);
+        push_str(&name.into(), &mut self.extensions);
+        end(&mut self.extensions, s, spirv::Op::Extension);
+    }
+
+    /// `OpExtInstImport`.
+    pub fn ext_inst_import(&mut self, name: impl Into<String>) -> Word {
+        let id = self.id();
+        let s = begin(&mut self.ext_inst_imports);
+        self.ext_inst_imports.push(id);
+        push_str(&name.into(), &mut self.ext_inst_imports);
+        end(&mut self.ext_inst_imports, s, spirv::Op::ExtInstImport);
+        id
+    }
+
+    /// `OpMemoryModel` (replaces an earlier one).
+    pub fn memory_model(&mut self, am: spirv::AddressingModel, mm: spirv::MemoryModel) {
+        self.memory_model.clear();
+        self.memory_model.extend_from_slice(&[
+            head(spirv::Op::MemoryModel, 3),
+            am as u32,
+            mm as u32,
+        ]);
+    }
+
+    /// `OpEntryPoint`.
+    pub fn entry_point(
+        &mut self,
+        model: spirv::ExecutionModel,
+        f: Word,
+        name: impl Into<String>,
+        interface: impl AsRef<[Word]>,
+    ) {
+        let out = &mut self.entry_points;
+        let s = begin(out);
+        out.push(model as u32);
+        out.push(f);
+        push_str(&name.into(), out);
+        out.extend_from_slice(interface.as_ref());
+        end(out, s, spirv::Op::EntryPoint);
+    }
+
+    /// `OpExecutionMode`.
+    pub fn execution_mode(
+        &mut self,
+        f: Word,
+        mode: spirv::ExecutionMode,
+        params: impl AsRef<[u32]>,
+    ) {
+        let out = &mut self.execution_modes;
+        let p = params.as_ref();
+        out.push(head(spirv::Op::ExecutionMode, 3 + p.len()));
+        out.push(f);
+        out.push(mode as u32);
+        out.extend_from_slice(p);
+    }
+
+    /// `OpDecorate`.
+    pub fn decorate(
+        &mut self,
+        target: Word,
+        d: Decoration,
+        extra: impl IntoIterator<Item = Operand>,
+    ) {
+        let out = &mut self.annotations;
+        let s = begin(out);
+        out.push(target);
+        out.push(d as u32);
+        for o in extra {
+            o.assemble_into(out);
+        }
+        end(out, s, spirv::Op::Decorate);
+    }
+
+    /// `OpDecorate` without extra operands.
+    #[inline]
+    pub fn decorate_flag(&mut self, target: Word, d: Decoration) {
+        self.annotations
+            .extend_from_slice(&[head(spirv::Op::Decorate, 3), target, d as u32]);
+    }
+
+    /// `OpMemberDecorate`.
+    pub fn member_decorate(
+        &mut self,
+        st: Word,
+        member: u32,
+        d: Decoration,
+        extra: impl IntoIterator<Item = Operand>,
+    ) {
+        let out = &mut self.annotations;
+        let s = begin(out);
+        out.push(st);
+        out.push(member);
+        out.push(d as u32);
+        for o in extra {
+            o.assemble_into(out);
+        }
+        end(out, s, spirv::Op::MemberDecorate);
+    }
+
+    // ----- types (deduplicated like rspirv: same opcode and operands) -----
+
+    /// A type with operand words `ops`: the existing id or a new declaration.
+    fn type_words(&mut self, op: spirv::Op, ops: &[u32]) -> Word {
+        let h = head(op, 2 + ops.len());
+        for &at in &self.types {
+            let at = at as usize;
+            let g = &self.globals;
+            if g[at] == h && g[at + 2..at + 2 + ops.len()] == *ops {
+                return g[at + 1];
+            }
+        }
+        let id = self.id();
+        self.types.push(self.globals.len() as u32);
+        self.globals.push(h);
+        self.globals.push(id);
+        self.globals.extend_from_slice(ops);
+        id
+    }
+
+    /// `OpTypeVoid`.
+    pub fn type_void(&mut self) -> Word {
+        self.type_words(spirv::Op::TypeVoid, &[])
+    }
+    /// `OpTypeBool`.
+    pub fn type_bool(&mut self) -> Word {
+        self.type_words(spirv::Op::TypeBool, &[])
+    }
+    /// `OpTypeInt`.
+    pub fn type_int(&mut self, width: u32, signed: u32) -> Word {
+        self.type_words(spirv::Op::TypeInt, &[width, signed])
+    }
+    /// `OpTypeFloat`.
+    pub fn type_float(&mut self, width: u32) -> Word {
+        self.type_words(spirv::Op::TypeFloat, &[width])
+    }
+    /// `OpTypeVector`.
+    pub fn type_vector(&mut self, elem: Word, n: u32) -> Word {
+        self.type_words(spirv::Op::TypeVector, &[elem, n])
+    }
+    /// `OpTypeArray` (`len` is a constant id).
+    pub fn type_array(&mut self, elem: Word, len: Word) -> Word {
+        self.type_words(spirv::Op::TypeArray, &[elem, len])
+    }
+    /// `OpTypeStruct`.
+    pub fn type_struct(&mut self, members: impl IntoIterator<Item = Word>) -> Word {
+        let m: Vec<Word> = members.into_iter().collect();
+        self.type_words(spirv::Op::TypeStruct, &m)
+    }
+    /// `OpTypePointer`.
+    pub fn type_pointer(&mut self, id: Option<Word>, sc: StorageClass, elem: Word) -> Word {
+        debug_assert!(id.is_none());
+        self.type_words(spirv::Op::TypePointer, &[sc as u32, elem])
+    }
+    /// `OpTypeFunction`.
+    pub fn type_function(&mut self, ret: Word, params: impl IntoIterator<Item = Word>) -> Word {
+        let mut ops = vec![ret];
+        ops.extend(params);
+        self.type_words(spirv::Op::TypeFunction, &ops)
+    }
+    /// `OpTypeImage`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn type_image(
+        &mut self,
+        sampled: Word,
+        dim: spirv::Dim,
+        depth: u32,
+        arrayed: u32,
+        ms: u32,
+        sampled_kind: u32,
+        fmt: spirv::ImageFormat,
+        access: Option<spirv::AccessQualifier>,
+    ) -> Word {
+        let mut ops = vec![
+            sampled,
+            dim as u32,
+            depth,
+            arrayed,
+            ms,
+            sampled_kind,
+            fmt as u32,
+        ];
+        if let Some(a) = access {
+            ops.push(a as u32);
+        }
+        self.type_words(spirv::Op::TypeImage, &ops)
+    }
+    /// `OpTypeSampledImage`.
+    pub fn type_sampled_image(&mut self, image: Word) -> Word {
+        self.type_words(spirv::Op::TypeSampledImage, &[image])
+    }
+
+    // ----- constants and module-scope variables (never deduplicated) -----
+
+    fn global(&mut self, op: spirv::Op, ty: Word, ops: &[u32]) -> Word {
+        let id = self.id();
+        self.globals.push(head(op, 3 + ops.len()));
+        self.globals.push(ty);
+        self.globals.push(id);
+        self.globals.extend_from_slice(ops);
+        id
+    }
+
+    /// `OpConstantTrue`.
+    pub fn constant_true(&mut self, ty: Word) -> Word {
+        self.global(spirv::Op::ConstantTrue, ty, &[])
+    }
+    /// `OpConstantFalse`.
+    pub fn constant_false(&mut self, ty: Word) -> Word {
+        self.global(spirv::Op::ConstantFalse, ty, &[])
+    }
+    /// A 32-bit `OpConstant`.
+    pub fn constant_bit32(&mut self, ty: Word, v: u32) -> Word {
+        self.global(spirv::Op::Constant, ty, &[v])
+    }
+    /// A 64-bit `OpConstant`.
+    pub fn constant_bit64(&mut self, ty: Word, v: u64) -> Word {
+        self.global(spirv::Op::Constant, ty, &[v as u32, (v >> 32) as u32])
+    }
+    /// `OpConstantComposite`.
+    pub fn constant_composite(&mut self, ty: Word, parts: impl IntoIterator<Item = Word>) -> Word {
+        let id = self.id();
+        let s = begin(&mut self.globals);
+        self.globals.push(ty);
+        self.globals.push(id);
+        self.globals.extend(parts);
+        end(&mut self.globals, s, spirv::Op::ConstantComposite);
+        id
+    }
+
+    /// A module-scope `OpVariable` with id `id`.
+    pub fn global_variable(&mut self, id: Word, pty: Word, sc: StorageClass, init: Option<Word>) {
+        let g = &mut self.globals;
+        match init {
+            Some(i) => g.extend_from_slice(&[head(spirv::Op::Variable, 5), pty, id, sc as u32, i]),
+            None => g.extend_from_slice(&[head(spirv::Op::Variable, 4), pty, id, sc as u32]),
+        }
+        self.vars.push((id, sc));
+    }
+
+    /// The storage class of a module-scope variable.
+    pub fn storage_class_of(&self, var: Word) -> Option<StorageClass> {
+        self.vars.iter().find(|v| v.0 == var).map(|v| v.1)
+    }
+
+    // ----- functions and blocks -----
+
+    /// `OpFunction`.
+    pub fn begin_function(
+        &mut self,
+        ret: Word,
+        id: Option<Word>,
+        control: spirv::FunctionControl,
+        fnty: Word,
+    ) -> BuildResult<Word> {
+        if self.in_function {
+            return Err(Error::NestedFunction);
+        }
+        let id = id.unwrap_or_else(|| self.id());
+        self.functions.extend_from_slice(&[
+            head(spirv::Op::Function, 5),
+            ret,
+            id,
+            control.bits(),
+            fnty,
+        ]);
+        self.in_function = true;
+        self.blocks = 0;
+        self.entry_body = None;
+        Ok(id)
+    }
+
+    /// `OpFunctionEnd`.
+    pub fn end_function(&mut self) -> BuildResult<()> {
+        if !self.in_function {
+            return Err(Error::MismatchedFunctionEnd);
+        }
+        self.functions.push(head(spirv::Op::FunctionEnd, 1));
+        self.in_function = false;
+        Ok(())
+    }
+
+    /// `OpLabel`: starts a block.
+    pub fn begin_block(&mut self, label: Option<Word>) -> BuildResult<Word> {
+        if !self.in_function {
+            return Err(Error::DetachedBlock);
+        }
+        if self.in_block {
+            return Err(Error::NestedBlock);
+        }
+        let id = label.unwrap_or_else(|| self.id());
+        self.functions
+            .extend_from_slice(&[head(spirv::Op::Label, 2), id]);
+        if self.blocks == 0 {
+            self.entry_body = Some(self.functions.len());
+        }
+        self.blocks += 1;
+        self.in_block = true;
+        Ok(id)
+    }
+
+    /// The index of the open block in its function.
+    pub fn selected_block(&self) -> Option<usize> {
+        self.in_block.then(|| self.blocks - 1)
+    }
+
+    /// Inserts words at the top of the first function's entry block (function variables).
+    pub fn insert_at_entry(&mut self, words: &[u32]) {
+        if let Some(at) = self.entry_body {
+            self.functions.splice(at..at, words.iter().copied());
+        }
+    }
+
+    fn terminate(&mut self, op: spirv::Op, args: &[u32]) -> BuildResult<()> {
+        self.void_words(op, args)?;
+        self.in_block = false;
+        Ok(())
+    }
+
+    // ----- instructions -----
+
+    /// `OpExtInst` with id operands.
+    #[inline]
+    pub fn ext_ids(
+        &mut self,
+        ty: Word,
+        id: Word,
+        set: Word,
+        inst: u32,
+        args: &[Word],
+    ) -> BuildResult<()> {
+        let out = self.body()?;
+        out.push(head(spirv::Op::ExtInst, 5 + args.len()));
+        out.extend_from_slice(&[ty, id, set, inst]);
+        out.extend_from_slice(args);
+        Ok(())
+    }
+
+    /// `OpLoad`.
+    pub fn load(
+        &mut self,
+        ty: Word,
+        id: Option<Word>,
+        ptr: Word,
+        access: Option<spirv::MemoryAccess>,
+        extra: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<Word> {
+        let id = id.unwrap_or_else(|| self.id());
+        let out = self.body()?;
+        let s = begin(out);
+        out.extend_from_slice(&[ty, id, ptr]);
+        if let Some(a) = access {
+            out.push(a.bits());
+        }
+        for o in extra {
+            o.assemble_into(out);
+        }
+        end(out, s, spirv::Op::Load);
+        Ok(id)
+    }
+
+    /// `OpStore`.
+    pub fn store(
+        &mut self,
+        ptr: Word,
+        v: Word,
+        access: Option<spirv::MemoryAccess>,
+        extra: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<()> {
+        let out = self.body()?;
+        let s = begin(out);
+        out.extend_from_slice(&[ptr, v]);
+        if let Some(a) = access {
+            out.push(a.bits());
+        }
+        for o in extra {
+            o.assemble_into(out);
+        }
+        end(out, s, spirv::Op::Store);
+        Ok(())
+    }
+
+    /// `OpAccessChain`.
+    pub fn access_chain(
+        &mut self,
+        ty: Word,
+        id: Option<Word>,
+        base: Word,
+        idx: impl IntoIterator<Item = Word>,
+    ) -> BuildResult<Word> {
+        let id = id.unwrap_or_else(|| self.id());
+        let out = self.body()?;
+        let s = begin(out);
+        out.extend_from_slice(&[ty, id, base]);
+        out.extend(idx);
+        end(out, s, spirv::Op::AccessChain);
+        Ok(id)
+    }
+
+    /// `OpCompositeExtract`.
+    pub fn composite_extract(
+        &mut self,
+        ty: Word,
+        id: Option<Word>,
+        comp: Word,
+        idx: impl IntoIterator<Item = u32>,
+    ) -> BuildResult<Word> {
+        let id = id.unwrap_or_else(|| self.id());
+        let out = self.body()?;
+        let s = begin(out);
+        out.extend_from_slice(&[ty, id, comp]);
+        out.extend(idx);
+        end(out, s, spirv::Op::CompositeExtract);
+        Ok(id)
+    }
+
+    /// `OpCompositeConstruct`.
+    pub fn composite_construct(
+        &mut self,
+        ty: Word,
+        id: Option<Word>,
+        parts: impl IntoIterator<Item = Word>,
+    ) -> BuildResult<Word> {
+        let id = id.unwrap_or_else(|| self.id());
+        let out = self.body()?;
+        let s = begin(out);
+        out.extend_from_slice(&[ty, id]);
+        out.extend(parts);
+        end(out, s, spirv::Op::CompositeConstruct);
+        Ok(id)
+    }
+
+    /// `OpImageWrite`.
+    pub fn image_write(
+        &mut self,
+        image: Word,
+        coord: Word,
+        texel: Word,
+        ops: Option<spirv::ImageOperands>,
+        extra: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<()> {
+        let out = self.body()?;
+        let s = begin(out);
+        out.extend_from_slice(&[image, coord, texel]);
+        if let Some(m) = ops {
+            out.push(m.bits());
+        }
+        for o in extra {
+            o.assemble_into(out);
+        }
+        end(out, s, spirv::Op::ImageWrite);
+        Ok(())
+    }
+
+    /// `OpAtomicStore`.
+    pub fn atomic_store(&mut self, p: Word, scope: Word, sem: Word, v: Word) -> BuildResult<()> {
+        self.void_words(spirv::Op::AtomicStore, &[p, scope, sem, v])
+    }
+
+    /// `OpControlBarrier`.
+    pub fn control_barrier(&mut self, exec: Word, mem: Word, sem: Word) -> BuildResult<()> {
+        self.void_words(spirv::Op::ControlBarrier, &[exec, mem, sem])
+    }
+
+    /// `OpMemoryBarrier`.
+    pub fn memory_barrier(&mut self, mem: Word, sem: Word) -> BuildResult<()> {
+        self.void_words(spirv::Op::MemoryBarrier, &[mem, sem])
+    }
+
+    /// `OpEmitVertex`.
+    pub fn emit_vertex(&mut self) -> BuildResult<()> {
+        self.void_words(spirv::Op::EmitVertex, &[])
+    }
+
+    /// `OpEndPrimitive`.
+    pub fn end_primitive(&mut self) -> BuildResult<()> {
+        self.void_words(spirv::Op::EndPrimitive, &[])
+    }
+
+    /// `OpSelectionMerge`.
+    pub fn selection_merge(&mut self, merge: Word, c: spirv::SelectionControl) -> BuildResult<()> {
+        self.void_words(spirv::Op::SelectionMerge, &[merge, c.bits()])
+    }
+
+    /// `OpLoopMerge`.
+    pub fn loop_merge(
+        &mut self,
+        merge: Word,
+        cont: Word,
+        c: spirv::LoopControl,
+        extra: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<()> {
+        let out = self.body()?;
+        let s = begin(out);
+        out.extend_from_slice(&[merge, cont, c.bits()]);
+        for o in extra {
+            o.assemble_into(out);
+        }
+        end(out, s, spirv::Op::LoopMerge);
+        Ok(())
+    }
+
+    // ----- terminators -----
+
+    /// `OpBranch`.
+    pub fn branch(&mut self, t: Word) -> BuildResult<()> {
+        self.terminate(spirv::Op::Branch, &[t])
+    }
+
+    /// `OpBranchConditional`.
+    pub fn branch_conditional(
+        &mut self,
+        c: Word,
+        t: Word,
+        f: Word,
+        weights: impl IntoIterator<Item = u32>,
+    ) -> BuildResult<()> {
+        let out = self.body()?;
+        let s = begin(out);
+        out.extend_from_slice(&[c, t, f]);
+        out.extend(weights);
+        end(out, s, spirv::Op::BranchConditional);
+        self.in_block = false;
+        Ok(())
+    }
+
+    /// `OpSwitch`.
+    pub fn switch(
+        &mut self,
+        sel: Word,
+        def: Word,
+        targets: impl IntoIterator<Item = (Operand, Word)>,
+    ) -> BuildResult<()> {
+        let out = self.body()?;
+        let s = begin(out);
+        out.extend_from_slice(&[sel, def]);
+        for (lit, t) in targets {
+            lit.assemble_into(out);
+            out.push(t);
+        }
+        end(out, s, spirv::Op::Switch);
+        self.in_block = false;
+        Ok(())
+    }
+
+    /// `OpReturn`.
+    pub fn ret(&mut self) -> BuildResult<()> {
+        self.terminate(spirv::Op::Return, &[])
+    }
+
+    /// `OpUnreachable`.
+    pub fn unreachable(&mut self) -> BuildResult<()> {
+        self.terminate(spirv::Op::Unreachable, &[])
+    }
+
+    /// The module's words: header and sections in SPIR-V's logical order.
+    pub fn assemble(self) -> Vec<u32> {
+        let n = 5
+            + self.capabilities.len()
+            + self.extensions.len()
+            + self.ext_inst_imports.len()
+            + self.memory_model.len()
+            + self.entry_points.len()
+            + self.execution_modes.len()
+            + self.annotations.len()
+            + self.globals.len()
+            + self.functions.len();
+        let mut w = Vec::with_capacity(n);
+        w.extend_from_slice(&[
+            spirv::MAGIC_NUMBER,
+            self.version,
+            0x000f_0000,
+            self.next_id,
+            0,
+        ]);
+        for s in [
+            &self.capabilities,
+            &self.extensions,
+            &self.ext_inst_imports,
+            &self.memory_model,
+            &self.entry_points,
+            &self.execution_modes,
+            &self.annotations,
+            &self.globals,
+            &self.functions,
+        ] {
+            w.extend_from_slice(s);
+        }
+        w
+    }
+}
