@@ -88,9 +88,8 @@ pub(crate) struct E {
     consts: HashMap<(Word, u64), Word, Fast>,
     tcache: HashMap<(u8, u32, u32), Word, Fast>,
     vals: Vec<Word>,
-    regs: HashMap<u8, Word>,
-    preds: HashMap<u8, Word>,
-    flags: HashMap<u8, Word>,
+    /// Guest state variables by `kind * 256 + n` (0: none yet): registers, predicates, flags.
+    state: Vec<Word>,
     stack: Option<(Word, Word)>,
     bar_result: Option<Word>,
     cas_lock: Option<Word>,
@@ -291,22 +290,15 @@ impl E {
     }
 
     fn state_var(&mut self, kind: u8, n: u8) -> Word {
-        let (map, t) = match kind {
-            0 => (&self.regs, Type::U32),
-            1 => (&self.preds, Type::Bool),
-            _ => (&self.flags, Type::Bool),
-        };
-        if let Some(&w) = map.get(&n) {
-            return w;
+        let slot = (kind.min(2) as usize) * 256 + n as usize;
+        if self.state[slot] != 0 {
+            return self.state[slot];
         }
+        let t = if kind == 0 { Type::U32 } else { Type::Bool };
         let ty = self.ty(t);
         let zero = self.c(t, 0);
         let w = self.fn_var(ty, Some(zero));
-        match kind {
-            0 => self.regs.insert(n, w),
-            1 => self.preds.insert(n, w),
-            _ => self.flags.insert(n, w),
-        };
+        self.state[slot] = w;
         w
     }
 
@@ -1138,10 +1130,21 @@ impl E {
     }
 
     /// Emits one IR instruction.
+    // `a` is a slice of a stack buffer; the arms pass `&a` as they did when it was a Vec.
+    #[allow(clippy::needless_borrow)]
     fn inst(&mut self, sh: &dmsh_ir::Shader, f: &Function, v: Value) -> Result<(), Error> {
         let inst = *f.inst(v);
-        let a: Vec<Word> = inst.args().map(|x| self.val(x)).collect();
-        let at: Vec<Type> = inst.args().map(|x| f.ty(x)).collect();
+        // Arguments and their types, without allocating (at most four).
+        let mut abuf = [0 as Word; 4];
+        let mut atbuf = [Type::Void; 4];
+        let mut n = 0;
+        for x in inst.args() {
+            abuf[n] = self.val(x);
+            atbuf[n] = f.ty(x);
+            n += 1;
+        }
+        let a: &[Word] = &abuf[..n];
+        let at: &[Type] = &atbuf[..n];
         let rt = inst.ty;
         let ty = if rt == Type::F16 {
             self.ty(Type::F16)
@@ -1509,9 +1512,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         consts: HashMap::default(),
         tcache: HashMap::default(),
         vals: vec![0; f.insts.len()],
-        regs: HashMap::new(),
-        preds: HashMap::new(),
-        flags: HashMap::new(),
+        state: vec![0; 3 * 256],
         stack: None,
         bar_result: None,
         cas_lock: None,

@@ -24,8 +24,41 @@ pub struct Cx<'a> {
     pub ended: bool,
     /// Constants already made in the current block: (block, type, bits) → value. Constants
     /// are pure and defined in their block, so reusing one keeps values block-local.
-    consts: std::collections::HashMap<(u32, Type, u64), Value>,
+    consts: std::collections::HashMap<(u32, Type, u64), Value, FastState>,
 }
+
+/// A small multiplicative hasher for the constant cache (keys are a few small integers;
+/// SipHash costs more than the lookup saves).
+#[derive(Default, Clone, Copy)]
+pub struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v as u64);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_isize(&mut self, v: isize) {
+        self.write_u64(v as u64);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FastState = std::hash::BuildHasherDefault<FastHasher>;
 
 impl<'a> Cx<'a> {
     /// A context filling block `b`, which starts at `addr`.
@@ -44,7 +77,7 @@ impl<'a> Cx<'a> {
             addr,
             next: addr,
             ended: false,
-            consts: std::collections::HashMap::new(),
+            consts: std::collections::HashMap::default(),
         }
     }
 

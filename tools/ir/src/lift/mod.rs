@@ -175,6 +175,7 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
     }
     // Pass 2: blocks.
     let mut f = Function::new();
+    f.insts.reserve(seen.len() * 12);
     let mut block_of: BTreeMap<u32, BlockId> = BTreeMap::new();
     for &l in &leaders {
         if seen.contains(&l) {

@@ -4,23 +4,18 @@
 //! construction; across blocks guest state stays in variables, see the crate docs.)
 
 use crate::ir::{Function, Op, Value};
-use std::collections::HashMap;
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum Slot {
-    Reg(u8),
-    Pred(u8),
-    Flag(u8),
-}
+/// A state slot: R0–R255 are 0–255, predicates 256–511, the flags 512–515.
+const SLOTS: usize = 516;
 
-fn slot_of(op: &Op) -> Option<(Slot, bool)> {
+fn slot_of(op: &Op) -> Option<(usize, bool)> {
     match *op {
-        Op::GetReg(n) => Some((Slot::Reg(n), false)),
-        Op::SetReg(n) => Some((Slot::Reg(n), true)),
-        Op::GetPred(n) => Some((Slot::Pred(n), false)),
-        Op::SetPred(n) => Some((Slot::Pred(n), true)),
-        Op::GetFlag(fl) => Some((Slot::Flag(fl as u8), false)),
-        Op::SetFlag(fl) => Some((Slot::Flag(fl as u8), true)),
+        Op::GetReg(n) => Some((n as usize, false)),
+        Op::SetReg(n) => Some((n as usize, true)),
+        Op::GetPred(n) => Some((256 + n as usize, false)),
+        Op::SetPred(n) => Some((256 + n as usize, true)),
+        Op::GetFlag(fl) => Some((512 + fl as usize, false)),
+        Op::SetFlag(fl) => Some((512 + fl as usize, true)),
         _ => None,
     }
 }
@@ -28,40 +23,49 @@ fn slot_of(op: &Op) -> Option<(Slot, bool)> {
 /// Runs the pass.
 pub fn run(f: &mut Function) {
     let mut alias = vec![Value::NONE; f.insts.len()];
-    let mut known: HashMap<Slot, Value> = HashMap::new();
-    let mut last_write: HashMap<Slot, usize> = HashMap::new();
+    // Per slot: (block stamp, value known) and (block stamp, index of the last write in
+    // `keep`); a stale stamp means "nothing yet in this block" (no clearing per block).
+    let mut known = [(u32::MAX, Value::NONE); SLOTS];
+    let mut last_write = [(u32::MAX, 0usize); SLOTS];
+    let mut keep: Vec<Value> = Vec::new();
     for b in 0..f.blocks.len() {
-        known.clear();
-        last_write.clear();
-        let insts = std::mem::take(&mut f.blocks[b].insts);
-        let mut keep: Vec<Option<Value>> = Vec::with_capacity(insts.len());
-        for v in insts {
-            let inst = f.insts[v.index()];
+        let stamp = b as u32;
+        let mut insts = std::mem::take(&mut f.blocks[b].insts);
+        keep.clear();
+        let mut removed = false;
+        for &v in &insts {
+            let inst = &f.insts[v.index()];
             match slot_of(&inst.op) {
                 Some((s, false)) => {
-                    if let Some(&k) = known.get(&s) {
-                        alias[v.index()] = k;
-                        keep.push(None);
+                    if known[s].0 == stamp {
+                        alias[v.index()] = known[s].1;
+                        removed = true;
                         continue;
                     }
-                    known.insert(s, v);
-                    keep.push(Some(v));
+                    known[s] = (stamp, v);
+                    keep.push(v);
                 }
                 Some((s, true)) => {
                     let mut src = inst.args[0];
                     while alias[src.index()].is_some() {
                         src = alias[src.index()];
                     }
-                    known.insert(s, src);
-                    if let Some(prev) = last_write.insert(s, keep.len()) {
-                        keep[prev] = None;
+                    known[s] = (stamp, src);
+                    if last_write[s].0 == stamp {
+                        keep[last_write[s].1] = Value::NONE;
+                        removed = true;
                     }
-                    keep.push(Some(v));
+                    last_write[s] = (stamp, keep.len());
+                    keep.push(v);
                 }
-                None => keep.push(Some(v)),
+                None => keep.push(v),
             }
         }
-        f.blocks[b].insts = keep.into_iter().flatten().collect();
+        if removed {
+            insts.clear();
+            insts.extend(keep.iter().copied().filter(|v| v.is_some()));
+        }
+        f.blocks[b].insts = insts;
     }
     super::apply_aliases(f, &alias);
 }
