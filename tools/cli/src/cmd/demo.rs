@@ -1,5 +1,6 @@
-//! `dmsh demo`: runs the chain that exists so far (today: split and its summary) on the bundled
-//! demo title, games/demo.
+//! `dmsh demo`: runs the chain that exists so far on the bundled demo title, games/demo:
+//! split (tables and the per-key control/code files), then translation of every unique shader
+//! to SPIR-V with its reflection, and a coverage report (found, translated, failed and why).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -57,5 +58,125 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         o.join("shader_pairs.tsv").display(),
         o.join("pkg").display()
     );
+    let report = translate_all(o)?;
+    println!("{report}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// One row of shader_map.tsv that translation needs.
+struct MapRow {
+    key: String,
+    stage: String,
+    gen: String,
+}
+
+/// The unique (key, stage, generation) rows of a shader_map.tsv.
+fn read_map(path: &Path) -> anyhow::Result<Vec<MapRow>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or_else(|| anyhow::anyhow!("{}: no column {name}", path.display()))
+    };
+    let (k, st, g) = (col("key")?, col("stage")?, col("gen")?);
+    let mut rows: Vec<MapRow> = Vec::new();
+    for line in lines {
+        let c: Vec<&str> = line.split('\t').collect();
+        let (Some(key), Some(stage), Some(gen)) = (c.get(k), c.get(st), c.get(g)) else {
+            continue;
+        };
+        if rows.last().is_some_and(|r| r.key == *key) {
+            continue;
+        }
+        rows.push(MapRow {
+            key: key.to_string(),
+            stage: stage.to_string(),
+            gen: gen.to_string(),
+        });
+    }
+    rows.sort_by(|a, b| a.key.cmp(&b.key));
+    rows.dedup_by(|a, b| a.key == b.key);
+    Ok(rows)
+}
+
+/// `dmsh translate` arguments, parsed the way the command line parses them.
+#[derive(clap::Parser)]
+struct TranslateCli {
+    #[command(flatten)]
+    args: super::translate::Args,
+}
+
+/// Translates every unique shader of a split output folder into `<out>/spv/<key>.spv` + `.json`
+/// and writes `<out>/translate_report.tsv` (key, stage, status, detail). The demo's shaders are
+/// uam (deko3d) binaries in NVN containers, so handles resolve through the deko3d layout.
+fn translate_all(o: &Path) -> anyhow::Result<String> {
+    use clap::Parser;
+    use rayon::prelude::*;
+    let rows = read_map(&o.join("shader_map.tsv"))?;
+    let spv_dir = o.join("spv");
+    std::fs::create_dir_all(&spv_dir)?;
+    let pkg = o.join("pkg");
+    let results: Vec<(String, String, &'static str, String)> = rows
+        .par_iter()
+        .map(|r| {
+            let (status, detail) = if r.gen != "nvn1" {
+                (
+                    "unsupported",
+                    format!("{} (Ampere) code is not translated yet", r.gen),
+                )
+            } else {
+                let code = pkg.join(format!("{}.code", r.key));
+                let control = pkg.join(format!("{}.control", r.key));
+                let out = spv_dir.join(format!("{}.spv", r.key));
+                let mut argv: Vec<String> =
+                    vec!["translate".into(), "--stage".into(), r.stage.clone()];
+                argv.extend(["--code".into(), code.to_string_lossy().into_owned()]);
+                argv.extend(["--out".into(), out.to_string_lossy().into_owned()]);
+                if r.stage == "compute" {
+                    argv.extend(["--abi".into(), "deko3d".into()]);
+                    argv.extend(["--control".into(), control.to_string_lossy().into_owned()]);
+                } else {
+                    argv.extend(["--profile".into(), "deko3d".into()]);
+                }
+                match TranslateCli::try_parse_from(&argv)
+                    .map_err(anyhow::Error::from)
+                    .and_then(|c| super::translate::run(c.args))
+                {
+                    Ok(_) => ("translated", String::new()),
+                    Err(e) => ("failed", format!("{e:#}").replace(['\t', '\n'], " ")),
+                }
+            };
+            (r.key.clone(), r.stage.clone(), status, detail)
+        })
+        .collect();
+    let mut tsv = String::from("key\tstage\tstatus\tdetail\n");
+    let mut count = std::collections::BTreeMap::<&str, usize>::new();
+    for (key, stage, status, detail) in &results {
+        tsv.push_str(&format!("{key}\t{stage}\t{status}\t{detail}\n"));
+        *count.entry(status).or_default() += 1;
+    }
+    let report = o.join("translate_report.tsv");
+    let tmp = o.join(".translate_report.tsv.tmp");
+    std::fs::write(&tmp, tsv)?;
+    std::fs::rename(&tmp, &report)?;
+    let mut line = format!("translate: {} unique shaders:", results.len());
+    for (status, n) in &count {
+        line.push_str(&format!(" {status} {n},"));
+    }
+    line.pop();
+    for (key, stage, status, detail) in &results {
+        if *status == "failed" {
+            line.push_str(&format!("\n  failed {key} ({stage}): {detail}"));
+        }
+    }
+    line.push_str(&format!(
+        "\nSPIR-V and reflection in {}; report {}",
+        spv_dir.display(),
+        report.display()
+    ));
+    Ok(line)
 }
