@@ -638,7 +638,11 @@ impl Function {
     /// Appends an instruction to block `b`.
     pub fn push(&mut self, b: BlockId, op: Op, ty: Type, args: &[Value]) -> Value {
         let v = self.make(op, ty, args);
-        self.blocks[b.index()].insts.push(v);
+        let insts = &mut self.blocks[b.index()].insts;
+        if insts.capacity() == 0 {
+            insts.reserve(16);
+        }
+        insts.push(v);
         v
     }
     /// The constant bits of `v`, if it is a constant.

@@ -234,19 +234,36 @@ pub struct Form {
     pub checked: Vec<u8>,
     /// Whether the form is a texture instruction that carries nvdisasm's `.T`/`.P` marker.
     pub tex_phase: bool,
+    /// Index into [`Form::fields`] by `Field as usize` (`u8::MAX`: absent), so that field
+    /// lookups are one load instead of a scan.
+    pub slot: Vec<u8>,
+}
+
+/// The [`Form::slot`] table of a field list.
+fn slots(fields: &[FieldDef]) -> Vec<u8> {
+    let mut slot = vec![u8::MAX; Field::ALL.len()];
+    for (i, d) in fields.iter().enumerate().rev() {
+        if let Some(s) = slot.get_mut(d.field as usize) {
+            *s = i.min(u8::MAX as usize - 1) as u8;
+        }
+    }
+    slot
 }
 
 impl Form {
     /// The index of a field in [`Form::fields`].
     #[inline]
     pub fn field_index(&self, f: Field) -> Option<usize> {
-        self.fields.iter().position(|d| d.field == f)
+        match self.slot.get(f as usize) {
+            Some(&i) if i != u8::MAX => Some(i as usize),
+            _ => None,
+        }
     }
 
     /// The definition of a field, if this form has it.
     #[inline]
     pub fn field(&self, f: Field) -> Option<&FieldDef> {
-        self.fields.iter().find(|d| d.field == f)
+        self.field_index(f).map(|i| &self.fields[i])
     }
 }
 
@@ -617,11 +634,13 @@ fn parse_form(
         .map(|(i, _)| i as u8)
         .collect();
     let tex_phase = toks.iter().any(|t| matches!(t, Tok::TexPhase));
+    let slot = slots(&fields);
     Ok(Form {
         name: name.to_string(),
         opcode,
         mask,
         value,
+        slot,
         fields,
         template: toks,
         checked,

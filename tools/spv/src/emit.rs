@@ -1574,13 +1574,13 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         .flat_map(|b| b.insts.iter())
         .any(|&v| matches!(f.inst(v).op, Op::Barrier | Op::BarrierPopc));
     e.sync_mode = dispatcher && has_barrier;
-    if !e.sync_mode && f.insts.iter().any(|i| i.op == Op::BarrierPopc) {
+    if !e.sync_mode && f.insts.iter().any(|i| matches!(i.op, Op::BarrierPopc)) {
         e.popc_reset();
         e.wg_barrier();
     }
     if f.insts
         .iter()
-        .any(|i| i.op == Op::AtomicCas(Space::Shared, Width::B64))
+        .any(|i| matches!(i.op, Op::AtomicCas(Space::Shared, Width::B64)))
     {
         // Invocation 0 clears the lock of 64-bit shared CAS before anyone takes it.
         let lock = e.cas_lock();
@@ -1727,7 +1727,10 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     let mut resources = Vec::new();
     for bank in &sh.banks {
         if let BankSource::Buffer { guest_offset, size } = bank.source {
-            if f.insts.iter().any(|i| i.op == Op::LoadConst(bank.bank)) {
+            if f.insts
+                .iter()
+                .any(|i| matches!(i.op, Op::LoadConst(b) if b == bank.bank))
+            {
                 resources.push(Resource {
                     kind: "cbuf",
                     bank: bank.bank as u32,

@@ -101,7 +101,9 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
     };
     // Pass 1: reachability and leaders.
     let mut leaders: BTreeSet<u32> = BTreeSet::new();
-    let mut seen: BTreeSet<u32> = BTreeSet::new();
+    // Reached instruction slots (by byte offset / 8).
+    let mut seen = vec![false; n_slots as usize];
+    let mut n_seen = 0usize;
     let mut work: Vec<u32> = vec![first_instr(0)];
     leaders.insert(first_instr(0));
     for &t in &cfg.extra_targets {
@@ -126,9 +128,11 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
     };
     while let Some(mut off) = work.pop() {
         loop {
-            if off >= end || !seen.insert(off) {
+            if off >= end || seen[(off / 8) as usize] {
                 break;
             }
+            seen[(off / 8) as usize] = true;
+            n_seen += 1;
             let i = get(off)?;
             let (guard, neg) = i.guard();
             let never = guard.is_pt() && neg;
@@ -175,10 +179,10 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
     }
     // Pass 2: blocks.
     let mut f = Function::new();
-    f.insts.reserve(seen.len() * 12);
+    f.insts.reserve(n_seen * 12);
     let mut block_of: BTreeMap<u32, BlockId> = BTreeMap::new();
     for &l in &leaders {
-        if seen.contains(&l) {
+        if l < end && seen[(l / 8) as usize] {
             block_of.insert(l, f.add_block(Some(l)));
         }
     }
@@ -203,6 +207,13 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
     }
     let mut guest = 0usize;
     let starts: Vec<(u32, BlockId)> = block_of.iter().map(|(&a, &b)| (a, b)).collect();
+    // Whether a block starts at an instruction slot (the per-instruction check below).
+    let mut starts_block = vec![false; n_slots as usize];
+    for &(a, _) in &starts {
+        if let Some(s) = starts_block.get_mut((a / 8) as usize) {
+            *s = true;
+        }
+    }
     for (start, bid) in starts {
         let mut cx = Cx::new(&mut f, bid, cfg, &block_of, start);
         let mut off = start;
@@ -216,9 +227,11 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
                 break;
             }
             off = cx.next;
-            if let Some(&nb) = block_of.get(&off) {
-                cx.finish(Terminator::Jump(nb));
-                break;
+            if starts_block.get((off / 8) as usize) == Some(&true) {
+                if let Some(&nb) = block_of.get(&off) {
+                    cx.finish(Terminator::Jump(nb));
+                    break;
+                }
             }
             if off >= end {
                 cx.finish(Terminator::Exit);

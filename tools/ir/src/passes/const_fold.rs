@@ -65,13 +65,13 @@ pub fn run(f: &mut Function) {
     for b in 0..f.blocks.len() {
         for i in 0..f.blocks[b].insts.len() {
             let v = f.blocks[b].insts[i];
-            let mut inst = f.insts[v.index()];
-            for a in inst.args.iter_mut() {
+            let slot = &mut f.insts[v.index()];
+            for a in slot.args.iter_mut() {
                 if a.is_some() {
                     *a = res(&alias, *a);
                 }
             }
-            f.insts[v.index()] = inst;
+            let inst = *slot;
             let n = inst.args().count();
             if n == 0 || inst.op.has_side_effects() || matches!(inst.op, Op::Const(_)) {
                 continue;
@@ -82,7 +82,7 @@ pub fn run(f: &mut Function) {
                 consts[k] = f.const_of(a);
             }
             let consts = &consts[..n];
-            if inst.op == Op::Select {
+            if matches!(inst.op, Op::Select) {
                 if let Some(c) = consts[0] {
                     alias[v.index()] = if c != 0 { args[1] } else { args[2] };
                 }
@@ -126,7 +126,7 @@ pub fn run(f: &mut Function) {
             }
         }
     }
-    super::apply_aliases(f, &alias);
+    super::apply_aliases_to_terminators(f, &alias);
 }
 
 #[cfg(test)]

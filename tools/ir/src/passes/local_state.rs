@@ -34,6 +34,13 @@ pub fn run(f: &mut Function) {
         keep.clear();
         let mut removed = false;
         for &v in &insts {
+            // Rewrite the arguments now (their definitions came earlier in this block).
+            let inst = &mut f.insts[v.index()];
+            for a in inst.args.iter_mut() {
+                while a.is_some() && alias[a.index()].is_some() {
+                    *a = alias[a.index()];
+                }
+            }
             let inst = &f.insts[v.index()];
             match slot_of(&inst.op) {
                 Some((s, false)) => {
@@ -46,11 +53,7 @@ pub fn run(f: &mut Function) {
                     keep.push(v);
                 }
                 Some((s, true)) => {
-                    let mut src = inst.args[0];
-                    while alias[src.index()].is_some() {
-                        src = alias[src.index()];
-                    }
-                    known[s] = (stamp, src);
+                    known[s] = (stamp, inst.args[0]);
                     if last_write[s].0 == stamp {
                         keep[last_write[s].1] = Value::NONE;
                         removed = true;
@@ -67,7 +70,7 @@ pub fn run(f: &mut Function) {
         }
         f.blocks[b].insts = insts;
     }
-    super::apply_aliases(f, &alias);
+    super::apply_aliases_to_terminators(f, &alias);
 }
 
 #[cfg(test)]

@@ -29,7 +29,28 @@ pub fn run_all(f: &mut Function) {
     }
 }
 
+/// Rewrites the terminators' values through `alias` (for passes that already rewrote the
+/// arguments of every instruction as they went: values never cross blocks, so a use always
+/// comes after its definition in the same block).
+pub(crate) fn apply_aliases_to_terminators(f: &mut Function, alias: &[crate::ir::Value]) {
+    use crate::ir::{Terminator, Value};
+    let resolve = |mut v: Value| {
+        while v.is_some() && alias[v.index()].is_some() {
+            v = alias[v.index()];
+        }
+        v
+    };
+    for b in &mut f.blocks {
+        match &mut b.term {
+            Terminator::Branch(c, _, _) => *c = resolve(*c),
+            Terminator::Dynamic(c) | Terminator::Switch(c, _, _) => *c = resolve(*c),
+            _ => {}
+        }
+    }
+}
+
 /// Rewrites every argument through `alias` (a value → replacement map, possibly chained).
+#[allow(dead_code)]
 pub(crate) fn apply_aliases(f: &mut Function, alias: &[crate::ir::Value]) {
     use crate::ir::{Terminator, Value};
     let resolve = |mut v: Value| {
