@@ -28,6 +28,16 @@ impl Abi {
         }
     }
 
+    /// The binding layout of textures and images when no graphics profile gives one
+    /// (compute): CUDA's parameter handles, deko3d's compute handles; none for NVN.
+    pub fn compute_layout(self, cfg: &Config) -> Option<super::layout::BindingLayout> {
+        match self {
+            Abi::Cuda => Some(super::layout::BindingLayout::cuda(cfg.param_base)),
+            Abi::Deko3d => Some(super::layout::BindingLayout::deko3d(Stage::Compute)),
+            Abi::Nvn => None,
+        }
+    }
+
     /// Resolves a static constant-bank read the ABI defines (CUDA's driver words).
     pub fn resolve_static(self, cfg: &Config, bank: u8, off: u32) -> Option<Resolved> {
         match self {

@@ -816,30 +816,6 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 cx.set_rd(i, r);
             }
         }
-        O::Vabsdiff => {
-            // The 32-bit forms only (sad.u32 / sad.s32): |a − b| (+ c with .ACC).
-            let ty = i.modifier(Field::SrcType).unwrap_or("?");
-            let sg = match ty {
-                ".U32.U32" => false,
-                "" => true,
-                t => return Err(cx.unsupported(i, format!("VABSDIFF{t}"))),
-            };
-            if i.flag(Field::Sat) {
-                return Err(cx.unsupported(i, "VABSDIFF.SAT"));
-            }
-            let a = cx.r(i, Field::Ra);
-            let b = cx.r(i, Field::Rb);
-            let c = cx.r(i, Field::Rc);
-            let mx = cx.bin(if sg { Op::SMax } else { Op::UMax }, a, b);
-            let mn = cx.bin(if sg { Op::SMin } else { Op::UMin }, a, b);
-            let d = cx.bin(Op::ISub, mx, mn);
-            let r = match i.modifier(Field::Mode).unwrap_or("") {
-                ".ACC" => cx.add(d, c),
-                "" => d,
-                m => return Err(cx.unsupported(i, format!("VABSDIFF{m}"))),
-            };
-            cx.set_rd(i, r);
-        }
         O::P2r => {
             if i.modifier(Field::Mode) != Some("PR")
                 || !i.modifier(Field::SelB).unwrap_or("").is_empty()

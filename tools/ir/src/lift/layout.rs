@@ -103,6 +103,28 @@ impl BindingLayout {
         Self::slot(byte, b, self.tex_stride, 256)
     }
 
+    /// CUDA (`--abi cuda`, the sass test corpus): a bindless texture or surface object is a
+    /// kernel parameter in c\[0\] from `param_base` (0x140 on sm_5x), and `TEXS`/`TLD4`/`TXD`/
+    /// `TLDS`/`TXQ`/`SULD`/`SUST` carry the c\[0\] word index of its low word (0x52 →
+    /// c\[0\]\[0x148\]). Slot = word index from `param_base`: `(byte − param_base) / 4`, for
+    /// textures and surfaces alike (docs/reflection.md).
+    pub fn cuda(param_base: u32) -> Self {
+        BindingLayout {
+            name: "cuda".into(),
+            tex_bank: 0,
+            tex_base: param_base,
+            tex_stride: 4,
+            tex_count: 64,
+            image_base: param_base,
+            image_stride: 4,
+            image_count: 64,
+            samp_base: None,
+            septex_base: None,
+            first_ubo_bank: 3,
+            sbuf_base: 0,
+        }
+    }
+
     fn slot(off: u32, base: u32, stride: u32, count: u32) -> Option<u16> {
         let rel = off.checked_sub(base)?;
         (rel % stride == 0 && rel / stride < count).then_some((rel / stride) as u16)
@@ -261,5 +283,10 @@ mod tests {
         let n2 = BindingLayout::nvn(Stage::Fragment, 0x168);
         assert_eq!(n2.texture_at(0x170), Some(1));
         assert_eq!(n2.first_ubo_bank, 3);
+        // CUDA: handle index 0x52 = c[0][0x148] = parameter word 2 (the second .u64 param).
+        let c = BindingLayout::cuda(0x140);
+        assert_eq!(c.texture_at(4 * 0x52), Some(2));
+        assert_eq!(c.image_at(4 * 0x56), Some(6));
+        assert_eq!(c.texture_at(0x13c), None);
     }
 }

@@ -4,7 +4,7 @@
 //! reconvergence targets, call returns, jump-table entries, the instruction after every
 //! control transfer), and lifts every reachable instruction into its block. Semantics live in
 //! one module per instruction family so families can be added in parallel:
-//! [`int`], [`float`], [`double`], [`half`], [`conv`], [`mem`], [`ctrl`], [`warp`].
+//! [`int`], [`float`], [`double`], [`half`], [`conv`], [`mem`], [`ctrl`], [`warp`], [`video`].
 //! An instruction no family handles is [`LiftError::Unsupported`] naming offset and mnemonic.
 
 pub mod abi;
@@ -20,6 +20,7 @@ pub mod io;
 pub mod layout;
 pub mod mem;
 pub mod tex;
+pub mod video;
 pub mod warp;
 
 pub use abi::{Abi, Config};
@@ -395,8 +396,17 @@ fn dispatch(cx: &mut Cx, i: &Instr) -> Result<()> {
         | O::P2r
         | O::R2p
         | O::Csetp
-        | O::Cset
-        | O::Vabsdiff => int::lift(cx, i),
+        | O::Cset => int::lift(cx, i),
+        O::Vadd
+        | O::Vmnmx
+        | O::Vabsdiff
+        | O::Vabsdiff4
+        | O::Vset
+        | O::Vsetp
+        | O::Vshl
+        | O::Vshr
+        | O::Vmad => video::lift(cx, i),
+        O::St if video::is_vset_imm_word(i) => video::lift(cx, i),
         O::Fadd
         | O::Fadd32i
         | O::Fmul

@@ -18,17 +18,25 @@ fn unresolved(cx: &Cx, i: &Instr, why: String) -> LiftError {
     cx.unsupported(i, format!("shader {key}: unresolvable handle: {why}"))
 }
 
+/// The binding layout: the graphics profile's, else the ABI's compute layout (CUDA parameter
+/// handles, deko3d compute handles).
+fn layout(cx: &Cx) -> Option<super::layout::BindingLayout> {
+    match cx.cfg.gfx.as_ref() {
+        Some(g) => Some(g.layout.clone()),
+        None => cx.cfg.abi.compute_layout(cx.cfg),
+    }
+}
+
 /// The slot of a bound texture / image from the instruction's handle index, or from the
 /// bindless register when it holds a word loaded from a static handle-bank offset.
 fn slot(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Result<u16> {
-    let Some(g) = cx.cfg.gfx.as_ref() else {
+    let Some(layout) = layout(cx) else {
         return Err(unresolved(
             cx,
             i,
             "no binding layout (graphics profile)".into(),
         ));
     };
-    let layout = g.layout.clone();
     let byte = match bindless {
         None => {
             let h = i.raw(Field::Handle).unwrap_or(0) as u32;
@@ -144,7 +152,7 @@ fn nvn_handle(cx: &mut Cx, layout: &super::layout::BindingLayout, v: Value) -> O
 /// A bindless handle loaded from the handle bank at `const + x` (a sampler array indexed at
 /// run time): the first slot, the number of slots left in the layout, and the index value.
 fn dyn_slot(cx: &mut Cx, v: Value) -> Option<(u16, u8, Value)> {
-    let layout = cx.cfg.gfx.as_ref()?.layout.clone();
+    let layout = layout(cx)?;
     let v = trace(cx, v);
     let inst = *cx.f.inst(v);
     let Op::LoadConst(b) = inst.op else {

@@ -30,10 +30,11 @@ pub fn sass_kernels() -> Vec<(String, PathBuf)> {
     v
 }
 
-/// The io.json `block` of a kernel, if it has one.
+/// The io.json `block` of a kernel, if it has one (the corpus's, else `tests/corpus/video`'s).
 pub fn io_block(name: &str) -> Option<[u32; 3]> {
-    let p = root().join(format!("tests/corpus/sass/{name}.io.json"));
-    let text = std::fs::read_to_string(p).ok()?;
+    let text = ["sass", "video"].iter().find_map(|d| {
+        std::fs::read_to_string(root().join(format!("tests/corpus/{d}/{name}.io.json"))).ok()
+    })?;
     let i = text.find("\"block\"")?;
     let rest = &text[i..];
     let a = rest.find('[')?;
