@@ -7,10 +7,7 @@ mod common;
 use dmsh_spv::{translate, Options};
 
 /// Shaders that do not translate yet, with the cause.
-const KNOWN_FAILURES: &[(&str, &str)] = &[(
-    "cs_image_ops",
-    "SUATOM with an immediate handle (SUATOM_DI) on image target 7 has no semantics yet",
-)];
+const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 #[test]
 fn dksh_compute_translates_and_validates() {

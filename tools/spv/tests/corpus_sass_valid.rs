@@ -7,10 +7,7 @@ mod common;
 use dmsh_spv::{translate, Options};
 
 /// Kernels that do not translate yet, with the cause. Keep this list honest and short.
-const KNOWN_FAILURES: &[(&str, &str)] = &[(
-    "surf_rw",
-    "SULD.D/SUST.D with a byte size (.U8: suld.b.3d.b8) have no semantics yet",
-)];
+const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 #[test]
 fn sass_sm53_translates_and_validates() {

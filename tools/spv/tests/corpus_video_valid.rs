@@ -14,16 +14,7 @@ const KERNELS: &[&str] = &[
 ];
 
 /// Kernels that do not translate yet, with the cause.
-const KNOWN_FAILURES: &[(&str, &str)] = &[
-    (
-        "x_video_forms",
-        "VABSDIFF4 (SIMD video) has no semantics yet",
-    ),
-    (
-        "x_video_forms_o0",
-        "VABSDIFF4 (SIMD video) has no semantics yet",
-    ),
-];
+const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 #[test]
 fn extra_video_kernels_translate_and_validate() {

@@ -692,14 +692,15 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
         ".2D_ARRAY" => (TexDim::D2, true),
         ".3D" => (TexDim::D3, false),
         _ if i.opcode() == Opcode::Suatom => {
-            // Immediate-handle SUATOM: target in bits 32-35 (README §1).
-            match i.raw(Field::TexType).unwrap_or(6) {
+            // Immediate-handle SUATOM: the target (SUTT order) in bits 33-35; bit 32 is the
+            // high bit of the 4-bit atomic op (bits 29-32: EXCH = 8 sets it, dksh README §1).
+            match i.raw(Field::TexType).unwrap_or(6) >> 1 {
                 0 => (TexDim::D1, false),
-                2 => (TexDim::Buffer, false),
-                4 => (TexDim::D1, true),
-                6 => (TexDim::D2, false),
-                8 => (TexDim::D2, true),
-                10 => (TexDim::D3, false),
+                1 => (TexDim::Buffer, false),
+                2 => (TexDim::D1, true),
+                3 => (TexDim::D2, false),
+                4 => (TexDim::D2, true),
+                5 => (TexDim::D3, false),
                 t => return Err(cx.unsupported(i, format!("SUATOM target {t}"))),
             }
         }
@@ -715,20 +716,32 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
     if array {
         c[3] = rr(cx, ra, n);
     }
-    let ct = tuple(cx, c);
-    let words = match (form, i.modifier(Field::Size).unwrap_or("")) {
+    let size = i.modifier(Field::Size).unwrap_or("");
+    // Raw accesses: words moved, and the texel size in bytes (for `.BA`).
+    let atomic = matches!(i.opcode(), Opcode::Sured | Opcode::Suatom);
+    let (words, bytes) = match (form, size) {
+        // Atomics: one 32-bit word, unsigned (no size) or `.S32`.
+        (_, "" | ".S32") if atomic => (1, 4),
+        (_, s) if atomic => return Err(cx.unsupported(i, format!("surface atomic type {s}"))),
         (f, _) if f.starts_with("SULD_P") || f.starts_with("SUST_P") => {
             let m = i.modifier(Field::Mode).unwrap_or("");
             if !m.is_empty() && m != ".RGBA" {
                 return Err(cx.unsupported(i, format!("partial surface mask {m}")));
             }
-            4
+            (4, 0)
         }
-        (_, ".64") => 2,
-        (_, ".128") => 4,
-        (_, "") => 1,
+        (_, ".U8" | ".S8") => (1, 1),
+        (_, ".U16" | ".S16") => (1, 2),
+        (_, ".64") => (2, 8),
+        (_, ".128") => (4, 16),
+        (_, "") => (1, 4),
         (_, s) => return Err(cx.unsupported(i, format!("surface size {s}"))),
     };
+    // `.BA`: x is a byte offset (PTX `suld.b`/`sust.b`); the image is indexed by texel.
+    if i.modifier(Field::Ba) == Some(".BA") && bytes > 1 {
+        c[0] = cx.shr_c(c[0], (bytes as u32).trailing_zeros());
+    }
+    let ct = tuple(cx, c);
     let d = ImgDesc {
         dim,
         array,
@@ -739,14 +752,29 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
     match i.opcode() {
         Opcode::Suld => {
             let r = cx.emit(Op::ImageLoad(d), Type::Void, &[ct]);
-            let comps: Vec<u8> = (0..words).collect();
-            let dests: Vec<u8> = (0..words).map(|k| regk(rd, k)).collect();
-            write(cx, r, &comps, &dests);
+            if bytes == 1 || bytes == 2 {
+                // A narrow texel: its value, zero- or sign-extended per `.U8/.S8/.U16/.S16`.
+                let x = cx.emit(Op::Extract(0), Type::U32, &[r]);
+                let n = 8 * bytes as u32;
+                let x = if size.starts_with(".S") {
+                    cx.sbits(x, 0, n)
+                } else {
+                    cx.bits(x, 0, n)
+                };
+                cx.set_reg(regk(rd, 0), x);
+            } else {
+                let comps: Vec<u8> = (0..words).collect();
+                let dests: Vec<u8> = (0..words).map(|k| regk(rd, k)).collect();
+                write(cx, r, &comps, &dests);
+            }
         }
         Opcode::Sust => {
             let mut v = [z; 4];
             for k in 0..words {
                 v[k as usize] = rr(cx, rd, k);
+            }
+            if bytes == 1 || bytes == 2 {
+                v[0] = cx.bits(v[0], 0, 8 * bytes as u32);
             }
             let vt = tuple(cx, v);
             cx.emit(Op::ImageStore(d), Type::Void, &[ct, vt]);
@@ -756,8 +784,19 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
             let op = if cas {
                 None
             } else {
-                Some(match i.raw(Field::Op).unwrap_or(0) {
+                let op = if form == "SUATOM_DI" {
+                    // 4-bit op at bits 29-32 (the table's field has bits 29-31).
+                    (i.bits() >> 29) & 0xf
+                } else {
+                    i.raw(Field::Op).unwrap_or(0)
+                };
+                // Min/max are unsigned for an unsigned (no size) SURED/SUATOM.D; the
+                // immediate-handle SUATOM has no type field here and stays signed.
+                let unsigned = form != "SUATOM_DI" && size.is_empty();
+                Some(match op {
                     0 => AtomOp::Add,
+                    1 if unsigned => AtomOp::UMin,
+                    2 if unsigned => AtomOp::UMax,
                     1 => AtomOp::SMin,
                     2 => AtomOp::SMax,
                     3 => AtomOp::Inc,
