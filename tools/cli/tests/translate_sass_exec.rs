@@ -1,4 +1,5 @@
-//! Every sm53 kernel of tests/corpus/sass with a K.io.json: translate (CUDA ABI), run on the
+//! Every sm53 kernel of tests/corpus/sass with a K.io.json (plus the video launches of
+//! tests/corpus/video, see its README): translate (CUDA ABI), run on the
 //! Vulkan device (lavapipe in CI) through dmsh-vk, compare with the expected outputs bit for
 //! bit. Each kernel runs in a child process (lavapipe has no fault isolation). Kernels whose
 //! translation relies on 32-lane subgroups are reported as skipped where the device's subgroup
@@ -50,8 +51,9 @@ fn apply_errata(name: &str, io: &mut dmsh_vk::io_json::IoJson) -> Result<usize, 
 const ENV: &str = "DMSH_EXEC_ONE";
 
 /// The launch and expected outputs of a kernel: the corpus's `K.io.json` (its independent
-/// PTX model), else one made for this project in `tests/corpus/video/` (`video_ops`: expected
-/// values from the PTX ISA's video-instruction pseudo-code, `scripts/corpus/video-ref.py`).
+/// PTX model), else one made for this project in `tests/corpus/video/` (`video_ops`, and the
+/// extra kernels `x_vset_imm`, `x_video_imm`: expected values from the PTX ISA's
+/// video-instruction pseudo-code, `scripts/corpus/video-ref.py`).
 fn io_path(name: &str) -> Option<std::path::PathBuf> {
     ["tests/corpus/sass", "tests/corpus/video"]
         .iter()
@@ -61,7 +63,11 @@ fn io_path(name: &str) -> Option<std::path::PathBuf> {
 
 /// Runs one kernel (in the child); prints `RESULT pass|fail|skip|error detail`.
 fn run_one(name: &str) -> String {
-    let path = common::root().join(format!("tests/corpus/sass/{name}.sm53.cubin"));
+    let path = ["tests/corpus/sass", "tests/corpus/extra/ptx"]
+        .iter()
+        .map(|d| common::root().join(format!("{d}/{name}.sm53.cubin")))
+        .find(|p| p.exists())
+        .unwrap_or_default();
     let Some(io_path) = io_path(name) else {
         return format!("error no io.json for {name}");
     };
@@ -125,9 +131,12 @@ fn exec_one() {
 #[test]
 fn sass_sm53_exec() {
     let exe = std::env::current_exe().expect("test binary");
+    // The sass corpus, plus the extra ptx kernels that have an io.json in tests/corpus/video.
+    let extra = ["x_vset_imm", "x_video_imm"];
     let kernels: Vec<String> = common::sass_kernels()
         .into_iter()
         .map(|(n, _)| n)
+        .chain(extra.iter().map(|n| n.to_string()))
         .filter(|n| io_path(n).is_some())
         .collect();
     let (mut pass, mut skip) = (0, 0);
