@@ -12,14 +12,58 @@ use dmsh_vk::reference::{dksh, glsl};
 use std::process::Command;
 
 /// Shaders that do not pass yet, with the cause.
-const KNOWN_FAILURES: &[(&str, &str)] = &[(
-    "cs_image_ops",
-    "image 4 (rgba16f image2DArray): the raw SULD.D.64 / formatted SUST.P need the image's \
-     format, which compute translations do not receive (no facts table for compute yet); \
-     images 0-3, imageSize and the image atomics match",
-)];
+const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 const ENV: &str = "DMSH_DKSH_EXEC_ONE";
+
+/// The facts a porter supplies and the binary does not record: the formats of storage images
+/// (GLSL `layout(binding = n, rgba16f)`), which raw `SULD.D`/`SUST.P` need to move a texel's
+/// bits. They travel in the binding profile (`Gfx`), as for graphics stages (`--facts`); a
+/// compute shader gets a neutral header there (no stage I/O).
+fn image_facts(cfg: &mut dmsh_ir::lift::Config, name: &str) -> Result<(), String> {
+    use dmsh_ir::lift::{layout::SphInfo, BindingLayout, Gfx, ImageFmt};
+    let path = dksh::corpus_dir().join(format!("{name}.comp.glsl"));
+    let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut fmts = Vec::new();
+    for line in src.lines().map(str::trim) {
+        if !line.starts_with("layout") || !line.contains("image") {
+            continue;
+        }
+        let Some(inner) = line.split('(').nth(1).and_then(|x| x.split(')').next()) else {
+            continue;
+        };
+        let (mut binding, mut fmt) = (None, None);
+        for p in inner.split(',').map(str::trim) {
+            if let Some(b) = p.strip_prefix("binding") {
+                binding = b
+                    .trim_start_matches([' ', '='])
+                    .trim()
+                    .parse::<usize>()
+                    .ok();
+            } else if let Some(f) = ImageFmt::parse(p) {
+                fmt = Some(f);
+            }
+        }
+        if let (Some(b), Some(f)) = (binding, fmt) {
+            fmts.push((b, f));
+        }
+    }
+    if fmts.is_empty() {
+        return Ok(());
+    }
+    let mut sph = [0u8; 0x50];
+    sph[..4].copy_from_slice(&(1u32 | 1 << 10).to_le_bytes());
+    let sph = SphInfo::parse(&sph).map_err(|e| e.to_string())?;
+    let layout = BindingLayout::deko3d(dmsh_ir::Stage::Compute);
+    let mut g = Gfx::new(sph, layout, name);
+    for (b, f) in fmts {
+        if b < g.images.len() {
+            g.images[b] = f;
+        }
+    }
+    cfg.gfx = Some(g);
+    Ok(())
+}
 
 fn run_one(name: &str) -> String {
     let Some(case) = dksh::cases(&dksh::corpus_dir())
@@ -36,7 +80,10 @@ fn run_one(name: &str) -> String {
     // The case's workgroup size (cs_variable_group has none in its binary: GLSL's variable
     // group size is a dispatch parameter, so the translation is made for the size run).
     let _ = ls;
-    let cfg = common::deko3d_config(case.local_size, shared, local);
+    let mut cfg = common::deko3d_config(case.local_size, shared, local);
+    if let Err(e) = image_facts(&mut cfg, name) {
+        return format!("error facts: {e}");
+    }
     let out = match translate(&code, &cfg, &Options::default()) {
         Ok(o) => o,
         Err(e) => return format!("error translate: {e}"),

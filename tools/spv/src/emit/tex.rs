@@ -663,10 +663,11 @@ impl E {
             self.cap(Capability::StorageImageReadWithoutFormat);
             self.cap(Capability::StorageImageWriteWithoutFormat);
         }
-        let st = if raw {
-            self.ty(Type::U32)
-        } else {
-            self.ty(Type::F32)
+        // The sampled type the reads and writes use (img_scalar); r32i keeps uint, which its
+        // atomics' texel pointers use.
+        let st = match lfmt {
+            LFmt::R32i => self.ty(Type::U32),
+            _ => self.img_scalar(raw, lfmt),
         };
         let it = self
             .b
@@ -707,6 +708,20 @@ impl E {
                         let p = self.ext(u, 55, &[r]);
                         let z = self.u32c(0);
                         berr(self.b.composite_construct(uv4, None, [p, z, z, z]))?
+                    }
+                    // A raw 64-bit read of rgba16f texels: the four halves, two per word.
+                    (true, LFmt::Rgba16f) if d.words == 2 => {
+                        let f2 = self.b.type_vector(f32t, 2);
+                        let mut c = [0; 4];
+                        for (k, x) in c.iter_mut().enumerate() {
+                            *x = berr(self.b.composite_extract(f32t, None, r, [k as u32]))?;
+                        }
+                        let xy = berr(self.b.composite_construct(f2, None, [c[0], c[1]]))?;
+                        let zw = berr(self.b.composite_construct(f2, None, [c[2], c[3]]))?;
+                        let p0 = self.ext(u, 58, &[xy]);
+                        let p1 = self.ext(u, 58, &[zw]);
+                        let z = self.u32c(0);
+                        berr(self.b.composite_construct(uv4, None, [p0, p1, z, z]))?
                     }
                     _ if st == uv4 || st == u => r,
                     _ => self.op(spirv::Op::Bitcast, uv4, &[r]),
