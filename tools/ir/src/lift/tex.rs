@@ -791,8 +791,20 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
                     i.raw(Field::Op).unwrap_or(0)
                 };
                 // Min/max are unsigned for an unsigned (no size) SURED/SUATOM.D; the
-                // immediate-handle SUATOM has no type field here and stays signed.
-                let unsigned = form != "SUATOM_DI" && size.is_empty();
+                // immediate-handle SUATOM has no type field here: unsigned when the facts
+                // give the image an unsigned format, else signed.
+                let unsigned = if form == "SUATOM_DI" {
+                    cx.cfg.gfx.as_ref().is_some_and(|g| {
+                        matches!(
+                            g.images.get(s as usize),
+                            Some(
+                                super::layout::ImageFmt::R32ui | super::layout::ImageFmt::Rgba32ui
+                            )
+                        )
+                    })
+                } else {
+                    size.is_empty()
+                };
                 Some(match op {
                     0 => AtomOp::Add,
                     1 if unsigned => AtomOp::UMin,

@@ -18,7 +18,9 @@
 //! product of the extended operands, optionally negated (`-A` = complement plus one), plus
 //! `Rc` (sign-extended when any input is signed or negated; `-C` = complement plus one),
 //! `.PO` adds one, `.SHR_7`/`.SHR_15` shift the sum right, `.SAT` clamps to 32 bits signed or
-//! unsigned.
+//! unsigned. The sum is built in 64 bits (exact for every unsigned form, with the carry out;
+//! for signed forms exact while |product + c| < 2^63, i.e. everything but a negated product of
+//! two full-range unsigned words, where `.SAT` could clamp the wrong way).
 //!
 //! Field positions are read from the word (they are the same for every video form; the
 //! `dmsh-isa` table names them `SrcType`, `Mode`, …): `Ra`'s selector at bits 36–38, `Rb`'s at
