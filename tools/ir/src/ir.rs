@@ -640,7 +640,7 @@ impl Function {
         let v = self.make(op, ty, args);
         let insts = &mut self.blocks[b.index()].insts;
         if insts.capacity() == 0 {
-            insts.reserve(16);
+            insts.reserve(32);
         }
         insts.push(v);
         v

@@ -49,6 +49,8 @@ impl std::hash::Hasher for FastHasher {
 
 type Fast = std::hash::BuildHasherDefault<FastHasher>;
 const STACK_DEPTH: u32 = 16;
+/// U32 constants below this get a direct-indexed cache.
+const SMALL: usize = 64;
 const SCOPE_DEVICE: u32 = 1;
 const SCOPE_WORKGROUP: u32 = 2;
 const SCOPE_SUBGROUP: u32 = 3;
@@ -86,6 +88,8 @@ pub(crate) struct E {
     u8t: Word,
     u16t: Word,
     consts: HashMap<(Word, u64), Word, Fast>,
+    /// U32 constants below [`SMALL`] by value (0: not made yet).
+    small_u32: [Word; SMALL],
     tcache: HashMap<(u8, u32, u32), Word, Fast>,
     vals: Vec<Word>,
     /// Guest state variables by `kind * 256 + n` (0: none yet): registers, predicates, flags.
@@ -157,6 +161,16 @@ impl E {
 
     /// A constant of IR type `t` with the given bits.
     pub fn c(&mut self, t: Type, bits: u64) -> Word {
+        if t == Type::U32 && bits < SMALL as u64 {
+            let w = self.small_u32[bits as usize];
+            if w != 0 {
+                return w;
+            }
+            let ty = self.ty(Type::U32);
+            let w = self.cw(ty, t, bits);
+            self.small_u32[bits as usize] = w;
+            return w;
+        }
         let ty = if t == Type::F16 {
             self.u16t
         } else {
@@ -1510,6 +1524,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         u8t: 0,
         u16t: 0,
         consts: HashMap::default(),
+        small_u32: [0; SMALL],
         tcache: HashMap::default(),
         vals: vec![0; f.insts.len()],
         state: vec![0; 3 * 256],
@@ -1568,20 +1583,28 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         .then(|| dmsh_ir::structure::structurize(f).ok())
         .flatten();
     let dispatcher = f.blocks.len() > 1 && tree.is_none();
-    let has_barrier = f
-        .blocks
-        .iter()
-        .flat_map(|b| b.insts.iter())
-        .any(|&v| matches!(f.inst(v).op, Op::Barrier | Op::BarrierPopc));
-    e.sync_mode = dispatcher && has_barrier;
-    if !e.sync_mode && f.insts.iter().any(|i| matches!(i.op, Op::BarrierPopc)) {
+    // One scan of the arena for what the module header and prologue need.
+    let (mut any_popc, mut any_cas64, mut uses_fadd) = (false, false, false);
+    let mut const_banks = [false; 256];
+    for i in &f.insts {
+        match i.op {
+            Op::BarrierPopc => any_popc = true,
+            Op::AtomicCas(Space::Shared, Width::B64) => any_cas64 = true,
+            Op::Atomic(_, AtomOp::FAdd, _) => uses_fadd = true,
+            Op::LoadConst(b) => const_banks[b as usize] = true,
+            _ => {}
+        }
+    }
+    e.sync_mode = dispatcher
+        && f.blocks
+            .iter()
+            .flat_map(|b| b.insts.iter())
+            .any(|&v| matches!(f.inst(v).op, Op::Barrier | Op::BarrierPopc));
+    if !e.sync_mode && any_popc {
         e.popc_reset();
         e.wg_barrier();
     }
-    if f.insts
-        .iter()
-        .any(|i| matches!(i.op, Op::AtomicCas(Space::Shared, Width::B64)))
-    {
+    if any_cas64 {
         // Invocation 0 clears the lock of 64-bit shared CAS before anyone takes it.
         let lock = e.cas_lock();
         let bo = e.ty(Type::Bool);
@@ -1692,10 +1715,6 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         e.b.capability(Capability::StorageBuffer16BitAccess);
         e.b.capability(Capability::Int64Atomics);
     }
-    let uses_fadd = f
-        .insts
-        .iter()
-        .any(|i| matches!(i.op, Op::Atomic(_, AtomOp::FAdd, _)));
     if uses_fadd {
         e.b.capability(Capability::AtomicFloat32AddEXT);
         e.b.extension("SPV_EXT_shader_atomic_float_add");
@@ -1727,10 +1746,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     let mut resources = Vec::new();
     for bank in &sh.banks {
         if let BankSource::Buffer { guest_offset, size } = bank.source {
-            if f.insts
-                .iter()
-                .any(|i| matches!(i.op, Op::LoadConst(b) if b == bank.bank))
-            {
+            if const_banks[bank.bank as usize] {
                 resources.push(Resource {
                     kind: "cbuf",
                     bank: bank.bank as u32,

@@ -24,8 +24,11 @@ pub struct Cx<'a> {
     pub ended: bool,
     /// Constants already made in the current block: (block, type, bits) → value. Constants
     /// are pure and defined in their block, so reusing one keeps values block-local.
-    consts: std::collections::HashMap<(u32, Type, u64), Value, FastState>,
+    pub(crate) consts: ConstCache,
 }
+
+/// The constant cache of [`Cx`] (kept across the blocks of one lifting: keys carry the block).
+pub(crate) type ConstCache = std::collections::HashMap<(u32, Type, u64), Value, FastState>;
 
 /// A small multiplicative hasher for the constant cache (keys are a few small integers;
 /// SipHash costs more than the lookup saves).
@@ -323,7 +326,22 @@ impl<'a> Cx<'a> {
 
     /// The form suffix: `R`, `C`, `I`, `RC` or `` (no variant).
     pub fn variant(i: &Instr) -> &'static str {
-        let n = i.form_name();
+        // Per form, computed once (the lifter asks several times per instruction).
+        static BY_FORM: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+        let by_form = BY_FORM.get_or_init(|| {
+            dmsh_isa::table::table()
+                .forms
+                .iter()
+                .map(|f| Self::variant_of(&f.name))
+                .collect()
+        });
+        match by_form.get(i.form() as usize) {
+            Some(v) => v,
+            None => Self::variant_of(i.form_name()),
+        }
+    }
+
+    fn variant_of(n: &str) -> &'static str {
         if n.ends_with("_R16") {
             return "R";
         }

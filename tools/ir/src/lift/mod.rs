@@ -180,7 +180,7 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
     }
     // Pass 2: blocks.
     let mut f = Function::new();
-    f.insts.reserve(n_seen * 12);
+    f.insts.reserve(n_seen * 20);
     let mut block_of: BTreeMap<u32, BlockId> = BTreeMap::new();
     for &l in &leaders {
         if l < end && seen[(l / 8) as usize] {
@@ -215,8 +215,10 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
             *s = true;
         }
     }
+    let mut consts = ctx::ConstCache::default();
     for (start, bid) in starts {
         let mut cx = Cx::new(&mut f, bid, cfg, &block_of, start);
+        cx.consts = std::mem::take(&mut consts);
         let mut off = start;
         loop {
             let i = get(off)?;
@@ -239,6 +241,7 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
                 break;
             }
         }
+        consts = std::mem::take(&mut cx.consts);
     }
     let mut banks = Vec::new();
     for (&bank, words) in &cfg.embedded_banks {

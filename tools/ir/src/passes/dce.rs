@@ -6,7 +6,7 @@ use crate::ir::{Function, Terminator};
 /// Runs the pass.
 pub fn run(f: &mut Function) {
     let mut live = vec![false; f.insts.len()];
-    let mut work = Vec::new();
+    let mut work = Vec::with_capacity(f.insts.len());
     for b in &f.blocks {
         for &v in &b.insts {
             if f.insts[v.index()].op.has_side_effects() {

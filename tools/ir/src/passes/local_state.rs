@@ -27,7 +27,8 @@ pub fn run(f: &mut Function) {
     // `keep`); a stale stamp means "nothing yet in this block" (no clearing per block).
     let mut known = [(u32::MAX, Value::NONE); SLOTS];
     let mut last_write = [(u32::MAX, 0usize); SLOTS];
-    let mut keep: Vec<Value> = Vec::new();
+    let mut keep: Vec<Value> =
+        Vec::with_capacity(f.blocks.iter().map(|b| b.insts.len()).max().unwrap_or(0));
     for b in 0..f.blocks.len() {
         let stamp = b as u32;
         let mut insts = std::mem::take(&mut f.blocks[b].insts);
