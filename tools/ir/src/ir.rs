@@ -630,8 +630,19 @@ impl Function {
     }
     /// Creates an instruction without placing it in a block.
     pub fn make(&mut self, op: Op, ty: Type, args: &[Value]) -> Value {
-        let mut a = [Value::NONE; 4];
-        a[..args.len()].copy_from_slice(args);
+        // Spelled out per length: a copy loop here becomes a `memcpy` call per instruction.
+        let n = Value::NONE;
+        let a = match *args {
+            [] => [n; 4],
+            [x] => [x, n, n, n],
+            [x, y] => [x, y, n, n],
+            [x, y, z] => [x, y, z, n],
+            _ => {
+                let mut a = [n; 4];
+                a[..args.len()].copy_from_slice(args);
+                a
+            }
+        };
         self.insts.push(Inst { op, ty, args: a });
         Value(self.insts.len() as u32 - 1)
     }

@@ -1523,7 +1523,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         types: [0; 7],
         u8t: 0,
         u16t: 0,
-        consts: HashMap::default(),
+        consts: HashMap::with_capacity_and_hasher(256, Default::default()),
         small_u32: [0; SMALL],
         tcache: HashMap::default(),
         vals: vec![0; f.insts.len()],

@@ -216,6 +216,7 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
         }
     }
     let mut consts = ctx::ConstCache::default();
+    consts.reserve(n_seen * 2);
     for (start, bid) in starts {
         let mut cx = Cx::new(&mut f, bid, cfg, &block_of, start);
         cx.consts = std::mem::take(&mut consts);

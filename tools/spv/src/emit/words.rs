@@ -105,10 +105,13 @@ impl Builder {
     #[inline]
     pub fn op_ids(&mut self, op: spirv::Op, ty: Word, id: Word, args: &[Word]) -> BuildResult<()> {
         let out = self.body()?;
+        out.reserve(3 + args.len());
         out.push(head(op, 3 + args.len()));
         out.push(ty);
         out.push(id);
-        out.extend_from_slice(args);
+        for &a in args {
+            out.push(a);
+        }
         Ok(())
     }
 
@@ -473,9 +476,12 @@ impl Builder {
         args: &[Word],
     ) -> BuildResult<()> {
         let out = self.body()?;
+        out.reserve(5 + args.len());
         out.push(head(spirv::Op::ExtInst, 5 + args.len()));
         out.extend_from_slice(&[ty, id, set, inst]);
-        out.extend_from_slice(args);
+        for &a in args {
+            out.push(a);
+        }
         Ok(())
     }
 
