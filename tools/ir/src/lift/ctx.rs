@@ -25,6 +25,8 @@ pub struct Cx<'a> {
     /// Constants already made in the current block: (block, type, bits) → value. Constants
     /// are pure and defined in their block, so reusing one keeps values block-local.
     pub(crate) consts: ConstCache,
+    /// U32 constants below 64 by value: (block, value), a front for `consts`.
+    small: [(u32, Value); 64],
 }
 
 /// The constant cache of [`Cx`] (kept across the blocks of one lifting: keys carry the block).
@@ -81,6 +83,7 @@ impl<'a> Cx<'a> {
             next: addr,
             ended: false,
             consts: std::collections::HashMap::default(),
+            small: [(u32::MAX, Value::NONE); 64],
         }
     }
 
@@ -115,12 +118,25 @@ impl<'a> Cx<'a> {
     /// Appends an instruction.
     pub fn emit(&mut self, op: Op, ty: Type, args: &[Value]) -> Value {
         if let Op::Const(bits) = op {
-            let key = (self.b.0, ty, bits);
-            if let Some(&v) = self.consts.get(&key) {
-                return v;
+            let small = ty == Type::U32 && bits < 64;
+            if small {
+                let (b, v) = self.small[bits as usize];
+                if b == self.b.0 {
+                    return v;
+                }
             }
-            let v = self.f.push(self.b, op, ty, args);
-            self.consts.insert(key, v);
+            let key = (self.b.0, ty, bits);
+            let v = match self.consts.get(&key) {
+                Some(&v) => v,
+                None => {
+                    let v = self.f.push(self.b, op, ty, args);
+                    self.consts.insert(key, v);
+                    v
+                }
+            };
+            if small {
+                self.small[bits as usize] = (self.b.0, v);
+            }
             return v;
         }
         self.f.push(self.b, op, ty, args)

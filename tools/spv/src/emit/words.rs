@@ -105,12 +105,17 @@ impl Builder {
     #[inline]
     pub fn op_ids(&mut self, op: spirv::Op, ty: Word, id: Word, args: &[Word]) -> BuildResult<()> {
         let out = self.body()?;
-        out.reserve(3 + args.len());
-        out.push(head(op, 3 + args.len()));
-        out.push(ty);
-        out.push(id);
-        for &a in args {
-            out.push(a);
+        let h = head(op, 3 + args.len());
+        // Fixed-size copies for the usual lengths (no per-word capacity checks or memcpy).
+        match *args {
+            [a] => out.extend_from_slice(&[h, ty, id, a]),
+            [a, b] => out.extend_from_slice(&[h, ty, id, a, b]),
+            [a, b, c] => out.extend_from_slice(&[h, ty, id, a, b, c]),
+            [a, b, c, d] => out.extend_from_slice(&[h, ty, id, a, b, c, d]),
+            _ => {
+                out.extend_from_slice(&[h, ty, id]);
+                out.extend_from_slice(args);
+            }
         }
         Ok(())
     }
