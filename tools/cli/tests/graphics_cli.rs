@@ -98,3 +98,84 @@ fn translate_graphics_stages() {
     println!("ok bad inputs: clear errors");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An NVN code area (0x30-byte header + the corpus' SPH and code) and a minimal Switch 1
+/// control section for it (magic, length 0x880, code size, NVN stage).
+fn nvn_program(code_bin: &str, nvn_stage: u32) -> (Vec<u8>, Vec<u8>) {
+    let mut code = vec![0u8; 0x30];
+    code[..4].copy_from_slice(&0x1234_5678u32.to_le_bytes());
+    code.extend(std::fs::read(corpus(code_bin)).unwrap());
+    while !code.len().is_multiple_of(0x100) {
+        code.push(0);
+    }
+    let mut ctl = vec![0u8; 0x880];
+    let mut put = |off: usize, v: u32| ctl[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    put(0, 0x9876_1234);
+    put(0x20, 0x880);
+    put(0x704, code.len() as u32);
+    put(0x714, nvn_stage);
+    (ctl, code)
+}
+
+#[test]
+fn facts_by_shader_key() {
+    let dir = std::env::temp_dir().join(format!("dmsh-facts-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (ctl, code) = nvn_program("vs_multi_attr_int.vert.code.bin", 0);
+    let c = dmsh_scan::control::parse(&ctl, None).unwrap();
+    let key = dmsh_scan::key::key(&c, &ctl, &code);
+    let (cp, kp) = (dir.join("v.control"), dir.join("v.code"));
+    std::fs::write(&cp, &ctl).unwrap();
+    std::fs::write(&kp, &code).unwrap();
+    // The split's table (its header, one row for the key) and a manual table.
+    let split = dir.join("shader_facts.tsv");
+    std::fs::write(
+        &split,
+        format!(
+            "{}\n{key}\tvertex\tnvn1\tgraphics\t0x880\t{:#x}\t0x0\t0x0\t8\t0\t0\t0\t0\t0\t0\t0x0\t0\n",
+            dmsh_scan::tables::FACTS_HEADER,
+            code.len()
+        ),
+    )
+    .unwrap();
+    let manual = dir.join("shader_facts_manual.tsv");
+    std::fs::write(
+        &manual,
+        format!("# key kind index type\n{key} in 1 i\n{key} in 2 u\nffff in 1 u\n"),
+    )
+    .unwrap();
+    let out = dir.join("v.spv");
+    let run = |stage: &str| {
+        dmsh(&[
+            "translate",
+            "--stage",
+            stage,
+            "--profile",
+            "deko3d",
+            "--code",
+            kp.to_str().unwrap(),
+            "--control",
+            cp.to_str().unwrap(),
+            "--facts",
+            split.to_str().unwrap(),
+            "--facts",
+            manual.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = run("vertex");
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && !e.contains("no facts"), "{e}");
+    let json = std::fs::read_to_string(out.with_extension("json")).unwrap();
+    assert!(
+        json.contains("\"sint\"") && json.contains("\"uint\""),
+        "{json}"
+    );
+    // The split's row says vertex: asking for another stage is an error naming the key.
+    let o = run("fragment");
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains(&key), "{e}");
+    println!("ok key {key}: manual types applied, stage checked");
+    let _ = std::fs::remove_dir_all(&dir);
+}

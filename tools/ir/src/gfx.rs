@@ -52,6 +52,11 @@ pub enum GSys {
 /// `c[bank][4 * word]` of a uniform buffer, slot = `TEX_UBO | (bank & 0xf) << 11 | word`.
 pub const TEX_UBO: u16 = 0x8000;
 
+/// The texture slot of a `tex_dyn_slots` handle (NVN, chosen at run time): a [`TexDesc`] with
+/// this slot and `dyn_count` n samples texture array element (handle & 0xfffff) with sampler
+/// array element (handle >> 20), both clamped to n − 1; args\[3\] is the handle.
+pub const TEX_DYN: u16 = 0x7f00;
+
 /// Texture dimensionality.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum TexDim {

@@ -1755,34 +1755,68 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
                     set: 0,
                     binding: bank.bank as u32,
                     metal_index: bank.bank as u32,
+                    count: 0,
                 });
             }
         }
     }
+    let first_ubo = sh
+        .gfx
+        .as_ref()
+        .map(|g| g.layout.first_ubo_bank)
+        .unwrap_or(3) as u32;
     for (&slot, &(_, _, _, kind)) in &e.gx.textures {
-        // tex_ubo: the handle is a word of uniform buffer `bank` (docs/graphics.md).
-        let (kind, bank, guest_offset) = if slot >= dmsh_ir::TEX_UBO {
-            let first = sh
+        if slot == dmsh_ir::TEX_DYN {
+            // tex_dyn_slots: texture array (element = handle & 0xfffff) and sampler array
+            // (element = handle >> 20), docs/graphics.md.
+            let n = sh
                 .gfx
                 .as_ref()
-                .map(|g| g.layout.first_ubo_bank)
-                .unwrap_or(3) as u32;
-            (
-                "tex_ubo",
-                first + ((slot >> 11) & 0xf) as u32,
-                4 * (slot & 0x7ff) as u32,
-            )
-        } else {
-            (kind, slot as u32, 0)
-        };
+                .map(|g| g.layout.tex_dyn_count() as u32)
+                .unwrap_or(32);
+            for (kind, base, metal) in [("tex_dyn", 64, slot as u32), ("samp_dyn", 96, slot as u32)]
+            {
+                resources.push(Resource {
+                    kind,
+                    bank: 0,
+                    guest_offset: 0,
+                    size: 0,
+                    set: 0,
+                    binding: base + slot as u32,
+                    metal_index: metal,
+                    count: n,
+                });
+            }
+            continue;
+        }
+        // tex_ubo: the handle is a word of uniform buffer `bank` (docs/graphics.md); its
+        // sampler ID (high 12 bits) is the samp_ubo half of the same combined binding.
+        if slot >= dmsh_ir::TEX_UBO {
+            let bank = first_ubo + ((slot >> 11) & 0xf) as u32;
+            let guest_offset = 4 * (slot & 0x7ff) as u32;
+            for kind in ["tex_ubo", "samp_ubo"] {
+                resources.push(Resource {
+                    kind,
+                    bank,
+                    guest_offset,
+                    size: 0,
+                    set: 0,
+                    binding: 64 + slot as u32,
+                    metal_index: slot as u32,
+                    count: 0,
+                });
+            }
+            continue;
+        }
         resources.push(Resource {
             kind,
-            bank,
-            guest_offset,
+            bank: slot as u32,
+            guest_offset: 0,
             size: 0,
             set: 0,
             binding: 64 + slot as u32,
             metal_index: slot as u32,
+            count: 0,
         });
     }
     for (&slot, &(_, _, kind)) in &e.gx.images {
@@ -1794,6 +1828,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             set: 0,
             binding: 128 + slot as u32,
             metal_index: 64 + slot as u32,
+            count: 0,
         });
     }
     let io = |m: &std::collections::BTreeMap<u32, dmsh_ir::lift::CompType>| {

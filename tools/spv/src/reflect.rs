@@ -19,6 +19,13 @@ pub struct Resource {
     pub binding: u32,
     /// Metal argument index.
     pub metal_index: u32,
+    /// Array elements (`tex_dyn` / `samp_dyn`); omitted for single resources.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub count: u32,
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
 }
 
 /// The binding contract of one translated shader.

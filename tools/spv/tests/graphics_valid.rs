@@ -309,6 +309,18 @@ fn nvn_bindless_handles_resolve_through_the_profile() {
         .find(|r| r.kind == "tex_ubo")
         .unwrap();
     assert_eq!((r.bank, r.guest_offset), (7, 0xa8));
+    // Its sampler ID (the word's high 12 bits) is the samp_ubo half of the same binding.
+    let s = o
+        .reflection
+        .resources
+        .iter()
+        .find(|r| r.kind == "samp_ubo")
+        .unwrap();
+    assert_eq!(
+        (s.bank, s.guest_offset, s.binding),
+        (7, 0xa8, r.binding),
+        "samp_ubo"
+    );
     // A handle the profile cannot explain: a clear error with key and offset.
     let e = run(&nvn_fragment((2, 0x24), (2, 0x568), true))
         .unwrap_err()
@@ -318,4 +330,39 @@ fn nvn_bindless_handles_resolve_through_the_profile() {
         e.contains("nvn-test") && e.contains("0x28") && e.contains("unresolvable"),
         "{e}"
     );
+}
+
+#[test]
+fn nvn_tex_dyn_slots_bind_arrays() {
+    let st = dmsh_ir::Stage::Fragment;
+    let mut layout = BindingLayout::nvn(st, 0x168);
+    layout.tex_count = 128;
+    // c[2][0x164] is no table word: without tex_dyn_slots an error, with it the arrays.
+    let code = nvn_fragment((2, 0x164), (2, 0x568), true);
+    let run = |layout: &BindingLayout| {
+        let cfg = dksh::graphics_config(st, &code, &[], layout.clone(), "dyn-test").unwrap();
+        dmsh_spv::translate_graphics(&code, &cfg, &Options::default())
+    };
+    let e = run(&layout).unwrap_err().to_string();
+    assert!(e.contains("unresolvable"), "{e}");
+    layout.tex_dyn = true;
+    let o = run(&layout).unwrap();
+    common::spirv_val(&o.words).unwrap();
+    let kinds: Vec<_> = o
+        .reflection
+        .resources
+        .iter()
+        .filter(|r| r.count > 0)
+        .map(|r| (r.kind, r.binding, r.count))
+        .collect();
+    let t = 64 + dmsh_ir::TEX_DYN as u32;
+    assert_eq!(
+        kinds,
+        [("tex_dyn", t, 32), ("samp_dyn", t + 32, 32)],
+        "{:?}",
+        o.reflection.resources
+    );
+    let json = o.reflection.to_json();
+    assert!(json.contains("\"count\": 32") && json.contains("\"kind\": \"samp_dyn\""));
+    println!("tex_dyn: {} words, {kinds:?}", o.words.len());
 }

@@ -120,6 +120,7 @@ fn translate_all(o: &Path) -> anyhow::Result<String> {
     let spv_dir = o.join("spv");
     std::fs::create_dir_all(&spv_dir)?;
     let pkg = o.join("pkg");
+    let facts = o.join("shader_facts.tsv");
     let results: Vec<(String, String, &'static str, String)> = rows
         .par_iter()
         .map(|r| {
@@ -136,9 +137,12 @@ fn translate_all(o: &Path) -> anyhow::Result<String> {
                     vec!["translate".into(), "--stage".into(), r.stage.clone()];
                 argv.extend(["--code".into(), code.to_string_lossy().into_owned()]);
                 argv.extend(["--out".into(), out.to_string_lossy().into_owned()]);
+                // The control section keys the shader (its facts row is checked against the
+                // stage) and gives compute sizes and c1.
+                argv.extend(["--control".into(), control.to_string_lossy().into_owned()]);
+                argv.extend(["--facts".into(), facts.to_string_lossy().into_owned()]);
                 if r.stage == "compute" {
                     argv.extend(["--abi".into(), "deko3d".into()]);
-                    argv.extend(["--control".into(), control.to_string_lossy().into_owned()]);
                 } else {
                     argv.extend(["--profile".into(), "deko3d".into()]);
                 }

@@ -3,6 +3,7 @@
 pub mod demo;
 pub mod disasm;
 pub mod exec;
+pub mod facts;
 pub mod render;
 pub mod split;
 pub mod translate;

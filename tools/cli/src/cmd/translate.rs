@@ -27,10 +27,12 @@ pub struct Args {
     /// Graphics: component types of output locations, `L=f|i|u,…`.
     #[arg(long)]
     pub output_types: Option<String>,
-    /// Graphics: a manual facts table (docs/graphics.md): `key  in|out|tex|image  N  type`.
+    /// Facts tables (repeatable; docs/graphics.md): the split's shader_facts.tsv and/or a
+    /// shader_facts_manual.tsv (`key  in|out|tex|image  N  type`).
     #[arg(long)]
-    pub facts: Option<PathBuf>,
-    /// Graphics: the shader key the facts rows are looked up by (default: the file name).
+    pub facts: Vec<PathBuf>,
+    /// The shader key the facts rows are looked up by (default: computed from --control and
+    /// --code as `dmsh split` keys them, else the --code file name).
     #[arg(long)]
     pub key: Option<String>,
     /// Graphics: the partner stage's program (DKSH or SPH + code): every generic input it
@@ -112,6 +114,50 @@ pub fn cuda_config(k: &dmsh_cubin::Kernel, local_size: [u32; 3]) -> Config {
     cfg
 }
 
+/// The shader key facts are looked up by: `--key`, else the key `dmsh split` gives the
+/// control section + code area (sha256 of control\[0 : min(0x880, L)\] ‖ code\[0 : code
+/// size\]), else the code file's name.
+pub fn shader_key(args: &Args, code: &[u8]) -> anyhow::Result<String> {
+    if let Some(k) = &args.key {
+        return Ok(k.clone());
+    }
+    if let (Some(cpath), Some(path)) = (&args.control, &args.code) {
+        let control =
+            std::fs::read(cpath).with_context(|| format!("reading {}", cpath.display()))?;
+        let ctl = dmsh_scan::control::parse(&control, None)
+            .map_err(|e| anyhow::anyhow!("{}: {}", cpath.display(), e.0))?;
+        if code.len() < ctl.code_size {
+            bail!(
+                "{}: {:#x} bytes, shorter than the code size {:#x} the control section {} gives",
+                path.display(),
+                code.len(),
+                ctl.code_size,
+                cpath.display()
+            );
+        }
+        return Ok(dmsh_scan::key::key(&ctl, &control, &code[..ctl.code_size]));
+    }
+    Ok(args
+        .code
+        .as_ref()
+        .or(args.cubin.as_ref())
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default())
+}
+
+/// Reads the `--facts` tables (and `extra`, a profile's shader_facts_manual).
+pub fn load_facts(args: &Args, extra: Option<&Path>) -> anyhow::Result<super::facts::Facts> {
+    let mut f = super::facts::Facts::default();
+    for p in extra
+        .into_iter()
+        .chain(args.facts.iter().map(|p| p.as_path()))
+    {
+        f.load(p)?;
+    }
+    Ok(f)
+}
+
 /// Writes OUT.spv and OUT.json atomically.
 pub fn write_out(out: &Path, spv: &[u8], json: &str) -> anyhow::Result<()> {
     write_atomic(out, spv)?;
@@ -159,6 +205,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let mut ls = ls;
         let mut nvn_c1: Option<Vec<u32>> = None;
         let mut nvn_shared = None;
+        if !args.facts.is_empty() {
+            // The split's shader_facts.tsv: thread-group size and shared bytes by key (the
+            // control section, when given, wins).
+            let key = shader_key(&args, &code)?;
+            let facts = load_facts(&args, None)?;
+            facts.check(&key, "compute")?;
+            if args.local_size.is_none() {
+                if let Some(t) = facts.threads(&key) {
+                    ls = t;
+                }
+            }
+            nvn_shared = facts.num(&key, "shared_bytes").map(|x| x as u32);
+        }
         if let Some(cpath) = &args.control {
             let control =
                 std::fs::read(cpath).with_context(|| format!("reading {}", cpath.display()))?;

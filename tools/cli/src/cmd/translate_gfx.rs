@@ -24,46 +24,49 @@ fn stage_of(s: &str) -> anyhow::Result<Stage> {
     })
 }
 
-/// A `key = value` number from a profile.toml (decimal or 0x hex).
-fn profile_num(text: &str, key: &str) -> Option<u32> {
-    text.lines().find_map(|l| {
-        let (k, v) = l.split_once('=')?;
-        if k.trim() != key {
-            return None;
-        }
-        let v = v.split('#').next()?.trim();
-        match v.strip_prefix("0x") {
-            Some(h) => u32::from_str_radix(h, 16).ok(),
-            None => v.parse().ok(),
-        }
-    })
+/// The binding layout of a typed profile (`dmsh_scan::Profile`, docs/profiles.md): every
+/// binding key — `nvn_tex_base`, `nvn_tex_slots`, `nvn_img_base`, `nvn_samp_base`,
+/// `nvn_septex_base`, `nvn_septex_slots`, `tex_dyn_slots`.
+pub fn profile_layout(p: &dmsh_scan::Profile, stage: Stage) -> anyhow::Result<BindingLayout> {
+    if p.nvn != 1 {
+        bail!(
+            "profile: nvn = {} (NVN2 / Ampere code is not translated by sm53)",
+            p.nvn
+        );
+    }
+    let mut l = BindingLayout::nvn(stage, p.nvn_tex_base);
+    l.tex_count = p.nvn_tex_slots;
+    l.image_base = p.nvn_img_base;
+    l.samp_base = Some(p.nvn_samp_base);
+    l.septex_base = (p.nvn_septex_base != 0).then_some(p.nvn_septex_base);
+    l.septex_count = p.nvn_septex_slots;
+    l.tex_dyn = p.tex_dyn_slots;
+    Ok(l)
 }
 
-/// The binding layout a `--profile` names.
-pub fn layout(profile: &str, stage: Stage) -> anyhow::Result<BindingLayout> {
+/// The binding layout a `--profile` names, and the profile's manual facts table (its
+/// `shader_facts_manual`, relative to the profile folder) when it has one.
+pub fn layout(
+    profile: &str,
+    stage: Stage,
+) -> anyhow::Result<(BindingLayout, Option<std::path::PathBuf>)> {
     Ok(match profile {
-        "deko3d" => BindingLayout::deko3d(stage),
-        "nvn" => BindingLayout::nvn(stage, 0x20),
+        "deko3d" => (BindingLayout::deko3d(stage), None),
+        "nvn" => (profile_layout(&dmsh_scan::Profile::default(), stage)?, None),
         dir => {
             let p = Path::new(dir);
-            let file = if p.is_dir() {
-                p.join("profile.toml")
-            } else {
+            let prof = dmsh_scan::Profile::load(p)?;
+            for k in prof.unknown_keys() {
+                eprintln!("translate: profile key {k} is not known");
+            }
+            let folder = if p.is_dir() {
                 p.to_path_buf()
+            } else {
+                p.parent().map(Path::to_path_buf).unwrap_or_default()
             };
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("reading profile {}", file.display()))?;
-            let base = profile_num(&text, "nvn_tex_base").unwrap_or(0x20);
-            let mut l = BindingLayout::nvn(stage, base);
-            if let Some(n) = profile_num(&text, "nvn_tex_slots") {
-                l.tex_count = n;
-            }
-            if let Some(b) = profile_num(&text, "nvn_img_base") {
-                l.image_base = b;
-            }
-            l.samp_base = profile_num(&text, "nvn_samp_base").or(l.samp_base);
-            l.septex_base = profile_num(&text, "nvn_septex_base");
-            l
+            let manual = (!prof.shader_facts_manual.is_empty())
+                .then(|| folder.join(&prof.shader_facts_manual));
+            (profile_layout(&prof, stage)?, manual)
         }
     })
 }
@@ -88,47 +91,6 @@ fn io_types(s: &Option<String>, into: &mut [CompType; 32]) -> anyhow::Result<()>
     Ok(())
 }
 
-/// Applies the rows of a manual facts table for `key`: `key<TAB>in|out|tex|image<TAB>N<TAB>type`
-/// (type f/i/u, or an image format such as rgba8 / r32ui); `#` starts a comment.
-pub fn apply_facts(text: &str, key: &str, g: &mut dmsh_ir::lift::Gfx) -> anyhow::Result<usize> {
-    let mut n = 0;
-    for (ln, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let cols: Vec<&str> = line.split_whitespace().collect();
-        if cols.len() != 4 {
-            bail!("facts line {}: expected 4 columns", ln + 1);
-        }
-        if cols[0] != key {
-            continue;
-        }
-        let idx: usize = cols[2]
-            .parse()
-            .with_context(|| format!("facts line {}: index", ln + 1))?;
-        let bad = || anyhow::anyhow!("facts line {}: bad type or index", ln + 1);
-        match cols[1] {
-            "in" | "out" | "tex" => {
-                let t = CompType::parse(cols[3]).ok_or_else(bad)?;
-                let table = match cols[1] {
-                    "in" => &mut g.inputs,
-                    "out" => &mut g.outputs,
-                    _ => &mut g.textures,
-                };
-                *table.get_mut(idx).ok_or_else(bad)? = t;
-            }
-            "image" => {
-                let f = dmsh_ir::lift::ImageFmt::parse(cols[3]).ok_or_else(bad)?;
-                *g.images.get_mut(idx).ok_or_else(bad)? = f;
-            }
-            k => bail!("facts line {}: unknown kind {k}", ln + 1),
-        }
-        n += 1;
-    }
-    Ok(n)
-}
-
 /// The generic inputs (bit n = generic n) the partner program's SPH says it reads.
 fn partner_inputs(path: &Path) -> anyhow::Result<u32> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
@@ -149,7 +111,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         bail!("graphics stages need --code FILE (a .dksh, a code.bin or an NVN code area)");
     };
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let key = path.display().to_string();
+    let fkey = super::translate::shader_key(args, &bytes)?;
+    let key = if args.key.is_some() || args.control.is_some() {
+        format!("{fkey} ({})", path.display())
+    } else {
+        path.display().to_string()
+    };
     let is_dksh = bytes.starts_with(b"DKSH");
     let (code, cbuf1, efs, tess) = if is_dksh {
         let p = dksh::parse(&bytes).map_err(anyhow::Error::msg)?;
@@ -163,33 +130,43 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         stage = p.stage;
         (p.code, p.cbuf1, p.early_fragment_tests, p.tess_param)
     } else if bytes.len() >= 4 && u32::from_le_bytes(bytes[..4].try_into()?) == 0x1234_5678 {
-        // NVN graphics code area: 0x30-byte header, then the SPH.
-        (
-            bytes[0x30.min(bytes.len())..].to_vec(),
-            Vec::new(),
-            false,
-            0x201,
-        )
+        // NVN graphics code area: 0x30-byte header, then the SPH; the c1 segment (control
+        // +0x700 offset, +0x6fc size, from the code area's start) when a control section is
+        // given.
+        let mut c1 = Vec::new();
+        if let Some(cp) = &args.control {
+            let control = std::fs::read(cp).with_context(|| format!("reading {}", cp.display()))?;
+            let ctl = dmsh_scan::control::parse(&control, None)
+                .map_err(|e| anyhow::anyhow!("{}: {}", cp.display(), e.0))?;
+            let end = (ctl.c1_offset + ctl.c1_size).min(bytes.len());
+            c1 = bytes
+                .get(ctl.c1_offset..end)
+                .unwrap_or(&[])
+                .chunks(4)
+                .map(|c| {
+                    let mut w = [0u8; 4];
+                    w[..c.len()].copy_from_slice(c);
+                    u32::from_le_bytes(w)
+                })
+                .collect();
+        }
+        (bytes[0x30.min(bytes.len())..].to_vec(), c1, false, 0x201)
     } else {
         (bytes, Vec::new(), false, 0x201)
     };
     let default = if is_dksh { "deko3d" } else { args.abi.as_str() };
-    let layout = layout(args.profile.as_deref().unwrap_or(default), stage)?;
+    let (layout, manual) = layout(args.profile.as_deref().unwrap_or(default), stage)?;
+    let facts = super::translate::load_facts(args, manual.as_deref())?;
+    facts.check(&fkey, stage.name())?;
+    if !args.facts.is_empty() && !facts.knows(&fkey) {
+        eprintln!("translate: no facts for key {fkey}");
+    }
     let mut cfg =
         dksh::graphics_config(stage, &code, &cbuf1, layout, &key).map_err(anyhow::Error::msg)?;
     if let Some(g) = cfg.gfx.as_mut() {
         g.early_fragment_tests = efs;
         g.tess_param = tess;
-        if let Some(f) = &args.facts {
-            let text =
-                std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
-            let k = args.key.clone().unwrap_or_else(|| {
-                path.file_name()
-                    .map(|n| n.to_string_lossy().to_string())
-                    .unwrap_or_default()
-            });
-            apply_facts(&text, &k, g)?;
-        }
+        facts.apply_gfx(&fkey, g);
         io_types(&args.input_types, &mut g.inputs)?;
         io_types(&args.output_types, &mut g.outputs)?;
         if let Some(p) = &args.partner {
@@ -213,4 +190,53 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         out.reflection.blocks
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn games(dir: &str) -> String {
+        format!("{}/../../games/{dir}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn binding_layout_from_the_typed_profile() {
+        let st = Stage::Fragment;
+        // Octopath Traveler 0: Engage's tables and tex_dyn_slots.
+        let (l, manual) = layout(&games("unknown-octopath-traveler-0"), st).unwrap();
+        assert_eq!(
+            (l.tex_base, l.tex_count, l.samp_base),
+            (0x168, 128, Some(0x568))
+        );
+        assert!(l.tex_dyn && manual.is_none());
+        assert_eq!(l.texture_at(0x170), Some(1));
+        // Monster Hunter Rise: separate textures at 0x168 (slots 128 + n).
+        let (l, _) = layout(&games("0100B04011742000"), st).unwrap();
+        assert_eq!(
+            (l.tex_base, l.septex_base, l.tex_dyn),
+            (0x20, Some(0x168), false)
+        );
+        assert_eq!(l.septex_at(0x170), Some(129));
+        // Every binding key is read; nvn_septex_slots bounds the separate table.
+        let p = dmsh_scan::Profile::parse(
+            "nvn_tex_base = 0x40\nnvn_tex_slots = 4\nnvn_img_base = 0x200\nnvn_samp_base = 0x300\n\
+             nvn_septex_base = 0x400\nnvn_septex_slots = 2\ntex_dyn_slots = true\n",
+        )
+        .unwrap();
+        let l = profile_layout(&p, st).unwrap();
+        assert_eq!(
+            (l.tex_base, l.tex_count, l.image_base, l.samp_base),
+            (0x40, 4, 0x200, Some(0x300))
+        );
+        assert_eq!((l.septex_at(0x408), l.septex_at(0x410)), (Some(129), None));
+        assert_eq!((l.texture_at(0x58), l.texture_at(0x60)), (Some(3), None));
+        assert_eq!(l.image_at(0x208), Some(1));
+        assert!(l.tex_dyn);
+        assert_eq!(l.tex_dyn_count(), 4);
+        // NVN2 profiles are refused; the defaults are Mario's layout.
+        assert!(profile_layout(&dmsh_scan::Profile::parse("nvn = 2").unwrap(), st).is_err());
+        let (d, _) = layout("nvn", st).unwrap();
+        assert_eq!((d.tex_base, d.image_base, d.tex_count), (0x20, 0x120, 32));
+    }
 }

@@ -28,6 +28,11 @@ pub struct BindingLayout {
     pub samp_base: Option<u32>,
     /// NVN: separate textures' base (`nvn_septex_base`), if the title uses them.
     pub septex_base: Option<u32>,
+    /// NVN: number of separate texture slots (`nvn_septex_slots`); 0 = not stated (128).
+    pub septex_count: u32,
+    /// NVN `tex_dyn_slots`: a texture handle chosen at run time (not traceable to one table
+    /// word) binds through an array of textures indexed by the handle's texture ID.
+    pub tex_dyn: bool,
     /// First constant bank of uniform buffer 0 (deko3d 2, NVN 3).
     pub first_ubo_bank: u8,
     /// Byte offset of storage buffer 0's {address, size} record in c0.
@@ -62,6 +67,8 @@ impl BindingLayout {
             image_count: 8,
             samp_base: None,
             septex_base: None,
+            septex_count: 0,
+            tex_dyn: false,
             first_ubo_bank: 2,
             sbuf_base: b + 0xa0,
         }
@@ -86,6 +93,8 @@ impl BindingLayout {
             image_count: 8,
             samp_base: Some(0x568),
             septex_base: None,
+            septex_count: 0,
+            tex_dyn: false,
             first_ubo_bank: 3,
             sbuf_base: sbuf,
         }
@@ -94,7 +103,12 @@ impl BindingLayout {
     /// NVN separate textures (`nvn_septex_base`): slot 128 + n, as the replay binds them.
     pub fn septex_at(&self, byte: u32) -> Option<u16> {
         let b = self.septex_base?;
-        Self::slot(byte, b, self.tex_stride, 128).map(|n| 128 + n)
+        let n = if self.septex_count == 0 {
+            128
+        } else {
+            self.septex_count.min(128)
+        };
+        Self::slot(byte, b, self.tex_stride, n).map(|n| 128 + n)
     }
 
     /// NVN separate samplers (`nvn_samp_base`): sampler slot n.
@@ -120,6 +134,8 @@ impl BindingLayout {
             image_count: 64,
             samp_base: None,
             septex_base: None,
+            septex_count: 0,
+            tex_dyn: false,
             first_ubo_bank: 3,
             sbuf_base: 0,
         }
@@ -128,6 +144,12 @@ impl BindingLayout {
     fn slot(off: u32, base: u32, stride: u32, count: u32) -> Option<u16> {
         let rel = off.checked_sub(base)?;
         (rel % stride == 0 && rel / stride < count).then_some((rel / stride) as u16)
+    }
+
+    /// Elements of the `tex_dyn_slots` texture and sampler arrays (seed 000: 32, IDs capped at
+    /// 31), at most the table's slot count.
+    pub fn tex_dyn_count(&self) -> u8 {
+        self.tex_count.clamp(1, 32) as u8
     }
 
     /// The texture slot of a byte offset in the handle bank.

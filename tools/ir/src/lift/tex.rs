@@ -394,7 +394,13 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 Ok(s) => (s, None),
                 Err(e) => match hreg.and_then(|h| dyn_slot(cx, h)) {
                     Some((first, n, idx)) => (first, Some((n, idx))),
-                    None => return Err(e),
+                    None => match (hreg, layout(cx).filter(|l| l.tex_dyn)) {
+                        // tex_dyn_slots: a handle chosen at run time indexes the texture and
+                        // sampler arrays by its own IDs (the replay writes slot numbers into
+                        // the tables).
+                        (Some(h), Some(l)) => (crate::gfx::TEX_DYN, Some((l.tex_dyn_count(), h))),
+                        _ => return Err(e),
+                    },
                 },
             };
             let (c, _) = coords_from(cx, ra, dim, array);

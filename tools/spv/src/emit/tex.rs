@@ -23,6 +23,9 @@ fn sdim(d: TexDim) -> Dim {
 
 impl E {
     fn tex_ct(&self, slot: u16) -> CompType {
+        if slot == dmsh_ir::TEX_DYN {
+            return CompType::Float;
+        }
         self.gfxcfg
             .as_ref()
             .map(|g| g.textures[slot as usize % 32])
@@ -59,6 +62,26 @@ impl E {
             None,
         );
         let sit = self.b.type_sampled_image(it);
+        if d.slot == dmsh_ir::TEX_DYN {
+            // tex_dyn_slots: an array of separate textures (binding 64 + TEX_DYN); the samplers
+            // are their own array (tex_dyn_sampler).
+            self.cap(Capability::SampledImageArrayDynamicIndexing);
+            let n = self.u32c(d.dyn_count.max(1) as u32);
+            let at = self.b.type_array(it, n);
+            let pty = self.ptr(StorageClass::UniformConstant, at);
+            let var = self.global_var(pty, StorageClass::UniformConstant, None);
+            self.interface.push(var);
+            self.b
+                .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+            self.b.decorate(
+                var,
+                Decoration::Binding,
+                [Operand::LiteralBit32(64 + d.slot as u32)],
+            );
+            self.tex_vars.insert(key, (var, sit, it));
+            self.gx.textures.insert(d.slot, (var, sit, it, "tex_dyn"));
+            return (var, sit, it);
+        }
         let vt = if d.dyn_count > 0 {
             self.cap(Capability::SampledImageArrayDynamicIndexing);
             let n = self.u32c(d.dyn_count as u32);
@@ -79,6 +102,63 @@ impl E {
         self.tex_vars.insert(key, (var, sit, it));
         self.gx.textures.insert(d.slot, (var, sit, it, "texture"));
         (var, sit, it)
+    }
+
+    /// The `tex_dyn_slots` sampler array (binding 96 + TEX_DYN) of `n` samplers.
+    fn tex_dyn_sampler(&mut self, n: u8) -> (Word, Word) {
+        let st = self.b.type_sampler();
+        let key = (
+            dmsh_ir::TEX_DYN | 1,
+            n,
+            TexDim::D1,
+            false,
+            false,
+            false,
+            CompType::Float,
+        );
+        if let Some(&(v, _, _)) = self.tex_vars.get(&key) {
+            return (v, st);
+        }
+        let nn = self.u32c(n.max(1) as u32);
+        let at = self.b.type_array(st, nn);
+        let pty = self.ptr(StorageClass::UniformConstant, at);
+        let var = self.global_var(pty, StorageClass::UniformConstant, None);
+        self.interface.push(var);
+        self.b
+            .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+        self.b.decorate(
+            var,
+            Decoration::Binding,
+            [Operand::LiteralBit32(96 + dmsh_ir::TEX_DYN as u32)],
+        );
+        self.tex_vars.insert(key, (var, st, 0));
+        (var, st)
+    }
+
+    /// A `tex_dyn_slots` sampled image: texture element (handle & 0xfffff) with sampler
+    /// element (handle >> 20), each clamped to the last element.
+    fn tex_dyn_sampled(&mut self, d: &TexDesc, var: Word, sit: Word, it: Word, h: Word) -> Word {
+        let u = self.ty(Type::U32);
+        let bt = self.ty(Type::Bool);
+        let last = self.u32c(d.dyn_count.max(1) as u32 - 1);
+        let mask = self.u32c(0xf_ffff);
+        let sh = self.u32c(20);
+        let tid = self.op(spirv::Op::BitwiseAnd, u, &[h, mask]);
+        let sid = self.op(spirv::Op::ShiftRightLogical, u, &[h, sh]);
+        let mut clamp = |x: Word| {
+            let lt = self.op(spirv::Op::ULessThan, bt, &[x, last]);
+            self.op(spirv::Op::Select, u, &[lt, x, last])
+        };
+        let tid = clamp(tid);
+        let sid = clamp(sid);
+        let pi = self.ptr(StorageClass::UniformConstant, it);
+        let p = self.op(spirv::Op::AccessChain, pi, &[var, tid]);
+        let img = self.load_id(it, p);
+        let (svar, st) = self.tex_dyn_sampler(d.dyn_count);
+        let ps = self.ptr(StorageClass::UniformConstant, st);
+        let p = self.op(spirv::Op::AccessChain, ps, &[svar, sid]);
+        let smp = self.load_id(st, p);
+        self.op(spirv::Op::SampledImage, sit, &[img, smp])
     }
 
     fn scalar_of_ct(&mut self, ct: CompType) -> Word {
@@ -316,7 +396,10 @@ impl E {
             return Ok(self.spread(q, n, Some(lv), uv4));
         }
         let (var, sit, it) = self.tex_var(&d);
-        let si = if d.dyn_count > 0 {
+        let si = if d.slot == dmsh_ir::TEX_DYN {
+            let h = self.vals[inst.args[3].index()];
+            self.tex_dyn_sampled(&d, var, sit, it, h)
+        } else if d.dyn_count > 0 {
             let idx = self.vals[inst.args[3].index()];
             let pt = self.ptr(StorageClass::UniformConstant, sit);
             let p = berr(self.b.access_chain(pt, None, var, [idx]))?;

@@ -340,6 +340,10 @@ impl Builder {
     pub fn type_sampled_image(&mut self, image: Word) -> Word {
         self.type_words(spirv::Op::TypeSampledImage, &[image])
     }
+    /// `OpTypeSampler`.
+    pub fn type_sampler(&mut self) -> Word {
+        self.type_words(spirv::Op::TypeSampler, &[])
+    }
 
     // ----- constants and module-scope variables (never deduplicated) -----
 

@@ -1,0 +1,216 @@
+//! Translation facts keyed by shader key: the split's `shader_facts.tsv` (a header row with a
+//! `key` column, what the binaries say) and manual tables (`shader_facts_manual.tsv`: the
+//! component types and image formats the binaries lack). See docs/graphics.md.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{bail, Context};
+use dmsh_ir::lift::{CompType, Gfx, ImageFmt};
+
+/// What a manual row declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fact {
+    /// Input location n has this component type.
+    In(usize, CompType),
+    /// Output location n has this component type.
+    Out(usize, CompType),
+    /// Texture slot n's data has this component type.
+    Tex(usize, CompType),
+    /// Image slot n has this format.
+    Image(usize, ImageFmt),
+}
+
+/// The facts tables given to one translation.
+#[derive(Debug, Default)]
+pub struct Facts {
+    /// shader_facts.tsv rows: key → column → value.
+    split: BTreeMap<String, BTreeMap<String, String>>,
+    /// Manual rows: (key, fact).
+    manual: Vec<(String, Fact)>,
+}
+
+/// A `shader_facts.tsv` number: decimal or 0x hex.
+fn num(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+impl Facts {
+    /// Reads one table; the kind is told by its first line (`key<TAB>…`: the split's table,
+    /// else the manual format).
+    pub fn load(&mut self, path: &Path) -> anyhow::Result<()> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading facts {}", path.display()))?;
+        self.add(&text)
+            .with_context(|| format!("facts {}", path.display()))
+    }
+
+    /// Adds the rows of a table's text.
+    pub fn add(&mut self, text: &str) -> anyhow::Result<()> {
+        let first = text.lines().next().unwrap_or("");
+        if first.split('\t').next() == Some("key") {
+            self.add_split(text)
+        } else {
+            self.add_manual(text)
+        }
+    }
+
+    fn add_split(&mut self, text: &str) -> anyhow::Result<()> {
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+        for (ln, line) in lines.enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let cols: Vec<&str> = line.split('\t').collect();
+            if cols.len() != header.len() {
+                bail!(
+                    "line {}: {} columns, the header has {}",
+                    ln + 2,
+                    cols.len(),
+                    header.len()
+                );
+            }
+            let row: BTreeMap<String, String> = header
+                .iter()
+                .zip(&cols)
+                .map(|(h, c)| (h.to_string(), c.to_string()))
+                .collect();
+            self.split.insert(cols[0].to_string(), row);
+        }
+        Ok(())
+    }
+
+    /// The manual format: `KEY in|out|tex|image N TYPE` per line, whitespace-separated, `#`
+    /// comments.
+    fn add_manual(&mut self, text: &str) -> anyhow::Result<()> {
+        for (ln, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            if cols.len() != 4 {
+                bail!("line {}: expected 4 columns (key kind index type)", ln + 1);
+            }
+            let bad = || anyhow::anyhow!("line {}: bad type or index in {line:?}", ln + 1);
+            let idx: usize = cols[2].parse().map_err(|_| bad())?;
+            let ct = || CompType::parse(cols[3]).ok_or_else(bad);
+            let fact = match cols[1] {
+                "in" if idx < 32 => Fact::In(idx, ct()?),
+                "out" if idx < 32 => Fact::Out(idx, ct()?),
+                "tex" if idx < 32 => Fact::Tex(idx, ct()?),
+                "image" if idx < 8 => Fact::Image(idx, ImageFmt::parse(cols[3]).ok_or_else(bad)?),
+                "in" | "out" | "tex" | "image" => return Err(bad()),
+                k => bail!("line {}: unknown kind {k}", ln + 1),
+            };
+            self.manual.push((cols[0].to_string(), fact));
+        }
+        Ok(())
+    }
+
+    /// The split table's row for a key.
+    pub fn row(&self, key: &str) -> Option<&BTreeMap<String, String>> {
+        self.split.get(key)
+    }
+
+    /// A numeric column of the split table's row for a key.
+    pub fn num(&self, key: &str, col: &str) -> Option<u64> {
+        num(self.row(key)?.get(col)?)
+    }
+
+    /// Compute: the thread-group size the split table gives (None when absent or all zero).
+    pub fn threads(&self, key: &str) -> Option<[u32; 3]> {
+        let t = [
+            self.num(key, "threads_x")? as u32,
+            self.num(key, "threads_y")? as u32,
+            self.num(key, "threads_z")? as u32,
+        ];
+        (t != [0, 0, 0]).then_some(t)
+    }
+
+    /// Whether any table has a row for the key.
+    pub fn knows(&self, key: &str) -> bool {
+        self.split.contains_key(key) || self.manual.iter().any(|(k, _)| k == key)
+    }
+
+    /// Applies the manual rows of `key` to a graphics configuration; returns how many applied.
+    pub fn apply_gfx(&self, key: &str, g: &mut Gfx) -> usize {
+        let mut n = 0;
+        for (_, f) in self.manual.iter().filter(|(k, _)| k == key) {
+            match *f {
+                Fact::In(i, t) => g.inputs[i] = t,
+                Fact::Out(i, t) => g.outputs[i] = t,
+                Fact::Tex(i, t) => g.textures[i] = t,
+                Fact::Image(i, f) => g.images[i] = f,
+            }
+            n += 1;
+        }
+        n
+    }
+
+    /// Checks the split table's row against the translation asked for: the stage must agree
+    /// and the code must be Switch 1 (`nvn1`) code.
+    pub fn check(&self, key: &str, stage: &str) -> anyhow::Result<()> {
+        let Some(row) = self.row(key) else {
+            return Ok(());
+        };
+        if let Some(s) = row.get("stage") {
+            if s != stage {
+                bail!("shader_facts.tsv: key {key} is a {s} shader, not {stage}");
+            }
+        }
+        if let Some(gen) = row.get("gen") {
+            if gen != "nvn1" {
+                bail!("shader_facts.tsv: key {key} is {gen} code (sm53 translates nvn1)");
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPLIT: &str = "key\tstage\tgen\tlayout\tcontrol_len\tcode_len\tc1_offset\tc1_size\tregs\tthreads_x\tthreads_y\tthreads_z\tshared_bytes\tin_generic\tout_generic\tps_targets\tps_depth\n\
+        512986ac7073a672\tcompute\tnvn1\tcompute_header\t0x880\t0x200\t0x1e0\t0x0\t8\t0\t0\t0\t0\t00000000000000000000000000000000\t00000000000000000000000000000000\t0x0\t0\n\
+        0123456789abcdef\tcompute\tnvn1\tcompute_header\t0x880\t0x200\t0x1e0\t0x0\t8\t64\t2\t1\t0x100\t00000000000000000000000000000000\t00000000000000000000000000000000\t0x0\t0\n";
+
+    #[test]
+    fn split_table_by_key() {
+        let mut f = Facts::default();
+        f.add(SPLIT).unwrap();
+        assert_eq!(f.threads("512986ac7073a672"), None, "variable group size");
+        assert_eq!(f.threads("0123456789abcdef"), Some([64, 2, 1]));
+        assert_eq!(f.num("0123456789abcdef", "shared_bytes"), Some(0x100));
+        assert!(f.knows("0123456789abcdef") && !f.knows("ffffffffffffffff"));
+        assert!(f.add("key\tstage\nabc\n").is_err(), "short row");
+    }
+
+    #[test]
+    fn manual_rows_apply_to_their_key() {
+        let mut f = Facts::default();
+        f.add("# BC4 encoder\n8e2cc2671cae6020 out 0 u\n8e2cc2671cae6020 image 1 r32ui # x\nother in 0 i\n")
+            .unwrap();
+        let sph = dmsh_isa::sph_info::SphInfo::parse(&{
+            let mut w = [0u32; 20];
+            w[0] = 0x0006_5462;
+            w[18] = 0xf;
+            w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()
+        })
+        .unwrap();
+        let layout = dmsh_ir::lift::BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x20);
+        let mut g = Gfx::new(sph, layout, "k");
+        assert_eq!(f.apply_gfx("8e2cc2671cae6020", &mut g), 2);
+        assert_eq!(g.outputs[0], CompType::Uint);
+        assert_eq!(g.images[1], ImageFmt::R32ui);
+        assert_eq!(g.inputs[0], CompType::Float);
+        assert!(f.add("k in 32 f\n").is_err(), "location out of range");
+        assert!(f.add("k tex 0 q\n").is_err(), "bad type");
+        assert!(f.add("k in 0\n").is_err(), "3 columns");
+    }
+}
