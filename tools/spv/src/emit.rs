@@ -1517,6 +1517,7 @@ impl E {
 pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     let f = &sh.func;
     let mut b = Builder::new();
+    b.reserve_code(f.insts.len() * 8);
     b.set_version(1, 5);
     let mut e = E {
         glsl_set: 0,

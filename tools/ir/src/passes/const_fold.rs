@@ -53,6 +53,40 @@ fn fold(op: Op, at: Type, rt: Type, a: &[u64]) -> Option<u64> {
     Some(r & mask(rt))
 }
 
+/// Whether [`run`] can do anything with `op`: the operations [`fold`] and the identities
+/// know, and `Select` (anything else is skipped before its arguments are looked at).
+fn foldable(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::IAdd
+            | Op::ISub
+            | Op::IMul
+            | Op::INeg
+            | Op::And
+            | Op::Or
+            | Op::Xor
+            | Op::Not
+            | Op::Shl
+            | Op::LShr
+            | Op::AShr
+            | Op::IEq
+            | Op::INe
+            | Op::ULt
+            | Op::ULe
+            | Op::UGt
+            | Op::UGe
+            | Op::SLt
+            | Op::SLe
+            | Op::SGt
+            | Op::SGe
+            | Op::UConvert
+            | Op::SConvert
+            | Op::Pack64
+            | Op::Hi32
+            | Op::Select
+    )
+}
+
 /// Runs the pass.
 pub fn run(f: &mut Function) {
     let mut alias = vec![Value::NONE; f.insts.len()];
@@ -70,6 +104,9 @@ pub fn run(f: &mut Function) {
                 if a.is_some() {
                     *a = res(&alias, *a);
                 }
+            }
+            if !foldable(&slot.op) {
+                continue;
             }
             let inst = *slot;
             let n = inst.args().count();

@@ -26,7 +26,7 @@ pub fn run(f: &mut Function) {
     // Per slot: (block stamp, value known) and (block stamp, index of the last write in
     // `keep`); a stale stamp means "nothing yet in this block" (no clearing per block).
     let mut known = [(u32::MAX, Value::NONE); SLOTS];
-    let mut last_write = [(u32::MAX, 0usize); SLOTS];
+    let mut last_write = [(u32::MAX, 0u32); SLOTS];
     let mut keep: Vec<Value> =
         Vec::with_capacity(f.blocks.iter().map(|b| b.insts.len()).max().unwrap_or(0));
     for b in 0..f.blocks.len() {
@@ -56,10 +56,10 @@ pub fn run(f: &mut Function) {
                 Some((s, true)) => {
                     known[s] = (stamp, inst.args[0]);
                     if last_write[s].0 == stamp {
-                        keep[last_write[s].1] = Value::NONE;
+                        keep[last_write[s].1 as usize] = Value::NONE;
                         removed = true;
                     }
-                    last_write[s] = (stamp, keep.len());
+                    last_write[s] = (stamp, keep.len() as u32);
                     keep.push(v);
                 }
                 None => keep.push(v),

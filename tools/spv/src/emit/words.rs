@@ -78,6 +78,11 @@ impl Builder {
         }
     }
 
+    /// Reserves room for about `words` words of function code.
+    pub fn reserve_code(&mut self, words: usize) {
+        self.functions.reserve(words);
+    }
+
     /// Sets the SPIR-V version of the header.
     pub fn set_version(&mut self, major: u8, minor: u8) {
         self.version = ((major as u32) << 16) | ((minor as u32) << 8);
