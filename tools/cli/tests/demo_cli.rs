@@ -56,6 +56,13 @@ fn demo_splits_and_translates() {
         "most demo shaders translate"
     );
 
+    // The variable-group-size compute shader (uam's cs_variable_group, control +0x748 zero)
+    // translates with its size as specialization constants.
+    let var = "512986ac7073a672";
+    assert!(translated.iter().any(|k| k == var), "{var} not translated");
+    let json = std::fs::read_to_string(out.join("spv").join(format!("{var}.json"))).unwrap();
+    assert!(json.contains("\"local_size_spec\": true"), "{json}");
+
     let have_val = Command::new("spirv-val").arg("--version").output().is_ok();
     if !have_val {
         println!("skipped spirv-val: not installed");

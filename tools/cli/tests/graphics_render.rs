@@ -132,6 +132,7 @@ fn translate(dir: &Path, name: &str, y_transform: bool) -> Result<Stage, String>
         stage: r.stage.to_string(),
         entry: r.entry.to_string(),
         local_size: r.local_size,
+        local_size_spec: r.local_size_spec,
         shared_bytes: r.shared_bytes,
         local_bytes: r.local_bytes,
         uses_global_addresses: r.uses_global_addresses,

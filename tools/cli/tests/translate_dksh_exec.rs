@@ -77,10 +77,15 @@ fn run_one(name: &str) -> String {
     else {
         return format!("error no code for {name}");
     };
-    // The case's workgroup size (cs_variable_group has none in its binary: GLSL's variable
-    // group size is a dispatch parameter, so the translation is made for the size run).
-    let _ = ls;
-    let mut cfg = common::deko3d_config(case.local_size, shared, local);
+    // The case's workgroup size; cs_variable_group has none in its binary (GLSL's variable
+    // group size is a dispatch parameter): it is translated with the size as specialization
+    // constants (local_size_spec) and run at the case's size.
+    let variable = ls == [0, 0, 0];
+    if name == "cs_variable_group" && !variable {
+        return format!("error cs_variable_group: header size {ls:?}, expected variable");
+    }
+    let size = if variable { ls } else { case.local_size };
+    let mut cfg = common::deko3d_config(size, shared, local);
     if let Err(e) = image_facts(&mut cfg, name) {
         return format!("error facts: {e}");
     }
@@ -91,10 +96,16 @@ fn run_one(name: &str) -> String {
     if let Err(e) = common::spirv_val(&out.words) {
         return format!("error spirv-val: {e}");
     }
-    let refl = match dmsh_vk::Reflection::from_json(&out.reflection.to_json()) {
+    let mut refl = match dmsh_vk::Reflection::from_json(&out.reflection.to_json()) {
         Ok(r) => r,
         Err(e) => return format!("error reflection: {e}"),
     };
+    if variable {
+        if !refl.local_size_spec {
+            return "error reflection: no local_size_spec for a variable group size".into();
+        }
+        refl.local_size = case.local_size;
+    }
     match dksh::check_translation(&case, out.words, refl) {
         Ok(m) if m.is_empty() => "pass".into(),
         Ok(m) => format!(

@@ -109,6 +109,8 @@ pub(crate) struct E {
     pub uses_psb: bool,
     warp_ops: bool,
     local_size: [u32; 3],
+    /// Variable workgroup size: the spec constants (x, y, z) once made.
+    ls_spec: Option<[Word; 3]>,
     fn_vars: Vec<(Word, Word, Option<Word>)>,
     entry_block: usize,
     /// The stage being emitted.
@@ -372,12 +374,55 @@ impl E {
         self.op(spirv::Op::BitwiseAnd, u, &[li, m])
     }
 
+    /// Compute with a variable workgroup size (all of `local_size` zero).
+    fn variable_size(&self) -> bool {
+        self.stage == dmsh_ir::Stage::Compute && self.local_size == [0, 0, 0]
+    }
+
+    /// The workgroup size as specialization constants 0, 1, 2 (default 1), composed into the
+    /// `WorkgroupSize` built-in.
+    fn ls_spec(&mut self) -> [Word; 3] {
+        if let Some(s) = self.ls_spec {
+            return s;
+        }
+        let u = self.ty(Type::U32);
+        let mut ids = [0; 3];
+        for (k, id) in ids.iter_mut().enumerate() {
+            *id = self.b.spec_constant_bit32(u, 1);
+            self.b
+                .decorate(*id, Decoration::SpecId, [Operand::LiteralBit32(k as u32)]);
+        }
+        let v3 = self.b.type_vector(u, 3);
+        let c = self.b.spec_constant_composite(v3, &ids);
+        self.b.decorate(
+            c,
+            Decoration::BuiltIn,
+            [Operand::BuiltIn(spirv::BuiltIn::WorkgroupSize)],
+        );
+        self.ls_spec = Some(ids);
+        ids
+    }
+
+    /// The number of invocations in a workgroup (a spec-constant product when variable).
+    fn ls_total(&mut self) -> Word {
+        if self.variable_size() {
+            let [x, y, z] = self.ls_spec();
+            let u = self.ty(Type::U32);
+            let xy = self.op(spirv::Op::IMul, u, &[x, y]);
+            self.op(spirv::Op::IMul, u, &[xy, z])
+        } else {
+            let t = self.local_size.iter().map(|&x| x.max(1)).product();
+            self.u32c(t)
+        }
+    }
+
     fn sysval(&mut self, s: Sys) -> Word {
         let u = self.ty(Type::U32);
         match s {
             Sys::Tid(c) => self.builtin_comp(spirv::BuiltIn::LocalInvocationId, c),
             Sys::Ctaid(c) => self.builtin_comp(spirv::BuiltIn::WorkgroupId, c),
             Sys::Nctaid(c) => self.builtin_comp(spirv::BuiltIn::NumWorkgroups, c),
+            Sys::Ntid(c) if self.variable_size() => self.ls_spec()[c as usize % 3],
             Sys::Ntid(c) => self.u32c(self.local_size[c as usize % 3]),
             Sys::LaneId => self.lane_id(),
             Sys::WarpId => {
@@ -1544,6 +1589,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         uses_psb: false,
         warp_ops: false,
         local_size: sh.local_size,
+        ls_spec: None,
         fn_vars: Vec::new(),
         entry_block: 0,
         stage: sh.stage,
@@ -1729,6 +1775,10 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     e.b.memory_model(am, spirv::MemoryModel::GLSL450);
     let iface = e.interface.clone();
     let ls = sh.local_size.map(|x| x.max(1));
+    let local_size_spec = e.variable_size();
+    if local_size_spec {
+        e.ls_spec();
+    }
     if sh.stage == dmsh_ir::Stage::Compute {
         e.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", iface);
         e.b.execution_mode(main, spirv::ExecutionMode::LocalSize, ls);
@@ -1851,6 +1901,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         stage: sh.stage.name(),
         entry: "main",
         local_size: ls,
+        local_size_spec,
         shared_bytes: sh.shared_bytes,
         local_bytes: sh.local_bytes,
         uses_global_addresses: uses_psb,
@@ -1894,7 +1945,6 @@ fn emit_sync_dispatcher(
         .filter(|&i| first_op(i) == Some(Op::BarrierPopc))
         .map(case_of)
         .collect();
-    let total: u32 = sh.local_size.iter().map(|&x| x.max(1)).product();
     // Counters: [blocked, exited, popc] × 2 parities.
     let ctr = e.wg_counters(6);
     let released = e.fn_var(bo, None);
@@ -2008,7 +2058,7 @@ fn emit_sync_dispatcher(
         e.op(spirv::Op::AtomicAnd, u, &[p, sc, sem0, zero_mask]);
     }
     e.store(parity, other);
-    let tot = e.u32c(total);
+    let tot = e.ls_total();
     let all = e.op(spirv::Op::IEqual, bo, &[n_blocked, tot]);
     let done = e.op(spirv::Op::IEqual, bo, &[n_exited, tot]);
     let go = e.op(spirv::Op::LogicalAnd, bo, &[all, wait2]);

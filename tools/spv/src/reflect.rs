@@ -39,6 +39,10 @@ pub struct Reflection {
     pub entry: &'static str,
     /// Compute workgroup size.
     pub local_size: [u32; 3],
+    /// Compute: the workgroup size is variable (NVN control +0x748 all zero): `local_size` is
+    /// the default of specialization constants 0, 1, 2 (the `WorkgroupSize` built-in).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub local_size_spec: bool,
     /// Workgroup memory in bytes.
     pub shared_bytes: u32,
     /// Per-thread local memory in bytes.

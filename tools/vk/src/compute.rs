@@ -255,6 +255,22 @@ impl Device {
             if warp != 0 && warp != info.subgroup_size {
                 stage = stage.push_next(&mut req);
             }
+            // A variable workgroup size: spec constants 0, 1, 2 = the local size.
+            let spec_map: Vec<vk::SpecializationMapEntry> = (0..3u32)
+                .map(|k| {
+                    vk::SpecializationMapEntry::default()
+                        .constant_id(k)
+                        .offset(4 * k)
+                        .size(4)
+                })
+                .collect();
+            let spec_data: Vec<u8> = ls.iter().flat_map(|x| x.max(&1).to_le_bytes()).collect();
+            let spec = vk::SpecializationInfo::default()
+                .map_entries(&spec_map)
+                .data(&spec_data);
+            if refl.local_size_spec {
+                stage = stage.specialization_info(&spec);
+            }
             let ci = [vk::ComputePipelineCreateInfo::default()
                 .stage(stage)
                 .layout(pl)];

@@ -17,6 +17,9 @@ pub struct Reflection {
     pub entry: String,
     /// Compute workgroup size.
     pub local_size: [u32; 3],
+    /// The workgroup size is specialization constants 0, 1, 2 (a variable group size): the
+    /// runner sets them to `local_size` (which the caller may set to the dispatch's size).
+    pub local_size_spec: bool,
     /// Workgroup memory bytes the shader declares.
     pub shared_bytes: u32,
     /// Per-thread local memory bytes.

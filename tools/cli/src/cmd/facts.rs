@@ -122,14 +122,13 @@ impl Facts {
         num(self.row(key)?.get(col)?)
     }
 
-    /// Compute: the thread-group size the split table gives (None when absent or all zero).
+    /// Compute: the thread-group size the split table gives (all zero: variable).
     pub fn threads(&self, key: &str) -> Option<[u32; 3]> {
-        let t = [
+        Some([
             self.num(key, "threads_x")? as u32,
             self.num(key, "threads_y")? as u32,
             self.num(key, "threads_z")? as u32,
-        ];
-        (t != [0, 0, 0]).then_some(t)
+        ])
     }
 
     /// Whether any table has a row for the key.
@@ -184,7 +183,8 @@ mod tests {
     fn split_table_by_key() {
         let mut f = Facts::default();
         f.add(SPLIT).unwrap();
-        assert_eq!(f.threads("512986ac7073a672"), None, "variable group size");
+        assert_eq!(f.threads("512986ac7073a672"), Some([0, 0, 0]), "variable");
+        assert_eq!(f.threads("ffffffffffffffff"), None);
         assert_eq!(f.threads("0123456789abcdef"), Some([64, 2, 1]));
         assert_eq!(f.num("0123456789abcdef", "shared_bytes"), Some(0x100));
         assert!(f.knows("0123456789abcdef") && !f.knows("ffffffffffffffff"));

@@ -211,10 +211,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let key = shader_key(&args, &code)?;
             let facts = load_facts(&args, None)?;
             facts.check(&key, "compute")?;
-            if args.local_size.is_none() {
-                if let Some(t) = facts.threads(&key) {
-                    ls = t;
-                }
+            let headered = code.len() >= 4 && code[..4] == 0x1234_5679u32.to_le_bytes();
+            match facts.threads(&key) {
+                // All zero: a variable size, with the compute header (else not a size).
+                Some([0, 0, 0]) if !headered => {}
+                Some(t) if args.local_size.is_none() => ls = t,
+                _ => {}
             }
             nvn_shared = facts.num(&key, "shared_bytes").map(|x| x as u32);
         }
@@ -309,14 +311,17 @@ impl NvnCompute {
             );
         }
         let local_size = [u32_at(0x748)?, u32_at(0x74c)?, u32_at(0x750)?];
-        if local_size.iter().any(|&x| x == 0 || x > 1024) {
+        let headered = code.len() >= 4 && code[..4] == 0x1234_5679u32.to_le_bytes();
+        // All zero with the 0x12345679 header: a variable thread-group size (GLSL
+        // local_size_variable), translated as specialization constants.
+        let variable = local_size == [0, 0, 0] && headered;
+        if !variable && local_size.iter().any(|&x| x == 0 || x > 1024) {
             bail!("control section: thread-group size {local_size:?} at +0x748");
         }
         let shared_bytes = u32_at(0x754)?;
         let c1_off = u32_at(0x700)? as usize;
         let c1_size = u32_at(0x6fc)? as usize;
         let mut entry = u32_at(0x708)? as usize;
-        let headered = code.len() >= 4 && code[..4] == 0x1234_5679u32.to_le_bytes();
         if !headered {
             entry = 0;
         }

@@ -373,6 +373,14 @@ impl Builder {
     pub fn constant_bit32(&mut self, ty: Word, v: u32) -> Word {
         self.global(spirv::Op::Constant, ty, &[v])
     }
+    /// A 32-bit `OpSpecConstant` (default `v`).
+    pub fn spec_constant_bit32(&mut self, ty: Word, v: u32) -> Word {
+        self.global(spirv::Op::SpecConstant, ty, &[v])
+    }
+    /// `OpSpecConstantComposite`.
+    pub fn spec_constant_composite(&mut self, ty: Word, parts: &[Word]) -> Word {
+        self.global(spirv::Op::SpecConstantComposite, ty, parts)
+    }
     /// A 64-bit `OpConstant`.
     pub fn constant_bit64(&mut self, ty: Word, v: u64) -> Word {
         self.global(spirv::Op::Constant, ty, &[v as u32, (v >> 32) as u32])
