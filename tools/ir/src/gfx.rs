@@ -52,6 +52,13 @@ pub enum GSys {
 /// `c[bank][4 * word]` of a uniform buffer, slot = `TEX_UBO | (bank & 0xf) << 11 | word`.
 pub const TEX_UBO: u16 = 0x8000;
 
+/// [`TexDesc::samp`]: the sampler is a constant sampler ID (`SAMP_ID | id`, the handle's high
+/// 12 bits), the binding kind `samp_id`.
+pub const SAMP_ID: u16 = 0x4000;
+/// [`TexDesc::samp`]: the sampler ID is the high 12 bits of a uniform-buffer word,
+/// `SAMP_UBO | (bank − first uniform bank) << 11 | word` (the binding kind `samp_ubo`).
+pub const SAMP_UBO: u16 = 0x8000;
+
 /// The texture slot of a `tex_dyn_slots` handle (NVN, chosen at run time): a [`TexDesc`] with
 /// this slot and `dyn_count` n samples texture array element (handle & 0xfffff) with sampler
 /// array element (handle >> 20), both clamped to n − 1; args\[3\] is the handle.
@@ -142,6 +149,9 @@ pub struct TexDesc {
     /// A run-time indexed texture array of this many slots starting at `slot`; the index is
     /// args\[3\] (args\[2\] is then the derivative tuple or a tuple of zeros). 0: none.
     pub dyn_count: u8,
+    /// Where the sampler comes from: 0 = bound with the texture (its table or handle word),
+    /// else [`SAMP_ID`] | id or [`SAMP_UBO`] | … (NVN handles ORed from two parts).
+    pub samp: u16,
 }
 
 /// An image (surface) operation on a resolved slot. Arguments: `[coords Tuple, data Tuple]`.

@@ -1840,35 +1840,40 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             }
             continue;
         }
-        // tex_ubo: the handle is a word of uniform buffer `bank` (docs/graphics.md); its
-        // sampler ID (high 12 bits) is the samp_ubo half of the same combined binding.
-        if slot >= dmsh_ir::TEX_UBO {
-            let bank = first_ubo + ((slot >> 11) & 0xf) as u32;
-            let guest_offset = 4 * (slot & 0x7ff) as u32;
-            for kind in ["tex_ubo", "samp_ubo"] {
-                resources.push(Resource {
-                    kind,
-                    bank,
-                    guest_offset,
-                    size: 0,
-                    set: 0,
-                    binding: 64 + slot as u32,
-                    metal_index: slot as u32,
-                    count: 0,
-                });
-            }
-            continue;
-        }
-        resources.push(Resource {
+        // tex_ubo: the handle is a word of uniform buffer `bank` (docs/graphics.md); unless
+        // ORed with another sampler, its sampler ID (high 12 bits) is the samp_ubo half of
+        // the same combined binding.
+        let ubo = |w: u16| (first_ubo + ((w >> 11) & 0xf) as u32, 4 * (w & 0x7ff) as u32);
+        let res = |kind, (bank, guest_offset)| Resource {
             kind,
-            bank: slot as u32,
-            guest_offset: 0,
+            bank,
+            guest_offset,
             size: 0,
             set: 0,
             binding: 64 + slot as u32,
             metal_index: slot as u32,
             count: 0,
-        });
+        };
+        let mut samp = e.gx.tex_samp.get(&slot).copied().unwrap_or(0);
+        if slot >= dmsh_ir::TEX_UBO {
+            resources.push(res("tex_ubo", ubo(slot)));
+            if samp == 0 {
+                samp = slot;
+            }
+        } else {
+            resources.push(res(kind, (slot as u32, 0)));
+        }
+        if samp & dmsh_ir::SAMP_UBO != 0 {
+            resources.push(res("samp_ubo", ubo(samp)));
+        } else if samp & dmsh_ir::SAMP_ID != 0 {
+            resources.push(res("samp_id", ((samp & 0xfff) as u32, 0)));
+        }
+    }
+    if let Some(s) = e.gx.samp_conflicts.first() {
+        return Err(Error::Unsupported(format!(
+            "texture slot {s:#x} is used with two different sampler sources (one combined \
+             binding per slot)"
+        )));
     }
     for (&slot, &(_, _, kind)) in &e.gx.images {
         resources.push(Resource {

@@ -241,7 +241,8 @@ fn mutated_graphics_programs_do_not_panic() {
     assert!(n > 0);
 }
 
-/// A fragment program: SPH (one RGBA target) + `LDC R0, c[2][t]; LDC R1, c[b][s];
+/// A fragment program: SPH (one RGBA target) + `LDC R0, c[2][t]; LDC R1, c[b][s]` (bank 0xff:
+/// `MOV32I R1, s`) `;
 /// LOP.OR R0, R0, R1; TEX.B R4, R2, R0, 2D; MOV R0, R4; EXIT`.
 fn nvn_fragment(tex: (u64, u64), smp: (u64, u64), or: bool) -> Vec<u8> {
     let mut w = [0u32; 20];
@@ -260,7 +261,12 @@ fn nvn_fragment(tex: (u64, u64), smp: (u64, u64), or: bool) -> Vec<u8> {
     for q in [
         0x001f_8000_fc00_07e0u64,
         ldc(0, tex.0, tex.1),
-        ldc(1, smp.0, smp.1),
+        if smp.0 == 0xff {
+            // MOV32I R1, smp.1: a constant sampler ID in the high 12 bits.
+            0x0100_0000_0007_f001 | smp.1 << 20
+        } else {
+            ldc(1, smp.0, smp.1)
+        },
         lop,
         0x001f_8000_fc00_07e0,
         0xdeb8_0000_0000_0000 | 4 | 2 << 8 | 1 << 29 | 0xf << 31 | g,
@@ -365,4 +371,44 @@ fn nvn_tex_dyn_slots_bind_arrays() {
     let json = o.reflection.to_json();
     assert!(json.contains("\"count\": 32") && json.contains("\"kind\": \"samp_dyn\""));
     println!("tex_dyn: {} words, {kinds:?}", o.words.len());
+}
+
+#[test]
+fn nvn_sampler_sources_samp_id_and_samp_ubo() {
+    let st = dmsh_ir::Stage::Fragment;
+    let layout = BindingLayout::nvn(st, 0x20);
+    let run = |code: &[u8]| {
+        let cfg = dksh::graphics_config(st, code, &[], layout.clone(), "samp-test").unwrap();
+        dmsh_spv::translate_graphics(code, &cfg, &Options::default())
+    };
+    let kinds = |o: &dmsh_spv::Output| {
+        o.reflection
+            .resources
+            .iter()
+            .filter(|r| r.kind != "cbuf")
+            .map(|r| (r.kind, r.bank, r.guest_offset, r.binding))
+            .collect::<Vec<_>>()
+    };
+    // A uniform-buffer texture word (c[7][0xa8]) ORed with the constant sampler ID 0x304
+    // (MH Rise's fp_t_cb65541_…): tex_ubo + samp_id, one combined binding.
+    let o = run(&nvn_fragment((7, 0xa8), (0xff, 0x3041_0000), true)).unwrap();
+    common::spirv_val(&o.words).unwrap();
+    let b = 64 + (0x8000 | 4 << 11 | 0x2a);
+    assert_eq!(
+        kinds(&o),
+        [("tex_ubo", 7, 0xa8, b), ("samp_id", 0x304, 0, b)],
+        "ubo | const"
+    );
+    // A table texture (slot 1) ORed with a sampler word of uniform buffer 1 (c[4][0x10]).
+    let o = run(&nvn_fragment((2, 0x28), (4, 0x10), true)).unwrap();
+    common::spirv_val(&o.words).unwrap();
+    assert_eq!(
+        kinds(&o),
+        [("texture", 1, 0, 65), ("samp_ubo", 4, 0x10, 65)],
+        "table | ubo sampler"
+    );
+    // A table texture with a table sampler: the sampler is bound with it (no extra entry).
+    let o = run(&nvn_fragment((2, 0x28), (2, 0x570), true)).unwrap();
+    assert_eq!(kinds(&o), [("texture", 1, 0, 65)]);
+    println!("samp_id / samp_ubo: ok");
 }

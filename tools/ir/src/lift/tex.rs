@@ -30,6 +30,11 @@ fn layout(cx: &Cx) -> Option<super::layout::BindingLayout> {
 /// The slot of a bound texture / image from the instruction's handle index, or from the
 /// bindless register when it holds a word loaded from a static handle-bank offset.
 fn slot(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Result<u16> {
+    slot_samp(cx, i, image, bindless).map(|(s, _)| s)
+}
+
+/// [`slot`] and where the sampler comes from ([`TexDesc::samp`]).
+fn slot_samp(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Result<(u16, u16)> {
     let Some(layout) = layout(cx) else {
         return Err(unresolved(
             cx,
@@ -76,7 +81,7 @@ fn slot(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Result<
     } else {
         layout.texture_at(byte)
     };
-    s.ok_or_else(|| {
+    s.map(|s| (s, 0)).ok_or_else(|| {
         unresolved(
             cx,
             i,
@@ -112,10 +117,22 @@ fn loaded_word(cx: &Cx, v: Value) -> Option<(u8, u32)> {
     }
 }
 
-/// NVN handles: a texture-table word ORed with a separate-sampler word or a constant sampler
-/// ID (`tex | samp`), a separate texture, or a handle read from a uniform buffer (`tex_ubo`).
-/// Returns the texture slot (the separate sampler is bound with it as one combined sampler).
-fn nvn_handle(cx: &mut Cx, layout: &super::layout::BindingLayout, v: Value) -> Option<u16> {
+/// A uniform-buffer word as a `TEX_UBO` / `SAMP_UBO` slot: `flag | (bank − first) << 11 | word`.
+fn ubo_word(layout: &super::layout::BindingLayout, bank: u8, off: u32) -> Option<u16> {
+    if bank >= layout.first_ubo_bank && off.is_multiple_of(4) && off / 4 < 0x800 {
+        let b = (bank - layout.first_ubo_bank) as u16;
+        (b < 16).then_some(crate::gfx::TEX_UBO | b << 11 | (off / 4) as u16)
+    } else {
+        None
+    }
+}
+
+/// NVN handles: a texture word — the texture table, the separate-texture table, or a uniform
+/// buffer (`tex_ubo`) — ORed with a sampler: a separate-sampler table word (bound with the
+/// texture), a constant sampler ID (`samp_id`) or a uniform-buffer word (`samp_ubo`); a
+/// separate texture alone; or a whole handle read from a uniform buffer (`tex_ubo` +
+/// `samp_ubo` of the same word). Returns (texture slot, [`TexDesc::samp`]).
+fn nvn_handle(cx: &mut Cx, layout: &super::layout::BindingLayout, v: Value) -> Option<(u16, u16)> {
     let inst = *cx.f.inst(v);
     if inst.op == Op::Or {
         let (a, b) = (trace(cx, inst.args[0]), trace(cx, inst.args[1]));
@@ -123,30 +140,32 @@ fn nvn_handle(cx: &mut Cx, layout: &super::layout::BindingLayout, v: Value) -> O
             let Some((bank, off)) = loaded_word(cx, t) else {
                 continue;
             };
-            if bank != layout.tex_bank {
-                continue;
-            }
-            let tex = layout.texture_at(off).or_else(|| layout.septex_at(off));
+            let tex = if bank == layout.tex_bank {
+                layout.texture_at(off).or_else(|| layout.septex_at(off))
+            } else {
+                ubo_word(layout, bank, off)
+            };
             let Some(tex) = tex else { continue };
-            let sampler_ok = cx.f.const_of(smp).is_some()
-                || loaded_word(cx, smp).is_some_and(|(sb, so)| {
-                    sb == layout.tex_bank && layout.sampler_at(so).is_some()
-                });
-            if sampler_ok {
-                return Some(tex);
+            let samp = if let Some(c) = cx.f.const_of(smp) {
+                Some(crate::gfx::SAMP_ID | ((c >> 20) & 0xfff) as u16)
+            } else {
+                match loaded_word(cx, smp) {
+                    Some((sb, so)) if sb == layout.tex_bank => layout.sampler_at(so).map(|_| 0),
+                    Some((sb, so)) => ubo_word(layout, sb, so),
+                    None => None,
+                }
+            };
+            if let Some(samp) = samp {
+                return Some((tex, samp));
             }
         }
         return None;
     }
     let (bank, off) = loaded_word(cx, v)?;
     if bank == layout.tex_bank {
-        return layout.septex_at(off);
+        return layout.septex_at(off).map(|s| (s, 0));
     }
-    if bank >= layout.first_ubo_bank && off % 4 == 0 && off / 4 < 0x800 {
-        let b = (bank - layout.first_ubo_bank) as u16;
-        return Some(crate::gfx::TEX_UBO | (b & 0xf) << 11 | (off / 4) as u16);
-    }
-    None
+    ubo_word(layout, bank, off).map(|s| (s, 0))
 }
 
 /// A bindless handle loaded from the handle bank at `const + x` (a sampler array indexed at
@@ -319,6 +338,7 @@ fn desc(kind: TexKind, dim: TexDim, array: bool, slot: u16) -> TexDesc {
         ptp: false,
         slot,
         dyn_count: 0,
+        samp: 0,
     }
 }
 
@@ -390,21 +410,24 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 None
             };
-            let (s, dynamic) = match slot(cx, i, false, hreg) {
-                Ok(s) => (s, None),
+            let (s, samp, dynamic) = match slot_samp(cx, i, false, hreg) {
+                Ok((s, samp)) => (s, samp, None),
                 Err(e) => match hreg.and_then(|h| dyn_slot(cx, h)) {
-                    Some((first, n, idx)) => (first, Some((n, idx))),
+                    Some((first, n, idx)) => (first, 0, Some((n, idx))),
                     None => match (hreg, layout(cx).filter(|l| l.tex_dyn)) {
                         // tex_dyn_slots: a handle chosen at run time indexes the texture and
                         // sampler arrays by its own IDs (the replay writes slot numbers into
                         // the tables).
-                        (Some(h), Some(l)) => (crate::gfx::TEX_DYN, Some((l.tex_dyn_count(), h))),
+                        (Some(h), Some(l)) => {
+                            (crate::gfx::TEX_DYN, 0, Some((l.tex_dyn_count(), h)))
+                        }
                         _ => return Err(e),
                     },
                 },
             };
             let (c, _) = coords_from(cx, ra, dim, array);
             let mut d = desc(TexKind::Sample, dim, array, s);
+            d.samp = samp;
             if let Some((n, _)) = dynamic {
                 d.dyn_count = n;
             }

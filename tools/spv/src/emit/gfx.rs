@@ -44,6 +44,10 @@ pub(crate) struct GfxState {
     /// Declared colour targets / varyings written.
     pub outputs: BTreeMap<u32, CompType>,
     pub textures: BTreeMap<u16, (Word, Word, Word, &'static str)>,
+    /// Where each texture slot's sampler comes from (`TexDesc::samp`; absent = bound with it),
+    /// and slots used with two different sampler sources.
+    pub tex_samp: BTreeMap<u16, u16>,
+    pub samp_conflicts: Vec<u16>,
     pub images: BTreeMap<u16, (Word, Word, &'static str)>,
     /// Geometry: input vertices per primitive (from the largest constant vertex index).
     pub gs_in: u32,

@@ -325,6 +325,12 @@ impl E {
     }
 
     fn tex(&mut self, f: &Function, inst: &Inst, d: TexDesc) -> Result<Word, Error> {
+        if !matches!(d.kind, TexKind::QuerySize | TexKind::QuerySamples) {
+            let prev = *self.gx.tex_samp.entry(d.slot).or_insert(d.samp);
+            if prev != d.samp && !self.gx.samp_conflicts.contains(&d.slot) {
+                self.gx.samp_conflicts.push(d.slot);
+            }
+        }
         let c = self.tuple_vals(f, inst.args[0]);
         let e = self.tuple_vals(f, inst.args[1]);
         let ec = Self::tuple_consts(f, inst.args[1]);
