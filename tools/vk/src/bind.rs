@@ -41,6 +41,11 @@ pub(crate) fn plan(
     let mut slots: Vec<Slot> = Vec::new();
     for r in &refl.resources {
         let n = r.index();
+        if matches!(r.kind.as_str(), "samp_id" | "samp_ubo") {
+            // The sampler half of a combined binding another entry binds (with the job's
+            // sampler): nothing of its own to bind.
+            continue;
+        }
         let res = match r.kind.as_str() {
             "cbuf" => ResourceRef::Cbuf(n),
             "sbuf" => ResourceRef::Sbuf(n),
@@ -240,5 +245,28 @@ pub(crate) fn make_set(
             .collect();
         d.update_descriptor_sets(&writes, &[]);
         Ok((dsl, set))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampler_halves_bind_nothing_of_their_own() {
+        let refl = Reflection::from_json(
+            r#"{"stage":"fragment","resources":[
+                {"kind":"cbuf","bank":3,"binding":3},
+                {"kind":"samp_id","bank":772,"binding":65},
+                {"kind":"samp_ubo","bank":4,"guest_offset":16,"binding":65}]}"#,
+        )
+        .unwrap();
+        let binds = [Bind {
+            resource: ResourceRef::Cbuf(3),
+            buffer: 0,
+        }];
+        let slots = plan(&refl, &binds, 1, &[], "fragment").unwrap();
+        assert_eq!(slots.len(), 1);
+        assert_eq!(slots[0].binding, 3);
     }
 }

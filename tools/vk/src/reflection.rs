@@ -41,7 +41,8 @@ pub struct Reflection {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Resource {
-    /// cbuf | sbuf | texture | sampler | image | tex_ubo | samp_ubo.
+    /// cbuf | sbuf | texture | sampler | image | tex_ubo | samp_ubo | samp_id | tex_dyn |
+    /// samp_dyn.
     pub kind: String,
     /// Guest constant bank (cbuf).
     pub bank: Option<u32>,
