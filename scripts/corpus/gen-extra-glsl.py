@@ -19,9 +19,8 @@ disassembling a copy in which only those words (and their 21-bit scheduling fiel
 a NOP with a neutral scheduling field.
 
 Tools (never committed; override with env vars):
-  UAM       uam 1.1.0 built out of tree from github.com/devkitPro/uam (commit 5a5afc2):
-              meson setup build && ninja -C build   (needs meson ninja-build bison flex python3-mako)
-            -> /tmp/uam/build/uam
+  UAM       path of a uam 1.1.0 binary (devkitPro/uam commit 5a5afc2), built by the developer out of
+            tree; the project keeps no copy and no build recipe (default /tmp/uam/build/uam)
   NVDISASM  nvdisasm 11.8 (see scripts/corpus/gen-extra.py)
 """
 import collections, hashlib, json, os, re, struct, subprocess, sys, tempfile
