@@ -121,3 +121,58 @@ fn translate_nvn_compute_with_control_section() {
     assert!(val.success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Without `--local-bytes`, local memory is at least as large as the highest LDL/STL at a
+/// constant offset: read here from nvdisasm's listing, independently of our decoder.
+#[test]
+fn local_memory_size_covers_constant_offsets() {
+    let dir = root().join("tests/corpus/dksh");
+    let listing = std::fs::read_to_string(dir.join("cs_local_array.comp.sass")).unwrap();
+    let mut need = 0u32;
+    for line in listing.lines() {
+        let Some(pos) = line.find("STL").or_else(|| line.find("LDL")) else {
+            continue;
+        };
+        let text = &line[pos..];
+        let width = if text.contains(".128") {
+            16
+        } else if text.contains(".64") {
+            8
+        } else {
+            4
+        };
+        // `[R3+0x170]` or `[0x170]`: the constant offset inside the brackets.
+        let inner = &text[text.find('[').unwrap() + 1..text.find(']').unwrap()];
+        let off = inner.rsplit(['+', ' ']).next().unwrap();
+        if let Some(hex) = off.strip_prefix("0x") {
+            need = need.max(u32::from_str_radix(hex, 16).unwrap() + width);
+        }
+    }
+    assert!(need > 0x100, "the listing has local accesses ({need:#x})");
+    let out = std::env::temp_dir().join(format!("dmsh-local-{}.spv", std::process::id()));
+    let st = dmsh()
+        .args([
+            "translate",
+            "--abi",
+            "deko3d",
+            "--local-size",
+            "64,1,1",
+            "--code",
+        ])
+        .arg(dir.join("cs_local_array.comp.code.bin"))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let json = std::fs::read_to_string(out.with_extension("json")).unwrap();
+    let local: u32 = json
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("\"local_bytes\": "))
+        .and_then(|v| v.trim_end_matches(',').parse().ok())
+        .expect("local_bytes in the reflection");
+    println!("local_bytes {local} (listing needs at least {need})");
+    assert!(local >= need, "local_bytes {local} < {need}");
+    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(out.with_extension("json"));
+}

@@ -27,6 +27,10 @@ pub struct Cx<'a> {
     pub(crate) consts: ConstCache,
     /// U32 constants below 64 by value: (block, value), a front for `consts`.
     small: [(u32, Value); 64],
+    /// The end of the highest local-memory access at a constant offset from its base
+    /// register (`imm + bytes` of LDL/STL): a lower bound of the local memory the code uses,
+    /// so a missing or too small declared size cannot silently cut the array short.
+    pub local_extent: u32,
 }
 
 /// The constant cache of [`Cx`] (kept across the blocks of one lifting: keys carry the block).
@@ -84,6 +88,7 @@ impl<'a> Cx<'a> {
             ended: false,
             consts: std::collections::HashMap::default(),
             small: [(u32::MAX, Value::NONE); 64],
+            local_extent: 0,
         }
     }
 

@@ -63,8 +63,30 @@ fn offset(cx: &mut Cx, a: Value, by: u32) -> Value {
     cx.add(a, k)
 }
 
+/// Records the extent of a local-memory access at `imm` from its base register.
+fn note_local(cx: &mut Cx, i: &Instr, space: Space, sh: &Shape) {
+    if space != Space::Local {
+        return;
+    }
+    let bytes = match sh {
+        Shape::One(w) => match w {
+            Width::U8 | Width::S8 => 1,
+            Width::U16 | Width::S16 => 2,
+            Width::B64 => 8,
+            _ => 4,
+        },
+        Shape::Words(n) => 4 * n,
+    };
+    // Offsets are 24-bit signed: only a non-negative one bounds the array from below.
+    let imm = i.get(Field::Imm).unwrap_or(0);
+    if (0..1 << 24).contains(&imm) {
+        cx.local_extent = cx.local_extent.max(imm as u32 + bytes);
+    }
+}
+
 fn load(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
     let sh = shape(cx, i)?;
+    note_local(cx, i, space, &sh);
     let a = address(cx, i, space);
     let rd = cx.rf(i, Field::Rd);
     match sh {
@@ -87,6 +109,7 @@ fn load(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
 
 fn store(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
     let sh = shape(cx, i)?;
+    note_local(cx, i, space, &sh);
     let a = address(cx, i, space);
     let rd = cx.rf(i, Field::Rd);
     match sh {

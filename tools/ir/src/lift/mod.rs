@@ -217,6 +217,7 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
     }
     let mut consts = ctx::ConstCache::default();
     consts.reserve(n_seen * 2);
+    let mut local_extent = 0u32;
     for (start, bid) in starts {
         let mut cx = Cx::new(&mut f, bid, cfg, &block_of, start);
         cx.consts = std::mem::take(&mut consts);
@@ -243,6 +244,7 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
             }
         }
         consts = std::mem::take(&mut cx.consts);
+        local_extent = local_extent.max(cx.local_extent);
     }
     let mut banks = Vec::new();
     for (&bank, words) in &cfg.embedded_banks {
@@ -283,7 +285,10 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
             cfg.shared_bytes
         },
         local_bytes: if used_local {
-            cfg.local_bytes.max(cfg.stack_bytes()).max(4)
+            cfg.local_bytes
+                .max(cfg.stack_bytes())
+                .max(local_extent.next_multiple_of(4))
+                .max(4)
         } else {
             cfg.local_bytes
         },
