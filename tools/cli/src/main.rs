@@ -22,7 +22,7 @@ enum Command {
     /// Disassemble Maxwell machine code as NVIDIA's nvdisasm prints it.
     Disasm(cmd::disasm::Args),
     /// Translate one shader to SPIR-V plus reflection JSON.
-    Translate(cmd::translate::Args),
+    Translate(Box<cmd::translate::Args>),
     /// Run a translated compute shader on a Vulkan device as a job file says.
     Exec(cmd::exec::Args),
     /// Draw a vertex + fragment pair into an offscreen image as a job file says.
@@ -35,7 +35,7 @@ fn main() -> std::process::ExitCode {
         Command::Split(a) => cmd::split::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Disasm(a) => cmd::disasm::run(a),
-        Command::Translate(a) => cmd::translate::run(a),
+        Command::Translate(a) => cmd::translate::run(*a),
         Command::Exec(a) => cmd::exec::run(a),
         Command::Render(a) => cmd::render::run(a),
     };

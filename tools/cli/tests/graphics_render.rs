@@ -82,6 +82,26 @@ fn image_formats(src: &str) -> Vec<(u32, ImageFmt)> {
 }
 
 /// Translates corpus shader `name` (e.g. `vs_basic_mvp.vert`) with I/O types from its GLSL.
+/// (clip, cull) distance counts a GLSL source declares (`float gl_ClipDistance[C]`,
+/// `float gl_CullDistance[K]`), when it declares cull distances: what a shader's facts
+/// would give (the binary does not separate them).
+fn clip_cull(src: &str) -> Option<(u32, u32)> {
+    let count = |name: &str| -> u32 {
+        src.lines()
+            .filter_map(|l| {
+                let l = l.trim();
+                let rest = l.strip_prefix("out ").or_else(|| l.strip_prefix("in "))?;
+                let rest = rest.trim_start().strip_prefix("float ")?.trim_start();
+                let n = rest.strip_prefix(name)?.trim_start().strip_prefix('[')?;
+                n.split(']').next()?.trim().parse().ok()
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    let k = count("gl_CullDistance");
+    (k > 0).then(|| (count("gl_ClipDistance"), k))
+}
+
 /// `y_transform`: give c\[1\]\[0\] (Mesa's STATE_FB_WPOS_Y_TRANSFORM.x, which uam fills with
 /// 0.0) the value 1.0 a Vulkan framebuffer implies, as the corpus README suggests for
 /// reference comparisons of dFdy / interpolateAtOffset.
@@ -123,6 +143,7 @@ fn translate(dir: &Path, name: &str, y_transform: bool) -> Result<Stage, String>
                 *x = t;
             }
         }
+        g.clip_cull = clip_cull(&src);
     }
     let out = dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
         .map_err(|e| e.to_string())?;

@@ -42,7 +42,28 @@ fn dksh_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Translates one DKSH graphics program under the deko3d layout; None for compute.
+/// (clip, cull) distance counts a GLSL source declares (`float gl_ClipDistance[C]`,
+/// `float gl_CullDistance[K]`), when it declares cull distances: what a shader's facts
+/// would give (the binary does not separate them).
+fn clip_cull(src: &str) -> Option<(u32, u32)> {
+    let count = |name: &str| -> u32 {
+        src.lines()
+            .filter_map(|l| {
+                let l = l.trim();
+                let rest = l.strip_prefix("out ").or_else(|| l.strip_prefix("in "))?;
+                let rest = rest.trim_start().strip_prefix("float ")?.trim_start();
+                let n = rest.strip_prefix(name)?.trim_start().strip_prefix('[')?;
+                n.split(']').next()?.trim().parse().ok()
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    let k = count("gl_CullDistance");
+    (k > 0).then(|| (count("gl_ClipDistance"), k))
+}
+
+/// Translates one DKSH graphics program under the deko3d layout; None for compute. The
+/// clip / cull split comes from the GLSL source next to it (`NAME.glsl`), when there is one.
 pub fn translate_file(p: &Path) -> Option<Result<Vec<u32>, String>> {
     let bytes = std::fs::read(p).ok()?;
     let prog = match dksh::parse(&bytes) {
@@ -64,11 +85,79 @@ pub fn translate_file(p: &Path) -> Option<Result<Vec<u32>, String>> {
         if let Some(g) = cfg.gfx.as_mut() {
             g.early_fragment_tests = prog.early_fragment_tests;
             g.tess_param = prog.tess_param;
+            let glsl = p.with_extension("glsl");
+            if let Ok(src) = std::fs::read_to_string(glsl) {
+                g.clip_cull = clip_cull(&src);
+            }
         }
         dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
             .map(|o| o.words)
             .map_err(|e| e.to_string())
     }))
+}
+
+/// vs_clipdist writes 4 clip distances and 1 cull distance (uam marks all 8 slots): with the
+/// split from its GLSL slot 4 is `CullDistance[0]`, and the SPIR-V validates.
+#[test]
+fn cull_distances_are_cull_distance_builtins() {
+    let root = common::root();
+    let p = root.join("tests/corpus/dksh/vs_clipdist.vert.dksh");
+    let words = translate_file(&p).unwrap().unwrap();
+    common::spirv_val(&words).unwrap();
+    let m = rspirv::dr::load_words(&words).unwrap();
+    let builtins: Vec<String> = m
+        .annotations
+        .iter()
+        .filter(|i| i.class.opcode == rspirv::spirv::Op::Decorate)
+        .filter_map(|i| match i.operands.get(2) {
+            Some(rspirv::dr::Operand::BuiltIn(b)) => Some(format!("{b:?}")),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        builtins.contains(&"CullDistance".to_string()),
+        "{builtins:?}"
+    );
+    assert!(
+        builtins.contains(&"ClipDistance".to_string()),
+        "{builtins:?}"
+    );
+    let caps: Vec<_> = m
+        .capabilities
+        .iter()
+        .map(|i| format!("{:?}", i.operands[0]))
+        .collect();
+    assert!(caps.iter().any(|c| c.contains("CullDistance")), "{caps:?}");
+}
+
+/// fs_interp_modes' interpolateAtOffset (IPA.OFFSET, 4 reads of vPlain.xy) becomes
+/// GLSL.std.450 InterpolateAtOffset (78) with the packed S.12 offset scaled by 1/4096.
+#[test]
+fn ipa_offset_is_interpolate_at_offset() {
+    let root = common::root();
+    let p = root.join("tests/corpus/dksh/fs_interp_modes.frag.dksh");
+    let words = translate_file(&p).unwrap().unwrap();
+    common::spirv_val(&words).unwrap();
+    let m = rspirv::dr::load_words(&words).unwrap();
+    let at_offset = m
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| i.class.opcode == rspirv::spirv::Op::ExtInst)
+        .filter(|i| {
+            matches!(
+                i.operands.get(1),
+                Some(rspirv::dr::Operand::LiteralExtInstInteger(78))
+            )
+        })
+        .count();
+    assert_eq!(at_offset, 4);
+    let scale = m.types_global_values.iter().any(|i| {
+        i.class.opcode == rspirv::spirv::Op::Constant
+            && matches!(i.operands.first(), Some(rspirv::dr::Operand::LiteralBit32(b)) if *b == (1.0f32 / 4096.0).to_bits())
+    });
+    assert!(scale, "no 1/4096 constant");
 }
 
 #[test]

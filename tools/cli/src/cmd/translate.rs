@@ -35,6 +35,10 @@ pub struct Args {
     /// --code as `dmsh split` keys them, else the --code file name).
     #[arg(long)]
     pub key: Option<String>,
+    /// Graphics: `C,K` = the shader writes C clip distances then K cull distances (the
+    /// binary does not separate them; default: every written slot is a clip distance).
+    #[arg(long)]
+    pub clip_cull: Option<String>,
     /// Graphics: the partner stage's program (DKSH or SPH + code): every generic input it
     /// reads is declared as an output here, starting at (0,0,0,1).
     #[arg(long)]

@@ -91,6 +91,19 @@ fn io_types(s: &Option<String>, into: &mut [CompType; 32]) -> anyhow::Result<()>
     Ok(())
 }
 
+/// `--clip-cull C,K`: C clip then K cull distances, C + K ≤ 8.
+fn clip_cull(s: &str) -> anyhow::Result<(u32, u32)> {
+    let bad =
+        || anyhow::anyhow!("--clip-cull {s}: expected C,K (clip and cull counts, C + K <= 8)");
+    let (c, k) = s.split_once(',').ok_or_else(bad)?;
+    let c: u32 = c.trim().parse().map_err(|_| bad())?;
+    let k: u32 = k.trim().parse().map_err(|_| bad())?;
+    if c + k > 8 {
+        return Err(bad());
+    }
+    Ok((c, k))
+}
+
 /// The generic inputs (bit n = generic n) the partner program's SPH says it reads.
 fn partner_inputs(path: &Path) -> anyhow::Result<u32> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
@@ -172,6 +185,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         if let Some(p) = &args.partner {
             g.extra_outputs = partner_inputs(p)?;
         }
+        if let Some(cc) = &args.clip_cull {
+            g.clip_cull = Some(clip_cull(cc)?);
+        }
     }
     let fma = match args.fma.as_str() {
         "exact" => FmaMode::Exact,
@@ -198,6 +214,15 @@ mod tests {
 
     fn games(dir: &str) -> String {
         format!("{}/../../games/{dir}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn clip_cull_option() {
+        assert_eq!(clip_cull("4,1").unwrap(), (4, 1));
+        assert_eq!(clip_cull(" 0 , 8").unwrap(), (0, 8));
+        assert!(clip_cull("5,4").is_err());
+        assert!(clip_cull("4").is_err());
+        assert!(clip_cull("a,1").is_err());
     }
 
     #[test]

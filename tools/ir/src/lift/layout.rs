@@ -259,6 +259,12 @@ pub struct Gfx {
     pub textures: [CompType; 32],
     /// Format of each image slot (unknown unless shader_facts says).
     pub images: [ImageFmt; 8],
+    /// (clip count C, cull count K): distance slots a\[0x2c0 + 4i\] with i < C are
+    /// `gl_ClipDistance[i]`, slots from C on are `gl_CullDistance[i − C]`
+    /// (the array covers K and the slots the SPH marks after C; unwritten ones stay 0). The SPH marks clip
+    /// and cull slots alike (in groups of four) and the split is pipeline state, so it comes
+    /// from the caller (GLSL declarations, `--clip-cull`); `None` = every slot a clip distance.
+    pub clip_cull: Option<(u32, u32)>,
 }
 
 impl Gfx {
@@ -275,6 +281,7 @@ impl Gfx {
             tess_param: 0x201,
             textures: [CompType::Float; 32],
             images: [ImageFmt::Unknown; 8],
+            clip_cull: None,
         }
     }
 }

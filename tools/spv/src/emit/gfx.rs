@@ -334,19 +334,42 @@ impl E {
                 }
             }
             0x2c0..=0x2dc => {
-                let n = if out {
-                    self.gfx().map(|g| g.sph.clip_distances_out()).unwrap_or(8)
-                } else {
-                    8
+                let i = (addr - 0x2c0) / 4;
+                let split = self.gfx().and_then(|g| g.clip_cull);
+                if let Some((c, k)) = split.filter(|&(c, _)| i >= c) {
+                    // A cull distance: the slots after the clip distances. The array also
+                    // covers the slots the SPH marks after the declared ones (uam marks groups
+                    // of four and may write them); those stay 0, which never culls.
+                    let marked = if out {
+                        self.gfx().map(|g| g.sph.clip_distances_out()).unwrap_or(8)
+                    } else {
+                        8
+                    };
+                    let k = k.max(marked.saturating_sub(c)).max(i - c + 1);
+                    self.cap(Capability::CullDistance);
+                    let nc = self.u32c(k);
+                    let at = self.b.type_array(f32t, nc);
+                    let var = bvar(self, BuiltIn::CullDistance, at, arr_in);
+                    return Ok(Place::Var {
+                        var,
+                        comp: Some(i - c),
+                        ct: CompType::Float,
+                        arrayed,
+                    });
                 }
-                .max((addr - 0x2c0) / 4 + 1);
+                let n = match split {
+                    Some((c, _)) => c,
+                    None if out => self.gfx().map(|g| g.sph.clip_distances_out()).unwrap_or(8),
+                    None => 8,
+                }
+                .max(i + 1);
                 self.cap(Capability::ClipDistance);
                 let nc = self.u32c(n);
                 let at = self.b.type_array(f32t, nc);
                 let var = bvar(self, BuiltIn::ClipDistance, at, arr_in);
                 Place::Var {
                     var,
-                    comp: Some((addr - 0x2c0) / 4),
+                    comp: Some(i),
                     ct: CompType::Float,
                     arrayed,
                 }
@@ -509,7 +532,14 @@ impl E {
                 0
             }
             Op::Interp(mode, sample) => match const_addr(self, 0) {
-                Some(a) => self.interp(a, mode, sample)?,
+                Some(a) => {
+                    let off = if sample == IpaSample::Offset {
+                        val(self, 2)
+                    } else {
+                        None
+                    };
+                    self.interp_at(a, mode, sample, off)?
+                }
                 None => self.dyn_load(f, inst, false, false, None, true)?,
             },
             Op::FragOut(k) => {
@@ -638,14 +668,55 @@ impl E {
     /// IPA: the hardware's value before the multiplier (a perspective input read in pass or
     /// multiply mode is value × 1/w, i.e. × gl_FragCoord.w).
     fn interp(&mut self, addr: u32, mode: IpaMode, sample: IpaSample) -> Result<Word, Error> {
+        self.interp_at(addr, mode, sample, None)
+    }
+
+    /// The offset operand of `IPA.OFFSET` as a `vec2` in pixels: the register packs x in
+    /// bits 0-15 and y in bits 16-31, each signed fixed point with 12 fraction bits (what
+    /// uam / nouveau write: clamp to [-0.5, 0.4375], × 4096, F2I.S32, BFI 0x1010).
+    fn ipa_offset(&mut self, off: Word) -> Word {
+        let i = self.i32t();
+        let f32t = self.ty(Type::F32);
+        let v = self.typed_of(CompType::Sint, off);
+        let sixteen = self.u32c(16);
+        let lo = self.op(spirv::Op::ShiftLeftLogical, i, &[v, sixteen]);
+        let xi = self.op(spirv::Op::ShiftRightArithmetic, i, &[lo, sixteen]);
+        let yi = self.op(spirv::Op::ShiftRightArithmetic, i, &[v, sixteen]);
+        let scale = self.c(Type::F32, (1.0f32 / 4096.0).to_bits() as u64);
+        let xf = self.op(spirv::Op::ConvertSToF, f32t, &[xi]);
+        let yf = self.op(spirv::Op::ConvertSToF, f32t, &[yi]);
+        let x = self.fop(spirv::Op::FMul, f32t, &[xf, scale]);
+        let y = self.fop(spirv::Op::FMul, f32t, &[yf, scale]);
+        let v2 = self.b.type_vector(f32t, 2);
+        self.op(spirv::Op::CompositeConstruct, v2, &[x, y])
+    }
+
+    /// IPA with the offset register of `.OFFSET` (`off`). A float generic input at an offset
+    /// is `InterpolateAtOffset` (perspective-correct, so it gets the same × gl_FragCoord.w as
+    /// a plain read); other addresses (e.g. a\[0x7c\], 1/w, whose reciprocal the code
+    /// multiplies by) are read at the pixel centre, so value × w × 1/w cancels exactly.
+    fn interp_at(
+        &mut self,
+        addr: u32,
+        mode: IpaMode,
+        sample: IpaSample,
+        off: Option<Word>,
+    ) -> Result<Word, Error> {
         let p = self.place(addr, false, false)?;
         let generic = (0x80..0x280).contains(&addr);
-        let x = if generic && sample == IpaSample::Centroid {
+        let at = sample == IpaSample::Centroid || (sample == IpaSample::Offset && off.is_some());
+        let x = if generic && at {
             let (ptr, ct) = self.place_ptr(p, None)?;
             if ct == CompType::Float {
                 self.cap(Capability::InterpolationFunction);
                 let f32t = self.ty(Type::F32);
-                let r = self.ext(f32t, 76, &[ptr]);
+                let r = match off {
+                    Some(o) => {
+                        let o2 = self.ipa_offset(o);
+                        self.ext(f32t, 78, &[ptr, o2])
+                    }
+                    None => self.ext(f32t, 76, &[ptr]),
+                };
                 self.bits_of(ct, r)
             } else {
                 let t = self.scalar_of(ct);
@@ -802,6 +873,7 @@ impl E {
                 x if x == Capability::ShaderLayer as u32 => Capability::ShaderLayer,
                 x if x == Capability::ShaderViewportIndex as u32 => Capability::ShaderViewportIndex,
                 x if x == Capability::ClipDistance as u32 => Capability::ClipDistance,
+                x if x == Capability::CullDistance as u32 => Capability::CullDistance,
                 x if x == Capability::SampleRateShading as u32 => Capability::SampleRateShading,
                 x if x == Capability::InterpolationFunction as u32 => {
                     Capability::InterpolationFunction
