@@ -13,13 +13,7 @@ use dmsh_vk::render::Stage;
 use std::path::Path;
 
 /// Cases that do not match yet, with the cause.
-const KNOWN: &[(&str, &str)] = &[(
-    "helper+fs_lod_grad",
-    "2 % of pixels differ by 16/255 in G: uam feeds textureQueryLod's level, which TMML returns \
-     in 8.8 fixed point (quantized as on the hardware), to textureLodOffset; where the exact \
-     level lies within 1/256 above a nearest-mip boundary (k + 0.5) the quantized level selects \
-     mip k, the reference's k + 1",
-)];
+const KNOWN: &[(&str, &str)] = &[];
 
 fn comp_type(ty: &str) -> CompType {
     if ty.starts_with("uvec") || ty == "uint" {

@@ -267,18 +267,44 @@ fn prmt(cx: &mut Cx, i: &Instr, a: Value, sel: Value, c: Value) -> Result<Value>
 }
 
 /// Lifts one integer-family instruction.
+/// MOV / MOV32I's quad-lane mask (bit k: quad lane k, i.e. lane & 3, writes; 0xf: all): a
+/// lane outside the mask keeps Rd. uam's manual cube `textureGrad` gathers each lane's result
+/// with `MOV Rd, Rs, 1 << k`.
+fn quad_lane_masked(cx: &mut Cx, i: &Instr, v: Value) -> Value {
+    let mask = i.raw(Field::Mask).unwrap_or(0xf) as u32 & 0xf;
+    if mask == 0xf {
+        return v;
+    }
+    let old = cx.r(i, Field::Rd);
+    if mask == 0 {
+        return old;
+    }
+    let lane = cx.sys(crate::Sys::LaneId);
+    let three = cx.c32(3);
+    let q = cx.and(lane, three);
+    let m = cx.c32(mask);
+    let bit = cx.bin(Op::LShr, m, q);
+    let one = cx.c32(1);
+    let b = cx.and(bit, one);
+    let z = cx.c32(0);
+    let on = cx.cmp(Op::INe, b, z);
+    cx.sel(on, v, old)
+}
+
 pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     use Opcode as O;
     let op = i.opcode();
     match op {
         O::Mov => {
             let b = cx.src_b(i)?;
-            cx.set_rd(i, b);
+            let v = quad_lane_masked(cx, i, b);
+            cx.set_rd(i, v);
         }
         O::Mov32i => {
             let v = i.imm32(Field::Imm).unwrap_or(0);
             let c = cx.c32(v);
-            cx.set_rd(i, c);
+            let v = quad_lane_masked(cx, i, c);
+            cx.set_rd(i, v);
         }
         O::Sel => {
             let a = cx.r(i, Field::Ra);
