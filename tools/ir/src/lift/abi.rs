@@ -115,6 +115,35 @@ impl Config {
         }
     }
 
+    /// The CUDA-ABI configuration of a cubin kernel: shared and local sizes, the parameter area
+    /// of its parameter bank as the one run-time buffer, every other constant bank (compiler
+    /// constants, jump tables) embedded, and the indirect-branch targets the ELF lists.
+    pub fn cuda_kernel(k: &dmsh_cubin::Kernel, local_size: [u32; 3]) -> Self {
+        let mut cfg = Config::compute(Abi::Cuda, local_size);
+        cfg.shared_bytes = k.shared_bytes as u32;
+        cfg.local_bytes = k.local_bytes();
+        cfg.param_base = k.param_base;
+        for (&bank, bytes) in &k.constant_banks {
+            if bank == k.param_bank {
+                continue;
+            }
+            let words = bytes.chunks(4).map(|c| {
+                let mut w = [0u8; 4];
+                w[..c.len()].copy_from_slice(c);
+                u32::from_le_bytes(w)
+            });
+            cfg.embedded_banks.insert(bank as u8, words.collect());
+        }
+        cfg.buffer_banks
+            .insert(k.param_bank as u8, (k.param_base, k.param_size.max(4)));
+        cfg.extra_targets = k
+            .indirect_branches
+            .iter()
+            .flat_map(|b| b.targets.iter().copied())
+            .collect();
+        cfg
+    }
+
     /// The initial stack pointer (top of local memory) CUDA code reads from c[0x0][0x20].
     pub fn stack_bytes(&self) -> u32 {
         self.local_bytes.div_ceil(16) * 16

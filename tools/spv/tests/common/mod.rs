@@ -3,7 +3,6 @@
 #![allow(dead_code)]
 
 use dmsh_ir::lift::{Abi, Config};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The repository root.
@@ -48,31 +47,7 @@ pub fn io_block(name: &str) -> Option<[u32; 3]> {
 
 /// The CUDA-ABI configuration of a cubin kernel.
 pub fn cuda_config(k: &dmsh_cubin::Kernel, local_size: [u32; 3]) -> Config {
-    let mut cfg = Config::compute(Abi::Cuda, local_size);
-    cfg.shared_bytes = k.shared_bytes as u32;
-    cfg.local_bytes = k.local_bytes();
-    cfg.param_base = k.param_base;
-    let mut embedded = BTreeMap::new();
-    for (&bank, bytes) in &k.constant_banks {
-        if bank == k.param_bank {
-            continue;
-        }
-        let words = bytes.chunks(4).map(|c| {
-            let mut w = [0u8; 4];
-            w[..c.len()].copy_from_slice(c);
-            u32::from_le_bytes(w)
-        });
-        embedded.insert(bank as u8, words.collect());
-    }
-    cfg.embedded_banks = embedded;
-    cfg.buffer_banks
-        .insert(k.param_bank as u8, (k.param_base, k.param_size.max(4)));
-    cfg.extra_targets = k
-        .indirect_branches
-        .iter()
-        .flat_map(|b| b.targets.iter().copied())
-        .collect();
-    cfg
+    Config::cuda_kernel(k, local_size)
 }
 
 /// Runs `spirv-val --target-env vulkan1.2`; `Err(message)` when it rejects the module.
