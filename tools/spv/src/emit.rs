@@ -1825,8 +1825,10 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
                 .as_ref()
                 .map(|g| g.layout.tex_dyn_count() as u32)
                 .unwrap_or(32);
-            for (kind, base, metal) in [("tex_dyn", 64, slot as u32), ("samp_dyn", 96, slot as u32)]
-            {
+            // The sampler array exists only when something samples (TXQ needs none).
+            let sampled = e.tex_vars.keys().any(|k| k.0 == dmsh_ir::TEX_DYN | 1);
+            let arrays = [("tex_dyn", 64, slot as u32), ("samp_dyn", 96, slot as u32)];
+            for &(kind, base, metal) in &arrays[..1 + sampled as usize] {
                 resources.push(Resource {
                     kind,
                     bank: 0,

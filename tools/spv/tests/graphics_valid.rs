@@ -11,21 +11,7 @@ use dmsh_spv::Options;
 use std::path::{Path, PathBuf};
 
 /// Graphics shaders that do not translate yet, with the cause (docs/graphics.md).
-const KNOWN: &[(&str, &str)] = &[
-    (
-        "fs_sampler_dyn_all.frag.dksh",
-        "TXQ.B whose handle register holds a bare array index (vMat & 3), not a handle loaded \
-         from the handle bank: meaning not established",
-    ),
-    (
-        "fs_gather_all.frag.dksh",
-        "TLD4.PTP (textureGatherOffsets) not translated",
-    ),
-    (
-        "fs_tex_dims.frag.dksh",
-        "TXD.AOFFI (textureGradOffset) not translated",
-    ),
-];
+const KNOWN: &[(&str, &str)] = &[];
 
 fn dksh_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
@@ -65,6 +51,11 @@ fn clip_cull(src: &str) -> Option<(u32, u32)> {
 /// Translates one DKSH graphics program under the deko3d layout; None for compute. The
 /// clip / cull split comes from the GLSL source next to it (`NAME.glsl`), when there is one.
 pub fn translate_file(p: &Path) -> Option<Result<Vec<u32>, String>> {
+    translate_output(p).map(|r| r.map(|o| o.words))
+}
+
+/// [`translate_file`] with the reflection.
+fn translate_output(p: &Path) -> Option<Result<dmsh_spv::Output, String>> {
     let bytes = std::fs::read(p).ok()?;
     let prog = match dksh::parse(&bytes) {
         Ok(x) => x,
@@ -91,9 +82,46 @@ pub fn translate_file(p: &Path) -> Option<Result<Vec<u32>, String>> {
             }
         }
         dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
-            .map(|o| o.words)
             .map_err(|e| e.to_string())
     }))
+}
+
+/// fs_sampler_dyn_all's four `TXQ.B` (textureSize / textureQueryLevels of `t2[i]`, `t3[j]`,
+/// `ts[j]`) get the bare array index (`vIdx & 3`, `vIdx & 1`, no LDC) as the handle: uam
+/// drops the array's first binding (TGSI `SAMP[ADDR[2].x+4]`), so the hardware queries
+/// texture descriptor i / j. That is the `tex_dyn` array element (handle & 0xfffff). The
+/// samplers loaded with `LDC c[0][R + 0x690…]` in the same block stay run-time indexed arrays
+/// at binding 64 + first slot; the manual cube `textureGrad` samples a handle loaded in an
+/// earlier block (R18), which goes through the tex_dyn / samp_dyn arrays.
+#[test]
+fn txq_on_a_bare_index_queries_the_tex_dyn_array() {
+    let root = common::root();
+    let p = root.join("tests/corpus/extra/glsl/fs_sampler_dyn_all.frag.dksh");
+    let o = translate_output(&p).unwrap().unwrap();
+    common::spirv_val(&o.words).unwrap();
+    let kinds: Vec<_> = o
+        .reflection
+        .resources
+        .iter()
+        .filter(|r| r.kind != "cbuf")
+        .map(|r| (r.kind, r.binding, r.count))
+        .collect();
+    println!("{kinds:?}");
+    let t = 64 + dmsh_ir::TEX_DYN as u32;
+    assert!(kinds.contains(&("tex_dyn", t, 32)), "{kinds:?}");
+    for b in [64, 68, 70, 72] {
+        assert!(kinds.contains(&("texture", b, 0)), "binding {b}: {kinds:?}");
+    }
+    let m = rspirv::dr::load_words(&o.words).unwrap();
+    let ops = |op| {
+        m.functions
+            .iter()
+            .flat_map(|f| f.blocks.iter())
+            .flat_map(|b| b.instructions.iter())
+            .filter(|i| i.class.opcode == op)
+            .count()
+    };
+    assert!(ops(rspirv::spirv::Op::ImageQuerySizeLod) >= 4);
 }
 
 /// vs_clipdist writes 4 clip distances and 1 cull distance (uam marks all 8 slots): with the
@@ -249,9 +277,15 @@ fn bad_header_and_attribute_are_clear_errors() {
     assert!(e.contains("outside the known attribute space"), "{e}");
     let e = try_it(&tiny_vertex(0x0000_001f, 0x80)).unwrap_err();
     println!("{e}");
-    assert!(e.contains("tiny") && e.contains("sph_type"), "{e}");
+    assert!(
+        e.contains("tiny") && e.contains("offset 0x0") && e.contains("sph_type"),
+        "{e}"
+    );
     let e = try_it(&tiny_vertex(0x0006_0461, 0x80)[..0x40]).unwrap_err();
-    assert!(e.contains("need 0x50"), "{e}");
+    assert!(
+        e.contains("tiny") && e.contains("offset 0x0") && e.contains("need 0x50"),
+        "{e}"
+    );
     // A fragment SPH given as a vertex stage.
     let cfg = dksh::graphics_config(
         dmsh_ir::Stage::Vertex,

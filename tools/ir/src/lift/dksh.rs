@@ -119,7 +119,8 @@ pub fn graphics_config(
     layout: BindingLayout,
     key: &str,
 ) -> Result<Config, String> {
-    let sph = dmsh_isa::sph_info::SphInfo::parse(code).map_err(|e| format!("shader {key}: {e}"))?;
+    let sph = dmsh_isa::sph_info::SphInfo::parse(code)
+        .map_err(|e| format!("shader {key}: offset 0x0: program header (SPH): {e}"))?;
     let abi = if layout.name == "nvn" {
         Abi::Nvn
     } else {

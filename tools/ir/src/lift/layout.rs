@@ -68,7 +68,9 @@ impl BindingLayout {
             samp_base: None,
             septex_base: None,
             septex_count: 0,
-            tex_dyn: false,
+            // deko3d handles are descriptor IDs (dkMakeTextureHandle: image descriptor |
+            // sampler descriptor << 20): one computed at run time indexes the tex_dyn arrays.
+            tex_dyn: true,
             first_ubo_bank: 2,
             sbuf_base: b + 0xa0,
         }

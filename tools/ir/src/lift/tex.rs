@@ -554,25 +554,43 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 rr(cx, ra, 0)
             };
-            // A TXQ handle may name a texture or an image.
-            let (image, s) = match slot(cx, i, false, hreg) {
-                Ok(s) => (false, s),
+            // A TXQ handle may name a texture or an image; a handle computed in registers
+            // (not a handle-bank word) is a texture ID: the `tex_dyn` array element it names
+            // (uam's TXQ.B on a sampler array indexed at run time passes the bare array index
+            // as the handle, dropping the array's first binding).
+            let (image, s, dynh) = match slot(cx, i, false, hreg) {
+                Ok(s) => (false, s, None),
                 Err(e) => match slot(cx, i, true, hreg) {
-                    Ok(s) => (true, s),
-                    Err(_) => return Err(e),
+                    Ok(s) => (true, s, None),
+                    Err(_) => match (hreg, layout(cx).filter(|l| l.tex_dyn)) {
+                        (Some(h), Some(_)) if loaded_word(cx, h).is_none() => {
+                            (false, crate::gfx::TEX_DYN, Some(h))
+                        }
+                        _ => return Err(e),
+                    },
                 },
             };
             let mut d = desc(TexKind::QuerySize, TexDim::D2, false, s);
             d.ms = image; // marks an image query for the back end
             if samples {
-                if image {
-                    return Err(cx.unsupported(i, "TXQ TEX_HEADER_TEXTURE_TYPE on an image"));
+                if image || dynh.is_some() {
+                    return Err(cx.unsupported(
+                        i,
+                        "TXQ TEX_HEADER_TEXTURE_TYPE on an image or a run-time texture ID",
+                    ));
                 }
                 d = desc(TexKind::QuerySamples, TexDim::D2, false, s);
             }
             let c = tuple(cx, [z, z, z, z]);
             let e = tuple(cx, [lodr, z, z, z]);
-            let r = cx.emit(Op::Tex(d), Type::Void, &[c, e]);
+            let r = match dynh {
+                Some(h) => {
+                    d.dyn_count = layout(cx).map(|l| l.tex_dyn_count()).unwrap_or(1);
+                    let g = tuple(cx, [z, z, z, z]);
+                    cx.emit(Op::Tex(d), Type::Void, &[c, e, g, h])
+                }
+                None => cx.emit(Op::Tex(d), Type::Void, &[c, e]),
+            };
             let comps = mask_comps(i);
             let dests: Vec<u8> = (0..comps.len() as u8).map(|k| regk(rd, k)).collect();
             write(cx, r, &comps, &dests);

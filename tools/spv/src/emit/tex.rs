@@ -139,26 +139,35 @@ impl E {
     /// element (handle >> 20), each clamped to the last element.
     fn tex_dyn_sampled(&mut self, d: &TexDesc, var: Word, sit: Word, it: Word, h: Word) -> Word {
         let u = self.ty(Type::U32);
-        let bt = self.ty(Type::Bool);
-        let last = self.u32c(d.dyn_count.max(1) as u32 - 1);
-        let mask = self.u32c(0xf_ffff);
         let sh = self.u32c(20);
-        let tid = self.op(spirv::Op::BitwiseAnd, u, &[h, mask]);
+        let img = self.tex_dyn_image(d.dyn_count, var, it, h);
         let sid = self.op(spirv::Op::ShiftRightLogical, u, &[h, sh]);
-        let mut clamp = |x: Word| {
-            let lt = self.op(spirv::Op::ULessThan, bt, &[x, last]);
-            self.op(spirv::Op::Select, u, &[lt, x, last])
-        };
-        let tid = clamp(tid);
-        let sid = clamp(sid);
-        let pi = self.ptr(StorageClass::UniformConstant, it);
-        let p = self.op(spirv::Op::AccessChain, pi, &[var, tid]);
-        let img = self.load_id(it, p);
+        let sid = self.clamp_last(sid, d.dyn_count);
         let (svar, st) = self.tex_dyn_sampler(d.dyn_count);
         let ps = self.ptr(StorageClass::UniformConstant, st);
         let p = self.op(spirv::Op::AccessChain, ps, &[svar, sid]);
         let smp = self.load_id(st, p);
         self.op(spirv::Op::SampledImage, sit, &[img, smp])
+    }
+
+    /// min(x, n − 1) (unsigned).
+    fn clamp_last(&mut self, x: Word, n: u8) -> Word {
+        let u = self.ty(Type::U32);
+        let bt = self.ty(Type::Bool);
+        let last = self.u32c(n.max(1) as u32 - 1);
+        let lt = self.op(spirv::Op::ULessThan, bt, &[x, last]);
+        self.op(spirv::Op::Select, u, &[lt, x, last])
+    }
+
+    /// Texture element (handle & 0xfffff, clamped to the last) of a `tex_dyn` array.
+    fn tex_dyn_image(&mut self, n: u8, var: Word, it: Word, h: Word) -> Word {
+        let u = self.ty(Type::U32);
+        let mask = self.u32c(0xf_ffff);
+        let tid = self.op(spirv::Op::BitwiseAnd, u, &[h, mask]);
+        let tid = self.clamp_last(tid, n);
+        let pi = self.ptr(StorageClass::UniformConstant, it);
+        let p = self.op(spirv::Op::AccessChain, pi, &[var, tid]);
+        self.load_id(it, p)
     }
 
     fn scalar_of_ct(&mut self, ct: CompType) -> Word {
@@ -384,8 +393,13 @@ impl E {
             let dd = TexDesc { dim, array, ..d };
             let dd = TexDesc { ms: false, ..dd };
             let (var, sit, it) = self.tex_var(&dd);
-            let si = self.load_id(sit, var);
-            let img = self.op(spirv::Op::Image, it, &[si]);
+            let img = if d.slot == dmsh_ir::TEX_DYN {
+                let h = self.vals[inst.args[3].index()];
+                self.tex_dyn_image(d.dyn_count, var, it, h)
+            } else {
+                let si = self.load_id(sit, var);
+                self.op(spirv::Op::Image, it, &[si])
+            };
             let n = if dim == TexDim::Cube {
                 2 + array as usize
             } else {
