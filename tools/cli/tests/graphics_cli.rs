@@ -179,3 +179,73 @@ fn facts_by_shader_key() {
     println!("ok key {key}: manual types applied, stage checked");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Whether a SPIR-V module declares `OpCapability CullDistance` (capability 33).
+fn has_cull_capability(spv: &[u8]) -> bool {
+    let w: Vec<u32> = spv
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    w.windows(2).any(|p| p[0] == 0x0002_0011 && p[1] == 33)
+}
+
+/// vs_clipdist writes 4 clip and 1 cull distance (its GLSL); the binary cannot tell them apart.
+/// The split comes from `--clip-cull`, else the facts: a manual `KEY clip_cull C K` row or the
+/// split table's optional `clip_distances` / `cull_distances` columns; without any, every slot
+/// is a clip distance.
+#[test]
+fn clip_cull_split_from_facts() {
+    let dir = std::env::temp_dir().join(format!("dmsh-clipcull-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let code = corpus("vs_clipdist.vert.dksh");
+    let out = dir.join("vs.spv");
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "translate",
+            "--stage",
+            "vertex",
+            "--code",
+            code.to_str().unwrap(),
+            "--key",
+            "00c11dc011dc0000",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        a.extend_from_slice(extra);
+        let o = dmsh(&a);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        has_cull_capability(&std::fs::read(&out).unwrap())
+    };
+    assert!(!run(&[]), "no split: clip distances only");
+    let manual = dir.join("shader_facts_manual.tsv");
+    std::fs::write(&manual, "# vs_clipdist\n00c11dc011dc0000 clip_cull 4 1\n").unwrap();
+    assert!(run(&["--facts", manual.to_str().unwrap()]), "manual row");
+    let split = dir.join("shader_facts.tsv");
+    std::fs::write(
+        &split,
+        "key\tstage\tgen\tclip_distances\tcull_distances\n00c11dc011dc0000\tvertex\tnvn1\t4\t1\n",
+    )
+    .unwrap();
+    assert!(run(&["--facts", split.to_str().unwrap()]), "split columns");
+    assert!(
+        !run(&["--facts", split.to_str().unwrap(), "--clip-cull", "8,0"]),
+        "--clip-cull wins"
+    );
+    let bad = dir.join("bad.tsv");
+    std::fs::write(&bad, "00c11dc011dc0000 clip_cull 6 3\n").unwrap();
+    let o = dmsh(&[
+        "translate",
+        "--stage",
+        "vertex",
+        "--code",
+        code.to_str().unwrap(),
+        "--facts",
+        bad.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("line 1"), "{e}");
+    println!("ok clip/cull split from facts");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -19,6 +19,8 @@ enum Fact {
     Tex(usize, CompType),
     /// Image slot n has this format.
     Image(usize, ImageFmt),
+    /// (C, K): the shader writes C clip distances, then K cull distances (`clip_cull C K`).
+    ClipCull(u32, u32),
 }
 
 /// The facts tables given to one translation.
@@ -36,6 +38,11 @@ fn num(s: &str) -> Option<u64> {
         Some(h) => u64::from_str_radix(h, 16).ok(),
         None => s.parse().ok(),
     }
+}
+
+/// A clip / cull split with C + K ≤ 8 (the hardware's eight distance slots).
+fn split_ok(c: u64, k: u64) -> Option<Fact> {
+    (c + k <= 8).then_some(Fact::ClipCull(c as u32, k as u32))
 }
 
 impl Facts {
@@ -84,8 +91,8 @@ impl Facts {
         Ok(())
     }
 
-    /// The manual format: `KEY in|out|tex|image N TYPE` per line, whitespace-separated, `#`
-    /// comments.
+    /// The manual format: `KEY in|out|tex|image N TYPE` or `KEY clip_cull C K` per line,
+    /// whitespace-separated, `#` comments.
     fn add_manual(&mut self, text: &str) -> anyhow::Result<()> {
         for (ln, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
@@ -104,6 +111,10 @@ impl Facts {
                 "out" if idx < 32 => Fact::Out(idx, ct()?),
                 "tex" if idx < 32 => Fact::Tex(idx, ct()?),
                 "image" if idx < 8 => Fact::Image(idx, ImageFmt::parse(cols[3]).ok_or_else(bad)?),
+                "clip_cull" => {
+                    let k: u32 = cols[3].parse().map_err(|_| bad())?;
+                    split_ok(idx as u64, k as u64).ok_or_else(bad)?
+                }
                 "in" | "out" | "tex" | "image" => return Err(bad()),
                 k => bail!("line {}: unknown kind {k}", ln + 1),
             };
@@ -145,10 +156,39 @@ impl Facts {
                 Fact::Out(i, t) => g.outputs[i] = t,
                 Fact::Tex(i, t) => g.textures[i] = t,
                 Fact::Image(i, f) => g.images[i] = f,
+                Fact::ClipCull(c, k) => g.clip_cull = Some((c, k)),
             }
             n += 1;
         }
         n
+    }
+
+    /// The clip / cull distance split of `key`: a manual `clip_cull C K` row, else the split
+    /// table's optional `clip_distances` and `cull_distances` columns (both present); None
+    /// when no table says. A value outside C + K ≤ 8 is an error naming the key.
+    pub fn clip_cull(&self, key: &str) -> anyhow::Result<Option<(u32, u32)>> {
+        let manual = self.manual.iter().rev().find_map(|(k, f)| match f {
+            Fact::ClipCull(c, n) if k == key => Some((*c, *n)),
+            _ => None,
+        });
+        if manual.is_some() {
+            return Ok(manual);
+        }
+        let Some(row) = self.row(key) else {
+            return Ok(None);
+        };
+        let (Some(c), Some(k)) = (row.get("clip_distances"), row.get("cull_distances")) else {
+            return Ok(None);
+        };
+        match (num(c), num(k)) {
+            (Some(c), Some(k)) => match split_ok(c, k) {
+                Some(Fact::ClipCull(c, k)) => Ok(Some((c, k))),
+                _ => bail!(
+                    "shader_facts.tsv: key {key}: clip_distances {c} + cull_distances {k} > 8"
+                ),
+            },
+            _ => bail!("shader_facts.tsv: key {key}: clip_distances / cull_distances not numbers"),
+        }
     }
 
     /// Checks the split table's row against the translation asked for: the stage must agree
@@ -212,5 +252,36 @@ mod tests {
         assert!(f.add("k in 32 f\n").is_err(), "location out of range");
         assert!(f.add("k tex 0 q\n").is_err(), "bad type");
         assert!(f.add("k in 0\n").is_err(), "3 columns");
+    }
+
+    #[test]
+    fn clip_cull_from_either_table() {
+        let mut f = Facts::default();
+        // Old split tables (no distance columns) still parse and say nothing.
+        f.add(SPLIT).unwrap();
+        assert_eq!(f.clip_cull("0123456789abcdef").unwrap(), None);
+        // New optional columns.
+        f.add(
+            "key\tstage\tclip_distances\tcull_distances\naaaa\tvertex\t4\t1\nbbbb\tvertex\t6\t3\n",
+        )
+        .unwrap();
+        assert_eq!(f.clip_cull("aaaa").unwrap(), Some((4, 1)));
+        let e = f.clip_cull("bbbb").unwrap_err().to_string();
+        assert!(e.contains("bbbb") && e.contains("> 8"), "{e}");
+        // A manual row wins over the split table.
+        f.add("aaaa clip_cull 2 2 # vs_clipdist variant\n").unwrap();
+        assert_eq!(f.clip_cull("aaaa").unwrap(), Some((2, 2)));
+        assert!(f.add("k clip_cull 5 4\n").is_err(), "C + K > 8");
+        assert!(f.add("k clip_cull 1 x\n").is_err(), "not a number");
+        let sph = dmsh_isa::sph_info::SphInfo::parse(&{
+            let mut w = [0u32; 20];
+            w[0] = 0x0006_0461;
+            w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()
+        })
+        .unwrap();
+        let layout = dmsh_ir::lift::BindingLayout::deko3d(dmsh_ir::Stage::Vertex);
+        let mut g = Gfx::new(sph, layout, "aaaa");
+        assert_eq!(f.apply_gfx("aaaa", &mut g), 1);
+        assert_eq!(g.clip_cull, Some((2, 2)));
     }
 }

@@ -185,9 +185,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         if let Some(p) = &args.partner {
             g.extra_outputs = partner_inputs(p)?;
         }
-        if let Some(cc) = &args.clip_cull {
-            g.clip_cull = Some(clip_cull(cc)?);
-        }
+        // --clip-cull, else the facts (manual `clip_cull C K`, or the split table's
+        // clip_distances / cull_distances columns).
+        g.clip_cull = match &args.clip_cull {
+            Some(cc) => Some(clip_cull(cc)?),
+            None => facts.clip_cull(&fkey)?,
+        };
     }
     let fma = match args.fma.as_str() {
         "exact" => FmaMode::Exact,
