@@ -1,5 +1,6 @@
-//! Throughput of decode + lift + passes + SPIR-V emission over the corpus (every sm53 kernel
-//! of tests/corpus/sass and every dksh compute shader that translates), on one thread.
+//! Throughput of decode + lift + passes + SPIR-V emission over the 92 corpus shaders (every
+//! sm53 kernel of tests/corpus/sass, every DKSH program of tests/corpus/dksh: compute and
+//! graphics), on one thread: for all of them, compute only and graphics only.
 //! Prints shaders/s and instructions/s by wall time and by this thread's CPU time (the
 //! machine may be shared), the ratio to issue 4's goal, and a per-phase breakdown; asserts
 //! nothing about time.
@@ -9,8 +10,8 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use dmsh_ir::lift::Config;
-use dmsh_spv::{translate, Options};
+use dmsh_ir::lift::{dksh, BindingLayout, Config};
+use dmsh_spv::{translate, translate_graphics, Options, Output};
 use std::time::{Duration, Instant};
 
 /// Issue 4's goal: twice yuzu's shader recompiler on one core.
@@ -48,37 +49,182 @@ impl Clock {
     }
 }
 
-type Job = (String, Vec<u8>, Config);
+/// One corpus shader: name, code (graphics: SPH + instructions), configuration, and whether
+/// it takes the graphics path (`lift_graphics` / `translate_graphics`).
+struct Job {
+    name: String,
+    code: Vec<u8>,
+    cfg: Config,
+    graphics: bool,
+}
 
-fn main() {
+impl Job {
+    /// Guest instruction slots (excluding scheduling words and the SPH).
+    fn insts(&self) -> usize {
+        let sph = if self.graphics {
+            dmsh_isa::sph::SPH_SIZE
+        } else {
+            0
+        };
+        (self.code.len() - sph) / 8 * 3 / 4
+    }
+
+    /// The instruction bytes (the code after the SPH for graphics).
+    fn instrs(&self) -> &[u8] {
+        if self.graphics {
+            &self.code[dmsh_isa::sph::SPH_SIZE..]
+        } else {
+            &self.code
+        }
+    }
+
+    fn translate(&self, opts: &Options) -> Result<Output, dmsh_spv::TranslateError> {
+        if self.graphics {
+            translate_graphics(&self.code, &self.cfg, opts)
+        } else {
+            translate(&self.code, &self.cfg, opts)
+        }
+    }
+
+    fn lift(&self) -> dmsh_ir::Shader {
+        if self.graphics {
+            dmsh_ir::lift::lift_graphics(&self.code, &self.cfg).expect("lifts")
+        } else {
+            dmsh_ir::lift::lift(&self.code, &self.cfg).expect("lifts")
+        }
+    }
+}
+
+/// The 92 corpus shaders: the sm53 kernels of tests/corpus/sass and every DKSH program of
+/// tests/corpus/dksh (compute and graphics), configured as the corpus tests configure them.
+fn corpus() -> Vec<Job> {
     let mut jobs: Vec<Job> = Vec::new();
     for (name, path) in common::sass_kernels() {
         let c = dmsh_cubin::read(&path).expect("cubin");
         let k = c.kernel(&name).expect("kernel");
         let cfg = common::cuda_config(k, common::io_block(&name).unwrap_or([32, 1, 1]));
-        jobs.push((name, k.code.clone(), cfg));
+        jobs.push(Job {
+            name,
+            code: k.code.clone(),
+            cfg,
+            graphics: false,
+        });
     }
     for (name, code, ls, shared, local) in common::dksh_compute() {
-        jobs.push((name, code, common::deko3d_config(ls, shared, local)));
+        jobs.push(Job {
+            name,
+            code,
+            cfg: common::deko3d_config(ls, shared, local),
+            graphics: false,
+        });
     }
+    let dir = common::root().join("tests/corpus/dksh");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dksh dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "dksh"))
+        .collect();
+    files.sort();
+    for p in files {
+        let bytes = std::fs::read(&p).expect("dksh");
+        let prog = dksh::parse(&bytes).expect("dksh parses");
+        if prog.stage == dmsh_ir::Stage::Compute {
+            continue;
+        }
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let mut cfg = dksh::graphics_config(
+            prog.stage,
+            &prog.code,
+            &prog.cbuf1,
+            BindingLayout::deko3d(prog.stage),
+            &name,
+        )
+        .expect("graphics config");
+        if let Some(g) = cfg.gfx.as_mut() {
+            g.early_fragment_tests = prog.early_fragment_tests;
+            g.tess_param = prog.tess_param;
+        }
+        jobs.push(Job {
+            name,
+            code: prog.code,
+            cfg,
+            graphics: true,
+        });
+    }
+    jobs
+}
+
+/// Measures whole translations of `set` (as a user calls it) and prints rates and the ratio
+/// to the goal.
+fn measure(label: &str, set: &[&Job], opts: &Options, more: &dyn Fn(u64, Instant) -> bool) {
+    let insts: usize = set.iter().map(|j| j.insts()).sum();
+    let start = Instant::now();
+    let cpu0 = cpu_now();
+    let mut rounds = 0u64;
+    let mut words = 0usize;
+    while more(rounds, start) {
+        for j in set {
+            let out = j.translate(opts).expect("translated before");
+            words += out.words.len();
+        }
+        rounds += 1;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let cpu = cpu_now() - cpu0;
+    let shaders = rounds as f64 * set.len() as f64;
+    let n_insts = rounds as f64 * insts as f64;
+    println!(
+        "{label}: {} shaders, {} instruction slots each round",
+        set.len(),
+        insts
+    );
+    println!(
+        "  wall: {:.0} shaders/s, {:.0} instructions/s, {:.1} MB/s of SPIR-V ({} rounds in {:.2} s, one thread)",
+        shaders / secs,
+        n_insts / secs,
+        words as f64 * 4.0 / secs / 1e6,
+        rounds,
+        secs
+    );
+    if cpu > 0.0 {
+        println!(
+            "  cpu:  {:.0} shaders/s, {:.0} instructions/s ({:.2} s of thread CPU time, {:.0}% of wall)",
+            shaders / cpu,
+            n_insts / cpu,
+            cpu,
+            100.0 * cpu / secs
+        );
+        println!(
+            "  goal (issue 4: {:.0} shaders/s, {:.0} instructions/s): cpu {:.2}× / {:.2}×, wall {:.2}× / {:.2}×",
+            GOAL_SHADERS,
+            GOAL_INSTS,
+            shaders / cpu / GOAL_SHADERS,
+            n_insts / cpu / GOAL_INSTS,
+            shaders / secs / GOAL_SHADERS,
+            n_insts / secs / GOAL_INSTS
+        );
+    }
+}
+
+fn main() {
+    let jobs = corpus();
     let opts = Options::default();
     let mut ok: Vec<&Job> = Vec::new();
     let mut failed = Vec::new();
     // FNV-1a over every output word: equal digests = identical SPIR-V.
     let mut digest = 0xcbf2_9ce4_8422_2325u64;
     for j in &jobs {
-        match translate(&j.1, &j.2, &opts) {
+        match j.translate(&opts) {
             Ok(out) => {
                 for &w in &out.words {
                     digest = (digest ^ w as u64).wrapping_mul(0x100_0000_01b3);
                 }
                 ok.push(j)
             }
-            Err(e) => failed.push(format!("{}: {e}", j.0)),
+            Err(e) => failed.push(format!("{}: {e}", j.name)),
         }
     }
-    // Guest instructions (excluding scheduling words) of the shaders that translate.
-    let insts: usize = ok.iter().map(|j| j.1.len() / 8 * 3 / 4).sum();
     let fixed_rounds: Option<u64> = std::env::var("DMSH_BENCH_ROUNDS")
         .ok()
         .and_then(|s| s.parse().ok());
@@ -88,64 +234,28 @@ fn main() {
             .and_then(|s| s.parse().ok())
             .unwrap_or(3.0),
     );
-    let more = |rounds: u64, start: Instant| match fixed_rounds {
+    let more = move |rounds: u64, start: Instant| match fixed_rounds {
         Some(n) => rounds < n,
         None => start.elapsed() < budget,
     };
-    // Whole translation, as a user calls it.
-    let start = Instant::now();
-    let cpu0 = cpu_now();
-    let mut rounds = 0u64;
-    let mut words = 0usize;
-    while more(rounds, start) {
-        for j in &ok {
-            let out = translate(&j.1, &j.2, &opts).expect("translated before");
-            words += out.words.len();
-        }
-        rounds += 1;
-    }
-    let secs = start.elapsed().as_secs_f64();
-    let cpu = cpu_now() - cpu0;
-    let shaders = rounds as f64 * ok.len() as f64;
-    let n_insts = rounds as f64 * insts as f64;
     println!(
-        "translate (decode + lift + passes + SPIR-V): {} shaders ({} fail and are excluded), {} instruction slots each round",
+        "translate (decode + lift + passes + SPIR-V), one thread: {} of {} corpus shaders translate ({} fail and are excluded)",
         ok.len(),
-        failed.len(),
-        insts
+        jobs.len(),
+        failed.len()
     );
     for f in &failed {
         println!("  excluded: {f}");
     }
     println!("SPIR-V digest of the round: {digest:016x}");
-    println!(
-        "wall: {:.0} shaders/s, {:.0} instructions/s, {:.1} MB/s of SPIR-V ({} rounds in {:.2} s, one thread)",
-        shaders / secs,
-        n_insts / secs,
-        words as f64 * 4.0 / secs / 1e6,
-        rounds,
-        secs
-    );
-    if cpu > 0.0 {
-        println!(
-            "cpu:  {:.0} shaders/s, {:.0} instructions/s ({:.2} s of thread CPU time, {:.0}% of wall)",
-            shaders / cpu,
-            n_insts / cpu,
-            cpu,
-            100.0 * cpu / secs
-        );
-        println!(
-            "goal (issue 4: {:.0} shaders/s, {:.0} instructions/s): cpu {:.2}× / {:.2}×, wall {:.2}× / {:.2}×",
-            GOAL_SHADERS,
-            GOAL_INSTS,
-            shaders / cpu / GOAL_SHADERS,
-            n_insts / cpu / GOAL_INSTS,
-            shaders / secs / GOAL_SHADERS,
-            n_insts / secs / GOAL_INSTS
-        );
-    }
-    // Per-phase breakdown: the same work, phase by phase (decode alone is measured apart:
-    // lifting decodes again).
+    measure("all", &ok, &opts, &more);
+    let compute: Vec<&Job> = ok.iter().copied().filter(|j| !j.graphics).collect();
+    measure("compute only", &compute, &opts, &more);
+    let graphics: Vec<&Job> = ok.iter().copied().filter(|j| j.graphics).collect();
+    measure("graphics only", &graphics, &opts, &more);
+    // Per-phase breakdown over all: the same work, phase by phase (decode alone is measured
+    // apart: lifting decodes again).
+    let insts: usize = ok.iter().map(|j| j.insts()).sum();
     let passes = dmsh_ir::passes::PASSES;
     let mut decode = Clock::default();
     let mut lift = Clock::default();
@@ -158,11 +268,11 @@ fn main() {
     while more(prounds, start) {
         for j in &ok {
             sink += decode.time(|| {
-                dmsh_isa::stream::instructions(&j.1)
+                dmsh_isa::stream::instructions(j.instrs())
                     .filter(|(_, r, _)| r.is_ok())
                     .count()
             });
-            let mut sh = lift.time(|| dmsh_ir::lift::lift(&j.1, &j.2).expect("lifts"));
+            let mut sh = lift.time(|| j.lift());
             for (k, (_, pass)) in passes.iter().enumerate() {
                 pass_clocks[k].time(|| pass(&mut sh.func));
             }
