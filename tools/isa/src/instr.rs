@@ -133,6 +133,7 @@ impl Instr {
     }
 
     /// The form's table entry.
+    #[inline]
     pub fn form_def(&self) -> &'static Form {
         &table().forms[self.form as usize]
     }
@@ -150,7 +151,11 @@ impl Instr {
     /// The guard predicate and whether it is negated (`@!P0` = `(Pred(0), true)`);
     /// `(PT, false)` for unguarded instructions.
     pub fn guard(&self) -> (Pred, bool) {
-        match (self.raw(Field::Guard), self.raw(Field::GuardNeg)) {
+        let form = self.form_def();
+        match (
+            form.raw(Field::Guard, self.bits),
+            form.raw(Field::GuardNeg, self.bits),
+        ) {
             (Some(p), Some(n)) => (Pred(p as u8), n != 0),
             _ => (Pred::PT, false),
         }
@@ -162,8 +167,9 @@ impl Instr {
     }
 
     /// The raw bits of a field (unscaled, not sign-extended).
+    #[inline]
     pub fn raw(&self, f: Field) -> Option<u64> {
-        self.form_def().field(f).map(|d| d.extract(self.bits))
+        self.form_def().raw(f, self.bits)
     }
 
     /// The logical value of a field: sign-extended for signed immediates and branch

@@ -237,6 +237,28 @@ pub struct Form {
     /// Index into [`Form::fields`] by `Field as usize` (`u8::MAX`: absent), so that field
     /// lookups are one load instead of a scan.
     pub slot: Vec<u8>,
+    /// Single-piece extraction by `Field as usize`: `lo | len << 7` ([`QUICK_ABSENT`]: the form
+    /// lacks the field; [`QUICK_PIECES`]: several pieces, see [`Form::fields`]), so that the
+    /// common raw read is one load and a shift.
+    pub quick: Vec<u16>,
+}
+
+/// [`Form::quick`]: the form has no such field.
+pub const QUICK_ABSENT: u16 = u16::MAX;
+/// [`Form::quick`]: the field has several bit pieces.
+pub const QUICK_PIECES: u16 = u16::MAX - 1;
+
+/// The [`Form::quick`] table of a field list and its slots.
+fn quick(fields: &[FieldDef], slot: &[u8]) -> Vec<u16> {
+    slot.iter()
+        .map(|&i| match fields.get(i as usize) {
+            None => QUICK_ABSENT,
+            Some(d) => match d.pieces[..] {
+                [(lo, len)] => lo as u16 | (len as u16) << 7,
+                _ => QUICK_PIECES,
+            },
+        })
+        .collect()
 }
 
 /// The [`Form::slot`] table of a field list.
@@ -264,6 +286,20 @@ impl Form {
     #[inline]
     pub fn field(&self, f: Field) -> Option<&FieldDef> {
         self.field_index(f).map(|i| &self.fields[i])
+    }
+
+    /// The raw (unscaled, unsigned) bits of field `f` in `bits`, if this form has it.
+    #[inline]
+    pub fn raw(&self, f: Field, bits: u64) -> Option<u64> {
+        match self.quick.get(f as usize).copied().unwrap_or(QUICK_ABSENT) {
+            QUICK_ABSENT => None,
+            QUICK_PIECES => self.field(f).map(|d| d.extract(bits)),
+            q => {
+                let (lo, len) = ((q & 0x7f) as u32, (q >> 7) as u32);
+                let m = if len >= 64 { !0 } else { (1u64 << len) - 1 };
+                Some((bits >> lo) & m)
+            }
+        }
     }
 }
 
@@ -297,6 +333,7 @@ impl Table {
 }
 
 /// The table, parsed on first use.
+#[inline]
 pub fn table() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| parse(TABLE_SOURCE).unwrap_or_else(|e| panic!("maxwell.tbl: {e}")))
@@ -635,12 +672,14 @@ fn parse_form(
         .collect();
     let tex_phase = toks.iter().any(|t| matches!(t, Tok::TexPhase));
     let slot = slots(&fields);
+    let quick = quick(&fields, &slot);
     Ok(Form {
         name: name.to_string(),
         opcode,
         mask,
         value,
         slot,
+        quick,
         fields,
         template: toks,
         checked,

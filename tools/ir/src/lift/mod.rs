@@ -259,21 +259,23 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
             source: BankSource::Buffer { guest_offset, size },
         });
     }
-    let used_local = f.insts.iter().any(|i| {
-        matches!(
-            i.op,
-            Op::Load(crate::Space::Local, _) | Op::Store(crate::Space::Local, _)
-        )
-    });
-    let used_shared = f.insts.iter().any(|i| {
-        matches!(
-            i.op,
+    // One scan over the instructions for both memory spaces.
+    let (mut used_local, mut used_shared) = (false, false);
+    for i in &f.insts {
+        match i.op {
+            Op::Load(crate::Space::Local, _) | Op::Store(crate::Space::Local, _) => {
+                used_local = true
+            }
             Op::Load(crate::Space::Shared, _)
-                | Op::Store(crate::Space::Shared, _)
-                | Op::Atomic(crate::Space::Shared, ..)
-                | Op::AtomicCas(crate::Space::Shared, _)
-        )
-    });
+            | Op::Store(crate::Space::Shared, _)
+            | Op::Atomic(crate::Space::Shared, ..)
+            | Op::AtomicCas(crate::Space::Shared, _) => used_shared = true,
+            _ => {}
+        }
+        if used_local && used_shared {
+            break;
+        }
+    }
     let _ = Type::Void;
     Ok(Shader {
         func: f,

@@ -9,8 +9,11 @@ use crate::ir::{BlockId, Function, Terminator};
 pub struct Cfg {
     /// Where a branch to each block really goes (past empty blocks that only jump on).
     pub redirect: Vec<BlockId>,
-    /// Successors (redirected) in terminator order (duplicates kept: a branch may name one block twice).
-    pub succs: Vec<Vec<BlockId>>,
+    /// Successors (redirected) in terminator order (duplicates kept: a branch may name one
+    /// block twice), block after block: those of `b` are `succ_list[succ_at[b]..succ_at[b + 1]]`
+    /// (see [`Cfg::succs`]).
+    succ_list: Vec<BlockId>,
+    succ_at: Vec<u32>,
     /// Reachable blocks in reverse postorder (the entry first).
     pub order: Vec<BlockId>,
     /// Position of each block in `order` (`usize::MAX` when unreachable).
@@ -55,22 +58,35 @@ impl Cfg {
             }
             *r = BlockId(t as u32);
         }
-        let succs: Vec<Vec<BlockId>> = (0..n)
-            .map(|b| {
-                f.succs(BlockId(b as u32))
-                    .into_iter()
-                    .map(|s| redirect[s.index()])
-                    .collect()
-            })
-            .collect();
+        // Successors, flat (no allocation per block).
+        let mut succ_list: Vec<BlockId> = Vec::with_capacity(2 * n);
+        let mut succ_at: Vec<u32> = Vec::with_capacity(n + 1);
+        for b in &f.blocks {
+            succ_at.push(succ_list.len() as u32);
+            match &b.term {
+                Terminator::Jump(t) => succ_list.push(redirect[t.index()]),
+                Terminator::Branch(_, t, e) => {
+                    succ_list.push(redirect[t.index()]);
+                    succ_list.push(redirect[e.index()]);
+                }
+                Terminator::Switch(_, cases, d) => {
+                    succ_list.extend(cases.iter().map(|c| redirect[c.1.index()]));
+                    succ_list.push(redirect[d.index()]);
+                }
+                _ => {}
+            }
+        }
+        succ_at.push(succ_list.len() as u32);
+        let succs = |b: usize| &succ_list[succ_at[b] as usize..succ_at[b + 1] as usize];
         // Iterative depth-first postorder.
         let mut post = Vec::with_capacity(n);
         let mut seen = vec![false; n];
         let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
         seen[0] = true;
         while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-            if *i < succs[b].len() {
-                let s = succs[b][*i].index();
+            let ss = succs(b);
+            if *i < ss.len() {
+                let s = ss[*i].index();
                 *i += 1;
                 if !seen[s] {
                     seen[s] = true;
@@ -86,12 +102,25 @@ impl Cfg {
         for (i, b) in order.iter().enumerate() {
             rpo[b.index()] = i;
         }
-        let mut preds: Vec<Vec<BlockId>> = vec![Vec::new(); n];
+        // Predecessors (reachable ones), flat like the successors.
+        let mut pred_at = vec![0u32; n + 1];
         for &b in &order {
-            for &s in &succs[b.index()] {
-                preds[s.index()].push(b);
+            for &s in succs(b.index()) {
+                pred_at[s.index() + 1] += 1;
             }
         }
+        for i in 0..n {
+            pred_at[i + 1] += pred_at[i];
+        }
+        let mut pred_list = vec![BlockId(0); pred_at[n] as usize];
+        let mut fill = pred_at.clone();
+        for &b in &order {
+            for &s in succs(b.index()) {
+                pred_list[fill[s.index()] as usize] = b;
+                fill[s.index()] += 1;
+            }
+        }
+        let preds = |b: usize| &pred_list[pred_at[b] as usize..pred_at[b + 1] as usize];
         // Dominators.
         let mut idom: Vec<Option<usize>> = vec![None; n];
         idom[0] = Some(0);
@@ -100,7 +129,7 @@ impl Cfg {
             changed = false;
             for &b in order.iter().skip(1) {
                 let mut new: Option<usize> = None;
-                for &p in &preds[b.index()] {
+                for &p in preds(b.index()) {
                     let p = p.index();
                     if idom[p].is_none() {
                         continue;
@@ -145,18 +174,20 @@ impl Cfg {
         // Back edges, forward in-edges, natural loops.
         let mut fwd_in = vec![0usize; n];
         let mut header = vec![false; n];
-        let mut latches: Vec<Vec<usize>> = vec![Vec::new(); n];
+        // Back edges (latch, header).
+        let mut back: Vec<(usize, usize)> = Vec::new();
         for &b in &order {
-            for (k, &s) in succs[b.index()].iter().enumerate() {
+            let ss = succs(b.index());
+            for (k, &s) in ss.iter().enumerate() {
                 let (bi, si) = (b.index(), s.index());
-                if succs[bi][..k].contains(&s) {
+                if ss[..k].contains(&s) {
                     continue;
                 }
                 if rpo[si] > rpo[bi] {
                     fwd_in[si] += 1;
                 } else if dominates(si, bi) {
                     header[si] = true;
-                    latches[si].push(bi);
+                    back.push((bi, si));
                 } else {
                     return Err(Irreducible::Edge(b, s));
                 }
@@ -165,14 +196,19 @@ impl Cfg {
         // Loops, outermost (lowest reverse postorder) first, so inner loops overwrite.
         let mut loop_of: Vec<Option<BlockId>> = vec![None; n];
         let mut loop_parent: Vec<Option<BlockId>> = vec![None; n];
+        back.sort_unstable_by_key(|e| e.1);
         let mut mark = vec![usize::MAX; n];
+        let mut work: Vec<usize> = Vec::new();
         for &h in &order {
             let hi = h.index();
             if !header[hi] {
                 continue;
             }
             loop_parent[hi] = loop_of[hi];
-            let mut work: Vec<usize> = latches[hi].clone();
+            work.clear();
+            let from = back.partition_point(|e| e.1 < hi);
+            let to = back.partition_point(|e| e.1 <= hi);
+            work.extend(back[from..to].iter().map(|e| e.0));
             mark[hi] = hi;
             loop_of[hi] = Some(h);
             while let Some(x) = work.pop() {
@@ -181,7 +217,7 @@ impl Cfg {
                 }
                 mark[x] = hi;
                 loop_of[x] = Some(h);
-                for &p in &preds[x] {
+                for &p in preds(x) {
                     if mark[p.index()] != hi {
                         work.push(p.index());
                     }
@@ -190,7 +226,8 @@ impl Cfg {
         }
         Ok(Cfg {
             redirect,
-            succs,
+            succ_list,
+            succ_at,
             order,
             rpo,
             idom,
@@ -199,6 +236,11 @@ impl Cfg {
             loop_of,
             loop_parent,
         })
+    }
+
+    /// The successors of `b` (redirected, in terminator order, duplicates kept).
+    pub fn succs(&self, b: BlockId) -> &[BlockId] {
+        &self.succ_list[self.succ_at[b.index()] as usize..self.succ_at[b.index() + 1] as usize]
     }
 
     /// Whether `b` lies in the loop headed by `h`.

@@ -14,7 +14,7 @@ use super::nest::Nest;
 use super::tree::{Cond, Node, Structured};
 use super::Error;
 use crate::ir::BlockId;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 struct Frame {
     /// Labels reached by leaving this construct.
@@ -47,8 +47,8 @@ struct Lower {
 pub fn lower(n: &Nest) -> Result<Structured, Error> {
     let mut l = Lower {
         frames: Vec::new(),
-        constructs: HashSet::new(),
-        active: HashMap::new(),
+        constructs: HashSet::default(),
+        active: HashMap::default(),
         gotos: 0,
         block_loops: 0,
     };

@@ -16,7 +16,7 @@
 //! grow the function beyond a bound.
 
 use crate::ir::{BlockId, Function, Inst, Op, StackKind, Terminator, Type, Value};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Deepest static stack followed (the run-time stack holds 16 entries).
 const MAX_DEPTH: usize = 16;
@@ -47,7 +47,7 @@ pub fn switch_targets(f: &mut Function) {
     {
         return;
     }
-    let mut by_addr: HashMap<u32, BlockId> = HashMap::new();
+    let mut by_addr: HashMap<u32, BlockId> = HashMap::default();
     for (i, b) in f.blocks.iter().enumerate() {
         if let Some(a) = b.addr {
             by_addr.entry(a).or_insert(BlockId(i as u32));
@@ -114,7 +114,7 @@ pub fn resolve(f: &Function) -> Option<Function> {
     if !has_dynamic(f) || f.blocks.is_empty() {
         return None;
     }
-    let mut by_addr: HashMap<u32, BlockId> = HashMap::new();
+    let mut by_addr: HashMap<u32, BlockId> = HashMap::default();
     for (i, b) in f.blocks.iter().enumerate() {
         if let Some(a) = b.addr {
             by_addr.entry(a).or_insert(BlockId(i as u32));
@@ -126,7 +126,9 @@ pub fn resolve(f: &Function) -> Option<Function> {
         blocks: Vec::new(),
         indirect_targets: f.indirect_targets.clone(),
     };
-    let mut ids: HashMap<(BlockId, Stack), BlockId> = HashMap::new();
+    // Copies by (original block, interned stack).
+    let mut stacks: HashMap<Stack, u32> = HashMap::default();
+    let mut ids: HashMap<(BlockId, u32), BlockId> = HashMap::default();
     let mut copied = vec![false; f.blocks.len()];
     let mut work: Vec<(BlockId, Stack, BlockId)> = Vec::new();
     let mut exit_block: Option<BlockId> = None;
@@ -135,30 +137,44 @@ pub fn resolve(f: &Function) -> Option<Function> {
                    ob: BlockId,
                    st: &Stack|
      -> Option<BlockId> {
-        if let Some(&nb) = ids.get(&(ob, st.clone())) {
+        let next = stacks.len() as u32;
+        let sid = match stacks.get(st.as_slice()) {
+            Some(&k) => k,
+            None => {
+                stacks.insert(st.clone(), next);
+                next
+            }
+        };
+        if let Some(&nb) = ids.get(&(ob, sid)) {
             return Some(nb);
         }
         if g.blocks.len() >= limit {
             return None;
         }
         let nb = g.add_block(f.blocks[ob.index()].addr);
-        ids.insert((ob, st.clone()), nb);
+        ids.insert((ob, sid), nb);
         work.push((ob, st.clone(), nb));
         Some(nb)
     };
     get(&mut g, &mut work, BlockId(0), &Vec::new())?;
+    // Replacement of each value of the block being copied (`NONE`: itself); values never
+    // cross blocks, so the entries a block set are cleared after it.
+    let mut remap: Vec<Value> = vec![Value::NONE; f.insts.len()];
+    // Values that are pops of this block and the address each popped (None: empty).
+    let mut pops: Vec<(Value, Option<u32>)> = Vec::new();
     while let Some((ob, mut st, nb)) = work.pop() {
         let src = &f.blocks[ob.index()];
         // The first copy keeps the original values; later copies get fresh ones.
         let fresh = std::mem::replace(&mut copied[ob.index()], true);
-        let mut remap: HashMap<Value, Value> = HashMap::new();
-        let mut pops: HashMap<Value, Option<u32>> = HashMap::new();
+        pops.clear();
         let mut insts = Vec::with_capacity(src.insts.len());
         for &v in &src.insts {
             let mut inst: Inst = *f.inst(v);
-            for a in inst.args.iter_mut() {
-                if let Some(&r) = remap.get(a) {
-                    *a = r;
+            if fresh {
+                for a in inst.args.iter_mut() {
+                    if a.is_some() && remap[a.index()].is_some() {
+                        *a = remap[a.index()];
+                    }
                 }
             }
             match inst.op {
@@ -188,7 +204,7 @@ pub fn resolve(f: &Function) -> Option<Function> {
                         args: [Value::NONE; 4],
                     };
                     let nv = place(&mut g, v, inst, fresh, &mut remap);
-                    pops.insert(nv, target);
+                    pops.push((nv, target));
                     insts.push(nv);
                     continue;
                 }
@@ -197,7 +213,13 @@ pub fn resolve(f: &Function) -> Option<Function> {
             let nv = place(&mut g, v, inst, fresh, &mut remap);
             insts.push(nv);
         }
-        let map = |v: Value| remap.get(&v).copied().unwrap_or(v);
+        let map = |v: Value| {
+            if fresh && v.is_some() && remap[v.index()].is_some() {
+                remap[v.index()]
+            } else {
+                v
+            }
+        };
         let term = match &src.term {
             Terminator::Jump(t) => Terminator::Jump(get(&mut g, &mut work, *t, &st)?),
             Terminator::Branch(c, t, e) => {
@@ -215,10 +237,10 @@ pub fn resolve(f: &Function) -> Option<Function> {
             }
             Terminator::Dynamic(v) => {
                 let v = map(*v);
-                match pops.get(&v) {
+                match pops.iter().find(|p| p.0 == v).map(|p| p.1) {
                     Some(None) => Terminator::Exit,
                     Some(Some(t)) => {
-                        let tb = *by_addr.get(t)?;
+                        let tb = *by_addr.get(&t)?;
                         Terminator::Jump(get(&mut g, &mut work, tb, &st)?)
                     }
                     None => {
@@ -248,6 +270,11 @@ pub fn resolve(f: &Function) -> Option<Function> {
             }
             t => t.clone(),
         };
+        if fresh {
+            for &v in &src.insts {
+                remap[v.index()] = Value::NONE;
+            }
+        }
         let blk = &mut g.blocks[nb.index()];
         blk.insts = insts;
         blk.term = term;
@@ -256,17 +283,11 @@ pub fn resolve(f: &Function) -> Option<Function> {
 }
 
 /// Places (a copy of) instruction `v` in the new function.
-fn place(
-    g: &mut Function,
-    v: Value,
-    inst: Inst,
-    fresh: bool,
-    remap: &mut HashMap<Value, Value>,
-) -> Value {
+fn place(g: &mut Function, v: Value, inst: Inst, fresh: bool, remap: &mut [Value]) -> Value {
     if fresh {
         let nv = g.make(inst.op, inst.ty, &[]);
         g.insts[nv.index()] = inst;
-        remap.insert(v, nv);
+        remap[v.index()] = nv;
         nv
     } else {
         g.insts[v.index()] = inst;
