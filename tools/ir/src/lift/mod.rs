@@ -17,6 +17,7 @@ pub mod float;
 pub mod half;
 pub mod int;
 pub mod io;
+pub mod jump_table;
 pub mod layout;
 pub mod mem;
 pub mod tex;
@@ -107,6 +108,8 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
     let mut n_seen = 0usize;
     let mut work: Vec<u32> = vec![first_instr(0)];
     leaders.insert(first_instr(0));
+    // Targets read from jump tables in embedded banks (`jump_table`).
+    let mut table_targets: Vec<u32> = Vec::new();
     for &t in &cfg.extra_targets {
         let t = first_instr(t);
         if t < end {
@@ -165,6 +168,20 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
                         work.push(nx);
                     }
                 }
+                // An indirect branch through a jump table in an embedded bank (when the
+                // container lists no targets): the table's entries are leaders.
+                Opcode::Brx | Opcode::Jmx if cfg.extra_targets.is_empty() => {
+                    let decoded = |o: u32| match instrs.get((o / 8) as usize) {
+                        Some(Some(Ok(i))) => Some(*i),
+                        _ => None,
+                    };
+                    let ok = |t: u32| t < end && decoded(t).is_some();
+                    for t in jump_table::targets(cfg, off, &i, decoded, ok) {
+                        leaders.insert(t);
+                        work.push(t);
+                        table_targets.push(t);
+                    }
+                }
                 _ => {}
             }
             let ends = ctrl::ends_block(op);
@@ -181,6 +198,9 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
     // Pass 2: blocks.
     let mut f = Function::new();
     f.insts.reserve(n_seen * 20);
+    table_targets.sort_unstable();
+    table_targets.dedup();
+    f.indirect_targets = table_targets;
     let mut block_of: BTreeMap<u32, BlockId> = BTreeMap::new();
     for &l in &leaders {
         if l < end && seen[(l / 8) as usize] {
