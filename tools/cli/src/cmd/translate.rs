@@ -64,7 +64,8 @@ pub struct Args {
     /// Workgroup-shared bytes.
     #[arg(long)]
     pub shared_bytes: Option<u32>,
-    /// Per-thread local bytes.
+    /// Per-thread local bytes (replaces the size the container declares: NVN control +0x710,
+    /// the SPH; at least the highest constant-offset LDL/STL).
     #[arg(long)]
     pub local_bytes: Option<u32>,
     /// Fused multiply-add: exact (emulated) or native (OpFma).
@@ -184,6 +185,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let mut ls = ls;
         let mut nvn_c1: Option<Vec<u32>> = None;
         let mut nvn_shared = None;
+        let mut nvn_local = 0;
         if !args.facts.is_empty() {
             // The split's shader_facts.tsv: thread-group size and shared bytes by key (the
             // control section, when given, wins).
@@ -208,6 +210,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ls = nvn.local_size;
             }
             nvn_shared = Some(nvn.shared_bytes);
+            nvn_local = nvn.local_bytes;
             nvn_c1 = Some(nvn.c1);
             code = code[nvn.entry..nvn.code_end].to_vec();
         } else if code.len() >= 0x100 && code[..4] == 0x1234_5679u32.to_le_bytes() {
@@ -215,6 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             code = code[0x100..].to_vec();
         }
         let mut cfg = Config::compute(abi, ls);
+        cfg.declared_local_bytes = nvn_local;
         if let Some(c1) = nvn_c1 {
             cfg.embedded_banks.insert(1, c1);
         }
@@ -239,7 +243,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         cfg.shared_bytes = s;
     }
     if let Some(l) = args.local_bytes {
+        // Replaces the container's size (the constant-offset bound still applies).
         cfg.local_bytes = l;
+        cfg.declared_local_bytes = 0;
     }
     let out = dmsh_spv::translate(&code, &cfg, &Options { fma })
         .with_context(|| format!("translating {name}"))?;
@@ -261,6 +267,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 struct NvnCompute {
     local_size: [u32; 3],
     shared_bytes: u32,
+    /// Per-thread local bytes: the scratch bytes per warp (+0x710) over 32 lanes (an upper
+    /// bound: like DKSH's `per_warp_scratch_sz` it may include the call/return stack).
+    local_bytes: u32,
     /// Byte offset of the first instruction in the code area.
     entry: usize,
     /// End of the instructions (start of the c1 data, or the end of the code area).
@@ -298,6 +307,7 @@ impl NvnCompute {
             bail!("control section: thread-group size {local_size:?} at +0x748");
         }
         let shared_bytes = u32_at(0x754)?;
+        let local_bytes = u32_at(0x710)? / 32;
         let c1_off = u32_at(0x700)? as usize;
         let c1_size = u32_at(0x6fc)? as usize;
         let mut entry = u32_at(0x708)? as usize;
@@ -326,6 +336,7 @@ impl NvnCompute {
         Ok(NvnCompute {
             local_size,
             shared_bytes,
+            local_bytes,
             entry,
             code_end,
             c1,

@@ -176,6 +176,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let mut cfg =
         dksh::graphics_config(stage, &code, &cbuf1, layout, &key).map_err(anyhow::Error::msg)?;
+    if let Some(l) = args.local_bytes {
+        // Replaces the SPH's local-memory size (the constant-offset bound still applies).
+        cfg.local_bytes = l;
+        cfg.declared_local_bytes = 0;
+    }
     if let Some(g) = cfg.gfx.as_mut() {
         g.early_fragment_tests = efs;
         g.tess_param = tess;

@@ -84,8 +84,13 @@ pub struct Config {
     pub local_size: [u32; 3],
     /// Workgroup-shared bytes.
     pub shared_bytes: u32,
-    /// Per-thread local bytes.
+    /// Per-thread local bytes (the cubin ELF's size, or `--local-bytes`): declared even
+    /// when the code does not use local memory.
     pub local_bytes: u32,
+    /// Per-thread local bytes a shader container declares (the SPH's local-memory sizes,
+    /// DKSH's `local_pos_mem_sz`, NVN control +0x710): counted only when the code uses local
+    /// memory, as the lower bound next to the highest constant-offset `LDL`/`STL`.
+    pub declared_local_bytes: u32,
     /// Banks known at translation time (CUDA compiler banks, NVN's c1): bank → words.
     pub embedded_banks: BTreeMap<u8, Vec<u32>>,
     /// Banks bound at run time: bank → (guest offset of buffer byte 0, size in bytes).
@@ -107,6 +112,7 @@ impl Config {
             local_size,
             shared_bytes: 0,
             local_bytes: 0,
+            declared_local_bytes: 0,
             embedded_banks: BTreeMap::new(),
             buffer_banks: BTreeMap::new(),
             extra_targets: Vec::new(),

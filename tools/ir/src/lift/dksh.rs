@@ -25,6 +25,9 @@ pub struct DkshProgram {
     pub local_size: [u32; 3],
     /// Compute: shared bytes.
     pub shared_bytes: u32,
+    /// Per-thread local bytes the program declares: compute `local_pos_mem_sz`, graphics the
+    /// SPH's local-memory sizes (low + high).
+    pub local_bytes: u32,
 }
 
 fn u32_at(b: &[u8], off: usize) -> Result<u32, String> {
@@ -96,6 +99,7 @@ pub fn parse(b: &[u8]) -> Result<DkshProgram, String> {
         tess_param: 0x201,
         local_size: [1, 1, 1],
         shared_bytes: 0,
+        local_bytes: 0,
     };
     match stage {
         Stage::Fragment => prog.early_fragment_tests = b.get(u + 1).copied().unwrap_or(0) != 0,
@@ -103,15 +107,27 @@ pub fn parse(b: &[u8]) -> Result<DkshProgram, String> {
         Stage::Compute => {
             prog.local_size = [u32_at(b, u)?, u32_at(b, u + 4)?, u32_at(b, u + 8)?];
             prog.shared_bytes = u32_at(b, u + 12)?;
+            prog.local_bytes = u32_at(b, u + 16)?;
         }
         _ => {}
+    }
+    if stage != Stage::Compute {
+        if let Ok(sph) = dmsh_isa::sph_info::SphInfo::parse(&prog.code) {
+            prog.local_bytes = sph_local_bytes(&sph);
+        }
     }
     Ok(prog)
 }
 
+/// Per-thread local bytes an SPH declares: below and above the stack pointer (the
+/// call/return stack's bytes are the hardware's, not the program's).
+pub fn sph_local_bytes(sph: &dmsh_isa::sph_info::SphInfo) -> u32 {
+    sph.local_memory_low.saturating_add(sph.local_memory_high)
+}
+
 /// The lifting configuration of a graphics stage under a binding layout: constant banks
 /// (c0 driver data and the uniform buffers bound at run time, c1 embedded), the SPH from the
-/// code, and float I/O unless the caller sets types.
+/// code (and its declared local-memory size), and float I/O unless the caller sets types.
 pub fn graphics_config(
     stage: Stage,
     code: &[u8],
@@ -128,6 +144,7 @@ pub fn graphics_config(
     };
     let mut cfg = Config::compute(abi, [1, 1, 1]);
     cfg.stage = stage;
+    cfg.declared_local_bytes = sph_local_bytes(&sph);
     cfg.buffer_banks.insert(0, (0, 0x10000));
     for b in layout.first_ubo_bank..18u8 {
         cfg.buffer_banks.insert(b, (0, 0x10000));

@@ -308,6 +308,7 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
         },
         local_bytes: if used_local {
             cfg.local_bytes
+                .max(cfg.declared_local_bytes)
                 .max(cfg.stack_bytes())
                 .max(local_extent.next_multiple_of(4))
                 .max(4)

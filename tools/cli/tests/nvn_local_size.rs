@@ -1,0 +1,83 @@
+//! `dmsh translate --control`: NVN compute's local memory size comes from the control
+//! section's scratch bytes per warp (+0x710) when the code uses local memory, and
+//! `--local-bytes` replaces it. The code is the corpus's `cs_local_array` (a dynamically
+//! indexed `int arr[24]`); +0x710 holds what uam wrote as `per_warp_scratch_sz` and the size
+//! must cover the program's `local_pos_mem_sz` (both from its meta.json, the oracle).
+
+use std::path::Path;
+use std::process::Command;
+
+fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+fn number(text: &str, key: &str) -> u32 {
+    let i = text.find(&format!("\"{key}\"")).expect(key);
+    let rest = text[i + key.len() + 2..]
+        .trim_start()
+        .trim_start_matches(':');
+    let rest = rest.trim_start();
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end].parse().expect("number")
+}
+
+/// Translates the NVN code area + control section; returns the reflection's local bytes.
+fn local_bytes(dir: &Path, extra: &[&str]) -> u32 {
+    let out = dir.join("k.spv");
+    let o = Command::new(env!("CARGO_BIN_EXE_dmsh"))
+        .args(["translate", "--abi", "nvn", "--code"])
+        .arg(dir.join("k.bin"))
+        .arg("--control")
+        .arg(dir.join("c.bin"))
+        .args(extra)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("run dmsh");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json = std::fs::read_to_string(out.with_extension("json")).expect("reflection");
+    number(&json, "local_bytes")
+}
+
+#[test]
+fn nvn_compute_local_size_from_control_section() {
+    let corpus = root().join("tests/corpus/dksh");
+    let insts = std::fs::read(corpus.join("cs_local_array.comp.code.bin")).expect("code");
+    let meta = std::fs::read_to_string(corpus.join("cs_local_array.comp.meta.json")).unwrap();
+    let scratch = number(&meta, "per_warp_scratch_sz");
+    let local = number(&meta, "local_pos_mem_sz");
+    let dir = std::env::temp_dir().join(format!("dmsh-nvn-local-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut code = vec![0u8; 0x100];
+    code[..4].copy_from_slice(&0x1234_5679u32.to_le_bytes());
+    code.extend_from_slice(&insts);
+    let mut control = vec![0u8; 0x880];
+    let mut put = |off: usize, v: u32| control[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    put(0, 0x9876_1234);
+    put(0x20, 0x880);
+    put(0x700, code.len() as u32);
+    put(0x704, code.len() as u32);
+    put(0x708, 0x100);
+    put(0x710, scratch);
+    put(0x714, 5);
+    put(0x748, 64);
+    put(0x74c, 1);
+    put(0x750, 1);
+    std::fs::write(dir.join("c.bin"), &control).expect("write");
+    std::fs::write(dir.join("k.bin"), &code).expect("write");
+    let from_control = local_bytes(&dir, &[]);
+    println!("local_bytes {from_control} (scratch per warp {scratch}, local_pos_mem_sz {local})");
+    assert!(from_control >= local, "{from_control} < {local}");
+    assert!(
+        from_control * 32 <= scratch,
+        "no more than the scratch per lane"
+    );
+    let given = local + 0x100;
+    assert_eq!(
+        local_bytes(&dir, &["--local-bytes", &given.to_string()]),
+        given
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
