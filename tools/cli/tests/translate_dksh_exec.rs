@@ -16,6 +16,65 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 const ENV: &str = "DMSH_DKSH_EXEC_ONE";
 
+/// Shaders that keep 64-bit global accesses by design, with the reason.
+const GLOBAL_BY_DESIGN: &[(&str, &str)] = &[(
+    "cs_ubo_emulated",
+    "uniform binding 9 is emulated by uam: LDG through the address at c[0][0x68], a \
+     uniform-buffer record (the GLSL buffer block 0 is a traced sbuf)",
+)];
+
+/// The GLSL `buffer` blocks' bindings of a corpus shader, sorted (the oracle for which `sbuf`
+/// slots the translation must list).
+fn glsl_buffer_bindings(name: &str) -> Result<Vec<u32>, String> {
+    let path = dksh::corpus_dir().join(format!("{name}.comp.glsl"));
+    let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut v = Vec::new();
+    for line in src.lines().map(str::trim) {
+        let Some(rest) = line.strip_prefix("layout(") else {
+            continue;
+        };
+        let Some((inner, decl)) = rest.split_once(')') else {
+            continue;
+        };
+        if !decl.split_whitespace().any(|w| w == "buffer") {
+            continue;
+        }
+        for p in inner.split(',').map(str::trim) {
+            if let Some(b) = p.strip_prefix("binding") {
+                if let Ok(n) = b.trim_start_matches([' ', '=']).trim().parse() {
+                    v.push(n);
+                }
+            }
+        }
+    }
+    v.sort_unstable();
+    Ok(v)
+}
+
+/// Every GLSL buffer block is an `sbuf` resource of the translation (the address trace found
+/// its c0 record), and no 64-bit global access remains unless [`GLOBAL_BY_DESIGN`] says why.
+fn check_sbufs(name: &str, r: &dmsh_spv::Reflection) -> Result<(), String> {
+    let want = glsl_buffer_bindings(name)?;
+    let mut got: Vec<u32> = r
+        .resources
+        .iter()
+        .filter(|x| x.kind == "sbuf")
+        .map(|x| x.bank)
+        .collect();
+    got.sort_unstable();
+    if got != want {
+        return Err(format!("sbuf slots {got:?}, GLSL buffer bindings {want:?}"));
+    }
+    let by_design = GLOBAL_BY_DESIGN.iter().any(|(n, _)| *n == name);
+    if r.uses_global_addresses != by_design {
+        return Err(format!(
+            "uses_global_addresses {} (expected {by_design})",
+            r.uses_global_addresses
+        ));
+    }
+    Ok(())
+}
+
 /// The facts a porter supplies and the binary does not record: the formats of storage images
 /// (GLSL `layout(binding = n, rgba16f)`), which raw `SULD.D`/`SUST.P` need to move a texel's
 /// bits. They travel in the binding profile (`Gfx`), as for graphics stages (`--facts`); a
@@ -95,6 +154,9 @@ fn run_one(name: &str) -> String {
     };
     if let Err(e) = common::spirv_val(&out.words) {
         return format!("error spirv-val: {e}");
+    }
+    if let Err(e) = check_sbufs(name, &out.reflection) {
+        return format!("error storage buffers: {e}");
     }
     let mut refl = match dmsh_vk::Reflection::from_json(&out.reflection.to_json()) {
         Ok(r) => r,

@@ -129,6 +129,9 @@ pub enum Space {
     Shared,
     /// Per-thread local memory, 32-bit byte offset.
     Local,
+    /// Storage buffer slot n (a `StorageBuffer` resource), 32-bit byte offset from its base:
+    /// a global access whose address the `sbuf` pass traced to the slot's base in c0.
+    Storage(u8),
 }
 
 /// Width of a memory access (and the extension applied to narrow loads).
@@ -520,6 +523,7 @@ impl Op {
                 | Op::ShflValid(_)
                 | Op::Vote(_)
                 | Op::Load(Space::Global, _)
+                | Op::Load(Space::Storage(_), _)
                 | Op::AttrStore { .. }
                 | Op::FragOut(_)
                 | Op::EmitVertex
@@ -604,6 +608,34 @@ pub struct Function {
     /// Guest byte addresses an indirect jump (`BRX`/`JMX`) may reach, when the container
     /// lists them (cubin jump-table targets); lets `Dynamic` jumps become `Switch`es.
     pub indirect_targets: Vec<u32>,
+    /// Where the binding layout keeps storage buffers' {address, size} records (c0), so the
+    /// `sbuf` pass can turn global accesses into storage-buffer accesses; `None` = no table
+    /// (CUDA ABI, unknown NVN stages).
+    pub sbuf_table: Option<SbufTable>,
+}
+
+/// A storage-buffer table in a constant bank: slot r's 64-bit base address is the word pair at
+/// `base + stride·r` (low word first), its size the word at `+8`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SbufTable {
+    /// The constant bank (0 for NVN and deko3d).
+    pub bank: u8,
+    /// Byte offset of slot 0's record.
+    pub base: u32,
+    /// Bytes per record (16).
+    pub stride: u32,
+    /// Number of slots.
+    pub count: u32,
+}
+
+impl SbufTable {
+    /// The slot whose base address's low word (`hi = false`) or high word (`hi = true`) is at
+    /// byte `off` of the table's bank.
+    pub fn slot_at(&self, off: u32, hi: bool) -> Option<u8> {
+        let rel = off.checked_sub(self.base + if hi { 4 } else { 0 })?;
+        (rel % self.stride == 0 && rel / self.stride < self.count)
+            .then_some((rel / self.stride) as u8)
+    }
 }
 
 impl Function {

@@ -15,6 +15,7 @@ use words::Builder;
 mod structured;
 
 mod gfx;
+mod sbuf;
 mod tex;
 mod words;
 
@@ -136,6 +137,8 @@ pub(crate) struct E {
     /// Storage-image variables by slot, shape, raw-ness and format.
     #[allow(clippy::type_complexity)]
     img_vars: HashMap<(u16, dmsh_ir::TexDim, bool, bool, u32), (Word, Word)>,
+    /// Storage-buffer variables (`emit/sbuf.rs`).
+    sb: sbuf::SbufState,
 }
 
 fn berr<T>(r: Result<T, rspirv::dr::Error>) -> Result<T, Error> {
@@ -873,6 +876,9 @@ impl E {
     }
 
     fn mem_load(&mut self, space: Space, w: Width, addr: Word) -> Word {
+        if let Space::Storage(s) = space {
+            return self.sbuf_load(s, w, addr);
+        }
         let u = self.ty(Type::U32);
         match space {
             Space::Global => {
@@ -939,6 +945,9 @@ impl E {
     }
 
     fn mem_store(&mut self, space: Space, w: Width, addr: Word, v: Word) {
+        if let Space::Storage(s) = space {
+            return self.sbuf_store(s, w, addr, v);
+        }
         let u = self.ty(Type::U32);
         match space {
             Space::Global => {
@@ -1013,6 +1022,9 @@ impl E {
         addr: Word,
         v: Word,
     ) -> Result<Word, Error> {
+        if let Space::Storage(s) = space {
+            return Ok(self.sbuf_atomic(s, aop, w, addr, v));
+        }
         let t = if w == Width::B64 {
             Type::U64
         } else {
@@ -1449,6 +1461,7 @@ impl E {
                 0
             }
             Op::Atomic(space, aop, w) => self.atomic(space, aop, w, a[0], a[1])?,
+            Op::AtomicCas(Space::Storage(s), w) => self.sbuf_cas(s, w, a[0], a[1], a[2]),
             Op::AtomicCas(space, w) => {
                 let t = if w == Width::B64 {
                     Type::U64
@@ -1597,6 +1610,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         gx: Default::default(),
         tex_vars: HashMap::new(),
         img_vars: HashMap::new(),
+        sb: Default::default(),
         opts: *opts,
         b,
     };
@@ -1633,7 +1647,12 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     // One scan of the arena for what the module header and prologue need.
     let (mut any_popc, mut any_cas64, mut uses_fadd) = (false, false, false);
     let mut const_banks = [false; 256];
-    for i in &f.insts {
+    for i in f
+        .blocks
+        .iter()
+        .flat_map(|b| b.insts.iter())
+        .map(|&v| f.inst(v))
+    {
         match i.op {
             Op::BarrierPopc => any_popc = true,
             Op::AtomicCas(Space::Shared, Width::B64) => any_cas64 = true,
@@ -1665,6 +1684,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         e.op(spirv::Op::AtomicAnd, u, &[lock, sc, sem, m]);
         e.wg_barrier();
     }
+    e.sbuf_prescan(f);
     e.gfx_prologue(f)?;
     let pc_var = if tree.is_some() { 0 } else { e.fn_var(u, None) };
     let case_of = |i: usize| -> u32 {
@@ -1767,6 +1787,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         e.b.extension("SPV_EXT_shader_atomic_float_add");
     }
     e.gfx_caps();
+    e.sbuf_caps();
     let am = if e.uses_psb {
         spirv::AddressingModel::PhysicalStorageBuffer64
     } else {
@@ -1811,6 +1832,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             }
         }
     }
+    resources.extend(e.sbuf_resources());
     let first_ubo = sh
         .gfx
         .as_ref()

@@ -150,6 +150,20 @@ impl Config {
         cfg
     }
 
+    /// Where storage buffers' {address, size} records live in c0 under this ABI and stage
+    /// (the graphics layout's, deko3d compute 0x140, NVN compute 0x310); `None` under CUDA,
+    /// whose pointers stay 64-bit global addresses.
+    pub fn sbuf_table(&self) -> Option<crate::ir::SbufTable> {
+        if let Some(g) = &self.gfx {
+            return g.layout.sbuf_table();
+        }
+        match self.abi {
+            Abi::Cuda => None,
+            Abi::Deko3d => super::layout::BindingLayout::deko3d(self.stage).sbuf_table(),
+            Abi::Nvn => super::layout::BindingLayout::nvn(self.stage, 0x20).sbuf_table(),
+        }
+    }
+
     /// The initial stack pointer (top of local memory) CUDA code reads from c[0x0][0x20].
     pub fn stack_bytes(&self) -> u32 {
         self.local_bytes.div_ceil(16) * 16

@@ -31,6 +31,10 @@ pub struct Cx<'a> {
     /// register (`imm + bytes` of LDL/STL): a lower bound of the local memory the code uses,
     /// so a missing or too small declared size cannot silently cut the array short.
     pub local_extent: u32,
+    /// The open run of predicated instructions: (guard, negated, then-block, continuation).
+    /// The next instruction with the same guard joins the then-block while the continuation
+    /// is still empty and nothing in the run wrote the guard.
+    pub(crate) pred_run: Option<(u8, bool, BlockId, BlockId)>,
 }
 
 /// The constant cache of [`Cx`] (kept across the blocks of one lifting: keys carry the block).
@@ -89,6 +93,7 @@ impl<'a> Cx<'a> {
             consts: std::collections::HashMap::default(),
             small: [(u32::MAX, Value::NONE); 64],
             local_extent: 0,
+            pred_run: None,
         }
     }
 

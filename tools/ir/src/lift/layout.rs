@@ -35,8 +35,11 @@ pub struct BindingLayout {
     pub tex_dyn: bool,
     /// First constant bank of uniform buffer 0 (deko3d 2, NVN 3).
     pub first_ubo_bank: u8,
-    /// Byte offset of storage buffer 0's {address, size} record in c0.
-    pub sbuf_base: u32,
+    /// Byte offset of storage buffer 0's {address, size} record in c0; `None` where the
+    /// layout is not known (NVN geometry and tessellation stages, CUDA).
+    pub sbuf_base: Option<u32>,
+    /// Number of storage-buffer slots in the table (16 records of 16 bytes).
+    pub sbuf_count: u32,
 }
 
 /// deko3d's per-stage base B of the graphics driver constant buffer.
@@ -51,7 +54,28 @@ pub fn deko3d_stage_base(stage: Stage) -> u32 {
     }
 }
 
+/// NVN's storage-buffer table base in c0 for a stage (seed 000's binding table: vertex 0x110,
+/// compute 0x310, fragment 0x510); `None` for geometry and tessellation (not documented).
+pub fn nvn_sbuf_base(stage: Stage) -> Option<u32> {
+    match stage {
+        Stage::Vertex => Some(0x110),
+        Stage::Compute => Some(0x310),
+        Stage::Fragment => Some(0x510),
+        _ => None,
+    }
+}
+
 impl BindingLayout {
+    /// The storage-buffer table of this layout (bank 0, 16-byte records), if known.
+    pub fn sbuf_table(&self) -> Option<crate::ir::SbufTable> {
+        self.sbuf_base.map(|base| crate::ir::SbufTable {
+            bank: 0,
+            base,
+            stride: 16,
+            count: self.sbuf_count,
+        })
+    }
+
     /// deko3d (uam binaries): textures at c\[0\]\[B + 4n\], images at B + 0x80 + 4n, storage
     /// buffers at B + 0xa0 + 16n, uniform buffer n = c\[2+n\].
     pub fn deko3d(stage: Stage) -> Self {
@@ -72,18 +96,17 @@ impl BindingLayout {
             // sampler descriptor << 20): one computed at run time indexes the tex_dyn arrays.
             tex_dyn: true,
             first_ubo_bank: 2,
-            sbuf_base: b + 0xa0,
+            sbuf_base: Some(b + 0xa0),
+            sbuf_count: 16,
         }
     }
 
     /// NVN: bound texture r at c\[2\]\[tex_base + 8r\] (0x20 in most titles, 0x168 in some),
-    /// uniform buffer r = c\[3+r\].
+    /// uniform buffer r = c\[3+r\], storage buffer r's {address, size} at c\[0\]\[base + 16r\]
+    /// with base 0x110 (vertex), 0x310 (compute), 0x510 (fragment) (seeds 000/001); the
+    /// geometry and tessellation bases are not documented, so those stages have no table.
     pub fn nvn(stage: Stage, tex_base: u32) -> Self {
-        let sbuf = match stage {
-            Stage::Vertex => 0x110,
-            Stage::Fragment => 0x510,
-            _ => 0x310,
-        };
+        let sbuf = nvn_sbuf_base(stage);
         BindingLayout {
             name: "nvn".into(),
             tex_bank: 2,
@@ -99,6 +122,7 @@ impl BindingLayout {
             tex_dyn: false,
             first_ubo_bank: 3,
             sbuf_base: sbuf,
+            sbuf_count: 16,
         }
     }
 
@@ -139,7 +163,8 @@ impl BindingLayout {
             septex_count: 0,
             tex_dyn: false,
             first_ubo_bank: 3,
-            sbuf_base: 0,
+            sbuf_base: None,
+            sbuf_count: 0,
         }
     }
 
@@ -305,7 +330,35 @@ mod tests {
             BindingLayout::deko3d(Stage::Vertex).texture_at(4 * 0x4),
             Some(0)
         );
-        assert_eq!(d.sbuf_base, 0x730);
+        assert_eq!(d.sbuf_base, Some(0x730));
+        assert_eq!(
+            BindingLayout::deko3d(Stage::Compute).sbuf_base,
+            Some(0x140),
+            "dksh README: compute storage buffers at 0x140 + 16n"
+        );
+        assert_eq!(
+            BindingLayout::nvn(Stage::Vertex, 0x20).sbuf_base,
+            Some(0x110)
+        );
+        assert_eq!(
+            BindingLayout::nvn(Stage::Compute, 0x20).sbuf_base,
+            Some(0x310)
+        );
+        assert_eq!(
+            BindingLayout::nvn(Stage::Fragment, 0x20).sbuf_base,
+            Some(0x510)
+        );
+        assert_eq!(BindingLayout::nvn(Stage::Geometry, 0x20).sbuf_base, None);
+        assert_eq!(BindingLayout::cuda(0x140).sbuf_table(), None);
+        let t = d.sbuf_table().expect("deko3d table");
+        assert_eq!(t.slot_at(0x730 + 0x10, false), Some(1));
+        assert_eq!(t.slot_at(0x730 + 0x14, true), Some(1));
+        assert_eq!(
+            t.slot_at(0x730 + 0x18, false),
+            None,
+            "the size word is no base"
+        );
+        assert_eq!(t.slot_at(0x730 + 0x100, false), None, "16 slots");
         // NVN: texture r at c[2][base + 8r], handle index 0x8 + 2r (Mario) or 0x5a + 2r.
         let n = BindingLayout::nvn(Stage::Fragment, 0x20);
         assert_eq!(n.tex_bank, 2);

@@ -297,6 +297,7 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
         }
     }
     let _ = Type::Void;
+    f.sbuf_table = cfg.sbuf_table();
     Ok(Shader {
         func: f,
         stage: cfg.stage,
@@ -367,6 +368,7 @@ fn first_instr(off: u32) -> u32 {
 
 /// Lifts one instruction, handling the guard predicate.
 fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
+    let run = cx.pred_run.take();
     let (guard, neg) = i.guard();
     if guard.is_pt() && neg {
         return Ok(());
@@ -375,19 +377,48 @@ fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
     if guard.is_pt() || ctrl::handles_guard(op) {
         return dispatch(cx, i);
     }
-    // Predicated: run the instruction in its own block.
-    let p = cx.pred(guard.0, neg);
-    let then_b = cx.f.add_block(None);
-    let cont = cx.f.add_block(None);
-    cx.finish(Terminator::Branch(p, then_b, cont));
+    // Predicated: run the instruction in its own block, or in the then-block of the run of
+    // instructions with the same guard just before it (`@P0 IADD.CC; @P0 IADD.X; @P0 STG`),
+    // which keeps a guarded address computation and its access in one block. Joining is
+    // exact: the continuation is still empty (nothing ran in between) and no instruction of
+    // the run wrote the guard.
+    let (then_b, cont) = match run {
+        Some((g, n, t, c))
+            if g == guard.0
+                && n == neg
+                && c == cx.b
+                && !cx.ended
+                && cx.f.blocks[c.index()].insts.is_empty()
+                && cx.f.blocks[t.index()].term == Terminator::Jump(c) =>
+        {
+            cx.f.blocks[t.index()].term = Terminator::Unset;
+            (t, c)
+        }
+        _ => {
+            let p = cx.pred(guard.0, neg);
+            let then_b = cx.f.add_block(None);
+            let cont = cx.f.add_block(None);
+            cx.finish(Terminator::Branch(p, then_b, cont));
+            (then_b, cont)
+        }
+    };
+    let first = cx.f.blocks[then_b.index()].insts.len();
     cx.b = then_b;
     cx.ended = false;
     dispatch(cx, i)?;
+    let open = cx.b == then_b
+        && !cx.done()
+        && !cx.f.blocks[then_b.index()].insts[first..]
+            .iter()
+            .any(|&v| cx.f.inst(v).op == Op::SetPred(guard.0));
     if !cx.done() {
         cx.finish(Terminator::Jump(cont));
     }
     cx.b = cont;
     cx.ended = false;
+    if open {
+        cx.pred_run = Some((guard.0, neg, then_b, cont));
+    }
     Ok(())
 }
 

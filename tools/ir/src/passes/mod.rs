@@ -9,6 +9,7 @@ use crate::ir::Function;
 pub mod const_fold;
 pub mod dce;
 pub mod local_state;
+pub mod sbuf;
 
 /// One pass: a name (for reports and timing) and the function that runs it.
 pub type Pass = (&'static str, fn(&mut Function));
@@ -19,6 +20,7 @@ pub const PASSES: &[Pass] = &[
     ("split_irreducible", crate::structure::split::run),
     ("local_state", local_state::run),
     ("const_fold", const_fold::run),
+    ("sbuf", sbuf::run),
     ("dce", dce::run),
 ];
 

@@ -125,6 +125,7 @@ pub fn resolve(f: &Function) -> Option<Function> {
         insts: f.insts.clone(),
         blocks: Vec::new(),
         indirect_targets: f.indirect_targets.clone(),
+        sbuf_table: f.sbuf_table,
     };
     // Copies by (original block, interned stack).
     let mut stacks: HashMap<Stack, u32> = HashMap::default();

@@ -298,6 +298,10 @@ impl Builder {
     pub fn type_array(&mut self, elem: Word, len: Word) -> Word {
         self.type_words(spirv::Op::TypeArray, &[elem, len])
     }
+    /// `OpTypeRuntimeArray`.
+    pub fn type_runtime_array(&mut self, elem: Word) -> Word {
+        self.type_words(spirv::Op::TypeRuntimeArray, &[elem])
+    }
     /// `OpTypeStruct`.
     pub fn type_struct(&mut self, members: impl IntoIterator<Item = Word>) -> Word {
         let m: Vec<Word> = members.into_iter().collect();

@@ -1,0 +1,591 @@
+//! Storage buffers: global accesses whose 64-bit address is a storage buffer's base plus an
+//! offset become accesses to that buffer (`Space::Storage(slot)`) at a 32-bit byte offset.
+//!
+//! NVN and deko3d keep storage buffer r's {u64 address, u32 size} record in c0 at
+//! `base + 16·r` ([`SbufTable`], from the binding layout). Code reaches the buffer by loading
+//! the address from c0 and adding an offset in a carry chain (`IADD.CC` + `IADD.X`, `LEA` +
+//! `LEA.HI.X`, or `LDC.64` and an immediate), so an access is traced when, following the
+//! defining instructions:
+//!
+//! * the low 32 bits of its address are a sum in which c0\[base + 16r\] appears exactly once
+//!   (through `IAdd`, the minuend of `ISub`, `Pack64`'s low half, 32/64-bit conversions), and
+//! * the high 32 bits are a sum in which c0\[base + 16r + 4\] appears exactly once (through
+//!   `Pack64`'s high half, `Hi32`, 64-bit `IAdd`; the carry term is opaque and may be anything),
+//!
+//! for the same r. Then the address is `base_r + X` and the access is at byte offset
+//! `lo32(X) = lo32(address) − c0[base + 16r]`, which the pass builds by re-computing the low-word
+//! sum with the base term left out. Guest registers read at a block's entry (`GetReg`, values
+//! do not cross blocks) are followed into every predecessor's last write of the register; all
+//! paths must give the same slot (a loop that carries the register unchanged adds nothing). The
+//! offset of such a register is `register − c0[base + 16r]` (c0 stays bound; the difference is
+//! right whatever c0 holds). Anything else — another slot on some path, an address loaded from
+//! memory, a base that enters a sum twice, a phi-like merge of different buffers — stays a
+//! 64-bit global access. Each trace is bounded (nodes and blocks), so the pass is linear.
+
+use crate::ir::{BlockId, Function, Inst, Op, SbufTable, Space, Type, Value};
+use std::collections::HashMap;
+
+/// What a trace found: no base term, base term of slot r (once), or a contradiction.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Found {
+    /// No base term of any slot.
+    No,
+    /// The base term of one slot, exactly once on every path.
+    Slot(u8),
+    /// Two base terms, different slots on different paths, or the budget ran out.
+    Bad,
+}
+
+impl Found {
+    /// The sum of two terms.
+    fn add(self, o: Found) -> Found {
+        match (self, o) {
+            (Found::No, x) | (x, Found::No) => x,
+            _ => Found::Bad,
+        }
+    }
+}
+
+/// Which half of an address a trace follows.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Half {
+    Lo,
+    Hi,
+}
+
+/// Trace state shared by the accesses of one function.
+struct Tracer {
+    t: SbufTable,
+    /// Block of each instruction in a block.
+    block_of: Vec<u32>,
+    /// Predecessors of each block.
+    preds: Vec<Vec<BlockId>>,
+    /// Per block: the last `SetReg` value of each register it writes (sorted by register).
+    last_set: Vec<Vec<(u8, Value)>>,
+    /// Node budget of the current trace.
+    budget: u32,
+}
+
+/// Nodes one address trace may visit (across blocks), so the pass stays linear.
+const BUDGET: u32 = 256;
+
+impl Tracer {
+    fn spend(&mut self) -> bool {
+        if self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        true
+    }
+
+    /// The slot whose base word (low or high, by `half`) is at constant offset `off` of `bank`.
+    fn base_word(&self, f: &Function, inst: &Inst, half: Half) -> Option<u8> {
+        match inst.op {
+            Op::LoadConst(bank) if bank == self.t.bank && inst.ty == Type::U32 => {
+                let off = f.const_of(inst.args[0])?;
+                self.t.slot_at(off as u32, half == Half::Hi)
+            }
+            _ => None,
+        }
+    }
+
+    /// The base term (`want`: the base's low or high word) in the 32-bit sum giving the
+    /// `half` word of `v` (a U32 value is its own low half).
+    fn word(&mut self, f: &Function, v: Value, half: Half, want: Half) -> Found {
+        if !self.spend() {
+            return Found::Bad;
+        }
+        let inst = *f.inst(v);
+        let [a, b, ..] = inst.args;
+        let wide = inst.ty == Type::U64;
+        if !wide {
+            if let Some(r) = self.base_word(f, &inst, want) {
+                return Found::Slot(r);
+            }
+        }
+        match inst.op {
+            // The low word of a 64-bit sum is the sum of the low words; the high word is the
+            // sum of the high words plus a carry (opaque, and never a base).
+            Op::IAdd => {
+                let x = self.word(f, a, half, want);
+                x.add(self.word(f, b, half, want))
+            }
+            Op::ISub => match self.word(f, b, half, want) {
+                Found::No => self.word(f, a, half, want),
+                _ => Found::Bad,
+            },
+            Op::Pack64 => self.word(f, if half == Half::Lo { a } else { b }, Half::Lo, want),
+            Op::Hi32 => self.word(f, a, Half::Hi, want),
+            Op::UConvert | Op::SConvert if !wide || half == Half::Lo => {
+                self.word(f, a, Half::Lo, want)
+            }
+            Op::GetReg(n) => self.entry(f, v, n, want),
+            _ => Found::No,
+        }
+    }
+
+    /// The base term of register `n`'s value at the entry of the block of `v` (a `GetReg`).
+    fn entry(&mut self, f: &Function, v: Value, n: u8, want: Half) -> Found {
+        let b = self.block_of[v.index()];
+        if b == u32::MAX {
+            return Found::Bad;
+        }
+        let mut seen = vec![BlockId(b)];
+        let mut work: Vec<BlockId> = self.preds[b as usize].clone();
+        let mut acc: Option<Found> = None;
+        if work.is_empty() {
+            return Found::No;
+        }
+        while let Some(p) = work.pop() {
+            if seen.contains(&p) {
+                continue;
+            }
+            if !self.spend() || seen.len() > 64 {
+                return Found::Bad;
+            }
+            seen.push(p);
+            let set = self.last_set[p.index()]
+                .binary_search_by_key(&n, |e| e.0)
+                .ok()
+                .map(|i| self.last_set[p.index()][i].1);
+            let r = match set {
+                Some(w) => self.word(f, w, Half::Lo, want),
+                None if self.preds[p.index()].is_empty() => Found::No,
+                None => {
+                    work.extend(self.preds[p.index()].iter().copied());
+                    continue;
+                }
+            };
+            acc = match (acc, r) {
+                (None, r) => Some(r),
+                (Some(x), r) if x == r => Some(x),
+                _ => return Found::Bad,
+            };
+            if acc == Some(Found::Bad) {
+                return Found::Bad;
+            }
+        }
+        acc.unwrap_or(Found::No)
+    }
+
+    /// The slot a 64-bit address points into, if both halves trace to it.
+    fn slot(&mut self, f: &Function, addr: Value) -> Option<u8> {
+        if f.ty(addr) != Type::U64 {
+            return None;
+        }
+        self.budget = BUDGET;
+        let lo = self.word(f, addr, Half::Lo, Half::Lo);
+        let Found::Slot(r) = lo else { return None };
+        self.budget = BUDGET;
+        (self.word(f, addr, Half::Hi, Half::Hi) == Found::Slot(r)).then_some(r)
+    }
+}
+
+/// Builds `lo32(v) − base_r` in front of the access (appending new instructions to `out`).
+struct Builder<'a> {
+    f: &'a mut Function,
+    t: SbufTable,
+    out: Vec<Value>,
+}
+
+impl Builder<'_> {
+    fn make(&mut self, op: Op, ty: Type, args: &[Value]) -> Value {
+        let v = self.f.make(op, ty, args);
+        self.out.push(v);
+        v
+    }
+
+    fn c32(&mut self, k: u32) -> Value {
+        self.make(Op::Const(k as u64), Type::U32, &[])
+    }
+
+    /// The low 32 bits of `v` as a value.
+    fn lo32(&mut self, v: Value) -> Value {
+        if self.f.ty(v) == Type::U32 {
+            return v;
+        }
+        if let Some(k) = self.f.const_of(v) {
+            return self.c32(k as u32);
+        }
+        self.make(Op::UConvert, Type::U32, &[v])
+    }
+
+    /// `lo32(v) − base_r`, following the same shapes [`Tracer::word`] accepted.
+    fn offset(&mut self, tr: &mut Tracer, v: Value, r: u8) -> Value {
+        let inst = *self.f.inst(v);
+        let [a, b, ..] = inst.args;
+        if inst.ty == Type::U32 && tr.base_word(self.f, &inst, Half::Lo) == Some(r) {
+            return self.c32(0);
+        }
+        match inst.op {
+            Op::IAdd => {
+                tr.budget = BUDGET;
+                let in_a = tr.word(self.f, a, Half::Lo, Half::Lo) == Found::Slot(r);
+                let (with, other) = if in_a { (a, b) } else { (b, a) };
+                let x = self.offset(tr, with, r);
+                let y = self.lo32(other);
+                if self.f.const_of(x) == Some(0) {
+                    return y;
+                }
+                self.make(Op::IAdd, Type::U32, &[x, y])
+            }
+            Op::ISub => {
+                let x = self.offset(tr, a, r);
+                let y = self.lo32(b);
+                self.make(Op::ISub, Type::U32, &[x, y])
+            }
+            Op::Pack64 | Op::UConvert | Op::SConvert => self.offset(tr, a, r),
+            _ => {
+                // A register from another block (or anything traced through one): subtract
+                // the base word as the code loaded it.
+                let x = self.lo32(v);
+                let k = self.c32(self.t.base + self.t.stride * r as u32);
+                let base = self.make(Op::LoadConst(self.t.bank), Type::U32, &[k]);
+                self.make(Op::ISub, Type::U32, &[x, base])
+            }
+        }
+    }
+}
+
+/// The address argument of a global access, if `op` is one.
+fn global_access(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Load(Space::Global, _)
+            | Op::Store(Space::Global, _)
+            | Op::Atomic(Space::Global, ..)
+            | Op::AtomicCas(Space::Global, _)
+    )
+}
+
+/// The same access on storage buffer `r`.
+fn to_storage(op: Op, r: u8) -> Op {
+    let s = Space::Storage(r);
+    match op {
+        Op::Load(_, w) => Op::Load(s, w),
+        Op::Store(_, w) => Op::Store(s, w),
+        Op::Atomic(_, a, w) => Op::Atomic(s, a, w),
+        Op::AtomicCas(_, w) => Op::AtomicCas(s, w),
+        o => o,
+    }
+}
+
+/// Runs the pass (a no-op without a storage-buffer table or global accesses).
+pub fn run(f: &mut Function) {
+    let Some(t) = f.sbuf_table else { return };
+    let any = f
+        .blocks
+        .iter()
+        .any(|b| b.insts.iter().any(|&v| global_access(&f.inst(v).op)));
+    if !any {
+        return;
+    }
+    let nb = f.blocks.len();
+    let mut block_of = vec![u32::MAX; f.insts.len()];
+    let mut preds = vec![Vec::new(); nb];
+    let mut last_set = vec![Vec::new(); nb];
+    for (i, b) in f.blocks.iter().enumerate() {
+        let mut sets: HashMap<u8, Value> = HashMap::new();
+        for &v in &b.insts {
+            block_of[v.index()] = i as u32;
+            if let Op::SetReg(n) = f.inst(v).op {
+                sets.insert(n, f.inst(v).args[0]);
+            }
+        }
+        let mut s: Vec<(u8, Value)> = sets.into_iter().collect();
+        s.sort_unstable_by_key(|e| e.0);
+        last_set[i] = s;
+        for s in f.succs(BlockId(i as u32)) {
+            if !preds[s.index()].contains(&BlockId(i as u32)) {
+                preds[s.index()].push(BlockId(i as u32));
+            }
+        }
+    }
+    let mut tr = Tracer {
+        t,
+        block_of,
+        preds,
+        last_set,
+        budget: BUDGET,
+    };
+    // Trace every access first (read-only), then rewrite.
+    let mut plan: Vec<(usize, Value, u8)> = Vec::new();
+    {
+        for (i, b) in f.blocks.iter().enumerate() {
+            for &v in &b.insts {
+                let inst = f.inst(v);
+                if global_access(&inst.op) {
+                    if let Some(r) = tr.slot(f, inst.args[0]) {
+                        plan.push((i, v, r));
+                    }
+                }
+            }
+        }
+    }
+    if plan.is_empty() {
+        return;
+    }
+    let mut k = 0;
+    for bi in 0..nb {
+        if k >= plan.len() || plan[k].0 != bi {
+            continue;
+        }
+        let old = std::mem::take(&mut f.blocks[bi].insts);
+        let mut insts = Vec::with_capacity(old.len() + 8);
+        // Offsets already built in this block, by (address, slot).
+        let mut built: HashMap<(Value, u8), Value> = HashMap::new();
+        for v in old {
+            if k < plan.len() && plan[k].1 == v {
+                let r = plan[k].2;
+                k += 1;
+                let addr = f.inst(v).args[0];
+                let off = match built.get(&(addr, r)) {
+                    Some(&o) => o,
+                    None => {
+                        let mut bld = Builder {
+                            f,
+                            t,
+                            out: Vec::new(),
+                        };
+                        let o = bld.offset(&mut tr, addr, r);
+                        insts.extend(bld.out);
+                        built.insert((addr, r), o);
+                        o
+                    }
+                };
+                let inst = &mut f.insts[v.index()];
+                inst.op = to_storage(inst.op, r);
+                inst.args[0] = off;
+            }
+            insts.push(v);
+        }
+        f.blocks[bi].insts = insts;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Terminator, Width};
+
+    /// deko3d compute: slot r's base at c0[0x140 + 16r].
+    const T: SbufTable = SbufTable {
+        bank: 0,
+        base: 0x140,
+        stride: 16,
+        count: 16,
+    };
+
+    fn func() -> Function {
+        let mut f = Function::new();
+        f.sbuf_table = Some(T);
+        f
+    }
+
+    fn c0(f: &mut Function, b: BlockId, off: u32) -> Value {
+        let k = f.push(b, Op::Const(off as u64), Type::U32, &[]);
+        f.push(b, Op::LoadConst(0), Type::U32, &[k])
+    }
+
+    /// `IADD lo.CC, x, c0[lo_off]; IADD.X hi, RZ, c0[hi_off]` as the lifter writes it: the
+    /// 64-bit address `{lo, hi}`.
+    fn carry_pair(f: &mut Function, b: BlockId, x: Value, lo_off: u32, hi_off: u32) -> Value {
+        let base = c0(f, b, lo_off);
+        let lo = f.push(b, Op::IAdd, Type::U32, &[x, base]);
+        let c = f.push(b, Op::AddCarry, Type::Bool, &[x, base]);
+        let one = f.push(b, Op::Const(1), Type::U32, &[]);
+        let zero = f.push(b, Op::Const(0), Type::U32, &[]);
+        let cv = f.push(b, Op::Select, Type::U32, &[c, one, zero]);
+        let bh = c0(f, b, hi_off);
+        let hi = f.push(b, Op::IAdd, Type::U32, &[bh, cv]);
+        f.push(b, Op::Pack64, Type::U64, &[lo, hi])
+    }
+
+    #[test]
+    fn carry_chain_in_one_block_becomes_slot_and_offset() {
+        let mut f = func();
+        let b = f.add_block(Some(0));
+        let x = f.push(b, Op::GetReg(2), Type::U32, &[]);
+        let a = carry_pair(&mut f, b, x, 0x150, 0x154);
+        let k = f.push(b, Op::Const(8), Type::U64, &[]);
+        let a8 = f.push(b, Op::IAdd, Type::U64, &[a, k]);
+        let ld = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a8]);
+        let v = f.push(b, Op::GetReg(3), Type::U32, &[]);
+        let st = f.push(b, Op::Store(Space::Global, Width::U8), Type::Void, &[a, v]);
+        f.blocks[0].term = Terminator::Exit;
+        run(&mut f);
+        assert_eq!(f.inst(ld).op, Op::Load(Space::Storage(1), Width::B32));
+        // Offset of [a + 8]: x + 8, with the base left out.
+        let off = f.inst(ld).args[0];
+        assert_eq!(f.inst(off).op, Op::IAdd);
+        assert_eq!(f.inst(off).args[0], x);
+        assert_eq!(f.const_of(f.inst(off).args[1]), Some(8));
+        assert_eq!(f.inst(st).op, Op::Store(Space::Storage(1), Width::U8));
+        assert_eq!(f.inst(st).args[0], x, "offset of [a] is x itself");
+        // New instructions come before their access.
+        let pos = |v: Value| f.blocks[0].insts.iter().position(|&w| w == v);
+        assert!(pos(off) < pos(ld));
+    }
+
+    #[test]
+    fn ldc64_base_and_lea_shapes() {
+        // LDC.64 R0, c0[0x150]; STG [R0]: the base itself is the address (offset 0).
+        let mut f = func();
+        let b = f.add_block(Some(0));
+        let lo = c0(&mut f, b, 0x150);
+        let hi = c0(&mut f, b, 0x154);
+        let a = f.push(b, Op::Pack64, Type::U64, &[lo, hi]);
+        let v = f.push(b, Op::GetReg(3), Type::U32, &[]);
+        let st = f.push(b, Op::Store(Space::Global, Width::B32), Type::Void, &[a, v]);
+        // LEA lo.CC, i, c0[0x160], 2; LEA.HI.X hi, i, c0[0x164], RZ, 2 (hi gets i >> 30).
+        let i = f.push(b, Op::GetReg(4), Type::U32, &[]);
+        let two = f.push(b, Op::Const(2), Type::U32, &[]);
+        let sh = f.push(b, Op::Shl, Type::U32, &[i, two]);
+        let a2 = carry_pair(&mut f, b, sh, 0x160, 0x164);
+        let hi2 = f.inst(a2).args[1];
+        let k30 = f.push(b, Op::Const(30), Type::U32, &[]);
+        let top = f.push(b, Op::LShr, Type::U32, &[i, k30]);
+        let hi3 = f.push(b, Op::IAdd, Type::U32, &[hi2, top]);
+        let lo2 = f.inst(a2).args[0];
+        let a3 = f.push(b, Op::Pack64, Type::U64, &[lo2, hi3]);
+        let ld = f.push(b, Op::Load(Space::Global, Width::B64), Type::U64, &[a3]);
+        f.blocks[0].term = Terminator::Exit;
+        run(&mut f);
+        assert_eq!(f.inst(st).op, Op::Store(Space::Storage(1), Width::B32));
+        assert_eq!(f.const_of(f.inst(st).args[0]), Some(0));
+        assert_eq!(f.inst(ld).op, Op::Load(Space::Storage(2), Width::B64));
+        assert_eq!(f.inst(ld).args[0], sh);
+    }
+
+    #[test]
+    fn register_from_another_block_subtracts_the_base() {
+        let mut f = func();
+        let b0 = f.add_block(Some(0));
+        let b1 = f.add_block(Some(8));
+        let b2 = f.add_block(Some(16));
+        let x = f.push(b0, Op::GetReg(2), Type::U32, &[]);
+        let a = carry_pair(&mut f, b0, x, 0x140, 0x144);
+        let lo = f.inst(a).args[0];
+        let hi = f.inst(a).args[1];
+        f.push(b0, Op::SetReg(0), Type::Void, &[lo]);
+        f.push(b0, Op::SetReg(1), Type::Void, &[hi]);
+        f.blocks[0].term = Terminator::Jump(b1);
+        // b1 is a loop that keeps R0/R1 unchanged.
+        let p = f.push(b1, Op::GetPred(0), Type::Bool, &[]);
+        f.blocks[1].term = Terminator::Branch(p, b1, b2);
+        let r0 = f.push(b2, Op::GetReg(0), Type::U32, &[]);
+        let r1 = f.push(b2, Op::GetReg(1), Type::U32, &[]);
+        let a2 = f.push(b2, Op::Pack64, Type::U64, &[r0, r1]);
+        let v = f.push(b2, Op::GetReg(5), Type::U32, &[]);
+        let at = f.push(
+            b2,
+            Op::Atomic(Space::Global, crate::ir::AtomOp::Add, Width::B32),
+            Type::U32,
+            &[a2, v],
+        );
+        f.blocks[2].term = Terminator::Exit;
+        run(&mut f);
+        assert_eq!(
+            f.inst(at).op,
+            Op::Atomic(Space::Storage(0), crate::ir::AtomOp::Add, Width::B32)
+        );
+        let off = f.inst(at).args[0];
+        assert_eq!(f.inst(off).op, Op::ISub);
+        assert_eq!(f.inst(off).args[0], r0);
+        let base = f.inst(off).args[1];
+        assert_eq!(f.inst(base).op, Op::LoadConst(0));
+        assert_eq!(f.const_of(f.inst(base).args[0]), Some(0x140));
+    }
+
+    /// Builds `b0: R0/R1 = slot s0 address; b1: R0/R1 = slot s1 address (lo/hi offsets given);
+    /// b2: load [R0:R1]` with b0 and b1 both reaching b2; returns the load.
+    fn merge(lo1: u32, hi1: u32) -> (Function, Value) {
+        let mut f = func();
+        let e = f.add_block(Some(0));
+        let b0 = f.add_block(Some(8));
+        let b1 = f.add_block(Some(16));
+        let b2 = f.add_block(Some(24));
+        let p = f.push(e, Op::GetPred(0), Type::Bool, &[]);
+        f.blocks[0].term = Terminator::Branch(p, b0, b1);
+        for (b, lo_off, hi_off) in [(b0, 0x140, 0x144), (b1, lo1, hi1)] {
+            let x = f.push(b, Op::GetReg(2), Type::U32, &[]);
+            let a = carry_pair(&mut f, b, x, lo_off, hi_off);
+            let lo = f.inst(a).args[0];
+            let hi = f.inst(a).args[1];
+            f.push(b, Op::SetReg(0), Type::Void, &[lo]);
+            f.push(b, Op::SetReg(1), Type::Void, &[hi]);
+            f.blocks[b.index()].term = Terminator::Jump(b2);
+        }
+        let r0 = f.push(b2, Op::GetReg(0), Type::U32, &[]);
+        let r1 = f.push(b2, Op::GetReg(1), Type::U32, &[]);
+        let a = f.push(b2, Op::Pack64, Type::U64, &[r0, r1]);
+        let ld = f.push(b2, Op::Load(Space::Global, Width::B32), Type::U32, &[a]);
+        f.blocks[3].term = Terminator::Exit;
+        (f, ld)
+    }
+
+    #[test]
+    fn merges_trace_only_when_every_path_agrees() {
+        let (mut f, ld) = merge(0x140, 0x144);
+        run(&mut f);
+        assert_eq!(f.inst(ld).op, Op::Load(Space::Storage(0), Width::B32));
+        let (mut f, ld) = merge(0x150, 0x154);
+        run(&mut f);
+        assert_eq!(
+            f.inst(ld).op,
+            Op::Load(Space::Global, Width::B32),
+            "two buffers"
+        );
+        // Low word of slot 0 with the high word of slot 1: not a buffer address.
+        let (mut f, ld) = merge(0x140, 0x154);
+        run(&mut f);
+        assert_eq!(f.inst(ld).op, Op::Load(Space::Global, Width::B32));
+    }
+
+    #[test]
+    fn untraceable_addresses_stay_global() {
+        let mut f = func();
+        let b = f.add_block(Some(0));
+        // An address loaded from memory.
+        let z = f.push(b, Op::Const(0), Type::U64, &[]);
+        let p = f.push(b, Op::Load(Space::Global, Width::B64), Type::U64, &[z]);
+        let ld = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[p]);
+        // The base twice in the low word: base + base + x is no address in the buffer.
+        let x = f.push(b, Op::GetReg(2), Type::U32, &[]);
+        let a = carry_pair(&mut f, b, x, 0x140, 0x144);
+        let lo = f.inst(a).args[0];
+        let hi = f.inst(a).args[1];
+        let base = c0(&mut f, b, 0x140);
+        let lo2 = f.push(b, Op::IAdd, Type::U32, &[lo, base]);
+        let a2 = f.push(b, Op::Pack64, Type::U64, &[lo2, hi]);
+        let ld2 = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a2]);
+        // The size word (+8) is no base.
+        let a3 = carry_pair(&mut f, b, x, 0x148, 0x14c);
+        let ld3 = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a3]);
+        // The register's value at entry (no predecessor wrote it).
+        let r0 = f.push(b, Op::GetReg(0), Type::U32, &[]);
+        let r1 = f.push(b, Op::GetReg(1), Type::U32, &[]);
+        let a4 = f.push(b, Op::Pack64, Type::U64, &[r0, r1]);
+        let ld4 = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a4]);
+        f.blocks[0].term = Terminator::Exit;
+        let mut g = f.clone();
+        run(&mut f);
+        for l in [p, ld, ld2, ld3, ld4] {
+            assert!(
+                matches!(f.inst(l).op, Op::Load(Space::Global, _)),
+                "{l} traced"
+            );
+        }
+        // Without a table (CUDA), nothing changes even for a traceable address.
+        let a5 = carry_pair(&mut g, BlockId(0), x, 0x140, 0x144);
+        let ld5 = g.push(
+            BlockId(0),
+            Op::Load(Space::Global, Width::B32),
+            Type::U32,
+            &[a5],
+        );
+        g.sbuf_table = None;
+        run(&mut g);
+        assert_eq!(g.inst(ld5).op, Op::Load(Space::Global, Width::B32));
+    }
+}
