@@ -265,6 +265,8 @@ fn main() {
     let start = Instant::now();
     let mut prounds = 0u64;
     let mut sink = 0usize;
+    // IR volume of one round: instructions made by lifting, live after the passes.
+    let (mut made, mut live, mut guest) = (0usize, 0usize, 0usize);
     while more(prounds, start) {
         for j in &ok {
             sink += decode.time(|| {
@@ -273,8 +275,15 @@ fn main() {
                     .count()
             });
             let mut sh = lift.time(|| j.lift());
+            if prounds == 0 {
+                made += sh.func.insts.len();
+                guest += sh.guest_insts;
+            }
             for (k, (_, pass)) in passes.iter().enumerate() {
                 pass_clocks[k].time(|| pass(&mut sh.func));
+            }
+            if prounds == 0 {
+                live += sh.func.live_insts();
             }
             sink += structurize.time(|| {
                 (sh.func.blocks.len() > 1)
@@ -314,5 +323,10 @@ fn main() {
         "    structurize    {:8.1} µs  {:5.1}%  (measured apart; part of emit)",
         per(&structurize),
         pct(structurize.cpu)
+    );
+    println!(
+        "IR per round: {guest} guest instructions lifted, {made} IR instructions made ({:.1} each), {live} live after the passes ({:.1} each)",
+        made as f64 / guest.max(1) as f64,
+        live as f64 / guest.max(1) as f64
     );
 }

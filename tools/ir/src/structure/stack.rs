@@ -170,6 +170,11 @@ pub fn resolve(f: &Function) -> Option<Function> {
         pops.clear();
         let mut insts = Vec::with_capacity(src.insts.len());
         for &v in &src.insts {
+            if !fresh && !matches!(f.inst(v).op, Op::StackPush(_) | Op::StackPop(_)) {
+                // The first copy keeps the instruction as it is (already in `g`).
+                insts.push(v);
+                continue;
+            }
             let mut inst: Inst = *f.inst(v);
             if fresh {
                 for a in inst.args.iter_mut() {

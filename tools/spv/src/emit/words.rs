@@ -37,6 +37,10 @@ pub(crate) struct Builder {
     blocks: usize,
     /// Word offset in `functions` just after the entry block's label.
     entry_body: Option<usize>,
+    /// Words that go at word `entry_at` of `functions` (the entry block's top: function
+    /// variables), placed there by [`Builder::assemble`] so the body is not moved for them.
+    entry_words: Vec<u32>,
+    entry_at: usize,
 }
 
 #[inline]
@@ -80,7 +84,12 @@ impl Builder {
 
     /// Reserves room for about `words` words of function code.
     pub fn reserve_code(&mut self, words: usize) {
-        self.functions.reserve(words);
+        if self.functions.is_empty() {
+            // A fresh allocation instead of a reallocation that copies the old capacity.
+            self.functions = Vec::with_capacity(words.max(self.functions.capacity()));
+        } else {
+            self.functions.reserve(words);
+        }
     }
 
     /// Sets the SPIR-V version of the header.
@@ -479,7 +488,13 @@ impl Builder {
     /// Inserts words at the top of the first function's entry block (function variables).
     pub fn insert_at_entry(&mut self, words: &[u32]) {
         if let Some(at) = self.entry_body {
-            self.functions.splice(at..at, words.iter().copied());
+            if !self.entry_words.is_empty() && at != self.entry_at {
+                // A second function's entry: insert now, keeping the first one's words.
+                self.functions.splice(at..at, words.iter().copied());
+                return;
+            }
+            self.entry_at = at;
+            self.entry_words.extend_from_slice(words);
         }
     }
 
@@ -739,7 +754,8 @@ impl Builder {
             + self.execution_modes.len()
             + self.annotations.len()
             + self.globals.len()
-            + self.functions.len();
+            + self.functions.len()
+            + self.entry_words.len();
         let mut w = Vec::with_capacity(n);
         w.extend_from_slice(&[
             spirv::MAGIC_NUMBER,
@@ -757,10 +773,13 @@ impl Builder {
             &self.execution_modes,
             &self.annotations,
             &self.globals,
-            &self.functions,
         ] {
             w.extend_from_slice(s);
         }
+        let at = self.entry_at.min(self.functions.len());
+        w.extend_from_slice(&self.functions[..at]);
+        w.extend_from_slice(&self.entry_words);
+        w.extend_from_slice(&self.functions[at..]);
         w
     }
 }
