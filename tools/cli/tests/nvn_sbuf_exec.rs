@@ -32,9 +32,7 @@ fn moved(i: &Instr, bank: i64, off: i64) -> u64 {
             _ => (f, v),
         })
         .collect();
-    Instr::build(i.form(), &fields)
-        .expect("re-encode")
-        .encode()
+    Instr::build(i.form(), &fields).expect("re-encode").encode()
 }
 
 /// cs_ssbo_saxpy's code on NVN's layout, with the number of moved operands.
@@ -52,7 +50,9 @@ fn nvn_saxpy() -> (Vec<u8>, usize) {
         }
         let (bank, at) = (c.bank, c.offset as u32);
         let to = match bank {
-            0 if (DEKO3D_SBUF..DEKO3D_SBUF + 0x100).contains(&at) => (0, at - DEKO3D_SBUF + NVN_SBUF),
+            0 if (DEKO3D_SBUF..DEKO3D_SBUF + 0x100).contains(&at) => {
+                (0, at - DEKO3D_SBUF + NVN_SBUF)
+            }
             2 => (3, at),
             _ => continue,
         };
