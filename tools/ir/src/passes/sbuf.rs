@@ -16,7 +16,8 @@
 //! `lo32(X) = lo32(address) − c0[base + 16r]`, which the pass builds by re-computing the low-word
 //! sum with the base term left out. Guest registers read at a block's entry (`GetReg`, values
 //! do not cross blocks) are followed into every predecessor's last write of the register; all
-//! paths must give the same slot (a loop that carries the register unchanged adds nothing). The
+//! paths must give the same slot (a loop that carries the register round unchanged or stepped
+//! by base-free terms adds nothing: the traced value coming back is a neutral cycle). The
 //! offset of such a register is `register − c0[base + 16r]` (c0 stays bound; the difference is
 //! right whatever c0 holds). Anything else — another slot on some path, an address loaded from
 //! memory, a base that enters a sum twice, a phi-like merge of different buffers — stays a
@@ -32,6 +33,9 @@ enum Found {
     No,
     /// The base term of one slot, exactly once on every path.
     Slot(u8),
+    /// The register value whose trace is in progress (a loop carries it round): plus terms
+    /// without a base it adds nothing, so the loop's other paths decide.
+    Cycle,
     /// Two base terms, different slots on different paths, or the budget ran out.
     Bad,
 }
@@ -64,6 +68,8 @@ struct Tracer {
     last_set: Vec<Vec<(u8, Value)>>,
     /// Node budget of the current trace.
     budget: u32,
+    /// Register traces in progress: (block, register, base word wanted).
+    active: Vec<(u32, u8, Half)>,
 }
 
 /// Nodes one address trace may visit (across blocks), so the pass stays linear.
@@ -124,18 +130,32 @@ impl Tracer {
         }
     }
 
-    /// The base term of register `n`'s value at the entry of the block of `v` (a `GetReg`).
+    /// The base term of register `n`'s value at the entry of the block of `v` (a `GetReg`):
+    /// the last write of `n` in each predecessor (through predecessors that do not write it).
+    /// A value that comes round a loop to the register being traced is [`Found::Cycle`].
     fn entry(&mut self, f: &Function, v: Value, n: u8, want: Half) -> Found {
         let b = self.block_of[v.index()];
         if b == u32::MAX {
             return Found::Bad;
         }
-        let mut seen = vec![BlockId(b)];
-        let mut work: Vec<BlockId> = self.preds[b as usize].clone();
-        let mut acc: Option<Found> = None;
+        let key = (b, n, want);
+        if self.active.contains(&key) {
+            return Found::Cycle;
+        }
+        self.active.push(key);
+        let r = self.entry_paths(f, BlockId(b), n, want);
+        self.active.pop();
+        r
+    }
+
+    fn entry_paths(&mut self, f: &Function, b: BlockId, n: u8, want: Half) -> Found {
+        let mut seen: Vec<BlockId> = Vec::new();
+        let mut work: Vec<BlockId> = self.preds[b.index()].clone();
         if work.is_empty() {
             return Found::No;
         }
+        let mut acc: Option<Found> = None;
+        let mut cycle = false;
         while let Some(p) = work.pop() {
             if seen.contains(&p) {
                 continue;
@@ -150,6 +170,8 @@ impl Tracer {
                 .map(|i| self.last_set[p.index()][i].1);
             let r = match set {
                 Some(w) => self.word(f, w, Half::Lo, want),
+                // `b` passes its own entry value round a loop unchanged.
+                None if p == b => Found::Cycle,
                 None if self.preds[p.index()].is_empty() => Found::No,
                 None => {
                     work.extend(self.preds[p.index()].iter().copied());
@@ -157,15 +179,21 @@ impl Tracer {
                 }
             };
             acc = match (acc, r) {
+                (_, Found::Bad) => return Found::Bad,
+                (a, Found::Cycle) => {
+                    cycle = true;
+                    a
+                }
                 (None, r) => Some(r),
                 (Some(x), r) if x == r => Some(x),
                 _ => return Found::Bad,
             };
-            if acc == Some(Found::Bad) {
-                return Found::Bad;
-            }
         }
-        acc.unwrap_or(Found::No)
+        match acc {
+            Some(x) => x,
+            None if cycle => Found::Cycle,
+            None => Found::No,
+        }
     }
 
     /// The slot a 64-bit address points into, if both halves trace to it.
@@ -307,6 +335,7 @@ pub fn run(f: &mut Function) {
         preds,
         last_set,
         budget: BUDGET,
+        active: Vec::new(),
     };
     // Trace every access first (read-only), then rewrite.
     let mut plan: Vec<(usize, Value, u8)> = Vec::new();
@@ -587,5 +616,68 @@ mod tests {
         g.sbuf_table = None;
         run(&mut g);
         assert_eq!(g.inst(ld5).op, Op::Load(Space::Global, Width::B32));
+    }
+
+    /// `b0: R0:R1 = slot 0 + x; b1 (loop): load [R0:R1]; R0:R1 = step(R0:R1)`.
+    fn pointer_loop(
+        step: fn(&mut Function, BlockId, Value, Value) -> (Value, Value),
+    ) -> (Function, Value) {
+        let mut f = func();
+        let b0 = f.add_block(Some(0));
+        let b1 = f.add_block(Some(8));
+        let b2 = f.add_block(Some(16));
+        let x = f.push(b0, Op::GetReg(2), Type::U32, &[]);
+        let a = carry_pair(&mut f, b0, x, 0x140, 0x144);
+        let (lo, hi) = (f.inst(a).args[0], f.inst(a).args[1]);
+        f.push(b0, Op::SetReg(0), Type::Void, &[lo]);
+        f.push(b0, Op::SetReg(1), Type::Void, &[hi]);
+        f.blocks[0].term = Terminator::Jump(b1);
+        let r0 = f.push(b1, Op::GetReg(0), Type::U32, &[]);
+        let r1 = f.push(b1, Op::GetReg(1), Type::U32, &[]);
+        let a = f.push(b1, Op::Pack64, Type::U64, &[r0, r1]);
+        let ld = f.push(b1, Op::Load(Space::Global, Width::B32), Type::U32, &[a]);
+        let (lo, hi) = step(&mut f, b1, r0, r1);
+        f.push(b1, Op::SetReg(0), Type::Void, &[lo]);
+        f.push(b1, Op::SetReg(1), Type::Void, &[hi]);
+        let p = f.push(b1, Op::GetPred(0), Type::Bool, &[]);
+        f.blocks[1].term = Terminator::Branch(p, b1, b2);
+        f.blocks[2].term = Terminator::Exit;
+        (f, ld)
+    }
+
+    #[test]
+    fn pointer_incremented_in_a_loop() {
+        // p += 4 with the carry into the high word: still slot 0.
+        let (mut f, ld) = pointer_loop(|f, b, r0, r1| {
+            let k = f.push(b, Op::Const(4), Type::U32, &[]);
+            let lo = f.push(b, Op::IAdd, Type::U32, &[r0, k]);
+            let c = f.push(b, Op::AddCarry, Type::Bool, &[r0, k]);
+            let one = f.push(b, Op::Const(1), Type::U32, &[]);
+            let zero = f.push(b, Op::Const(0), Type::U32, &[]);
+            let cv = f.push(b, Op::Select, Type::U32, &[c, one, zero]);
+            let hi = f.push(b, Op::IAdd, Type::U32, &[r1, cv]);
+            (lo, hi)
+        });
+        run(&mut f);
+        assert_eq!(f.inst(ld).op, Op::Load(Space::Storage(0), Width::B32));
+        assert_eq!(f.inst(f.inst(ld).args[0]).op, Op::ISub);
+        // p = value loaded from memory on the back edge: not a buffer address any more.
+        let (mut f, ld) = pointer_loop(|f, b, r0, r1| {
+            let a = f.push(b, Op::Pack64, Type::U64, &[r0, r1]);
+            let q = f.push(b, Op::Load(Space::Global, Width::B64), Type::U64, &[a]);
+            let lo = f.push(b, Op::UConvert, Type::U32, &[q]);
+            let hi = f.push(b, Op::Hi32, Type::U32, &[q]);
+            (lo, hi)
+        });
+        run(&mut f);
+        assert_eq!(f.inst(ld).op, Op::Load(Space::Global, Width::B32));
+        // p += base: the base twice.
+        let (mut f, ld) = pointer_loop(|f, b, r0, r1| {
+            let base = c0(f, b, 0x140);
+            let lo = f.push(b, Op::IAdd, Type::U32, &[r0, base]);
+            (lo, r1)
+        });
+        run(&mut f);
+        assert_eq!(f.inst(ld).op, Op::Load(Space::Global, Width::B32));
     }
 }
