@@ -123,3 +123,67 @@ fn prev(at: u32) -> Option<u32> {
         Some(p)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lift::Abi;
+    use dmsh_isa::{form_id, Instr};
+
+    fn build(form: &str, fields: &[(Field, i64)]) -> Instr {
+        let mut v = vec![(Field::Guard, 7)];
+        v.extend_from_slice(fields);
+        Instr::build(form_id(form).expect(form), &v).expect("builds")
+    }
+
+    /// 0x08: `LDC R4, c[1][R4 + 0x8]`, 0x10: `other` (if any), 0x18: `BRX R4 -0x20` (base 0);
+    /// instructions up to 0x100. Returns the targets found.
+    fn run(bank_words: Option<Vec<u32>>, other: Option<Instr>) -> Vec<u32> {
+        let mut cfg = Config::compute(Abi::Nvn, [1, 1, 1]);
+        if let Some(w) = bank_words {
+            cfg.embedded_banks.insert(1, w);
+        }
+        let ldc = build(
+            "LDC",
+            &[
+                (Field::Rd, 4),
+                (Field::Ra, 4),
+                (Field::Imm, 8),
+                (Field::CbufBank, 1),
+                (Field::Size, 4),
+            ],
+        );
+        let nop = build("NOP", &[]);
+        let brx = build("BRX", &[(Field::Ra, 4), (Field::Imm, -0x20)]);
+        let at = move |o: u32| -> Option<Instr> {
+            match o {
+                0x08 => Some(ldc),
+                0x10 => Some(other.unwrap_or(nop)),
+                0x18 => Some(brx),
+                o if o < 0x100 && o % 32 != 0 => Some(nop),
+                _ => None,
+            }
+        };
+        targets(&cfg, 0x18, &brx, at, |t| t < 0x100 && t % 32 != 0)
+    }
+
+    #[test]
+    fn table_entries_until_the_first_non_target() {
+        // Words 0, 1 are not the table (it starts at byte 8); 0x20 names a scheduling word
+        // and continues at 0x28; 0x1_0000 is past the code and ends the table.
+        let words = vec![0xdead, 0xbeef, 0x48, 0x20, 0x30, 0x48, 0x1_0000, 0x50];
+        assert_eq!(run(Some(words), None), vec![0x28, 0x30, 0x48]);
+    }
+
+    #[test]
+    fn no_table_without_an_embedded_bank_or_with_another_writer() {
+        assert!(run(None, None).is_empty());
+        let mov = build("MOV32I", &[(Field::Rd, 4), (Field::Imm, 0x40)]);
+        assert!(run(Some(vec![0, 0, 0x48]), Some(mov)).is_empty());
+        // A write to another register between them does not matter.
+        let mov5 = build("MOV32I", &[(Field::Rd, 5), (Field::Imm, 0x40)]);
+        assert_eq!(run(Some(vec![0, 0, 0x48]), Some(mov5)), vec![0x48]);
+        // An LDC offset past the bank reads nothing.
+        assert!(run(Some(vec![0x48]), None).is_empty());
+    }
+}
