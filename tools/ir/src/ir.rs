@@ -49,6 +49,10 @@ impl Value {
     pub fn is_some(self) -> bool {
         self != Value::NONE
     }
+    /// Whether this is the "no operand" marker.
+    pub fn is_none(self) -> bool {
+        self == Value::NONE
+    }
     /// The index into [`Function::insts`].
     pub fn index(self) -> usize {
         self.0 as usize
@@ -248,6 +252,11 @@ pub enum Op {
     Const(u64),
     /// An undefined value.
     Undef,
+    /// An SSA phi: the value that arrived from the predecessor the block was entered from.
+    /// Phis stand at the start of their block; the incoming `(predecessor, value)` pairs are
+    /// `Function::phi_in[k]` (an instruction has only four argument slots). Made by the
+    /// `ssa` pass.
+    Phi(u32),
     /// Read guest register `Rn` (never RZ).
     GetReg(u8),
     /// Write guest register `Rn` := args[0] (U32).
@@ -612,6 +621,13 @@ pub struct Function {
     /// `sbuf` pass can turn global accesses into storage-buffer accesses; `None` = no table
     /// (CUDA ABI, unknown NVN stages).
     pub sbuf_table: Option<SbufTable>,
+    /// Incoming values of the phis: `Op::Phi(k)` reads `phi_in[k]`, one `(predecessor,
+    /// value)` pair per distinct predecessor block.
+    pub phi_in: Vec<Vec<(BlockId, Value)>>,
+    /// Whether guest state (registers, predicates, flags) is in SSA form: set by the `ssa`
+    /// pass. False when the function keeps guest state in variables (`GetReg`/`SetReg`…
+    /// remain), e.g. because a `Dynamic` jump with unknown targets is left.
+    pub ssa: bool,
 }
 
 /// A storage-buffer table in a constant bank: slot r's 64-bit base address is the word pair at
@@ -708,6 +724,35 @@ impl Function {
             _ => Vec::new(),
         }
     }
+    /// The incoming values of phi `v` (empty when `v` is not a phi).
+    pub fn phi_args(&self, v: Value) -> &[(BlockId, Value)] {
+        match self.inst(v).op {
+            Op::Phi(k) => &self.phi_in[k as usize],
+            _ => &[],
+        }
+    }
+    /// Creates a phi of type `ty` with no incoming values yet (not placed in a block).
+    pub fn make_phi(&mut self, ty: Type) -> Value {
+        let k = self.phi_in.len() as u32;
+        self.phi_in.push(Vec::new());
+        self.make(Op::Phi(k), ty, &[])
+    }
+    /// Where a branch to `b` may go instead: `b`'s target when `b` is empty and only jumps
+    /// on, and that target starts with no phi (a phi needs to know that the edge came
+    /// through `b`).
+    pub fn forwards(&self, b: BlockId) -> Option<BlockId> {
+        let blk = &self.blocks[b.index()];
+        match blk.term {
+            Terminator::Jump(t) if blk.insts.is_empty() => {
+                let starts_with_phi = self.blocks[t.index()]
+                    .insts
+                    .first()
+                    .is_some_and(|&v| matches!(self.inst(v).op, Op::Phi(_)));
+                (!starts_with_phi).then_some(t)
+            }
+            _ => None,
+        }
+    }
     /// Number of live instructions over all blocks.
     pub fn live_insts(&self) -> usize {
         self.blocks.iter().map(|b| b.insts.len()).sum()
@@ -726,6 +771,9 @@ impl fmt::Display for Function {
                 write!(f, "  {v}: {:?} = {:?}", inst.ty, inst.op)?;
                 for a in inst.args() {
                     write!(f, " {a}")?;
+                }
+                for (p, a) in self.phi_args(v) {
+                    write!(f, " [b{}: {a}]", p.0)?;
                 }
                 writeln!(f)?;
             }

@@ -14,6 +14,7 @@ use words::Builder;
 #[path = "structured.rs"]
 mod structured;
 
+mod cross;
 mod gfx;
 mod sbuf;
 mod tex;
@@ -93,6 +94,8 @@ pub(crate) struct E {
     small_u32: [Word; SMALL],
     tcache: HashMap<(u8, u32, u32), Word, Fast>,
     vals: Vec<Word>,
+    /// Values that cross blocks and their variables (`emit/cross.rs`).
+    cross: cross::Cross,
     /// Guest state variables by `kind * 256 + n` (0: none yet): registers, predicates, flags.
     state: Vec<Word>,
     stack: Option<(Word, Word)>,
@@ -1238,6 +1241,10 @@ impl E {
                 }
             }
             Op::Undef => self.c(rt, 0),
+            Op::Phi(k) => {
+                let var = self.phi_var(k, rt);
+                self.load(rt, var)
+            }
             Op::GetReg(n) => {
                 let var = self.state_var(0, n);
                 self.load(Type::U32, var)
@@ -1586,6 +1593,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         small_u32: [0; SMALL],
         tcache: HashMap::default(),
         vals: vec![0; f.insts.len()],
+        cross: cross::Cross::new(f),
         state: vec![0; 3 * 256],
         stack: None,
         bar_result: None,
@@ -1944,6 +1952,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         },
         gotos: tree.as_ref().map_or(0, |t| t.gotos),
         blocks: f.blocks.len(),
+        guest_state: if f.ssa { "ssa" } else { "variables" },
         warp_ops,
         resources,
     };
@@ -2117,9 +2126,7 @@ fn emit_block(
     case_of: &dyn Fn(usize) -> u32,
 ) -> Result<(), Error> {
     let blk = &f.blocks[i];
-    for &v in &blk.insts {
-        e.inst(sh, f, v)?;
-    }
+    e.ir_block(sh, f, dmsh_ir::BlockId(i as u32))?;
     if blk.term == Terminator::Kill && sh.stage == dmsh_ir::Stage::Fragment {
         e.demote();
     }

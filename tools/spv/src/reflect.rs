@@ -62,6 +62,10 @@ pub struct Reflection {
     pub gotos: usize,
     /// Number of IR blocks.
     pub blocks: usize,
+    /// `ssa` when guest registers, predicates and flags were turned into SSA values (dmsh-ir's
+    /// `ssa` pass), `variables` when they stay in variables (a jump with targets unknown at
+    /// translation time is left).
+    pub guest_state: &'static str,
     /// Whether 32-lane warp operations (SHFL, VOTE, lane masks) are used: results depend on
     /// the device's subgroup size being 32.
     pub warp_ops: bool,

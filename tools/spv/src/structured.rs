@@ -83,11 +83,7 @@ impl S<'_> {
             return Ok(());
         }
         match n {
-            Node::Block(b) => {
-                for &v in &self.f.blocks[b.index()].insts {
-                    e.inst(self.sh, self.f, v)?;
-                }
-            }
+            Node::Block(b) => e.ir_block(self.sh, self.f, *b)?,
             Node::Seq(v) => {
                 for x in v {
                     if !self.open {

@@ -1,4 +1,7 @@
-//! Constant folding and algebraic identities (`x + 0`, `x & ~0`, `select(true, a, b)`, …).
+//! Constant folding and algebraic identities (`x + 0`, `x & ~0`, `select(true, a, b)`, …)
+//! and copy propagation, across blocks: blocks are visited in reverse postorder (so a value
+//! is folded before the uses it dominates), a replaced value is replaced in every use, and a
+//! phi whose operands are all one value, or constants of equal bits, becomes that value.
 
 use crate::ir::{Function, Op, Type, Value};
 
@@ -84,6 +87,7 @@ fn foldable(op: &Op) -> bool {
             | Op::Pack64
             | Op::Hi32
             | Op::Select
+            | Op::Phi(_)
     )
 }
 
@@ -96,7 +100,12 @@ pub fn run(f: &mut Function) {
         }
         v
     };
-    for b in 0..f.blocks.len() {
+    let order: Vec<usize> = if f.ssa && f.blocks.len() > 1 {
+        super::rpo(f).into_iter().map(|b| b.index()).collect()
+    } else {
+        (0..f.blocks.len()).collect()
+    };
+    for b in order {
         for i in 0..f.blocks[b].insts.len() {
             let v = f.blocks[b].insts[i];
             let slot = &mut f.insts[v.index()];
@@ -106,6 +115,12 @@ pub fn run(f: &mut Function) {
                 }
             }
             if !foldable(&slot.op) {
+                continue;
+            }
+            if let Op::Phi(k) = slot.op {
+                if let Some(a) = same_phi_value(f, &alias, v, k as usize) {
+                    alias[v.index()] = a;
+                }
                 continue;
             }
             let inst = *slot;
@@ -163,7 +178,54 @@ pub fn run(f: &mut Function) {
             }
         }
     }
-    super::apply_aliases_to_terminators(f, &alias);
+    if f.ssa {
+        // Phis again, now that operands from back edges are folded too.
+        for b in 0..f.blocks.len() {
+            for &v in &f.blocks[b].insts {
+                let Op::Phi(k) = f.insts[v.index()].op else {
+                    break;
+                };
+                if alias[v.index()].is_none() {
+                    if let Some(a) = same_phi_value(f, &alias, v, k as usize) {
+                        alias[v.index()] = a;
+                    }
+                }
+            }
+        }
+        // Uses before their definition in visiting order (phi operands, loops) too.
+        super::apply_aliases(f, &alias);
+    } else {
+        super::apply_aliases_to_terminators(f, &alias);
+    }
+}
+
+/// The one value phi `p` (`Function::phi_in[k]`) always has — its operands other than
+/// itself are all one value, or all constants of one type with equal bits — if any.
+fn same_phi_value(f: &Function, alias: &[Value], p: Value, k: usize) -> Option<Value> {
+    let res = |mut v: Value| {
+        while alias[v.index()].is_some() {
+            v = alias[v.index()];
+        }
+        v
+    };
+    let mut same = Value::NONE;
+    let mut bits = None;
+    for &(_, a) in &f.phi_in[k] {
+        let a = res(a);
+        if a == p || a == same {
+            continue;
+        }
+        if same.is_none() {
+            same = a;
+            bits = f.const_of(a);
+            continue;
+        }
+        match (bits, f.const_of(a)) {
+            (Some(x), Some(y)) if x == y && f.ty(a) == f.ty(same) => {}
+            _ => return None,
+        }
+    }
+    same.is_some().then_some(same)
 }
 
 #[cfg(test)]

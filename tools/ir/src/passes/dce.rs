@@ -1,5 +1,8 @@
 //! Dead code elimination: removes instructions whose value nothing uses and that have no
-//! effect.
+//! effect, over the whole function — phis included (a phi is live only when a live
+//! instruction, terminator or live phi uses it), so a value kept alive only by a loop's phi
+//! cycle goes. Guest-state writes are gone after the `ssa` pass; where guest state stays in
+//! variables (`Function::ssa` false) they are effects and stay.
 
 use crate::ir::{Function, Terminator};
 
@@ -26,6 +29,12 @@ pub fn run(f: &mut Function) {
     }
     while let Some(v) = work.pop() {
         for a in f.insts[v.index()].args() {
+            if !live[a.index()] {
+                live[a.index()] = true;
+                work.push(a);
+            }
+        }
+        for &(_, a) in f.phi_args(v) {
             if !live[a.index()] {
                 live[a.index()] = true;
                 work.push(a);

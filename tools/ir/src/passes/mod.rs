@@ -1,8 +1,12 @@
 //! Passes over a [`Function`], run in the order [`PASSES`] lists them.
 //!
-//! Each pass is its own module, takes `&mut Function` and keeps it valid: every value used in
-//! a block is defined earlier in the same block (guest state crosses blocks only through
-//! `GetReg`/`SetReg` and friends).
+//! Each pass is its own module, takes `&mut Function` and keeps it valid: every value is
+//! defined before its uses — earlier in the same block or in a block that dominates the use
+//! (a phi's operand: dominating the end of the predecessor it comes from). Before the `ssa`
+//! pass values never cross blocks and guest state crosses them only through
+//! `GetReg`/`SetReg` and friends; after it, registers, predicates and flags are SSA values
+//! with phis at block entries (unless `Function::ssa` is false: a `Dynamic` jump is left,
+//! and guest state stays in variables). `ssa::verify` checks the form.
 
 use crate::ir::Function;
 
@@ -10,6 +14,7 @@ pub mod const_fold;
 pub mod dce;
 pub mod local_state;
 pub mod sbuf;
+pub mod ssa;
 
 /// One pass: a name (for reports and timing) and the function that runs it.
 pub type Pass = (&'static str, fn(&mut Function));
@@ -19,6 +24,7 @@ pub const PASSES: &[Pass] = &[
     ("static_stack", crate::structure::stack::run),
     ("split_irreducible", crate::structure::split::run),
     ("local_state", local_state::run),
+    ("ssa", ssa::run),
     ("const_fold", const_fold::run),
     ("sbuf", sbuf::run),
     ("dce", dce::run),
@@ -51,8 +57,37 @@ pub(crate) fn apply_aliases_to_terminators(f: &mut Function, alias: &[crate::ir:
     }
 }
 
-/// Rewrites every argument through `alias` (a value → replacement map, possibly chained).
-#[allow(dead_code)]
+/// Blocks reachable from the entry in reverse postorder (iterative depth-first search).
+pub fn rpo(f: &Function) -> Vec<crate::ir::BlockId> {
+    use crate::ir::BlockId;
+    let n = f.blocks.len();
+    let mut post = Vec::with_capacity(n);
+    if n == 0 {
+        return post;
+    }
+    let mut seen = vec![false; n];
+    let mut stack: Vec<(BlockId, Vec<BlockId>, usize)> = vec![(BlockId(0), f.succs(BlockId(0)), 0)];
+    seen[0] = true;
+    while let Some((b, succs, i)) = stack.last_mut() {
+        if *i < succs.len() {
+            let s = succs[*i];
+            *i += 1;
+            if !seen[s.index()] {
+                seen[s.index()] = true;
+                let ss = f.succs(s);
+                stack.push((s, ss, 0));
+            }
+        } else {
+            post.push(*b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// Rewrites every argument, phi operand and terminator value through `alias` (a value →
+/// replacement map, possibly chained).
 pub(crate) fn apply_aliases(f: &mut Function, alias: &[crate::ir::Value]) {
     use crate::ir::{Terminator, Value};
     let resolve = |mut v: Value| {
@@ -68,6 +103,11 @@ pub(crate) fn apply_aliases(f: &mut Function, alias: &[crate::ir::Value]) {
             for a in inst.args.iter_mut() {
                 if a.is_some() {
                     *a = resolve(*a);
+                }
+            }
+            if let crate::ir::Op::Phi(k) = inst.op {
+                for x in f.phi_in[k as usize].iter_mut() {
+                    x.1 = resolve(x.1);
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! dominator tree (Cooper, Harvey and Kennedy's iterative algorithm over reverse postorder)
 //! and natural loops (reducibility is checked here).
 
-use crate::ir::{BlockId, Function, Terminator};
+use crate::ir::{BlockId, Function};
 
 /// Facts about the blocks reachable from the entry. Indices are block indices.
 #[derive(Debug)]
@@ -41,20 +41,19 @@ impl Cfg {
     /// Analyses `f`; fails on an irreducible graph.
     pub fn new(f: &Function) -> Result<Cfg, Irreducible> {
         let n = f.blocks.len();
-        // Branches to an empty block that only jumps on go straight to where it goes.
+        // Branches to an empty block that only jumps on go straight to where it goes (unless
+        // a phi there needs the edge, `Function::forwards`).
         let mut redirect: Vec<BlockId> = (0..n as u32).map(BlockId).collect();
         for (b, r) in redirect.iter_mut().enumerate() {
             let mut t = b;
-            for _ in 0..n {
-                match &f.blocks[t].term {
-                    Terminator::Jump(u) if f.blocks[t].insts.is_empty() && u.index() != t => {
-                        t = u.index()
-                    }
-                    _ => break,
+            let mut steps = 0;
+            while let Some(u) = f.forwards(BlockId(t as u32)) {
+                if u.index() == t || steps == n {
+                    t = b; // an empty cycle: keep it as it is
+                    break;
                 }
-            }
-            if matches!(&f.blocks[t].term, Terminator::Jump(_)) && f.blocks[t].insts.is_empty() {
-                t = b; // an empty cycle: keep it as it is
+                t = u.index();
+                steps += 1;
             }
             *r = BlockId(t as u32);
         }

@@ -126,6 +126,7 @@ pub fn resolve(f: &Function) -> Option<Function> {
         blocks: Vec::new(),
         indirect_targets: f.indirect_targets.clone(),
         sbuf_table: f.sbuf_table,
+        ..Function::default()
     };
     // Copies by (original block, interned stack).
     let mut stacks: HashMap<Stack, u32> = HashMap::default();
