@@ -753,6 +753,23 @@ impl Function {
             _ => None,
         }
     }
+    /// Successor `i` of `b` in terminator order (switch cases, then the default), without
+    /// allocating; `None` past the last.
+    pub fn succ(&self, b: BlockId, i: usize) -> Option<BlockId> {
+        match &self.blocks[b.index()].term {
+            Terminator::Jump(t) => (i == 0).then_some(*t),
+            Terminator::Branch(_, t, f) => match i {
+                0 => Some(*t),
+                1 => Some(*f),
+                _ => None,
+            },
+            Terminator::Switch(_, cases, d) => match cases.get(i) {
+                Some(c) => Some(c.1),
+                None => (i == cases.len()).then_some(*d),
+            },
+            _ => None,
+        }
+    }
     /// Number of live instructions over all blocks.
     pub fn live_insts(&self) -> usize {
         self.blocks.iter().map(|b| b.insts.len()).sum()

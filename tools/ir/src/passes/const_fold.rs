@@ -179,21 +179,32 @@ pub fn run(f: &mut Function) {
         }
     }
     if f.ssa {
-        // Phis again, now that operands from back edges are folded too.
+        // In reverse postorder every use but a phi's comes after its definition, so only
+        // phis (operands from back edges, folded later) and terminators are left to rewrite.
+        let mut late = false;
         for b in 0..f.blocks.len() {
-            for &v in &f.blocks[b].insts {
+            for i in 0..f.blocks[b].insts.len() {
+                let v = f.blocks[b].insts[i];
                 let Op::Phi(k) = f.insts[v.index()].op else {
                     break;
                 };
+                for x in f.phi_in[k as usize].iter_mut() {
+                    x.1 = res(&alias, x.1);
+                }
                 if alias[v.index()].is_none() {
                     if let Some(a) = same_phi_value(f, &alias, v, k as usize) {
                         alias[v.index()] = a;
+                        late = true;
                     }
                 }
             }
         }
-        // Uses before their definition in visiting order (phi operands, loops) too.
-        super::apply_aliases(f, &alias);
+        // A phi replaced here may be used anywhere.
+        if late {
+            super::apply_aliases(f, &alias);
+        } else {
+            super::apply_aliases_to_terminators(f, &alias);
+        }
     } else {
         super::apply_aliases_to_terminators(f, &alias);
     }

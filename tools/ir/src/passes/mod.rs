@@ -66,20 +66,23 @@ pub fn rpo(f: &Function) -> Vec<crate::ir::BlockId> {
         return post;
     }
     let mut seen = vec![false; n];
-    let mut stack: Vec<(BlockId, Vec<BlockId>, usize)> = vec![(BlockId(0), f.succs(BlockId(0)), 0)];
+    let mut stack: Vec<(BlockId, usize)> = Vec::with_capacity(n.min(64));
+    stack.push((BlockId(0), 0));
     seen[0] = true;
-    while let Some((b, succs, i)) = stack.last_mut() {
-        if *i < succs.len() {
-            let s = succs[*i];
-            *i += 1;
-            if !seen[s.index()] {
-                seen[s.index()] = true;
-                let ss = f.succs(s);
-                stack.push((s, ss, 0));
+    while let Some((b, i)) = stack.last_mut() {
+        let b = *b;
+        match f.succ(b, *i) {
+            Some(s) => {
+                *i += 1;
+                if !seen[s.index()] {
+                    seen[s.index()] = true;
+                    stack.push((s, 0));
+                }
             }
-        } else {
-            post.push(*b);
-            stack.pop();
+            None => {
+                post.push(b);
+                stack.pop();
+            }
         }
     }
     post.reverse();

@@ -47,8 +47,9 @@ struct Builder {
     k: usize,
     /// Slot type per dense slot.
     ty: Vec<Type>,
-    /// Distinct predecessors per block.
-    preds: Vec<Vec<BlockId>>,
+    /// Distinct predecessors of block b: `plist[pstart[b]..pstart[b + 1]]`.
+    pstart: Vec<u32>,
+    plist: Vec<BlockId>,
     /// Value of the last write per (block, dense slot), or NONE.
     last: Vec<Value>,
     /// Value at the entry per (block, dense slot), or NONE when not computed yet.
@@ -59,9 +60,16 @@ struct Builder {
     phis: Vec<(Value, BlockId)>,
     /// The zero constants (U32, Bool), made on first use.
     zero: [Value; 2],
+    /// Frames of `read_entry`: (block, phi or NONE for a single-predecessor block, next
+    /// predecessor).
+    stack: Vec<(BlockId, Value, usize)>,
 }
 
 impl Builder {
+    fn preds(&self, b: BlockId) -> &[BlockId] {
+        &self.plist[self.pstart[b.index()] as usize..self.pstart[b.index() + 1] as usize]
+    }
+
     fn resolve(&self, mut v: Value) -> Value {
         while v.is_some() && v.index() < self.alias.len() && self.alias[v.index()].is_some() {
             v = self.alias[v.index()];
@@ -115,8 +123,8 @@ impl Builder {
     /// The value slot `s` holds at the entry of block `b0` (Braun et al.'s
     /// `readVariableRecursive`, iterative).
     fn read_entry(&mut self, f: &mut Function, b0: BlockId, s: usize) -> Value {
-        // Frames: (block, phi or NONE for a single-predecessor block, next predecessor).
-        let mut stack: Vec<(BlockId, Value, usize)> = Vec::new();
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
         let mut req = Some(b0);
         let mut val = Value::NONE;
         loop {
@@ -144,11 +152,11 @@ impl Builder {
                     };
                 } else if m.is_some() {
                     val = self.resolve(m);
-                } else if self.preds[b.index()].is_empty() {
+                } else if self.preds(b).is_empty() {
                     val = self.zero(f, self.ty[s]);
                     self.entry[i] = val;
-                } else if self.preds[b.index()].len() == 1 {
-                    let p = self.preds[b.index()][0];
+                } else if self.preds(b).len() == 1 {
+                    let p = self.preds(b)[0];
                     match self.end_known(p, s) {
                         Some(v) => {
                             val = v;
@@ -171,6 +179,7 @@ impl Builder {
                 }
             }
             let Some(top) = stack.last_mut() else {
+                self.stack = stack;
                 return val;
             };
             let (b, phi) = (top.0, top.1);
@@ -183,11 +192,11 @@ impl Builder {
                 unreachable!("phi frame holds a phi");
             };
             if val.is_some() {
-                let p = self.preds[b.index()][top.2 - 1];
+                let p = self.preds(b)[top.2 - 1];
                 f.phi_in[pk as usize].push((p, val));
             }
-            while top.2 < self.preds[b.index()].len() {
-                let p = self.preds[b.index()][top.2];
+            while top.2 < self.preds(b).len() {
+                let p = self.preds(b)[top.2];
                 top.2 += 1;
                 match self.end_known(p, s) {
                     Some(v) => f.phi_in[pk as usize].push((p, v)),
@@ -208,11 +217,21 @@ impl Builder {
     }
 }
 
-/// Makes block 0 a new empty block that jumps to the old entry when anything branches to it.
-fn fresh_entry(f: &mut Function) {
-    let targets_entry = (0..f.blocks.len()).any(|b| f.succs(BlockId(b as u32)).contains(&BlockId(0)));
+/// Makes block 0 a new empty block that jumps to the old entry (moved to the end) when
+/// anything branches to it; says whether it did.
+fn fresh_entry(f: &mut Function) -> bool {
+    let targets_entry = (0..f.blocks.len()).any(|b| {
+        let mut i = 0;
+        while let Some(t) = f.succ(BlockId(b as u32), i) {
+            if t == BlockId(0) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    });
     if !targets_entry {
-        return;
+        return false;
     }
     let n = BlockId(f.blocks.len() as u32);
     let old = std::mem::replace(
@@ -243,6 +262,7 @@ fn fresh_entry(f: &mut Function) {
             _ => {}
         }
     }
+    true
 }
 
 /// Runs the pass.
@@ -255,16 +275,18 @@ pub fn run(f: &mut Function) {
     {
         return;
     }
-    // Dense numbering of the slots the function uses.
+    // The guest state accesses, in order, and a dense numbering of the slots they use.
     let mut dense = [u16::MAX; SLOTS];
     let mut ty = Vec::new();
-    for b in &f.blocks {
-        for &v in &b.insts {
-            if let Some((s, _)) = slot_of(&f.insts[v.index()].op) {
+    let mut acc: Vec<(u32, Value, u16, bool)> = Vec::new();
+    for (b, blk) in f.blocks.iter().enumerate() {
+        for &v in &blk.insts {
+            if let Some((s, w)) = slot_of(&f.insts[v.index()].op) {
                 if dense[s] == u16::MAX {
                     dense[s] = ty.len() as u16;
                     ty.push(if s < 256 { Type::U32 } else { Type::Bool });
                 }
+                acc.push((b as u32, v, dense[s], w));
             }
         }
     }
@@ -276,96 +298,173 @@ pub fn run(f: &mut Function) {
     if k == 0 {
         return;
     }
-    fresh_entry(f);
+    if fresh_entry(f) {
+        // Block 0 moved to the end.
+        let moved = f.blocks.len() as u32 - 1;
+        for a in acc.iter_mut().filter(|a| a.0 == 0) {
+            a.0 = moved;
+        }
+    }
     let nb = f.blocks.len();
-    let mut preds: Vec<Vec<BlockId>> = vec![Vec::new(); nb];
+    // Distinct predecessors, as one list with a start per block.
+    let mut stamp = vec![u32::MAX; nb];
+    let mut pstart = vec![0u32; nb + 1];
     for b in 0..nb {
         let id = BlockId(b as u32);
-        for s in f.succs(id) {
-            let ps = &mut preds[s.index()];
-            if ps.last() != Some(&id) && !ps.contains(&id) {
-                ps.push(id);
+        let mut i = 0;
+        while let Some(t) = f.succ(id, i) {
+            i += 1;
+            if stamp[t.index()] != b as u32 {
+                stamp[t.index()] = b as u32;
+                pstart[t.index() + 1] += 1;
+            }
+        }
+    }
+    for b in 0..nb {
+        pstart[b + 1] += pstart[b];
+    }
+    let mut plist = vec![BlockId(0); pstart[nb] as usize];
+    let mut fill: Vec<u32> = pstart[..nb].to_vec();
+    stamp.fill(u32::MAX);
+    for b in 0..nb {
+        let id = BlockId(b as u32);
+        let mut i = 0;
+        while let Some(t) = f.succ(id, i) {
+            i += 1;
+            if stamp[t.index()] != b as u32 {
+                stamp[t.index()] = b as u32;
+                plist[fill[t.index()] as usize] = id;
+                fill[t.index()] += 1;
             }
         }
     }
     let mut last = vec![Value::NONE; nb * k];
-    for (b, blk) in f.blocks.iter().enumerate() {
-        for &v in &blk.insts {
-            let inst = &f.insts[v.index()];
-            if let Some((s, true)) = slot_of(&inst.op) {
-                last[b * k + dense[s] as usize] = inst.args[0];
-            }
+    for &(b, v, s, w) in &acc {
+        if w {
+            last[b as usize * k + s as usize] = f.insts[v.index()].args[0];
         }
     }
+    let phi_base = f.phi_in.len();
     let mut bld = Builder {
         k,
         ty,
-        preds,
+        pstart,
+        plist,
         last,
         entry: vec![Value::NONE; nb * k],
         alias: vec![Value::NONE; f.insts.len()],
         phis: Vec::new(),
         zero: [Value::NONE; 2],
+        stack: Vec::new(),
     };
     // Each remaining read (before any write of its slot in its block) is the entry value.
-    for b in 0..nb {
-        for i in 0..f.blocks[b].insts.len() {
-            let v = f.blocks[b].insts[i];
-            if let Some((s, false)) = slot_of(&f.insts[v.index()].op) {
-                let r = bld.read_entry(f, BlockId(b as u32), dense[s] as usize);
-                bld.alias[v.index()] = r;
-            }
+    for &(b, v, s, w) in &acc {
+        if !w {
+            let r = bld.read_entry(f, BlockId(b), s as usize);
+            bld.alias[v.index()] = r;
         }
     }
-    // Phis that became trivial after others were replaced, until none is left.
+    // Phis that became trivial after others were replaced, until none is left. Phi number
+    // n is `Op::Phi(phi_base + n)`.
     let nphi = bld.phis.len();
-    let mut users: Vec<Vec<usize>> = vec![Vec::new(); nphi];
-    let mut phi_no = std::collections::HashMap::with_capacity(nphi);
-    for (n, &(p, _)) in bld.phis.iter().enumerate() {
-        phi_no.insert(p, n);
-    }
-    for (n, &(p, _)) in bld.phis.iter().enumerate() {
-        for &(_, a) in f.phi_args(p) {
-            if let Some(&m) = phi_no.get(&a) {
-                users[m].push(n);
+    if nphi > 0 {
+        let phi_no = |f: &Function, a: Value| match f.inst(a).op {
+            Op::Phi(q) if q as usize >= phi_base => Some(q as usize - phi_base),
+            _ => None,
+        };
+        let mut ustart = vec![0u32; nphi + 1];
+        for q in phi_base..f.phi_in.len() {
+            for &(_, a) in &f.phi_in[q] {
+                if let Some(m) = phi_no(f, a) {
+                    ustart[m + 1] += 1;
+                }
+            }
+        }
+        for m in 0..nphi {
+            ustart[m + 1] += ustart[m];
+        }
+        let mut users = vec![0u32; ustart[nphi] as usize];
+        let mut fill: Vec<u32> = ustart[..nphi].to_vec();
+        for q in phi_base..f.phi_in.len() {
+            for &(_, a) in &f.phi_in[q] {
+                if let Some(m) = phi_no(f, a) {
+                    users[fill[m] as usize] = (q - phi_base) as u32;
+                    fill[m] += 1;
+                }
+            }
+        }
+        let mut work: Vec<u32> = (0..nphi as u32).collect();
+        while let Some(n) = work.pop() {
+            let p = bld.phis[n as usize].0;
+            if bld.alias[p.index()].is_some() {
+                continue;
+            }
+            if bld.trivial(f, p) != p {
+                let n = n as usize;
+                work.extend_from_slice(&users[ustart[n] as usize..ustart[n + 1] as usize]);
             }
         }
     }
-    let mut work: Vec<usize> = (0..nphi).collect();
-    while let Some(n) = work.pop() {
-        let p = bld.phis[n].0;
-        if bld.alias[p.index()].is_some() {
-            continue;
-        }
-        if bld.trivial(f, p) != p {
-            work.extend(users[n].iter().copied());
-        }
-    }
-    // Rewrite: phis first in their blocks, guest state reads and writes gone.
+    // Rewrite: guest state reads and writes gone, every use through the aliases, phis first
+    // in their blocks.
     let mut alias = std::mem::take(&mut bld.alias);
     alias.resize(f.insts.len(), Value::NONE);
-    let mut per_block: Vec<Vec<Value>> = vec![Vec::new(); nb];
-    for &(p, b) in &bld.phis {
-        if alias[p.index()].is_none() {
-            per_block[b.index()].push(p);
+    let res = |mut v: Value| {
+        while v.is_some() && alias[v.index()].is_some() {
+            v = alias[v.index()];
+        }
+        v
+    };
+    let Function {
+        blocks,
+        insts,
+        phi_in,
+        ..
+    } = f;
+    for blk in blocks.iter_mut() {
+        blk.insts.retain(|&v| {
+            let inst = &mut insts[v.index()];
+            if slot_of(&inst.op).is_some() {
+                return false;
+            }
+            for a in inst.args.iter_mut() {
+                if a.is_some() {
+                    *a = res(*a);
+                }
+            }
+            true
+        });
+        match &mut blk.term {
+            Terminator::Branch(c, _, _) | Terminator::Dynamic(c) | Terminator::Switch(c, _, _) => {
+                *c = res(*c)
+            }
+            _ => {}
         }
     }
-    for (b, phis) in per_block.into_iter().enumerate() {
-        let insts = std::mem::take(&mut f.blocks[b].insts);
-        let mut out = phis;
-        out.reserve(insts.len());
-        out.extend(
-            insts
-                .into_iter()
-                .filter(|&v| slot_of(&f.insts[v.index()].op).is_none()),
-        );
-        f.blocks[b].insts = out;
+    for ins in phi_in[phi_base..].iter_mut() {
+        for x in ins.iter_mut() {
+            x.1 = res(x.1);
+        }
+    }
+    let mut phis: Vec<(BlockId, Value)> = bld
+        .phis
+        .iter()
+        .filter(|&&(p, _)| alias[p.index()].is_none())
+        .map(|&(p, b)| (b, p))
+        .collect();
+    phis.sort_unstable();
+    let mut i = 0;
+    while i < phis.len() {
+        let b = phis[i].0;
+        let j = i + phis[i..].iter().take_while(|x| x.0 == b).count();
+        let vals: Vec<Value> = phis[i..j].iter().map(|x| x.1).collect();
+        f.blocks[b.index()].insts.splice(0..0, vals);
+        i = j;
     }
     let zeros: Vec<Value> = bld.zero.iter().copied().filter(|v| v.is_some()).collect();
     if !zeros.is_empty() {
         f.blocks[0].insts.splice(0..0, zeros);
     }
-    super::apply_aliases(f, &alias);
 }
 
 /// Checks SSA form: every argument, terminator value and phi operand is defined in a block

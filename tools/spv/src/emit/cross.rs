@@ -100,9 +100,10 @@ impl Cross {
 /// Calls `g(phi, operand)` for every phi of every distinct successor of `b` with the operand
 /// it takes when entered from `b`.
 fn for_each_phi_operand(f: &Function, b: BlockId, mut g: impl FnMut(Value, Value)) {
-    let succs = f.succs(b);
-    for (i, &s) in succs.iter().enumerate() {
-        if succs[..i].contains(&s) {
+    let mut i = 0;
+    while let Some(s) = f.succ(b, i) {
+        i += 1;
+        if (0..i - 1).any(|j| f.succ(b, j) == Some(s)) {
             continue;
         }
         for &p in &f.blocks[s.index()].insts {
