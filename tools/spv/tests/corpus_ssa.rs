@@ -77,7 +77,10 @@ fn check(name: &str, lifted: Result<Shader, String>, t: &mut Totals, bad: &mut V
         match emit(s, &Options::default()) {
             Ok(o) => {
                 if let Err(e) = common::spirv_val(&o.words) {
-                    bad.push(format!("{name} ({}): spirv-val: {e}", ["ssa", "variables"][k]));
+                    bad.push(format!(
+                        "{name} ({}): spirv-val: {e}",
+                        ["ssa", "variables"][k]
+                    ));
                 }
                 words[k] = o.words.len();
                 vars[k] = function_vars(&o.words);

@@ -268,8 +268,7 @@ fn fresh_entry(f: &mut Function) -> bool {
 /// Runs the pass.
 pub fn run(f: &mut Function) {
     f.ssa = false;
-    if f
-        .blocks
+    if f.blocks
         .iter()
         .any(|b| matches!(b.term, Terminator::Dynamic(_)))
     {
@@ -564,7 +563,10 @@ pub fn verify(f: &Function) -> Result<(), String> {
         for (i, &v) in blk.insts.iter().enumerate() {
             let inst = f.inst(v);
             if f.ssa && slot_of(&inst.op).is_some() {
-                return Err(format!("{v} in b{b}: guest state access left: {:?}", inst.op));
+                return Err(format!(
+                    "{v} in b{b}: guest state access left: {:?}",
+                    inst.op
+                ));
             }
             if let Op::Phi(_) = inst.op {
                 if !in_phis {

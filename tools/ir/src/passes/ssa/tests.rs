@@ -40,7 +40,12 @@ fn all_passes(f: &mut Function) {
 fn loop_counter_gets_a_phi() {
     // b0: R0 = 0; b1: if R0 < 10 { b2: R0 += 1; goto b1 } else { b3: store R0 }
     let mut f = Function::new();
-    let (b0, b1, b2, b3) = (f.add_block(Some(0)), f.add_block(Some(8)), f.add_block(Some(16)), f.add_block(Some(24)));
+    let (b0, b1, b2, b3) = (
+        f.add_block(Some(0)),
+        f.add_block(Some(8)),
+        f.add_block(Some(16)),
+        f.add_block(Some(24)),
+    );
     let z = f.push(b0, Op::Const(0), Type::U32, &[]);
     f.push(b0, Op::SetReg(0), Type::Void, &[z]);
     f.blocks[0].term = Terminator::Jump(b1);
@@ -115,7 +120,11 @@ fn value_crosses_two_blocks() {
     f.blocks[2].term = Terminator::Exit;
     all_passes(&mut f);
     assert_eq!(stored(&f, 2), x);
-    assert!(f.blocks.iter().flat_map(|b| &b.insts).all(|&v| !matches!(f.inst(v).op, Op::Phi(_))));
+    assert!(f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .all(|&v| !matches!(f.inst(v).op, Op::Phi(_))));
     // R3 and R4 are never written: reads are 0; 0 * 0 folds.
     assert_eq!(f.const_of(x), Some(0));
 }
@@ -233,7 +242,12 @@ fn interpret(f: &Function) -> (Vec<(u64, u64)>, bool) {
             .iter()
             .filter(|&&v| matches!(f.inst(v).op, Op::Phi(_)))
             .map(|&v| {
-                let a = f.phi_args(v).iter().find(|x| x.0.index() == from).expect("operand").1;
+                let a = f
+                    .phi_args(v)
+                    .iter()
+                    .find(|x| x.0.index() == from)
+                    .expect("operand")
+                    .1;
                 (v, f.const_of(a).unwrap_or(val[a.index()]))
             })
             .collect();
