@@ -2,7 +2,7 @@
 //! dominator tree (Cooper, Harvey and Kennedy's iterative algorithm over reverse postorder)
 //! and natural loops (reducibility is checked here).
 
-use crate::ir::{BlockId, Function};
+use crate::ir::{BlockId, Function, Terminator};
 
 /// Facts about the blocks reachable from the entry. Indices are block indices.
 #[derive(Debug)]
