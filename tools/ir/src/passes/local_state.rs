@@ -1,7 +1,9 @@
 //! Block-local SSA for guest state: a read of a register, predicate or flag that the same
 //! block already read or wrote becomes that value, and a write that a later write in the
 //! same block overwrites is removed. (The local half of Braun et al.'s on-the-fly SSA
-//! construction; across blocks guest state stays in variables, see the crate docs.)
+//! construction.) The `ssa` pass runs it for functions that keep guest state in variables
+//! across blocks (a `Dynamic` jump is left); for the others it does the local half itself,
+//! in the same walk as the global half.
 
 use crate::ir::{Function, Op, Value};
 

@@ -23,7 +23,6 @@ pub type Pass = (&'static str, fn(&mut Function));
 pub const PASSES: &[Pass] = &[
     ("static_stack", crate::structure::stack::run),
     ("split_irreducible", crate::structure::split::run),
-    ("local_state", local_state::run),
     ("ssa", ssa::run),
     ("const_fold", const_fold::run),
     ("sbuf", sbuf::run),

@@ -1,27 +1,32 @@
-//! Global SSA for guest state: after `local_state`, a block reads each register, predicate
-//! or flag at most once before writing it and writes it at most once. This pass gives each
-//! such read the value reaching the block's entry — the last write in a dominating block, or
-//! a phi where definitions meet — and removes every `GetReg`/`SetReg`, `GetPred`/`SetPred`
-//! and `GetFlag`/`SetFlag`, so values cross blocks and guest state needs no variables.
+//! SSA for guest state: registers, predicates and flags become values that cross blocks,
+//! with phis where definitions meet, and every `GetReg`/`SetReg`, `GetPred`/`SetPred` and
+//! `GetFlag`/`SetFlag` goes, so guest state needs no variables.
 //!
-//! The construction is the global half of Braun et al.'s "Simple and Efficient Construction
-//! of Static Single Assignment Form" (CC 2013) with every block sealed from the start (the
-//! whole graph is known): the value at a block's entry is the value at the end of its single
-//! predecessor, or a phi (created before its operands, which breaks cycles) over the values
-//! at the ends of its predecessors; a phi whose operands are all one value (or itself) is
-//! trivial and replaced by that value, and phis that used it are looked at again. Values are
-//! memoised per (block, state slot), the recursion runs on an explicit stack, so the pass is
-//! linear in blocks × slots used plus phi operands. State read before any write is 0 (the
-//! value the variables of the non-SSA scheme start with).
+//! The construction is Braun et al.'s "Simple and Efficient Construction of Static Single
+//! Assignment Form" (CC 2013), both halves in one pass, with every block sealed from the
+//! start (the whole graph is known). The local half is one walk over the blocks: a read
+//! after a read or write of its slot in the same block is that value, the first read of a
+//! slot in a block is an *entry read*, the last write is the slot's value at the block's
+//! end. The global half gives each entry read the value at its block's entry: the value at
+//! the end of the single predecessor, or a phi (made before its operands, which breaks
+//! cycles) over the values at the ends of the predecessors; a phi whose operands are all one
+//! value (or itself) is trivial and replaced by that value, and the phis that used it are
+//! looked at again. A write of a value read at the block's entry (a copy, `R1 = R0`)
+//! continues the search in the slot read. Values are memoised per (block, slot) and the
+//! recursion runs on an explicit stack, so the pass is linear in blocks × slots used plus
+//! phi operands. State read before any write is 0 (what the variables of the non-SSA scheme
+//! start with).
 //!
 //! Functions with a `Dynamic` jump left (targets unknown) keep guest state in variables
-//! (`Function::ssa` stays false), as do functions whose block × slot table would pass
-//! [`MAX_TABLE`] entries. An entry block that is also a branch target first moves behind a
+//! (`Function::ssa` stays false) and get only the local forwarding of
+//! [`local_state`](super::local_state); so do functions with more than
+//! [`MAX_TABLE`] / 516 blocks. An entry block that is also a branch target first moves behind a
 //! new empty entry block, so the entry has no predecessors.
 
+use super::local_state;
 use crate::ir::{BlockId, Function, Op, Terminator, Type, Value};
 
-/// Most (blocks × state slots used) entries the pass builds tables for.
+/// Most (blocks × state slots) entries the pass builds tables for.
 pub const MAX_TABLE: usize = 1 << 22;
 
 /// A state slot: R0–R255 are 0–255, predicates 256–511, the flags 512–515.
@@ -42,9 +47,18 @@ fn slot_of(op: &Op) -> Option<(usize, bool)> {
 /// Marks a (block, slot) whose single-predecessor chain is being followed.
 const BUSY: Value = Value(u32::MAX - 1);
 
+/// The value a slot holds at the end of a block: known, or the entry value of a (block,
+/// slot) still to be computed.
+enum End {
+    Known(Value),
+    Need(BlockId, usize),
+}
+
 struct Builder {
     /// Number of slots used (table width).
     k: usize,
+    /// Dense slot number per state slot.
+    dense: [u16; SLOTS],
     /// Slot type per dense slot.
     ty: Vec<Type>,
     /// Distinct predecessors of block b: `plist[pstart[b]..pstart[b + 1]]`.
@@ -60,9 +74,9 @@ struct Builder {
     phis: Vec<(Value, BlockId)>,
     /// The zero constants (U32, Bool), made on first use.
     zero: [Value; 2],
-    /// Frames of `read_entry`: (block, phi or NONE for a single-predecessor block, next
-    /// predecessor).
-    stack: Vec<(BlockId, Value, usize)>,
+    /// Frames of `read_entry`: (block, slot, phi or NONE for a single-predecessor block,
+    /// next predecessor).
+    stack: Vec<(BlockId, usize, Value, usize)>,
 }
 
 impl Builder {
@@ -70,9 +84,14 @@ impl Builder {
         &self.plist[self.pstart[b.index()] as usize..self.pstart[b.index() + 1] as usize]
     }
 
+    /// `v` through the alias table (an entry read not resolved yet stays itself).
     fn resolve(&self, mut v: Value) -> Value {
-        while v.is_some() && v.index() < self.alias.len() && self.alias[v.index()].is_some() {
-            v = self.alias[v.index()];
+        while v.is_some() && v.index() < self.alias.len() {
+            match self.alias[v.index()] {
+                READ => break,
+                x if x.is_some() => v = x,
+                _ => break,
+            }
         }
         v
     }
@@ -87,14 +106,29 @@ impl Builder {
         self.zero[i]
     }
 
-    /// The value slot `s` holds at the end of block `b`, if known without looking further.
-    fn end_known(&self, b: BlockId, s: usize) -> Option<Value> {
-        let i = b.index() * self.k + s;
-        if self.last[i].is_some() {
-            return Some(self.last[i]);
-        }
-        let e = self.entry[i];
+    /// The entry value of (b, s) if computed.
+    fn entry_known(&self, b: BlockId, s: usize) -> Option<Value> {
+        let e = self.entry[b.index() * self.k + s];
         (e.is_some() && e != BUSY).then(|| self.resolve(e))
+    }
+
+    /// The value slot `s` holds at the end of block `b`. A write of a value read at the
+    /// block's entry (a copy, `R1 = R0`) is the entry value of the slot read.
+    fn end(&self, f: &Function, b: BlockId, s: usize) -> End {
+        let l = self.last[b.index() * self.k + s];
+        let s = if l.is_some() {
+            let r = self.resolve(l);
+            match slot_of(&f.inst(r).op) {
+                Some((raw, false)) => self.dense[raw] as usize,
+                _ => return End::Known(r),
+            }
+        } else {
+            s
+        };
+        match self.entry_known(b, s) {
+            Some(v) => End::Known(v),
+            None => End::Need(b, s),
+        }
     }
 
     /// Replaces phi `p` by its single operand when it has one (besides itself).
@@ -120,25 +154,26 @@ impl Builder {
         same
     }
 
-    /// The value slot `s` holds at the entry of block `b0` (Braun et al.'s
-    /// `readVariableRecursive`, iterative).
-    fn read_entry(&mut self, f: &mut Function, b0: BlockId, s: usize) -> Value {
+    /// The value slot `s0` holds at the entry of block `b0` (Braun et al.'s
+    /// `readVariableRecursive`, iterative; requests are (block, slot) pairs because a copy
+    /// continues the search in another slot).
+    fn read_entry(&mut self, f: &mut Function, b0: BlockId, s0: usize) -> Value {
         let mut stack = std::mem::take(&mut self.stack);
         stack.clear();
-        let mut req = Some(b0);
+        let mut req = Some((b0, s0));
         let mut val = Value::NONE;
         loop {
-            if let Some(b) = req.take() {
+            if let Some((b, s)) = req.take() {
                 let i = b.index() * self.k + s;
                 let m = self.entry[i];
                 if m == BUSY {
-                    // `b`'s single-predecessor chain is being followed: it leads (without
-                    // writes) to the nearest phi frame above `b`'s frame, whose phi is its
-                    // value; with no phi frame it is a cycle of single-predecessor blocks,
+                    // (b, s)'s single-predecessor chain is being followed: it leads (through
+                    // copies only) to the nearest phi frame above (b, s)'s frame, whose phi is
+                    // its value; with no phi frame it is a cycle of single-predecessor blocks,
                     // which nothing reaches.
                     let mut phi = Value::NONE;
-                    for &(fb, fp, _) in stack.iter().rev() {
-                        if fb == b {
+                    for &(fb, fs, fp, _) in stack.iter().rev() {
+                        if (fb, fs) == (b, s) {
                             break;
                         }
                         if fp.is_some() {
@@ -157,15 +192,15 @@ impl Builder {
                     self.entry[i] = val;
                 } else if self.preds(b).len() == 1 {
                     let p = self.preds(b)[0];
-                    match self.end_known(p, s) {
-                        Some(v) => {
+                    match self.end(f, p, s) {
+                        End::Known(v) => {
                             val = v;
                             self.entry[i] = v;
                         }
-                        None => {
+                        End::Need(pb, ps) => {
                             self.entry[i] = BUSY;
-                            stack.push((b, Value::NONE, 0));
-                            req = Some(p);
+                            stack.push((b, s, Value::NONE, 0));
+                            req = Some((pb, ps));
                             continue;
                         }
                     }
@@ -174,7 +209,7 @@ impl Builder {
                     self.alias.resize(f.insts.len(), Value::NONE);
                     self.phis.push((phi, b));
                     self.entry[i] = phi;
-                    stack.push((b, phi, 0));
+                    stack.push((b, s, phi, 0));
                     val = Value::NONE;
                 }
             }
@@ -182,7 +217,7 @@ impl Builder {
                 self.stack = stack;
                 return val;
             };
-            let (b, phi) = (top.0, top.1);
+            let (b, s, phi) = (top.0, top.1, top.2);
             if phi == Value::NONE {
                 self.entry[b.index() * self.k + s] = val;
                 stack.pop();
@@ -192,16 +227,16 @@ impl Builder {
                 unreachable!("phi frame holds a phi");
             };
             if val.is_some() {
-                let p = self.preds(b)[top.2 - 1];
+                let p = self.preds(b)[top.3 - 1];
                 f.phi_in[pk as usize].push((p, val));
             }
-            while top.2 < self.preds(b).len() {
-                let p = self.preds(b)[top.2];
-                top.2 += 1;
-                match self.end_known(p, s) {
-                    Some(v) => f.phi_in[pk as usize].push((p, v)),
-                    None => {
-                        req = Some(p);
+            while top.3 < self.preds(b).len() {
+                let p = self.preds(b)[top.3];
+                top.3 += 1;
+                match self.end(f, p, s) {
+                    End::Known(v) => f.phi_in[pk as usize].push((p, v)),
+                    End::Need(pb, ps) => {
+                        req = Some((pb, ps));
                         break;
                     }
                 }
@@ -265,44 +300,94 @@ fn fresh_entry(f: &mut Function) -> bool {
     true
 }
 
+/// Marks, in the alias table, an entry read whose value the global half still has to find.
+const READ: Value = Value(u32::MAX - 2);
+
 /// Runs the pass.
 pub fn run(f: &mut Function) {
     f.ssa = false;
-    if f.blocks
-        .iter()
-        .any(|b| matches!(b.term, Terminator::Dynamic(_)))
+    if f.blocks.len() * SLOTS > MAX_TABLE
+        || f.blocks
+            .iter()
+            .any(|b| matches!(b.term, Terminator::Dynamic(_)))
     {
+        local_state::run(f);
         return;
     }
-    // The guest state accesses, in order, and a dense numbering of the slots they use.
+    f.ssa = true;
+    fresh_entry(f);
+    // The local half, in one walk: a read after a read or write of its slot in the same
+    // block is that value; the first read of a slot in a block is an entry read (its uses
+    // are noted, to be rewritten once the global half knows its value); the last write of a
+    // slot in a block is its value at the block's end. Reads and writes leave the blocks.
+    let mut alias = vec![Value::NONE; f.insts.len()];
     let mut dense = [u16::MAX; SLOTS];
     let mut ty = Vec::new();
-    let mut acc: Vec<(u32, Value, u16, bool)> = Vec::new();
-    for (b, blk) in f.blocks.iter().enumerate() {
-        for &v in &blk.insts {
-            if let Some((s, w)) = slot_of(&f.insts[v.index()].op) {
-                if dense[s] == u16::MAX {
-                    dense[s] = ty.len() as u16;
-                    ty.push(if s < 256 { Type::U32 } else { Type::Bool });
+    let mut known = [(u32::MAX, Value::NONE); SLOTS];
+    let mut reads: Vec<(u32, Value, u16)> = Vec::new();
+    let mut writes: Vec<(u32, u16, Value)> = Vec::new();
+    // Uses of entry reads: (instruction, argument slot); terminators by block.
+    let mut uses: Vec<(Value, u8)> = Vec::new();
+    let mut term_uses: Vec<u32> = Vec::new();
+    for b in 0..f.blocks.len() {
+        let mut insts = std::mem::take(&mut f.blocks[b].insts);
+        let mut w = 0;
+        for r in 0..insts.len() {
+            let v = insts[r];
+            let inst = &mut f.insts[v.index()];
+            for (i, a) in inst.args.iter_mut().enumerate() {
+                if a.is_none() {
+                    break;
                 }
-                acc.push((b as u32, v, dense[s], w));
+                match alias[a.index()] {
+                    READ => uses.push((v, i as u8)),
+                    x if x.is_some() => {
+                        *a = x;
+                        if alias[x.index()] == READ {
+                            uses.push((v, i as u8));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let Some((s, write)) = slot_of(&inst.op) else {
+                insts[w] = v;
+                w += 1;
+                continue;
+            };
+            if dense[s] == u16::MAX {
+                dense[s] = ty.len() as u16;
+                ty.push(if s < 256 { Type::U32 } else { Type::Bool });
+            }
+            if write {
+                known[s] = (b as u32, inst.args[0]);
+                writes.push((b as u32, dense[s], inst.args[0]));
+            } else if known[s].0 == b as u32 {
+                alias[v.index()] = known[s].1;
+            } else {
+                known[s] = (b as u32, v);
+                alias[v.index()] = READ;
+                reads.push((b as u32, v, dense[s]));
+            }
+        }
+        insts.truncate(w);
+        f.blocks[b].insts = insts;
+        if let Terminator::Branch(c, _, _) | Terminator::Switch(c, _, _) = &mut f.blocks[b].term {
+            match alias[c.index()] {
+                READ => term_uses.push(b as u32),
+                x if x.is_some() => {
+                    *c = x;
+                    if alias[x.index()] == READ {
+                        term_uses.push(b as u32);
+                    }
+                }
+                _ => {}
             }
         }
     }
     let k = ty.len();
-    if k * (f.blocks.len() + 1) > MAX_TABLE {
+    if reads.is_empty() {
         return;
-    }
-    f.ssa = true;
-    if k == 0 {
-        return;
-    }
-    if fresh_entry(f) {
-        // Block 0 moved to the end.
-        let moved = f.blocks.len() as u32 - 1;
-        for a in acc.iter_mut().filter(|a| a.0 == 0) {
-            a.0 = moved;
-        }
     }
     let nb = f.blocks.len();
     // Distinct predecessors, as one list with a start per block.
@@ -338,30 +423,27 @@ pub fn run(f: &mut Function) {
         }
     }
     let mut last = vec![Value::NONE; nb * k];
-    for &(b, v, s, w) in &acc {
-        if w {
-            last[b as usize * k + s as usize] = f.insts[v.index()].args[0];
-        }
+    for &(b, d, a) in &writes {
+        last[b as usize * k + d as usize] = a;
     }
     let phi_base = f.phi_in.len();
     let mut bld = Builder {
         k,
+        dense,
         ty,
         pstart,
         plist,
         last,
         entry: vec![Value::NONE; nb * k],
-        alias: vec![Value::NONE; f.insts.len()],
+        alias,
         phis: Vec::new(),
         zero: [Value::NONE; 2],
         stack: Vec::new(),
     };
-    // Each remaining read (before any write of its slot in its block) is the entry value.
-    for &(b, v, s, w) in &acc {
-        if !w {
-            let r = bld.read_entry(f, BlockId(b), s as usize);
-            bld.alias[v.index()] = r;
-        }
+    // The global half: each entry read is the value at its block's entry.
+    for &(b, v, s) in &reads {
+        let r = bld.read_entry(f, BlockId(b), s as usize);
+        bld.alias[v.index()] = r;
     }
     // Phis that became trivial after others were replaced, until none is left. Phi number
     // n is `Op::Phi(phi_base + n)`.
@@ -404,51 +486,28 @@ pub fn run(f: &mut Function) {
             }
         }
     }
-    // Rewrite: guest state reads and writes gone, every use through the aliases, phis first
-    // in their blocks.
-    let mut alias = std::mem::take(&mut bld.alias);
-    alias.resize(f.insts.len(), Value::NONE);
-    let res = |mut v: Value| {
-        while v.is_some() && alias[v.index()].is_some() {
-            v = alias[v.index()];
-        }
-        v
-    };
-    let Function {
-        blocks,
-        insts,
-        phi_in,
-        ..
-    } = f;
-    for blk in blocks.iter_mut() {
-        blk.insts.retain(|&v| {
-            let inst = &mut insts[v.index()];
-            if slot_of(&inst.op).is_some() {
-                return false;
-            }
-            for a in inst.args.iter_mut() {
-                if a.is_some() {
-                    *a = res(*a);
-                }
-            }
-            true
-        });
-        match &mut blk.term {
-            Terminator::Branch(c, _, _) | Terminator::Dynamic(c) | Terminator::Switch(c, _, _) => {
-                *c = res(*c)
-            }
-            _ => {}
+    // Rewrite the uses of entry reads and the phis' operands; phis first in their blocks.
+    for &(v, i) in &uses {
+        let a = f.insts[v.index()].args[i as usize];
+        f.insts[v.index()].args[i as usize] = bld.resolve(a);
+    }
+    for &b in &term_uses {
+        if let Terminator::Branch(c, _, _) | Terminator::Switch(c, _, _) =
+            &mut f.blocks[b as usize].term
+        {
+            *c = bld.resolve(*c);
         }
     }
-    for ins in phi_in[phi_base..].iter_mut() {
-        for x in ins.iter_mut() {
-            x.1 = res(x.1);
+    for q in phi_base..f.phi_in.len() {
+        for x in 0..f.phi_in[q].len() {
+            let a = f.phi_in[q][x].1;
+            f.phi_in[q][x].1 = bld.resolve(a);
         }
     }
     let mut phis: Vec<(BlockId, Value)> = bld
         .phis
         .iter()
-        .filter(|&&(p, _)| alias[p.index()].is_none())
+        .filter(|&&(p, _)| bld.alias[p.index()].is_none())
         .map(|&(p, b)| (b, p))
         .collect();
     phis.sort_unstable();

@@ -27,7 +27,6 @@ fn stored(f: &Function, b: usize) -> Value {
 }
 
 fn all_passes(f: &mut Function) {
-    local_state::run(f);
     run(f);
     verify(f).unwrap_or_else(|e| panic!("after ssa: {e}\n{f}"));
     const_fold::run(f);
@@ -321,7 +320,7 @@ impl Rng {
     }
 }
 
-/// A random function over R0–R3 and P0–P1 with loops, merges and stores.
+/// A random function over R0–R3 and P0–P1 with loops, merges, copies and stores.
 fn random_function(rng: &mut Rng) -> Function {
     let mut f = Function::new();
     let n = 2 + rng.next(8) as u32;
@@ -332,7 +331,16 @@ fn random_function(rng: &mut Rng) -> Function {
         let b = BlockId(i);
         for _ in 0..rng.next(6) {
             let r = rng.next(4) as u8;
-            match rng.next(5) {
+            match rng.next(7) {
+                5 => {
+                    // A copy (the search continues in another slot).
+                    let x = f.push(b, Op::GetReg(rng.next(4) as u8), Type::U32, &[]);
+                    f.push(b, Op::SetReg(r), Type::Void, &[x]);
+                }
+                6 => {
+                    let p = f.push(b, Op::GetPred(rng.next(2) as u8), Type::Bool, &[]);
+                    f.push(b, Op::SetPred(rng.next(2) as u8), Type::Void, &[p]);
+                }
                 0 => {
                     let c = f.push(b, Op::Const(rng.next(4)), Type::U32, &[]);
                     f.push(b, Op::SetReg(r), Type::Void, &[c]);
@@ -384,7 +392,16 @@ fn random_programs_store_the_same() {
         let mut f = random_function(&mut rng);
         let before = interpret(&f);
         let text = f.to_string();
+        // The pipeline's order, and with the local pass run first (the same result).
+        let mut g = f.clone();
         all_passes(&mut f);
+        local_state::run(&mut g);
+        all_passes(&mut g);
+        assert_eq!(
+            interpret(&g),
+            interpret(&f),
+            "case {case}: local_state first\n{g}"
+        );
         let after = interpret(&f);
         phis += f
             .blocks
