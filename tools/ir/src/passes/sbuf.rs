@@ -14,10 +14,12 @@
 //!
 //! for the same r. Then the address is `base_r + X` and the access is at byte offset
 //! `lo32(X) = lo32(address) − c0[base + 16r]`, which the pass builds by re-computing the low-word
-//! sum with the base term left out. Guest registers read at a block's entry (`GetReg`, values
-//! do not cross blocks) are followed into every predecessor's last write of the register; all
-//! paths must give the same slot (a loop that carries the register round unchanged or stepped
-//! by base-free terms adds nothing: the traced value coming back is a neutral cycle). The
+//! sum with the base term left out. Values from other blocks are followed to their
+//! definitions: a phi (after the `ssa` pass) into each operand, and where guest state stays in
+//! variables a register read at a block's entry (`GetReg`) into every predecessor's last write of
+//! the register; all paths must give the same slot (a loop that carries the value round
+//! unchanged or stepped by base-free terms adds nothing: the traced value coming back is a
+//! neutral cycle). The
 //! offset of such a register is `register − c0[base + 16r]` (c0 stays bound; the difference is
 //! right whatever c0 holds). Anything else — another slot on some path, an address loaded from
 //! memory, a base that enters a sum twice, a phi-like merge of different buffers — stays a
@@ -70,6 +72,8 @@ struct Tracer {
     budget: u32,
     /// Register traces in progress: (block, register, base word wanted).
     active: Vec<(u32, u8, Half)>,
+    /// Phi traces in progress: (phi, base word wanted).
+    active_phis: Vec<(Value, Half)>,
 }
 
 /// Nodes one address trace may visit (across blocks), so the pass stays linear.
@@ -126,7 +130,50 @@ impl Tracer {
                 self.word(f, a, Half::Lo, want)
             }
             Op::GetReg(n) => self.entry(f, v, n, want),
+            Op::Phi(_) => self.merge(f, v, want),
             _ => Found::No,
+        }
+    }
+
+    /// The base term of a phi (the SSA form of [`Tracer::entry`]): every operand must agree;
+    /// the phi coming round a loop to itself is [`Found::Cycle`].
+    fn merge(&mut self, f: &Function, v: Value, want: Half) -> Found {
+        if self.active_phis.contains(&(v, want)) {
+            return Found::Cycle;
+        }
+        self.active_phis.push((v, want));
+        let mut acc: Option<Found> = None;
+        let mut cycle = false;
+        let mut bad = false;
+        for &(_, a) in f.phi_args(v) {
+            let r = if a == v {
+                Found::Cycle
+            } else {
+                self.word(f, a, Half::Lo, want)
+            };
+            acc = match (acc, r) {
+                (_, Found::Bad) => {
+                    bad = true;
+                    break;
+                }
+                (a, Found::Cycle) => {
+                    cycle = true;
+                    a
+                }
+                (None, r) => Some(r),
+                (Some(x), r) if x == r => Some(x),
+                _ => {
+                    bad = true;
+                    break;
+                }
+            };
+        }
+        self.active_phis.pop();
+        match acc {
+            _ if bad => Found::Bad,
+            Some(x) => x,
+            None if cycle => Found::Cycle,
+            None => Found::No,
         }
     }
 
@@ -336,6 +383,7 @@ pub fn run(f: &mut Function) {
         last_set,
         budget: BUDGET,
         active: Vec::new(),
+        active_phis: Vec::new(),
     };
     // Trace every access first (read-only), then rewrite.
     let mut plan: Vec<(usize, Value, u8)> = Vec::new();
@@ -643,6 +691,35 @@ mod tests {
         f.blocks[1].term = Terminator::Branch(p, b1, b2);
         f.blocks[2].term = Terminator::Exit;
         (f, ld)
+    }
+
+    #[test]
+    fn traces_through_phis_after_ssa() {
+        let ssa = crate::passes::ssa::run;
+        let (mut f, ld) = merge(0x140, 0x144);
+        ssa(&mut f);
+        assert!(f.ssa);
+        run(&mut f);
+        assert_eq!(f.inst(ld).op, Op::Load(Space::Storage(0), Width::B32));
+        let (mut f, ld) = merge(0x150, 0x154);
+        ssa(&mut f);
+        run(&mut f);
+        assert_eq!(f.inst(ld).op, Op::Load(Space::Global, Width::B32));
+        // p += 4 round a loop: the header's phis come back to themselves (a neutral cycle).
+        let (mut f, ld) = pointer_loop(|f, b, r0, r1| {
+            let k = f.push(b, Op::Const(4), Type::U32, &[]);
+            let lo = f.push(b, Op::IAdd, Type::U32, &[r0, k]);
+            let c = f.push(b, Op::AddCarry, Type::Bool, &[r0, k]);
+            let one = f.push(b, Op::Const(1), Type::U32, &[]);
+            let zero = f.push(b, Op::Const(0), Type::U32, &[]);
+            let cv = f.push(b, Op::Select, Type::U32, &[c, one, zero]);
+            let hi = f.push(b, Op::IAdd, Type::U32, &[r1, cv]);
+            (lo, hi)
+        });
+        ssa(&mut f);
+        run(&mut f);
+        assert_eq!(f.inst(ld).op, Op::Load(Space::Storage(0), Width::B32));
+        crate::passes::ssa::verify(&f).unwrap();
     }
 
     #[test]
