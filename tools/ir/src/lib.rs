@@ -20,11 +20,15 @@
 //! `GetPred`/`SetPred` for P0–P6 (PT is the constant `true`), `GetFlag`/`SetFlag` for the
 //! condition codes of the carry chain (`.CC` / `.X`), and `StackPush`/`StackPop` for the
 //! per-thread reconvergence and call stack (`SSY`/`SYNC`, `PBK`/`BRK`, `PCNT`/`CONT`,
-//! `CAL`/`RET`). **Values never cross blocks**: within a block the `local_state` pass turns
-//! state reads into the values last written (the local half of Braun et al.'s SSA
-//! construction); across blocks guest state lives in variables, which the SPIR-V consumer's
-//! mem2reg promotes. This keeps every block self-contained, so any control-flow graph —
-//! including indirect jumps through `BRX` tables and `RET` — can be emitted.
+//! `CAL`/`RET`). The `ssa` pass turns registers, predicates and flags into SSA values
+//! (Braun et al.'s construction with trivial-phi removal): state reads become the values that
+//! reach them, writes disappear, and values cross blocks. Where definitions meet, a block
+//! starts with phis: `Op::Phi(k)`, whose incoming `(predecessor, value)` pairs are
+//! [`Function::phi_in`](ir::Function::phi_in)`[k]` (an instruction has only four argument
+//! slots). Every use is dominated by its definition (a phi operand: the end of its
+//! predecessor); constants have no position. A function that still has a `Dynamic` jump
+//! (targets unknown) keeps guest state in variables across blocks instead
+//! ([`Function::ssa`](ir::Function::ssa) false); the back end emits both.
 //!
 //! # Operations
 //!
