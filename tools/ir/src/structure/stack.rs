@@ -26,9 +26,7 @@ type Stack = Vec<(StackKind, u32)>;
 
 /// Runs the pass; see the module documentation.
 pub fn run(f: &mut Function) {
-    if let Some(g) = resolve(f) {
-        *f = g;
-    } else {
+    if !resolve_in_place(f) {
         switch_targets(f);
     }
 }
@@ -111,27 +109,65 @@ fn has_dynamic(f: &Function) -> bool {
 
 /// The statically resolved function, or `None` when the analysis does not apply.
 pub fn resolve(f: &Function) -> Option<Function> {
+    let mut g = f.clone();
+    resolve_in_place(&mut g).then_some(g)
+}
+
+/// Resolves `f` in place: its blocks are replaced by the copies, its instructions kept (the
+/// first copy of a block keeps its values, later copies append fresh ones). Returns `false`,
+/// with `f` as it was, when the analysis does not apply.
+fn resolve_in_place(f: &mut Function) -> bool {
     if !has_dynamic(f) || f.blocks.is_empty() {
-        return None;
+        return false;
     }
+    let n_insts = f.insts.len();
+    let blocks = std::mem::take(&mut f.blocks);
+    // Pops the first copies replaced by constants, as they were (later copies and a
+    // failed analysis need them).
+    let mut saved: HashMap<u32, Inst> = HashMap::default();
+    if copy_blocks(f, &blocks, &mut saved).is_some() {
+        // The copies are new blocks: phi operands naming the old ones do not carry over (the
+        // pass runs before `ssa`, so there are none).
+        f.phi_in = Vec::new();
+        f.ssa = false;
+        return true;
+    }
+    for (v, inst) in saved {
+        f.insts[v as usize] = inst;
+    }
+    f.insts.truncate(n_insts);
+    f.blocks = blocks;
+    false
+}
+
+/// The instruction `v` as the original function had it.
+fn original(g: &Function, saved: &HashMap<u32, Inst>, v: Value) -> Inst {
+    let i = g.insts[v.index()];
+    match i.op {
+        Op::Const(_) => saved.get(&v.0).copied().unwrap_or(i),
+        _ => i,
+    }
+}
+
+/// Builds `g`'s blocks as copies of `blocks` per static stack (`g.blocks` empty, `g.insts`
+/// the original instructions); None when the analysis does not apply.
+fn copy_blocks(
+    g: &mut Function,
+    blocks: &[crate::ir::Block],
+    saved: &mut HashMap<u32, Inst>,
+) -> Option<()> {
     let mut by_addr: HashMap<u32, BlockId> = HashMap::default();
-    for (i, b) in f.blocks.iter().enumerate() {
+    for (i, b) in blocks.iter().enumerate() {
         if let Some(a) = b.addr {
             by_addr.entry(a).or_insert(BlockId(i as u32));
         }
     }
-    let limit = f.blocks.len() * 4 + 64;
-    let mut g = Function {
-        insts: f.insts.clone(),
-        blocks: Vec::new(),
-        indirect_targets: f.indirect_targets.clone(),
-        sbuf_table: f.sbuf_table,
-        ..Function::default()
-    };
+    let limit = blocks.len() * 4 + 64;
+    let indirect_targets = g.indirect_targets.clone();
     // Copies by (original block, interned stack).
     let mut stacks: HashMap<Stack, u32> = HashMap::default();
     let mut ids: HashMap<(BlockId, u32), BlockId> = HashMap::default();
-    let mut copied = vec![false; f.blocks.len()];
+    let mut copied = vec![false; blocks.len()];
     let mut work: Vec<(BlockId, Stack, BlockId)> = Vec::new();
     let mut exit_block: Option<BlockId> = None;
     let mut get = |g: &mut Function,
@@ -153,30 +189,30 @@ pub fn resolve(f: &Function) -> Option<Function> {
         if g.blocks.len() >= limit {
             return None;
         }
-        let nb = g.add_block(f.blocks[ob.index()].addr);
+        let nb = g.add_block(blocks[ob.index()].addr);
         ids.insert((ob, sid), nb);
         work.push((ob, st.clone(), nb));
         Some(nb)
     };
-    get(&mut g, &mut work, BlockId(0), &Vec::new())?;
+    get(g, &mut work, BlockId(0), &Vec::new())?;
     // Replacement of each value of the block being copied (`NONE`: itself); values never
     // cross blocks, so the entries a block set are cleared after it.
-    let mut remap: Vec<Value> = vec![Value::NONE; f.insts.len()];
+    let mut remap: Vec<Value> = vec![Value::NONE; g.insts.len()];
     // Values that are pops of this block and the address each popped (None: empty).
     let mut pops: Vec<(Value, Option<u32>)> = Vec::new();
     while let Some((ob, mut st, nb)) = work.pop() {
-        let src = &f.blocks[ob.index()];
+        let src = &blocks[ob.index()];
         // The first copy keeps the original values; later copies get fresh ones.
         let fresh = std::mem::replace(&mut copied[ob.index()], true);
         pops.clear();
         let mut insts = Vec::with_capacity(src.insts.len());
         for &v in &src.insts {
-            if !fresh && !matches!(f.inst(v).op, Op::StackPush(_) | Op::StackPop(_)) {
+            if !fresh && !matches!(g.inst(v).op, Op::StackPush(_) | Op::StackPop(_)) {
                 // The first copy keeps the instruction as it is (already in `g`).
                 insts.push(v);
                 continue;
             }
-            let mut inst: Inst = *f.inst(v);
+            let mut inst: Inst = original(g, saved, v);
             if fresh {
                 for a in inst.args.iter_mut() {
                     if a.is_some() && remap[a.index()].is_some() {
@@ -210,14 +246,14 @@ pub fn resolve(f: &Function) -> Option<Function> {
                         ty: Type::U32,
                         args: [Value::NONE; 4],
                     };
-                    let nv = place(&mut g, v, inst, fresh, &mut remap);
+                    let nv = place(g, v, inst, fresh, &mut remap, saved);
                     pops.push((nv, target));
                     insts.push(nv);
                     continue;
                 }
                 _ => {}
             }
-            let nv = place(&mut g, v, inst, fresh, &mut remap);
+            let nv = place(g, v, inst, fresh, &mut remap, saved);
             insts.push(nv);
         }
         let map = |v: Value| {
@@ -228,18 +264,18 @@ pub fn resolve(f: &Function) -> Option<Function> {
             }
         };
         let term = match &src.term {
-            Terminator::Jump(t) => Terminator::Jump(get(&mut g, &mut work, *t, &st)?),
+            Terminator::Jump(t) => Terminator::Jump(get(g, &mut work, *t, &st)?),
             Terminator::Branch(c, t, e) => {
-                let t = get(&mut g, &mut work, *t, &st)?;
-                let e = get(&mut g, &mut work, *e, &st)?;
+                let t = get(g, &mut work, *t, &st)?;
+                let e = get(g, &mut work, *e, &st)?;
                 Terminator::Branch(map(*c), t, e)
             }
             Terminator::Switch(v, cases, d) => {
                 let mut nc = Vec::with_capacity(cases.len());
                 for &(k, t) in cases {
-                    nc.push((k, get(&mut g, &mut work, t, &st)?));
+                    nc.push((k, get(g, &mut work, t, &st)?));
                 }
-                let d = get(&mut g, &mut work, *d, &st)?;
+                let d = get(g, &mut work, *d, &st)?;
                 Terminator::Switch(map(*v), nc, d)
             }
             Terminator::Dynamic(v) => {
@@ -248,19 +284,19 @@ pub fn resolve(f: &Function) -> Option<Function> {
                     Some(None) => Terminator::Exit,
                     Some(Some(t)) => {
                         let tb = *by_addr.get(&t)?;
-                        Terminator::Jump(get(&mut g, &mut work, tb, &st)?)
+                        Terminator::Jump(get(g, &mut work, tb, &st)?)
                     }
                     None => {
-                        if f.indirect_targets.is_empty() {
+                        if indirect_targets.is_empty() {
                             return None;
                         }
                         let mut cases: Vec<(u32, BlockId)> = Vec::new();
-                        for &t in &f.indirect_targets {
+                        for &t in &indirect_targets {
                             if cases.iter().any(|c| c.0 == t) {
                                 continue;
                             }
                             let tb = *by_addr.get(&t)?;
-                            cases.push((t, get(&mut g, &mut work, tb, &st)?));
+                            cases.push((t, get(g, &mut work, tb, &st)?));
                         }
                         let d = match exit_block {
                             Some(d) => d,
@@ -286,18 +322,26 @@ pub fn resolve(f: &Function) -> Option<Function> {
         blk.insts = insts;
         blk.term = term;
     }
-    Some(g)
+    Some(())
 }
 
 /// Places (a copy of) instruction `v` in the new function.
-fn place(g: &mut Function, v: Value, inst: Inst, fresh: bool, remap: &mut [Value]) -> Value {
+fn place(
+    g: &mut Function,
+    v: Value,
+    inst: Inst,
+    fresh: bool,
+    remap: &mut [Value],
+    saved: &mut HashMap<u32, Inst>,
+) -> Value {
     if fresh {
         let nv = g.make(inst.op, inst.ty, &[]);
         g.insts[nv.index()] = inst;
         remap[v.index()] = nv;
         nv
     } else {
-        g.insts[v.index()] = inst;
+        let old = std::mem::replace(&mut g.insts[v.index()], inst);
+        saved.entry(v.0).or_insert(old);
         v
     }
 }
