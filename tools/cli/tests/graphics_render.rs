@@ -166,6 +166,8 @@ fn translate(dir: &Path, name: &str, y_transform: bool) -> Result<Stage, String>
                 set: x.set,
                 binding: Some(x.binding),
                 metal_index: Some(x.metal_index),
+                count: x.count,
+                separate: x.separate,
             })
             .collect(),
     };
@@ -271,4 +273,261 @@ fn dksh_pairs_render_like_glslang() {
     println!("{pass}/{total} dksh render cases match glslang's rendering");
     println!("unexpected: {unexpected:?}");
     assert!(unexpected.is_empty(), "unexpected failures: {unexpected:?}");
+}
+
+/// An NVN fragment program that samples 2D textures at `vUV.xy` through bindless handles and
+/// writes their sum to colour target 0. `setup` computes the handles (LDC / LOP.OR words, the
+/// builders below); `handles` are the registers holding them, one `TEX.B` each (at most two).
+/// The SPH is fs_sampler_dyn_all's (vUV perspective at location 0, vIdx flat at 1, one RGBA
+/// target); the IPA / MUFU / TEX.B / FADD / MOV words are that shader's listing's with other
+/// registers, LDC and LOP.OR as `nvn_fragment` in tools/spv/tests/graphics_valid.rs.
+fn nvn_sampling(setup: &[u64], handles: &[u64]) -> Vec<u8> {
+    let mut code =
+        include_bytes!("../../../tests/corpus/extra/glsl/fs_sampler_dyn_all.frag.sph.bin").to_vec();
+    let g = 7u64 << 16;
+    // TEX.B Rd, R2 (x, y), Rh (handle), 2D, mask 0xf.
+    let tex =
+        |rd: u64, rh: u64| 0xdeb8_0000_0000_0000 | rd | 2 << 8 | rh << 20 | 1 << 29 | 0xf << 31 | g;
+    let fadd = |rd: u64, ra: u64, rb: u64| 0x5c58_1000_0007_0000 | rb << 20 | ra << 8 | rd;
+    let mov = |rd: u64, rs: u64| 0x5c98_0780_0007_0000 | rs << 20 | rd;
+    let mut words = vec![
+        0xe003_ff87_cff7_ff00u64, // IPA.PASS R0, a[0x7c], RZ
+        0x5080_0000_0047_0007,    // MUFU.RCP R7, R0
+        0xe043_ff88_0077_ff02,    // IPA R2, a[0x80], R7
+        0xe043_ff88_4077_ff03,    // IPA R3, a[0x84], R7
+    ];
+    words.extend_from_slice(setup);
+    for (k, &h) in handles.iter().enumerate() {
+        words.push(tex(4 + 8 * k as u64, h));
+    }
+    for c in 0..4 {
+        words.push(match handles.len() {
+            1 => mov(c, 4 + c),
+            _ => fadd(c, 4 + c, 12 + c),
+        });
+    }
+    words.push(0xe300_0000_0007_000f); // EXIT
+    for chunk in words.chunks(3) {
+        code.extend_from_slice(&0x001f_8000_fc00_07e0u64.to_le_bytes());
+        for w in chunk {
+            code.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    code
+}
+
+/// `LDC Rd, c[bank][off]`.
+fn ldc(rd: u64, bank: u64, off: u64) -> u64 {
+    0xef90_0000_0000_0000 | 4 << 48 | bank << 36 | off << 20 | 0xff << 8 | rd | 7 << 16
+}
+
+/// `LOP.OR Rd, Ra, Rb`.
+fn lop_or(rd: u64, ra: u64, rb: u64) -> u64 {
+    0x5c40_0000_0000_0000 | 1 << 41 | rb << 20 | 7 << 48 | ra << 8 | rd | 7 << 16
+}
+
+/// A translated resource as the NVN tests check it: (kind, bank / slot, binding, separate,
+/// count).
+type ResKey = (&'static str, u32, u32, bool, u32);
+
+/// Translates an NVN fragment program under `layout`; (SPIR-V + runner reflection, the
+/// translator's reflection as (kind, bank, binding, separate, count)).
+fn translate_nvn(code: &[u8], layout: BindingLayout) -> (Stage, Vec<ResKey>) {
+    let st = dmsh_ir::Stage::Fragment;
+    let cfg = dksh::graphics_config(st, code, &[], layout, "nvn-test").unwrap();
+    let out = dmsh_spv::translate_graphics(code, &cfg, &Options::default()).unwrap();
+    let kinds = out
+        .reflection
+        .resources
+        .iter()
+        .map(|r| (r.kind, r.bank, r.binding, r.separate, r.count))
+        .collect();
+    let spv = std::env::temp_dir().join(format!("dmsh-nvn-{}.spv", std::process::id()));
+    let bytes: Vec<u8> = out.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&spv, bytes).unwrap();
+    match std::process::Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.2"])
+        .arg(&spv)
+        .output()
+    {
+        Ok(o) => assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr)),
+        Err(e) => println!("spirv-val not run: {e}"),
+    }
+    let _ = std::fs::remove_file(&spv);
+    let reflection = dmsh_vk::Reflection::from_json(&out.reflection.to_json()).unwrap();
+    (
+        Stage {
+            spirv: out.words,
+            reflection,
+        },
+        kinds,
+    )
+}
+
+/// Draws `case` (fragment GLSL `glsl`, written as `NAME.frag.glsl`) from glslang's SPIR-V and
+/// with `ours` as the fragment stage; returns (fraction within 1/255, max difference), or None
+/// when there is no Vulkan device or glslang.
+fn render_against_glslang(
+    name: &str,
+    glsl: &str,
+    ours: Stage,
+    setup: impl FnOnce(&mut dksh_render::PairCase),
+) -> Option<(f64, u8)> {
+    if let Err(e) = dmsh_vk::shared() {
+        println!("skipped render: no Vulkan device ({e})");
+        return None;
+    }
+    if !dmsh_vk::reference::glsl::available() {
+        println!("skipped render: glslangValidator not installed");
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!("dmsh-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.frag.glsl")), glsl).unwrap();
+    let mut case = dksh_render::fragment_case(&dir, name);
+    setup(&mut case);
+    let r = dksh_render::check_translation(&dir, &case, None, Some(ours)).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(r.mismatches.is_empty(), "{r:?}");
+    println!(
+        "{name}: {:.4}% of pixels within 1/255 (max diff {})",
+        r.targets[0].0 * 100.0,
+        r.targets[0].1
+    );
+    Some(r.targets[0])
+}
+
+/// The GLSL prologue of the NVN render tests (the inputs the SPH declares).
+const NVN_GLSL_HEAD: &str = "#version 460\n\
+     layout(location = 0) in vec4 vUV;\n\
+     layout(location = 1) flat in int vIdx;\n\
+     layout(location = 0) out vec4 o0;\n";
+
+/// Separate textures and samplers (issue 5): one texture (Engage's table, c\[2\]\[0x168\])
+/// sampled through separate samplers 0 and 1 (c\[2\]\[0x568\], c\[2\]\[0x570\]; nearest + clamp
+/// and linear + repeat) — an image at binding 64, samplers at 96 and 97, `OpSampledImage` at
+/// each use — drawn like glslang's SPIR-V of `texture2D t; sampler s0, s1;`.
+#[test]
+fn nvn_separate_samplers_render_like_glslang() {
+    let mut layout = BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x168);
+    layout.samp_base = Some(0x568);
+    let setup = [
+        ldc(8, 2, 0x168),
+        ldc(9, 2, 0x568),
+        lop_or(10, 8, 9),
+        ldc(9, 2, 0x570),
+        lop_or(11, 8, 9),
+    ];
+    let (ours, kinds) = translate_nvn(&nvn_sampling(&setup, &[10, 11]), layout);
+    let kinds: Vec<_> = kinds.into_iter().filter(|k| k.0 != "cbuf").collect();
+    assert_eq!(
+        kinds,
+        [
+            ("texture", 0, 64, true, 0),
+            ("sampler", 0, 96, false, 0),
+            ("sampler", 1, 97, false, 0)
+        ]
+    );
+    let glsl = format!(
+        "{NVN_GLSL_HEAD}layout(binding = 0) uniform texture2D t;\n\
+         layout(binding = 0) uniform sampler s0;\n\
+         layout(binding = 1) uniform sampler s1;\n\
+         void main() {{ o0 = texture(sampler2D(t, s0), vUV.xy) + texture(sampler2D(t, s1), vUV.xy); }}\n"
+    );
+    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_vk::TexFormat;
+    let r = render_against_glslang("nvn_separate_samplers", &glsl, ours, |case| {
+        // c[2] (GLSL uniform binding 0 in the harness) as the replay fills it: texture slot 0
+        // at 0x168, sampler slots 0 and 1 (<< 20) at 0x568 and 0x570.
+        let mut c2 = vec![0u8; 0x580];
+        c2[0x570..0x574].copy_from_slice(&(1u32 << 20).to_le_bytes());
+        case.fs.ubos.push((0, c2));
+        case.fs
+            .textures
+            .push((0, tex("t", 8, TexFormat::Rgba8Unorm, 3)));
+        // Sampler 0: nearest, clamp to edge; sampler 1: linear, repeat (their textures
+        // only carry the settings).
+        case.fs
+            .samplers
+            .push((0, tex("s0", 1, TexFormat::Rgba8Unorm, 1)));
+        let mut s1 = tex("s1", 1, TexFormat::Rgba8Unorm, 1);
+        (s1.linear, s1.repeat) = (true, true);
+        case.fs.samplers.push((1, s1));
+    });
+    if let Some((frac, _)) = r {
+        assert!(frac >= 0.999);
+    }
+}
+
+/// `tex_ubo`: the handle is word 4 of NVN uniform buffer 1 (c\[4\]\[0x10\]; texture ID 2,
+/// sampler ID 2); the runner binds the texture that ID names (the harness puts slot numbers in
+/// handles, as the replay does). Texture 0 holds other data, so a wrong pick shows.
+#[test]
+fn nvn_tex_ubo_renders_like_glslang() {
+    let layout = BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x20);
+    let (ours, kinds) = translate_nvn(&nvn_sampling(&[ldc(8, 4, 0x10)], &[8]), layout);
+    let b = 64 + (0x8000 | 1 << 11 | 4);
+    assert!(kinds.contains(&("tex_ubo", 4, b, false, 0)), "{kinds:?}");
+    assert!(kinds.contains(&("samp_ubo", 4, b, false, 0)), "{kinds:?}");
+    let glsl = format!(
+        "{NVN_GLSL_HEAD}layout(binding = 2) uniform sampler2D t2;\n\
+         void main() {{ o0 = texture(t2, vUV.xy); }}\n"
+    );
+    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_vk::TexFormat;
+    let r = render_against_glslang("nvn_tex_ubo", &glsl, ours, |case| {
+        // Uniform bank 4 is GLSL uniform binding 2 in the harness; word 4 = 2 | 2 << 20.
+        let mut ubo = vec![0u8; 32];
+        ubo[0x10..0x14].copy_from_slice(&(2u32 | 2 << 20).to_le_bytes());
+        case.fs.ubos.push((2, ubo));
+        case.fs
+            .textures
+            .push((0, tex("t0", 8, TexFormat::Rgba8Unorm, 5)));
+        let mut t2 = tex("t2", 8, TexFormat::Rgba8Unorm, 6);
+        t2.linear = true;
+        case.fs.textures.push((2, t2));
+    });
+    if let Some((frac, _)) = r {
+        assert!(frac >= 0.999);
+    }
+}
+
+/// `tex_dyn` / `samp_dyn` (profile `tex_dyn_slots`): a handle that is no table word
+/// (c\[2\]\[0x164\] | c\[2\]\[0x568\]) indexes the texture array by its texture ID (1) and the
+/// sampler array by its sampler ID (1); the runner binds element k = texture / sampler k.
+#[test]
+fn nvn_tex_dyn_renders_like_glslang() {
+    let mut layout = BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x168);
+    layout.tex_dyn = true;
+    let setup = [ldc(8, 2, 0x164), ldc(9, 2, 0x568), lop_or(10, 8, 9)];
+    let (ours, kinds) = translate_nvn(&nvn_sampling(&setup, &[10]), layout);
+    let t = 64 + dmsh_ir::TEX_DYN as u32;
+    assert!(kinds.contains(&("tex_dyn", 0, t, false, 32)), "{kinds:?}");
+    assert!(
+        kinds.contains(&("samp_dyn", 0, t + 32, false, 32)),
+        "{kinds:?}"
+    );
+    let glsl = format!(
+        "{NVN_GLSL_HEAD}layout(binding = 1) uniform sampler2D t1;\n\
+         void main() {{ o0 = texture(t1, vUV.xy); }}\n"
+    );
+    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_vk::TexFormat;
+    let r = render_against_glslang("nvn_tex_dyn", &glsl, ours, |case| {
+        // c[2] (GLSL uniform binding 0 in the harness): texture ID 1 at 0x164, sampler ID 1
+        // (<< 20) at 0x568.
+        let mut c2 = vec![0u8; 0x570];
+        c2[0x164..0x168].copy_from_slice(&1u32.to_le_bytes());
+        c2[0x568..0x56c].copy_from_slice(&(1u32 << 20).to_le_bytes());
+        case.fs.ubos.push((0, c2));
+        case.fs
+            .textures
+            .push((0, tex("t0", 8, TexFormat::Rgba8Unorm, 5)));
+        let mut t1 = tex("t1", 8, TexFormat::Rgba8Unorm, 6);
+        (t1.linear, t1.repeat) = (true, true);
+        case.fs.textures.push((1, t1));
+    });
+    if let Some((frac, _)) = r {
+        assert!(frac >= 0.999);
+    }
 }

@@ -59,6 +59,10 @@ pub const SAMP_ID: u16 = 0x4000;
 /// `SAMP_UBO | (bank − first uniform bank) << 11 | word` (the binding kind `samp_ubo`).
 pub const SAMP_UBO: u16 = 0x8000;
 
+/// [`TexDesc::samp`]: a separate sampler, `SAMP_SEP | n` = sampler slot n of the NVN
+/// separate-sampler table (`nvn_samp_base`), bound on its own (binding 96 + n).
+pub const SAMP_SEP: u16 = 0x2000;
+
 /// The texture slot of a `tex_dyn_slots` handle (NVN, chosen at run time): a [`TexDesc`] with
 /// this slot and `dyn_count` n samples texture array element (handle & 0xfffff) with sampler
 /// array element (handle >> 20), both clamped to n − 1; args\[3\] is the handle.
@@ -150,7 +154,8 @@ pub struct TexDesc {
     /// args\[3\] (args\[2\] is then the derivative tuple or a tuple of zeros). 0: none.
     pub dyn_count: u8,
     /// Where the sampler comes from: 0 = bound with the texture (its table or handle word),
-    /// else [`SAMP_ID`] | id or [`SAMP_UBO`] | … (NVN handles ORed from two parts).
+    /// else [`SAMP_ID`] | id, [`SAMP_UBO`] | … or [`SAMP_SEP`] | slot (NVN handles ORed from
+    /// two parts).
     pub samp: u16,
 }
 

@@ -1836,6 +1836,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
                     binding: bank.bank as u32,
                     metal_index: bank.bank as u32,
                     count: 0,
+                    separate: false,
                 });
             }
         }
@@ -1846,7 +1847,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         .as_ref()
         .map(|g| g.layout.first_ubo_bank)
         .unwrap_or(3) as u32;
-    for (&slot, &(_, _, _, kind)) in &e.gx.textures {
+    for (&slot, &(var, _, _, kind)) in &e.gx.textures {
         if slot == dmsh_ir::TEX_DYN {
             // tex_dyn_slots: texture array (element = handle & 0xfffff) and sampler array
             // (element = handle >> 20), docs/graphics.md.
@@ -1868,6 +1869,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
                     binding: base + slot as u32,
                     metal_index: metal,
                     count: n,
+                    separate: false,
                 });
             }
             continue;
@@ -1885,6 +1887,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             binding: 64 + slot as u32,
             metal_index: slot as u32,
             count: 0,
+            separate: false,
         };
         let mut samp = e.gx.tex_samp.get(&slot).copied().unwrap_or(0);
         if slot >= dmsh_ir::TEX_UBO {
@@ -1895,11 +1898,30 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         } else {
             resources.push(res(kind, (slot as u32, 0)));
         }
+        if e.gx.sep_vars.contains(&var) {
+            // An image combined with separate samplers at its uses (the sampler entries below).
+            if let Some(r) = resources.last_mut() {
+                r.separate = true;
+            }
+        }
         if samp & dmsh_ir::SAMP_UBO != 0 {
             resources.push(res("samp_ubo", ubo(samp)));
         } else if samp & dmsh_ir::SAMP_ID != 0 {
             resources.push(res("samp_id", ((samp & 0xfff) as u32, 0)));
         }
+    }
+    for &n in e.gx.samplers.keys() {
+        resources.push(Resource {
+            kind: "sampler",
+            bank: n as u32,
+            guest_offset: 0,
+            size: 0,
+            set: 0,
+            binding: 96 + n as u32,
+            metal_index: n as u32,
+            count: 0,
+            separate: false,
+        });
     }
     if let Some(s) = e.gx.samp_conflicts.first() {
         return Err(Error::Unsupported(format!(
@@ -1917,6 +1939,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             binding: 128 + slot as u32,
             metal_index: 64 + slot as u32,
             count: 0,
+            separate: false,
         });
     }
     let io = |m: &std::collections::BTreeMap<u32, dmsh_ir::lift::CompType>| {

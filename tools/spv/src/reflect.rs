@@ -22,6 +22,10 @@ pub struct Resource {
     /// Array elements (`tex_dyn` / `samp_dyn`); omitted for single resources.
     #[serde(skip_serializing_if = "is_zero")]
     pub count: u32,
+    /// `texture` only: a separate image (OpTypeImage, Vulkan SAMPLED_IMAGE) that the code
+    /// combines with `sampler` resources; absent / false = a combined image sampler.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub separate: bool,
 }
 
 fn is_zero(x: &u32) -> bool {

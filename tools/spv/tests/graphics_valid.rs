@@ -530,8 +530,17 @@ fn nvn_sampler_sources_samp_id_and_samp_ubo() {
         [("texture", 1, 0, 65), ("samp_ubo", 4, 0x10, 65)],
         "table | ubo sampler"
     );
-    // A table texture with a table sampler: the sampler is bound with it (no extra entry).
+    // A table texture with a separate-sampler table word (c[2][0x570] = sampler 1): its own
+    // sampler descriptor (binding 96 + 1); the texture is a separate image.
     let o = run(&nvn_fragment((2, 0x28), (2, 0x570), true)).unwrap();
-    assert_eq!(kinds(&o), [("texture", 1, 0, 65)]);
+    common::spirv_val(&o.words).unwrap();
+    assert_eq!(kinds(&o), [("texture", 1, 0, 65), ("sampler", 1, 0, 97)]);
+    assert!(o
+        .reflection
+        .resources
+        .iter()
+        .any(|r| r.kind == "texture" && r.separate));
+    let json = o.reflection.to_json();
+    assert!(json.contains("\"separate\": true") && json.contains("\"kind\": \"sampler\""));
     println!("samp_id / samp_ubo: ok");
 }

@@ -14,18 +14,74 @@ use crate::reflection::Reflection;
 pub(crate) enum Target {
     /// Job buffer index, and the byte size the shader declares.
     Buffer(usize, u64),
-    /// Job texture index, sampled (combined image sampler).
+    /// Job texture index, sampled (combined image sampler, or a separate sampled image).
     Texture(usize),
     /// Job texture index, as a storage image.
     Image(usize),
+    /// Job texture index whose sampler fills a SAMPLER descriptor.
+    Sampler(usize),
 }
 
-/// One binding of the set.
-#[derive(Debug, Clone, Copy)]
+/// One binding of the set: a single descriptor, or an array (`elems`, one target each).
+#[derive(Debug, Clone)]
 pub(crate) struct Slot {
     pub binding: u32,
     pub ty: vk::DescriptorType,
     pub target: Target,
+    /// Array elements (`tex_dyn` / `samp_dyn`); empty for a single descriptor.
+    pub elems: Vec<Target>,
+}
+
+impl Slot {
+    /// The descriptors this binding holds.
+    fn targets(&self) -> Vec<Target> {
+        if self.elems.is_empty() {
+            vec![self.target]
+        } else {
+            self.elems.clone()
+        }
+    }
+}
+
+/// An array resource's elements: element k from the bind `elem(k)` names; elements nothing is
+/// bound to repeat the lowest bound one (each descriptor must be valid); none bound is an error.
+fn array_elems(
+    r: &crate::reflection::Resource,
+    binds: &[Bind],
+    elem: fn(u32) -> ResourceRef,
+    target: fn(usize) -> Target,
+    ntex: usize,
+    stage: &str,
+) -> Result<Vec<Target>, Error> {
+    let n = r.count.max(1);
+    let found: Vec<Option<usize>> = (0..n)
+        .map(|k| {
+            binds
+                .iter()
+                .find(|b| b.resource == elem(k))
+                .map(|b| b.buffer)
+        })
+        .collect();
+    let Some(first) = found.iter().flatten().next().copied() else {
+        return Err(Error::Job(format!(
+            "{stage}: {} array (binding {}, {n} elements) has nothing bound in the job",
+            r.kind,
+            r.vk_binding()
+        )));
+    };
+    found
+        .iter()
+        .map(|f| {
+            let i = f.unwrap_or(first);
+            if i >= ntex {
+                return Err(Error::Job(format!(
+                    "{stage}: {} element bound to #{i} but the job has {ntex} textures",
+                    r.kind
+                )));
+            }
+            Ok(target(i))
+        })
+        .collect()
 }
 
 /// Resolves every resource of `refl` to what the job binds to it; errors name what is missing.
@@ -46,11 +102,46 @@ pub(crate) fn plan(
             // sampler): nothing of its own to bind.
             continue;
         }
+        let push = |slots: &mut Vec<Slot>, slot: Slot| {
+            if slots.iter().any(|s| s.binding == slot.binding) {
+                return Err(Error::Job(format!(
+                    "{stage}: two resources use binding {}",
+                    slot.binding
+                )));
+            }
+            slots.push(slot);
+            Ok(())
+        };
+        let array = match r.kind.as_str() {
+            "tex_dyn" => Some((
+                vk::DescriptorType::SAMPLED_IMAGE,
+                array_elems(r, binds, ResourceRef::TexDyn, Target::Texture, ntex, stage)?,
+            )),
+            "samp_dyn" => Some((
+                vk::DescriptorType::SAMPLER,
+                array_elems(r, binds, ResourceRef::SampDyn, Target::Sampler, ntex, stage)?,
+            )),
+            _ => None,
+        };
+        if let Some((ty, elems)) = array {
+            push(
+                &mut slots,
+                Slot {
+                    binding: r.vk_binding(),
+                    ty,
+                    target: elems[0],
+                    elems,
+                },
+            )?;
+            continue;
+        }
         let res = match r.kind.as_str() {
             "cbuf" => ResourceRef::Cbuf(n),
             "sbuf" => ResourceRef::Sbuf(n),
             "texture" => ResourceRef::Texture(n),
             "image" => ResourceRef::Image(n),
+            "sampler" => ResourceRef::Sampler(n),
+            "tex_ubo" => ResourceRef::TexUbo(n, r.guest_offset),
             k => {
                 return Err(Error::Job(format!(
                     "{stage}: resource kind {k:?} (slot {n}) is not supported by dmsh-vk yet"
@@ -64,6 +155,11 @@ pub(crate) fn plan(
                 r.vk_binding()
             ))
         })?;
+        let sampled = if r.separate {
+            vk::DescriptorType::SAMPLED_IMAGE
+        } else {
+            vk::DescriptorType::COMBINED_IMAGE_SAMPLER
+        };
         let (ty, target, count) = match res {
             ResourceRef::Cbuf(_) => (
                 vk::DescriptorType::UNIFORM_BUFFER,
@@ -75,11 +171,11 @@ pub(crate) fn plan(
                 Target::Buffer(b.buffer, r.size.unwrap_or(0)),
                 nbuf,
             ),
-            ResourceRef::Texture(_) => (
+            ResourceRef::Texture(_) | ResourceRef::TexUbo(..) => (
                 if is_buf(b.buffer) {
                     vk::DescriptorType::UNIFORM_TEXEL_BUFFER
                 } else {
-                    vk::DescriptorType::COMBINED_IMAGE_SAMPLER
+                    sampled
                 },
                 Target::Texture(b.buffer),
                 ntex,
@@ -93,6 +189,9 @@ pub(crate) fn plan(
                 Target::Image(b.buffer),
                 ntex,
             ),
+            ResourceRef::Sampler(_) | ResourceRef::TexDyn(_) | ResourceRef::SampDyn(_) => {
+                (vk::DescriptorType::SAMPLER, Target::Sampler(b.buffer), ntex)
+            }
         };
         if b.buffer >= count {
             return Err(Error::Job(format!(
@@ -100,17 +199,15 @@ pub(crate) fn plan(
                 b.buffer
             )));
         }
-        if slots.iter().any(|s| s.binding == r.vk_binding()) {
-            return Err(Error::Job(format!(
-                "{stage}: two resources use binding {}",
-                r.vk_binding()
-            )));
-        }
-        slots.push(Slot {
-            binding: r.vk_binding(),
-            ty,
-            target,
-        });
+        push(
+            &mut slots,
+            Slot {
+                binding: r.vk_binding(),
+                ty,
+                target,
+                elems: Vec::new(),
+            },
+        )?;
     }
     Ok(slots)
 }
@@ -142,7 +239,7 @@ pub(crate) fn make_set(
             vk::DescriptorSetLayoutBinding::default()
                 .binding(sl.binding)
                 .descriptor_type(sl.ty)
-                .descriptor_count(1)
+                .descriptor_count(sl.targets().len() as u32)
                 .stage_flags(stages)
         })
         .collect();
@@ -160,12 +257,13 @@ pub(crate) fn make_set(
         }
         let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
         for sl in slots {
+            let k = sl.targets().len() as u32;
             match sizes.iter_mut().find(|p| p.ty == sl.ty) {
-                Some(p) => p.descriptor_count += 1,
+                Some(p) => p.descriptor_count += k,
                 None => sizes.push(
                     vk::DescriptorPoolSize::default()
                         .ty(sl.ty)
-                        .descriptor_count(1),
+                        .descriptor_count(k),
                 ),
             }
         }
@@ -187,42 +285,60 @@ pub(crate) fn make_set(
             )
             .vk("vkAllocateDescriptorSets")?[0];
         let info = s.dev.info();
-        let binfo: Vec<[vk::DescriptorBufferInfo; 1]> = slots
+        let binfo: Vec<Vec<vk::DescriptorBufferInfo>> = slots
             .iter()
-            .map(|sl| match sl.target {
-                Target::Buffer(b, _) => {
-                    // The range may not exceed the device's limit for the descriptor type.
-                    let limit = if sl.ty == vk::DescriptorType::UNIFORM_BUFFER {
-                        info.max_uniform_buffer_range
-                    } else {
-                        info.max_storage_buffer_range
-                    } as u64;
-                    let hb = &s.buffers[bufs[b]];
-                    [vk::DescriptorBufferInfo::default()
-                        .buffer(hb.buffer)
-                        .offset(0)
-                        .range(hb.size.min(limit))]
-                }
-                _ => [vk::DescriptorBufferInfo::default()],
+            .map(|sl| {
+                sl.targets()
+                    .iter()
+                    .map(|t| match *t {
+                        Target::Buffer(b, _) => {
+                            // The range may not exceed the device's limit for the type.
+                            let limit = if sl.ty == vk::DescriptorType::UNIFORM_BUFFER {
+                                info.max_uniform_buffer_range
+                            } else {
+                                info.max_storage_buffer_range
+                            } as u64;
+                            let hb = &s.buffers[bufs[b]];
+                            vk::DescriptorBufferInfo::default()
+                                .buffer(hb.buffer)
+                                .offset(0)
+                                .range(hb.size.min(limit))
+                        }
+                        _ => vk::DescriptorBufferInfo::default(),
+                    })
+                    .collect()
             })
             .collect();
-        let iinfo: Vec<[vk::DescriptorImageInfo; 1]> = slots
+        let iinfo: Vec<Vec<vk::DescriptorImageInfo>> = slots
             .iter()
-            .map(|sl| match sl.target {
-                Target::Texture(t) | Target::Image(t) => [vk::DescriptorImageInfo::default()
-                    .sampler(imgs[t].sampler)
-                    .image_view(imgs[t].view)
-                    .image_layout(vk::ImageLayout::GENERAL)],
-                Target::Buffer(..) => [vk::DescriptorImageInfo::default()],
+            .map(|sl| {
+                sl.targets()
+                    .iter()
+                    .map(|t| match *t {
+                        Target::Texture(t) | Target::Image(t) => vk::DescriptorImageInfo::default()
+                            .sampler(imgs[t].sampler)
+                            .image_view(imgs[t].view)
+                            .image_layout(vk::ImageLayout::GENERAL),
+                        Target::Sampler(t) => {
+                            vk::DescriptorImageInfo::default().sampler(imgs[t].sampler)
+                        }
+                        Target::Buffer(..) => vk::DescriptorImageInfo::default(),
+                    })
+                    .collect()
             })
             .collect();
-        let tinfo: Vec<[vk::BufferView; 1]> = slots
+        let tinfo: Vec<Vec<vk::BufferView>> = slots
             .iter()
-            .map(|sl| match sl.target {
-                Target::Texture(t) | Target::Image(t) => {
-                    [imgs[t].texel_view.unwrap_or(vk::BufferView::null())]
-                }
-                Target::Buffer(..) => [vk::BufferView::null()],
+            .map(|sl| {
+                sl.targets()
+                    .iter()
+                    .map(|t| match *t {
+                        Target::Texture(t) | Target::Image(t) => {
+                            imgs[t].texel_view.unwrap_or(vk::BufferView::null())
+                        }
+                        _ => vk::BufferView::null(),
+                    })
+                    .collect()
             })
             .collect();
         let writes: Vec<vk::WriteDescriptorSet> = slots
@@ -268,5 +384,58 @@ mod tests {
         let slots = plan(&refl, &binds, 1, &[], "fragment").unwrap();
         assert_eq!(slots.len(), 1);
         assert_eq!(slots[0].binding, 3);
+    }
+
+    #[test]
+    fn separate_and_array_kinds() {
+        let refl = Reflection::from_json(
+            r#"{"stage":"fragment","resources":[
+                {"kind":"texture","bank":0,"binding":64,"separate":true},
+                {"kind":"sampler","bank":1,"binding":97},
+                {"kind":"tex_ubo","bank":4,"guest_offset":16,"binding":34884},
+                {"kind":"tex_dyn","binding":32576,"count":4},
+                {"kind":"samp_dyn","binding":32608,"count":4}]}"#,
+        )
+        .unwrap();
+        let b = |resource, buffer| Bind { resource, buffer };
+        let binds = [
+            b(ResourceRef::Texture(0), 0),
+            b(ResourceRef::Sampler(1), 1),
+            b(ResourceRef::TexUbo(4, 16), 1),
+            b(ResourceRef::TexDyn(2), 1),
+            b(ResourceRef::TexDyn(3), 0),
+            b(ResourceRef::SampDyn(0), 1),
+        ];
+        let texs = vec![TextureSpec::default(); 2];
+        let slots = plan(&refl, &binds, 0, &texs, "fragment").unwrap();
+        let ty: Vec<_> = slots.iter().map(|s| (s.binding, s.ty)).collect();
+        use vk::DescriptorType as D;
+        assert_eq!(
+            ty,
+            [
+                (64, D::SAMPLED_IMAGE),
+                (97, D::SAMPLER),
+                (34884, D::COMBINED_IMAGE_SAMPLER),
+                (32576, D::SAMPLED_IMAGE),
+                (32608, D::SAMPLER)
+            ]
+        );
+        // Unbound elements repeat the lowest bound one.
+        let el = |s: &Slot| -> Vec<usize> {
+            s.targets()
+                .iter()
+                .map(|t| match *t {
+                    Target::Texture(i) | Target::Sampler(i) => i,
+                    _ => usize::MAX,
+                })
+                .collect()
+        };
+        assert_eq!(el(&slots[3]), [1, 1, 1, 0]);
+        assert_eq!(el(&slots[4]), [1, 1, 1, 1]);
+        // An array with nothing bound is an error naming it.
+        let e = plan(&refl, &binds[..3], 0, &texs, "fragment")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tex_dyn") && e.contains("nothing bound"), "{e}");
     }
 }

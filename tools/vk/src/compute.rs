@@ -34,6 +34,18 @@ pub enum ResourceRef {
     Texture(u32),
     /// Image slot `n` (a storage image); the bind's index names a texture.
     Image(u32),
+    /// Separate sampler slot `n`; the bind's index names a texture whose sampler (filtering,
+    /// addressing, compare) it is.
+    Sampler(u32),
+    /// A texture whose handle is the uniform-buffer word at (bank, guest byte offset)
+    /// (`tex_ubo`); the bind's index names the texture that handle selects.
+    TexUbo(u32, u32),
+    /// Element `k` of the `tex_dyn` texture array (texture ID k); the bind's index names a
+    /// texture.
+    TexDyn(u32),
+    /// Element `k` of the `samp_dyn` sampler array (sampler ID k); the bind's index names a
+    /// texture whose sampler it is.
+    SampDyn(u32),
 }
 
 impl std::fmt::Display for ResourceRef {
@@ -43,6 +55,10 @@ impl std::fmt::Display for ResourceRef {
             ResourceRef::Sbuf(n) => write!(f, "sbuf slot {n}"),
             ResourceRef::Texture(n) => write!(f, "texture slot {n}"),
             ResourceRef::Image(n) => write!(f, "image slot {n}"),
+            ResourceRef::Sampler(n) => write!(f, "sampler slot {n}"),
+            ResourceRef::TexUbo(b, o) => write!(f, "tex_ubo c[{b}][{o:#x}]"),
+            ResourceRef::TexDyn(k) => write!(f, "tex_dyn element {k}"),
+            ResourceRef::SampDyn(k) => write!(f, "samp_dyn element {k}"),
         }
     }
 }

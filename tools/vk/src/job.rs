@@ -129,7 +129,8 @@ pub struct BufferDesc {
     pub data: Data,
 }
 
-/// Binds a buffer or texture to a resource: exactly one of `cbuf` / `sbuf` / `texture` / `image`.
+/// Binds a buffer or texture to a resource: exactly one of `cbuf` / `sbuf` / `texture` /
+/// `image` / `sampler` / `tex_ubo` / `tex_dyn` / `samp_dyn`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BindDesc {
@@ -141,6 +142,15 @@ pub struct BindDesc {
     pub texture: Option<u32>,
     /// Image slot (storage image; `buffer` names a texture).
     pub image: Option<u32>,
+    /// Separate sampler slot (`buffer` names a texture; its sampler is bound).
+    pub sampler: Option<u32>,
+    /// `tex_ubo` handle word: [uniform bank, guest byte offset] (`buffer` names the texture
+    /// the handle selects).
+    pub tex_ubo: Option<[u32; 2]>,
+    /// `tex_dyn` array element (texture ID; `buffer` names a texture).
+    pub tex_dyn: Option<u32>,
+    /// `samp_dyn` array element (sampler ID; `buffer` names a texture whose sampler it is).
+    pub samp_dyn: Option<u32>,
     /// Buffer or texture name.
     pub buffer: String,
 }
@@ -460,17 +470,22 @@ impl Pool {
 
     fn binds(&self, list: &[BindDesc], binds: &mut Vec<Bind>) -> Result<(), Error> {
         for b in list {
-            let (resource, is_tex) = match (b.cbuf, b.sbuf, b.texture, b.image) {
-                (Some(n), None, None, None) => (ResourceRef::Cbuf(n), false),
-                (None, Some(n), None, None) => (ResourceRef::Sbuf(n), false),
-                (None, None, Some(n), None) => (ResourceRef::Texture(n), true),
-                (None, None, None, Some(n)) => (ResourceRef::Image(n), true),
-                _ => {
-                    return Err(Error::Job(format!(
-                        "bind of {:?}: give exactly one of cbuf / sbuf / texture / image",
-                        b.buffer
-                    )))
-                }
+            let mut named = Vec::new();
+            let one = |v: Option<u32>, f: fn(u32) -> ResourceRef| v.map(f);
+            named.extend(one(b.cbuf, ResourceRef::Cbuf).map(|r| (r, false)));
+            named.extend(one(b.sbuf, ResourceRef::Sbuf).map(|r| (r, false)));
+            named.extend(one(b.texture, ResourceRef::Texture).map(|r| (r, true)));
+            named.extend(one(b.image, ResourceRef::Image).map(|r| (r, true)));
+            named.extend(one(b.sampler, ResourceRef::Sampler).map(|r| (r, true)));
+            named.extend(b.tex_ubo.map(|[k, o]| (ResourceRef::TexUbo(k, o), true)));
+            named.extend(one(b.tex_dyn, ResourceRef::TexDyn).map(|r| (r, true)));
+            named.extend(one(b.samp_dyn, ResourceRef::SampDyn).map(|r| (r, true)));
+            let [(resource, is_tex)] = named[..] else {
+                return Err(Error::Job(format!(
+                    "bind of {:?}: give exactly one of cbuf / sbuf / texture / image / sampler / \
+                     tex_ubo / tex_dyn / samp_dyn",
+                    b.buffer
+                )));
             };
             if binds.iter().any(|x: &Bind| x.resource == resource) {
                 return Err(Error::Job(format!("{resource} is bound twice")));
@@ -479,7 +494,8 @@ impl Pool {
                 (Item::Buffer(i), false) | (Item::Texture(i), true) => i,
                 _ => {
                     return Err(Error::Job(format!(
-                        "{resource} cannot take {:?} (buffers go to cbuf/sbuf, textures to texture/image)",
+                        "{resource} cannot take {:?} (buffers go to cbuf/sbuf, textures to the \
+                         texture and sampler kinds)",
                         b.buffer
                     )))
                 }

@@ -58,6 +58,11 @@ pub struct Resource {
     pub binding: Option<u32>,
     /// Metal index.
     pub metal_index: Option<u32>,
+    /// Array elements (`tex_dyn` / `samp_dyn`); 0 = a single resource.
+    pub count: u32,
+    /// `texture` / `tex_ubo`: a separate image (SAMPLED_IMAGE) combined with `sampler`
+    /// resources in the code; false = a combined image sampler.
+    pub separate: bool,
 }
 
 impl Resource {

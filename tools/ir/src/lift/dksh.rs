@@ -146,6 +146,9 @@ pub fn graphics_config(
     cfg.stage = stage;
     cfg.declared_local_bytes = sph_local_bytes(&sph);
     cfg.buffer_banks.insert(0, (0, 0x10000));
+    // The handle bank (NVN c[2]: texture, image and sampler tables) is run-time data the
+    // replay fills: read as a buffer where the code reads it as data (tex_dyn handles).
+    cfg.buffer_banks.insert(layout.tex_bank, (0, 0x10000));
     for b in layout.first_ubo_bank..18u8 {
         cfg.buffer_banks.insert(b, (0, 0x10000));
     }

@@ -150,7 +150,9 @@ fn nvn_handle(cx: &mut Cx, layout: &super::layout::BindingLayout, v: Value) -> O
                 Some(crate::gfx::SAMP_ID | ((c >> 20) & 0xfff) as u16)
             } else {
                 match loaded_word(cx, smp) {
-                    Some((sb, so)) if sb == layout.tex_bank => layout.sampler_at(so).map(|_| 0),
+                    Some((sb, so)) if sb == layout.tex_bank => {
+                        layout.sampler_at(so).map(|n| crate::gfx::SAMP_SEP | n)
+                    }
                     Some((sb, so)) => ubo_word(layout, sb, so),
                     None => None,
                 }

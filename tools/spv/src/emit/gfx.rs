@@ -48,6 +48,12 @@ pub(crate) struct GfxState {
     /// and slots used with two different sampler sources.
     pub tex_samp: BTreeMap<u16, u16>,
     pub samp_conflicts: Vec<u16>,
+    /// Texture slots sampled with separate samplers (`SAMP_SEP`), found on the first texture
+    /// instruction; their variables (images, not combined image samplers); and the separate
+    /// sampler variables by sampler slot.
+    pub sep_slots: Option<BTreeSet<u16>>,
+    pub sep_vars: BTreeSet<Word>,
+    pub samplers: BTreeMap<u16, Word>,
     pub images: BTreeMap<u16, (Word, Word, &'static str)>,
     /// Geometry: input vertices per primitive (from the largest constant vertex index).
     pub gs_in: u32,

@@ -301,6 +301,7 @@ impl E {
                 binding: 32 + s as u32,
                 metal_index: 32 + s as u32,
                 count: 0,
+                separate: false,
             })
             .collect()
     }

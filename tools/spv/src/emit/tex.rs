@@ -82,10 +82,20 @@ impl E {
             self.gx.textures.insert(d.slot, (var, sit, it, "tex_dyn"));
             return (var, sit, it);
         }
+        let separate = d.dyn_count == 0
+            && self
+                .gx
+                .sep_slots
+                .as_ref()
+                .is_some_and(|s| s.contains(&d.slot));
         let vt = if d.dyn_count > 0 {
             self.cap(Capability::SampledImageArrayDynamicIndexing);
             let n = self.u32c(d.dyn_count as u32);
             self.b.type_array(sit, n)
+        } else if separate {
+            // A texture used with separate samplers: an image of its own (OpTypeImage),
+            // combined with the sampler at each use (tex_load).
+            it
         } else {
             sit
         };
@@ -99,9 +109,60 @@ impl E {
             Decoration::Binding,
             [Operand::LiteralBit32(64 + d.slot as u32)],
         );
+        if separate {
+            self.gx.sep_vars.insert(var);
+        }
         self.tex_vars.insert(key, (var, sit, it));
         self.gx.textures.insert(d.slot, (var, sit, it, "texture"));
         (var, sit, it)
+    }
+
+    /// Separate sampler slot n (`nvn_samp_base`): an `OpTypeSampler` at binding 96 + n.
+    fn sep_sampler(&mut self, n: u16) -> (Word, Word) {
+        let st = self.b.type_sampler();
+        if let Some(&v) = self.gx.samplers.get(&n) {
+            return (v, st);
+        }
+        let pty = self.ptr(StorageClass::UniformConstant, st);
+        let var = self.global_var(pty, StorageClass::UniformConstant, None);
+        self.interface.push(var);
+        self.b
+            .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+        self.b.decorate(
+            var,
+            Decoration::Binding,
+            [Operand::LiteralBit32(96 + n as u32)],
+        );
+        self.gx.samplers.insert(n, var);
+        (var, st)
+    }
+
+    /// The sampled image of a single texture variable: loaded as is (combined), or its image
+    /// combined with the separate sampler `d.samp` names (`OpSampledImage`).
+    fn tex_load(&mut self, d: &TexDesc, var: Word, sit: Word, it: Word) -> Result<Word, Error> {
+        if !self.gx.sep_vars.contains(&var) {
+            return Ok(self.load_id(sit, var));
+        }
+        if d.samp & dmsh_ir::SAMP_SEP == 0 {
+            return Err(Error::Unsupported(format!(
+                "texture slot {:#x} is used with separate samplers and with another sampler \
+                 source",
+                d.slot
+            )));
+        }
+        let img = self.load_id(it, var);
+        let (svar, st) = self.sep_sampler(d.samp & 0xfff);
+        let smp = self.load_id(st, svar);
+        Ok(self.op(spirv::Op::SampledImage, sit, &[img, smp]))
+    }
+
+    /// The image of a single texture variable (size and sample-count queries).
+    fn tex_image(&mut self, var: Word, sit: Word, it: Word) -> Word {
+        if self.gx.sep_vars.contains(&var) {
+            return self.load_id(it, var);
+        }
+        let si = self.load_id(sit, var);
+        self.op(spirv::Op::Image, it, &[si])
     }
 
     /// The `tex_dyn_slots` sampler array (binding 96 + TEX_DYN) of `n` samplers.
@@ -334,9 +395,23 @@ impl E {
     }
 
     fn tex(&mut self, f: &Function, inst: &Inst, d: TexDesc) -> Result<Word, Error> {
+        if self.gx.sep_slots.is_none() {
+            // Slots sampled with separate samplers (one pass over the function).
+            let sep = f
+                .insts
+                .iter()
+                .filter_map(|i| match i.op {
+                    Op::Tex(t) if t.samp & dmsh_ir::SAMP_SEP != 0 => Some(t.slot),
+                    _ => None,
+                })
+                .collect();
+            self.gx.sep_slots = Some(sep);
+        }
         if !matches!(d.kind, TexKind::QuerySize | TexKind::QuerySamples) {
             let prev = *self.gx.tex_samp.entry(d.slot).or_insert(d.samp);
-            if prev != d.samp && !self.gx.samp_conflicts.contains(&d.slot) {
+            // Separate samplers may differ per use (each has its own binding).
+            let both_sep = prev & d.samp & dmsh_ir::SAMP_SEP != 0;
+            if prev != d.samp && !both_sep && !self.gx.samp_conflicts.contains(&d.slot) {
                 self.gx.samp_conflicts.push(d.slot);
             }
         }
@@ -357,8 +432,7 @@ impl E {
                 ..d
             };
             let (var, sit, it) = self.tex_var(&dd);
-            let si = self.load_id(sit, var);
-            let img = self.op(spirv::Op::Image, it, &[si]);
+            let img = self.tex_image(var, sit, it);
             let n = self.op(spirv::Op::ImageQuerySamples, i32t, &[img]);
             let nu = self.op(spirv::Op::Bitcast, u, &[n]);
             let z = self.u32c(0);
@@ -397,8 +471,7 @@ impl E {
                 let h = self.vals[inst.args[3].index()];
                 self.tex_dyn_image(d.dyn_count, var, it, h)
             } else {
-                let si = self.load_id(sit, var);
-                self.op(spirv::Op::Image, it, &[si])
+                self.tex_image(var, sit, it)
             };
             let n = if dim == TexDim::Cube {
                 2 + array as usize
@@ -425,7 +498,7 @@ impl E {
             let p = berr(self.b.access_chain(pt, None, var, [idx]))?;
             self.load_id(sit, p)
         } else {
-            self.load_id(sit, var)
+            self.tex_load(&d, var, sit, it)?
         };
         let ct = if d.shadow {
             CompType::Float

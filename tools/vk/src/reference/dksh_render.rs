@@ -42,6 +42,9 @@ pub struct StageData {
     pub textures: Vec<(u32, TextureSpec)>,
     /// Images: (GLSL binding, initial image).
     pub images: Vec<(u32, TextureSpec)>,
+    /// Separate samplers: (GLSL binding, a texture whose sampler settings — `linear`,
+    /// `repeat`, `compare` — the sampler takes).
+    pub samplers: Vec<(u32, TextureSpec)>,
 }
 
 /// One draw.
@@ -329,7 +332,7 @@ fn corpus_vertices(inputs: &[Var]) -> (Vec<VertexBuffer>, Vec<VertexAttribute>) 
 
 /// A texture: smooth gradients for `rgba8` (so a last-bit difference in texture coordinates
 /// cannot flip a texel into a very different color), noise for other formats.
-fn tex(name: &str, size: u32, format: TexFormat, seed: u32) -> TextureSpec {
+pub fn tex(name: &str, size: u32, format: TexFormat, seed: u32) -> TextureSpec {
     let mut x = seed | 1;
     let n = (size * size) as u64 * format.texel_bytes();
     let data = if format == TexFormat::Rgba8Unorm {
@@ -416,11 +419,9 @@ pub fn corpus_glsl(dir: &Path, name: &str) -> Result<String, Error> {
         .replace("gl_InstanceID", "gl_InstanceIndex"))
 }
 
-/// All render cases over the corpus at `dir`.
-pub fn cases(dir: &Path) -> Vec<PairCase> {
-    let mut v = Vec::new();
-    let src = |n: &str| corpus_glsl(dir, n).unwrap_or_default();
-    let blank = |name: String, vertex: Side, fragment: Side| PairCase {
+/// A case with no data: one RGBA8 64 × 64 target, 6 vertices, one instance, triangles.
+fn blank_case(name: String, vertex: Side, fragment: Side) -> PairCase {
+    PairCase {
         name,
         vertex,
         fragment,
@@ -440,7 +441,28 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
         compare_images: Vec::new(),
         quirk: None,
         unsupported: None,
-    };
+    }
+}
+
+/// Fragment shader `NAME.frag` of `dir` (its GLSL `NAME.frag.glsl`) drawn over a quad by a
+/// generated helper vertex shader that feeds every input it declares; no uniforms or
+/// textures yet (the caller adds them).
+pub fn fragment_case(dir: &Path, name: &str) -> PairCase {
+    let s = corpus_glsl(dir, &format!("{name}.frag")).unwrap_or_default();
+    let mut p = blank_case(
+        format!("helper+{name}"),
+        Side::Helper(helper_vertex(&interface(&s, "in"))),
+        Side::Corpus(format!("{name}.frag")),
+    );
+    (p.vertex_buffers, p.attributes) = helper_vertices();
+    p
+}
+
+/// All render cases over the corpus at `dir`.
+pub fn cases(dir: &Path) -> Vec<PairCase> {
+    let mut v = Vec::new();
+    let src = |n: &str| corpus_glsl(dir, n).unwrap_or_default();
+    let blank = blank_case;
     let c = |s: &str| Side::Corpus(s.into());
 
     // Corpus pairs.
@@ -469,18 +491,7 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
     v.push(p);
 
     // Fragment shaders with a helper vertex shader.
-    let (hvb, hat) = helper_vertices();
-    let frag = |name: &str| {
-        let s = src(&format!("{name}.frag"));
-        let mut p = blank(
-            format!("helper+{name}"),
-            Side::Helper(helper_vertex(&interface(&s, "in"))),
-            c(&format!("{name}.frag")),
-        );
-        p.vertex_buffers = hvb.clone();
-        p.attributes = hat.clone();
-        p
-    };
+    let frag = |name: &str| fragment_case(dir, name);
     let mut p = frag("fs_tex2d_basic");
     p.fs.ubos.push((0, f32s(&[0.5, 1.0, 1.0, 0.75])));
     p.fs.textures
@@ -816,6 +827,9 @@ fn bind_stage(
     textures.extend(data.textures.iter().map(|(_, t)| t.clone()));
     let i0 = textures.len();
     textures.extend(data.images.iter().map(|(_, t)| t.clone()));
+    let s0 = textures.len();
+    textures.extend(data.samplers.iter().map(|(_, t)| t.clone()));
+    let smp_ids: Vec<u32> = data.samplers.iter().map(|(n, _)| *n).collect();
     let find = |list: &[u32], n: u32| list.iter().position(|&b| b == n);
     let ssbo_ids: Vec<u32> = data.ssbos.iter().map(|(n, _)| *n).collect();
     let ubo_ids: Vec<u32> = data.ubos.iter().map(|(n, _)| *n).collect();
@@ -830,6 +844,55 @@ fn bind_stage(
     let mut binds = Vec::new();
     for r in &refl.resources {
         let n = r.index();
+        // Handle-selected textures follow the replay's rule: a handle's texture ID (low 20
+        // bits) and sampler ID (high 12) are GLSL binding numbers of the case's textures and
+        // samplers (a sampler ID without a separate sampler takes that texture's sampler).
+        let sampler_of = |id: u32| {
+            find(&smp_ids, id)
+                .map(|k| s0 + k)
+                .or_else(|| find(&tex_ids, id).map(|k| t0 + k))
+        };
+        match r.kind.as_str() {
+            "tex_dyn" | "samp_dyn" => {
+                for k in 0..r.count {
+                    let (res, index) = if r.kind == "tex_dyn" {
+                        (ResourceRef::TexDyn(k), find(&tex_ids, k).map(|i| t0 + i))
+                    } else {
+                        (ResourceRef::SampDyn(k), sampler_of(k))
+                    };
+                    if let Some(index) = index {
+                        binds.push(Bind {
+                            resource: res,
+                            buffer: index,
+                        });
+                    }
+                }
+                continue;
+            }
+            // The sampler halves of a combined binding: bound with their texture.
+            "samp_id" | "samp_ubo" => continue,
+            "tex_ubo" => {
+                // The handle word: uniform bank b is GLSL uniform binding b − 2 here.
+                let ubo = n
+                    .checked_sub(2)
+                    .and_then(|u| data.ubos.iter().find(|(b, _)| *b == u))
+                    .ok_or_else(|| missing("uniform binding (tex_ubo handle)", n))?;
+                let at = r.guest_offset as usize;
+                let word = ubo
+                    .1
+                    .get(at..at + 4)
+                    .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                let id = word & 0xf_ffff;
+                let index =
+                    t0 + find(&tex_ids, id).ok_or_else(|| missing("sampler binding", id))?;
+                binds.push(Bind {
+                    resource: ResourceRef::TexUbo(n, r.guest_offset),
+                    buffer: index,
+                });
+                continue;
+            }
+            _ => {}
+        }
         let (resource, index) = match r.kind.as_str() {
             "sbuf" => (
                 ResourceRef::Sbuf(n),
@@ -871,6 +934,10 @@ fn bind_stage(
             "image" => (
                 ResourceRef::Image(n),
                 i0 + find(&img_ids, n).ok_or_else(|| missing("image binding", n))?,
+            ),
+            "sampler" => (
+                ResourceRef::Sampler(n),
+                s0 + find(&smp_ids, n).ok_or_else(|| missing("separate sampler binding", n))?,
             ),
             k => {
                 return Err(Error::Job(format!(

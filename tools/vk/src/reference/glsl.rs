@@ -76,11 +76,54 @@ pub const DEKO3D_SHIFTS: &[&str] = &[
     "128",
 ];
 
+/// Variables whose type is a separate image (`OpTypeImage`, or an array of them) rather than
+/// a combined image sampler: the pointee of their `OpTypePointer`.
+fn separate_image_vars(words: &[u32]) -> std::collections::HashSet<u32> {
+    use std::collections::{HashMap, HashSet};
+    let (mut images, mut arrays, mut ptrs) = (HashSet::new(), HashMap::new(), HashMap::new());
+    let mut vars = HashSet::new();
+    let mut i = 5;
+    while i < words.len() {
+        let n = (words[i] >> 16) as usize;
+        let op = words[i] & 0xffff;
+        if n == 0 || i + n > words.len() {
+            break;
+        }
+        match op {
+            // OpTypeImage %id … with Sampled = 1 (sampled, not storage).
+            25 if n >= 9 && words[i + 7] == 1 => {
+                images.insert(words[i + 1]);
+            }
+            // OpTypeArray / OpTypeRuntimeArray %id %elem
+            28 | 29 if n >= 3 => {
+                arrays.insert(words[i + 1], words[i + 2]);
+            }
+            // OpTypePointer %id class %pointee
+            32 if n >= 4 => {
+                ptrs.insert(words[i + 1], words[i + 3]);
+            }
+            // OpVariable %type %id
+            59 if n >= 4 => {
+                let t = ptrs.get(&words[i + 1]).copied().unwrap_or(0);
+                let t = arrays.get(&t).copied().unwrap_or(t);
+                if images.contains(&t) {
+                    vars.insert(words[i + 2]);
+                }
+            }
+            _ => {}
+        }
+        i += n;
+    }
+    vars
+}
+
 /// Reflection for a module compiled with [`DEKO3D_SHIFTS`]: every `Binding` decoration b
 /// becomes a resource by range (2–31 cbuf bank b, 32–63 sbuf b−32, 64–95 texture b−64, 96–127
-/// sampler b−96, 128– image b−128); `stage` names the stage (`compute`, `vertex`, `fragment`).
+/// sampler b−96, 128– image b−128; a `texture2D`-style separate image is marked `separate`);
+/// `stage` names the stage (`compute`, `vertex`, `fragment`).
 pub fn reflect_shifted(words: &[u32], stage: &str) -> crate::reflection::Reflection {
     use crate::reflection::{Reflection, Resource};
+    let separate = separate_image_vars(words);
     let mut resources = Vec::new();
     let mut local = [0u32; 3];
     let mut i = 5;
@@ -104,6 +147,7 @@ pub fn reflect_shifted(words: &[u32], stage: &str) -> crate::reflection::Reflect
                 kind: kind.into(),
                 bank: Some(idx),
                 binding: Some(b),
+                separate: kind == "texture" && separate.contains(&words[i + 1]),
                 ..Default::default()
             });
         }
