@@ -74,9 +74,11 @@ struct Builder {
     phis: Vec<(Value, BlockId)>,
     /// The zero constants (U32, Bool), made on first use.
     zero: [Value; 2],
-    /// Frames of `read_entry`: (block, slot, phi or NONE for a single-predecessor block,
-    /// next predecessor).
-    stack: Vec<(BlockId, usize, Value, usize)>,
+    /// Frames of `read_entry`: (block, slot, phi once made, next predecessor or
+    /// `usize::MAX` for a single-predecessor block, start of the operands in `ops`).
+    stack: Vec<(BlockId, usize, Value, usize, usize)>,
+    /// Operands collected by the merge frames of `read_entry`.
+    ops: Vec<(BlockId, Value)>,
 }
 
 impl Builder {
@@ -156,10 +158,15 @@ impl Builder {
 
     /// The value slot `s0` holds at the entry of block `b0` (Braun et al.'s
     /// `readVariableRecursive`, iterative; requests are (block, slot) pairs because a copy
-    /// continues the search in another slot).
+    /// continues the search in another slot). A block with several predecessors collects
+    /// their end values first and makes a phi only when they differ, or when the search comes
+    /// back to it round a loop (then the phi breaks the cycle and is checked for triviality
+    /// once its operands are in), so merges that change nothing make no phi.
     fn read_entry(&mut self, f: &mut Function, b0: BlockId, s0: usize) -> Value {
         let mut stack = std::mem::take(&mut self.stack);
         stack.clear();
+        let mut ops = std::mem::take(&mut self.ops);
+        ops.clear();
         let mut req = Some((b0, s0));
         let mut val = Value::NONE;
         loop {
@@ -167,23 +174,31 @@ impl Builder {
                 let i = b.index() * self.k + s;
                 let m = self.entry[i];
                 if m == BUSY {
-                    // (b, s)'s single-predecessor chain is being followed: it leads (through
-                    // copies only) to the nearest phi frame above (b, s)'s frame, whose phi is
-                    // its value; with no phi frame it is a cycle of single-predecessor blocks,
+                    // (b, s) is on the stack: the search came round a loop. Its value is the
+                    // entry value of the nearest merge frame at or above (b, s)'s frame (a
+                    // single-predecessor chain passes values on unchanged), which needs its
+                    // phi now; with no merge frame it is a cycle of single-predecessor blocks,
                     // which nothing reaches.
-                    let mut phi = Value::NONE;
-                    for &(fb, fs, fp, _) in stack.iter().rev() {
-                        if (fb, fs) == (b, s) {
+                    let mut at = None;
+                    for (x, fr) in stack.iter().enumerate().rev() {
+                        if fr.3 != usize::MAX {
+                            at = Some(x);
+                        }
+                        if (fr.0, fr.1) == (b, s) {
                             break;
                         }
-                        if fp.is_some() {
-                            phi = fp;
-                        }
                     }
-                    val = if phi.is_some() {
-                        self.resolve(phi)
-                    } else {
-                        self.zero(f, self.ty[s])
+                    val = match at {
+                        Some(x) => {
+                            if stack[x].2.is_none() {
+                                let phi = f.make_phi(self.ty[stack[x].1]);
+                                self.alias.resize(f.insts.len(), Value::NONE);
+                                self.phis.push((phi, stack[x].0));
+                                stack[x].2 = phi;
+                            }
+                            stack[x].2
+                        }
+                        None => self.zero(f, self.ty[s]),
                     };
                 } else if m.is_some() {
                     val = self.resolve(m);
@@ -199,42 +214,38 @@ impl Builder {
                         }
                         End::Need(pb, ps) => {
                             self.entry[i] = BUSY;
-                            stack.push((b, s, Value::NONE, 0));
+                            // (block, slot, phi, usize::MAX: single predecessor).
+                            stack.push((b, s, Value::NONE, usize::MAX, 0));
                             req = Some((pb, ps));
                             continue;
                         }
                     }
                 } else {
-                    let phi = f.make_phi(self.ty[s]);
-                    self.alias.resize(f.insts.len(), Value::NONE);
-                    self.phis.push((phi, b));
-                    self.entry[i] = phi;
-                    stack.push((b, s, phi, 0));
+                    self.entry[i] = BUSY;
+                    // (block, slot, phi once made, next predecessor, start of its operands).
+                    stack.push((b, s, Value::NONE, 0, ops.len()));
                     val = Value::NONE;
                 }
             }
             let Some(top) = stack.last_mut() else {
                 self.stack = stack;
+                self.ops = ops;
                 return val;
             };
-            let (b, s, phi) = (top.0, top.1, top.2);
-            if phi == Value::NONE {
+            let (b, s) = (top.0, top.1);
+            if top.3 == usize::MAX {
                 self.entry[b.index() * self.k + s] = val;
                 stack.pop();
                 continue;
             }
-            let Op::Phi(pk) = f.inst(phi).op else {
-                unreachable!("phi frame holds a phi");
-            };
             if val.is_some() {
-                let p = self.preds(b)[top.3 - 1];
-                f.phi_in[pk as usize].push((p, val));
+                ops.push((self.preds(b)[top.3 - 1], val));
             }
             while top.3 < self.preds(b).len() {
                 let p = self.preds(b)[top.3];
                 top.3 += 1;
                 match self.end(f, p, s) {
-                    End::Known(v) => f.phi_in[pk as usize].push((p, v)),
+                    End::Known(v) => ops.push((p, v)),
                     End::Need(pb, ps) => {
                         req = Some((pb, ps));
                         break;
@@ -245,9 +256,31 @@ impl Builder {
                 val = Value::NONE;
                 continue;
             }
-            val = self.trivial(f, phi);
-            self.entry[b.index() * self.k + s] = val;
+            let (phi, start) = (top.2, top.4);
             stack.pop();
+            val = if phi.is_some() {
+                let Op::Phi(pk) = f.inst(phi).op else {
+                    unreachable!("a phi");
+                };
+                f.phi_in[pk as usize].extend_from_slice(&ops[start..]);
+                self.trivial(f, phi)
+            } else {
+                let first = self.resolve(ops[start].1);
+                if ops[start + 1..].iter().all(|o| self.resolve(o.1) == first) {
+                    first
+                } else {
+                    let phi = f.make_phi(self.ty[s]);
+                    self.alias.resize(f.insts.len(), Value::NONE);
+                    self.phis.push((phi, b));
+                    let Op::Phi(pk) = f.inst(phi).op else {
+                        unreachable!("a phi");
+                    };
+                    f.phi_in[pk as usize].extend_from_slice(&ops[start..]);
+                    phi
+                }
+            };
+            ops.truncate(start);
+            self.entry[b.index() * self.k + s] = val;
         }
     }
 }
@@ -439,6 +472,7 @@ pub fn run(f: &mut Function) {
         phis: Vec::new(),
         zero: [Value::NONE; 2],
         stack: Vec::new(),
+        ops: Vec::new(),
     };
     // The global half: each entry read is the value at its block's entry.
     for &(b, v, s) in &reads {

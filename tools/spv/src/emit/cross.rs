@@ -50,22 +50,22 @@ impl Cross {
             return Cross::default();
         }
         let n = f.insts.len();
-        let mut def = vec![u32::MAX; n];
-        for (b, blk) in f.blocks.iter().enumerate() {
-            for &v in &blk.insts {
-                def[v.index()] = b as u32;
-            }
-        }
+        // `mark[v]`: the block being scanned once `v` is available there (defined in it, or
+        // already listed for loading); a block's own definitions are marked before its uses.
+        let mut mark = vec![u32::MAX; n];
         let mut need = vec![false; n];
-        let mut seen = vec![u32::MAX; n];
         let mut start = Vec::with_capacity(f.blocks.len() + 1);
         let mut uses = Vec::new();
+        let phis = !f.phi_in.is_empty();
         for (b, blk) in f.blocks.iter().enumerate() {
             start.push(uses.len() as u32);
             let bb = b as u32;
+            for &v in &blk.insts {
+                mark[v.index()] = bb;
+            }
             let mut add = |a: Value| {
-                if def[a.index()] != bb && seen[a.index()] != bb {
-                    seen[a.index()] = bb;
+                if mark[a.index()] != bb {
+                    mark[a.index()] = bb;
                     uses.push(a);
                     if !matches!(f.inst(a).op, Op::Const(_) | Op::Undef) {
                         need[a.index()] = true;
@@ -83,7 +83,9 @@ impl Cross {
                 | dmsh_ir::Terminator::Switch(c, _, _) => add(*c),
                 _ => {}
             }
-            for_each_phi_operand(f, BlockId(bb), |_, a| add(a));
+            if phis {
+                for_each_phi_operand(f, BlockId(bb), |_, a| add(a));
+            }
         }
         start.push(uses.len() as u32);
         Cross {
@@ -180,7 +182,7 @@ impl E {
                 self.store(var, id);
             }
         }
-        if cross {
+        if cross && !f.phi_in.is_empty() {
             let mut stores: Vec<(Value, Value)> = Vec::new();
             for_each_phi_operand(f, b, |p, a| stores.push((p, a)));
             for (p, a) in stores {
