@@ -8,10 +8,11 @@
 //! after a read or write of its slot in the same block is that value, the first read of a
 //! slot in a block is an *entry read*, the last write is the slot's value at the block's
 //! end. The global half gives each entry read the value at its block's entry: the value at
-//! the end of the single predecessor, or a phi (made before its operands, which breaks
-//! cycles) over the values at the ends of the predecessors; a phi whose operands are all one
-//! value (or itself) is trivial and replaced by that value, and the phis that used it are
-//! looked at again. A write of a value read at the block's entry (a copy, `R1 = R0`)
+//! the end of the single predecessor, or at a merge the predecessors' end values — one value
+//! when they agree, else a phi over them; when the search comes back to a merge round a loop,
+//! the merge's phi is made then (before its operands, which breaks the cycle). A phi whose
+//! operands are all one value (or itself) is trivial and replaced by that value, and the phis
+//! that used it are looked at again. A write of a value read at the block's entry (a copy, `R1 = R0`)
 //! continues the search in the slot read. Values are memoised per (block, slot) and the
 //! recursion runs on an explicit stack, so the pass is linear in blocks × slots used plus
 //! phi operands. State read before any write is 0 (what the variables of the non-SSA scheme
