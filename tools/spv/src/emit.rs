@@ -1897,6 +1897,15 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             }
         } else {
             resources.push(res(kind, (slot as u32, 0)));
+            // A run-time indexed sampler array: element k is texture slot `slot` + k.
+            let count = e
+                .tex_vars
+                .iter()
+                .find(|(k, v)| k.0 == slot && v.0 == var)
+                .map_or(0, |(k, _)| k.1 as u32);
+            if let Some(r) = resources.last_mut() {
+                r.count = count;
+            }
         }
         if e.gx.sep_vars.contains(&var) {
             // An image combined with separate samplers at its uses (the sampler entries below).

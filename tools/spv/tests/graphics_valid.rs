@@ -109,8 +109,14 @@ fn txq_on_a_bare_index_queries_the_tex_dyn_array() {
     println!("{kinds:?}");
     let t = 64 + dmsh_ir::TEX_DYN as u32;
     assert!(kinds.contains(&("tex_dyn", t, 32)), "{kinds:?}");
-    for b in [64, 68, 70, 72] {
-        assert!(kinds.contains(&("texture", b, 0)), "binding {b}: {kinds:?}");
+    // The run-time indexed sampler arrays t2, t3, ts, tc start at slots 0, 4, 6, 8 and reach
+    // the end of deko3d's 32 texture slots.
+    for s in [0, 4, 6, 8] {
+        let b = 64 + s;
+        assert!(
+            kinds.contains(&("texture", b, 32 - s)),
+            "binding {b}: {kinds:?}"
+        );
     }
     let m = rspirv::dr::load_words(&o.words).unwrap();
     let ops = |op| {

@@ -48,7 +48,7 @@ impl Slot {
 fn array_elems(
     r: &crate::reflection::Resource,
     binds: &[Bind],
-    elem: fn(u32) -> ResourceRef,
+    elem: impl Fn(u32) -> ResourceRef,
     target: fn(usize) -> Target,
     ntex: usize,
     stage: &str,
@@ -120,6 +120,22 @@ pub(crate) fn plan(
             "samp_dyn" => Some((
                 vk::DescriptorType::SAMPLER,
                 array_elems(r, binds, ResourceRef::SampDyn, Target::Sampler, ntex, stage)?,
+            )),
+            // A sampler array indexed at run time: element k is texture slot n + k.
+            "texture" if r.count > 0 => Some((
+                if r.separate {
+                    vk::DescriptorType::SAMPLED_IMAGE
+                } else {
+                    vk::DescriptorType::COMBINED_IMAGE_SAMPLER
+                },
+                array_elems(
+                    r,
+                    binds,
+                    |k| ResourceRef::Texture(n + k),
+                    Target::Texture,
+                    ntex,
+                    stage,
+                )?,
             )),
             _ => None,
         };
@@ -394,6 +410,7 @@ mod tests {
                 {"kind":"sampler","bank":1,"binding":97},
                 {"kind":"tex_ubo","bank":4,"guest_offset":16,"binding":34884},
                 {"kind":"tex_dyn","binding":32576,"count":4},
+                {"kind":"texture","bank":4,"binding":68,"count":3},
                 {"kind":"samp_dyn","binding":32608,"count":4}]}"#,
         )
         .unwrap();
@@ -405,6 +422,7 @@ mod tests {
             b(ResourceRef::TexDyn(2), 1),
             b(ResourceRef::TexDyn(3), 0),
             b(ResourceRef::SampDyn(0), 1),
+            b(ResourceRef::Texture(5), 1),
         ];
         let texs = vec![TextureSpec::default(); 2];
         let slots = plan(&refl, &binds, 0, &texs, "fragment").unwrap();
@@ -417,6 +435,7 @@ mod tests {
                 (97, D::SAMPLER),
                 (34884, D::COMBINED_IMAGE_SAMPLER),
                 (32576, D::SAMPLED_IMAGE),
+                (68, D::COMBINED_IMAGE_SAMPLER),
                 (32608, D::SAMPLER)
             ]
         );
@@ -431,7 +450,8 @@ mod tests {
                 .collect()
         };
         assert_eq!(el(&slots[3]), [1, 1, 1, 0]);
-        assert_eq!(el(&slots[4]), [1, 1, 1, 1]);
+        assert_eq!(el(&slots[4]), [1, 1, 1], "texture slots 4..7: only 5 bound");
+        assert_eq!(el(&slots[5]), [1, 1, 1, 1]);
         // An array with nothing bound is an error naming it.
         let e = plan(&refl, &binds[..3], 0, &texs, "fragment")
             .unwrap_err()

@@ -611,8 +611,8 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
     let mut p = frag("fs_sampler_array_dyn");
     p.unsupported = Some(
         "no glslang reference: glslang's SPIR-V of sampler2DRect needs the SampledRect \
-         capability, which Vulkan forbids (spirv-val rejects it); the runner also lacks sampler \
-         arrays and 1D textures",
+         capability, which Vulkan forbids (spirv-val rejects it); the runner also lacks 1D \
+         textures",
     );
     v.push(p);
 
@@ -871,6 +871,18 @@ fn bind_stage(
             }
             // The sampler halves of a combined binding: bound with their texture.
             "samp_id" | "samp_ubo" => continue,
+            // A sampler array: element k is the case's texture at binding n + k.
+            "texture" if r.count > 0 => {
+                for k in 0..r.count {
+                    if let Some(i) = find(&tex_ids, n + k) {
+                        binds.push(Bind {
+                            resource: ResourceRef::Texture(n + k),
+                            buffer: t0 + i,
+                        });
+                    }
+                }
+                continue;
+            }
             "tex_ubo" => {
                 // The handle word: uniform bank b is GLSL uniform binding b − 2 here.
                 let ubo = n
