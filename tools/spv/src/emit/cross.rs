@@ -27,12 +27,14 @@ use crate::Error;
 use dmsh_ir::{BlockId, Function, Op, Type, Value};
 use rspirv::spirv::Word;
 
+/// Marks a value that needs a variable not made yet (no SPIR-V id is `u32::MAX`).
+const NEEDED: Word = u32::MAX;
+
 /// Which values cross blocks, and their variables.
 #[derive(Default)]
 pub(crate) struct Cross {
-    /// Per value: whether it needs a variable (used in another block, not a constant).
-    need: Vec<bool>,
-    /// Per value: its variable once made (0: none yet).
+    /// Per value: its variable once made, [`NEEDED`] before, 0 when it needs none (not used
+    /// in another block, or a constant).
     var: Vec<Word>,
     /// Per phi (`Function::phi_in` index): its incoming variable once made.
     phi_var: Vec<Word>,
@@ -50,10 +52,11 @@ impl Cross {
             return Cross::default();
         }
         let n = f.insts.len();
-        // `mark[v]`: the block being scanned once `v` is available there (defined in it, or
-        // already listed for loading); a block's own definitions are marked before its uses.
-        let mut mark = vec![u32::MAX; n];
-        let mut need = vec![false; n];
+        // `mark[v]`: 1 + the block being scanned once `v` is available there (defined in it,
+        // or already listed for loading); a block's own definitions are marked before its
+        // uses. Both tables start zeroed (no fill).
+        let mut mark = vec![0u32; n];
+        let mut var = vec![0 as Word; n];
         let mut start = Vec::with_capacity(f.blocks.len() + 1);
         let mut uses = Vec::new();
         let phis = !f.phi_in.is_empty();
@@ -61,14 +64,14 @@ impl Cross {
             start.push(uses.len() as u32);
             let bb = b as u32;
             for &v in &blk.insts {
-                mark[v.index()] = bb;
+                mark[v.index()] = bb + 1;
             }
             let mut add = |a: Value| {
-                if mark[a.index()] != bb {
-                    mark[a.index()] = bb;
+                if mark[a.index()] != bb + 1 {
+                    mark[a.index()] = bb + 1;
                     uses.push(a);
                     if !matches!(f.inst(a).op, Op::Const(_) | Op::Undef) {
-                        need[a.index()] = true;
+                        var[a.index()] = NEEDED;
                     }
                 }
             };
@@ -89,8 +92,7 @@ impl Cross {
         }
         start.push(uses.len() as u32);
         Cross {
-            need,
-            var: vec![0; n],
+            var,
             phi_var: vec![0; f.phi_in.len()],
             start,
             uses,
@@ -122,7 +124,7 @@ fn for_each_phi_operand(f: &Function, b: BlockId, mut g: impl FnMut(Value, Value
 impl E {
     /// A value's cross-block variable.
     fn cross_var(&mut self, f: &Function, v: Value) -> Result<Word, Error> {
-        if self.cross.var[v.index()] == 0 {
+        if self.cross.var[v.index()] == NEEDED {
             let t = f.ty(v);
             if t == Type::Void {
                 return Err(Error::Unsupported(format!(
@@ -165,7 +167,7 @@ impl E {
             );
             for i in s..t {
                 let a = self.cross.uses[i];
-                if self.cross.need[a.index()] {
+                if self.cross.var[a.index()] != 0 {
                     let var = self.cross_var(f, a)?;
                     let id = self.load(f.ty(a), var);
                     self.vals[a.index()] = id;
@@ -176,7 +178,7 @@ impl E {
         }
         for &v in &f.blocks[b.index()].insts {
             self.inst(sh, f, v)?;
-            if cross && self.cross.need[v.index()] {
+            if cross && self.cross.var[v.index()] != 0 {
                 let var = self.cross_var(f, v)?;
                 let id = self.vals[v.index()];
                 self.store(var, id);
