@@ -19,7 +19,7 @@ pub const MAX_SPLITS: usize = 32;
 
 /// Runs the pass; see the module documentation.
 pub fn run(f: &mut Function) {
-    if f.blocks.len() < 2 || f.blocks.len() > super::MAX_BLOCKS {
+    if f.blocks.len() < 2 || f.blocks.len() > super::MAX_BLOCKS || acyclic(f) {
         return;
     }
     let Err(Irreducible::Edge(..)) = Cfg::new(f) else {
@@ -43,6 +43,48 @@ pub fn run(f: &mut Function) {
     if Cfg::new(&g).is_ok() {
         *f = g;
     }
+}
+
+/// The `i`-th successor of block `b` (None past the last), without allocating.
+fn succ(f: &Function, b: usize, i: usize) -> Option<BlockId> {
+    match &f.blocks[b].term {
+        Terminator::Jump(t) => (i == 0).then_some(*t),
+        Terminator::Branch(_, t, e) => [*t, *e].get(i).copied(),
+        Terminator::Switch(_, cases, d) => cases
+            .get(i)
+            .map(|c| c.1)
+            .or((i == cases.len()).then_some(*d)),
+        _ => None,
+    }
+}
+
+/// Whether no cycle is reachable from the entry (an acyclic graph is reducible: the full
+/// analysis is not needed), by an iterative depth-first search.
+fn acyclic(f: &Function) -> bool {
+    // 0: not seen, 1: on the search path, 2: done.
+    let mut state = vec![0u8; f.blocks.len()];
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    state[0] = 1;
+    while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+        match succ(f, b, *i) {
+            Some(t) => {
+                *i += 1;
+                match state[t.index()] {
+                    0 => {
+                        state[t.index()] = 1;
+                        stack.push((t.index(), 0));
+                    }
+                    1 => return false,
+                    _ => {}
+                }
+            }
+            None => {
+                state[b] = 2;
+                stack.pop();
+            }
+        }
+    }
+    true
 }
 
 /// Makes the entry a block nothing branches to (an empty jump to the old entry's code, moved
