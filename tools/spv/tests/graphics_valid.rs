@@ -90,9 +90,8 @@ fn translate_output(p: &Path) -> Option<Result<dmsh_spv::Output, String>> {
 /// `ts[j]`) get the bare array index (`vIdx & 3`, `vIdx & 1`, no LDC) as the handle: uam
 /// drops the array's first binding (TGSI `SAMP[ADDR[2].x+4]`), so the hardware queries
 /// texture descriptor i / j. That is the `tex_dyn` array element (handle & 0xfffff). The
-/// samplers loaded with `LDC c[0][R + 0x690…]` in the same block stay run-time indexed arrays
-/// at binding 64 + first slot; the manual cube `textureGrad` samples a handle loaded in an
-/// earlier block (R18), which goes through the tex_dyn / samp_dyn arrays.
+/// samplers loaded with `LDC c[0][R + 0x690…]` stay run-time indexed arrays at binding
+/// 64 + first slot (element count = the layout's slots from there).
 #[test]
 fn txq_on_a_bare_index_queries_the_tex_dyn_array() {
     let root = common::root();
@@ -109,6 +108,10 @@ fn txq_on_a_bare_index_queries_the_tex_dyn_array() {
     println!("{kinds:?}");
     let t = 64 + dmsh_ir::TEX_DYN as u32;
     assert!(kinds.contains(&("tex_dyn", t, 32)), "{kinds:?}");
+    // Every sampling instruction resolves to its sampler array — TXD.B's handle is Ra (R0 =
+    // R19, the word at c[0][0x690 + 4i]), not Rb's gradients — so no sampler array is needed
+    // for the TXQs' texture IDs.
+    assert!(!kinds.iter().any(|k| k.0 == "samp_dyn"), "{kinds:?}");
     // The run-time indexed sampler arrays t2, t3, ts, tc start at slots 0, 4, 6, 8 and reach
     // the end of deko3d's 32 texture slots.
     for s in [0, 4, 6, 8] {

@@ -405,13 +405,21 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         Opcode::Tex | Opcode::Tld | Opcode::Tld4 | Opcode::Tmml | Opcode::Txd => {
             let (dim, array) = tt(i);
             let mut meta = rb;
-            let hreg = if bindless {
+            // The bindless handle is Rb's first register, except for TXD.B: there Rb holds
+            // the gradients and the handle is Ra, the coordinates following it (uam's
+            // textureGrad on a sampler array: `MOV R0, Rh; MOV R1, x; MOV R2, y;
+            // TXD.B R0, R0, R4`).
+            let txd_b = bindless && i.opcode() == Opcode::Txd;
+            let hreg = if txd_b {
+                Some(rr(cx, ra, 0))
+            } else if bindless {
                 let h = rr(cx, meta, 0);
                 meta = if meta == 255 { 255 } else { meta + 1 };
                 Some(h)
             } else {
                 None
             };
+            let ra = if txd_b { regk(ra, 1) } else { ra };
             let (s, samp, dynamic) = match slot_samp(cx, i, false, hreg) {
                 Ok((s, samp)) => (s, samp, None),
                 Err(e) => match hreg.and_then(|h| dyn_slot(cx, h)) {
