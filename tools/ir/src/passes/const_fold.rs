@@ -106,11 +106,17 @@ pub fn run(f: &mut Function) {
         (0..f.blocks.len()).collect()
     };
     for b in order {
-        for i in 0..f.blocks[b].insts.len() {
-            let v = f.blocks[b].insts[i];
+        let insts = std::mem::take(&mut f.blocks[b].insts);
+        for &v in &insts {
             let slot = &mut f.insts[v.index()];
+            // Arguments are packed: the first `NONE` ends them.
+            let mut n = 0;
             for a in slot.args.iter_mut() {
-                if a.is_some() {
+                if a.is_none() {
+                    break;
+                }
+                n += 1;
+                if alias[a.index()].is_some() {
                     *a = res(&alias, *a);
                 }
             }
@@ -123,9 +129,9 @@ pub fn run(f: &mut Function) {
                 }
                 continue;
             }
+            // `foldable` operations have no side effects and are not constants.
             let inst = *slot;
-            let n = inst.args().count();
-            if n == 0 || inst.op.has_side_effects() || matches!(inst.op, Op::Const(_)) {
+            if n == 0 {
                 continue;
             }
             let args = &inst.args[..n];
@@ -177,6 +183,7 @@ pub fn run(f: &mut Function) {
                 }
             }
         }
+        f.blocks[b].insts = insts;
     }
     if f.ssa {
         // In reverse postorder every use but a phi's comes after its definition, so only

@@ -4,7 +4,7 @@
 //! cycle goes. Guest-state writes are gone after the `ssa` pass; where guest state stays in
 //! variables (`Function::ssa` false) they are effects and stay.
 
-use crate::ir::{Function, Terminator};
+use crate::ir::{Function, Op, Terminator};
 
 /// Runs the pass.
 pub fn run(f: &mut Function) {
@@ -28,16 +28,22 @@ pub fn run(f: &mut Function) {
         }
     }
     while let Some(v) = work.pop() {
-        for a in f.insts[v.index()].args() {
+        let inst = &f.insts[v.index()];
+        for &a in &inst.args {
+            if a.is_none() {
+                break;
+            }
             if !live[a.index()] {
                 live[a.index()] = true;
                 work.push(a);
             }
         }
-        for &(_, a) in f.phi_args(v) {
-            if !live[a.index()] {
-                live[a.index()] = true;
-                work.push(a);
+        if let Op::Phi(k) = inst.op {
+            for &(_, a) in &f.phi_in[k as usize] {
+                if !live[a.index()] {
+                    live[a.index()] = true;
+                    work.push(a);
+                }
             }
         }
     }
@@ -49,7 +55,7 @@ pub fn run(f: &mut Function) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Op, Type};
+    use crate::ir::Type;
 
     #[test]
     fn removes_unused_pure_values() {
