@@ -52,9 +52,8 @@ impl Cross {
             return Cross::default();
         }
         let n = f.insts.len();
-        // `mark[v]`: 1 + the block being scanned once `v` is available there (defined in it,
-        // or already listed for loading); a block's own definitions are marked before its
-        // uses. Both tables start zeroed (no fill).
+        // `mark[v]`: 1 + the block being scanned once `v` is available there (defined in it
+        // earlier, or already listed for loading). Both tables start zeroed (no fill).
         let mut mark = vec![0u32; n];
         let mut var = vec![0 as Word; n];
         let mut start = Vec::with_capacity(f.blocks.len() + 1);
@@ -62,32 +61,34 @@ impl Cross {
         let phis = !f.phi_in.is_empty();
         for (b, blk) in f.blocks.iter().enumerate() {
             start.push(uses.len() as u32);
-            let bb = b as u32;
-            for &v in &blk.insts {
-                mark[v.index()] = bb + 1;
-            }
-            let mut add = |a: Value| {
-                if mark[a.index()] != bb + 1 {
-                    mark[a.index()] = bb + 1;
+            let bb = b as u32 + 1;
+            let mut add = |mark: &mut [u32], a: Value| {
+                if mark[a.index()] != bb {
+                    mark[a.index()] = bb;
                     uses.push(a);
                     if !matches!(f.inst(a).op, Op::Const(_) | Op::Undef) {
                         var[a.index()] = NEEDED;
                     }
                 }
             };
+            // A use in the block comes after a definition in it, so one walk marks both.
             for &v in &blk.insts {
-                for a in f.inst(v).args() {
-                    add(a);
+                for &a in &f.inst(v).args {
+                    if a.is_none() {
+                        break;
+                    }
+                    add(&mut mark, a);
                 }
+                mark[v.index()] = bb;
             }
             match &blk.term {
                 dmsh_ir::Terminator::Branch(c, _, _)
                 | dmsh_ir::Terminator::Dynamic(c)
-                | dmsh_ir::Terminator::Switch(c, _, _) => add(*c),
+                | dmsh_ir::Terminator::Switch(c, _, _) => add(&mut mark, *c),
                 _ => {}
             }
             if phis {
-                for_each_phi_operand(f, BlockId(bb), |_, a| add(a));
+                for_each_phi_operand(f, BlockId(b as u32), |_, a| add(&mut mark, a));
             }
         }
         start.push(uses.len() as u32);
