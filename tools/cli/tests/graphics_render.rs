@@ -531,3 +531,39 @@ fn nvn_tex_dyn_renders_like_glslang() {
         assert!(frac >= 0.999);
     }
 }
+
+/// glslang's reflection of a sampler array (`sampler2D t2[4]`, binding 64) carries its length
+/// (`count` 4), and the runner binds it as a descriptor array from the case's textures at
+/// bindings 0–3 (element k = binding k): the draw indexed by `vIdx & 3` runs.
+#[test]
+fn glslang_sampler_array_binds() {
+    if dmsh_vk::shared().is_err() || !dmsh_vk::reference::glsl::available() {
+        println!("skipped: no Vulkan device or glslang");
+        return;
+    }
+    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_vk::TexFormat;
+    let dir = std::env::temp_dir().join(format!("dmsh-arr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let glsl = format!(
+        "{NVN_GLSL_HEAD}layout(binding = 0) uniform sampler2D t2[4];\n\
+         void main() {{ o0 = texture(t2[vIdx & 3], vUV.xy); }}\n"
+    );
+    std::fs::write(dir.join("arr.frag.glsl"), glsl).unwrap();
+    let mut case = dksh_render::fragment_case(&dir, "arr");
+    for k in 0..4 {
+        let t = tex(&format!("t{k}"), 16, TexFormat::Rgba8Unorm, 20 + k);
+        case.fs.textures.push((k, t));
+    }
+    let rv = dksh_render::reference_stage(&dir, &case.vertex, "vertex").unwrap();
+    let rf = dksh_render::reference_stage(&dir, &case.fragment, "fragment").unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let r = &rf.reflection.resources;
+    assert_eq!(
+        (r.len(), r[0].kind.as_str(), r[0].binding, r[0].count),
+        (1, "texture", Some(64), 4)
+    );
+    let out = dksh_render::run(&case, rv, rf).unwrap();
+    assert_eq!(out.targets.len(), 1);
+    println!("sampler array t2[4]: drawn");
+}

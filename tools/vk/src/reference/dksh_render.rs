@@ -370,7 +370,7 @@ pub fn tex(name: &str, size: u32, format: TexFormat, seed: u32) -> TextureSpec {
 
 /// A layered (array, cube, 3D) texture: a gradient per layer, shifted by the layer; depth
 /// formats get values in [0, 1].
-fn texl(name: &str, size: u32, layers: u32, format: TexFormat) -> TextureSpec {
+pub fn texl(name: &str, size: u32, layers: u32, format: TexFormat) -> TextureSpec {
     let mut t = tex(name, size, format, 7);
     t.layers = layers;
     let texels = size * size * layers;

@@ -76,12 +76,13 @@ pub const DEKO3D_SHIFTS: &[&str] = &[
     "128",
 ];
 
-/// Variables whose type is a separate image (`OpTypeImage`, or an array of them) rather than
-/// a combined image sampler: the pointee of their `OpTypePointer`.
-fn separate_image_vars(words: &[u32]) -> std::collections::HashSet<u32> {
+/// Per variable: whether its type is a separate image (`OpTypeImage` rather than a combined
+/// image sampler; through one array level) and its array length (0: not an array).
+fn var_shapes(words: &[u32]) -> std::collections::HashMap<u32, (bool, u32)> {
     use std::collections::{HashMap, HashSet};
     let (mut images, mut arrays, mut ptrs) = (HashSet::new(), HashMap::new(), HashMap::new());
-    let mut vars = HashSet::new();
+    let mut consts = HashMap::new();
+    let mut vars = HashMap::new();
     let mut i = 5;
     while i < words.len() {
         let n = (words[i] >> 16) as usize;
@@ -94,9 +95,14 @@ fn separate_image_vars(words: &[u32]) -> std::collections::HashSet<u32> {
             25 if n >= 9 && words[i + 7] == 1 => {
                 images.insert(words[i + 1]);
             }
-            // OpTypeArray / OpTypeRuntimeArray %id %elem
-            28 | 29 if n >= 3 => {
-                arrays.insert(words[i + 1], words[i + 2]);
+            // OpConstant %type %id value
+            43 if n >= 4 => {
+                consts.insert(words[i + 2], words[i + 3]);
+            }
+            // OpTypeArray %id %elem %length
+            28 if n >= 4 => {
+                let len = consts.get(&words[i + 3]).copied().unwrap_or(0);
+                arrays.insert(words[i + 1], (words[i + 2], len));
             }
             // OpTypePointer %id class %pointee
             32 if n >= 4 => {
@@ -105,10 +111,8 @@ fn separate_image_vars(words: &[u32]) -> std::collections::HashSet<u32> {
             // OpVariable %type %id
             59 if n >= 4 => {
                 let t = ptrs.get(&words[i + 1]).copied().unwrap_or(0);
-                let t = arrays.get(&t).copied().unwrap_or(t);
-                if images.contains(&t) {
-                    vars.insert(words[i + 2]);
-                }
+                let (t, count) = arrays.get(&t).copied().unwrap_or((t, 0));
+                vars.insert(words[i + 2], (images.contains(&t), count));
             }
             _ => {}
         }
@@ -119,11 +123,12 @@ fn separate_image_vars(words: &[u32]) -> std::collections::HashSet<u32> {
 
 /// Reflection for a module compiled with [`DEKO3D_SHIFTS`]: every `Binding` decoration b
 /// becomes a resource by range (2–31 cbuf bank b, 32–63 sbuf b−32, 64–95 texture b−64, 96–127
-/// sampler b−96, 128– image b−128; a `texture2D`-style separate image is marked `separate`);
+/// sampler b−96, 128– image b−128; a `texture2D`-style separate image is marked `separate`,
+/// an array of textures or samplers gets its length as `count`);
 /// `stage` names the stage (`compute`, `vertex`, `fragment`).
 pub fn reflect_shifted(words: &[u32], stage: &str) -> crate::reflection::Reflection {
     use crate::reflection::{Reflection, Resource};
-    let separate = separate_image_vars(words);
+    let shapes = var_shapes(words);
     let mut resources = Vec::new();
     let mut local = [0u32; 3];
     let mut i = 5;
@@ -143,11 +148,14 @@ pub fn reflect_shifted(words: &[u32], stage: &str) -> crate::reflection::Reflect
                 96..=127 => ("sampler", b - 96),
                 _ => ("image", b - 128),
             };
+            let (separate, count) = shapes.get(&words[i + 1]).copied().unwrap_or_default();
+            let sampled = matches!(kind, "texture" | "sampler");
             resources.push(Resource {
                 kind: kind.into(),
                 bank: Some(idx),
                 binding: Some(b),
-                separate: kind == "texture" && separate.contains(&words[i + 1]),
+                separate: kind == "texture" && separate,
+                count: if sampled { count } else { 0 },
                 ..Default::default()
             });
         }
