@@ -508,6 +508,15 @@ pub enum Op {
     /// Image atomic (`SUATOM`/`SURED`): args [coords Tuple, value U32, compare U32 or none];
     /// returns the old value (U32). `None` = compare-and-swap.
     ImageAtomic(crate::gfx::ImgDesc, Option<AtomOp>),
+
+    /// Flush to zero (F32): a denormal args[0] becomes a zero of the same sign; other values
+    /// pass unchanged. One op for what the back end writes as a few bit operations.
+    Ftz,
+    /// Saturate (F32 or F64): clamp args[0] to [0, 1]; NaN and −0 give +0.
+    FSat,
+    /// Maxwell minimum (`true`) or maximum (`false`) of args[0], args[1]: a NaN operand
+    /// loses to a number, and −0 is below +0.
+    FMinMaxZ(bool),
 }
 
 impl Op {

@@ -16,6 +16,7 @@ mod structured;
 
 mod cross;
 mod gfx;
+mod modifiers;
 mod sbuf;
 mod tex;
 mod words;
@@ -1462,6 +1463,9 @@ impl E {
             }
             Op::Pack64 => self.pack64(a[0], a[1]),
             Op::Hi32 => self.split64(a[0]).1,
+            Op::Ftz => self.ftz32(a[0]),
+            Op::FSat => self.fsat(rt, a[0]),
+            Op::FMinMaxZ(min) => self.fminmax_z(rt, min, a[0], a[1]),
             Op::Load(space, w) => self.mem_load(space, w, a[0]),
             Op::Store(space, w) => {
                 self.mem_store(space, w, a[0], a[1]);

@@ -8,15 +8,8 @@ use dmsh_isa::{Field, Instr, Opcode};
 
 /// Flushes an f32 denormal to a zero of the same sign.
 pub fn ftz(cx: &mut Cx, v: Value) -> Value {
-    let bits = cx.cast(Type::U32, v);
-    let e = cx.c32(0x7f80_0000);
-    let ex = cx.and(bits, e);
-    let z = cx.c32(0);
-    let den = cx.cmp(Op::IEq, ex, z);
-    let s = cx.c32(0x8000_0000);
-    let sg = cx.and(bits, s);
-    let r = cx.sel(den, sg, bits);
-    cx.cast(Type::F32, r)
+    let v = cx.cast(Type::F32, v);
+    cx.emit(Op::Ftz, Type::F32, &[v])
 }
 
 /// Reads a float operand: bits → f32, then |x|, −x, FTZ as asked.
@@ -36,16 +29,7 @@ pub fn fsrc(cx: &mut Cx, v: Value, neg: bool, abs: bool, flush: bool) -> Value {
 
 /// Clamps to [0, 1]; NaN and −0 give +0.
 pub fn saturate(cx: &mut Cx, x: Value) -> Value {
-    let t = cx.f.ty(x);
-    let (z, o) = if t == Type::F64 {
-        (cx.cf64(0.0), cx.cf64(1.0))
-    } else {
-        (cx.cf32(0.0), cx.cf32(1.0))
-    };
-    let m = cx.bin(Op::FMax, x, z);
-    let m = cx.bin(Op::FMin, m, o);
-    let gt = cx.cmp(Op::FOGt, m, z);
-    cx.sel(gt, m, z)
+    cx.un(Op::FSat, x)
 }
 
 /// Writes a float result with FTZ and saturation.
@@ -282,25 +266,5 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
 
 /// Maxwell min/max: a NaN operand loses to a number; −0 is below +0.
 pub fn min_max(cx: &mut Cx, a: Value, b: Value, min: bool) -> Value {
-    let t = cx.f.ty(a);
-    let m = cx.bin(if min { Op::FMin } else { Op::FMax }, a, b);
-    // Order the zeros explicitly: min(−0, +0) = −0, max(−0, +0) = +0.
-    let it = if t == Type::F64 { Type::U64 } else { Type::U32 };
-    let ab = cx.cast(it, a);
-    let bb = cx.cast(it, b);
-    let z = if t == Type::F64 {
-        cx.cf64(0.0)
-    } else {
-        cx.cf32(0.0)
-    };
-    let az = cx.cmp(Op::FOEq, a, z);
-    let bz = cx.cmp(Op::FOEq, b, z);
-    let both = cx.and(az, bz);
-    let zz = if min {
-        cx.bin(Op::Or, ab, bb)
-    } else {
-        cx.bin(Op::And, ab, bb)
-    };
-    let zz = cx.cast(t, zz);
-    cx.sel(both, zz, m)
+    cx.bin(Op::FMinMaxZ(min), a, b)
 }
