@@ -15,6 +15,26 @@ pub fn bop(cx: &mut Cx, i: &Instr, f: Field, a: Value, b: Value) -> Result<Value
     })
 }
 
+/// `a + b + k` (all U32), without the carry out; adds nothing for a constant k = 0.
+pub fn add3(cx: &mut Cx, a: Value, b: Value, k: Value) -> Value {
+    let s1 = cx.add(a, b);
+    if cx.f.const_of(k) == Some(0) {
+        s1
+    } else {
+        cx.add(s1, k)
+    }
+}
+
+/// `a + b + k` with the carry out when `carry` asks for it (else the carry is
+/// [`Value::NONE`]); all U32, k ≤ 2.
+pub fn add3_cc(cx: &mut Cx, a: Value, b: Value, k: Value, carry: bool) -> (Value, Value) {
+    if carry {
+        add3_carry(cx, a, b, k)
+    } else {
+        (add3(cx, a, b, k), Value::NONE)
+    }
+}
+
 /// `a + b + k` with the carry out (all U32; k ≤ 2).
 pub fn add3_carry(cx: &mut Cx, a: Value, b: Value, k: Value) -> (Value, Value) {
     let s1 = cx.add(a, b);
@@ -330,7 +350,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 cx.c32(na as u32 + nb as u32 + plus_one as u32)
             };
-            let (s, carry) = add3_carry(cx, aa, bb, k);
+            let (s, carry) = add3_cc(cx, aa, bb, k, i.flag(Field::Cc));
             let s = if i.flag(Field::Sat) {
                 if x || (na && nb) {
                     return Err(cx.unsupported(i, "saturating extended add"));
@@ -362,7 +382,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let aa = if na { cx.not(a2) } else { a2 };
             let bb = if nb { cx.not(b) } else { b };
             let k = cx.c32(na as u32 + nb as u32);
-            let (s, carry) = add3_carry(cx, aa, bb, k);
+            let (s, carry) = add3_cc(cx, aa, bb, k, i.flag(Field::Cc));
             if i.flag(Field::Cc) {
                 set_cc_add(cx, aa, bb, s, carry);
             }
@@ -467,7 +487,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 cx.c32(0)
             };
-            let (s, carry) = add3_carry(cx, m, c, k);
+            let (s, carry) = add3_cc(cx, m, c, k, i.flag(Field::Cc));
             if i.flag(Field::Cc) {
                 set_cc_add(cx, m, c, s, carry);
             }
@@ -970,7 +990,7 @@ fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
     } else {
         cx.c32(0)
     };
-    let (s, carry) = add3_carry(cx, p, c, k);
+    let (s, carry) = add3_cc(cx, p, c, k, i.flag(Field::Cc));
     if i.flag(Field::Cc) {
         set_cc_add(cx, p, c, s, carry);
     }
