@@ -57,7 +57,7 @@ fn fold(op: Op, at: Type, rt: Type, a: &[u64]) -> Option<u64> {
 }
 
 /// Whether [`run`] can do anything with `op`: the operations [`fold`] and the identities
-/// know, and `Select` (anything else is skipped before its arguments are looked at).
+/// know, `Select` and same-width `Bitcast` (anything else is skipped before its arguments are looked at).
 fn foldable(op: &Op) -> bool {
     matches!(
         op,
@@ -87,6 +87,7 @@ fn foldable(op: &Op) -> bool {
             | Op::Pack64
             | Op::Hi32
             | Op::Select
+            | Op::Bitcast
             | Op::Phi(_)
     )
 }
@@ -147,6 +148,19 @@ pub fn run(f: &mut Function) {
                 continue;
             }
             let at = f.ty(args[0]);
+            if matches!(inst.op, Op::Bitcast) {
+                // Same width: a constant keeps its bits, a round trip is the value itself.
+                if at.bits() == inst.ty.bits() {
+                    let src = f.inst(args[0]);
+                    if let Some(c) = consts[0] {
+                        f.insts[v.index()].op = Op::Const(c);
+                        f.insts[v.index()].args = [Value::NONE; 4];
+                    } else if matches!(src.op, Op::Bitcast) && f.ty(src.args[0]) == inst.ty {
+                        alias[v.index()] = src.args[0];
+                    }
+                }
+                continue;
+            }
             if at.is_float() || inst.ty.is_float() {
                 continue;
             }
