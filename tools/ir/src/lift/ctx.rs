@@ -27,6 +27,12 @@ pub struct Cx<'a> {
     pub(crate) consts: ConstCache,
     /// U32 constants below 64 by value: (block, value), a front for `consts`.
     small: [(u32, Value); 64],
+    /// The value of each register in the current block: (block, value) of the block's last
+    /// `SetReg` or first `GetReg` of it. Within a block code runs in the order it is
+    /// appended and only `set_reg` writes registers, so a later read is that value.
+    pub(crate) regs: Vec<(u32, Value)>,
+    /// The same for predicates P0..P6.
+    preds: [(u32, Value); 7],
     /// The end of the highest local-memory access at a constant offset from its base
     /// register (`imm + bytes` of LDL/STL): a lower bound of the local memory the code uses,
     /// so a missing or too small declared size cannot silently cut the array short.
@@ -92,6 +98,8 @@ impl<'a> Cx<'a> {
             ended: false,
             consts: std::collections::HashMap::default(),
             small: [(u32::MAX, Value::NONE); 64],
+            regs: Vec::new(),
+            preds: [(u32::MAX, Value::NONE); 7],
             local_extent: 0,
             pred_run: None,
         }
@@ -194,8 +202,18 @@ impl<'a> Cx<'a> {
     }
     /// Reinterprets `v` as type `t`.
     pub fn cast(&mut self, t: Type, v: Value) -> Value {
-        if self.f.ty(v) == t {
+        let vt = self.f.ty(v);
+        if vt == t {
             return v;
+        }
+        if vt.bits() == t.bits() {
+            // Same width: a constant keeps its bits, a round trip is the value itself.
+            let inst = *self.f.inst(v);
+            match inst.op {
+                Op::Const(c) => return self.emit(Op::Const(c), t, &[]),
+                Op::Bitcast if self.f.ty(inst.args[0]) == t => return inst.args[0],
+                _ => {}
+            }
         }
         self.emit(Op::Bitcast, t, &[v])
     }
@@ -255,7 +273,16 @@ impl<'a> Cx<'a> {
         if n == 255 {
             self.c32(0)
         } else {
-            self.emit(Op::GetReg(n), Type::U32, &[])
+            if self.regs.is_empty() {
+                self.regs = vec![(u32::MAX, Value::NONE); 255];
+            }
+            let (b, v) = self.regs[n as usize];
+            if b == self.b.0 {
+                return v;
+            }
+            let v = self.emit(Op::GetReg(n), Type::U32, &[]);
+            self.regs[n as usize] = (self.b.0, v);
+            v
         }
     }
     /// Writes register `n` (writes to RZ are dropped).
@@ -263,6 +290,10 @@ impl<'a> Cx<'a> {
         if n != 255 {
             let v = self.cast(Type::U32, v);
             self.emit(Op::SetReg(n), Type::Void, &[v]);
+            if self.regs.is_empty() {
+                self.regs = vec![(u32::MAX, Value::NONE); 255];
+            }
+            self.regs[n as usize] = (self.b.0, v);
         }
     }
     /// Reads the register pair `n, n+1` as U64 (RZ = 0).
@@ -290,7 +321,16 @@ impl<'a> Cx<'a> {
         let p = if n == 7 {
             self.cbool(true)
         } else {
-            self.emit(Op::GetPred(n), Type::Bool, &[])
+            match self.preds.get(n as usize) {
+                Some(&(b, v)) if b == self.b.0 => v,
+                _ => {
+                    let v = self.emit(Op::GetPred(n), Type::Bool, &[]);
+                    if let Some(slot) = self.preds.get_mut(n as usize) {
+                        *slot = (self.b.0, v);
+                    }
+                    v
+                }
+            }
         };
         if neg {
             self.not(p)
@@ -302,6 +342,9 @@ impl<'a> Cx<'a> {
     pub fn set_pred(&mut self, n: u8, v: Value) {
         if n != 7 {
             self.emit(Op::SetPred(n), Type::Void, &[v]);
+            if let Some(slot) = self.preds.get_mut(n as usize) {
+                *slot = (self.b.0, v);
+            }
         }
     }
     /// Reads a flag.

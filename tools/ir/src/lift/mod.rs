@@ -238,9 +238,11 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
     let mut consts = ctx::ConstCache::default();
     consts.reserve(n_seen * 2);
     let mut local_extent = 0u32;
+    let mut regs = Vec::new();
     for (start, bid) in starts {
         let mut cx = Cx::new(&mut f, bid, cfg, &block_of, start);
         cx.consts = std::mem::take(&mut consts);
+        cx.regs = std::mem::take(&mut regs);
         let mut off = start;
         loop {
             let i = get(off)?;
@@ -264,6 +266,7 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
             }
         }
         consts = std::mem::take(&mut cx.consts);
+        regs = std::mem::take(&mut cx.regs);
         local_extent = local_extent.max(cx.local_extent);
     }
     let mut banks = Vec::new();
