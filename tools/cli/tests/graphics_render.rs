@@ -168,6 +168,8 @@ fn translate(dir: &Path, name: &str, y_transform: bool) -> Result<Stage, String>
                 metal_index: Some(x.metal_index),
                 count: x.count,
                 separate: x.separate,
+                ubo: x.ubo,
+                offset: x.offset,
             })
             .collect(),
     };

@@ -1,6 +1,7 @@
 //! NVN's storage-buffer layout: a compute program whose buffers are reached through c0 records
 //! at 0x310 + 16·r is translated with `Abi::Nvn`, its accesses become `sbuf` resources, and it
-//! runs on the Vulkan device with the right results.
+//! runs on the Vulkan device with the right results. A second test reaches one buffer through
+//! a 64-bit address in the game's own uniform buffer (c\[3\]\[0x38\], seed 000's `sbuf_ubo`).
 //!
 //! No NVN-compiled compute binary is available here, so the program is the corpus's
 //! `cs_ssbo_saxpy` (uam) moved onto NVN's binding layout with our encoder: every operand
@@ -37,6 +38,17 @@ fn moved(i: &Instr, bank: i64, off: i64) -> u64 {
 
 /// cs_ssbo_saxpy's code on NVN's layout, with the number of moved operands.
 fn nvn_saxpy() -> (Vec<u8>, usize) {
+    moved_saxpy(|bank, at| match bank {
+        0 if (DEKO3D_SBUF..DEKO3D_SBUF + 0x100).contains(&at) => {
+            Some((0, at - DEKO3D_SBUF + NVN_SBUF))
+        }
+        2 => Some((3, at)),
+        _ => None,
+    })
+}
+
+/// cs_ssbo_saxpy's code with each constant operand c\[bank\]\[at\] that `to` maps moved there.
+fn moved_saxpy(to: impl Fn(u32, u32) -> Option<(u32, u32)>) -> (Vec<u8>, usize) {
     let path = dmsh_vk::reference::dksh::corpus_dir().join("cs_ssbo_saxpy.comp.code.bin");
     let mut code = std::fs::read(&path).expect("corpus code");
     let mut n = 0;
@@ -49,12 +61,8 @@ fn nvn_saxpy() -> (Vec<u8>, usize) {
             continue;
         }
         let (bank, at) = (c.bank, c.offset as u32);
-        let to = match bank {
-            0 if (DEKO3D_SBUF..DEKO3D_SBUF + 0x100).contains(&at) => {
-                (0, at - DEKO3D_SBUF + NVN_SBUF)
-            }
-            2 => (3, at),
-            _ => continue,
+        let Some(to) = to(bank as u32, at) else {
+            continue;
         };
         let w = moved(&i, to.0 as i64, to.1 as i64);
         let j = dmsh_isa::decode(w).expect("moved word decodes");
@@ -167,6 +175,149 @@ fn nvn_compute_storage_buffers_at_0x310() {
     let xs = res.u32s(0);
     assert!(
         xs.iter().zip(&x).all(|(g, w)| *g == w.to_bits()),
+        "x is read-only"
+    );
+}
+
+/// Where the uniform buffer keeps y's address in [`storage_buffer_address_in_the_uniform_buffer`].
+const Y_AT: u32 = 0x38;
+
+/// cs_ssbo_saxpy with x (storage buffer 0) on NVN's c0 record 0 and y's address moved from its
+/// record into the uniform buffer (c\[3\]\[0x38\], c\[3\]\[0x3c\]): y must become an `sbuf_ubo`
+/// (uniform slot 0, offset 0x38), read and written at offsets from that address.
+#[test]
+fn storage_buffer_address_in_the_uniform_buffer() {
+    let (code, moved) = moved_saxpy(|bank, at| match (bank, at) {
+        (0, 0x140..=0x14f) => Some((0, at - DEKO3D_SBUF + NVN_SBUF)),
+        // y's record: address words only (the size word would have no uniform counterpart).
+        (0, 0x150..=0x157) => Some((3, at - 0x150 + Y_AT)),
+        (2, _) => Some((3, at)),
+        _ => None,
+    });
+    assert_eq!(moved, 6, "operands moved");
+    let mut cfg = Config::compute(Abi::Nvn, [64, 1, 1]);
+    cfg.buffer_banks.insert(0, (0, 0x1000));
+    for b in 3..18u8 {
+        cfg.buffer_banks.insert(b, (0, 0x10000));
+    }
+    let out = translate(&code, &cfg, &Options::default()).expect("translate");
+    common::spirv_val(&out.words).expect("spirv-val");
+    let refl = &out.reflection;
+    let kinds: Vec<(&str, u32, Option<u32>, Option<u32>)> = refl
+        .resources
+        .iter()
+        .filter(|r| r.kind.starts_with("sbuf"))
+        .map(|r| (r.kind, r.bank, r.ubo, r.offset))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("sbuf", 0, None, None),
+            ("sbuf_ubo", 0, Some(0), Some(Y_AT))
+        ],
+        "x in record 0, y through c[3][0x38]"
+    );
+    let y_res = refl
+        .resources
+        .iter()
+        .find(|r| r.kind == "sbuf_ubo")
+        .unwrap();
+    assert_eq!(y_res.binding, 32 + (0x4000 | Y_AT / 4));
+    assert_eq!(y_res.metal_index, y_res.binding);
+    assert!(!refl.uses_global_addresses, "no access left 64-bit");
+    // The JSON a runner reads names the uniform slot and offset.
+    let json = refl.to_json();
+    let parsed = dmsh_vk::Reflection::from_json(&json).expect("reflection");
+    let r = parsed.resources.iter().find(|r| r.kind == "sbuf_ubo");
+    assert_eq!(r.map(|r| (r.ubo, r.offset)), Some((Some(0), Some(Y_AT))));
+
+    if dmsh_vk::shared().is_err() {
+        return println!("skipped run: no Vulkan device");
+    }
+    let mut s = 0x9e37_79b9u32;
+    let mut eighth = || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        (s % 128) as f32 / 8.0 - 8.0
+    };
+    let x: Vec<f32> = (0..128).map(|_| eighth()).collect();
+    let y: Vec<f32> = (0..128).map(|_| eighth()).collect();
+    let (a, n) = (-2.5f32, 77u32);
+    let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    // The uniform buffer: a, n, and (patched below) y's device address at 0x38.
+    let mut ubo = a.to_le_bytes().to_vec();
+    ubo.extend(n.to_le_bytes());
+    ubo.resize(0x40, 0);
+    let mut c0 = vec![0u8; 0x400];
+    c0[NVN_SBUF as usize + 8..NVN_SBUF as usize + 12].copy_from_slice(&512u32.to_le_bytes());
+    let spec = |name: &str, init: Vec<u8>| BufferSpec {
+        name: name.into(),
+        size: init.len() as u64,
+        init,
+    };
+    let reflection = dmsh_vk::Reflection::from_json(&json).expect("reflection");
+    let mut binds = Vec::new();
+    for r in &reflection.resources {
+        let (resource, buffer) = match (r.kind.as_str(), r.index()) {
+            ("sbuf", 0) => (ResourceRef::Sbuf(0), 0),
+            ("sbuf_ubo", _) => {
+                let (u, o) = r.sbuf_ubo();
+                (ResourceRef::SbufUbo(u, o), 1)
+            }
+            ("cbuf", 3) => (ResourceRef::Cbuf(3), 2),
+            ("cbuf", 0) => (ResourceRef::Cbuf(0), 3),
+            (k, n) => panic!("unexpected resource {k} {n}"),
+        };
+        binds.push(Bind { resource, buffer });
+    }
+    let job = ComputeJob {
+        spirv: out.words.clone(),
+        reflection,
+        buffers: vec![
+            spec("x", bytes(&x)),
+            spec("y", bytes(&y)),
+            spec("ubo", ubo),
+            spec("c0", c0),
+        ],
+        binds,
+        // The host writes the same addresses the guest code would read: x's into its c0
+        // record, y's into the uniform buffer.
+        pointers: vec![
+            PointerPatch {
+                buffer: 3,
+                offset: NVN_SBUF as u64,
+                target: 0,
+                add: 0,
+            },
+            PointerPatch {
+                buffer: 2,
+                offset: Y_AT as u64,
+                target: 1,
+                add: 0,
+            },
+        ],
+        grid: [2, 1, 1],
+        textures: Vec::new(),
+    };
+    let res = dmsh_vk::run_compute(&job).expect("run");
+    let got = res.u32s(1);
+    let mut changed = 0;
+    for i in 0..128 {
+        let want = if (i as u32) < n {
+            a.mul_add(x[i], y[i])
+        } else {
+            y[i]
+        };
+        changed += usize::from(want.to_bits() != y[i].to_bits());
+        assert_eq!(got[i], want.to_bits(), "y[{i}]");
+    }
+    assert!(
+        changed > 60,
+        "the expected values differ from y's initial contents"
+    );
+    assert!(
+        res.u32s(0).iter().zip(&x).all(|(g, w)| *g == w.to_bits()),
         "x is read-only"
     );
 }

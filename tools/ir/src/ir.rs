@@ -134,7 +134,9 @@ pub enum Space {
     /// Per-thread local memory, 32-bit byte offset.
     Local,
     /// Storage buffer slot n (a `StorageBuffer` resource), 32-bit byte offset from its base:
-    /// a global access whose address the `sbuf` pass traced to the slot's base in c0.
+    /// a global access whose address the `sbuf` pass traced to the slot's base in c0 (slots
+    /// below [`SBUF_UBO_SLOT`]), or to a 64-bit address in a uniform buffer (slot
+    /// `SBUF_UBO_SLOT + k`: the buffer whose address is `Function::sbuf_ubo[k]`).
     Storage(u8),
 }
 
@@ -630,6 +632,9 @@ pub struct Function {
     /// `sbuf` pass can turn global accesses into storage-buffer accesses; `None` = no table
     /// (CUDA ABI, unknown NVN stages).
     pub sbuf_table: Option<SbufTable>,
+    /// Storage buffers whose 64-bit address the code reads from a uniform buffer (`sbuf_ubo`):
+    /// entry k is `Space::Storage(SBUF_UBO_SLOT + k)`; filled by the `sbuf` pass.
+    pub sbuf_ubo: Vec<SbufUbo>,
     /// Incoming values of the phis: `Op::Phi(k)` reads `phi_in[k]`, one `(predecessor,
     /// value)` pair per distinct predecessor block.
     pub phi_in: Vec<Vec<(BlockId, Value)>>,
@@ -637,6 +642,20 @@ pub struct Function {
     /// pass. False when the function keeps guest state in variables (`GetReg`/`SetReg`…
     /// remain), e.g. because a `Dynamic` jump with unknown targets is left.
     pub ssa: bool,
+}
+
+/// The first `Space::Storage` slot that names a [`SbufUbo`] (`Function::sbuf_ubo[slot − 128]`)
+/// rather than a c0 record.
+pub const SBUF_UBO_SLOT: u8 = 128;
+
+/// A storage buffer whose 64-bit address is the word pair at byte `offset` (low word first) of
+/// uniform buffer `ubo` (constant bank `first uniform bank + ubo`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SbufUbo {
+    /// Uniform-buffer slot (NVN: bank 3 + ubo; deko3d: bank 2 + ubo).
+    pub ubo: u8,
+    /// Byte offset of the address's low word in the uniform buffer.
+    pub offset: u32,
 }
 
 /// A storage-buffer table in a constant bank: slot r's 64-bit base address is the word pair at
@@ -651,6 +670,9 @@ pub struct SbufTable {
     pub stride: u32,
     /// Number of slots.
     pub count: u32,
+    /// The constant bank of uniform buffer 0 (NVN 3, deko3d 2): a 64-bit address loaded from
+    /// banks `ubo_bank..ubo_bank + 16` is a [`SbufUbo`].
+    pub ubo_bank: u8,
 }
 
 impl SbufTable {

@@ -1841,6 +1841,8 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
                     metal_index: bank.bank as u32,
                     count: 0,
                     separate: false,
+                    ubo: None,
+                    offset: None,
                 });
             }
         }
@@ -1874,6 +1876,8 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
                     metal_index: metal,
                     count: n,
                     separate: false,
+                    ubo: None,
+                    offset: None,
                 });
             }
             continue;
@@ -1892,6 +1896,8 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             metal_index: slot as u32,
             count: 0,
             separate: false,
+            ubo: None,
+            offset: None,
         };
         let mut samp = e.gx.tex_samp.get(&slot).copied().unwrap_or(0);
         if slot >= dmsh_ir::TEX_UBO {
@@ -1934,6 +1940,8 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             metal_index: n as u32,
             count: 0,
             separate: false,
+            ubo: None,
+            offset: None,
         });
     }
     if let Some(s) = e.gx.samp_conflicts.first() {
@@ -1953,6 +1961,8 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             metal_index: 64 + slot as u32,
             count: 0,
             separate: false,
+            ubo: None,
+            offset: None,
         });
     }
     let io = |m: &std::collections::BTreeMap<u32, dmsh_ir::lift::CompType>| {

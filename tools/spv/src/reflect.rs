@@ -26,6 +26,12 @@ pub struct Resource {
     /// combines with `sampler` resources; absent / false = a combined image sampler.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub separate: bool,
+    /// `sbuf_ubo` only: the uniform-buffer slot holding the buffer's 64-bit address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ubo: Option<u32>,
+    /// `sbuf_ubo` only: the byte offset of that address (low word first) in the uniform buffer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u32>,
 }
 
 fn is_zero(x: &u32) -> bool {

@@ -154,6 +154,10 @@ pub(crate) fn plan(
         let res = match r.kind.as_str() {
             "cbuf" => ResourceRef::Cbuf(n),
             "sbuf" => ResourceRef::Sbuf(n),
+            "sbuf_ubo" => {
+                let (u, o) = r.sbuf_ubo();
+                ResourceRef::SbufUbo(u, o)
+            }
             "texture" => ResourceRef::Texture(n),
             "image" => ResourceRef::Image(n),
             "sampler" => ResourceRef::Sampler(n),
@@ -182,7 +186,7 @@ pub(crate) fn plan(
                 Target::Buffer(b.buffer, r.size.unwrap_or(0)),
                 nbuf,
             ),
-            ResourceRef::Sbuf(_) => (
+            ResourceRef::Sbuf(_) | ResourceRef::SbufUbo(..) => (
                 vk::DescriptorType::STORAGE_BUFFER,
                 Target::Buffer(b.buffer, r.size.unwrap_or(0)),
                 nbuf,

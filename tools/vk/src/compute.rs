@@ -30,6 +30,9 @@ pub enum ResourceRef {
     Cbuf(u32),
     /// Storage buffer slot `n`.
     Sbuf(u32),
+    /// A storage buffer whose 64-bit address is at (uniform-buffer slot, byte offset)
+    /// (`sbuf_ubo`).
+    SbufUbo(u32, u32),
     /// Texture slot `n` (a combined image + sampler); the bind's index names a texture.
     Texture(u32),
     /// Image slot `n` (a storage image); the bind's index names a texture.
@@ -53,6 +56,7 @@ impl std::fmt::Display for ResourceRef {
         match self {
             ResourceRef::Cbuf(n) => write!(f, "cbuf bank {n}"),
             ResourceRef::Sbuf(n) => write!(f, "sbuf slot {n}"),
+            ResourceRef::SbufUbo(u, o) => write!(f, "sbuf_ubo ubo {u} offset {o:#x}"),
             ResourceRef::Texture(n) => write!(f, "texture slot {n}"),
             ResourceRef::Image(n) => write!(f, "image slot {n}"),
             ResourceRef::Sampler(n) => write!(f, "sampler slot {n}"),

@@ -129,8 +129,8 @@ pub struct BufferDesc {
     pub data: Data,
 }
 
-/// Binds a buffer or texture to a resource: exactly one of `cbuf` / `sbuf` / `texture` /
-/// `image` / `sampler` / `tex_ubo` / `tex_dyn` / `samp_dyn`.
+/// Binds a buffer or texture to a resource: exactly one of `cbuf` / `sbuf` / `sbuf_ubo` /
+/// `texture` / `image` / `sampler` / `tex_ubo` / `tex_dyn` / `samp_dyn`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BindDesc {
@@ -138,6 +138,9 @@ pub struct BindDesc {
     pub cbuf: Option<u32>,
     /// Storage buffer slot.
     pub sbuf: Option<u32>,
+    /// `sbuf_ubo` storage buffer: [uniform-buffer slot, byte offset of its address] (`buffer`
+    /// names the buffer; a `pointers` entry writes its address into the uniform buffer).
+    pub sbuf_ubo: Option<[Num; 2]>,
     /// Texture slot (combined image + sampler; `buffer` names a texture).
     pub texture: Option<u32>,
     /// Image slot (storage image; `buffer` names a texture).
@@ -474,6 +477,10 @@ impl Pool {
             let one = |v: Option<u32>, f: fn(u32) -> ResourceRef| v.map(f);
             named.extend(one(b.cbuf, ResourceRef::Cbuf).map(|r| (r, false)));
             named.extend(one(b.sbuf, ResourceRef::Sbuf).map(|r| (r, false)));
+            named.extend(
+                b.sbuf_ubo
+                    .map(|[u, o]| (ResourceRef::SbufUbo(u.0 as u32, o.0 as u32), false)),
+            );
             named.extend(one(b.texture, ResourceRef::Texture).map(|r| (r, true)));
             named.extend(one(b.image, ResourceRef::Image).map(|r| (r, true)));
             named.extend(one(b.sampler, ResourceRef::Sampler).map(|r| (r, true)));
@@ -482,8 +489,8 @@ impl Pool {
             named.extend(one(b.samp_dyn, ResourceRef::SampDyn).map(|r| (r, true)));
             let [(resource, is_tex)] = named[..] else {
                 return Err(Error::Job(format!(
-                    "bind of {:?}: give exactly one of cbuf / sbuf / texture / image / sampler / \
-                     tex_ubo / tex_dyn / samp_dyn",
+                    "bind of {:?}: give exactly one of cbuf / sbuf / sbuf_ubo / texture / image / \
+                     sampler / tex_ubo / tex_dyn / samp_dyn",
                     b.buffer
                 )));
             };

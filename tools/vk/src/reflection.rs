@@ -41,8 +41,8 @@ pub struct Reflection {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Resource {
-    /// cbuf | sbuf | texture | sampler | image | tex_ubo | samp_ubo | samp_id | tex_dyn |
-    /// samp_dyn.
+    /// cbuf | sbuf | sbuf_ubo | texture | sampler | image | tex_ubo | samp_ubo | samp_id |
+    /// tex_dyn | samp_dyn.
     pub kind: String,
     /// Guest constant bank (cbuf).
     pub bank: Option<u32>,
@@ -63,6 +63,10 @@ pub struct Resource {
     /// `texture` / `tex_ubo`: a separate image (SAMPLED_IMAGE) combined with `sampler`
     /// resources in the code; false = a combined image sampler.
     pub separate: bool,
+    /// `sbuf_ubo`: the uniform-buffer slot holding the storage buffer's 64-bit address.
+    pub ubo: Option<u32>,
+    /// `sbuf_ubo`: that address's byte offset in the uniform buffer.
+    pub offset: Option<u32>,
 }
 
 impl Resource {
@@ -71,9 +75,22 @@ impl Resource {
         self.bank.or(self.slot).unwrap_or(0)
     }
 
+    /// `sbuf_ubo`: (uniform-buffer slot, byte offset) of the buffer's address (`ubo` /
+    /// `offset`, else `bank` / `guest_offset`).
+    pub fn sbuf_ubo(&self) -> (u32, u32) {
+        (
+            self.ubo.unwrap_or(self.index()),
+            self.offset.unwrap_or(self.guest_offset),
+        )
+    }
+
     /// The Vulkan binding: explicit, else the table of docs/reflection.md.
     pub fn vk_binding(&self) -> u32 {
         self.binding.unwrap_or_else(|| {
+            if self.kind == "sbuf_ubo" {
+                let (u, o) = self.sbuf_ubo();
+                return 32 + (0x4000 | u << 10 | o / 4);
+            }
             let n = self.index();
             match self.kind.as_str() {
                 "cbuf" => n,

@@ -73,6 +73,7 @@ impl BindingLayout {
             base,
             stride: 16,
             count: self.sbuf_count,
+            ubo_bank: self.first_ubo_bank,
         })
     }
 

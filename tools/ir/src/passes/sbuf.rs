@@ -24,17 +24,42 @@
 //! right whatever c0 holds). Anything else — another slot on some path, an address loaded from
 //! memory, a base that enters a sum twice, a phi-like merge of different buffers — stays a
 //! 64-bit global access. Each trace is bounded (nodes and blocks), so the pass is linear.
+//!
+//! **Addresses in a uniform buffer (`sbuf_ubo`).** The same rules apply when the base word pair
+//! is the game's own uniform buffer u at a constant byte offset o: the low word
+//! c\[U + u\]\[o\], the high word c\[U + u\]\[o + 4\] (U = [`SbufTable::ubo_bank`]: NVN 3,
+//! deko3d 2; u < 8, o a multiple of 4 below 4 KiB). Such an access becomes
+//! `Space::Storage(SBUF_UBO_SLOT + k)` with `Function::sbuf_ubo[k] = (u, o)`, one entry per
+//! distinct (u, o), at the 32-bit offset from that address; the host reads the address from
+//! the uniform buffer at bind time (reflection kind `sbuf_ubo`).
 
-use crate::ir::{BlockId, Function, Inst, Op, SbufTable, Space, Type, Value};
+use crate::ir::{
+    BlockId, Function, Inst, Op, SbufTable, SbufUbo, Space, Type, Value, SBUF_UBO_SLOT,
+};
 use std::collections::HashMap;
+
+/// A storage buffer's base address: a c0 record or a word pair in a uniform buffer.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Base {
+    /// The record of slot r in c0.
+    Rec(u8),
+    /// The 64-bit address at a constant offset of a uniform buffer.
+    Ubo(SbufUbo),
+}
+
+/// Uniform-buffer slots an `sbuf_ubo` may be in (its binding number packs slot and word,
+/// docs/reflection.md, and stays below 65536, which lavapipe needs).
+const UBO_SLOTS: u8 = 8;
+/// Byte offsets below this an `sbuf_ubo`'s address may be at (see [`UBO_SLOTS`]).
+const UBO_OFFSET_END: u32 = 0x1000;
 
 /// What a trace found: no base term, base term of slot r (once), or a contradiction.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Found {
     /// No base term of any slot.
     No,
-    /// The base term of one slot, exactly once on every path.
-    Slot(u8),
+    /// The base term of one buffer, exactly once on every path.
+    Slot(Base),
     /// The register value whose trace is in progress (a loop carries it round): plus terms
     /// without a base it adds nothing, so the loop's other paths decide.
     Cycle,
@@ -88,15 +113,24 @@ impl Tracer {
         true
     }
 
-    /// The slot whose base word (low or high, by `half`) is at constant offset `off` of `bank`.
-    fn base_word(&self, f: &Function, inst: &Inst, half: Half) -> Option<u8> {
-        match inst.op {
-            Op::LoadConst(bank) if bank == self.t.bank && inst.ty == Type::U32 => {
-                let off = f.const_of(inst.args[0])?;
-                self.t.slot_at(off as u32, half == Half::Hi)
-            }
-            _ => None,
+    /// The buffer whose base word (low or high, by `half`) `inst` loads: a c0 record word, or
+    /// a word of a uniform buffer at a constant offset.
+    fn base_word(&self, f: &Function, inst: &Inst, half: Half) -> Option<Base> {
+        let Op::LoadConst(bank) = inst.op else {
+            return None;
+        };
+        if inst.ty != Type::U32 {
+            return None;
         }
+        let off = u32::try_from(f.const_of(inst.args[0])?).ok()?;
+        let hi = half == Half::Hi;
+        if bank == self.t.bank {
+            return self.t.slot_at(off, hi).map(Base::Rec);
+        }
+        let ubo = bank.checked_sub(self.t.ubo_bank)?;
+        let offset = if hi { off.checked_sub(4)? } else { off };
+        (ubo < UBO_SLOTS && offset % 4 == 0 && offset < UBO_OFFSET_END)
+            .then_some(Base::Ubo(SbufUbo { ubo, offset }))
     }
 
     /// The base term (`want`: the base's low or high word) in the 32-bit sum giving the
@@ -243,8 +277,8 @@ impl Tracer {
         }
     }
 
-    /// The slot a 64-bit address points into, if both halves trace to it.
-    fn slot(&mut self, f: &Function, addr: Value) -> Option<u8> {
+    /// The buffer a 64-bit address points into, if both halves trace to it.
+    fn slot(&mut self, f: &Function, addr: Value) -> Option<Base> {
         if f.ty(addr) != Type::U64 {
             return None;
         }
@@ -285,8 +319,18 @@ impl Builder<'_> {
         self.make(Op::UConvert, Type::U32, &[v])
     }
 
+    /// The low word of buffer `r`'s base address, loaded as the code loads it.
+    fn base_load(&mut self, r: Base) -> Value {
+        let (bank, off) = match r {
+            Base::Rec(r) => (self.t.bank, self.t.base + self.t.stride * r as u32),
+            Base::Ubo(u) => (self.t.ubo_bank + u.ubo, u.offset),
+        };
+        let k = self.c32(off);
+        self.make(Op::LoadConst(bank), Type::U32, &[k])
+    }
+
     /// `lo32(v) − base_r`, following the same shapes [`Tracer::word`] accepted.
-    fn offset(&mut self, tr: &mut Tracer, v: Value, r: u8) -> Value {
+    fn offset(&mut self, tr: &mut Tracer, v: Value, r: Base) -> Value {
         let inst = *self.f.inst(v);
         let [a, b, ..] = inst.args;
         if inst.ty == Type::U32 && tr.base_word(self.f, &inst, Half::Lo) == Some(r) {
@@ -314,8 +358,7 @@ impl Builder<'_> {
                 // A register from another block (or anything traced through one): subtract
                 // the base word as the code loaded it.
                 let x = self.lo32(v);
-                let k = self.c32(self.t.base + self.t.stride * r as u32);
-                let base = self.make(Op::LoadConst(self.t.bank), Type::U32, &[k]);
+                let base = self.base_load(r);
                 self.make(Op::ISub, Type::U32, &[x, base])
             }
         }
@@ -386,7 +429,7 @@ pub fn run(f: &mut Function) {
         active_phis: Vec::new(),
     };
     // Trace every access first (read-only), then rewrite.
-    let mut plan: Vec<(usize, Value, u8)> = Vec::new();
+    let mut plan: Vec<(usize, Value, Base)> = Vec::new();
     {
         for (i, b) in f.blocks.iter().enumerate() {
             for &v in &b.insts {
@@ -402,6 +445,26 @@ pub fn run(f: &mut Function) {
     if plan.is_empty() {
         return;
     }
+    // Storage slots: a record's own number; uniform-buffer addresses get SBUF_UBO_SLOT + k in
+    // order of first use (the rest stay global once the slots run out).
+    let mut slot_of: HashMap<Base, u8> = HashMap::new();
+    plan.retain(|&(_, _, r)| {
+        let s = match r {
+            Base::Rec(r) if r < SBUF_UBO_SLOT => r,
+            Base::Rec(_) => return false,
+            Base::Ubo(u) => match slot_of.get(&r) {
+                Some(&s) => s,
+                None if f.sbuf_ubo.len() < (u8::MAX - SBUF_UBO_SLOT) as usize + 1 => {
+                    let s = SBUF_UBO_SLOT + f.sbuf_ubo.len() as u8;
+                    f.sbuf_ubo.push(u);
+                    s
+                }
+                None => return false,
+            },
+        };
+        slot_of.insert(r, s);
+        true
+    });
     let mut k = 0;
     for bi in 0..nb {
         if k >= plan.len() || plan[k].0 != bi {
@@ -410,7 +473,7 @@ pub fn run(f: &mut Function) {
         let old = std::mem::take(&mut f.blocks[bi].insts);
         let mut insts = Vec::with_capacity(old.len() + 8);
         // Offsets already built in this block, by (address, slot).
-        let mut built: HashMap<(Value, u8), Value> = HashMap::new();
+        let mut built: HashMap<(Value, Base), Value> = HashMap::new();
         for v in old {
             if k < plan.len() && plan[k].1 == v {
                 let r = plan[k].2;
@@ -431,7 +494,7 @@ pub fn run(f: &mut Function) {
                     }
                 };
                 let inst = &mut f.insts[v.index()];
-                inst.op = to_storage(inst.op, r);
+                inst.op = to_storage(inst.op, slot_of[&r]);
                 inst.args[0] = off;
             }
             insts.push(v);
@@ -451,6 +514,7 @@ mod tests {
         base: 0x140,
         stride: 16,
         count: 16,
+        ubo_bank: 2,
     };
 
     fn func() -> Function {
@@ -460,20 +524,35 @@ mod tests {
     }
 
     fn c0(f: &mut Function, b: BlockId, off: u32) -> Value {
+        cb(f, b, 0, off)
+    }
+
+    fn cb(f: &mut Function, b: BlockId, bank: u8, off: u32) -> Value {
         let k = f.push(b, Op::Const(off as u64), Type::U32, &[]);
-        f.push(b, Op::LoadConst(0), Type::U32, &[k])
+        f.push(b, Op::LoadConst(bank), Type::U32, &[k])
     }
 
     /// `IADD lo.CC, x, c0[lo_off]; IADD.X hi, RZ, c0[hi_off]` as the lifter writes it: the
     /// 64-bit address `{lo, hi}`.
     fn carry_pair(f: &mut Function, b: BlockId, x: Value, lo_off: u32, hi_off: u32) -> Value {
-        let base = c0(f, b, lo_off);
+        carry_pair_in(f, b, x, (0, lo_off), (0, hi_off))
+    }
+
+    /// [`carry_pair`] with the low and high base words in any banks.
+    fn carry_pair_in(
+        f: &mut Function,
+        b: BlockId,
+        x: Value,
+        (lo_bank, lo_off): (u8, u32),
+        (hi_bank, hi_off): (u8, u32),
+    ) -> Value {
+        let base = cb(f, b, lo_bank, lo_off);
         let lo = f.push(b, Op::IAdd, Type::U32, &[x, base]);
         let c = f.push(b, Op::AddCarry, Type::Bool, &[x, base]);
         let one = f.push(b, Op::Const(1), Type::U32, &[]);
         let zero = f.push(b, Op::Const(0), Type::U32, &[]);
         let cv = f.push(b, Op::Select, Type::U32, &[c, one, zero]);
-        let bh = c0(f, b, hi_off);
+        let bh = cb(f, b, hi_bank, hi_off);
         let hi = f.push(b, Op::IAdd, Type::U32, &[bh, cv]);
         f.push(b, Op::Pack64, Type::U64, &[lo, hi])
     }
@@ -664,6 +743,130 @@ mod tests {
         g.sbuf_table = None;
         run(&mut g);
         assert_eq!(g.inst(ld5).op, Op::Load(Space::Global, Width::B32));
+    }
+
+    /// deko3d: uniform buffer u is bank 2 + u.
+    const UBO: u8 = 2;
+
+    #[test]
+    fn address_in_a_uniform_buffer_becomes_sbuf_ubo() {
+        let mut f = func();
+        let b = f.add_block(Some(0));
+        let x = f.push(b, Op::GetReg(2), Type::U32, &[]);
+        // Uniform buffer 1 (bank 3), address at 0x38: two accesses share one resource.
+        let a = carry_pair_in(&mut f, b, x, (UBO + 1, 0x38), (UBO + 1, 0x3c));
+        let ld = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a]);
+        let k = f.push(b, Op::Const(4), Type::U64, &[]);
+        let a4 = f.push(b, Op::IAdd, Type::U64, &[a, k]);
+        let v = f.push(b, Op::GetReg(3), Type::U32, &[]);
+        let st = f.push(
+            b,
+            Op::Store(Space::Global, Width::B32),
+            Type::Void,
+            &[a4, v],
+        );
+        // Uniform buffer 0 at 0x40 (LDC.64 shape): a second resource.
+        let lo = cb(&mut f, b, UBO, 0x40);
+        let hi = cb(&mut f, b, UBO, 0x44);
+        let p = f.push(b, Op::Pack64, Type::U64, &[lo, hi]);
+        let ld2 = f.push(b, Op::Load(Space::Global, Width::B64), Type::U64, &[p]);
+        // A c0 record next to them keeps its slot number.
+        let r = carry_pair(&mut f, b, x, 0x150, 0x154);
+        let ld3 = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[r]);
+        f.blocks[0].term = Terminator::Exit;
+        run(&mut f);
+        let s0 = Space::Storage(SBUF_UBO_SLOT);
+        assert_eq!(f.inst(ld).op, Op::Load(s0, Width::B32));
+        assert_eq!(f.inst(ld).args[0], x, "offset of [a] is x");
+        assert_eq!(f.inst(st).op, Op::Store(s0, Width::B32));
+        let off = f.inst(st).args[0];
+        assert_eq!(f.inst(off).op, Op::IAdd);
+        assert_eq!(f.const_of(f.inst(off).args[1]), Some(4));
+        let s1 = Space::Storage(SBUF_UBO_SLOT + 1);
+        assert_eq!(f.inst(ld2).op, Op::Load(s1, Width::B64));
+        assert_eq!(f.const_of(f.inst(ld2).args[0]), Some(0));
+        assert_eq!(f.inst(ld3).op, Op::Load(Space::Storage(1), Width::B32));
+        assert_eq!(
+            f.sbuf_ubo,
+            [
+                SbufUbo {
+                    ubo: 1,
+                    offset: 0x38
+                },
+                SbufUbo {
+                    ubo: 0,
+                    offset: 0x40
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn uniform_words_that_are_no_address_pair_stay_global() {
+        let mut f = func();
+        let b = f.add_block(Some(0));
+        let x = f.push(b, Op::GetReg(2), Type::U32, &[]);
+        let mut loads = Vec::new();
+        for (lo, hi) in [
+            // High word not at low + 4.
+            ((UBO, 0x38), (UBO, 0x44)),
+            // Halves in different uniform buffers.
+            ((UBO, 0x38), (UBO + 1, 0x3c)),
+            // Bank 1 is below the first uniform bank.
+            ((1, 0x38), (1, 0x3c)),
+            // Not word aligned; past the packable offsets.
+            ((UBO, 0x3a), (UBO, 0x3e)),
+            ((UBO, 0x1000), (UBO, 0x1004)),
+            ((UBO + 8, 0x38), (UBO + 8, 0x3c)),
+            // Low word from a record, high word from a uniform buffer.
+            ((0, 0x140), (UBO, 0x144)),
+        ] {
+            let a = carry_pair_in(&mut f, b, x, lo, hi);
+            loads.push(f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a]));
+        }
+        // The uniform base twice in the low word.
+        let a = carry_pair_in(&mut f, b, x, (UBO, 0x38), (UBO, 0x3c));
+        let (lo, hi) = (f.inst(a).args[0], f.inst(a).args[1]);
+        let base = cb(&mut f, b, UBO, 0x38);
+        let lo2 = f.push(b, Op::IAdd, Type::U32, &[lo, base]);
+        let a2 = f.push(b, Op::Pack64, Type::U64, &[lo2, hi]);
+        loads.push(f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a2]));
+        f.blocks[0].term = Terminator::Exit;
+        run(&mut f);
+        for l in loads {
+            assert_eq!(f.inst(l).op, Op::Load(Space::Global, Width::B32), "{l}");
+        }
+        assert!(f.sbuf_ubo.is_empty());
+    }
+
+    #[test]
+    fn uniform_address_in_a_register_from_another_block() {
+        let mut f = func();
+        let b0 = f.add_block(Some(0));
+        let b1 = f.add_block(Some(8));
+        let x = f.push(b0, Op::GetReg(2), Type::U32, &[]);
+        let a = carry_pair_in(&mut f, b0, x, (UBO, 0x38), (UBO, 0x3c));
+        let (lo, hi) = (f.inst(a).args[0], f.inst(a).args[1]);
+        f.push(b0, Op::SetReg(0), Type::Void, &[lo]);
+        f.push(b0, Op::SetReg(1), Type::Void, &[hi]);
+        f.blocks[0].term = Terminator::Jump(b1);
+        let r0 = f.push(b1, Op::GetReg(0), Type::U32, &[]);
+        let r1 = f.push(b1, Op::GetReg(1), Type::U32, &[]);
+        let a2 = f.push(b1, Op::Pack64, Type::U64, &[r0, r1]);
+        let ld = f.push(b1, Op::Load(Space::Global, Width::B32), Type::U32, &[a2]);
+        f.blocks[1].term = Terminator::Exit;
+        run(&mut f);
+        assert_eq!(
+            f.inst(ld).op,
+            Op::Load(Space::Storage(SBUF_UBO_SLOT), Width::B32)
+        );
+        // Offset: R0 − c[2][0x38], the base word as the code loaded it.
+        let off = f.inst(ld).args[0];
+        assert_eq!(f.inst(off).op, Op::ISub);
+        assert_eq!(f.inst(off).args[0], r0);
+        let base = f.inst(off).args[1];
+        assert_eq!(f.inst(base).op, Op::LoadConst(UBO));
+        assert_eq!(f.const_of(f.inst(base).args[0]), Some(0x38));
     }
 
     /// `b0: R0:R1 = slot 0 + x; b1 (loop): load [R0:R1]; R0:R1 = step(R0:R1)`.

@@ -1,5 +1,7 @@
 //! Storage buffers (`Space::Storage(slot)`, binding 32 + slot): a `StorageBuffer` block holding
-//! a runtime array of 32-bit words, indexed by the access's byte offset / 4.
+//! a runtime array of 32-bit words, indexed by the access's byte offset / 4. Slots from
+//! `SBUF_UBO_SLOT` on are buffers whose address is in a uniform buffer (`sbuf_ubo`, binding
+//! 32 + (0x4000 | ubo << 10 | offset / 4)).
 //!
 //! * 8/16-bit loads read the containing word and extract the bits (`BitField[SU]Extract`).
 //! * 8/16-bit stores clear and set their bits of the containing word with `AtomicAnd` and
@@ -19,7 +21,7 @@
 
 use super::{E, SCOPE_DEVICE};
 use crate::reflect::Resource;
-use dmsh_ir::{AtomOp, Function, Op, Space, Type, Width};
+use dmsh_ir::{AtomOp, Function, Op, SbufUbo, Space, Type, Width, SBUF_UBO_SLOT};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, StorageClass, Word};
 use std::collections::BTreeMap;
@@ -39,7 +41,12 @@ pub(crate) struct SbufState {
     views: [u8; 256],
     /// A 64-bit atomic on a storage buffer was emitted.
     int64_atomics: bool,
+    /// The function's `sbuf_ubo` table (slot `SBUF_UBO_SLOT + k` = entry k).
+    ubo: Vec<SbufUbo>,
 }
+
+/// First binding (after the 32 added to every storage buffer) of the `sbuf_ubo` range.
+const UBO_RANGE: u32 = 0x4000;
 
 impl Default for SbufState {
     fn default() -> Self {
@@ -47,6 +54,7 @@ impl Default for SbufState {
             vars: BTreeMap::new(),
             views: [0; 256],
             int64_atomics: false,
+            ubo: Vec::new(),
         }
     }
 }
@@ -69,12 +77,28 @@ impl E {
     /// Records which views of which slots the function's live instructions use (so a slot
     /// with several views can mark them `Aliased` from the start).
     pub(crate) fn sbuf_prescan(&mut self, f: &Function) {
+        self.sb.ubo = f.sbuf_ubo.clone();
         for b in &f.blocks {
             for &v in &b.insts {
                 if let Some((s, view)) = view_of(&f.inst(v).op) {
                     self.sb.views[s as usize] |= view;
                 }
             }
+        }
+    }
+
+    /// The uniform-buffer address of slot `slot`, if it is an `sbuf_ubo`.
+    fn sbuf_ubo_of(&self, slot: u8) -> Option<SbufUbo> {
+        let k = slot.checked_sub(SBUF_UBO_SLOT)?;
+        self.sb.ubo.get(k as usize).copied()
+    }
+
+    /// The binding (and Metal buffer index) of a slot: 32 + r for a c0 record,
+    /// 32 + (0x4000 | ubo << 10 | offset / 4) for an `sbuf_ubo`.
+    fn sbuf_binding(&self, slot: u8) -> u32 {
+        match self.sbuf_ubo_of(slot) {
+            Some(u) => 32 + (UBO_RANGE | (u.ubo as u32) << 10 | u.offset / 4),
+            None => 32 + slot as u32,
         }
     }
 
@@ -106,11 +130,9 @@ impl E {
         let var = self.global_var(pty, StorageClass::StorageBuffer, None);
         self.b
             .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
-        self.b.decorate(
-            var,
-            Decoration::Binding,
-            [Operand::LiteralBit32(32 + slot as u32)],
-        );
+        let binding = self.sbuf_binding(slot);
+        self.b
+            .decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
         if (self.sb.views[slot as usize] | view).count_ones() > 1 {
             self.b.decorate(var, Decoration::Aliased, []);
         }
@@ -286,22 +308,28 @@ impl E {
         }
     }
 
-    /// The reflection's `sbuf` resources: one per slot the code accesses.
+    /// The reflection's `sbuf` and `sbuf_ubo` resources: one per slot the code accesses.
     pub(crate) fn sbuf_resources(&self) -> Vec<Resource> {
         let mut slots: Vec<u8> = self.sb.vars.keys().map(|k| k.0).collect();
         slots.dedup();
         slots
             .into_iter()
-            .map(|s| Resource {
-                kind: "sbuf",
-                bank: s as u32,
-                guest_offset: 0,
-                size: 0,
-                set: 0,
-                binding: 32 + s as u32,
-                metal_index: 32 + s as u32,
-                count: 0,
-                separate: false,
+            .map(|s| {
+                let binding = self.sbuf_binding(s);
+                let u = self.sbuf_ubo_of(s);
+                Resource {
+                    kind: if u.is_some() { "sbuf_ubo" } else { "sbuf" },
+                    bank: u.map_or(s as u32, |u| u.ubo as u32),
+                    guest_offset: u.map_or(0, |u| u.offset),
+                    size: 0,
+                    set: 0,
+                    binding,
+                    metal_index: binding,
+                    count: 0,
+                    separate: false,
+                    ubo: u.map(|u| u.ubo as u32),
+                    offset: u.map(|u| u.offset),
+                }
             })
             .collect()
     }
