@@ -95,6 +95,77 @@ void main() {
 }
 
 #[test]
+fn compute_job_file_binds_sbuf_ubo() {
+    if !ready() {
+        return;
+    }
+    let dir = scratch("sbuf_ubo");
+    // y is both the storage buffer at sbuf_ubo (uniform slot 0, offset 0x38)'s binding
+    // (32 + (0x4000 | 0x38 / 4) = 16430, from the reflection table: no binding given) and the
+    // 64-bit address at 0x38 of the uniform buffer, which the job's pointer writes there.
+    let src = r#"#version 460
+#extension GL_EXT_buffer_reference : require
+layout(local_size_x = 4) in;
+layout(buffer_reference, std430) buffer Words { uint w[]; };
+layout(std140, binding = 3) uniform U { uint a; uint b; uvec2 c; uvec4 p1; uvec4 p2; uvec2 p3; Words ptr; };
+layout(std430, binding = 16430) buffer Y { uint y[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    y[i] = y[i] * 2u + a;
+    ptr.w[i + 8u] = i + 1000u;
+}"#;
+    let spirv = glsl::compile_source(src, "comp", &[]).unwrap();
+    write_words(&dir.join("k.spv"), &spirv);
+    std::fs::write(
+        dir.join("k.json"),
+        r#"{"stage":"compute","local_size":[4,1,1],"uses_global_addresses":true,
+            "resources":[{"kind":"cbuf","bank":3,"size":64},
+                         {"kind":"sbuf_ubo","ubo":0,"offset":56}]}"#,
+    )
+    .unwrap();
+    let init: Vec<u32> = (0..16u32).map(|i| i * 7).collect();
+    let want: Vec<u32> = (0..16u32)
+        .map(|i| if i < 8 { i * 14 + 5 } else { i - 8 + 1000 })
+        .collect();
+    std::fs::write(
+        dir.join("job.json"),
+        format!(
+            r#"{{"format":"dmsh-exec/1","spv":"k.spv","grid":[2,1,1],
+                "buffers":{{"y":{{"u32":{init:?}}},"ubo":{{"size":64,"u32":[5]}}}},
+                "pointers":[{{"buffer":"ubo","offset":"0x38","target":"y"}}],
+                "bind":[{{"cbuf":3,"buffer":"ubo"}},{{"sbuf_ubo":[0,"0x38"],"buffer":"y"}}],
+                "outputs":{{}},
+                "expected":{{"y":{{"u32":{want:?}}}}}}}"#
+        ),
+    )
+    .unwrap();
+    let p = ExecJob::load(&dir.join("job.json"))
+        .unwrap()
+        .prepare(&dir, None)
+        .unwrap();
+    let out = dmsh_vk::run_compute(&p.job).unwrap();
+    let bad = job::check(&p, &out);
+    assert!(bad.is_empty(), "{bad:?}");
+    let mut p2 = p.clone();
+    p2.expected[0].1[0] ^= 1;
+    assert_eq!(
+        job::check(&p2, &out).len(),
+        1,
+        "a wrong expectation is reported"
+    );
+    // Binding it to another (uniform slot, offset) leaves the resource unbound: an error.
+    let mut p3 = p.clone();
+    for b in &mut p3.job.binds {
+        if let dmsh_vk::ResourceRef::SbufUbo(_, o) = &mut b.resource {
+            *o = 0x40;
+        }
+    }
+    let e = dmsh_vk::run_compute(&p3.job).unwrap_err().to_string();
+    assert!(e.contains("sbuf_ubo ubo 0 offset 0x38"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn job_file_errors_are_clear() {
     let dir = scratch("errors");
     let bad = ExecJob::parse(r#"{"spv":"x.spv","grid":[1,1,1],"bogus":1}"#);
