@@ -61,7 +61,7 @@ fn moved_saxpy(to: impl Fn(u32, u32) -> Option<(u32, u32)>) -> (Vec<u8>, usize) 
             continue;
         }
         let (bank, at) = (c.bank, c.offset as u32);
-        let Some(to) = to(bank as u32, at) else {
+        let Some(to) = to(bank, at) else {
             continue;
         };
         let w = moved(&i, to.0 as i64, to.1 as i64);
@@ -222,7 +222,7 @@ fn storage_buffer_address_in_the_uniform_buffer() {
         .iter()
         .find(|r| r.kind == "sbuf_ubo")
         .unwrap();
-    assert_eq!(y_res.binding, 32 + (0x4000 | Y_AT / 4));
+    assert_eq!(y_res.binding, 32 + (0x4000 | (Y_AT / 4)));
     assert_eq!(y_res.metal_index, y_res.binding);
     assert!(!refl.uses_global_addresses, "no access left 64-bit");
     // The JSON a runner reads names the uniform slot and offset.

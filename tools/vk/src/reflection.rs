@@ -89,7 +89,7 @@ impl Resource {
         self.binding.unwrap_or_else(|| {
             if self.kind == "sbuf_ubo" {
                 let (u, o) = self.sbuf_ubo();
-                return 32 + (0x4000 | u << 10 | o / 4);
+                return 32 + (0x4000 | (u << 10) | (o / 4));
             }
             let n = self.index();
             match self.kind.as_str() {

@@ -97,7 +97,7 @@ impl E {
     /// 32 + (0x4000 | ubo << 10 | offset / 4) for an `sbuf_ubo`.
     fn sbuf_binding(&self, slot: u8) -> u32 {
         match self.sbuf_ubo_of(slot) {
-            Some(u) => 32 + (UBO_RANGE | (u.ubo as u32) << 10 | u.offset / 4),
+            Some(u) => 32 + (UBO_RANGE | ((u.ubo as u32) << 10) | (u.offset / 4)),
             None => 32 + slot as u32,
         }
     }
