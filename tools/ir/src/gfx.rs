@@ -68,6 +68,13 @@ pub const SAMP_SEP: u16 = 0x2000;
 /// array element (handle >> 20), both clamped to n − 1; args\[3\] is the handle.
 pub const TEX_DYN: u16 = 0x7f00;
 
+/// The texture slot of a bindless handle the lifter could not resolve in its block (read
+/// from a register written in another block): the [`handles`](crate::passes::handles) pass
+/// resolves it after SSA. While pending, args\[3\] is the handle, args\[2\] the derivative
+/// tuple or a tuple of zeros, and [`TexDesc::samp`] indexes
+/// [`Pending::items`](crate::passes::handles::Pending::items).
+pub const TEX_PENDING: u16 = 0x7e00;
+
 /// Texture dimensionality.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum TexDim {

@@ -642,6 +642,9 @@ pub struct Function {
     /// pass. False when the function keeps guest state in variables (`GetReg`/`SetReg`…
     /// remain), e.g. because a `Dynamic` jump with unknown targets is left.
     pub ssa: bool,
+    /// Texture handles left for the [`handles`](crate::passes::handles) pass (the binding
+    /// layout and one record per [`crate::gfx::TEX_PENDING`] texture operation).
+    pub handles: Option<Box<crate::passes::handles::Pending>>,
 }
 
 /// The first `Space::Storage` slot that names a [`SbufUbo`] (`Function::sbuf_ubo[slot − 128]`)

@@ -1585,6 +1585,9 @@ impl E {
 /// Translates a lifted shader to SPIR-V words plus reflection.
 pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
     let f = &sh.func;
+    if let Some(e) = dmsh_ir::passes::handles::error(f) {
+        return Err(Error::Unsupported(e.to_string()));
+    }
     let mut b = Builder::new();
     b.reserve_code(f.insts.len() * 8);
     b.set_version(1, 5);

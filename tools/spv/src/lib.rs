@@ -94,6 +94,9 @@ pub fn translate(
 ) -> Result<Output, TranslateError> {
     let mut shader = dmsh_ir::lift::lift(code, cfg)?;
     dmsh_ir::passes::run_all(&mut shader.func);
+    if let Some(e) = dmsh_ir::passes::handles::error(&shader.func) {
+        return Err(e.into());
+    }
     Ok(emit(&shader, opts)?)
 }
 
@@ -106,5 +109,8 @@ pub fn translate_graphics(
 ) -> Result<Output, TranslateError> {
     let mut shader = dmsh_ir::lift::lift_graphics(code, cfg)?;
     dmsh_ir::passes::run_all(&mut shader.func);
+    if let Some(e) = dmsh_ir::passes::handles::error(&shader.func) {
+        return Err(e.into());
+    }
     Ok(emit(&shader, opts)?)
 }

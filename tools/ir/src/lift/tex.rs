@@ -5,7 +5,7 @@
 
 use super::{Cx, LiftError, Result};
 use crate::gfx::{ImgDesc, TexDesc, TexDim, TexKind, TexLod};
-use crate::ir::{AtomOp, Op, Type, Value};
+use crate::ir::{AtomOp, BlockId, Function, Op, Type, Value};
 use dmsh_isa::{Field, Instr, Opcode};
 
 fn unresolved(cx: &Cx, i: &Instr, why: String) -> LiftError {
@@ -27,6 +27,54 @@ fn layout(cx: &Cx) -> Option<super::layout::BindingLayout> {
     }
 }
 
+/// How handle resolution reads values: while lifting (`block` set) a register read stands
+/// for the last write of that register earlier in that block; after the `ssa` pass values
+/// are used directly (the [`handles`](crate::passes::handles) pass follows the phis).
+#[derive(Clone, Copy)]
+pub(crate) struct View<'a> {
+    /// The function.
+    pub f: &'a Function,
+    /// The block being lifted, or `None` for SSA form.
+    pub block: Option<BlockId>,
+}
+
+impl View<'_> {
+    /// The value a register read stands for (see [`View`]); looks through bitcasts.
+    fn trace(&self, mut v: Value) -> Value {
+        let Some(b) = self.block else {
+            while let Op::Bitcast = self.f.inst(v).op {
+                v = self.f.inst(v).args[0];
+            }
+            return v;
+        };
+        for _ in 0..8 {
+            let inst = *self.f.inst(v);
+            let Op::GetReg(n) = inst.op else {
+                return v;
+            };
+            let insts = &self.f.blocks[b.index()].insts;
+            let Some(pos) = insts.iter().position(|&x| x == v) else {
+                return v;
+            };
+            let w = insts[..pos]
+                .iter()
+                .rev()
+                .find(|&&x| self.f.inst(x).op == Op::SetReg(n))
+                .map(|&x| self.f.inst(x).args[0]);
+            match w {
+                Some(w) => {
+                    v = w;
+                    if let Op::Bitcast = self.f.inst(v).op {
+                        v = self.f.inst(v).args[0];
+                    }
+                }
+                None => return v,
+            }
+        }
+        v
+    }
+}
+
 /// The slot of a bound texture / image from the instruction's handle index, or from the
 /// bindless register when it holds a word loaded from a static handle-bank offset.
 fn slot(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Result<u16> {
@@ -42,77 +90,86 @@ fn slot_samp(cx: &mut Cx, i: &Instr, image: bool, bindless: Option<Value>) -> Re
             "no binding layout (graphics profile)".into(),
         ));
     };
-    let byte = match bindless {
+    let r = match bindless {
         None => {
             let h = i.raw(Field::Handle).unwrap_or(0) as u32;
-            4 * h
+            byte_slot(&layout, image, 4 * h)
         }
         Some(v) => {
-            let v = trace(cx, v);
-            let inst = *cx.f.inst(v);
-            if !image {
-                if let Some(s) = nvn_handle(cx, &layout, v) {
-                    return Ok(s);
-                }
-            }
-            match inst.op {
-                Op::LoadConst(b) if b == layout.tex_bank => match const_eval(cx, inst.args[0]) {
-                    Some(off) => off as u32,
-                    None => {
-                        return Err(unresolved(
-                            cx,
-                            i,
-                            "bindless handle indexed at run time (sampler array)".into(),
-                        ))
-                    }
-                },
-                _ => {
-                    return Err(unresolved(
-                        cx,
-                        i,
-                        "bindless handle not loaded from the handle bank".into(),
-                    ))
-                }
-            }
+            let view = View {
+                f: cx.f,
+                block: Some(cx.b),
+            };
+            resolve(view, &layout, image, v)
         }
     };
+    r.map_err(|why| unresolved(cx, i, why))
+}
+
+/// The slot of the handle-bank word at `byte` (a texture or image table entry).
+fn byte_slot(
+    layout: &super::layout::BindingLayout,
+    image: bool,
+    byte: u32,
+) -> std::result::Result<(u16, u16), String> {
     let s = if image {
         layout.image_at(byte)
     } else {
         layout.texture_at(byte)
     };
     s.map(|s| (s, 0)).ok_or_else(|| {
-        unresolved(
-            cx,
-            i,
-            format!(
-                "{} handle at c[{}][{byte:#x}] outside the {} layout",
-                if image { "image" } else { "texture" },
-                layout.tex_bank,
-                layout.name
-            ),
+        format!(
+            "{} handle at c[{}][{byte:#x}] outside the {} layout",
+            if image { "image" } else { "texture" },
+            layout.tex_bank,
+            layout.name
         )
     })
 }
 
+/// A bindless handle value as (slot, [`TexDesc::samp`]): an NVN handle ([`nvn_handle`]) or a
+/// word of the handle bank at a constant offset; else why not. Shared by the lifter
+/// (block-local) and the [`handles`](crate::passes::handles) pass (through phis).
+pub(crate) fn resolve(
+    view: View,
+    layout: &super::layout::BindingLayout,
+    image: bool,
+    v: Value,
+) -> std::result::Result<(u16, u16), String> {
+    let v = view.trace(v);
+    let inst = *view.f.inst(v);
+    if !image {
+        if let Some(s) = nvn_handle(view, layout, v) {
+            return Ok(s);
+        }
+    }
+    match inst.op {
+        Op::LoadConst(b) if b == layout.tex_bank => match const_eval(view.f, inst.args[0]) {
+            Some(off) => byte_slot(layout, image, off as u32),
+            None => Err("bindless handle indexed at run time (sampler array)".into()),
+        },
+        _ => Err("bindless handle not loaded from the handle bank".into()),
+    }
+}
+
 /// A constant the lifter built from constants (offsets are `RZ + imm` until folding).
-fn const_eval(cx: &Cx, v: Value) -> Option<u64> {
-    let inst = cx.f.inst(v);
+fn const_eval(f: &Function, v: Value) -> Option<u64> {
+    let inst = f.inst(v);
     match inst.op {
         Op::Const(c) => Some(c),
         Op::IAdd => Some(
-            const_eval(cx, inst.args[0])?.wrapping_add(const_eval(cx, inst.args[1])?) & 0xffff_ffff,
+            const_eval(f, inst.args[0])?.wrapping_add(const_eval(f, inst.args[1])?) & 0xffff_ffff,
         ),
         _ => None,
     }
 }
 
 /// The word a handle operand loads, as (bank, byte offset), looking through register copies.
-fn loaded_word(cx: &Cx, v: Value) -> Option<(u8, u32)> {
-    let v = trace(cx, v);
-    let inst = *cx.f.inst(v);
+fn loaded_word(view: View, v: Value) -> Option<(u8, u32)> {
+    let v = view.trace(v);
+    let inst = *view.f.inst(v);
     match inst.op {
-        Op::LoadConst(b) => const_eval(cx, inst.args[0]).map(|o| (b, o as u32)),
+        Op::LoadConst(b) => const_eval(view.f, inst.args[0]).map(|o| (b, o as u32)),
         _ => None,
     }
 }
@@ -132,12 +189,12 @@ fn ubo_word(layout: &super::layout::BindingLayout, bank: u8, off: u32) -> Option
 /// texture), a constant sampler ID (`samp_id`) or a uniform-buffer word (`samp_ubo`); a
 /// separate texture alone; or a whole handle read from a uniform buffer (`tex_ubo` +
 /// `samp_ubo` of the same word). Returns (texture slot, [`TexDesc::samp`]).
-fn nvn_handle(cx: &mut Cx, layout: &super::layout::BindingLayout, v: Value) -> Option<(u16, u16)> {
-    let inst = *cx.f.inst(v);
+fn nvn_handle(view: View, layout: &super::layout::BindingLayout, v: Value) -> Option<(u16, u16)> {
+    let inst = *view.f.inst(v);
     if inst.op == Op::Or {
-        let (a, b) = (trace(cx, inst.args[0]), trace(cx, inst.args[1]));
+        let (a, b) = (view.trace(inst.args[0]), view.trace(inst.args[1]));
         for (t, smp) in [(a, b), (b, a)] {
-            let Some((bank, off)) = loaded_word(cx, t) else {
+            let Some((bank, off)) = loaded_word(view, t) else {
                 continue;
             };
             let tex = if bank == layout.tex_bank {
@@ -146,10 +203,10 @@ fn nvn_handle(cx: &mut Cx, layout: &super::layout::BindingLayout, v: Value) -> O
                 ubo_word(layout, bank, off)
             };
             let Some(tex) = tex else { continue };
-            let samp = if let Some(c) = cx.f.const_of(smp) {
+            let samp = if let Some(c) = view.f.const_of(smp) {
                 Some(crate::gfx::SAMP_ID | ((c >> 20) & 0xfff) as u16)
             } else {
-                match loaded_word(cx, smp) {
+                match loaded_word(view, smp) {
                     Some((sb, so)) if sb == layout.tex_bank => {
                         layout.sampler_at(so).map(|n| crate::gfx::SAMP_SEP | n)
                     }
@@ -163,7 +220,7 @@ fn nvn_handle(cx: &mut Cx, layout: &super::layout::BindingLayout, v: Value) -> O
         }
         return None;
     }
-    let (bank, off) = loaded_word(cx, v)?;
+    let (bank, off) = loaded_word(view, v)?;
     if bank == layout.tex_bank {
         return layout.septex_at(off).map(|s| (s, 0));
     }
@@ -186,7 +243,7 @@ fn dyn_slot(cx: &mut Cx, v: Value) -> Option<(u16, u8, Value)> {
     if add.op != Op::IAdd {
         return None;
     }
-    let (x, c) = match (const_eval(cx, add.args[0]), const_eval(cx, add.args[1])) {
+    let (x, c) = match (const_eval(cx.f, add.args[0]), const_eval(cx.f, add.args[1])) {
         (_, Some(c)) => (add.args[0], c as u32),
         (Some(c), _) => (add.args[1], c as u32),
         _ => return None,
@@ -202,32 +259,54 @@ fn dyn_slot(cx: &mut Cx, v: Value) -> Option<(u16, u8, Value)> {
 
 /// The value a register read stands for: the last write of that register earlier in the
 /// current block (lifting runs before the passes that would forward it).
-fn trace(cx: &Cx, mut v: Value) -> Value {
-    for _ in 0..8 {
-        let inst = *cx.f.inst(v);
-        let Op::GetReg(n) = inst.op else {
-            return v;
-        };
-        let insts = &cx.f.blocks[cx.b.index()].insts;
-        let Some(pos) = insts.iter().position(|&x| x == v) else {
-            return v;
-        };
-        let w = insts[..pos]
-            .iter()
-            .rev()
-            .find(|&&x| cx.f.inst(x).op == Op::SetReg(n))
-            .map(|&x| cx.f.inst(x).args[0]);
-        match w {
-            Some(w) => {
-                v = w;
-                if let Op::Bitcast = cx.f.inst(v).op {
-                    v = cx.f.inst(v).args[0];
-                }
-            }
-            None => return v,
-        }
+fn trace(cx: &Cx, v: Value) -> Value {
+    View {
+        f: cx.f,
+        block: Some(cx.b),
     }
-    v
+    .trace(v)
+}
+
+/// A register the handle is read from that no earlier instruction of the current block
+/// writes: its value comes from another block (a merge or a loop), known only after SSA.
+fn live_in(cx: &Cx, v: Value) -> bool {
+    matches!(cx.f.inst(trace(cx, v)).op, Op::GetReg(_))
+}
+
+/// Records a texture operation whose handle the [`handles`](crate::passes::handles) pass
+/// resolves; returns its index in [`crate::passes::handles::Pending::items`].
+/// Only called when a layout exists.
+fn defer(cx: &mut Cx, i: &Instr) -> u16 {
+    let Some(layout) = layout(cx) else {
+        return 0;
+    };
+    let dyn_fallback = if layout.tex_dyn {
+        layout.tex_dyn_count()
+    } else {
+        0
+    };
+    let key = cx
+        .cfg
+        .gfx
+        .as_ref()
+        .map(|g| g.key.clone())
+        .unwrap_or_default();
+    let mnemonic = format!("{} ({})", i.opcode().name(), i.form_name());
+    let offset = cx.addr;
+    let h = cx.f.handles.get_or_insert_with(|| {
+        Box::new(crate::passes::handles::Pending {
+            layout,
+            key,
+            items: Vec::new(),
+        })
+    });
+    h.items.push(crate::passes::handles::PendingTex {
+        offset,
+        mnemonic,
+        dyn_fallback,
+        why: None,
+    });
+    (h.items.len() - 1) as u16
 }
 
 /// Register `base + k`, or RZ when that runs past R254 (or base is RZ).
@@ -420,8 +499,14 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 None
             };
             let ra = if txd_b { regk(ra, 1) } else { ra };
+            let mut pending = None;
             let (s, samp, dynamic) = match slot_samp(cx, i, false, hreg) {
                 Ok((s, samp)) => (s, samp, None),
+                // Read from a register another block wrote: resolved after SSA.
+                Err(_) if hreg.is_some_and(|h| live_in(cx, h)) && layout(cx).is_some() => {
+                    pending = hreg;
+                    (crate::gfx::TEX_PENDING, defer(cx, i), None)
+                }
                 Err(e) => match hreg.and_then(|h| dyn_slot(cx, h)) {
                     Some((first, n, idx)) => (first, 0, Some((n, idx))),
                     None => match (hreg, layout(cx).filter(|l| l.tex_dyn)) {
@@ -532,6 +617,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 }
             }
             let e = tuple(cx, [lod, dref, off, sample]);
+            let dynamic = match pending {
+                Some(h) => Some((0, h)),
+                None => dynamic,
+            };
             let r = match (grad, dynamic) {
                 (g, Some((_, idx))) => {
                     let g = match g {
@@ -573,7 +662,16 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 Err(e) => match slot(cx, i, true, hreg) {
                     Ok(s) => (true, s, None),
                     Err(_) => match (hreg, layout(cx).filter(|l| l.tex_dyn)) {
-                        (Some(h), Some(_)) if loaded_word(cx, h).is_none() => {
+                        (Some(h), Some(_))
+                            if loaded_word(
+                                View {
+                                    f: cx.f,
+                                    block: Some(cx.b),
+                                },
+                                h,
+                            )
+                            .is_none() =>
+                        {
                             (false, crate::gfx::TEX_DYN, Some(h))
                         }
                         _ => return Err(e),

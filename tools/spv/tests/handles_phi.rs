@@ -1,0 +1,217 @@
+//! Bindless NVN texture handles that reach a `TEX.B` from another block — across a branch
+//! merge, or kept in a loop variable — resolve after SSA (the `handles` pass) to the same
+//! binding a handle computed in the `TEX.B`'s own block gets; two different handles meeting
+//! at a phi stay a clear "unresolvable handle" error with shader key and offset.
+//!
+//! The fragment programs are assembled here with dmsh-isa's encoder (maxwell.tbl) plus the
+//! raw words of `graphics_valid.rs`'s `nvn_fragment`. Expected bindings come from the NVN
+//! layout's definition (texture r at c\[2\]\[0x20 + 8r\], separate sampler n at
+//! c\[2\]\[0x568 + 8n\], separate texture n at `nvn_septex_base` + 8n → slot 128 + n, a
+//! constant ORed in → `samp_id` = its high 12 bits) and from the block-local translation of
+//! the same handle; spirv-val checks the SPIR-V.
+
+mod common;
+
+use dmsh_ir::lift::dksh;
+use dmsh_ir::lift::BindingLayout;
+use dmsh_isa::{form_id, Field, Instr};
+use dmsh_spv::{Options, Output, TranslateError};
+
+/// Guard PT (bits 16-18).
+const G: u64 = 7 << 16;
+
+/// `LDC.32 Rd, c[bank][off]`.
+fn ldc(rd: u64, bank: u64, off: u64) -> u64 {
+    0xef90_0000_0000_0000 | 4 << 48 | bank << 36 | off << 20 | 0xff << 8 | rd | G
+}
+
+/// `MOV32I Rd, imm`.
+fn mov32i(rd: u64, imm: u64) -> u64 {
+    0x0100_0000_0007_f000 | imm << 20 | rd
+}
+
+/// `LOP.OR Rd, Ra, Rb`.
+fn lop_or(rd: u64, ra: u64, rb: u64) -> u64 {
+    0x5c40_0000_0000_0000 | 1 << 41 | rb << 20 | ra << 8 | rd | 7 << 48 | G
+}
+
+/// `TEX.B R4, R2, R0, 2D, 0xf`: coordinates R2, R3; handle R0.
+const TEX_B: u64 = 0xdeb8_0000_0000_0000 | 4 | 2 << 8 | 1 << 29 | 0xf << 31 | G;
+/// `MOV R0, R4`.
+const MOV_R0_R4: u64 = 0x5c98_0780_0047_0000;
+/// `EXIT`.
+const EXIT: u64 = 0xe300_0000_0007_000f;
+
+/// One instruction through the encoder (unguarded unless `Guard` is given).
+fn ins(form: &str, f: &[(Field, i64)]) -> u64 {
+    let mut v = vec![(Field::Guard, 7)];
+    v.extend_from_slice(f);
+    Instr::build(form_id(form).expect("form"), &v)
+        .expect("encode")
+        .bits()
+}
+
+/// `ISETP.NE.AND Pd, PT, Ra, imm, PT`.
+fn isetp_ne(pd: i64, ra: i64, imm: i64) -> u64 {
+    ins(
+        "ISETP_I",
+        &[
+            (Field::Pd, pd),
+            (Field::Pd2, 7),
+            (Field::Ra, ra),
+            (Field::Imm, imm),
+            (Field::Cmp, 5),
+            (Field::Pc, 7),
+        ],
+    )
+}
+
+/// Byte offset of instruction k (a scheduling word before every three instructions).
+fn at(k: usize) -> i64 {
+    8 * (k + k / 3 + 1) as i64
+}
+
+/// `@Pp BRA` (or `@!Pp`) from instruction `from` to instruction `to`.
+fn bra(p: i64, neg: bool, from: usize, to: usize) -> u64 {
+    ins(
+        "BRA",
+        &[
+            (Field::Guard, p),
+            (Field::GuardNeg, neg as i64),
+            (Field::Target, at(to) - at(from) - 8),
+            (Field::CcTest, 15),
+        ],
+    )
+}
+
+/// A fragment program (SPH with one RGBA target) from instruction words.
+fn fragment(insts: &[u64]) -> Vec<u8> {
+    let mut w = [0u32; 20];
+    w[0] = 0x0006_5462;
+    w[18] = 0xf;
+    let mut code: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    for (k, q) in insts.iter().enumerate() {
+        if k % 3 == 0 {
+            code.extend_from_slice(&0x001f_8000_fc00_07e0u64.to_le_bytes());
+        }
+        code.extend_from_slice(&q.to_le_bytes());
+    }
+    code
+}
+
+fn layout() -> BindingLayout {
+    let mut l = BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x20);
+    l.septex_base = Some(0x168);
+    l
+}
+
+fn run(code: &[u8]) -> Result<Output, TranslateError> {
+    let st = dmsh_ir::Stage::Fragment;
+    let cfg = dksh::graphics_config(st, code, &[], layout(), "handles-test").expect("config");
+    dmsh_spv::translate_graphics(code, &cfg, &Options::default())
+}
+
+/// The texture-side resources (kind, bank, binding, separate) of a translation, sorted.
+fn tex_resources(o: &Output) -> Vec<(String, u32, u32, bool)> {
+    let mut v: Vec<_> = o
+        .reflection
+        .resources
+        .iter()
+        .filter(|r| r.kind != "cbuf")
+        .map(|r| (r.kind.to_string(), r.bank, r.binding, r.separate))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The handle computed in the `TEX.B`'s own block: `LDC R0; <R1>; LOP.OR R0, R0, R1; TEX.B`.
+fn block_local(tex: u64, samp: u64) -> Vec<u64> {
+    vec![ldc(0, 2, tex), samp, lop_or(0, 0, 1), TEX_B, MOV_R0_R4, EXIT]
+}
+
+/// Handle `c[2][0x28] | c[2][0x570]` (texture slot 1, separate sampler 1) computed before a
+/// branch on a uniform word and recomputed the same way on the fall-through path: a phi of
+/// two structurally equal expressions at the merge, where `TEX.B` reads it.
+fn merge(tex_else: u64) -> Vec<u64> {
+    vec![
+        ldc(3, 3, 0),         // 0: R3 = c[3][0] (uniform buffer 0): a run-time condition
+        ldc(0, 2, 0x28),      // 1
+        ldc(1, 2, 0x570),     // 2
+        lop_or(0, 0, 1),      // 3: R0 = handle
+        isetp_ne(0, 3, 0),    // 4: P0 = R3 != 0
+        bra(0, false, 5, 9),  // 5: @P0 BRA 9
+        ldc(0, 2, tex_else),  // 6
+        ldc(1, 2, 0x570),     // 7
+        lop_or(0, 0, 1),      // 8: R0 = handle (again, or a different one)
+        TEX_B,                // 9: merge
+        MOV_R0_R4,            // 10
+        EXIT,                 // 11
+    ]
+}
+
+#[test]
+fn handle_across_a_merge_resolves_like_a_block_local_one() {
+    let local = run(&fragment(&block_local(0x28, ldc(1, 2, 0x570)))).expect("block-local");
+    let o = run(&fragment(&merge(0x28))).expect("handle through a merge phi");
+    common::spirv_val(&o.words).expect("spirv-val");
+    let t = tex_resources(&o);
+    assert_eq!(t, tex_resources(&local), "same bindings as the block-local handle");
+    // Texture slot 1 ((0x28 - 0x20) / 8) sampled with separate sampler 1 ((0x570 - 0x568) / 8).
+    assert!(t.iter().any(|r| r.0 == "texture" && r.1 == 1 && r.3), "{t:?}");
+    assert!(t.iter().any(|r| r.0 == "sampler" && r.1 == 1), "{t:?}");
+}
+
+#[test]
+fn different_handles_meeting_at_a_phi_stay_unresolvable() {
+    // The fall-through path loads texture slot 2 (c[2][0x30]) instead.
+    let e = run(&fragment(&merge(0x30))).unwrap_err().to_string();
+    let tex_off = format!("offset {:#x}", at(9));
+    assert!(
+        e.contains("handles-test") && e.contains("unresolvable handle") && e.contains(&tex_off),
+        "{e}"
+    );
+    assert!(e.contains("different handles meet at a phi"), "{e}");
+    println!("{e}");
+}
+
+/// The seed's case: handle `c2[0x1A0] | 0x10500000` (separate texture slot 7 under
+/// `nvn_septex_base` 0x168, constant sampler 0x105) kept in a loop variable that the body
+/// recomputes on some iterations only (a phi feeding the loop header's phi).
+fn seed_loop() -> Vec<u64> {
+    vec![
+        ldc(3, 3, 0),                  // 0: R3 = loop count (uniform)
+        ldc(0, 2, 0x1a0),              // 1
+        mov32i(1, 0x1050_0000),        // 2
+        lop_or(0, 0, 1),               // 3: R0 = handle
+        TEX_B,                         // 4: loop head
+        isetp_ne(1, 3, 1),             // 5: P1 = R3 != 1
+        bra(1, false, 6, 10),          // 6: @P1 BRA 10 (skip the recompute)
+        ldc(0, 2, 0x1a0),              // 7
+        mov32i(1, 0x1050_0000),        // 8
+        lop_or(0, 0, 1),               // 9: R0 = the same handle, recomputed
+        ins(
+            "IADD32I",
+            &[(Field::Rd, 3), (Field::Ra, 3), (Field::Imm, -1)],
+        ), // 10: R3 -= 1
+        isetp_ne(0, 3, 0),             // 11
+        bra(0, false, 12, 4),          // 12: @P0 BRA 4
+        MOV_R0_R4,                     // 13
+        EXIT,                          // 14
+    ]
+}
+
+#[test]
+fn seed_loop_handle_is_a_separate_texture_with_a_sampler_id() {
+    let local = run(&fragment(&block_local(0x1a0, mov32i(1, 0x1050_0000)))).expect("local");
+    let o = run(&fragment(&seed_loop())).expect("handle kept in a loop variable");
+    common::spirv_val(&o.words).expect("spirv-val");
+    let t = tex_resources(&o);
+    assert_eq!(t, tex_resources(&local), "same bindings as the block-local handle");
+    // Separate texture 7 = (0x1a0 - 0x168) / 8 → slot 128 + 7; samp_id 0x105 on its binding.
+    let tex = t.iter().find(|r| r.0 == "texture").expect("texture");
+    assert_eq!(tex.1, 128 + 7, "{t:?}");
+    assert!(
+        t.iter().any(|r| r.0 == "samp_id" && r.1 == 0x105 && r.2 == tex.2),
+        "{t:?}"
+    );
+}
