@@ -126,7 +126,14 @@ fn tex_resources(o: &Output) -> Vec<(String, u32, u32, bool)> {
 
 /// The handle computed in the `TEX.B`'s own block: `LDC R0; <R1>; LOP.OR R0, R0, R1; TEX.B`.
 fn block_local(tex: u64, samp: u64) -> Vec<u64> {
-    vec![ldc(0, 2, tex), samp, lop_or(0, 0, 1), TEX_B, MOV_R0_R4, EXIT]
+    vec![
+        ldc(0, 2, tex),
+        samp,
+        lop_or(0, 0, 1),
+        TEX_B,
+        MOV_R0_R4,
+        EXIT,
+    ]
 }
 
 /// Handle `c[2][0x28] | c[2][0x570]` (texture slot 1, separate sampler 1) computed before a
@@ -134,18 +141,18 @@ fn block_local(tex: u64, samp: u64) -> Vec<u64> {
 /// two structurally equal expressions at the merge, where `TEX.B` reads it.
 fn merge(tex_else: u64) -> Vec<u64> {
     vec![
-        ldc(3, 3, 0),         // 0: R3 = c[3][0] (uniform buffer 0): a run-time condition
-        ldc(0, 2, 0x28),      // 1
-        ldc(1, 2, 0x570),     // 2
-        lop_or(0, 0, 1),      // 3: R0 = handle
-        isetp_ne(0, 3, 0),    // 4: P0 = R3 != 0
-        bra(0, false, 5, 9),  // 5: @P0 BRA 9
-        ldc(0, 2, tex_else),  // 6
-        ldc(1, 2, 0x570),     // 7
-        lop_or(0, 0, 1),      // 8: R0 = handle (again, or a different one)
-        TEX_B,                // 9: merge
-        MOV_R0_R4,            // 10
-        EXIT,                 // 11
+        ldc(3, 3, 0),        // 0: R3 = c[3][0] (uniform buffer 0): a run-time condition
+        ldc(0, 2, 0x28),     // 1
+        ldc(1, 2, 0x570),    // 2
+        lop_or(0, 0, 1),     // 3: R0 = handle
+        isetp_ne(0, 3, 0),   // 4: P0 = R3 != 0
+        bra(0, false, 5, 9), // 5: @P0 BRA 9
+        ldc(0, 2, tex_else), // 6
+        ldc(1, 2, 0x570),    // 7
+        lop_or(0, 0, 1),     // 8: R0 = handle (again, or a different one)
+        TEX_B,               // 9: merge
+        MOV_R0_R4,           // 10
+        EXIT,                // 11
     ]
 }
 
@@ -155,9 +162,16 @@ fn handle_across_a_merge_resolves_like_a_block_local_one() {
     let o = run(&fragment(&merge(0x28))).expect("handle through a merge phi");
     common::spirv_val(&o.words).expect("spirv-val");
     let t = tex_resources(&o);
-    assert_eq!(t, tex_resources(&local), "same bindings as the block-local handle");
+    assert_eq!(
+        t,
+        tex_resources(&local),
+        "same bindings as the block-local handle"
+    );
     // Texture slot 1 ((0x28 - 0x20) / 8) sampled with separate sampler 1 ((0x570 - 0x568) / 8).
-    assert!(t.iter().any(|r| r.0 == "texture" && r.1 == 1 && r.3), "{t:?}");
+    assert!(
+        t.iter().any(|r| r.0 == "texture" && r.1 == 1 && r.3),
+        "{t:?}"
+    );
     assert!(t.iter().any(|r| r.0 == "sampler" && r.1 == 1), "{t:?}");
 }
 
@@ -179,24 +193,24 @@ fn different_handles_meeting_at_a_phi_stay_unresolvable() {
 /// recomputes on some iterations only (a phi feeding the loop header's phi).
 fn seed_loop() -> Vec<u64> {
     vec![
-        ldc(3, 3, 0),                  // 0: R3 = loop count (uniform)
-        ldc(0, 2, 0x1a0),              // 1
-        mov32i(1, 0x1050_0000),        // 2
-        lop_or(0, 0, 1),               // 3: R0 = handle
-        TEX_B,                         // 4: loop head
-        isetp_ne(1, 3, 1),             // 5: P1 = R3 != 1
-        bra(1, false, 6, 10),          // 6: @P1 BRA 10 (skip the recompute)
-        ldc(0, 2, 0x1a0),              // 7
-        mov32i(1, 0x1050_0000),        // 8
-        lop_or(0, 0, 1),               // 9: R0 = the same handle, recomputed
+        ldc(3, 3, 0),           // 0: R3 = loop count (uniform)
+        ldc(0, 2, 0x1a0),       // 1
+        mov32i(1, 0x1050_0000), // 2
+        lop_or(0, 0, 1),        // 3: R0 = handle
+        TEX_B,                  // 4: loop head
+        isetp_ne(1, 3, 1),      // 5: P1 = R3 != 1
+        bra(1, false, 6, 10),   // 6: @P1 BRA 10 (skip the recompute)
+        ldc(0, 2, 0x1a0),       // 7
+        mov32i(1, 0x1050_0000), // 8
+        lop_or(0, 0, 1),        // 9: R0 = the same handle, recomputed
         ins(
             "IADD32I",
             &[(Field::Rd, 3), (Field::Ra, 3), (Field::Imm, -1)],
         ), // 10: R3 -= 1
-        isetp_ne(0, 3, 0),             // 11
-        bra(0, false, 12, 4),          // 12: @P0 BRA 4
-        MOV_R0_R4,                     // 13
-        EXIT,                          // 14
+        isetp_ne(0, 3, 0),      // 11
+        bra(0, false, 12, 4),   // 12: @P0 BRA 4
+        MOV_R0_R4,              // 13
+        EXIT,                   // 14
     ]
 }
 
@@ -206,12 +220,17 @@ fn seed_loop_handle_is_a_separate_texture_with_a_sampler_id() {
     let o = run(&fragment(&seed_loop())).expect("handle kept in a loop variable");
     common::spirv_val(&o.words).expect("spirv-val");
     let t = tex_resources(&o);
-    assert_eq!(t, tex_resources(&local), "same bindings as the block-local handle");
+    assert_eq!(
+        t,
+        tex_resources(&local),
+        "same bindings as the block-local handle"
+    );
     // Separate texture 7 = (0x1a0 - 0x168) / 8 → slot 128 + 7; samp_id 0x105 on its binding.
     let tex = t.iter().find(|r| r.0 == "texture").expect("texture");
     assert_eq!(tex.1, 128 + 7, "{t:?}");
     assert!(
-        t.iter().any(|r| r.0 == "samp_id" && r.1 == 0x105 && r.2 == tex.2),
+        t.iter()
+            .any(|r| r.0 == "samp_id" && r.1 == 0x105 && r.2 == tex.2),
         "{t:?}"
     );
 }

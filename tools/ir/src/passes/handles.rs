@@ -150,3 +150,94 @@ pub fn error(f: &Function) -> Option<LiftError> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gfx::{TexDesc, TexDim, TexLod, SAMP_ID};
+    use crate::ir::{BlockId, Terminator, Type};
+
+    /// `c[2][off] | samp` in block b.
+    fn handle(f: &mut Function, b: BlockId, off: u64) -> Value {
+        let o = f.push(b, Op::Const(off), Type::U32, &[]);
+        let w = f.push(b, Op::LoadConst(2), Type::U32, &[o]);
+        let s = f.push(b, Op::Const(0x1050_0000), Type::U32, &[]);
+        f.push(b, Op::Or, Type::U32, &[w, s])
+    }
+
+    /// A loop: entry computes the handle, the header's phi merges it with the body's
+    /// recomputation at `body_off`, and the header samples with it.
+    fn looped(body_off: u64) -> (Function, Value) {
+        let mut f = Function::new();
+        let (e, h, l) = (f.add_block(None), f.add_block(None), f.add_block(None));
+        let x = f.add_block(None);
+        let h0 = handle(&mut f, e, 0x1a0);
+        f.blocks[e.index()].term = Terminator::Jump(h);
+        let phi = f.make_phi(Type::U32);
+        f.blocks[h.index()].insts.push(phi);
+        let z = f.push(h, Op::Const(0), Type::U32, &[]);
+        let t = f.push(h, Op::Tuple, Type::Void, &[z, z, z, z]);
+        let d = TexDesc {
+            kind: TexKind::Sample,
+            dim: TexDim::D2,
+            array: false,
+            shadow: false,
+            lod: TexLod::Implicit,
+            offset: false,
+            ms: false,
+            ptp: false,
+            slot: TEX_PENDING,
+            dyn_count: 0,
+            samp: 0,
+        };
+        let tex = f.push(h, Op::Tex(d), Type::Void, &[t, t, t, phi]);
+        let c = f.push(h, Op::GetPred(0), Type::Bool, &[]);
+        f.blocks[h.index()].term = Terminator::Branch(c, l, x);
+        let h1 = handle(&mut f, l, body_off);
+        f.blocks[l.index()].term = Terminator::Jump(h);
+        f.blocks[x.index()].term = Terminator::Exit;
+        let Op::Phi(k) = f.inst(phi).op else {
+            unreachable!()
+        };
+        f.phi_in[k as usize] = vec![(e, h0), (l, h1)];
+        f.ssa = true;
+        let mut layout = BindingLayout::nvn(crate::Stage::Fragment, 0x20);
+        layout.septex_base = Some(0x168);
+        f.handles = Some(Box::new(Pending {
+            layout,
+            key: "unit".into(),
+            items: vec![PendingTex {
+                offset: 0x48,
+                mnemonic: "TEX (TEX_B)".into(),
+                dyn_fallback: 0,
+                why: None,
+            }],
+        }));
+        (f, tex)
+    }
+
+    #[test]
+    fn equal_handles_round_a_loop_resolve() {
+        let (mut f, tex) = looped(0x1a0);
+        run(&mut f);
+        let Op::Tex(d) = f.inst(tex).op else {
+            unreachable!()
+        };
+        // Separate texture (0x1a0 − 0x168) / 8 = 7 → slot 135; sampler ID 0x105.
+        assert_eq!((d.slot, d.samp), (128 + 7, SAMP_ID | 0x105));
+        assert!(f.inst(tex).args[3].is_none() && f.inst(tex).args[2].is_none());
+        assert!(error(&f).is_none());
+    }
+
+    #[test]
+    fn different_handles_stay_pending_with_an_error() {
+        let (mut f, tex) = looped(0x1a8);
+        run(&mut f);
+        assert!(matches!(f.inst(tex).op, Op::Tex(d) if d.slot == TEX_PENDING));
+        let e = error(&f).expect("error").to_string();
+        assert!(
+            e.contains("0x48") && e.contains("unit") && e.contains("unresolvable"),
+            "{e}"
+        );
+    }
+}
