@@ -569,3 +569,75 @@ fn glslang_sampler_array_binds() {
     assert_eq!(out.targets.len(), 1);
     println!("sampler array t2[4]: drawn");
 }
+
+/// A handle that reaches `TEX.B` through a branch merge (the `handles` pass, docs/ir.md):
+/// texture slot 0 (c\[2\]\[0x168\]) ORed with separate sampler 1 (c\[2\]\[0x570\]) computed before
+/// `@P0 BRA` (P0 = R3 != 0, R3 the interpolated y) and recomputed on the fall-through path —
+/// a phi of two equal handles at the `TEX.B`. It binds like the block-local handle (a separate
+/// image at 64, sampler 1 at 97) and draws like glslang's SPIR-V of `texture(sampler2D(t, s1))`.
+#[test]
+fn nvn_handle_through_a_merge_renders_like_glslang() {
+    use dmsh_isa::{form_id, Field, Instr};
+    let mut layout = BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x168);
+    layout.samp_base = Some(0x568);
+    let enc = |form: &str, f: &[(Field, i64)]| {
+        let mut v = vec![(Field::Guard, 7)];
+        v.extend_from_slice(f);
+        Instr::build(form_id(form).unwrap(), &v).unwrap().bits()
+    };
+    // Byte offset of word k of `nvn_sampling` (a scheduling word before every three).
+    let at = |k: i64| 8 * (k + k / 3 + 1);
+    let handle = [ldc(8, 2, 0x168), ldc(9, 2, 0x570), lop_or(10, 8, 9)];
+    let mut setup = handle.to_vec();
+    // Words 0-3 are the IPA / MUFU prologue, the setup starts at word 4: ISETP is word 7,
+    // the branch word 8, the recomputation words 9-11, TEX.B word 12.
+    setup.push(enc(
+        "ISETP_I",
+        &[
+            (Field::Pd, 0),
+            (Field::Pd2, 7),
+            (Field::Ra, 3),
+            (Field::Cmp, 5),
+            (Field::Pc, 7),
+        ],
+    ));
+    setup.push(enc(
+        "BRA",
+        &[
+            (Field::Guard, 0),
+            (Field::Target, at(12) - at(8) - 8),
+            (Field::CcTest, 15),
+        ],
+    ));
+    setup.extend_from_slice(&handle);
+    let (ours, kinds) = translate_nvn(&nvn_sampling(&setup, &[10]), layout);
+    let kinds: Vec<_> = kinds.into_iter().filter(|k| k.0 != "cbuf").collect();
+    assert_eq!(
+        kinds,
+        [("texture", 0, 64, true, 0), ("sampler", 1, 97, false, 0)]
+    );
+    let glsl = format!(
+        "{NVN_GLSL_HEAD}layout(binding = 0) uniform texture2D t;\n\
+         layout(binding = 1) uniform sampler s1;\n\
+         void main() {{ o0 = texture(sampler2D(t, s1), vUV.xy); }}\n"
+    );
+    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_vk::TexFormat;
+    let r = render_against_glslang("nvn_handle_merge", &glsl, ours, |case| {
+        let mut c2 = vec![0u8; 0x580];
+        c2[0x570..0x574].copy_from_slice(&(1u32 << 20).to_le_bytes());
+        case.fs.ubos.push((0, c2));
+        case.fs
+            .textures
+            .push((0, tex("t", 8, TexFormat::Rgba8Unorm, 3)));
+        case.fs
+            .samplers
+            .push((0, tex("s0", 1, TexFormat::Rgba8Unorm, 1)));
+        let mut s1 = tex("s1", 1, TexFormat::Rgba8Unorm, 1);
+        (s1.linear, s1.repeat) = (true, true);
+        case.fs.samplers.push((1, s1));
+    });
+    if let Some((frac, _)) = r {
+        assert!(frac >= 0.999);
+    }
+}
