@@ -275,11 +275,7 @@ fn live_in(cx: &Cx, v: Value) -> bool {
 
 /// Records a texture operation whose handle the [`handles`](crate::passes::handles) pass
 /// resolves; returns its index in [`crate::passes::handles::Pending::items`].
-/// Only called when a layout exists.
-fn defer(cx: &mut Cx, i: &Instr) -> u16 {
-    let Some(layout) = layout(cx) else {
-        return 0;
-    };
+fn defer(cx: &mut Cx, i: &Instr, layout: super::layout::BindingLayout) -> u16 {
     let dyn_fallback = if layout.tex_dyn {
         layout.tex_dyn_count()
     } else {
@@ -502,21 +498,23 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let mut pending = None;
             let (s, samp, dynamic) = match slot_samp(cx, i, false, hreg) {
                 Ok((s, samp)) => (s, samp, None),
-                // Read from a register another block wrote: resolved after SSA.
-                Err(_) if hreg.is_some_and(|h| live_in(cx, h)) && layout(cx).is_some() => {
-                    pending = hreg;
-                    (crate::gfx::TEX_PENDING, defer(cx, i), None)
-                }
-                Err(e) => match hreg.and_then(|h| dyn_slot(cx, h)) {
-                    Some((first, n, idx)) => (first, 0, Some((n, idx))),
-                    None => match (hreg, layout(cx).filter(|l| l.tex_dyn)) {
-                        // tex_dyn_slots: a handle chosen at run time indexes the texture and
-                        // sampler arrays by its own IDs (the replay writes slot numbers into
-                        // the tables).
-                        (Some(h), Some(l)) => {
-                            (crate::gfx::TEX_DYN, 0, Some((l.tex_dyn_count(), h)))
-                        }
-                        _ => return Err(e),
+                Err(e) => match (hreg.filter(|&h| live_in(cx, h)), layout(cx)) {
+                    // Read from a register another block wrote: resolved after SSA.
+                    (Some(h), Some(l)) => {
+                        pending = Some(h);
+                        (crate::gfx::TEX_PENDING, defer(cx, i, l), None)
+                    }
+                    _ => match hreg.and_then(|h| dyn_slot(cx, h)) {
+                        Some((first, n, idx)) => (first, 0, Some((n, idx))),
+                        None => match (hreg, layout(cx).filter(|l| l.tex_dyn)) {
+                            // tex_dyn_slots: a handle chosen at run time indexes the texture
+                            // and sampler arrays by its own IDs (the replay writes slot
+                            // numbers into the tables).
+                            (Some(h), Some(l)) => {
+                                (crate::gfx::TEX_DYN, 0, Some((l.tex_dyn_count(), h)))
+                            }
+                            _ => return Err(e),
+                        },
                     },
                 },
             };

@@ -240,4 +240,22 @@ mod tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn functions_keeping_variables_are_not_traced() {
+        let (mut f, tex) = looped(0x1a0);
+        f.ssa = false;
+        run(&mut f);
+        assert!(matches!(f.inst(tex).op, Op::Tex(d) if d.slot == TEX_PENDING));
+        let e = error(&f).expect("error").to_string();
+        assert!(e.contains("unresolvable") && e.contains("variables"), "{e}");
+        // A tex_dyn layout (deko3d) falls back to the run-time arrays, as in the lifter.
+        let (mut f, tex) = looped(0x1a8);
+        if let Some(h) = f.handles.as_mut() {
+            h.items[0].dyn_fallback = 32;
+        }
+        run(&mut f);
+        assert!(matches!(f.inst(tex).op, Op::Tex(d) if d.slot == TEX_DYN && d.dyn_count == 32));
+        assert!(error(&f).is_none());
+    }
 }
