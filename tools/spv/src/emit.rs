@@ -1844,6 +1844,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
                     metal_index: bank.bank as u32,
                     count: 0,
                     separate: false,
+                    metal_sampler: None,
                     ubo: None,
                     offset: None,
                 });
@@ -1879,6 +1880,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
                     metal_index: metal,
                     count: n,
                     separate: false,
+                    metal_sampler: None,
                     ubo: None,
                     offset: None,
                 });
@@ -1899,6 +1901,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             metal_index: slot as u32,
             count: 0,
             separate: false,
+            metal_sampler: None,
             ubo: None,
             offset: None,
         };
@@ -1943,6 +1946,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             metal_index: n as u32,
             count: 0,
             separate: false,
+            metal_sampler: None,
             ubo: None,
             offset: None,
         });
@@ -1964,6 +1968,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             metal_index: 64 + slot as u32,
             count: 0,
             separate: false,
+            metal_sampler: None,
             ubo: None,
             offset: None,
         });
@@ -1976,7 +1981,9 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             })
             .collect::<Vec<_>>()
     };
+    let metal = crate::reflect::assign_metal_indices(&mut resources);
     let reflection = Reflection {
+        metal,
         inputs: io(&e.gx.inputs),
         outputs: io(&e.gx.outputs),
         metal_direct: !matches!(

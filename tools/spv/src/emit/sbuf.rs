@@ -327,6 +327,7 @@ impl E {
                     metal_index: binding,
                     count: 0,
                     separate: false,
+                    metal_sampler: None,
                     ubo: u.map(|u| u.ubo as u32),
                     offset: u.map(|u| u.offset),
                 }
