@@ -234,3 +234,39 @@ fn seed_loop_handle_is_a_separate_texture_with_a_sampler_id() {
         "{t:?}"
     );
 }
+
+/// `TXQ.B R4, R0, TEX_HEADER_DIMENSION, 0x3`: the handle in R0, the level in R1.
+fn txq_b() -> u64 {
+    ins(
+        "TXQ_B",
+        &[
+            (Field::Rd, 4),
+            (Field::Ra, 0),
+            (Field::Mode, 1),
+            (Field::WriteMask, 3),
+        ],
+    )
+}
+
+#[test]
+fn txq_handle_across_a_merge_resolves_like_a_block_local_one() {
+    let mut local = block_local(0x28, ldc(1, 2, 0x570));
+    local[3] = txq_b();
+    let local = run(&fragment(&local)).expect("block-local");
+    let mut merged = merge(0x28);
+    merged[9] = txq_b();
+    let o = run(&fragment(&merged)).expect("TXQ.B handle through a merge phi");
+    common::spirv_val(&o.words).expect("spirv-val");
+    let t = tex_resources(&o);
+    assert_eq!(
+        t,
+        tex_resources(&local),
+        "same bindings as the block-local handle"
+    );
+    // Texture slot 1 ((0x28 - 0x20) / 8).
+    assert!(t.iter().any(|r| r.0 == "texture" && r.1 == 1), "{t:?}");
+    let mut merged = merge(0x30);
+    merged[9] = txq_b();
+    let e = run(&fragment(&merged)).unwrap_err().to_string();
+    assert!(e.contains("different handles meet at a phi"), "{e}");
+}

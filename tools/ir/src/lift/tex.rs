@@ -655,6 +655,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             // (not a handle-bank word) is a texture ID: the `tex_dyn` array element it names
             // (uam's TXQ.B on a sampler array indexed at run time passes the bare array index
             // as the handle, dropping the array's first binding).
+            let mut pending = None;
             let (image, s, dynh) = match slot(cx, i, false, hreg) {
                 Ok(s) => (false, s, None),
                 Err(e) => match slot(cx, i, true, hreg) {
@@ -672,14 +673,22 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                         {
                             (false, crate::gfx::TEX_DYN, Some(h))
                         }
-                        _ => return Err(e),
+                        _ => match (hreg.filter(|&h| live_in(cx, h)), layout(cx)) {
+                            // Read from a register another block wrote: a texture handle
+                            // resolved after SSA.
+                            (Some(h), Some(l)) => {
+                                pending = Some(defer(cx, i, l));
+                                (false, crate::gfx::TEX_PENDING, Some(h))
+                            }
+                            _ => return Err(e),
+                        },
                     },
                 },
             };
             let mut d = desc(TexKind::QuerySize, TexDim::D2, false, s);
             d.ms = image; // marks an image query for the back end
             if samples {
-                if image || dynh.is_some() {
+                if image || (dynh.is_some() && pending.is_none()) {
                     return Err(cx.unsupported(
                         i,
                         "TXQ TEX_HEADER_TEXTURE_TYPE on an image or a run-time texture ID",
@@ -691,7 +700,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let e = tuple(cx, [lodr, z, z, z]);
             let r = match dynh {
                 Some(h) => {
-                    d.dyn_count = layout(cx).map(|l| l.tex_dyn_count()).unwrap_or(1);
+                    match pending {
+                        Some(n) => d.samp = n,
+                        None => d.dyn_count = layout(cx).map(|l| l.tex_dyn_count()).unwrap_or(1),
+                    }
                     let g = tuple(cx, [z, z, z, z]);
                     cx.emit(Op::Tex(d), Type::Void, &[c, e, g, h])
                 }

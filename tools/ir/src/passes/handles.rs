@@ -72,7 +72,13 @@ pub fn run(f: &mut Function) {
         match r {
             Ok((slot, samp)) => {
                 d.slot = slot;
-                d.samp = samp;
+                // Size and sample-count queries read the texture only (as the lifter's
+                // block-local `slot` drops the sampler).
+                d.samp = if matches!(d.kind, TexKind::QuerySize | TexKind::QuerySamples) {
+                    0
+                } else {
+                    samp
+                };
                 d.dyn_count = 0;
                 let i = &mut f.insts[v.index()];
                 i.op = Op::Tex(d);
