@@ -9,7 +9,20 @@ use dmsh_isa::{Field, Instr, Opcode};
 /// Flushes an f32 denormal to a zero of the same sign.
 pub fn ftz(cx: &mut Cx, v: Value) -> Value {
     let v = cx.cast(Type::F32, v);
-    cx.emit(Op::Ftz, Type::F32, &[v])
+    match cx.f.inst(v).op {
+        // Flushing is idempotent: a flushed value (an `.FTZ` result read back) stays.
+        Op::Ftz => v,
+        Op::Const(c) => {
+            let b = c as u32;
+            let r = if b & 0x7f80_0000 == 0 {
+                b & 0x8000_0000
+            } else {
+                b
+            };
+            cx.emit(Op::Const(r as u64), Type::F32, &[])
+        }
+        _ => cx.emit(Op::Ftz, Type::F32, &[v]),
+    }
 }
 
 /// Reads a float operand: bits → f32, then |x|, −x, FTZ as asked.

@@ -197,7 +197,7 @@ pub fn lift(code: &[u8], cfg: &Config) -> Result<Shader> {
     }
     // Pass 2: blocks.
     let mut f = Function::new();
-    f.insts.reserve(n_seen * 20);
+    f.insts.reserve(n_seen * 8);
     table_targets.sort_unstable();
     table_targets.dedup();
     f.indirect_targets = table_targets;

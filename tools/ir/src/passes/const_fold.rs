@@ -1,7 +1,8 @@
-//! Constant folding and algebraic identities (`x + 0`, `x & ~0`, `select(true, a, b)`, …)
-//! and copy propagation, across blocks: blocks are visited in reverse postorder (so a value
-//! is folded before the uses it dominates), a replaced value is replaced in every use, and a
-//! phi whose operands are all one value, or constants of equal bits, becomes that value.
+//! Constant folding and algebraic identities (`x + 0`, `x & ~0`, `select(true, a, b)`, cast
+//! round trips, …) and copy propagation, across blocks: blocks are visited in reverse
+//! postorder (so a value is folded before the uses it dominates), a replaced value is replaced
+//! in every use, and a phi whose operands are all one value, or constants of equal bits,
+//! becomes that value.
 
 use crate::ir::{Function, Op, Type, Value};
 
