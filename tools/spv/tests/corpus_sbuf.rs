@@ -5,7 +5,7 @@
 
 mod common;
 
-use dmsh_ir::lift::{dksh, BindingLayout};
+use dmsh_ir::lift::dksh;
 use dmsh_ir::Stage;
 use dmsh_spv::Options;
 use std::path::Path;
@@ -54,8 +54,7 @@ fn translate(p: &Path) -> Result<dmsh_spv::Output, String> {
         return dmsh_spv::translate(&prog.code, &cfg, &Options::default())
             .map_err(|e| e.to_string());
     }
-    let layout = BindingLayout::deko3d(prog.stage);
-    let cfg = dksh::graphics_config(prog.stage, &prog.code, &prog.cbuf1, layout, &key)?;
+    let cfg = common::deko3d_graphics_config(&prog, &key)?;
     dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default()).map_err(|e| e.to_string())
 }
 
@@ -64,13 +63,8 @@ fn glsl_buffer_blocks_are_sbuf_slots() {
     let root = common::root();
     let (mut checked, mut bad) = (0, Vec::new());
     for dir in ["tests/corpus/dksh", "tests/corpus/extra/glsl"] {
-        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
-            .expect("corpus dir")
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "dksh"))
-            .collect();
-        files.sort();
+        let mut files = Vec::new();
+        common::dksh_files(&root.join(dir), &mut files);
         for p in files {
             let name = p.file_stem().unwrap().to_string_lossy().to_string();
             let Ok(src) = std::fs::read_to_string(p.with_extension("glsl")) else {

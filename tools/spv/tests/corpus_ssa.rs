@@ -10,7 +10,7 @@
 
 mod common;
 
-use dmsh_ir::lift::{dksh, BindingLayout, Config};
+use dmsh_ir::lift::{dksh, Config};
 use dmsh_ir::passes::{ssa, PASSES};
 use dmsh_ir::{Op, Shader};
 use dmsh_spv::{emit, Options};
@@ -123,21 +123,6 @@ fn cuda(path: &std::path::Path, name: &str, ls: [u32; 3]) -> Result<Shader, Stri
     dmsh_ir::lift::lift(&k.code, &cfg).map_err(|e| e.to_string())
 }
 
-fn dksh_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut v: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    v.sort();
-    for p in v {
-        if p.is_dir() {
-            dksh_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "dksh") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn corpus_in_ssa_form() {
     let mut t = Totals::default();
@@ -146,19 +131,7 @@ fn corpus_in_ssa_form() {
         let ls = common::io_block(&name).unwrap_or([32, 1, 1]);
         check(&name, cuda(&path, &name, ls), &mut t, &mut bad);
     }
-    let dir = common::root().join("tests/corpus/extra/ptx");
-    let mut cubins: Vec<_> = std::fs::read_dir(&dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    cubins.retain(|p: &std::path::PathBuf| p.to_str().is_some_and(|s| s.ends_with(".sm53.cubin")));
-    cubins.sort();
-    for path in cubins {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_suffix(".sm53.cubin"))
-            .unwrap_or("?")
-            .to_string();
+    for (name, path) in common::extra_ptx_kernels() {
         check(&name, cuda(&path, &name, [32, 1, 1]), &mut t, &mut bad);
     }
     for (name, code, ls, shared, local) in common::dksh_compute() {
@@ -173,7 +146,7 @@ fn corpus_in_ssa_form() {
         root.join("../shared/corpus/external"),
     ] {
         let mut files = Vec::new();
-        dksh_files(&d, &mut files);
+        common::dksh_files(&d, &mut files);
         for p in files {
             let Ok(bytes) = std::fs::read(&p) else {
                 continue;
@@ -185,18 +158,7 @@ fn corpus_in_ssa_form() {
                 continue;
             }
             let key = p.file_name().unwrap().to_string_lossy().to_string();
-            let sh = dksh::graphics_config(
-                prog.stage,
-                &prog.code,
-                &prog.cbuf1,
-                BindingLayout::deko3d(prog.stage),
-                &key,
-            )
-            .and_then(|mut cfg| {
-                if let Some(g) = cfg.gfx.as_mut() {
-                    g.early_fragment_tests = prog.early_fragment_tests;
-                    g.tess_param = prog.tess_param;
-                }
+            let sh = common::deko3d_graphics_config(&prog, &key).and_then(|cfg| {
                 dmsh_ir::lift::lift_graphics(&prog.code, &cfg).map_err(|e| e.to_string())
             });
             check(&key, sh, &mut t, &mut bad);

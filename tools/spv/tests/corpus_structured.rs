@@ -57,19 +57,7 @@ fn corpus_control_flow_is_structured() {
     }
     // The extra PTX kernels (control-flow forms, -O0 and relocatable builds).
     let mut extra = [0usize; 3];
-    let dir = common::root().join("tests/corpus/extra/ptx");
-    let mut cubins: Vec<_> = std::fs::read_dir(&dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    cubins.retain(|p: &std::path::PathBuf| p.to_str().is_some_and(|s| s.ends_with(".sm53.cubin")));
-    cubins.sort();
-    for path in cubins {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_suffix(".sm53.cubin"))
-            .unwrap_or("?")
-            .to_string();
+    for (name, path) in common::extra_ptx_kernels() {
         let r = dmsh_cubin::read(&path)
             .map_err(|e| e.to_string())
             .and_then(|c| {
@@ -97,7 +85,7 @@ fn corpus_control_flow_is_structured() {
 /// be structured too.
 #[test]
 fn graphics_control_flow_is_structured() {
-    use dmsh_ir::lift::{dksh, BindingLayout};
+    use dmsh_ir::lift::dksh;
     let root = common::root();
     let mut counts = [0usize; 3];
     let mut bad = Vec::new();
@@ -107,7 +95,7 @@ fn graphics_control_flow_is_structured() {
         root.join("../shared/corpus/external"),
     ] {
         let mut files = Vec::new();
-        dksh_files(&d, &mut files);
+        common::dksh_files(&d, &mut files);
         for p in files {
             let Ok(bytes) = std::fs::read(&p) else {
                 continue;
@@ -124,18 +112,7 @@ fn graphics_control_flow_is_structured() {
                 continue;
             }
             let key = p.file_name().unwrap().to_string_lossy().to_string();
-            let r = dksh::graphics_config(
-                prog.stage,
-                &prog.code,
-                &prog.cbuf1,
-                BindingLayout::deko3d(prog.stage),
-                &key,
-            )
-            .and_then(|mut cfg| {
-                if let Some(g) = cfg.gfx.as_mut() {
-                    g.early_fragment_tests = prog.early_fragment_tests;
-                    g.tess_param = prog.tess_param;
-                }
+            let r = common::deko3d_graphics_config(&prog, &key).and_then(|cfg| {
                 dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
                     .map_err(|e| e.to_string())
             });
@@ -148,19 +125,4 @@ fn graphics_control_flow_is_structured() {
     );
     let dispatcher: Vec<_> = bad.iter().filter(|b| b.contains("dispatcher")).collect();
     assert!(dispatcher.is_empty(), "{dispatcher:#?}");
-}
-
-fn dksh_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut v: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    v.sort();
-    for p in v {
-        if p.is_dir() {
-            dksh_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "dksh") {
-            out.push(p);
-        }
-    }
 }

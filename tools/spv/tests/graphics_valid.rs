@@ -8,25 +8,10 @@ mod common;
 use dmsh_ir::lift::dksh;
 use dmsh_ir::lift::BindingLayout;
 use dmsh_spv::Options;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Graphics shaders that do not translate yet, with the cause (docs/graphics.md).
 const KNOWN: &[(&str, &str)] = &[];
-
-fn dksh_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    v.sort();
-    for p in v {
-        if p.is_dir() {
-            dksh_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "dksh") {
-            out.push(p);
-        }
-    }
-}
 
 /// (clip, cull) distance counts a GLSL source declares (`float gl_ClipDistance[C]`,
 /// `float gl_CullDistance[K]`), when it declares cull distances: what a shader's facts
@@ -65,25 +50,17 @@ fn translate_output(p: &Path) -> Option<Result<dmsh_spv::Output, String>> {
         return None;
     }
     let key = p.file_name().unwrap().to_string_lossy().to_string();
-    let cfg = dksh::graphics_config(
-        prog.stage,
-        &prog.code,
-        &prog.cbuf1,
-        BindingLayout::deko3d(prog.stage),
-        &key,
-    );
-    Some(cfg.and_then(|mut cfg| {
-        if let Some(g) = cfg.gfx.as_mut() {
-            g.early_fragment_tests = prog.early_fragment_tests;
-            g.tess_param = prog.tess_param;
-            let glsl = p.with_extension("glsl");
-            if let Ok(src) = std::fs::read_to_string(glsl) {
-                g.clip_cull = clip_cull(&src);
+    Some(
+        common::deko3d_graphics_config(&prog, &key).and_then(|mut cfg| {
+            if let Some(g) = cfg.gfx.as_mut() {
+                if let Ok(src) = std::fs::read_to_string(p.with_extension("glsl")) {
+                    g.clip_cull = clip_cull(&src);
+                }
             }
-        }
-        dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
-            .map_err(|e| e.to_string())
-    }))
+            dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
+                .map_err(|e| e.to_string())
+        }),
+    )
 }
 
 /// fs_sampler_dyn_all's four `TXQ.B` (textureSize / textureQueryLevels of `t2[i]`, `t3[j]`,
@@ -209,7 +186,7 @@ fn graphics_shaders_validate() {
     let mut unexpected: Vec<String> = Vec::new();
     for d in &dirs {
         let mut files = Vec::new();
-        dksh_files(d, &mut files);
+        common::dksh_files(d, &mut files);
         if files.is_empty() {
             println!("{}: absent, skipped", d.display());
             continue;
@@ -318,8 +295,8 @@ fn bad_header_and_attribute_are_clear_errors() {
 fn mutated_graphics_programs_do_not_panic() {
     let root = common::root();
     let mut files = Vec::new();
-    dksh_files(&root.join("tests/corpus/dksh"), &mut files);
-    dksh_files(&root.join("tests/corpus/extra/glsl"), &mut files);
+    common::dksh_files(&root.join("tests/corpus/dksh"), &mut files);
+    common::dksh_files(&root.join("tests/corpus/extra/glsl"), &mut files);
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
         seed ^= seed << 13;

@@ -5,7 +5,7 @@
 
 mod common;
 
-use dmsh_ir::lift::{dksh, BindingLayout};
+use dmsh_ir::lift::dksh;
 use dmsh_spv::Options;
 use std::path::Path;
 
@@ -57,14 +57,7 @@ fn graphics_local_bytes(p: &Path) -> u32 {
     let bytes = std::fs::read(p).expect("dksh");
     let prog = dksh::parse(&bytes).expect("parses");
     let key = p.file_name().unwrap().to_string_lossy().to_string();
-    let cfg = dksh::graphics_config(
-        prog.stage,
-        &prog.code,
-        &prog.cbuf1,
-        BindingLayout::deko3d(prog.stage),
-        &key,
-    )
-    .expect("config");
+    let cfg = common::deko3d_graphics_config(&prog, &key).expect("config");
     assert_eq!(cfg.declared_local_bytes, prog.local_bytes, "{key}");
     let out = dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
         .unwrap_or_else(|e| panic!("{key}: {e}"));
@@ -81,13 +74,8 @@ fn graphics_local_size_comes_from_the_sph() {
     let mut checked = 0;
     for d in ["tests/corpus/dksh", "tests/corpus/extra/glsl"] {
         let dir = root.join(d);
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .expect("dir")
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "dksh"))
-            .collect();
-        files.sort();
+        let mut files = Vec::new();
+        common::dksh_files(&dir, &mut files);
         for p in files {
             let name = p.file_name().unwrap().to_string_lossy().to_string();
             let stem = name.trim_end_matches(".dksh");

@@ -140,3 +140,64 @@ pub fn json_number(text: &str, key: &str) -> Option<u32> {
         .unwrap_or(rest.len());
     rest[..end].parse().ok()
 }
+
+/// Appends the `.dksh` files under `dir` (recursively, sorted per folder); nothing when
+/// `dir` is absent.
+pub fn dksh_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    v.sort();
+    for p in v {
+        if p.is_dir() {
+            dksh_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "dksh") {
+            out.push(p);
+        }
+    }
+}
+
+/// The sm53 cubins of tests/corpus/extra/ptx (one kernel each, named like the file):
+/// (name, cubin path), sorted; empty when the folder is absent.
+pub fn extra_ptx_kernels() -> Vec<(String, PathBuf)> {
+    let dir = root().join("tests/corpus/extra/ptx");
+    let mut cubins: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    cubins.retain(|p| p.to_str().is_some_and(|s| s.ends_with(".sm53.cubin")));
+    cubins.sort();
+    cubins
+        .into_iter()
+        .map(|path| {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".sm53.cubin"))
+                .unwrap_or("?")
+                .to_string();
+            (name, path)
+        })
+        .collect()
+}
+
+/// The deko3d graphics configuration of a parsed DKSH program (`key` names it in errors),
+/// with the program's early fragment tests and tessellation parameters.
+pub fn deko3d_graphics_config(
+    prog: &dmsh_ir::lift::dksh::DkshProgram,
+    key: &str,
+) -> Result<Config, String> {
+    use dmsh_ir::lift::{dksh, BindingLayout};
+    let mut cfg = dksh::graphics_config(
+        prog.stage,
+        &prog.code,
+        &prog.cbuf1,
+        BindingLayout::deko3d(prog.stage),
+        key,
+    )?;
+    if let Some(g) = cfg.gfx.as_mut() {
+        g.early_fragment_tests = prog.early_fragment_tests;
+        g.tess_param = prog.tess_param;
+    }
+    Ok(cfg)
+}
