@@ -1,6 +1,8 @@
 //! `dmsh translate` on graphics stages: a DKSH fragment shader (texture + uniform block in the
 //! reflection), a vertex code.bin with facts and a partner, and clear errors for a bad SPH.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -108,12 +110,7 @@ fn nvn_program(code_bin: &str, nvn_stage: u32) -> (Vec<u8>, Vec<u8>) {
     while !code.len().is_multiple_of(0x100) {
         code.push(0);
     }
-    let mut ctl = vec![0u8; 0x880];
-    let mut put = |off: usize, v: u32| ctl[off..off + 4].copy_from_slice(&v.to_le_bytes());
-    put(0, 0x9876_1234);
-    put(0x20, 0x880);
-    put(0x704, code.len() as u32);
-    put(0x714, nvn_stage);
+    let ctl = common::control_section(&[(0x704, code.len() as u32), (0x714, nvn_stage)]);
     (ctl, code)
 }
 

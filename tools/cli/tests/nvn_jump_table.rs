@@ -7,13 +7,10 @@
 //! (K.io.json, from the corpus's independent model) on the Vulkan device. The CUDA ABI is
 //! kept for c0 (the kernel's parameters live there), so only c1 comes from the NVN layout.
 
-use dmsh_isa::{Field, Opcode};
-use std::path::Path;
-use std::process::Command;
+mod common;
 
-fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-}
+use common::root;
+use dmsh_isa::{Field, Opcode};
 
 /// The kernel's code with every `LDC c[0x2]` reading c[0x1] instead, and bank 2's bytes.
 fn kernel_with_table_in_c1(name: &str) -> (Vec<u8>, Vec<u8>, u32) {
@@ -47,38 +44,15 @@ fn brx_through_c1_jump_table_is_structured_and_runs() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     // NVN compute code area: header (magic 0x12345679) with the instructions at +0x100, then
     // c1 at the next 256-byte boundary.
-    let mut code = vec![0u8; 0x100];
-    code[..4].copy_from_slice(&0x1234_5679u32.to_le_bytes());
-    code.extend_from_slice(&insts);
+    let mut code = common::nvn_code_area(&insts);
     code.resize(code.len().next_multiple_of(0x100), 0);
     let c1_off = code.len() as u32;
     code.extend_from_slice(&table);
-    let mut control = vec![0u8; 0x880];
-    let mut put = |off: usize, v: u32| control[off..off + 4].copy_from_slice(&v.to_le_bytes());
-    put(0, 0x9876_1234);
-    put(0x20, 0x880);
-    put(0x6fc, table.len() as u32);
-    put(0x700, c1_off);
-    put(0x704, code.len() as u32);
-    put(0x708, 0x100);
-    put(0x714, 5);
-    put(0x748, 64);
-    put(0x74c, 1);
-    put(0x750, 1);
+    let control = common::nvn_compute_control(code.len() as u32, c1_off, table.len() as u32, &[]);
     let (cpath, kpath, out) = (dir.join("c.bin"), dir.join("k.bin"), dir.join("k.spv"));
     std::fs::write(&cpath, &control).expect("write");
     std::fs::write(&kpath, &code).expect("write");
-    let o = Command::new(env!("CARGO_BIN_EXE_dmsh"))
-        .args(["translate", "--abi", "cuda", "--code"])
-        .arg(&kpath)
-        .arg("--control")
-        .arg(&cpath)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("run dmsh");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let json = std::fs::read_to_string(out.with_extension("json")).expect("reflection");
+    let json = common::translate_with_control("cuda", &kpath, &cpath, &[], &out);
     assert!(
         json.contains("\"control_flow\": \"structured\""),
         "BRX through c1 must not need the dispatcher: {json}"
@@ -88,12 +62,7 @@ fn brx_through_c1_jump_table_is_structured_and_runs() {
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect();
-    let val = Command::new("spirv-val")
-        .args(["--target-env", "vulkan1.2"])
-        .arg(&out)
-        .status()
-        .expect("spirv-val");
-    assert!(val.success());
+    common::assert_spirv_val(&out);
     let io_path = root().join(format!("tests/corpus/sass/{name}.io.json"));
     let io = dmsh_vk::io_json::IoJson::load(&io_path).expect("io.json");
     let refl = dmsh_vk::Reflection::from_json(&json).expect("reflection");

@@ -4,12 +4,10 @@
 //! indexed `int arr[24]`); +0x710 holds what uam wrote as `per_warp_scratch_sz` and the size
 //! must cover the program's `local_pos_mem_sz` (both from its meta.json, the oracle).
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
-fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-}
+use common::root;
+use std::path::Path;
 
 fn number(text: &str, key: &str) -> u32 {
     let i = text.find(&format!("\"{key}\"")).expect(key);
@@ -26,18 +24,8 @@ fn number(text: &str, key: &str) -> u32 {
 /// Translates the NVN code area + control section; returns the reflection's local bytes.
 fn local_bytes(dir: &Path, extra: &[&str]) -> u32 {
     let out = dir.join("k.spv");
-    let o = Command::new(env!("CARGO_BIN_EXE_dmsh"))
-        .args(["translate", "--abi", "nvn", "--code"])
-        .arg(dir.join("k.bin"))
-        .arg("--control")
-        .arg(dir.join("c.bin"))
-        .args(extra)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("run dmsh");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let json = std::fs::read_to_string(out.with_extension("json")).expect("reflection");
+    let (code, control) = (dir.join("k.bin"), dir.join("c.bin"));
+    let json = common::translate_with_control("nvn", &code, &control, extra, &out);
     number(&json, "local_bytes")
 }
 
@@ -50,21 +38,9 @@ fn nvn_compute_local_size_from_control_section() {
     let local = number(&meta, "local_pos_mem_sz");
     let dir = std::env::temp_dir().join(format!("dmsh-nvn-local-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let mut code = vec![0u8; 0x100];
-    code[..4].copy_from_slice(&0x1234_5679u32.to_le_bytes());
-    code.extend_from_slice(&insts);
-    let mut control = vec![0u8; 0x880];
-    let mut put = |off: usize, v: u32| control[off..off + 4].copy_from_slice(&v.to_le_bytes());
-    put(0, 0x9876_1234);
-    put(0x20, 0x880);
-    put(0x700, code.len() as u32);
-    put(0x704, code.len() as u32);
-    put(0x708, 0x100);
-    put(0x710, scratch);
-    put(0x714, 5);
-    put(0x748, 64);
-    put(0x74c, 1);
-    put(0x750, 1);
+    let code = common::nvn_code_area(&insts);
+    let len = code.len() as u32;
+    let control = common::nvn_compute_control(len, len, 0, &[(0x710, scratch)]);
     std::fs::write(dir.join("c.bin"), &control).expect("write");
     std::fs::write(dir.join("k.bin"), &code).expect("write");
     let from_control = local_bytes(&dir, &[]);

@@ -1,15 +1,13 @@
 //! `dmsh translate` end to end: a corpus cubin kernel → OUT.spv + OUT.json, the SPIR-V passes
 //! spirv-val, the reflection names the parameter bank; bad input is an error, not a panic.
 
-use std::path::Path;
+mod common;
+
+use common::root;
 use std::process::Command;
 
 fn dmsh() -> Command {
     Command::new(env!("CARGO_BIN_EXE_dmsh"))
-}
-
-fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
 #[test]
@@ -34,12 +32,7 @@ fn translate_cubin_kernel() {
         .status()
         .expect("run dmsh");
     assert!(st.success());
-    let val = Command::new("spirv-val")
-        .args(["--target-env", "vulkan1.2"])
-        .arg(&out)
-        .status()
-        .expect("spirv-val");
-    assert!(val.success());
+    common::assert_spirv_val(&out);
     let json = std::fs::read_to_string(out.with_extension("json")).expect("reflection");
     assert!(json.contains("\"kind\": \"cbuf\""), "{json}");
     assert!(json.contains("\"guest_offset\": 320"), "{json}");
@@ -75,50 +68,21 @@ fn translate_nvn_compute_with_control_section() {
     // the c1 data; the instructions are a corpus compute program.
     let insts =
         std::fs::read(root().join("tests/corpus/dksh/cs_ssbo_saxpy.comp.code.bin")).expect("code");
-    let mut code = vec![0u8; 0x100];
-    code[..4].copy_from_slice(&0x1234_5679u32.to_le_bytes());
-    code.extend_from_slice(&insts);
+    let mut code = common::nvn_code_area(&insts);
     let c1_off = code.len() as u32;
     code.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0]);
-    let mut control = vec![0u8; 0x880];
-    let mut put = |off: usize, v: u32| control[off..off + 4].copy_from_slice(&v.to_le_bytes());
-    put(0, 0x9876_1234);
-    put(0x20, 0x880);
-    put(0x6fc, 8);
-    put(0x700, c1_off);
-    put(0x704, code.len() as u32);
-    put(0x708, 0x100);
-    put(0x714, 5);
-    put(0x748, 64);
-    put(0x74c, 1);
-    put(0x750, 1);
-    put(0x754, 256);
+    let control = common::nvn_compute_control(code.len() as u32, c1_off, 8, &[(0x754, 256)]);
     let (cpath, kpath, out) = (dir.join("c.bin"), dir.join("k.bin"), dir.join("k.spv"));
     std::fs::write(&cpath, &control).expect("write");
     std::fs::write(&kpath, &code).expect("write");
-    let o = dmsh()
-        .args(["translate", "--abi", "nvn", "--code"])
-        .arg(&kpath)
-        .arg("--control")
-        .arg(&cpath)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("run dmsh");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let json = std::fs::read_to_string(out.with_extension("json")).expect("reflection");
+    let json = common::translate_with_control("nvn", &kpath, &cpath, &[], &out);
     assert!(
         json.contains("\"local_size\": [\n    64,\n    1,\n    1\n  ]"),
         "{json}"
     );
     assert!(json.contains("\"shared_bytes\": 256"), "{json}");
     assert!(json.contains("\"abi\": \"nvn\""), "{json}");
-    let val = Command::new("spirv-val")
-        .args(["--target-env", "vulkan1.2"])
-        .arg(&out)
-        .status()
-        .expect("spirv-val");
-    assert!(val.success());
+    common::assert_spirv_val(&out);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -139,30 +139,21 @@ fn corpus_in_ssa_form() {
         let sh = dmsh_ir::lift::lift(&code, &cfg).map_err(|e| e.to_string());
         check(&name, sh, &mut t, &mut bad);
     }
-    let root = common::root();
-    for d in [
-        root.join("tests/corpus/dksh"),
-        root.join("tests/corpus/extra/glsl"),
-        root.join("../shared/corpus/external"),
-    ] {
-        let mut files = Vec::new();
-        common::dksh_files(&d, &mut files);
-        for p in files {
-            let Ok(bytes) = std::fs::read(&p) else {
-                continue;
-            };
-            let Ok(prog) = dksh::parse(&bytes) else {
-                continue;
-            };
-            if prog.stage == dmsh_ir::Stage::Compute {
-                continue;
-            }
-            let key = p.file_name().unwrap().to_string_lossy().to_string();
-            let sh = common::deko3d_graphics_config(&prog, &key).and_then(|cfg| {
-                dmsh_ir::lift::lift_graphics(&prog.code, &cfg).map_err(|e| e.to_string())
-            });
-            check(&key, sh, &mut t, &mut bad);
+    for p in common::graphics_corpus_files() {
+        let Ok(bytes) = std::fs::read(&p) else {
+            continue;
+        };
+        let Ok(prog) = dksh::parse(&bytes) else {
+            continue;
+        };
+        if prog.stage == dmsh_ir::Stage::Compute {
+            continue;
         }
+        let key = p.file_name().unwrap().to_string_lossy().to_string();
+        let sh = common::deko3d_graphics_config(&prog, &key).and_then(|cfg| {
+            dmsh_ir::lift::lift_graphics(&prog.code, &cfg).map_err(|e| e.to_string())
+        });
+        check(&key, sh, &mut t, &mut bad);
     }
     println!(
         "ssa: {} of {} shaders in SSA form, {} phis; SPIR-V words {} -> {} ({:+.1}%), \

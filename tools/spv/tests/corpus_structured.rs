@@ -86,38 +86,29 @@ fn corpus_control_flow_is_structured() {
 #[test]
 fn graphics_control_flow_is_structured() {
     use dmsh_ir::lift::dksh;
-    let root = common::root();
     let mut counts = [0usize; 3];
     let mut bad = Vec::new();
-    for d in [
-        root.join("tests/corpus/dksh"),
-        root.join("tests/corpus/extra/glsl"),
-        root.join("../shared/corpus/external"),
-    ] {
-        let mut files = Vec::new();
-        common::dksh_files(&d, &mut files);
-        for p in files {
-            let Ok(bytes) = std::fs::read(&p) else {
-                continue;
-            };
-            let prog = match dksh::parse(&bytes) {
-                Ok(p) => p,
-                Err(e) => {
-                    counts[2] += 1;
-                    println!("untranslated {}: {e}", p.display());
-                    continue;
-                }
-            };
-            if prog.stage == dmsh_ir::Stage::Compute {
+    for p in common::graphics_corpus_files() {
+        let Ok(bytes) = std::fs::read(&p) else {
+            continue;
+        };
+        let prog = match dksh::parse(&bytes) {
+            Ok(p) => p,
+            Err(e) => {
+                counts[2] += 1;
+                println!("untranslated {}: {e}", p.display());
                 continue;
             }
-            let key = p.file_name().unwrap().to_string_lossy().to_string();
-            let r = common::deko3d_graphics_config(&prog, &key).and_then(|cfg| {
-                dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
-                    .map_err(|e| e.to_string())
-            });
-            one(&key, r, &mut counts, &mut bad);
+        };
+        if prog.stage == dmsh_ir::Stage::Compute {
+            continue;
         }
+        let key = p.file_name().unwrap().to_string_lossy().to_string();
+        let r = common::deko3d_graphics_config(&prog, &key).and_then(|cfg| {
+            dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
+                .map_err(|e| e.to_string())
+        });
+        one(&key, r, &mut counts, &mut bad);
     }
     println!(
         "control flow: graphics {} structured, {} dispatcher ({} untranslated)",

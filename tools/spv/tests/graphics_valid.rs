@@ -176,12 +176,7 @@ fn ipa_offset_is_interpolate_at_offset() {
 
 #[test]
 fn graphics_shaders_validate() {
-    let root = common::root();
-    let dirs = [
-        root.join("tests/corpus/dksh"),
-        root.join("tests/corpus/extra/glsl"),
-        root.join("../shared/corpus/external"),
-    ];
+    let dirs = common::graphics_corpus_dirs();
     let mut bad_total = 0;
     let mut unexpected: Vec<String> = Vec::new();
     for d in &dirs {

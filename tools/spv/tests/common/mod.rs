@@ -201,3 +201,23 @@ pub fn deko3d_graphics_config(
     }
     Ok(cfg)
 }
+
+/// The folders of graphics DKSH programs: the dksh corpus, the extra GLSL corpus and
+/// ../shared/corpus/external (which may be absent).
+pub fn graphics_corpus_dirs() -> [PathBuf; 3] {
+    let root = root();
+    [
+        root.join("tests/corpus/dksh"),
+        root.join("tests/corpus/extra/glsl"),
+        root.join("../shared/corpus/external"),
+    ]
+}
+
+/// The `.dksh` files of every [`graphics_corpus_dirs`] folder, folder by folder.
+pub fn graphics_corpus_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for d in graphics_corpus_dirs() {
+        dksh_files(&d, &mut files);
+    }
+    files
+}

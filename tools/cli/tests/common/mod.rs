@@ -1,0 +1,89 @@
+//! Helpers shared by the CLI tests: the repository root, NVN code areas and control sections,
+//! `dmsh translate` with a control section, spirv-val on a written module.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::Command;
+
+/// The repository root.
+pub fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// An NVN compute code area: a 0x100-byte header (magic 0x12345679), then `insts`.
+pub fn nvn_code_area(insts: &[u8]) -> Vec<u8> {
+    let mut code = vec![0u8; 0x100];
+    code[..4].copy_from_slice(&0x1234_5679u32.to_le_bytes());
+    code.extend_from_slice(insts);
+    code
+}
+
+/// A Switch 1 control section (0x880 bytes: magic, length) with the little-endian words
+/// `fields` (offset, value) written into it.
+pub fn control_section(fields: &[(usize, u32)]) -> Vec<u8> {
+    let mut control = vec![0u8; 0x880];
+    let mut put = |off: usize, v: u32| control[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    put(0, 0x9876_1234);
+    put(0x20, 0x880);
+    for &(off, v) in fields {
+        put(off, v);
+    }
+    control
+}
+
+/// The control section of an NVN compute code area of `code_len` bytes with the instructions
+/// at +0x100 and `c1_len` bytes of c1 at `c1_off`: stage 5 (compute), 64×1×1 threads, and
+/// the further words `extra` (offset, value).
+pub fn nvn_compute_control(
+    code_len: u32,
+    c1_off: u32,
+    c1_len: u32,
+    extra: &[(usize, u32)],
+) -> Vec<u8> {
+    let mut fields = vec![
+        (0x6fc, c1_len),
+        (0x700, c1_off),
+        (0x704, code_len),
+        (0x708, 0x100),
+        (0x714, 5),
+        (0x748, 64),
+        (0x74c, 1),
+        (0x750, 1),
+    ];
+    fields.extend_from_slice(extra);
+    control_section(&fields)
+}
+
+/// Runs `dmsh translate --abi ABI --code CODE --control CONTROL EXTRA… -o OUT`, asserts that
+/// it succeeds and returns the reflection (OUT.json).
+pub fn translate_with_control(
+    abi: &str,
+    code: &Path,
+    control: &Path,
+    extra: &[&str],
+    out: &Path,
+) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_dmsh"))
+        .args(["translate", "--abi", abi, "--code"])
+        .arg(code)
+        .arg("--control")
+        .arg(control)
+        .args(extra)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .expect("run dmsh");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read_to_string(out.with_extension("json")).expect("reflection")
+}
+
+/// Asserts that `spirv-val --target-env vulkan1.2` accepts the module at `path`.
+pub fn assert_spirv_val(path: &Path) {
+    let val = Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.2"])
+        .arg(path)
+        .status()
+        .expect("spirv-val");
+    assert!(val.success(), "spirv-val rejects {}", path.display());
+}
