@@ -66,6 +66,7 @@ pub mod lift;
 pub mod passes;
 pub mod shader;
 pub mod structure;
+pub mod uniform;
 
 pub use gfx::*;
 pub use ir::*;

@@ -1654,10 +1654,14 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         let var = e.fn_var(at, None);
         e.local = Some((var, n));
     }
-    // Structured control flow when the structurizer succeeds, a dispatcher loop otherwise.
+    // Structured control flow when the structurizer succeeds and no barrier follows a
+    // divergent exit (`dmsh_ir::uniform::barrier`); a dispatcher loop otherwise.
     let tree = (f.blocks.len() > 1)
         .then(|| dmsh_ir::structure::structurize(f).ok())
         .flatten();
+    let bar_split =
+        tree.is_some() && dmsh_ir::uniform::barrier::exit_divergent_barrier(f).is_some();
+    let tree = tree.filter(|_| !bar_split);
     let dispatcher = f.blocks.len() > 1 && tree.is_none();
     // One scan of the arena for what the module header and prologue need.
     let (mut any_popc, mut any_cas64, mut uses_fadd) = (false, false, false);
@@ -2005,6 +2009,11 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             "dispatcher"
         } else {
             "structured"
+        },
+        dispatcher_reason: match (dispatcher, bar_split) {
+            (false, _) => None,
+            (true, true) => Some("barrier after divergent exit"),
+            (true, false) => Some("unstructurable"),
         },
         gotos: tree.as_ref().map_or(0, |t| t.gotos),
         blocks: f.blocks.len(),

@@ -74,6 +74,12 @@ pub struct Reflection {
     /// `structured` (SPIR-V selection and loop constructs) or `dispatcher` (the fallback
     /// `loop { switch (pc) { … } }`).
     pub control_flow: &'static str,
+    /// Why the dispatcher was used (absent when structured): `unstructurable` (the
+    /// structurizer refused the graph) or `barrier after divergent exit` (a barrier that
+    /// some invocations may skip by ending first, see dmsh-ir's `uniform::barrier`; the
+    /// barrier-synchronised dispatcher is exact there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispatcher_reason: Option<&'static str>,
     /// Branches that leave several constructs through the goto variable (structured only).
     pub gotos: usize,
     /// Number of IR blocks.

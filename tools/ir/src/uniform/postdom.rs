@@ -1,0 +1,182 @@
+//! Post-dominators of a function's blocks, with a virtual exit node after every block that
+//! ends the invocation (`Exit`, `Kill`, a `Dynamic` jump, an unset terminator) and after every
+//! block from which no such block is reachable (an endless loop "may exit" too, which only
+//! makes post-dominance weaker, never wrong for the conservative uses in this module).
+//!
+//! Cooper, Harvey and Kennedy's iterative algorithm ("A Simple, Fast Dominance Algorithm") on
+//! the reversed graph, then a pre/post numbering of the tree so that "does `a` post-dominate
+//! `b`" is two comparisons.
+
+use crate::ir::{BlockId, Function, Terminator};
+
+/// The post-dominator tree of a function, plus its predecessor lists.
+pub struct PostDom {
+    /// Immediate post-dominator of each block; `n` (the block count) is the virtual exit.
+    ipdom: Vec<u32>,
+    /// Pre-order number of each node in the tree (the virtual exit is the root).
+    pre: Vec<u32>,
+    /// Post-order number of each node in the tree.
+    post: Vec<u32>,
+    /// Predecessors of each block.
+    pub preds: Vec<Vec<u32>>,
+}
+
+/// Whether the block ends the invocation or leaves the graph (no known successors).
+fn ends(f: &Function, b: usize) -> bool {
+    matches!(
+        f.blocks[b].term,
+        Terminator::Exit | Terminator::Kill | Terminator::Dynamic(_) | Terminator::Unset
+    )
+}
+
+impl PostDom {
+    /// Computes the post-dominator tree of `f`.
+    pub fn new(f: &Function) -> PostDom {
+        let n = f.blocks.len();
+        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for b in 0..n {
+            let mut i = 0;
+            while let Some(s) = f.succ(BlockId(b as u32), i) {
+                preds[s.index()].push(b as u32);
+                i += 1;
+            }
+        }
+        // Successors of each node in the reversed graph are its original predecessors; the
+        // virtual exit's are the ending blocks and the blocks that reach none.
+        let mut to_exit: Vec<bool> = (0..n).map(|b| ends(f, b)).collect();
+        let mut seen = vec![false; n];
+        let mut stack: Vec<u32> = (0..n as u32).filter(|&b| to_exit[b as usize]).collect();
+        for &b in &stack {
+            seen[b as usize] = true;
+        }
+        while let Some(b) = stack.pop() {
+            for &p in &preds[b as usize] {
+                if !seen[p as usize] {
+                    seen[p as usize] = true;
+                    stack.push(p);
+                }
+            }
+        }
+        for b in 0..n {
+            if !seen[b] {
+                to_exit[b] = true;
+            }
+        }
+        // Reverse post-order of the reversed graph from the virtual exit (iterative DFS).
+        let mut order: Vec<u32> = Vec::with_capacity(n + 1);
+        let mut rpo_num = vec![u32::MAX; n + 1];
+        let mut visited = vec![false; n + 1];
+        let roots: Vec<u32> = (0..n as u32).filter(|&b| to_exit[b as usize]).collect();
+        let rsucc = |v: u32| -> &[u32] {
+            if v as usize == n {
+                &roots
+            } else {
+                &preds[v as usize]
+            }
+        };
+        let mut dfs: Vec<(u32, usize)> = vec![(n as u32, 0)];
+        visited[n] = true;
+        while let Some(&mut (v, ref mut i)) = dfs.last_mut() {
+            let s = rsucc(v);
+            if *i < s.len() {
+                let w = s[*i];
+                *i += 1;
+                if !visited[w as usize] {
+                    visited[w as usize] = true;
+                    dfs.push((w, 0));
+                }
+            } else {
+                order.push(v);
+                dfs.pop();
+            }
+        }
+        order.reverse();
+        for (k, &v) in order.iter().enumerate() {
+            rpo_num[v as usize] = k as u32;
+        }
+        // The iteration: a node's reversed-graph predecessors are its original successors
+        // (and the virtual exit for the ending blocks).
+        let undef = u32::MAX;
+        let mut ipdom = vec![undef; n + 1];
+        ipdom[n] = n as u32;
+        let intersect = |ipdom: &[u32], mut a: u32, mut b: u32| -> u32 {
+            while a != b {
+                while rpo_num[a as usize] > rpo_num[b as usize] {
+                    a = ipdom[a as usize];
+                }
+                while rpo_num[b as usize] > rpo_num[a as usize] {
+                    b = ipdom[b as usize];
+                }
+            }
+            a
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &v in order.iter().skip(1) {
+                let b = v as usize;
+                let mut new = if to_exit[b] { n as u32 } else { undef };
+                let mut i = 0;
+                while let Some(s) = f.succ(BlockId(v), i) {
+                    i += 1;
+                    let s = s.0;
+                    if ipdom[s as usize] == undef {
+                        continue;
+                    }
+                    new = if new == undef {
+                        s
+                    } else {
+                        intersect(&ipdom, s, new)
+                    };
+                }
+                if new != undef && ipdom[b] != new {
+                    ipdom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        // Pre/post numbers of the tree.
+        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
+        for b in 0..n {
+            if ipdom[b] != undef {
+                children[ipdom[b] as usize].push(b as u32);
+            }
+        }
+        let (mut pre, mut post) = (vec![0u32; n + 1], vec![0u32; n + 1]);
+        let (mut c_pre, mut c_post) = (0u32, 0u32);
+        let mut walk: Vec<(u32, usize)> = vec![(n as u32, 0)];
+        pre[n] = c_pre;
+        c_pre += 1;
+        while let Some(&mut (v, ref mut i)) = walk.last_mut() {
+            if let Some(&c) = children[v as usize].get(*i) {
+                *i += 1;
+                pre[c as usize] = c_pre;
+                c_pre += 1;
+                walk.push((c, 0));
+            } else {
+                post[v as usize] = c_post;
+                c_post += 1;
+                walk.pop();
+            }
+        }
+        PostDom {
+            ipdom,
+            pre,
+            post,
+            preds,
+        }
+    }
+
+    /// The immediate post-dominator of `b`, or `None` for the virtual exit.
+    pub fn ipdom(&self, b: BlockId) -> Option<BlockId> {
+        let p = self.ipdom[b.index()];
+        (p != u32::MAX && (p as usize) < self.preds.len()).then_some(BlockId(p))
+    }
+
+    /// Whether `a` post-dominates `b` (every path from `b` to the exit passes `a`; a block
+    /// post-dominates itself).
+    pub fn dominates(&self, a: BlockId, b: BlockId) -> bool {
+        let (a, b) = (a.index(), b.index());
+        self.ipdom[b] != u32::MAX && self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
+    }
+}
