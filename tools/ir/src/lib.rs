@@ -54,6 +54,9 @@
 //! break and continue ([`structure::Node`]) that maps one-to-one onto SPIR-V's structured
 //! control flow, using a goto variable only where a branch leaves several constructs. Back ends
 //! fall back to a dispatcher loop when it fails (see `docs/ir.md`, "Control flow").
+//! [`uniform`] computes workgroup uniformity of SSA values and finds barriers that some
+//! invocations may skip by ending first ([`uniform::barrier::exit_divergent_barrier`]); back
+//! ends run those through the barrier-synchronised dispatcher (`docs/ir.md`, "Barriers").
 //!
 //! # Passes
 //!
