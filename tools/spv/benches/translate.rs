@@ -261,6 +261,7 @@ fn main() {
     let mut lift = Clock::default();
     let mut pass_clocks = vec![Clock::default(); passes.len()];
     let mut structurize = Clock::default();
+    let mut barrier_rule = Clock::default();
     let mut emit = Clock::default();
     let start = Instant::now();
     let mut prounds = 0u64;
@@ -290,6 +291,9 @@ fn main() {
                     .then(|| dmsh_ir::structure::structurize(&sh.func).ok())
                     .flatten()
                     .map_or(0, |t| t.gotos)
+            });
+            sink += barrier_rule.time(|| {
+                dmsh_ir::uniform::barrier::exit_divergent_barrier(&sh.func).map_or(0, |b| b.index())
             });
             sink += emit.time(|| dmsh_spv::emit(&sh, &opts).expect("emits").words.len());
         }
@@ -323,6 +327,11 @@ fn main() {
         "    structurize    {:8.1} µs  {:5.1}%  (measured apart; part of emit)",
         per(&structurize),
         pct(structurize.cpu)
+    );
+    println!(
+        "    barrier rule   {:8.1} µs  {:5.1}%  (uniformity + exit-divergent barriers; measured apart; part of emit)",
+        per(&barrier_rule),
+        pct(barrier_rule.cpu)
     );
     println!(
         "IR per round: {guest} guest instructions lifted, {made} IR instructions made ({:.1} each), {live} live after the passes ({:.1} each)",
