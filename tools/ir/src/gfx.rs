@@ -166,7 +166,8 @@ pub struct TexDesc {
     pub samp: u16,
 }
 
-/// An image (surface) operation on a resolved slot. Arguments: `[coords Tuple, data Tuple]`.
+/// An image (surface) operation on a resolved slot. Arguments: `[coords Tuple, data Tuple]`
+/// (plus the handle value after them while `slot` is [`TEX_PENDING`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct ImgDesc {
     /// Dimensionality (Buffer for `1D_BUFFER`).
@@ -175,6 +176,9 @@ pub struct ImgDesc {
     pub array: bool,
     /// Components moved (1, 2 or 4 words).
     pub words: u8,
-    /// The resolved image slot.
+    /// The resolved image slot, or [`TEX_PENDING`]: a register handle from another block that
+    /// the [`handles`](crate::passes::handles) pass resolves (the handle is the last argument).
     pub slot: u16,
+    /// While `slot` is [`TEX_PENDING`]: the index in [`crate::passes::handles::Pending::items`].
+    pub pending: u16,
 }

@@ -270,3 +270,88 @@ fn txq_handle_across_a_merge_resolves_like_a_block_local_one() {
     let e = run(&fragment(&merged)).unwrap_err().to_string();
     assert!(e.contains("different handles meet at a phi"), "{e}");
 }
+
+/// NVN image r's handle word: c\[2\]\[tex_base + 8·32 + 8r\] (`BindingLayout::nvn`: the image
+/// table follows the 32 texture handles), so image 1 is c\[2\]\[0x128\] under tex_base 0x20.
+const IMG1: u64 = 0x20 + 8 * 32 + 8;
+
+/// A 2D surface instruction with its handle in R0 (`imm`: the immediate-handle form naming
+/// the same word), coordinates R2, R3, data R4 (SUATOM: operand R5).
+fn surf(op: &str, imm: bool) -> u64 {
+    let (form, mut f) = match (op, imm) {
+        ("SULD", false) => ("SULD_DR", vec![(Field::Rd, 4), (Field::Size, 4)]),
+        ("SULD", true) => ("SULD_D", vec![(Field::Rd, 4), (Field::Size, 4)]),
+        ("SUST", false) => ("SUST_DR", vec![(Field::Rd, 4), (Field::Size, 4)]),
+        ("SUST", true) => ("SUST_D", vec![(Field::Rd, 4), (Field::Size, 4)]),
+        _ => (
+            "SUATOM_D",
+            vec![(Field::Rd, 4), (Field::Rb, 5), (Field::Op, 0)],
+        ),
+    };
+    f.extend([(Field::Ra, 2), (Field::TexType, 3), (Field::Clamp, 1)]);
+    if imm {
+        f.push((Field::Handle, IMG1 as i64 / 4));
+    } else {
+        f.push((Field::Rc, 0));
+    }
+    ins(form, &f)
+}
+
+/// Image handle `c[2][IMG1]` loaded before a branch on a uniform word; the fall-through path
+/// loads `c[2][img_else]`; the surface instruction at the merge reads the phi.
+fn image_merge(op: &str, img_else: u64) -> Vec<u64> {
+    vec![
+        ldc(3, 3, 0),        // 0: R3 = c[3][0]: a run-time condition
+        ldc(0, 2, IMG1),     // 1: R0 = image 1's handle
+        isetp_ne(0, 3, 0),   // 2: P0 = R3 != 0
+        bra(0, false, 3, 5), // 3: @P0 BRA 5
+        ldc(0, 2, img_else), // 4: R0 = the same handle again, or another one
+        surf(op, false),     // 5: merge
+        MOV_R0_R4,           // 6
+        EXIT,                // 7
+    ]
+}
+
+#[test]
+fn surface_handles_across_a_merge_resolve_like_block_local_and_immediate_ones() {
+    for op in ["SULD", "SUST", "SUATOM"] {
+        let local = vec![ldc(0, 2, IMG1), surf(op, false), MOV_R0_R4, EXIT];
+        let local = run(&fragment(&local)).unwrap_or_else(|e| panic!("{op} block-local: {e}"));
+        let o = run(&fragment(&image_merge(op, IMG1)))
+            .unwrap_or_else(|e| panic!("{op} handle through a merge phi: {e}"));
+        common::spirv_val(&o.words).unwrap_or_else(|e| panic!("{op} spirv-val: {e}"));
+        let t = tex_resources(&o);
+        assert_eq!(
+            t,
+            tex_resources(&local),
+            "{op}: same bindings as block-local"
+        );
+        // Image slot 1 ((0x128 - 0x120) / 8).
+        assert!(t.iter().any(|r| r.0 == "image" && r.1 == 1), "{op}: {t:?}");
+        if op != "SUATOM" {
+            // The immediate-handle form naming the same handle word binds the same image.
+            let imm = run(&fragment(&[surf(op, true), MOV_R0_R4, EXIT])).expect("immediate");
+            assert_eq!(
+                t,
+                tex_resources(&imm),
+                "{op}: same bindings as the immediate form"
+            );
+        }
+    }
+}
+
+#[test]
+fn different_surface_handles_meeting_at_a_phi_stay_unresolvable() {
+    for op in ["SULD", "SUST", "SUATOM"] {
+        // The fall-through path loads image 2 (c[2][0x130]) instead.
+        let e = run(&fragment(&image_merge(op, IMG1 + 8)))
+            .unwrap_err()
+            .to_string();
+        let off = format!("offset {:#x}", at(5));
+        assert!(
+            e.contains("handles-test") && e.contains("unresolvable handle") && e.contains(&off),
+            "{op}: {e}"
+        );
+        assert!(e.contains("different handles meet at a phi"), "{op}: {e}");
+    }
+}

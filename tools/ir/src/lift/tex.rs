@@ -273,10 +273,10 @@ fn live_in(cx: &Cx, v: Value) -> bool {
     matches!(cx.f.inst(trace(cx, v)).op, Op::GetReg(_))
 }
 
-/// Records a texture operation whose handle the [`handles`](crate::passes::handles) pass
+/// Records a texture or image (`image`: no run-time array fallback) operation whose handle the [`handles`](crate::passes::handles) pass
 /// resolves; returns its index in [`crate::passes::handles::Pending::items`].
-fn defer(cx: &mut Cx, i: &Instr, layout: super::layout::BindingLayout) -> u16 {
-    let dyn_fallback = if layout.tex_dyn {
+fn defer(cx: &mut Cx, i: &Instr, layout: super::layout::BindingLayout, image: bool) -> u16 {
+    let dyn_fallback = if layout.tex_dyn && !image {
         layout.tex_dyn_count()
     } else {
         0
@@ -502,7 +502,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                     // Read from a register another block wrote: resolved after SSA.
                     (Some(h), Some(l)) => {
                         pending = Some(h);
-                        (crate::gfx::TEX_PENDING, defer(cx, i, l), None)
+                        (crate::gfx::TEX_PENDING, defer(cx, i, l, false), None)
                     }
                     _ => match hreg.and_then(|h| dyn_slot(cx, h)) {
                         Some((first, n, idx)) => (first, 0, Some((n, idx))),
@@ -677,7 +677,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                             // Read from a register another block wrote: a texture handle
                             // resolved after SSA.
                             (Some(h), Some(l)) => {
-                                pending = Some(defer(cx, i, l));
+                                pending = Some(defer(cx, i, l, false));
                                 (false, crate::gfx::TEX_PENDING, Some(h))
                             }
                             _ => return Err(e),
@@ -839,15 +839,29 @@ fn tlds(cx: &mut Cx, i: &Instr, ra: u8, rb: u8, s: u16) -> Result<(Value, Vec<u8
 
 fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
     let form = i.form_name();
-    if form.ends_with("_DR") || form.ends_with("_PR") || form == "SUATOM_D" || form == "SUATOM_CAS"
-    {
-        return Err(unresolved(
-            cx,
-            i,
-            "register (bindless) surface handle".into(),
-        ));
-    }
-    let s = slot(cx, i, true, None)?;
+    // Register (bindless) handle forms read the handle from Rc: a handle-bank word resolved
+    // here, or (read from a register another block wrote) after SSA by the handles pass.
+    let bindless = form.ends_with("_DR")
+        || form.ends_with("_PR")
+        || form == "SUATOM_D"
+        || form == "SUATOM_CAS";
+    let mut pending = None;
+    let s = if bindless {
+        let rc = cx.rf(i, Field::Rc);
+        let h = rr(cx, rc, 0);
+        match slot(cx, i, true, Some(h)) {
+            Ok(s) => s,
+            Err(e) => match (live_in(cx, h), layout(cx)) {
+                (true, Some(l)) => {
+                    pending = Some((defer(cx, i, l, true), h));
+                    crate::gfx::TEX_PENDING
+                }
+                _ => return Err(e),
+            },
+        }
+    } else {
+        slot(cx, i, true, None)?
+    };
     let tt = i.modifier(Field::TexType).unwrap_or("");
     let (dim, array) = match tt {
         ".1D" => (TexDim::D1, false),
@@ -912,11 +926,14 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
         array,
         words,
         slot: s,
+        pending: pending.map_or(0, |p| p.0),
     };
+    // The pending handle rides after the operation's own arguments.
+    let hv = pending.map_or(Value::NONE, |p| p.1);
     let rd = cx.rf(i, Field::Rd);
     match i.opcode() {
         Opcode::Suld => {
-            let r = cx.emit(Op::ImageLoad(d), Type::Void, &[ct]);
+            let r = cx.emit(Op::ImageLoad(d), Type::Void, &[ct, hv]);
             if bytes == 1 || bytes == 2 {
                 // A narrow texel: its value, zero- or sign-extended per `.U8/.S8/.U16/.S16`.
                 let x = cx.emit(Op::Extract(0), Type::U32, &[r]);
@@ -942,7 +959,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
                 v[0] = cx.bits(v[0], 0, 8 * bytes as u32);
             }
             let vt = tuple(cx, v);
-            cx.emit(Op::ImageStore(d), Type::Void, &[ct, vt]);
+            cx.emit(Op::ImageStore(d), Type::Void, &[ct, vt, hv]);
         }
         _ => {
             let cas = form.starts_with("SUATOM_CAS");
@@ -996,7 +1013,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
                     (rr(cx, rbb, 0), z)
                 }
             };
-            let r = cx.emit(Op::ImageAtomic(d, op), Type::U32, &[ct, val, cmpv]);
+            let r = cx.emit(Op::ImageAtomic(d, op), Type::U32, &[ct, val, cmpv, hv]);
             if i.opcode() == Opcode::Suatom {
                 cx.set_rd(i, r);
             }

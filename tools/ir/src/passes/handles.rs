@@ -1,8 +1,8 @@
-//! Bindless texture handles resolved through phis.
+//! Bindless texture and image handles resolved through phis.
 //!
 //! The lifter resolves a handle from the instructions before it in its block. A handle read
 //! from a register written in another block — before a branch merge, or kept in a loop
-//! variable — becomes a [`TEX_PENDING`] texture operation carrying the handle value. After
+//! variable — becomes a [`TEX_PENDING`] texture or image operation carrying the handle value. After
 //! `ssa` and `const_fold` this pass follows the handle through phis (phis feeding phis, loops:
 //! a visited set) and bitcasts to the values that define it; when every one resolves, with
 //! the lifter's own resolution ([`crate::lift::tex`]), to the same (slot, sampler) — the same
@@ -12,7 +12,7 @@
 //! pending and [`error`] reports it as an unresolvable handle with the shader key and offset.
 //! Functions that keep guest state in variables (`Function::ssa` false) are not traced.
 
-use crate::gfx::{TexKind, TEX_DYN, TEX_PENDING};
+use crate::gfx::{ImgDesc, TexKind, TEX_DYN, TEX_PENDING};
 use crate::ir::{Function, Op, Value};
 use crate::lift::layout::BindingLayout;
 use crate::lift::tex::{resolve, View};
@@ -25,11 +25,12 @@ pub struct Pending {
     pub layout: BindingLayout,
     /// The shader key for error reports.
     pub key: String,
-    /// One record per pending texture operation ([`crate::gfx::TexDesc::samp`] indexes it).
+    /// One record per pending texture or image operation ([`crate::gfx::TexDesc::samp`] /
+    /// [`crate::gfx::ImgDesc::pending`] index it).
     pub items: Vec<PendingTex>,
 }
 
-/// One pending texture operation.
+/// One pending texture or image operation.
 #[derive(Clone, Debug)]
 pub struct PendingTex {
     /// Byte offset of the instruction.
@@ -49,12 +50,22 @@ pub fn run(f: &mut Function) {
     };
     let mut h = h;
     let mut todo = Vec::new();
+    let mut images = Vec::new();
     for b in &f.blocks {
         for &v in &b.insts {
-            if matches!(f.inst(v).op, Op::Tex(d) if d.slot == TEX_PENDING) {
-                todo.push(v);
+            match f.inst(v).op {
+                Op::Tex(d) if d.slot == TEX_PENDING => todo.push(v),
+                Op::ImageLoad(d) | Op::ImageStore(d) | Op::ImageAtomic(d, _)
+                    if d.slot == TEX_PENDING =>
+                {
+                    images.push(v)
+                }
+                _ => {}
             }
         }
+    }
+    for v in images {
+        image(f, &mut h, v);
     }
     for v in todo {
         let inst = *f.inst(v);
@@ -65,7 +76,7 @@ pub fn run(f: &mut Function) {
             continue;
         };
         let r = if f.ssa {
-            through_phis(f, &h.layout, inst.args[3])
+            through_phis(f, &h.layout, false, inst.args[3])
         } else {
             Err("registers kept in variables (a jump with unknown targets is left)".into())
         };
@@ -99,8 +110,52 @@ pub fn run(f: &mut Function) {
     f.handles = Some(h);
 }
 
-/// The one (slot, sampler) every value reaching `v` through phis resolves to, else why not.
-fn through_phis(f: &Function, layout: &BindingLayout, v: Value) -> Result<(u16, u16), String> {
+/// Resolves one pending image operation (its handle is its last argument) to the image slot
+/// every value reaching the handle resolves to, else records why not.
+fn image(f: &mut Function, h: &mut Pending, v: Value) {
+    let inst = *f.inst(v);
+    let (Op::ImageLoad(d) | Op::ImageStore(d) | Op::ImageAtomic(d, _)) = inst.op else {
+        return;
+    };
+    let Some(k) = inst.args.iter().rposition(|a| a.is_some()) else {
+        return;
+    };
+    let Some(item) = h.items.get_mut(d.pending as usize) else {
+        return;
+    };
+    let r = if f.ssa {
+        through_phis(f, &h.layout, true, inst.args[k])
+    } else {
+        Err("registers kept in variables (a jump with unknown targets is left)".into())
+    };
+    match r {
+        Ok((slot, _)) => {
+            let d = ImgDesc {
+                slot,
+                pending: 0,
+                ..d
+            };
+            let i = &mut f.insts[v.index()];
+            i.op = match i.op {
+                Op::ImageLoad(_) => Op::ImageLoad(d),
+                Op::ImageStore(_) => Op::ImageStore(d),
+                Op::ImageAtomic(_, a) => Op::ImageAtomic(d, a),
+                o => o,
+            };
+            i.args[k] = Value::NONE;
+        }
+        Err(why) => item.why = Some(why),
+    }
+}
+
+/// The one (slot, sampler) every value reaching `v` through phis resolves to (as a texture,
+/// or as an image handle with `image`), else why not.
+fn through_phis(
+    f: &Function,
+    layout: &BindingLayout,
+    image: bool,
+    v: Value,
+) -> Result<(u16, u16), String> {
     let view = View { f, block: None };
     let mut seen = std::collections::HashSet::new();
     let mut stack = vec![v];
@@ -117,7 +172,7 @@ fn through_phis(f: &Function, layout: &BindingLayout, v: Value) -> Result<(u16, 
             stack.extend(f.phi_args(v).iter().map(|p| p.1));
             continue;
         }
-        let r = resolve(view, layout, false, v)?;
+        let r = resolve(view, layout, image, v)?;
         match found {
             Some(x) if x != r => {
                 return Err(format!(
@@ -132,17 +187,22 @@ fn through_phis(f: &Function, layout: &BindingLayout, v: Value) -> Result<(u16, 
     found.ok_or_else(|| "a handle with no defining value".into())
 }
 
-/// The first texture operation of `f` still pending (not resolved by [`run`], or [`run`] not
+/// The first texture or image operation of `f` still pending (not resolved by [`run`], or [`run`] not
 /// run), as the lifter's "unresolvable handle" error with the shader key and offset.
 pub fn error(f: &Function) -> Option<LiftError> {
     let h = f.handles.as_ref()?;
     for b in &f.blocks {
         for &v in &b.insts {
-            let Op::Tex(d) = f.inst(v).op else { continue };
-            if d.slot != TEX_PENDING {
-                continue;
-            }
-            let item = h.items.get(d.samp as usize)?;
+            let idx = match f.inst(v).op {
+                Op::Tex(d) if d.slot == TEX_PENDING => d.samp,
+                Op::ImageLoad(d) | Op::ImageStore(d) | Op::ImageAtomic(d, _)
+                    if d.slot == TEX_PENDING =>
+                {
+                    d.pending
+                }
+                _ => continue,
+            };
+            let item = h.items.get(idx as usize)?;
             let why = item
                 .why
                 .as_deref()
