@@ -344,7 +344,10 @@ fn translate_nvn(code: &[u8], layout: BindingLayout) -> (Stage, Vec<ResKey>) {
         .iter()
         .map(|r| (r.kind, r.bank, r.binding, r.separate, r.count))
         .collect();
-    let spv = std::env::temp_dir().join(format!("dmsh-nvn-{}.spv", std::process::id()));
+    // One file per call: the NVN tests run in parallel in one process.
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let spv = std::env::temp_dir().join(format!("dmsh-nvn-{}-{k}.spv", std::process::id()));
     let bytes: Vec<u8> = out.words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&spv, bytes).unwrap();
     match std::process::Command::new("spirv-val")
@@ -640,4 +643,138 @@ fn nvn_handle_through_a_merge_renders_like_glslang() {
     if let Some((frac, _)) = r {
         assert!(frac >= 0.999);
     }
+}
+
+/// The seed's loop case (issue 5): handle `c2[0x1A0] | 0x10500000` — separate texture 7 under
+/// `nvn_septex_base` 0x168, so texture slot 128 + 7 = 135, with the constant sampler ID 0x105
+/// (`samp_id`) — computed before a loop, sampled by `TEX.B` at the loop head and recomputed in
+/// the body on every iteration but the last (a phi at the head; the `handles` pass resolves
+/// it). The runner combines texture 135 with the sampler the job binds to sampler ID 0x105
+/// (linear + repeat) rather than the texture's own (nearest + clamp): it draws like glslang's
+/// SPIR-V of `texture(sampler2D(t, s))`, and with the texture's own sampler it does not.
+#[test]
+fn nvn_sampler_id_loop_handle_renders_like_glslang() {
+    use dmsh_isa::{form_id, Field, Instr};
+    let mut layout = BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x20);
+    layout.septex_base = Some(0x168);
+    let enc = |form: &str, f: &[(Field, i64)]| {
+        let mut v = vec![(Field::Guard, 7)];
+        v.extend_from_slice(f);
+        Instr::build(form_id(form).unwrap(), &v).unwrap().bits()
+    };
+    let at = |k: i64| 8 * (k + k / 3 + 1);
+    let mov32i = |rd: u64, imm: u64| 0x0100_0000_0007_f000u64 | imm << 20 | rd;
+    let g = 7u64 << 16;
+    // TEX.B R4, R2 (x, y), R10 (handle), 2D, mask 0xf.
+    let tex_b = 0xdeb8_0000_0000_0000u64 | 4 | 2 << 8 | 10 << 20 | 1 << 29 | 0xf << 31 | g;
+    let mov = |rd: u64, rs: u64| 0x5c98_0780_0007_0000u64 | rs << 20 | rd;
+    let bra = |guard: i64, neg: bool, from: i64, to: i64| {
+        enc(
+            "BRA",
+            &[
+                (Field::Guard, guard),
+                (Field::GuardNeg, neg as i64),
+                (Field::Target, at(to) - at(from) - 8),
+                (Field::CcTest, 15),
+            ],
+        )
+    };
+    let mut code =
+        include_bytes!("../../../tests/corpus/extra/glsl/fs_sampler_dyn_all.frag.sph.bin").to_vec();
+    let words = [
+        0xe003_ff87_cff7_ff00u64, // 0: IPA.PASS R0, a[0x7c], RZ
+        0x5080_0000_0047_0007,    // 1: MUFU.RCP R7, R0
+        0xe043_ff88_0077_ff02,    // 2: IPA R2, a[0x80], R7
+        0xe043_ff88_4077_ff03,    // 3: IPA R3, a[0x84], R7
+        ldc(8, 2, 0x1a0),         // 4
+        mov32i(9, 0x1050_0000),   // 5
+        lop_or(10, 8, 9),         // 6: R10 = handle
+        mov32i(11, 3),            // 7: R11 = 3 iterations
+        tex_b,                    // 8: loop head
+        enc(
+            "IADD32I",
+            &[(Field::Rd, 11), (Field::Ra, 11), (Field::Imm, -1)],
+        ), // 9: R11 -= 1
+        enc(
+            "ISETP_I",
+            &[
+                (Field::Pd, 0),
+                (Field::Pd2, 7),
+                (Field::Ra, 11),
+                (Field::Cmp, 5),
+                (Field::Pc, 7),
+            ],
+        ), // 10: P0 = R11 != 0
+        bra(0, true, 11, 16),     // 11: @!P0 BRA 16 (leave)
+        ldc(8, 2, 0x1a0),         // 12
+        mov32i(9, 0x1050_0000),   // 13
+        lop_or(10, 8, 9),         // 14: the same handle, recomputed
+        bra(7, false, 15, 8),     // 15: BRA 8
+        mov(0, 4),                // 16
+        mov(1, 5),
+        mov(2, 6),
+        mov(3, 7),
+        0xe300_0000_0007_000f, // 20: EXIT
+    ];
+    for chunk in words.chunks(3) {
+        code.extend_from_slice(&0x001f_8000_fc00_07e0u64.to_le_bytes());
+        for w in chunk {
+            code.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    let (ours, kinds) = translate_nvn(&code, layout);
+    let kinds: Vec<_> = kinds.into_iter().filter(|k| k.0 != "cbuf").collect();
+    // Texture slot 128 + (0x1a0 - 0x168) / 8 = 135 at binding 64 + 135, sampler ID 0x105 (the
+    // constant's high 12 bits) on the same binding.
+    assert_eq!(
+        kinds,
+        [
+            ("texture", 135, 64 + 135, false, 0),
+            ("samp_id", 0x105, 64 + 135, false, 0)
+        ]
+    );
+    let glsl = format!(
+        "{NVN_GLSL_HEAD}layout(binding = 7) uniform texture2D t;\n\
+         layout(binding = 1) uniform sampler s;\n\
+         void main() {{ o0 = texture(sampler2D(t, s), vUV.xy); }}\n"
+    );
+    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_vk::TexFormat;
+    let setup = |case: &mut dksh_render::PairCase| {
+        // c[2] as the replay fills it: texture ID 135 at 0x1a0.
+        let mut c2 = vec![0u8; 0x1b0];
+        c2[0x1a0..0x1a4].copy_from_slice(&135u32.to_le_bytes());
+        case.fs.ubos.push((0, c2));
+        // The texture's own sampler: nearest, clamp; sampler ID 0x105: linear, repeat. The
+        // harness binds our slot 135 / sampler ID 0x105 to the case's bindings of those
+        // numbers; glslang's reflection takes bindings below 32 only, so its GLSL names the
+        // same texture and sampler at 7 and 1.
+        let t = tex("t", 8, TexFormat::Rgba8Unorm, 3);
+        case.fs.textures.push((7, t.clone()));
+        case.fs.textures.push((135, t));
+        let mut s = tex("s", 1, TexFormat::Rgba8Unorm, 1);
+        (s.linear, s.repeat) = (true, true);
+        case.fs.samplers.push((1, s.clone()));
+        case.fs.samplers.push((0x105, s));
+    };
+    let r = render_against_glslang("nvn_samp_id_loop", &glsl, ours.clone(), setup);
+    let Some((frac, _)) = r else { return };
+    assert!(frac >= 0.999);
+    // The same draw with the texture's own sampler (the sampler ID dropped from the
+    // reflection): visibly different, so the runner's choice of sampler is what matched.
+    let mut wrong = ours;
+    wrong.reflection.resources.retain(|r| r.kind != "samp_id");
+    let dir = std::env::temp_dir().join(format!("dmsh-samp-id-wrong-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("wrong.frag.glsl"), &glsl).unwrap();
+    let mut case = dksh_render::fragment_case(&dir, "wrong");
+    setup(&mut case);
+    let r = dksh_render::check_translation(&dir, &case, None, Some(wrong)).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    println!(
+        "with the texture's own sampler: {:.4}% within 1/255 (max diff {})",
+        r.targets[0].0 * 100.0,
+        r.targets[0].1
+    );
+    assert!(r.targets[0].0 < 0.9, "{:?}", r.targets[0]);
 }

@@ -20,6 +20,9 @@ pub(crate) enum Target {
     Image(usize),
     /// Job texture index whose sampler fills a SAMPLER descriptor.
     Sampler(usize),
+    /// A combined image sampler: job texture index (the image), and the job texture index
+    /// whose sampler it is combined with (`samp_id` / `samp_ubo`).
+    Combined(usize, usize),
 }
 
 /// One binding of the set: a single descriptor, or an array (`elems`, one target each).
@@ -98,8 +101,8 @@ pub(crate) fn plan(
     for r in &refl.resources {
         let n = r.index();
         if matches!(r.kind.as_str(), "samp_id" | "samp_ubo") {
-            // The sampler half of a combined binding another entry binds (with the job's
-            // sampler): nothing of its own to bind.
+            // The sampler half of a combined binding: bound with the texture on its binding
+            // (below).
             continue;
         }
         let push = |slots: &mut Vec<Slot>, slot: Slot| {
@@ -209,7 +212,11 @@ pub(crate) fn plan(
                 Target::Image(b.buffer),
                 ntex,
             ),
-            ResourceRef::Sampler(_) | ResourceRef::TexDyn(_) | ResourceRef::SampDyn(_) => {
+            ResourceRef::Sampler(_)
+            | ResourceRef::TexDyn(_)
+            | ResourceRef::SampDyn(_)
+            | ResourceRef::SampId(_)
+            | ResourceRef::SampUbo(..) => {
                 (vk::DescriptorType::SAMPLER, Target::Sampler(b.buffer), ntex)
             }
         };
@@ -219,6 +226,10 @@ pub(crate) fn plan(
                 b.buffer
             )));
         }
+        let target = match (target, sampler_half(refl, r, binds, ntex, stage)?) {
+            (Target::Texture(t), Some(smp)) => Target::Combined(t, smp),
+            (t, _) => t,
+        };
         push(
             &mut slots,
             Slot {
@@ -230,6 +241,44 @@ pub(crate) fn plan(
         )?;
     }
     Ok(slots)
+}
+
+/// The job texture whose sampler a combined texture binding uses when the reflection puts a
+/// sampler half (`samp_id` / `samp_ubo`) on the same binding: what the job binds to that
+/// sampler ID / handle word (required); `None` when the binding has no sampler half.
+fn sampler_half(
+    refl: &Reflection,
+    tex: &crate::reflection::Resource,
+    binds: &[Bind],
+    ntex: usize,
+    stage: &str,
+) -> Result<Option<usize>, Error> {
+    if !matches!(tex.kind.as_str(), "texture" | "tex_ubo") || tex.separate {
+        return Ok(None);
+    }
+    let Some(h) = refl.resources.iter().find(|h| {
+        matches!(h.kind.as_str(), "samp_id" | "samp_ubo") && h.vk_binding() == tex.vk_binding()
+    }) else {
+        return Ok(None);
+    };
+    let res = if h.kind == "samp_id" {
+        ResourceRef::SampId(h.index())
+    } else {
+        ResourceRef::SampUbo(h.index(), h.guest_offset)
+    };
+    let b = binds.iter().find(|b| b.resource == res).ok_or_else(|| {
+        Error::Job(format!(
+            "{stage}: {res} (the sampler of binding {}) has nothing bound in the job",
+            tex.vk_binding()
+        ))
+    })?;
+    if b.buffer >= ntex {
+        return Err(Error::Job(format!(
+            "{stage}: {res} is bound to #{} but the job has {ntex} textures",
+            b.buffer
+        )));
+    }
+    Ok(Some(b.buffer))
 }
 
 /// The largest declared size of each job buffer over all slots.
@@ -342,6 +391,10 @@ pub(crate) fn make_set(
                         Target::Sampler(t) => {
                             vk::DescriptorImageInfo::default().sampler(imgs[t].sampler)
                         }
+                        Target::Combined(t, smp) => vk::DescriptorImageInfo::default()
+                            .sampler(imgs[smp].sampler)
+                            .image_view(imgs[t].view)
+                            .image_layout(vk::ImageLayout::GENERAL),
                         Target::Buffer(..) => vk::DescriptorImageInfo::default(),
                     })
                     .collect()
@@ -353,7 +406,7 @@ pub(crate) fn make_set(
                 sl.targets()
                     .iter()
                     .map(|t| match *t {
-                        Target::Texture(t) | Target::Image(t) => {
+                        Target::Texture(t) | Target::Image(t) | Target::Combined(t, _) => {
                             imgs[t].texel_view.unwrap_or(vk::BufferView::null())
                         }
                         _ => vk::BufferView::null(),
@@ -387,6 +440,37 @@ pub(crate) fn make_set(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sampler_ids_pick_the_sampler_of_their_texture_binding() {
+        let refl = Reflection::from_json(
+            r#"{"stage":"fragment","resources":[
+                {"kind":"texture","slot":135,"binding":199},
+                {"kind":"samp_id","bank":261,"binding":199}]}"#,
+        )
+        .unwrap();
+        let tex = Bind {
+            resource: ResourceRef::Texture(135),
+            buffer: 0,
+        };
+        let samp = Bind {
+            resource: ResourceRef::SampId(0x105),
+            buffer: 1,
+        };
+        let slots = plan(&refl, &[tex, samp], 0, &[spec(), spec()], "fragment").unwrap();
+        assert_eq!(slots.len(), 1);
+        assert!(
+            matches!(slots[0].target, Target::Combined(0, 1)),
+            "{slots:?}"
+        );
+        let e = plan(&refl, &[tex], 0, &[spec(), spec()], "fragment").unwrap_err();
+        assert!(e.to_string().contains("samp_id 0x105"), "{e}");
+    }
+
+    /// A texture spec (an image, not a texel buffer).
+    fn spec() -> TextureSpec {
+        TextureSpec::default()
+    }
 
     #[test]
     fn sampler_halves_bind_nothing_of_their_own() {

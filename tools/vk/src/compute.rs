@@ -49,6 +49,12 @@ pub enum ResourceRef {
     /// Element `k` of the `samp_dyn` sampler array (sampler ID k); the bind's index names a
     /// texture whose sampler it is.
     SampDyn(u32),
+    /// The constant sampler ID `id` ORed into a texture's handle (`samp_id`); the bind's index
+    /// names a texture whose sampler it is (it replaces that texture binding's own sampler).
+    SampId(u32),
+    /// The sampler half of the uniform-buffer handle word at (bank, guest byte offset)
+    /// (`samp_ubo`); the bind's index names a texture whose sampler it is.
+    SampUbo(u32, u32),
 }
 
 impl std::fmt::Display for ResourceRef {
@@ -63,6 +69,8 @@ impl std::fmt::Display for ResourceRef {
             ResourceRef::TexUbo(b, o) => write!(f, "tex_ubo c[{b}][{o:#x}]"),
             ResourceRef::TexDyn(k) => write!(f, "tex_dyn element {k}"),
             ResourceRef::SampDyn(k) => write!(f, "samp_dyn element {k}"),
+            ResourceRef::SampId(id) => write!(f, "samp_id {id:#x}"),
+            ResourceRef::SampUbo(b, o) => write!(f, "samp_ubo c[{b}][{o:#x}]"),
         }
     }
 }

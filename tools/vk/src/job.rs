@@ -130,7 +130,7 @@ pub struct BufferDesc {
 }
 
 /// Binds a buffer or texture to a resource: exactly one of `cbuf` / `sbuf` / `sbuf_ubo` /
-/// `texture` / `image` / `sampler` / `tex_ubo` / `tex_dyn` / `samp_dyn`.
+/// `texture` / `image` / `sampler` / `tex_ubo` / `tex_dyn` / `samp_dyn` / `samp_id` / `samp_ubo`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BindDesc {
@@ -154,6 +154,12 @@ pub struct BindDesc {
     pub tex_dyn: Option<u32>,
     /// `samp_dyn` array element (sampler ID; `buffer` names a texture whose sampler it is).
     pub samp_dyn: Option<u32>,
+    /// `samp_id`: a constant sampler ID ORed into a handle (`buffer` names a texture whose
+    /// sampler the texture binding carrying that ID uses).
+    pub samp_id: Option<u32>,
+    /// `samp_ubo`: [uniform bank, guest byte offset] of a handle word whose sampler half
+    /// (`buffer` names a texture whose sampler it is) the `tex_ubo` binding uses.
+    pub samp_ubo: Option<[u32; 2]>,
     /// Buffer or texture name.
     pub buffer: String,
 }
@@ -487,10 +493,12 @@ impl Pool {
             named.extend(b.tex_ubo.map(|[k, o]| (ResourceRef::TexUbo(k, o), true)));
             named.extend(one(b.tex_dyn, ResourceRef::TexDyn).map(|r| (r, true)));
             named.extend(one(b.samp_dyn, ResourceRef::SampDyn).map(|r| (r, true)));
+            named.extend(one(b.samp_id, ResourceRef::SampId).map(|r| (r, true)));
+            named.extend(b.samp_ubo.map(|[k, o]| (ResourceRef::SampUbo(k, o), true)));
             let [(resource, is_tex)] = named[..] else {
                 return Err(Error::Job(format!(
                     "bind of {:?}: give exactly one of cbuf / sbuf / sbuf_ubo / texture / image / \
-                     sampler / tex_ubo / tex_dyn / samp_dyn",
+                     sampler / tex_ubo / tex_dyn / samp_dyn / samp_id / samp_ubo",
                     b.buffer
                 )));
             };

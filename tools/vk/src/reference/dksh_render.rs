@@ -869,8 +869,32 @@ fn bind_stage(
                 }
                 continue;
             }
-            // The sampler halves of a combined binding: bound with their texture.
-            "samp_id" | "samp_ubo" => continue,
+            // The sampler halves of a combined binding: the sampler ID (the constant's, or
+            // the high 12 bits of the uniform-buffer handle word) is a GLSL binding of the
+            // case's samplers or textures.
+            "samp_id" => {
+                let index = sampler_of(n).ok_or_else(|| missing("sampler binding (samp_id)", n))?;
+                binds.push(Bind {
+                    resource: ResourceRef::SampId(n),
+                    buffer: index,
+                });
+                continue;
+            }
+            "samp_ubo" => {
+                let word = n
+                    .checked_sub(2)
+                    .and_then(|u| data.ubos.iter().find(|(b, _)| *b == u))
+                    .and_then(|(_, b)| b.get(r.guest_offset as usize..r.guest_offset as usize + 4))
+                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                    .ok_or_else(|| missing("uniform binding (samp_ubo handle)", n))?;
+                let id = word >> 20;
+                let index = sampler_of(id).ok_or_else(|| missing("sampler binding", id))?;
+                binds.push(Bind {
+                    resource: ResourceRef::SampUbo(n, r.guest_offset),
+                    buffer: index,
+                });
+                continue;
+            }
             // A sampler array: element k is the case's texture at binding n + k.
             "texture" if r.count > 0 => {
                 for k in 0..r.count {
