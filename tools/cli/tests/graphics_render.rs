@@ -778,3 +778,57 @@ fn nvn_sampler_id_loop_handle_renders_like_glslang() {
     );
     assert!(r.targets[0].0 < 0.9, "{:?}", r.targets[0]);
 }
+
+/// A 1D texture (issue 5; no corpus shader with a `sampler1D` is drawn: fs_tex_dims needs
+/// every sampler kind at once, fs_sampler_array_dyn has no glslang reference): `TEX.B` of
+/// type 1D (TexType 0) at `vUV.x` with the NVN handle c\[2\]\[0x20\] (texture slot 0), drawn
+/// with a 16×1 linear-filtered texture (`TextureSpec::one_d`: a 1D image and view) like
+/// glslang's SPIR-V of `texture(sampler1D, vUV.x)`.
+#[test]
+fn nvn_1d_texture_renders_like_glslang() {
+    let layout = BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x20);
+    let g = 7u64 << 16;
+    // TEX.B R4, R2 (x), R8 (handle), 1D, mask 0xf.
+    let tex_b = 0xdeb8_0000_0000_0000u64 | 4 | 2 << 8 | 8 << 20 | 0xf << 31 | g;
+    let mov = |rd: u64, rs: u64| 0x5c98_0780_0007_0000u64 | rs << 20 | rd;
+    let mut code =
+        include_bytes!("../../../tests/corpus/extra/glsl/fs_sampler_dyn_all.frag.sph.bin").to_vec();
+    let words = [
+        0xe003_ff87_cff7_ff00u64, // IPA.PASS R0, a[0x7c], RZ
+        0x5080_0000_0047_0007,    // MUFU.RCP R7, R0
+        0xe043_ff88_0077_ff02,    // IPA R2, a[0x80], R7
+        0xe043_ff88_4077_ff03,    // IPA R3, a[0x84], R7
+        ldc(8, 2, 0x20),
+        tex_b,
+        mov(0, 4),
+        mov(1, 5),
+        mov(2, 6),
+        mov(3, 7),
+        0xe300_0000_0007_000f, // EXIT
+    ];
+    for chunk in words.chunks(3) {
+        code.extend_from_slice(&0x001f_8000_fc00_07e0u64.to_le_bytes());
+        for w in chunk {
+            code.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    let (ours, kinds) = translate_nvn(&code, layout);
+    let kinds: Vec<_> = kinds.into_iter().filter(|k| k.0 != "cbuf").collect();
+    assert_eq!(kinds, [("texture", 0, 64, false, 0)]);
+    let glsl = format!(
+        "{NVN_GLSL_HEAD}layout(binding = 0) uniform sampler1D t;\n\
+         void main() {{ o0 = texture(t, vUV.x); }}\n"
+    );
+    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_vk::TexFormat;
+    let r = render_against_glslang("nvn_1d", &glsl, ours, |case| {
+        case.fs.ubos.push((0, vec![0u8; 0x30]));
+        let mut t = tex("t", 16, TexFormat::Rgba8Unorm, 9);
+        (t.height, t.one_d, t.linear) = (1, true, true);
+        t.data.truncate(16 * 4);
+        case.fs.textures.push((0, t));
+    });
+    if let Some((frac, _)) = r {
+        assert!(frac >= 0.999);
+    }
+}

@@ -95,7 +95,7 @@ impl TexFormat {
     }
 }
 
-/// A 2D (array) image: sampled as a texture, or read/written as a storage image.
+/// A 1D, 2D or 3D (array, cube) image: sampled as a texture, or read/written as a storage image.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TextureSpec {
     /// Name (messages, outputs).
@@ -127,6 +127,8 @@ pub struct TextureSpec {
     pub buffer: bool,
     /// Mip levels (0 or 1: one); `data` holds level after level, each halved (at least 1).
     pub mips: u32,
+    /// A 1D image (`height` 1; `layers` > 1: a 1D array), for `sampler1D` / `image1D`.
+    pub one_d: bool,
 }
 
 impl TextureSpec {
@@ -254,6 +256,12 @@ pub(crate) fn create(
     let aspect = spec.format.aspect();
     let layers = spec.layers.max(1);
     let is3d = spec.depth > 1;
+    if spec.one_d && (spec.height != 1 || is3d || spec.cube) {
+        return Err(Error::Job(format!(
+            "image {:?}: a 1D image has height 1 (and is no cube or 3D image)",
+            spec.name
+        )));
+    }
     if spec.cube && (!layers.is_multiple_of(6) || spec.width != spec.height || is3d) {
         return Err(Error::Job(format!(
             "image {:?}: a cube needs square faces and a multiple of 6 layers",
@@ -280,6 +288,8 @@ pub(crate) fn create(
                 &vk::ImageCreateInfo::default()
                     .image_type(if is3d {
                         vk::ImageType::TYPE_3D
+                    } else if spec.one_d {
+                        vk::ImageType::TYPE_1D
                     } else {
                         vk::ImageType::TYPE_2D
                     })
@@ -332,6 +342,10 @@ pub(crate) fn create(
                         vk::ImageViewType::CUBE
                     } else if is3d {
                         vk::ImageViewType::TYPE_3D
+                    } else if spec.one_d && spec.layers > 1 {
+                        vk::ImageViewType::TYPE_1D_ARRAY
+                    } else if spec.one_d {
+                        vk::ImageViewType::TYPE_1D
                     } else if spec.layers > 1 {
                         vk::ImageViewType::TYPE_2D_ARRAY
                     } else {

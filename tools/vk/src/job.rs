@@ -198,6 +198,9 @@ pub struct TextureDesc {
     /// Mip levels (default 1); data holds level after level.
     #[serde(default)]
     pub mips: u32,
+    /// A 1D image (`height` 1; `layers` > 1: a 1D array).
+    #[serde(default)]
+    pub one_d: bool,
     /// Samples (default 1); a multisampled texture is filled with its first texel.
     #[serde(default)]
     pub samples: u32,
@@ -386,6 +389,7 @@ impl Pool {
                 samples: t.samples,
                 buffer: t.buffer,
                 mips: t.mips,
+                one_d: t.one_d,
             };
             spec.data = t.data.bytes(base, Some(spec.byte_size()))?;
             p.textures.push(spec);

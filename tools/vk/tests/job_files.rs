@@ -360,3 +360,56 @@ void main() {
     let out = dmsh_vk::run_compute(&job).unwrap();
     assert_eq!(&out.u32s(0)[..5], &[10, 103, 1000, 3, 42]);
 }
+
+/// `one_d` textures: a 1D image and view (`usampler1D`) and a 1D array (`usampler1DArray`,
+/// `layers` 2) from a job file; texelFetch reads the uploaded texels.
+#[test]
+fn one_d_textures_from_a_job_file() {
+    if !ready() {
+        return;
+    }
+    let dir = scratch("one_d");
+    let src = r#"#version 460
+layout(local_size_x = 4) in;
+layout(std430, binding = 32) buffer Out { uint v[]; };
+layout(binding = 64) uniform usampler1D t;
+layout(binding = 65) uniform usampler1DArray a;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    v[i] = texelFetch(t, int(i), 0).r + texelFetch(a, ivec2(int(i), 1), 0).r;
+}"#;
+    let spirv = glsl::compile_source(src, "comp", &[]).unwrap();
+    write_words(&dir.join("k.spv"), &spirv);
+    std::fs::write(
+        dir.join("k.json"),
+        r#"{"stage":"compute","local_size":[4,1,1],
+            "resources":[{"kind":"sbuf","bank":0},{"kind":"texture","bank":0},
+                         {"kind":"texture","bank":1}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("job.json"),
+        r#"{"format":"dmsh-exec/1","spv":"k.spv","grid":[1,1,1],
+            "buffers":{"out":{"size":16}},
+            "textures":{"t":{"width":4,"height":1,"one_d":true,"format":"r32ui","u32":[1,2,3,4]},
+                        "a":{"width":4,"height":1,"layers":2,"one_d":true,"format":"r32ui",
+                             "u32":[10,20,30,40,100,200,300,400]}},
+            "bind":[{"sbuf":0,"buffer":"out"},{"texture":0,"buffer":"t"},{"texture":1,"buffer":"a"}],
+            "expected":{"out":{"u32":[101,202,303,404]}}}"#,
+    )
+    .unwrap();
+    let p = ExecJob::load(&dir.join("job.json"))
+        .unwrap()
+        .prepare(&dir, None)
+        .unwrap();
+    assert!(p.job.textures.iter().all(|t| t.one_d));
+    let out = dmsh_vk::run_compute(&p.job).unwrap();
+    let bad = job::check(&p, &out);
+    assert!(bad.is_empty(), "{bad:?}");
+    // A 1D image has height 1.
+    let mut p2 = p.clone();
+    p2.job.textures[0].height = 2;
+    let e = dmsh_vk::run_compute(&p2.job).unwrap_err().to_string();
+    assert!(e.contains("a 1D image has height 1"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

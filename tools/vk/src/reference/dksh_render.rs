@@ -611,8 +611,7 @@ pub fn cases(dir: &Path) -> Vec<PairCase> {
     let mut p = frag("fs_sampler_array_dyn");
     p.unsupported = Some(
         "no glslang reference: glslang's SPIR-V of sampler2DRect needs the SampledRect \
-         capability, which Vulkan forbids (spirv-val rejects it); the runner also lacks 1D \
-         textures",
+         capability, which Vulkan forbids (spirv-val rejects it)",
     );
     v.push(p);
 
