@@ -12,9 +12,10 @@
 //! time (a barrier in divergent code that some invocations skip and then exit counts too,
 //! and is undefined in Vulkan as well).
 //!
-//! Cost: nothing when the function has no barrier; otherwise the post-dominator tree, the
-//! uniformity analysis and one backward walk per barrier block, under a budget proportional
-//! to the graph past which the answer is "divergent" (the exact dispatcher is then used).
+//! Cost: nothing when the function has no barrier; otherwise the post-dominator tree and one
+//! backward walk per barrier block (under a budget proportional to the graph, past which the
+//! answer is "divergent": the exact dispatcher is then used) collecting the candidate blocks
+//! `D` that choose among successors; the uniformity analysis runs only when there are any.
 
 use super::postdom::PostDom;
 use crate::ir::{BlockId, Function, Op};
@@ -30,10 +31,12 @@ pub fn exit_divergent_barrier(f: &Function) -> Option<BlockId> {
         return None;
     }
     let pd = PostDom::new(f);
-    let u = super::analyse(f, &pd);
     let nb = f.blocks.len();
-    let edges: usize = pd.preds.iter().map(Vec::len).sum();
+    let edges = pd.edges();
     let mut budget = 16 * (nb + edges) + 4096;
+    // Candidates first: (barrier block, block that reaches it by a choice and that it does
+    // not post-dominate). Only when there are any does the uniformity analysis run.
+    let mut candidates: Vec<(u32, u32)> = Vec::new();
     let mut stamp = vec![0u32; nb];
     let mut stack: Vec<u32> = Vec::new();
     for (b, blk) in f.blocks.iter().enumerate() {
@@ -43,19 +46,23 @@ pub fn exit_divergent_barrier(f: &Function) -> Option<BlockId> {
         let bar = BlockId(b as u32);
         let gen = b as u32 + 1;
         stack.clear();
-        stack.extend(pd.preds[b].iter().copied());
-        for &p in &pd.preds[b] {
-            stamp[p as usize] = gen;
+        for &p in pd.preds(b) {
+            if stamp[p as usize] != gen {
+                stamp[p as usize] = gen;
+                stack.push(p);
+            }
         }
         while let Some(d) = stack.pop() {
             if budget == 0 {
                 return Some(bar);
             }
             budget -= 1;
-            if u.divergent[d as usize] && !pd.dominates(bar, BlockId(d)) {
-                return Some(bar);
+            if super::chooser(&f.blocks[d as usize].term).is_some()
+                && !pd.dominates(bar, BlockId(d))
+            {
+                candidates.push((b as u32, d));
             }
-            for &p in &pd.preds[d as usize] {
+            for &p in pd.preds(d as usize) {
                 if stamp[p as usize] != gen {
                     stamp[p as usize] = gen;
                     stack.push(p);
@@ -63,5 +70,12 @@ pub fn exit_divergent_barrier(f: &Function) -> Option<BlockId> {
             }
         }
     }
-    None
+    if candidates.is_empty() {
+        return None;
+    }
+    let u = super::analyse(f, &pd);
+    candidates
+        .iter()
+        .find(|&&(_, d)| u.divergent[d as usize])
+        .map(|&(b, _)| BlockId(b))
 }

@@ -139,7 +139,7 @@ pub fn analyse(f: &Function, pd: &PostDom) -> Uniformity {
     // Region walks: generation-stamped visited marks, a shared step budget.
     let mut stamp = vec![0u32; nb];
     let mut gen = 0u32;
-    let edges: usize = pd.preds.iter().map(Vec::len).sum();
+    let edges = pd.edges();
     let mut budget = 32 * (nb + edges) + 4096;
     let mut queue: Vec<u32> = Vec::new();
     while let Some(v) = work.pop() {

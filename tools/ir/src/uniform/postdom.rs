@@ -11,14 +11,18 @@ use crate::ir::{BlockId, Function, Terminator};
 
 /// The post-dominator tree of a function, plus its predecessor lists.
 pub struct PostDom {
+    /// Block count.
+    n: usize,
     /// Immediate post-dominator of each block; `n` (the block count) is the virtual exit.
     ipdom: Vec<u32>,
     /// Pre-order number of each node in the tree (the virtual exit is the root).
     pre: Vec<u32>,
     /// Post-order number of each node in the tree.
     post: Vec<u32>,
-    /// Predecessors of each block.
-    pub preds: Vec<Vec<u32>>,
+    /// Predecessors of block `b`: `pred_list[pred_start[b]..pred_start[b + 1]]`.
+    pred_start: Vec<u32>,
+    /// All predecessor lists, one after the other.
+    pred_list: Vec<u32>,
 }
 
 /// Whether the block ends the invocation or leaves the graph (no known successors).
@@ -33,14 +37,30 @@ impl PostDom {
     /// Computes the post-dominator tree of `f`.
     pub fn new(f: &Function) -> PostDom {
         let n = f.blocks.len();
-        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut pred_start = vec![0u32; n + 1];
         for b in 0..n {
             let mut i = 0;
             while let Some(s) = f.succ(BlockId(b as u32), i) {
-                preds[s.index()].push(b as u32);
+                pred_start[s.index() + 1] += 1;
                 i += 1;
             }
         }
+        for b in 0..n {
+            pred_start[b + 1] += pred_start[b];
+        }
+        let mut fill = pred_start.clone();
+        let mut pred_list = vec![0u32; pred_start[n] as usize];
+        for b in 0..n {
+            let mut i = 0;
+            while let Some(s) = f.succ(BlockId(b as u32), i) {
+                pred_list[fill[s.index()] as usize] = b as u32;
+                fill[s.index()] += 1;
+                i += 1;
+            }
+        }
+        let preds = |b: u32| {
+            &pred_list[pred_start[b as usize] as usize..pred_start[b as usize + 1] as usize]
+        };
         // Successors of each node in the reversed graph are its original predecessors; the
         // virtual exit's are the ending blocks and the blocks that reach none.
         let mut to_exit: Vec<bool> = (0..n).map(|b| ends(f, b)).collect();
@@ -50,7 +70,7 @@ impl PostDom {
             seen[b as usize] = true;
         }
         while let Some(b) = stack.pop() {
-            for &p in &preds[b as usize] {
+            for &p in preds(b) {
                 if !seen[p as usize] {
                     seen[p as usize] = true;
                     stack.push(p);
@@ -71,7 +91,7 @@ impl PostDom {
             if v as usize == n {
                 &roots
             } else {
-                &preds[v as usize]
+                preds(v)
             }
         };
         let mut dfs: Vec<(u32, usize)> = vec![(n as u32, 0)];
@@ -135,20 +155,35 @@ impl PostDom {
                 }
             }
         }
-        // Pre/post numbers of the tree.
-        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
+        // Pre/post numbers of the tree (children lists in one array, like the predecessors).
+        let mut child_start = vec![0u32; n + 2];
         for b in 0..n {
             if ipdom[b] != undef {
-                children[ipdom[b] as usize].push(b as u32);
+                child_start[ipdom[b] as usize + 1] += 1;
             }
         }
+        for v in 0..=n {
+            child_start[v + 1] += child_start[v];
+        }
+        let mut fill = child_start.clone();
+        let mut child_list = vec![0u32; child_start[n + 1] as usize];
+        for b in 0..n {
+            if ipdom[b] != undef {
+                let p = ipdom[b] as usize;
+                child_list[fill[p] as usize] = b as u32;
+                fill[p] += 1;
+            }
+        }
+        let children = |v: u32| {
+            &child_list[child_start[v as usize] as usize..child_start[v as usize + 1] as usize]
+        };
         let (mut pre, mut post) = (vec![0u32; n + 1], vec![0u32; n + 1]);
         let (mut c_pre, mut c_post) = (0u32, 0u32);
         let mut walk: Vec<(u32, usize)> = vec![(n as u32, 0)];
         pre[n] = c_pre;
         c_pre += 1;
         while let Some(&mut (v, ref mut i)) = walk.last_mut() {
-            if let Some(&c) = children[v as usize].get(*i) {
+            if let Some(&c) = children(v).get(*i) {
                 *i += 1;
                 pre[c as usize] = c_pre;
                 c_pre += 1;
@@ -160,17 +195,29 @@ impl PostDom {
             }
         }
         PostDom {
+            n,
             ipdom,
             pre,
             post,
-            preds,
+            pred_start,
+            pred_list,
         }
     }
 
     /// The immediate post-dominator of `b`, or `None` for the virtual exit.
     pub fn ipdom(&self, b: BlockId) -> Option<BlockId> {
         let p = self.ipdom[b.index()];
-        (p != u32::MAX && (p as usize) < self.preds.len()).then_some(BlockId(p))
+        (p != u32::MAX && (p as usize) < self.n).then_some(BlockId(p))
+    }
+
+    /// The predecessors of block `b`.
+    pub fn preds(&self, b: usize) -> &[u32] {
+        &self.pred_list[self.pred_start[b] as usize..self.pred_start[b + 1] as usize]
+    }
+
+    /// The number of edges of the graph.
+    pub fn edges(&self) -> usize {
+        self.pred_list.len()
     }
 
     /// Whether `a` post-dominates `b` (every path from `b` to the exit passes `a`; a block
