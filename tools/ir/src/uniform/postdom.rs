@@ -157,9 +157,9 @@ impl PostDom {
         }
         // Pre/post numbers of the tree (children lists in one array, like the predecessors).
         let mut child_start = vec![0u32; n + 2];
-        for b in 0..n {
-            if ipdom[b] != undef {
-                child_start[ipdom[b] as usize + 1] += 1;
+        for &p in &ipdom[..n] {
+            if p != undef {
+                child_start[p as usize + 1] += 1;
             }
         }
         for v in 0..=n {
@@ -167,11 +167,10 @@ impl PostDom {
         }
         let mut fill = child_start.clone();
         let mut child_list = vec![0u32; child_start[n + 1] as usize];
-        for b in 0..n {
-            if ipdom[b] != undef {
-                let p = ipdom[b] as usize;
-                child_list[fill[p] as usize] = b as u32;
-                fill[p] += 1;
+        for (b, &p) in ipdom[..n].iter().enumerate() {
+            if p != undef {
+                child_list[fill[p as usize] as usize] = b as u32;
+                fill[p as usize] += 1;
             }
         }
         let children = |v: u32| {
