@@ -145,6 +145,23 @@ pub(crate) struct E {
     sb: sbuf::SbufState,
 }
 
+/// The SPIR-V instruction of an atomic read-modify-write that has one (`None`: float add and
+/// CUDA's wrapping inc/dec, which need their own sequences).
+pub(crate) fn rmw_op(aop: AtomOp) -> Option<spirv::Op> {
+    Some(match aop {
+        AtomOp::Add => spirv::Op::AtomicIAdd,
+        AtomOp::SMin => spirv::Op::AtomicSMin,
+        AtomOp::UMin => spirv::Op::AtomicUMin,
+        AtomOp::SMax => spirv::Op::AtomicSMax,
+        AtomOp::UMax => spirv::Op::AtomicUMax,
+        AtomOp::And => spirv::Op::AtomicAnd,
+        AtomOp::Or => spirv::Op::AtomicOr,
+        AtomOp::Xor => spirv::Op::AtomicXor,
+        AtomOp::Exch => spirv::Op::AtomicExchange,
+        AtomOp::FAdd | AtomOp::Inc | AtomOp::Dec => return None,
+    })
+}
+
 fn berr<T>(r: Result<T, rspirv::dr::Error>) -> Result<T, Error> {
     r.map_err(|e| Error::Builder(format!("{e:?}")))
 }
@@ -1041,16 +1058,10 @@ impl E {
         let (p, scope) = self.atomic_ptr(space, w, addr);
         let sc = self.u32c(scope);
         let sem = self.u32c(0);
-        let o = match aop {
-            AtomOp::Add => spirv::Op::AtomicIAdd,
-            AtomOp::SMin => spirv::Op::AtomicSMin,
-            AtomOp::UMin => spirv::Op::AtomicUMin,
-            AtomOp::SMax => spirv::Op::AtomicSMax,
-            AtomOp::UMax => spirv::Op::AtomicUMax,
-            AtomOp::And => spirv::Op::AtomicAnd,
-            AtomOp::Or => spirv::Op::AtomicOr,
-            AtomOp::Xor => spirv::Op::AtomicXor,
-            AtomOp::Exch => spirv::Op::AtomicExchange,
+        if let Some(o) = rmw_op(aop) {
+            return Ok(self.op(o, ty, &[p, sc, sem, v]));
+        }
+        match aop {
             AtomOp::FAdd => {
                 let f = self.ty(Type::F32);
                 let fp = match space {
@@ -1062,13 +1073,10 @@ impl E {
                 };
                 let fv = self.op(spirv::Op::Bitcast, f, &[v]);
                 let r = self.op(spirv::Op::AtomicFAddEXT, f, &[fp, sc, sem, fv]);
-                return Ok(self.op(spirv::Op::Bitcast, ty, &[r]));
+                Ok(self.op(spirv::Op::Bitcast, ty, &[r]))
             }
-            AtomOp::Inc | AtomOp::Dec => {
-                return Ok(self.atomic_loop(aop, t, p, sc, v, space == Space::Global))
-            }
-        };
-        Ok(self.op(o, ty, &[p, sc, sem, v]))
+            _ => Ok(self.atomic_loop(aop, t, p, sc, v, space == Space::Global)),
+        }
     }
 
     /// CUDA's wrapping inc/dec as a compare-and-swap loop.

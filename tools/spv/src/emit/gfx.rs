@@ -871,41 +871,11 @@ impl E {
             Stage::TessControl | Stage::TessEval => self.cap(Capability::Tessellation),
             _ => {}
         }
+        // Every capability `cap` recorded (a set of numbers, so the order is deterministic).
         for &c in &self.gx.caps.clone() {
-            let cap: Capability = match c {
-                x if x == Capability::Geometry as u32 => Capability::Geometry,
-                x if x == Capability::Tessellation as u32 => Capability::Tessellation,
-                x if x == Capability::MultiViewport as u32 => Capability::MultiViewport,
-                x if x == Capability::ShaderLayer as u32 => Capability::ShaderLayer,
-                x if x == Capability::ShaderViewportIndex as u32 => Capability::ShaderViewportIndex,
-                x if x == Capability::ClipDistance as u32 => Capability::ClipDistance,
-                x if x == Capability::CullDistance as u32 => Capability::CullDistance,
-                x if x == Capability::SampleRateShading as u32 => Capability::SampleRateShading,
-                x if x == Capability::InterpolationFunction as u32 => {
-                    Capability::InterpolationFunction
-                }
-                x if x == Capability::DemoteToHelperInvocation as u32 => {
-                    Capability::DemoteToHelperInvocation
-                }
-                x if x == Capability::Sampled1D as u32 => Capability::Sampled1D,
-                x if x == Capability::SampledImageArrayDynamicIndexing as u32 => {
-                    Capability::SampledImageArrayDynamicIndexing
-                }
-                x if x == Capability::SampledBuffer as u32 => Capability::SampledBuffer,
-                x if x == Capability::SampledCubeArray as u32 => Capability::SampledCubeArray,
-                x if x == Capability::ImageQuery as u32 => Capability::ImageQuery,
-                x if x == Capability::ImageGatherExtended as u32 => Capability::ImageGatherExtended,
-                x if x == Capability::Image1D as u32 => Capability::Image1D,
-                x if x == Capability::ImageBuffer as u32 => Capability::ImageBuffer,
-                x if x == Capability::StorageImageReadWithoutFormat as u32 => {
-                    Capability::StorageImageReadWithoutFormat
-                }
-                x if x == Capability::StorageImageWriteWithoutFormat as u32 => {
-                    Capability::StorageImageWriteWithoutFormat
-                }
-                _ => continue,
-            };
-            self.b.capability(cap);
+            if let Some(cap) = Capability::from_u32(c) {
+                self.b.capability(cap);
+            }
         }
         for x in self.gx.exts.clone() {
             self.b.extension(x);

@@ -255,21 +255,10 @@ impl E {
             return self.op(spirv::Op::Bitcast, ty, &[r]);
         }
         let p = self.sbuf_wide_or_word(slot, w, off);
-        let o = match aop {
-            AtomOp::Add => spirv::Op::AtomicIAdd,
-            AtomOp::SMin => spirv::Op::AtomicSMin,
-            AtomOp::UMin => spirv::Op::AtomicUMin,
-            AtomOp::SMax => spirv::Op::AtomicSMax,
-            AtomOp::UMax => spirv::Op::AtomicUMax,
-            AtomOp::And => spirv::Op::AtomicAnd,
-            AtomOp::Or => spirv::Op::AtomicOr,
-            AtomOp::Xor => spirv::Op::AtomicXor,
-            AtomOp::Exch => spirv::Op::AtomicExchange,
-            AtomOp::Inc | AtomOp::Dec | AtomOp::FAdd => {
-                return self.atomic_loop(aop, t, p, sc, v, false);
-            }
-        };
-        self.op(o, ty, &[p, sc, sem, v])
+        match super::rmw_op(aop) {
+            Some(o) => self.op(o, ty, &[p, sc, sem, v]),
+            None => self.atomic_loop(aop, t, p, sc, v, false),
+        }
     }
 
     /// Compare-and-swap at byte `off` of storage buffer `slot`; the old value.

@@ -303,6 +303,26 @@ impl E {
         self.vec_of(i32t, &v)
     }
 
+    /// TLD4.PTP's four per-texel offsets (signed bytes x, y of each pair, from the two
+    /// constant registers `lo`, `hi`) as a `ConstOffsets` array of four `ivec2`.
+    fn ptp_offsets(&mut self, i32t: Word, lo: Option<u32>, hi: Option<u32>) -> Result<Word, Error> {
+        let (Some(lo), Some(hi)) = (lo, hi) else {
+            return Err(Error::Unsupported("TLD4.PTP with run-time offsets".into()));
+        };
+        let bytes = (lo as u64 | (hi as u64) << 32).to_le_bytes();
+        let v2 = self.b.type_vector(i32t, 2);
+        let pairs: Vec<Word> = (0..4)
+            .map(|k| {
+                let x = self.cw_signed(i32t, bytes[2 * k] as i8 as i32);
+                let y = self.cw_signed(i32t, bytes[2 * k + 1] as i8 as i32);
+                self.b.constant_composite(v2, [x, y])
+            })
+            .collect();
+        let four = self.u32c(4);
+        let at = self.b.type_array(v2, four);
+        Ok(self.b.constant_composite(at, pairs))
+    }
+
     /// Constant offsets as an ivecN constant: 4 signed bits per coordinate (TEX, TLD), or
     /// 6 signed bits in 8-bit fields for gathers.
     fn const_offset(&mut self, n: usize, packed: u32, gather: bool) -> Word {
@@ -520,21 +540,7 @@ impl E {
                 let mut coords = self.icoords(n, d.array, c);
                 let img = self.op(spirv::Op::Image, it, &[si]);
                 if d.ptp {
-                    let (Some(lo), Some(hi)) = (ec[2], ec[3]) else {
-                        return Err(Error::Unsupported("TLD4.PTP with run-time offsets".into()));
-                    };
-                    let bytes = (lo as u64 | (hi as u64) << 32).to_le_bytes();
-                    let v2 = self.b.type_vector(i32t, 2);
-                    let pairs: Vec<Word> = (0..4)
-                        .map(|k| {
-                            let x = self.cw_signed(i32t, bytes[2 * k] as i8 as i32);
-                            let y = self.cw_signed(i32t, bytes[2 * k + 1] as i8 as i32);
-                            self.b.constant_composite(v2, [x, y])
-                        })
-                        .collect();
-                    let four = self.u32c(4);
-                    let at = self.b.type_array(v2, four);
-                    let arr = self.b.constant_composite(at, pairs);
+                    let arr = self.ptp_offsets(i32t, ec[2], ec[3])?;
                     mask |= ImageOperands::CONST_OFFSETS;
                     ops.push(Operand::IdRef(arr));
                 }
@@ -658,21 +664,7 @@ impl E {
                     }
                 }
                 if d.ptp {
-                    let (Some(lo), Some(hi)) = (ec[2], ec[3]) else {
-                        return Err(Error::Unsupported("TLD4.PTP with run-time offsets".into()));
-                    };
-                    let bytes = (lo as u64 | (hi as u64) << 32).to_le_bytes();
-                    let v2 = self.b.type_vector(i32t, 2);
-                    let pairs: Vec<Word> = (0..4)
-                        .map(|k| {
-                            let x = self.cw_signed(i32t, bytes[2 * k] as i8 as i32);
-                            let y = self.cw_signed(i32t, bytes[2 * k + 1] as i8 as i32);
-                            self.b.constant_composite(v2, [x, y])
-                        })
-                        .collect();
-                    let four = self.u32c(4);
-                    let at = self.b.type_array(v2, four);
-                    let arr = self.b.constant_composite(at, pairs);
+                    let arr = self.ptp_offsets(i32t, ec[2], ec[3])?;
                     mask |= ImageOperands::CONST_OFFSETS;
                     ops.push(Operand::IdRef(arr));
                 }
