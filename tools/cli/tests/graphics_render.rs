@@ -284,8 +284,6 @@ fn dksh_pairs_render_like_glslang() {
 /// target); the IPA / MUFU / TEX.B / FADD / MOV words are that shader's listing's with other
 /// registers, LDC and LOP.OR as `nvn_fragment` in tools/spv/tests/graphics_valid.rs.
 fn nvn_sampling(setup: &[u64], handles: &[u64]) -> Vec<u8> {
-    let mut code =
-        include_bytes!("../../../tests/corpus/extra/glsl/fs_sampler_dyn_all.frag.sph.bin").to_vec();
     let g = 7u64 << 16;
     // TEX.B Rd, R2 (x, y), Rh (handle), 2D, mask 0xf.
     let tex =
@@ -309,6 +307,13 @@ fn nvn_sampling(setup: &[u64], handles: &[u64]) -> Vec<u8> {
         });
     }
     words.push(0xe300_0000_0007_000f); // EXIT
+    nvn_program(&words)
+}
+
+/// fs_sampler_dyn_all's SPH followed by `words`, a scheduling word before every three.
+fn nvn_program(words: &[u64]) -> Vec<u8> {
+    let mut code =
+        include_bytes!("../../../tests/corpus/extra/glsl/fs_sampler_dyn_all.frag.sph.bin").to_vec();
     for chunk in words.chunks(3) {
         code.extend_from_slice(&0x001f_8000_fc00_07e0u64.to_le_bytes());
         for w in chunk {
@@ -316,6 +321,35 @@ fn nvn_sampling(setup: &[u64], handles: &[u64]) -> Vec<u8> {
         }
     }
     code
+}
+
+/// Encodes `form` with guard PT (`@PT`) unless `f` names another guard.
+fn enc(form: &str, f: &[(dmsh_isa::Field, i64)]) -> u64 {
+    let mut v = vec![(dmsh_isa::Field::Guard, 7)];
+    v.extend_from_slice(f);
+    let id = dmsh_isa::form_id(form).unwrap();
+    dmsh_isa::Instr::build(id, &v).unwrap().bits()
+}
+
+/// Binds what the separate-sampler NVN cases read: c\[2\] (GLSL uniform binding 0 in the
+/// harness) as the replay fills it — texture slot 0 at 0x168, sampler slots 0 and 1 (<< 20) at
+/// 0x568 and 0x570 — texture `t`, sampler 0 (nearest, clamp to edge) and sampler 1 (linear,
+/// repeat; the samplers' textures only carry the settings).
+fn bind_separate_samplers(case: &mut dksh_render::PairCase) {
+    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_vk::TexFormat;
+    let mut c2 = vec![0u8; 0x580];
+    c2[0x570..0x574].copy_from_slice(&(1u32 << 20).to_le_bytes());
+    case.fs.ubos.push((0, c2));
+    case.fs
+        .textures
+        .push((0, tex("t", 8, TexFormat::Rgba8Unorm, 3)));
+    case.fs
+        .samplers
+        .push((0, tex("s0", 1, TexFormat::Rgba8Unorm, 1)));
+    let mut s1 = tex("s1", 1, TexFormat::Rgba8Unorm, 1);
+    (s1.linear, s1.repeat) = (true, true);
+    case.fs.samplers.push((1, s1));
 }
 
 /// `LDC Rd, c[bank][off]`.
@@ -439,26 +473,7 @@ fn nvn_separate_samplers_render_like_glslang() {
          layout(binding = 1) uniform sampler s1;\n\
          void main() {{ o0 = texture(sampler2D(t, s0), vUV.xy) + texture(sampler2D(t, s1), vUV.xy); }}\n"
     );
-    use dmsh_vk::reference::dksh_render::tex;
-    use dmsh_vk::TexFormat;
-    let r = render_against_glslang("nvn_separate_samplers", &glsl, ours, |case| {
-        // c[2] (GLSL uniform binding 0 in the harness) as the replay fills it: texture slot 0
-        // at 0x168, sampler slots 0 and 1 (<< 20) at 0x568 and 0x570.
-        let mut c2 = vec![0u8; 0x580];
-        c2[0x570..0x574].copy_from_slice(&(1u32 << 20).to_le_bytes());
-        case.fs.ubos.push((0, c2));
-        case.fs
-            .textures
-            .push((0, tex("t", 8, TexFormat::Rgba8Unorm, 3)));
-        // Sampler 0: nearest, clamp to edge; sampler 1: linear, repeat (their textures
-        // only carry the settings).
-        case.fs
-            .samplers
-            .push((0, tex("s0", 1, TexFormat::Rgba8Unorm, 1)));
-        let mut s1 = tex("s1", 1, TexFormat::Rgba8Unorm, 1);
-        (s1.linear, s1.repeat) = (true, true);
-        case.fs.samplers.push((1, s1));
-    });
+    let r = render_against_glslang("nvn_separate_samplers", &glsl, ours, bind_separate_samplers);
     if let Some((frac, _)) = r {
         assert!(frac >= 0.999);
     }
@@ -580,14 +595,9 @@ fn glslang_sampler_array_binds() {
 /// image at 64, sampler 1 at 97) and draws like glslang's SPIR-V of `texture(sampler2D(t, s1))`.
 #[test]
 fn nvn_handle_through_a_merge_renders_like_glslang() {
-    use dmsh_isa::{form_id, Field, Instr};
+    use dmsh_isa::Field;
     let mut layout = BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x168);
     layout.samp_base = Some(0x568);
-    let enc = |form: &str, f: &[(Field, i64)]| {
-        let mut v = vec![(Field::Guard, 7)];
-        v.extend_from_slice(f);
-        Instr::build(form_id(form).unwrap(), &v).unwrap().bits()
-    };
     // Byte offset of word k of `nvn_sampling` (a scheduling word before every three).
     let at = |k: i64| 8 * (k + k / 3 + 1);
     let handle = [ldc(8, 2, 0x168), ldc(9, 2, 0x570), lop_or(10, 8, 9)];
@@ -624,22 +634,7 @@ fn nvn_handle_through_a_merge_renders_like_glslang() {
          layout(binding = 1) uniform sampler s1;\n\
          void main() {{ o0 = texture(sampler2D(t, s1), vUV.xy); }}\n"
     );
-    use dmsh_vk::reference::dksh_render::tex;
-    use dmsh_vk::TexFormat;
-    let r = render_against_glslang("nvn_handle_merge", &glsl, ours, |case| {
-        let mut c2 = vec![0u8; 0x580];
-        c2[0x570..0x574].copy_from_slice(&(1u32 << 20).to_le_bytes());
-        case.fs.ubos.push((0, c2));
-        case.fs
-            .textures
-            .push((0, tex("t", 8, TexFormat::Rgba8Unorm, 3)));
-        case.fs
-            .samplers
-            .push((0, tex("s0", 1, TexFormat::Rgba8Unorm, 1)));
-        let mut s1 = tex("s1", 1, TexFormat::Rgba8Unorm, 1);
-        (s1.linear, s1.repeat) = (true, true);
-        case.fs.samplers.push((1, s1));
-    });
+    let r = render_against_glslang("nvn_handle_merge", &glsl, ours, bind_separate_samplers);
     if let Some((frac, _)) = r {
         assert!(frac >= 0.999);
     }
@@ -654,14 +649,9 @@ fn nvn_handle_through_a_merge_renders_like_glslang() {
 /// SPIR-V of `texture(sampler2D(t, s))`, and with the texture's own sampler it does not.
 #[test]
 fn nvn_sampler_id_loop_handle_renders_like_glslang() {
-    use dmsh_isa::{form_id, Field, Instr};
+    use dmsh_isa::Field;
     let mut layout = BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x20);
     layout.septex_base = Some(0x168);
-    let enc = |form: &str, f: &[(Field, i64)]| {
-        let mut v = vec![(Field::Guard, 7)];
-        v.extend_from_slice(f);
-        Instr::build(form_id(form).unwrap(), &v).unwrap().bits()
-    };
     let at = |k: i64| 8 * (k + k / 3 + 1);
     let mov32i = |rd: u64, imm: u64| 0x0100_0000_0007_f000u64 | imm << 20 | rd;
     let g = 7u64 << 16;
@@ -679,8 +669,6 @@ fn nvn_sampler_id_loop_handle_renders_like_glslang() {
             ],
         )
     };
-    let mut code =
-        include_bytes!("../../../tests/corpus/extra/glsl/fs_sampler_dyn_all.frag.sph.bin").to_vec();
     let words = [
         0xe003_ff87_cff7_ff00u64, // 0: IPA.PASS R0, a[0x7c], RZ
         0x5080_0000_0047_0007,    // 1: MUFU.RCP R7, R0
@@ -716,13 +704,7 @@ fn nvn_sampler_id_loop_handle_renders_like_glslang() {
         mov(3, 7),
         0xe300_0000_0007_000f, // 20: EXIT
     ];
-    for chunk in words.chunks(3) {
-        code.extend_from_slice(&0x001f_8000_fc00_07e0u64.to_le_bytes());
-        for w in chunk {
-            code.extend_from_slice(&w.to_le_bytes());
-        }
-    }
-    let (ours, kinds) = translate_nvn(&code, layout);
+    let (ours, kinds) = translate_nvn(&nvn_program(&words), layout);
     let kinds: Vec<_> = kinds.into_iter().filter(|k| k.0 != "cbuf").collect();
     // Texture slot 128 + (0x1a0 - 0x168) / 8 = 135 at binding 64 + 135, sampler ID 0x105 (the
     // constant's high 12 bits) on the same binding.
@@ -791,8 +773,6 @@ fn nvn_1d_texture_renders_like_glslang() {
     // TEX.B R4, R2 (x), R8 (handle), 1D, mask 0xf.
     let tex_b = 0xdeb8_0000_0000_0000u64 | 4 | 2 << 8 | 8 << 20 | 0xf << 31 | g;
     let mov = |rd: u64, rs: u64| 0x5c98_0780_0007_0000u64 | rs << 20 | rd;
-    let mut code =
-        include_bytes!("../../../tests/corpus/extra/glsl/fs_sampler_dyn_all.frag.sph.bin").to_vec();
     let words = [
         0xe003_ff87_cff7_ff00u64, // IPA.PASS R0, a[0x7c], RZ
         0x5080_0000_0047_0007,    // MUFU.RCP R7, R0
@@ -806,13 +786,7 @@ fn nvn_1d_texture_renders_like_glslang() {
         mov(3, 7),
         0xe300_0000_0007_000f, // EXIT
     ];
-    for chunk in words.chunks(3) {
-        code.extend_from_slice(&0x001f_8000_fc00_07e0u64.to_le_bytes());
-        for w in chunk {
-            code.extend_from_slice(&w.to_le_bytes());
-        }
-    }
-    let (ours, kinds) = translate_nvn(&code, layout);
+    let (ours, kinds) = translate_nvn(&nvn_program(&words), layout);
     let kinds: Vec<_> = kinds.into_iter().filter(|k| k.0 != "cbuf").collect();
     assert_eq!(kinds, [("texture", 0, 64, false, 0)]);
     let glsl = format!(

@@ -23,6 +23,58 @@ use dmsh_vk::{Bind, BufferSpec, ComputeJob, PointerPatch, ResourceRef};
 const DEKO3D_SBUF: u32 = 0x140;
 const NVN_SBUF: u32 = 0x310;
 
+/// 128 x and 128 y inputs, k/8 values in [-8, 8) from a xorshift seeded with `seed`, so
+/// a * x + y is exact in f32 (fused or not).
+fn saxpy_inputs(seed: u32) -> (Vec<f32>, Vec<f32>) {
+    let mut s = seed;
+    let mut eighth = || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        (s % 128) as f32 / 8.0 - 8.0
+    };
+    let x: Vec<f32> = (0..128).map(|_| eighth()).collect();
+    let y: Vec<f32> = (0..128).map(|_| eighth()).collect();
+    (x, y)
+}
+
+/// The uniform buffer of cs_ssbo_saxpy: a, n, zeros up to `len` bytes.
+fn saxpy_ubo(a: f32, n: u32, len: usize) -> Vec<u8> {
+    let mut ubo = a.to_le_bytes().to_vec();
+    ubo.extend(n.to_le_bytes());
+    ubo.resize(len, 0);
+    ubo
+}
+
+/// The job's buffers, in the order the binds name them: x (0), y (1), ubo (2), c0 (3).
+fn saxpy_buffers(x: &[f32], y: &[f32], ubo: Vec<u8>, c0: Vec<u8>) -> Vec<BufferSpec> {
+    let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let spec = |name: &str, init: Vec<u8>| BufferSpec {
+        name: name.into(),
+        size: init.len() as u64,
+        init,
+    };
+    vec![
+        spec("x", bytes(x)),
+        spec("y", bytes(y)),
+        spec("ubo", ubo),
+        spec("c0", c0),
+    ]
+}
+
+/// What the GLSL computes: `y[i] = a * x[i] + y[i]` for `i < n`, y\[i\] otherwise.
+fn saxpy_expected(a: f32, n: u32, x: &[f32], y: &[f32]) -> Vec<f32> {
+    (0..y.len())
+        .map(|i| {
+            if (i as u32) < n {
+                a.mul_add(x[i], y[i])
+            } else {
+                y[i]
+            }
+        })
+        .collect()
+}
+
 /// Rewrites the constant-bank operand of one instruction; returns the new word.
 fn moved(i: &Instr, bank: i64, off: i64) -> u64 {
     let fields: Vec<(Field, i64)> = i
@@ -102,32 +154,15 @@ fn nvn_compute_storage_buffers_at_0x310() {
     if dmsh_vk::shared().is_err() {
         return println!("skipped run: no Vulkan device");
     }
-    // Inputs: k/8 values, so a * x + y is exact in f32 (fused or not).
-    let mut s = 0x1234_5678u32;
-    let mut eighth = || {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        (s % 128) as f32 / 8.0 - 8.0
-    };
-    let x: Vec<f32> = (0..128).map(|_| eighth()).collect();
-    let y: Vec<f32> = (0..128).map(|_| eighth()).collect();
+    let (x, y) = saxpy_inputs(0x1234_5678);
     let (a, n) = (1.5f32, 100u32);
-    let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
-    let mut ubo = a.to_le_bytes().to_vec();
-    ubo.extend(n.to_le_bytes());
-    ubo.resize(16, 0);
+    let ubo = saxpy_ubo(a, n, 16);
     // NVN's driver bank: storage buffer r's {address, size} at 0x310 + 16r.
     let mut c0 = vec![0u8; 0x400];
     for r in 0..2 {
         let at = (NVN_SBUF + 16 * r + 8) as usize;
         c0[at..at + 4].copy_from_slice(&512u32.to_le_bytes());
     }
-    let spec = |name: &str, init: Vec<u8>| BufferSpec {
-        name: name.into(),
-        size: init.len() as u64,
-        init,
-    };
     let mut binds = Vec::new();
     let reflection = dmsh_vk::Reflection::from_json(&refl.to_json()).expect("reflection");
     for r in &reflection.resources {
@@ -144,12 +179,7 @@ fn nvn_compute_storage_buffers_at_0x310() {
     let job = ComputeJob {
         spirv: out.words.clone(),
         reflection,
-        buffers: vec![
-            spec("x", bytes(&x)),
-            spec("y", bytes(&y)),
-            spec("ubo", ubo),
-            spec("c0", c0),
-        ],
+        buffers: saxpy_buffers(&x, &y, ubo, c0),
         binds,
         pointers: (0..2)
             .map(|r| PointerPatch {
@@ -164,12 +194,7 @@ fn nvn_compute_storage_buffers_at_0x310() {
     };
     let res = dmsh_vk::run_compute(&job).expect("run");
     let got = res.u32s(1);
-    for i in 0..128 {
-        let want = if (i as u32) < n {
-            a.mul_add(x[i], y[i])
-        } else {
-            y[i]
-        };
+    for (i, want) in saxpy_expected(a, n, &x, &y).iter().enumerate() {
         assert_eq!(got[i], want.to_bits(), "y[{i}]");
     }
     let xs = res.u32s(0);
@@ -237,28 +262,12 @@ fn storage_buffer_address_in_the_uniform_buffer() {
     if dmsh_vk::shared().is_err() {
         return println!("skipped run: no Vulkan device");
     }
-    let mut s = 0x9e37_79b9u32;
-    let mut eighth = || {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        (s % 128) as f32 / 8.0 - 8.0
-    };
-    let x: Vec<f32> = (0..128).map(|_| eighth()).collect();
-    let y: Vec<f32> = (0..128).map(|_| eighth()).collect();
+    let (x, y) = saxpy_inputs(0x9e37_79b9);
     let (a, n) = (-2.5f32, 77u32);
-    let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
     // The uniform buffer: a, n, and (patched below) y's device address at 0x38.
-    let mut ubo = a.to_le_bytes().to_vec();
-    ubo.extend(n.to_le_bytes());
-    ubo.resize(0x40, 0);
+    let ubo = saxpy_ubo(a, n, 0x40);
     let mut c0 = vec![0u8; 0x400];
     c0[NVN_SBUF as usize + 8..NVN_SBUF as usize + 12].copy_from_slice(&512u32.to_le_bytes());
-    let spec = |name: &str, init: Vec<u8>| BufferSpec {
-        name: name.into(),
-        size: init.len() as u64,
-        init,
-    };
     let reflection = dmsh_vk::Reflection::from_json(&json).expect("reflection");
     let mut binds = Vec::new();
     for r in &reflection.resources {
@@ -277,12 +286,7 @@ fn storage_buffer_address_in_the_uniform_buffer() {
     let job = ComputeJob {
         spirv: out.words.clone(),
         reflection,
-        buffers: vec![
-            spec("x", bytes(&x)),
-            spec("y", bytes(&y)),
-            spec("ubo", ubo),
-            spec("c0", c0),
-        ],
+        buffers: saxpy_buffers(&x, &y, ubo, c0),
         binds,
         // The host writes the same addresses the guest code would read: x's into its c0
         // record, y's into the uniform buffer.
@@ -306,12 +310,7 @@ fn storage_buffer_address_in_the_uniform_buffer() {
     let res = dmsh_vk::run_compute(&job).expect("run");
     let got = res.u32s(1);
     let mut changed = 0;
-    for i in 0..128 {
-        let want = if (i as u32) < n {
-            a.mul_add(x[i], y[i])
-        } else {
-            y[i]
-        };
+    for (i, want) in saxpy_expected(a, n, &x, &y).iter().enumerate() {
         changed += usize::from(want.to_bits() != y[i].to_bits());
         assert_eq!(got[i], want.to_bits(), "y[{i}]");
     }

@@ -7,9 +7,11 @@
 #[path = "../../spv/tests/common/mod.rs"]
 mod common;
 
+#[path = "common/child.rs"]
+mod child;
+
 use dmsh_spv::{translate, Options};
 use dmsh_vk::reference::{dksh, glsl};
-use std::process::Command;
 
 /// Shaders that do not pass yet, with the cause.
 const KNOWN_FAILURES: &[(&str, &str)] = &[];
@@ -196,53 +198,12 @@ fn dksh_compute_exec() {
         println!("skipped: no glslangValidator");
         return;
     }
-    let exe = std::env::current_exe().expect("test binary");
     let names: Vec<String> = common::dksh_compute().into_iter().map(|s| s.0).collect();
-    let (mut pass, mut skip) = (0, 0);
-    let mut bad = Vec::new();
-    for name in &names {
-        let out = Command::new(&exe)
-            .args([
-                "--ignored",
-                "--exact",
-                "dksh_exec_one",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(ENV, name)
-            .output()
-            .expect("spawn child");
-        let text = String::from_utf8_lossy(&out.stdout);
-        let line = text
-            .lines()
-            .find_map(|l| l.find("RESULT ").map(|i| l[i + 7..].to_string()))
-            .unwrap_or_else(|| format!("error crashed ({})", out.status));
-        let short: String = line.chars().take(300).collect();
-        println!("{name}: {short}");
-        if line == "pass" {
-            pass += 1;
-        } else if line.starts_with("skip") {
-            skip += 1;
-        } else {
-            bad.push((name.clone(), short));
-        }
-    }
+    let child::ChildRuns { pass, skip, bad } = child::run_children("dksh_exec_one", ENV, &names);
     println!(
         "dksh compute exec vs glslang: {pass} pass, {skip} skipped, {} fail of {}",
         bad.len(),
         names.len()
     );
-    for (k, why) in KNOWN_FAILURES {
-        if !bad.iter().any(|(n, _)| n == k) {
-            println!("note: {k} is listed as a known failure ({why}) but did not fail");
-        }
-    }
-    let unexpected: Vec<_> = bad
-        .iter()
-        .filter(|(n, _)| !KNOWN_FAILURES.iter().any(|(k, _)| k == n))
-        .collect();
-    assert!(
-        unexpected.is_empty(),
-        "unexpected failures: {unexpected:#?}"
-    );
+    child::assert_only_known(&bad, KNOWN_FAILURES);
 }

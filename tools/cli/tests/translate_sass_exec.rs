@@ -9,8 +9,10 @@
 #[path = "../../spv/tests/common/mod.rs"]
 mod common;
 
+#[path = "common/child.rs"]
+mod child;
+
 use dmsh_spv::{translate, Options};
-use std::process::Command;
 
 /// Kernels that do not pass yet, with the cause. The gap stays visible here.
 const KNOWN_FAILURES: &[(&str, &str)] = &[];
@@ -130,7 +132,6 @@ fn exec_one() {
 
 #[test]
 fn sass_sm53_exec() {
-    let exe = std::env::current_exe().expect("test binary");
     // The sass corpus, plus the extra ptx kernels that have an io.json in tests/corpus/video.
     let extra = ["x_vset_imm", "x_video_imm"];
     let kernels: Vec<String> = common::sass_kernels()
@@ -139,52 +140,11 @@ fn sass_sm53_exec() {
         .chain(extra.iter().map(|n| n.to_string()))
         .filter(|n| io_path(n).is_some())
         .collect();
-    let (mut pass, mut skip) = (0, 0);
-    let mut bad = Vec::new();
-    for name in &kernels {
-        let out = Command::new(&exe)
-            .args([
-                "--ignored",
-                "--exact",
-                "exec_one",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(ENV, name)
-            .output()
-            .expect("spawn child");
-        let text = String::from_utf8_lossy(&out.stdout);
-        let line = text
-            .lines()
-            .find_map(|l| l.find("RESULT ").map(|i| &l[i + 7..]))
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("error crashed ({})", out.status));
-        let short: String = line.chars().take(300).collect();
-        println!("{name}: {short}");
-        if line == "pass" {
-            pass += 1;
-        } else if line.starts_with("skip") {
-            skip += 1;
-        } else {
-            bad.push((name.clone(), short));
-        }
-    }
+    let child::ChildRuns { pass, skip, bad } = child::run_children("exec_one", ENV, &kernels);
     println!(
         "sass sm53 exec: {pass} pass, {skip} skipped (warp-size), {} fail of {}",
         bad.len(),
         kernels.len()
     );
-    for (k, why) in KNOWN_FAILURES {
-        if !bad.iter().any(|(n, _)| n == k) {
-            println!("note: {k} is listed as a known failure ({why}) but did not fail");
-        }
-    }
-    let unexpected: Vec<_> = bad
-        .iter()
-        .filter(|(n, _)| !KNOWN_FAILURES.iter().any(|(k, _)| k == n))
-        .collect();
-    assert!(
-        unexpected.is_empty(),
-        "unexpected failures: {unexpected:#?}"
-    );
+    child::assert_only_known(&bad, KNOWN_FAILURES);
 }

@@ -29,6 +29,23 @@ fn write_words(path: &std::path::Path, w: &[u32]) {
     std::fs::write(path, b).unwrap();
 }
 
+/// Writes a compute kernel next to a job: glslang's SPIR-V of the GLSL `src` as `k.spv`, the
+/// reflection `json` as `k.json`.
+fn write_kernel(dir: &std::path::Path, src: &str, json: &str) {
+    let spirv = glsl::compile_source(src, "comp", &[]).unwrap();
+    write_words(&dir.join("k.spv"), &spirv);
+    std::fs::write(dir.join("k.json"), json).unwrap();
+}
+
+/// Writes `job` as `job.json` in `dir`, loads and prepares it.
+fn prepare_job(dir: &std::path::Path, job: &str) -> job::Prepared {
+    std::fs::write(dir.join("job.json"), job).unwrap();
+    ExecJob::load(&dir.join("job.json"))
+        .unwrap()
+        .prepare(dir, None)
+        .unwrap()
+}
+
 #[test]
 fn compute_job_file_with_params_pointers_binds_and_textures() {
     if !ready() {
@@ -48,23 +65,21 @@ void main() {
     uint i = gl_GlobalInvocationID.x;
     p_out.w[i] = v[i] * k + add + texelFetch(tex, ivec2(int(i), 0), 0).r;
 }"#;
-    let spirv = glsl::compile_source(src, "comp", &[]).unwrap();
-    write_words(&dir.join("k.spv"), &spirv);
-    std::fs::write(
-        dir.join("k.json"),
+    write_kernel(
+        &dir,
+        src,
         r#"{"stage":"compute","local_size":[4,1,1],"uses_global_addresses":true,
             "resources":[{"kind":"cbuf","bank":0,"guest_offset":320,"size":12},
                          {"kind":"cbuf","bank":3,"size":16},
                          {"kind":"sbuf","bank":0},
                          {"kind":"texture","bank":0}]}"#,
-    )
-    .unwrap();
+    );
     let ins: Vec<u8> = (0..8u32).flat_map(|x| x.to_le_bytes()).collect();
     std::fs::write(dir.join("in.bin"), ins).unwrap();
     let want: Vec<u32> = (0..8u32).map(|i| i * 3 + 100 + i * 10).collect();
-    std::fs::write(
-        dir.join("job.json"),
-        format!(
+    let p = prepare_job(
+        &dir,
+        &format!(
             r#"{{"format":"dmsh-exec/1","spv":"k.spv","grid":[2,1,1],
                 "buffers":{{"in":{{"file":"in.bin"}},"out":{{"size":32,"fill_u32":"0xdeadbeef"}},
                             "u":{{"u32":[100]}}}},
@@ -76,12 +91,7 @@ void main() {
                 "outputs":{{"out":"res/out.bin"}},
                 "expected":{{"out":{{"u32":{want:?}}}}}}}"#
         ),
-    )
-    .unwrap();
-    let p = ExecJob::load(&dir.join("job.json"))
-        .unwrap()
-        .prepare(&dir, None)
-        .unwrap();
+    );
     let out = dmsh_vk::run_compute(&p.job).unwrap();
     let bad = job::check(&p, &out);
     assert!(bad.is_empty(), "{bad:?}");
@@ -114,22 +124,20 @@ void main() {
     y[i] = y[i] * 2u + a;
     ptr.w[i + 8u] = i + 1000u;
 }"#;
-    let spirv = glsl::compile_source(src, "comp", &[]).unwrap();
-    write_words(&dir.join("k.spv"), &spirv);
-    std::fs::write(
-        dir.join("k.json"),
+    write_kernel(
+        &dir,
+        src,
         r#"{"stage":"compute","local_size":[4,1,1],"uses_global_addresses":true,
             "resources":[{"kind":"cbuf","bank":3,"size":64},
                          {"kind":"sbuf_ubo","ubo":0,"offset":56}]}"#,
-    )
-    .unwrap();
+    );
     let init: Vec<u32> = (0..16u32).map(|i| i * 7).collect();
     let want: Vec<u32> = (0..16u32)
         .map(|i| if i < 8 { i * 14 + 5 } else { i - 8 + 1000 })
         .collect();
-    std::fs::write(
-        dir.join("job.json"),
-        format!(
+    let p = prepare_job(
+        &dir,
+        &format!(
             r#"{{"format":"dmsh-exec/1","spv":"k.spv","grid":[2,1,1],
                 "buffers":{{"y":{{"u32":{init:?}}},"ubo":{{"size":64,"u32":[5]}}}},
                 "pointers":[{{"buffer":"ubo","offset":"0x38","target":"y"}}],
@@ -137,12 +145,7 @@ void main() {
                 "outputs":{{}},
                 "expected":{{"y":{{"u32":{want:?}}}}}}}"#
         ),
-    )
-    .unwrap();
-    let p = ExecJob::load(&dir.join("job.json"))
-        .unwrap()
-        .prepare(&dir, None)
-        .unwrap();
+    );
     let out = dmsh_vk::run_compute(&p.job).unwrap();
     let bad = job::check(&p, &out);
     assert!(bad.is_empty(), "{bad:?}");
@@ -378,17 +381,15 @@ void main() {
     uint i = gl_GlobalInvocationID.x;
     v[i] = texelFetch(t, int(i), 0).r + texelFetch(a, ivec2(int(i), 1), 0).r;
 }"#;
-    let spirv = glsl::compile_source(src, "comp", &[]).unwrap();
-    write_words(&dir.join("k.spv"), &spirv);
-    std::fs::write(
-        dir.join("k.json"),
+    write_kernel(
+        &dir,
+        src,
         r#"{"stage":"compute","local_size":[4,1,1],
             "resources":[{"kind":"sbuf","bank":0},{"kind":"texture","bank":0},
                          {"kind":"texture","bank":1}]}"#,
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("job.json"),
+    );
+    let p = prepare_job(
+        &dir,
         r#"{"format":"dmsh-exec/1","spv":"k.spv","grid":[1,1,1],
             "buffers":{"out":{"size":16}},
             "textures":{"t":{"width":4,"height":1,"one_d":true,"format":"r32ui","u32":[1,2,3,4]},
@@ -396,12 +397,7 @@ void main() {
                              "u32":[10,20,30,40,100,200,300,400]}},
             "bind":[{"sbuf":0,"buffer":"out"},{"texture":0,"buffer":"t"},{"texture":1,"buffer":"a"}],
             "expected":{"out":{"u32":[101,202,303,404]}}}"#,
-    )
-    .unwrap();
-    let p = ExecJob::load(&dir.join("job.json"))
-        .unwrap()
-        .prepare(&dir, None)
-        .unwrap();
+    );
     assert!(p.job.textures.iter().all(|t| t.one_d));
     let out = dmsh_vk::run_compute(&p.job).unwrap();
     let bad = job::check(&p, &out);
