@@ -1853,7 +1853,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
                     size,
                     set: 0,
                     binding: bank.bank as u32,
-                    metal_index: bank.bank as u32,
+                    metal_index: 0,
                     count: 0,
                     separate: false,
                     metal_sampler: None,
@@ -1880,8 +1880,8 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
                 .unwrap_or(32);
             // The sampler array exists only when something samples (TXQ needs none).
             let sampled = e.tex_vars.keys().any(|k| k.0 == dmsh_ir::TEX_DYN | 1);
-            let arrays = [("tex_dyn", 64, slot as u32), ("samp_dyn", 96, slot as u32)];
-            for &(kind, base, metal) in &arrays[..1 + sampled as usize] {
+            let arrays = [("tex_dyn", 64), ("samp_dyn", 96)];
+            for &(kind, base) in &arrays[..1 + sampled as usize] {
                 resources.push(Resource {
                     kind,
                     bank: 0,
@@ -1889,7 +1889,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
                     size: 0,
                     set: 0,
                     binding: base + slot as u32,
-                    metal_index: metal,
+                    metal_index: 0,
                     count: n,
                     separate: false,
                     metal_sampler: None,
@@ -1910,7 +1910,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             size: 0,
             set: 0,
             binding: 64 + slot as u32,
-            metal_index: slot as u32,
+            metal_index: 0,
             count: 0,
             separate: false,
             metal_sampler: None,
@@ -1955,7 +1955,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             size: 0,
             set: 0,
             binding: 96 + n as u32,
-            metal_index: n as u32,
+            metal_index: 0,
             count: 0,
             separate: false,
             metal_sampler: None,
@@ -1977,7 +1977,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             size: 0,
             set: 0,
             binding: 128 + slot as u32,
-            metal_index: 64 + slot as u32,
+            metal_index: 0,
             count: 0,
             separate: false,
             metal_sampler: None,

@@ -19,7 +19,8 @@ pub struct Resource {
     pub binding: u32,
     /// Metal argument table index: buffer (cbuf, sbuf, sbuf_ubo), texture (texture, image,
     /// tex_ubo, tex_dyn) or sampler (sampler, samp_dyn) table; compact per shader, assigned
-    /// by [`assign_metal_indices`]. `samp_ubo` / `samp_id` carry their texture's indices.
+    /// by [`assign_metal_indices`] once the list is complete (emission leaves 0 here).
+    /// `samp_ubo` / `samp_id` carry their texture's indices.
     pub metal_index: u32,
     /// Metal sampler index of a combined image sampler (texture / tex_ubo that is not
     /// `separate`, and its samp_ubo / samp_id companion).

@@ -124,6 +124,15 @@ impl<'a> Cx<'a> {
         })
     }
 
+    /// The shader key the graphics configuration names (for error reports; empty if none).
+    pub fn shader_key(&self) -> String {
+        self.cfg
+            .gfx
+            .as_ref()
+            .map(|g| g.key.clone())
+            .unwrap_or_default()
+    }
+
     /// An "unsupported" error for instruction `i`.
     pub fn unsupported(&self, i: &Instr, why: impl Into<String>) -> LiftError {
         LiftError::Unsupported {

@@ -41,12 +41,7 @@ fn attr_addr(cx: &mut Cx, i: &Instr, k: u32) -> Result<Value> {
     let a = imm + 4 * k;
     if ra == 255 {
         if let Some(why) = attr_problem(a) {
-            let key = cx
-                .cfg
-                .gfx
-                .as_ref()
-                .map(|g| g.key.clone())
-                .unwrap_or_default();
+            let key = cx.shader_key();
             return Err(cx.unsupported(i, format!("shader {key}: attribute a[{a:#x}] {why}")));
         }
         return Ok(cx.c32(a));

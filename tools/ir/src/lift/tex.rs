@@ -9,12 +9,7 @@ use crate::ir::{AtomOp, BlockId, Function, Op, Type, Value};
 use dmsh_isa::{Field, Instr, Opcode};
 
 fn unresolved(cx: &Cx, i: &Instr, why: String) -> LiftError {
-    let key = cx
-        .cfg
-        .gfx
-        .as_ref()
-        .map(|g| g.key.clone())
-        .unwrap_or_default();
+    let key = cx.shader_key();
     cx.unsupported(i, format!("shader {key}: unresolvable handle: {why}"))
 }
 
@@ -281,12 +276,7 @@ fn defer(cx: &mut Cx, i: &Instr, layout: super::layout::BindingLayout, image: bo
     } else {
         0
     };
-    let key = cx
-        .cfg
-        .gfx
-        .as_ref()
-        .map(|g| g.key.clone())
-        .unwrap_or_default();
+    let key = cx.shader_key();
     let mnemonic = format!("{} ({})", i.opcode().name(), i.form_name());
     let offset = cx.addr;
     let h = cx.f.handles.get_or_insert_with(|| {

@@ -8,9 +8,10 @@
 use crate::ir::{Function, Op, Value};
 
 /// A state slot: R0–R255 are 0–255, predicates 256–511, the flags 512–515.
-const SLOTS: usize = 516;
+pub(crate) const SLOTS: usize = 516;
 
-fn slot_of(op: &Op) -> Option<(usize, bool)> {
+/// The state slot a guest-state access names, and whether it writes it.
+pub(crate) fn slot_of(op: &Op) -> Option<(usize, bool)> {
     match *op {
         Op::GetReg(n) => Some((n as usize, false)),
         Op::SetReg(n) => Some((n as usize, true)),

@@ -30,20 +30,8 @@ use crate::ir::{BlockId, Function, Op, Terminator, Type, Value};
 /// Most (blocks × state slots) entries the pass builds tables for.
 pub const MAX_TABLE: usize = 1 << 22;
 
-/// A state slot: R0–R255 are 0–255, predicates 256–511, the flags 512–515.
-const SLOTS: usize = 516;
-
-fn slot_of(op: &Op) -> Option<(usize, bool)> {
-    match *op {
-        Op::GetReg(n) => Some((n as usize, false)),
-        Op::SetReg(n) => Some((n as usize, true)),
-        Op::GetPred(n) => Some((256 + n as usize, false)),
-        Op::SetPred(n) => Some((256 + n as usize, true)),
-        Op::GetFlag(fl) => Some((512 + fl as usize, false)),
-        Op::SetFlag(fl) => Some((512 + fl as usize, true)),
-        _ => None,
-    }
-}
+// State slots as the local half numbers them (R0–R255, predicates 256–511, flags 512–515).
+use super::local_state::{slot_of, SLOTS};
 
 /// Marks a (block, slot) whose single-predecessor chain is being followed.
 const BUSY: Value = Value(u32::MAX - 1);

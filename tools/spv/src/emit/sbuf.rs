@@ -313,7 +313,7 @@ impl E {
                     size: 0,
                     set: 0,
                     binding,
-                    metal_index: binding,
+                    metal_index: 0,
                     count: 0,
                     separate: false,
                     metal_sampler: None,
