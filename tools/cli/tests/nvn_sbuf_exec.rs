@@ -23,6 +23,19 @@ use dmsh_vk::{Bind, BufferSpec, ComputeJob, PointerPatch, ResourceRef};
 const DEKO3D_SBUF: u32 = 0x140;
 const NVN_SBUF: u32 = 0x310;
 
+/// Translates `code` as an NVN compute program (64×1×1; c0 and the uniform banks 3–17 as
+/// buffer banks) and checks the module with spirv-val.
+fn translate_nvn(code: &[u8]) -> dmsh_spv::Output {
+    let mut cfg = Config::compute(Abi::Nvn, [64, 1, 1]);
+    cfg.buffer_banks.insert(0, (0, 0x1000));
+    for b in 3..18u8 {
+        cfg.buffer_banks.insert(b, (0, 0x10000));
+    }
+    let out = translate(code, &cfg, &Options::default()).expect("translate");
+    common::spirv_val(&out.words).expect("spirv-val");
+    out
+}
+
 /// 128 x and 128 y inputs, k/8 values in [-8, 8) from a xorshift seeded with `seed`, so
 /// a * x + y is exact in f32 (fused or not).
 fn saxpy_inputs(seed: u32) -> (Vec<f32>, Vec<f32>) {
@@ -60,6 +73,31 @@ fn saxpy_buffers(x: &[f32], y: &[f32], ubo: Vec<u8>, c0: Vec<u8>) -> Vec<BufferS
         spec("ubo", ubo),
         spec("c0", c0),
     ]
+}
+
+/// Binds each resource of `reflection` to a buffer of [`saxpy_buffers`]: storage buffer 0
+/// to x, the resource `y` names to y, c\[3\] to the uniform buffer and c\[0\] to c0; panics on
+/// any other resource.
+fn saxpy_binds(
+    reflection: &dmsh_vk::Reflection,
+    y: impl Fn(&dmsh_vk::Resource) -> Option<ResourceRef>,
+) -> Vec<Bind> {
+    let bind = |r: &dmsh_vk::Resource| {
+        if let Some(resource) = y(r) {
+            return Bind {
+                resource,
+                buffer: 1,
+            };
+        }
+        let (resource, buffer) = match (r.kind.as_str(), r.index()) {
+            ("sbuf", 0) => (ResourceRef::Sbuf(0), 0),
+            ("cbuf", 3) => (ResourceRef::Cbuf(3), 2),
+            ("cbuf", 0) => (ResourceRef::Cbuf(0), 3),
+            (k, n) => panic!("unexpected resource {k} {n}"),
+        };
+        Bind { resource, buffer }
+    };
+    reflection.resources.iter().map(bind).collect()
 }
 
 /// What the GLSL computes: `y[i] = a * x[i] + y[i]` for `i < n`, y\[i\] otherwise.
@@ -134,13 +172,7 @@ fn nvn_compute_storage_buffers_at_0x310() {
     let (code, moved) = nvn_saxpy();
     // Four record words (x and y, low and high) and two uniform reads (a, n).
     assert_eq!(moved, 6, "operands moved onto NVN's layout");
-    let mut cfg = Config::compute(Abi::Nvn, [64, 1, 1]);
-    cfg.buffer_banks.insert(0, (0, 0x1000));
-    for b in 3..18u8 {
-        cfg.buffer_banks.insert(b, (0, 0x10000));
-    }
-    let out = translate(&code, &cfg, &Options::default()).expect("translate");
-    common::spirv_val(&out.words).expect("spirv-val");
+    let out = translate_nvn(&code);
     let refl = &out.reflection;
     let sbufs: Vec<u32> = refl
         .resources
@@ -163,19 +195,10 @@ fn nvn_compute_storage_buffers_at_0x310() {
         let at = (NVN_SBUF + 16 * r + 8) as usize;
         c0[at..at + 4].copy_from_slice(&512u32.to_le_bytes());
     }
-    let mut binds = Vec::new();
     let reflection = dmsh_vk::Reflection::from_json(&refl.to_json()).expect("reflection");
-    for r in &reflection.resources {
-        let n = r.index();
-        let (resource, buffer) = match (r.kind.as_str(), n) {
-            ("sbuf", 0) => (ResourceRef::Sbuf(0), 0),
-            ("sbuf", 1) => (ResourceRef::Sbuf(1), 1),
-            ("cbuf", 3) => (ResourceRef::Cbuf(3), 2),
-            ("cbuf", 0) => (ResourceRef::Cbuf(0), 3),
-            (k, n) => panic!("unexpected resource {k} {n}"),
-        };
-        binds.push(Bind { resource, buffer });
-    }
+    let binds = saxpy_binds(&reflection, |r| {
+        (r.kind == "sbuf" && r.index() == 1).then_some(ResourceRef::Sbuf(1))
+    });
     let job = ComputeJob {
         spirv: out.words.clone(),
         reflection,
@@ -220,13 +243,7 @@ fn storage_buffer_address_in_the_uniform_buffer() {
         _ => None,
     });
     assert_eq!(moved, 6, "operands moved");
-    let mut cfg = Config::compute(Abi::Nvn, [64, 1, 1]);
-    cfg.buffer_banks.insert(0, (0, 0x1000));
-    for b in 3..18u8 {
-        cfg.buffer_banks.insert(b, (0, 0x10000));
-    }
-    let out = translate(&code, &cfg, &Options::default()).expect("translate");
-    common::spirv_val(&out.words).expect("spirv-val");
+    let out = translate_nvn(&code);
     let refl = &out.reflection;
     let kinds: Vec<(&str, u32, Option<u32>, Option<u32>)> = refl
         .resources
@@ -269,20 +286,12 @@ fn storage_buffer_address_in_the_uniform_buffer() {
     let mut c0 = vec![0u8; 0x400];
     c0[NVN_SBUF as usize + 8..NVN_SBUF as usize + 12].copy_from_slice(&512u32.to_le_bytes());
     let reflection = dmsh_vk::Reflection::from_json(&json).expect("reflection");
-    let mut binds = Vec::new();
-    for r in &reflection.resources {
-        let (resource, buffer) = match (r.kind.as_str(), r.index()) {
-            ("sbuf", 0) => (ResourceRef::Sbuf(0), 0),
-            ("sbuf_ubo", _) => {
-                let (u, o) = r.sbuf_ubo();
-                (ResourceRef::SbufUbo(u, o), 1)
-            }
-            ("cbuf", 3) => (ResourceRef::Cbuf(3), 2),
-            ("cbuf", 0) => (ResourceRef::Cbuf(0), 3),
-            (k, n) => panic!("unexpected resource {k} {n}"),
-        };
-        binds.push(Bind { resource, buffer });
-    }
+    let binds = saxpy_binds(&reflection, |r| {
+        (r.kind == "sbuf_ubo").then(|| {
+            let (u, o) = r.sbuf_ubo();
+            ResourceRef::SbufUbo(u, o)
+        })
+    });
     let job = ComputeJob {
         spirv: out.words.clone(),
         reflection,
