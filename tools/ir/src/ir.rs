@@ -738,6 +738,17 @@ impl Function {
         insts.push(v);
         v
     }
+    /// Whether a live instruction is a 64-bit atomic (read-modify-write or compare-and-swap):
+    /// SPIR-V's `Int64Atomics`; Metal has 64-bit atomics only on some GPU families and for a
+    /// few operations, so the build and the report name the shaders that need them.
+    pub fn uses_int64_atomics(&self) -> bool {
+        self.blocks.iter().flat_map(|b| &b.insts).any(|&v| {
+            matches!(
+                self.inst(v).op,
+                Op::Atomic(_, _, Width::B64) | Op::AtomicCas(_, Width::B64)
+            )
+        })
+    }
     /// The constant bits of `v`, if it is a constant.
     pub fn const_of(&self, v: Value) -> Option<u64> {
         match self.inst(v).op {

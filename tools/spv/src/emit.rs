@@ -2027,6 +2027,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         blocks: f.blocks.len(),
         guest_state: if f.ssa { "ssa" } else { "variables" },
         warp_ops,
+        int64_atomics: f.uses_int64_atomics(),
         resources,
     };
     Ok(Output { words, reflection })

@@ -92,6 +92,9 @@ pub struct Reflection {
     /// Whether 32-lane warp operations (SHFL, VOTE, lane masks) are used: results depend on
     /// the device's subgroup size being 32.
     pub warp_ops: bool,
+    /// Whether the shader uses 64-bit atomics (`Int64Atomics`: ATOM/RED/ATOMS .64/.U64/.S64,
+    /// CAS.64). Metal offers only some 64-bit atomic operations, on some GPU families.
+    pub int64_atomics: bool,
     /// Resources.
     pub resources: Vec<Resource>,
     /// How much of each Metal argument table the resources take.

@@ -148,9 +148,10 @@ fn isrc(cx: &mut Cx, i: &Instr) -> Result<(Value, u32, bool)> {
         return Ok((v, 64, s));
     }
     let b = cx.src_b(i)?;
+    // Byte selectors (8- and 32-bit forms, BSEL) and the upper half (16-bit forms, HSEL2).
     let sel = match i.modifier(Field::SelB).unwrap_or("") {
         ".B1" => 8,
-        ".B2" => 16,
+        ".B2" | ".H1" => 16,
         ".B3" => 24,
         _ => 0,
     };
@@ -175,16 +176,23 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let st = ftype(i, Field::SrcType).ok_or_else(|| cx.unsupported(i, "source type"))?;
             let dt =
                 ftype(i, Field::DstType).ok_or_else(|| cx.unsupported(i, "destination type"))?;
+            // An f16 source is read as its (exact) f32 value, modifiers applied there.
             let x = fsrc(cx, i, st)?;
-            let ct = if st == Type::F16 { Type::F32 } else { st };
             let m = i.modifier(Field::Rnd).unwrap_or("");
             let mut r = if st == dt {
-                match m {
+                let r = match m {
                     ".ROUND" => round_int(cx, x, "even"),
                     ".FLOOR" => round_int(cx, x, "floor"),
                     ".CEIL" => round_int(cx, x, "ceil"),
                     ".TRUNC" => round_int(cx, x, "trunc"),
                     _ => x,
+                };
+                // F16 → F16: back to f16, exact (the value came from an f16, |x|, −x and
+                // integral rounding of it are f16 values again).
+                if dt == Type::F16 {
+                    cx.emit(Op::FConvert(Round::Rn), Type::F16, &[r])
+                } else {
+                    r
                 }
             } else {
                 let rnd = match m {
@@ -193,7 +201,6 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                     ".RZ" | ".TRUNC" => Round::Rz,
                     _ => Round::Rn,
                 };
-                let _ = ct;
                 cx.emit(Op::FConvert(rnd), dt, &[x])
             };
             if i.flag(Field::Sat) {

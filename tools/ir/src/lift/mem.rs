@@ -158,9 +158,6 @@ fn atom_op(cx: &Cx, i: &Instr, op: &str, size: &str) -> Result<(AtomOp, Width)> 
         ".EXCH" => AtomOp::Exch,
         o => return Err(cx.unsupported(i, format!("atomic op {o}"))),
     };
-    if w == Width::B64 && signed {
-        return Err(cx.unsupported(i, "signed 64-bit atomic"));
-    }
     Ok((o, w))
 }
 

@@ -12,7 +12,16 @@ pub fn root() -> PathBuf {
 
 /// Every sm53 kernel of the sass corpus: (name, cubin path).
 pub fn sass_kernels() -> Vec<(String, PathBuf)> {
-    let dir = root().join("tests/corpus/sass");
+    sm53_cubins("tests/corpus/sass")
+}
+
+/// The kernels of tests/corpus/modifiers (operand modifiers the other sets never execute).
+pub fn modifier_kernels() -> Vec<(String, PathBuf)> {
+    sm53_cubins("tests/corpus/modifiers")
+}
+
+fn sm53_cubins(set: &str) -> Vec<(String, PathBuf)> {
+    let dir = root().join(set);
     let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
         .expect("corpus dir")
         .filter_map(|e| {
@@ -31,7 +40,7 @@ pub fn sass_kernels() -> Vec<(String, PathBuf)> {
 
 /// The io.json `block` of a kernel, if it has one (the corpus's, else `tests/corpus/video`'s).
 pub fn io_block(name: &str) -> Option<[u32; 3]> {
-    let text = ["sass", "video"].iter().find_map(|d| {
+    let text = ["sass", "video", "modifiers"].iter().find_map(|d| {
         std::fs::read_to_string(root().join(format!("tests/corpus/{d}/{name}.io.json"))).ok()
     })?;
     let i = text.find("\"block\"")?;

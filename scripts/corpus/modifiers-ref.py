@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Expected outputs of the operand-modifier kernels in tests/corpus/modifiers, computed from the
+PTX ISA semantics of each kernel's PTX source, independently of dmsh's translation.
+
+The arithmetic (exact rationals, IEEE rounding with an explicit mode, PTX's float->int
+saturation, .sat clamping) is the sass corpus's own CPU model, ../shared/tools/sass/common.py
+(override with REF_COMMON=DIR); this script only says what each kernel computes. Writes
+K.io.json next to each K.ptx in the sass-corpus-io/1 format.
+
+Usage: scripts/corpus/modifiers-ref.py [DIR] [KERNEL ...]   (DIR default: tests/corpus/modifiers)
+"""
+import os, sys
+from fractions import Fraction
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.environ.get('REF_COMMON', os.path.join(ROOT, '..', 'shared', 'tools', 'sass')))
+import common
+from common import (M32, M64, clamp, dec, elementwise, f2i, f_rint, f_sat, inf, rng, rnd, s32,
+                    s64, sext, split64, words, write_io)
+
+D = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, 'tests', 'corpus', 'modifiers')
+ONLY = set(sys.argv[2:])
+N = 128
+REFS = {}
+
+# Every kernel here has the elementwise signature (.u64 p_out, .u64 p_in, .u32 p_n); the extra
+# corpus's meta.json carries no parameter table, so the layout is given here.
+common.load_params = lambda setdir, kernel: [
+    dict(ordinal=0, offset=0, size=8), dict(ordinal=1, offset=8, size=8),
+    dict(ordinal=2, offset=16, size=4)]
+
+
+def ref(fn):
+    REFS[fn.__name__] = fn
+    return fn
+
+
+def fcvt(bits, src, dst, mode='rn'):
+    """cvt.<mode>.<dst>.<src> of a finite or infinite value (callers keep NaN out)."""
+    k, v, s = dec(bits, src)
+    assert k != 'nan', 'NaN input'
+    if k == 'inf':
+        return inf(s, dst)
+    return rnd(v, dst, mode, zero_sign=s)
+
+
+def ftz32(bits):
+    """.ftz on an f32 source: subnormals become zero of the same sign."""
+    return bits & 0x80000000 if (bits >> 23) & 0xFF == 0 else bits
+
+
+def icvt(x, dst, mode='rn'):
+    """cvt.<mode>.<dst>.<int> of the integer x."""
+    return rnd(Fraction(x), dst, mode)
+
+
+def rand_f16(r):
+    """f16 bits without NaN: random exponents, with zeros, infinities, subnormals and ties."""
+    c = r.random()
+    if c < 0.15:
+        return r.choice([0x0000, 0x8000, 0x7C00, 0xFC00, 0x3C00, 0xBC00, 0x3800, 0xB800, 0x3E00,
+                         0x4100, 0x4300, 0xC100, 0x0001, 0x83FF, 0x7BFF, 0xFBFF, 0x3BFF, 0x3C01])
+    if c < 0.3:  # subnormal
+        return r.getrandbits(10) | (r.getrandbits(1) << 15)
+    e = r.randrange(1, 31)
+    return (r.getrandbits(1) << 15) | (e << 10) | r.getrandbits(10)
+
+
+def rand_f32(r):
+    """f32 bits without NaN, concentrated where f16 conversions round, overflow or go subnormal."""
+    c = r.random()
+    if c < 0.15:
+        return r.choice([0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x477FE000, 0x477FF000,
+                         0x477FEFFF, 0xC77FF000, 0x47800000, 0x33800000, 0x33000000, 0xB3000000,
+                         0x33C00000, 0x00000001, 0x807FFFFF, 0x3F800000, 0x3F000000, 0x3F7FF000])
+    if c < 0.25:  # f32 subnormal (for .ftz)
+        return r.getrandbits(23) | (r.getrandbits(1) << 31)
+    e = r.randrange(127 - 28, 127 + 18)
+    return (r.getrandbits(1) << 31) | (e << 23) | r.getrandbits(23)
+
+
+@ref
+def m_cvt_f16():
+    """Every F2F/F2I/I2F form with a 16-bit float side that ptxas emits for the kernel."""
+    H, F = 'f16', 'f32'
+
+    def k(i, w):
+        w0, f = w
+        h0, h1 = w0 & 0xFFFF, w0 >> 16
+        pack = lambda lo, hi: (lo & 0xFFFF) | (hi & 0xFFFF) << 16
+        o = [pack(h0 & 0x7FFF, h1 ^ 0x8000),
+             pack(f_rint(h0, H, 'rni'), f_rint(h1, H, 'rzi')),
+             pack(f_rint(h0, H, 'rmi'), f_rint(h1, H, 'rpi')),
+             pack(f_sat(h0, H), f_sat(h1, H)),
+             fcvt(h1, H, F),
+             f_sat(fcvt(h0, H, F), F),
+             fcvt(h1, H, F) & 0x7FFFFFFF,
+             fcvt(h0, H, F) ^ 0x80000000,
+             pack(fcvt(f, F, H, 'rn'), fcvt(f, F, H, 'rz')),
+             pack(fcvt(f, F, H, 'rm'), fcvt(f, F, H, 'rp')),
+             pack(f_sat(fcvt(f, F, H, 'rn'), H), fcvt(ftz32(f), F, H, 'rn')),
+             pack(fcvt(f & 0x7FFFFFFF, F, H), fcvt(f ^ 0x80000000, F, H)),
+             f2i(h0, H, 'rni', -2**31, 2**31 - 1),
+             f2i(h1, H, 'rzi', 0, M32),
+             pack(icvt(s32(f), H, 'rn'), icvt(f & 0xFFFF, H, 'rz'))]
+        o += split64(fcvt(h1, H, 'f64'))
+        # mul.rn.f64 by 1 + 2^-30 (0d3FF0000000400000), then to f16 with rn and rz.
+        kf, vf, sf = dec(f, F)
+        if kf == 'inf':
+            d3 = inf(sf, 'f64')
+        else:
+            d3 = rnd(vf * (1 + Fraction(1, 2**30)), 'f64', 'rn', zero_sign=sf)
+        o.append(pack(fcvt(d3, 'f64', H, 'rn'), fcvt(d3, 'f64', H, 'rz')))
+        o.append(f_sat(fcvt(h1 ^ 0x8000, H, F), F))
+        r19 = f_rint(h0 | 0x8000, H, 'rni')
+        o.append(pack(r19, r19))
+        return o
+
+    r = rng(901)
+    ins = [[rand_f16(r) | rand_f16(r) << 16, rand_f32(r)] for _ in range(N)]
+    elementwise(D, 'm_cvt_f16', ins, k, 20,
+                notes='no NaN inputs (f16 and f32 NaN payloads through conversions are not '
+                      'specified by PTX); includes signed zeros, infinities, f16/f32 subnormals, '
+                      'ties and f16 overflow; expected values from scripts/corpus/modifiers-ref.py')
+
+
+@ref
+def m_cvt_sel():
+    """I2F / I2I reading the upper half (.H1) or a byte (.B1-.B3) of a register."""
+    def k(i, w):
+        a, b = w
+        ua_hi, sb_hi, sb_lo = a >> 16, sext(b >> 16, 16), sext(b, 16)
+        o = [icvt(ua_hi, 'f32'), icvt(sb_hi, 'f32'), ua_hi, sb_hi & M32,
+             icvt((a >> 8) & 0xFF, 'f32'), icvt((a >> 16) & 0xFF, 'f32'),
+             icvt(sext(b >> 24, 8), 'f32'), sext(b >> 8, 8) & M32, a >> 24,
+             clamp(sb_hi, -128, 127) & M32, clamp(ua_hi, 0, 255),
+             icvt(ua_hi, 'f16', 'rn') | icvt(sb_hi, 'f16', 'rz') << 16]
+        o += split64(icvt(sb_hi, 'f64'))
+        o += [icvt(sb_lo, 'f32', 'rm'), clamp(sb_hi, 0, 65535)]
+        return o
+
+    def g(r):
+        if r.random() < 0.3:
+            return r.choice([0, 0xFFFFFFFF, 0x80008000, 0x7FFF7FFF, 0x00FF00FF, 0xFF00FF00,
+                             0x80FF7F01, 0x12345678, 0xFFFF0000, 0x0000FFFF, 0x7F807F80])
+        return r.getrandbits(32)
+
+    r = rng(902)
+    ins = [[g(r), g(r)] for _ in range(N)]
+    elementwise(D, 'm_cvt_sel', ins, k, 16,
+                notes='narrow signed results are sign-extended, unsigned zero-extended to 32 bits; '
+                      'expected values from scripts/corpus/modifiers-ref.py')
+
+
+@ref
+def m_atom_s64():
+    """Signed 64-bit min/max atomics and reductions: final values and (own slots) old values."""
+    r = rng(903)
+    special = [0, 1, M64, 1 << 63, (1 << 63) - 1, 0xFFFFFFFF, 0x100000000, 0xFFFFFFFF00000000,
+               0x80000000, 0x7FFFFFFF]
+    vs = [r.choice(special) if r.random() < 0.25 else r.getrandbits(64) for _ in range(N)]
+    init = [r.getrandbits(64) if k % 3 else r.choice(special) for k in range(32 + 2 * N)]
+    out = list(init) + [0] * (2 * N)
+    for i, v in enumerate(vs):
+        w = (s64(v) >> 17) & M64 ^ v
+        for base, pick in ((0, min), (8, max)):
+            out[base + i % 8] = pick(s64(out[base + i % 8]), s64(v)) & M64
+        for base, pick in ((16, min), (24, max)):
+            out[base + i % 8] = pick(s64(out[base + i % 8]), s64(w)) & M64
+        for base, keep, pick in ((32, 32 + 2 * N, min), (32 + N, 32 + 3 * N, max)):
+            out[keep + i] = out[base + i]
+            out[base + i] = pick(s64(out[base + i]), s64(v)) & M64
+    fmt = '<Q'
+    write_io(D, 'm_atom_s64', (2, 1, 1), (64, 1, 1),
+             [('p_out', 'buffer', 'out'), ('p_in', 'buffer', 'in'), ('p_n', 'u32', N)],
+             {'in': words(vs, fmt), 'out': words(init + [0] * (2 * N), fmt)},
+             {'out': words(out, fmt)},
+             notes='final values of the shared slots are order independent; every own slot has '
+                   'one thread; expected values from scripts/corpus/modifiers-ref.py')
+
+
+if __name__ == '__main__':
+    for name, fn in REFS.items():
+        if not ONLY or name in ONLY:
+            fn()
+            print('wrote', os.path.join(D, name + '.io.json'))
