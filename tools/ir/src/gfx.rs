@@ -34,8 +34,6 @@ pub enum IpaSample {
 pub enum GSys {
     /// `SR_INVOCATION_ID` (geometry / tess-control invocation).
     InvocationId,
-    /// `SR_INVOCATION_INFO`: the translator reports 0, so vertex handles are plain indices.
-    InvocationInfo,
     /// `PIXLD.MY_INDEX`: sample index.
     SampleId,
     /// `PIXLD.COVMASK`: input coverage mask.

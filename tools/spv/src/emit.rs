@@ -1998,6 +1998,26 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         metal,
         inputs: io(&e.gx.inputs),
         outputs: io(&e.gx.outputs),
+        geometry_input: e.gx.gs_input.map(|(p, src)| crate::reflect::GeometryInput {
+            primitive: p.name(),
+            vertices: p.vertices(),
+            source: src.name(),
+        }),
+        tessellation: match (sh.stage, e.gfxcfg.as_ref()) {
+            (dmsh_ir::Stage::TessEval, Some(g)) => {
+                let (domain, spacing, output) = dmsh_ir::lift::pipeline_state::tess::names(
+                    g.tess_param,
+                )
+                .unwrap_or(("triangles", "equal", "triangles_ccw"));
+                Some(crate::reflect::Tessellation {
+                    domain,
+                    spacing,
+                    output,
+                    source: g.tess_source.name(),
+                })
+            }
+            _ => None,
+        },
         metal_direct: !matches!(
             sh.stage,
             dmsh_ir::Stage::Geometry | dmsh_ir::Stage::TessControl | dmsh_ir::Stage::TessEval

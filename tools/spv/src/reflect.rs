@@ -105,9 +105,44 @@ pub struct Reflection {
     /// Graphics: stage outputs (varyings, fragment colour targets) by location.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub outputs: Vec<IoVar>,
+    /// Geometry: the input primitive the module declares (pipeline state the binary does not
+    /// carry) and where it came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub geometry_input: Option<GeometryInput>,
+    /// Tess-eval: the domain, spacing and output primitive the module declares and where they
+    /// came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tessellation: Option<Tessellation>,
     /// Whether Metal can run the stage directly (false for geometry and tessellation, which
     /// a later step must lower).
     pub metal_direct: bool,
+}
+
+/// A geometry shader's input primitive as translated.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct GeometryInput {
+    /// `points`, `lines`, `triangles`, `lines_adjacency` or `triangles_adjacency`.
+    pub primitive: &'static str,
+    /// Vertices per input primitive (the length of the per-vertex input arrays).
+    pub vertices: u32,
+    /// `given` (facts row or option), `inferred` (every input vertex index is a constant) or
+    /// `guessed` (an index is computed at run time and nothing gave the primitive: the host
+    /// must draw with this topology or give the right one).
+    pub source: &'static str,
+}
+
+/// A tessellation-evaluation shader's parameters as translated.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Tessellation {
+    /// `isolines`, `triangles` or `quads`.
+    pub domain: &'static str,
+    /// `equal`, `fractional_odd` or `fractional_even`.
+    pub spacing: &'static str,
+    /// `points`, `lines`, `triangles_ccw` or `triangles_cw`.
+    pub output: &'static str,
+    /// `given` (facts row or option), `container` (the DKSH header) or `guessed` (the default
+    /// triangles, equal, triangles_ccw).
+    pub source: &'static str,
 }
 
 /// One stage input or output vector.

@@ -58,7 +58,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         o.join("shader_pairs.tsv").display(),
         o.join("pkg").display()
     );
-    let report = translate_all(o)?;
+    // The title's manual facts (pipeline state the binaries lack), if its profile names them.
+    let prof = dmsh_scan::Profile::load(&title)?;
+    let manual =
+        (!prof.shader_facts_manual.is_empty()).then(|| title.join(&prof.shader_facts_manual));
+    let report = translate_all(o, manual.as_deref())?;
     println!("{report}");
     Ok(ExitCode::SUCCESS)
 }
@@ -103,6 +107,35 @@ fn read_map(path: &Path) -> anyhow::Result<Vec<MapRow>> {
     Ok(rows)
 }
 
+/// What a translated shader's reflection marks as guessed pipeline state (a geometry input
+/// primitive, tessellation parameters), as a report detail; empty when nothing is guessed.
+fn guessed_state(json: &Path) -> String {
+    let Some(r) = std::fs::read_to_string(json)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    else {
+        return String::new();
+    };
+    let mut v = Vec::new();
+    let g = &r["geometry_input"];
+    if g["source"] == "guessed" {
+        v.push(format!(
+            "input primitive guessed ({}): give it with a `KEY gs_input PRIMITIVE` facts row",
+            g["primitive"].as_str().unwrap_or("?")
+        ));
+    }
+    let t = &r["tessellation"];
+    if t["source"] == "guessed" {
+        v.push(format!(
+            "tessellation guessed ({}, {}, {}): give it with a `KEY tess DOMAIN SPACING OUTPUT` facts row",
+            t["domain"].as_str().unwrap_or("?"),
+            t["spacing"].as_str().unwrap_or("?"),
+            t["output"].as_str().unwrap_or("?")
+        ));
+    }
+    v.join("; ")
+}
+
 /// `dmsh translate` arguments, parsed the way the command line parses them.
 #[derive(clap::Parser)]
 struct TranslateCli {
@@ -113,7 +146,7 @@ struct TranslateCli {
 /// Translates every unique shader of a split output folder into `<out>/spv/<key>.spv` + `.json`
 /// and writes `<out>/translate_report.tsv` (key, stage, status, detail). The demo's shaders are
 /// uam (deko3d) binaries in NVN containers, so handles resolve through the deko3d layout.
-fn translate_all(o: &Path) -> anyhow::Result<String> {
+fn translate_all(o: &Path, manual: Option<&Path>) -> anyhow::Result<String> {
     use clap::Parser;
     use rayon::prelude::*;
     let rows = read_map(&o.join("shader_map.tsv"))?;
@@ -141,6 +174,9 @@ fn translate_all(o: &Path) -> anyhow::Result<String> {
                 // stage) and gives compute sizes and c1.
                 argv.extend(["--control".into(), control.to_string_lossy().into_owned()]);
                 argv.extend(["--facts".into(), facts.to_string_lossy().into_owned()]);
+                if let Some(m) = manual {
+                    argv.extend(["--facts".into(), m.to_string_lossy().into_owned()]);
+                }
                 if r.stage == "compute" {
                     argv.extend(["--abi".into(), "deko3d".into()]);
                 } else {
@@ -150,7 +186,7 @@ fn translate_all(o: &Path) -> anyhow::Result<String> {
                     .map_err(anyhow::Error::from)
                     .and_then(|c| super::translate::run(c.args))
                 {
-                    Ok(_) => ("translated", String::new()),
+                    Ok(_) => ("translated", guessed_state(&out.with_extension("json"))),
                     Err(e) => ("failed", format!("{e:#}").replace(['\t', '\n'], " ")),
                 }
             };
@@ -177,10 +213,41 @@ fn translate_all(o: &Path) -> anyhow::Result<String> {
             line.push_str(&format!("\n  failed {key} ({stage}): {detail}"));
         }
     }
+    for (key, stage, status, detail) in &results {
+        if *status == "translated" && !detail.is_empty() {
+            line.push_str(&format!("\n  check {key} ({stage}): {detail}"));
+        }
+    }
     line.push_str(&format!(
         "\nSPIR-V and reflection in {}; report {}",
         spv_dir.display(),
         report.display()
     ));
     Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guessed_pipeline_state_is_reported() {
+        let d = std::env::temp_dir().join(format!("dmsh-demo-guess-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join("r.json");
+        let write = |s: &str| std::fs::write(&p, s).unwrap();
+        write(
+            r#"{"geometry_input": {"primitive": "triangles", "vertices": 3, "source": "guessed"}}"#,
+        );
+        assert!(guessed_state(&p).contains("input primitive guessed (triangles)"));
+        write(r#"{"geometry_input": {"primitive": "lines", "vertices": 2, "source": "given"}}"#);
+        assert_eq!(guessed_state(&p), "");
+        write(
+            r#"{"tessellation": {"domain": "quads", "spacing": "equal", "output": "points", "source": "guessed"}}"#,
+        );
+        assert!(guessed_state(&p).contains("tessellation guessed (quads, equal, points)"));
+        write(r#"{"tessellation": {"source": "container"}}"#);
+        assert_eq!(guessed_state(&p), "");
+        assert_eq!(guessed_state(&d.join("missing.json")), "");
+    }
 }

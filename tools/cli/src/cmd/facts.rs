@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{bail, Context};
-use dmsh_ir::lift::{CompType, Gfx, ImageFmt};
+use dmsh_ir::lift::pipeline_state::tess;
+use dmsh_ir::lift::{CompType, Gfx, GsInput, ImageFmt, StateSource};
 
 /// What a manual row declares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +22,10 @@ enum Fact {
     Image(usize, ImageFmt),
     /// (C, K): the shader writes C clip distances, then K cull distances (`clip_cull C K`).
     ClipCull(u32, u32),
+    /// Geometry: the input primitive (`gs_input PRIMITIVE`).
+    GsInput(GsInput),
+    /// Tess-eval: domain, spacing and output primitive, packed (`tess DOMAIN SPACING OUTPUT`).
+    Tess(u32),
 }
 
 /// The facts tables given to one translation.
@@ -43,6 +48,73 @@ fn num(s: &str) -> Option<u64> {
 /// A clip / cull split with C + K ≤ 8 (the hardware's eight distance slots).
 fn split_ok(c: u64, k: u64) -> Option<Fact> {
     (c + k <= 8).then_some(Fact::ClipCull(c as u32, k as u32))
+}
+
+/// One manual row's fact (the columns after the key).
+fn manual_fact(cols: &[&str]) -> anyhow::Result<Fact> {
+    let want = match cols.get(1).copied() {
+        Some("gs_input") => 3,
+        Some("tess") => 5,
+        Some(_) => 4,
+        None => bail!("expected a kind after the key"),
+    };
+    if cols.len() != want {
+        bail!(
+            "expected {want} columns for {} (key kind …), found {}",
+            cols[1],
+            cols.len()
+        );
+    }
+    let bad = || anyhow::anyhow!("bad type or index");
+    let idx = || cols[2].parse::<usize>().map_err(|_| bad());
+    let ct = || CompType::parse(cols[3]).ok_or_else(bad);
+    Ok(match cols[1] {
+        "in" if idx()? < 32 => Fact::In(idx()?, ct()?),
+        "out" if idx()? < 32 => Fact::Out(idx()?, ct()?),
+        "tex" if idx()? < 32 => Fact::Tex(idx()?, ct()?),
+        "image" if idx()? < 8 => Fact::Image(idx()?, ImageFmt::parse(cols[3]).ok_or_else(bad)?),
+        "clip_cull" => {
+            let k: u64 = cols[3].parse().map_err(|_| bad())?;
+            split_ok(idx()? as u64, k).ok_or_else(bad)?
+        }
+        "gs_input" => Fact::GsInput(gs_input(cols[2])?),
+        "tess" => Fact::Tess(tess::parse(cols[2], cols[3], cols[4]).ok_or_else(|| {
+            anyhow::anyhow!(
+                "tess {} {} {}: expected DOMAIN ({}) SPACING ({}) OUTPUT ({})",
+                cols[2],
+                cols[3],
+                cols[4],
+                tess::DOMAINS.join("|"),
+                tess::SPACINGS.join("|"),
+                tess::OUTPUTS.join("|")
+            )
+        })?),
+        "in" | "out" | "tex" | "image" => return Err(bad()),
+        k => bail!("unknown kind {k}"),
+    })
+}
+
+/// A geometry input primitive by name, with the names in the error.
+pub fn gs_input(s: &str) -> anyhow::Result<GsInput> {
+    GsInput::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = GsInput::ALL.iter().map(|p| p.name()).collect();
+        anyhow::anyhow!(
+            "input primitive {s:?}: expected one of {}",
+            names.join(", ")
+        )
+    })
+}
+
+/// Tessellation parameters `DOMAIN,SPACING,OUTPUT`, with the names in the error.
+pub fn tess_list(s: &str) -> anyhow::Result<u32> {
+    tess::parse_list(s).ok_or_else(|| {
+        anyhow::anyhow!(
+            "tess {s:?}: expected DOMAIN,SPACING,OUTPUT with DOMAIN {}, SPACING {}, OUTPUT {}",
+            tess::DOMAINS.join("|"),
+            tess::SPACINGS.join("|"),
+            tess::OUTPUTS.join("|")
+        )
+    })
 }
 
 impl Facts {
@@ -91,8 +163,9 @@ impl Facts {
         Ok(())
     }
 
-    /// The manual format: `KEY in|out|tex|image N TYPE` or `KEY clip_cull C K` per line,
-    /// whitespace-separated, `#` comments.
+    /// The manual format, whitespace-separated, `#` comments, one fact per line:
+    /// `KEY in|out|tex|image N TYPE`, `KEY clip_cull C K`, `KEY gs_input PRIMITIVE`,
+    /// `KEY tess DOMAIN SPACING OUTPUT`.
     fn add_manual(&mut self, text: &str) -> anyhow::Result<()> {
         for (ln, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
@@ -100,24 +173,7 @@ impl Facts {
                 continue;
             }
             let cols: Vec<&str> = line.split_whitespace().collect();
-            if cols.len() != 4 {
-                bail!("line {}: expected 4 columns (key kind index type)", ln + 1);
-            }
-            let bad = || anyhow::anyhow!("line {}: bad type or index in {line:?}", ln + 1);
-            let idx: usize = cols[2].parse().map_err(|_| bad())?;
-            let ct = || CompType::parse(cols[3]).ok_or_else(bad);
-            let fact = match cols[1] {
-                "in" if idx < 32 => Fact::In(idx, ct()?),
-                "out" if idx < 32 => Fact::Out(idx, ct()?),
-                "tex" if idx < 32 => Fact::Tex(idx, ct()?),
-                "image" if idx < 8 => Fact::Image(idx, ImageFmt::parse(cols[3]).ok_or_else(bad)?),
-                "clip_cull" => {
-                    let k: u32 = cols[3].parse().map_err(|_| bad())?;
-                    split_ok(idx as u64, k as u64).ok_or_else(bad)?
-                }
-                "in" | "out" | "tex" | "image" => return Err(bad()),
-                k => bail!("line {}: unknown kind {k}", ln + 1),
-            };
+            let fact = manual_fact(&cols).with_context(|| format!("line {}: {line:?}", ln + 1))?;
             self.manual.push((cols[0].to_string(), fact));
         }
         Ok(())
@@ -157,10 +213,32 @@ impl Facts {
                 Fact::Tex(i, t) => g.textures[i] = t,
                 Fact::Image(i, f) => g.images[i] = f,
                 Fact::ClipCull(c, k) => g.clip_cull = Some((c, k)),
+                Fact::GsInput(p) => g.gs_input = Some(p),
+                Fact::Tess(t) => {
+                    g.tess_param = t;
+                    g.tess_source = StateSource::Given;
+                }
             }
             n += 1;
         }
         n
+    }
+
+    /// Pipeline state from the split table's optional columns `gs_input` (a primitive name)
+    /// and `tess` (`DOMAIN,SPACING,OUTPUT`), applied before the manual rows (which win).
+    pub fn apply_split_state(&self, key: &str, g: &mut Gfx) -> anyhow::Result<()> {
+        let Some(row) = self.row(key) else {
+            return Ok(());
+        };
+        let ctx = || format!("shader_facts.tsv: key {key}");
+        if let Some(p) = row.get("gs_input").filter(|v| !v.is_empty() && *v != "-") {
+            g.gs_input = Some(gs_input(p).with_context(ctx)?);
+        }
+        if let Some(t) = row.get("tess").filter(|v| !v.is_empty() && *v != "-") {
+            g.tess_param = tess_list(t).with_context(ctx)?;
+            g.tess_source = StateSource::Given;
+        }
+        Ok(())
     }
 
     /// The clip / cull distance split of `key`: a manual `clip_cull C K` row, else the split
@@ -252,6 +330,43 @@ mod tests {
         assert!(f.add("k in 32 f\n").is_err(), "location out of range");
         assert!(f.add("k tex 0 q\n").is_err(), "bad type");
         assert!(f.add("k in 0\n").is_err(), "3 columns");
+    }
+
+    #[test]
+    fn pipeline_state_rows() {
+        let sph = dmsh_isa::sph_info::SphInfo::parse(&{
+            let mut w = [0u32; 20];
+            w[0] = 0x0006_5462;
+            w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()
+        })
+        .unwrap();
+        let layout = dmsh_ir::lift::BindingLayout::nvn(dmsh_ir::Stage::Geometry, 0x20);
+        let mut f = Facts::default();
+        f.add("key\tstage\tgs_input\ttess\naaaa\tgeometry\tlines\t-\nbbbb\ttess_eval\t-\tquads,equal,cw\n")
+            .unwrap();
+        f.add("aaaa gs_input triangles_adjacency\ncccc tess isolines fractional_even points\n")
+            .unwrap();
+        let mut g = Gfx::new(sph.clone(), layout.clone(), "k");
+        f.apply_split_state("aaaa", &mut g).unwrap();
+        assert_eq!(g.gs_input, Some(GsInput::Lines));
+        assert_eq!(f.apply_gfx("aaaa", &mut g), 1, "the manual row wins");
+        assert_eq!(g.gs_input, Some(GsInput::TrianglesAdjacency));
+        let mut g = Gfx::new(sph.clone(), layout.clone(), "k");
+        f.apply_split_state("bbbb", &mut g).unwrap();
+        assert_eq!((g.tess_param, g.tess_source), (0x302, StateSource::Given));
+        let mut g = Gfx::new(sph, layout, "k");
+        assert_eq!(g.tess_source, StateSource::Guessed);
+        f.apply_gfx("cccc", &mut g);
+        assert_eq!((g.tess_param, g.tess_source), (0x020, StateSource::Given));
+        assert!(f.add("k gs_input hexagons\n").is_err());
+        assert!(f.add("k gs_input\n").is_err(), "2 columns");
+        assert!(f.add("k tess quads equal\n").is_err(), "4 columns");
+        let e = f.add("k tess quads odd cw\n").unwrap_err();
+        assert!(format!("{e:#}").contains("fractional_odd"), "{e:#}");
+        let mut bad = Facts::default();
+        bad.add("key\tgs_input\nzz\tcircles\n").unwrap();
+        let e = bad.apply_split_state("zz", &mut g).unwrap_err();
+        assert!(format!("{e:#}").contains("key zz"), "{e:#}");
     }
 
     #[test]

@@ -42,6 +42,23 @@ pub struct Args {
     /// reads is declared as an output here, starting at (0,0,0,1).
     #[arg(long)]
     pub partner: Option<PathBuf>,
+    /// Geometry: the input primitive (points, lines, triangles, lines_adjacency,
+    /// triangles_adjacency): pipeline state the binary does not carry. Default: a
+    /// `gs_input` facts row, else inferred from constant vertex indices, else guessed (the
+    /// reflection's `geometry_input.source` says which).
+    #[arg(long)]
+    pub gs_input: Option<String>,
+    /// Tess-eval: `DOMAIN,SPACING,OUTPUT` (isolines|triangles|quads,
+    /// equal|fractional_odd|fractional_even, points|lines|triangles_ccw|triangles_cw) for a
+    /// bare code area; default: a `tess` facts row, else the DKSH header, else
+    /// triangles,equal,triangles_ccw (marked guessed).
+    #[arg(long)]
+    pub tess: Option<String>,
+    /// The c[1] compiler constants as raw little-endian bytes (NVN keeps them in the code
+    /// area's c1 segment, found through --control; a bare code area has none). Replaces the
+    /// container's.
+    #[arg(long)]
+    pub c1: Option<PathBuf>,
     /// Binding ABI: nvn, cuda or deko3d.
     #[arg(long, default_value = "nvn")]
     pub abi: String,
@@ -151,6 +168,32 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Reads a `--c1` file: the bank's bytes as little-endian words; at most the 64 KiB a
+/// constant bank holds.
+pub fn read_c1(path: &Path) -> anyhow::Result<Vec<u32>> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    if bytes.len() > 0x10000 {
+        bail!(
+            "{}: {} bytes, more than a constant bank's 64 KiB",
+            path.display(),
+            bytes.len()
+        );
+    }
+    Ok(words_le(&bytes))
+}
+
+/// Bytes as little-endian words; a short last word is padded with zeros.
+pub fn words_le(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect()
+}
+
 /// Runs `dmsh translate`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.arch != "sm53" {
@@ -219,7 +262,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         let mut cfg = Config::compute(abi, ls);
         cfg.declared_local_bytes = nvn_local;
-        if let Some(c1) = nvn_c1 {
+        if let Some(c1) = args.c1.as_deref().map(read_c1).transpose()?.or(nvn_c1) {
             cfg.embedded_banks.insert(1, c1);
         }
         if let Some(sh) = nvn_shared {
@@ -325,14 +368,7 @@ impl NvnCompute {
         let c1_bytes = code
             .get(c1_off..(c1_off + c1_size).min(code.len()))
             .unwrap_or(&[]);
-        let c1 = c1_bytes
-            .chunks(4)
-            .map(|c| {
-                let mut w = [0u8; 4];
-                w[..c.len()].copy_from_slice(c);
-                u32::from_le_bytes(w)
-            })
-            .collect();
+        let c1 = words_le(c1_bytes);
         Ok(NvnCompute {
             local_size,
             shared_bytes,

@@ -152,20 +152,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             let ctl = dmsh_scan::control::parse(&control, None)
                 .map_err(|e| anyhow::anyhow!("{}: {}", cp.display(), e.0))?;
             let end = (ctl.c1_offset + ctl.c1_size).min(bytes.len());
-            c1 = bytes
-                .get(ctl.c1_offset..end)
-                .unwrap_or(&[])
-                .chunks(4)
-                .map(|c| {
-                    let mut w = [0u8; 4];
-                    w[..c.len()].copy_from_slice(c);
-                    u32::from_le_bytes(w)
-                })
-                .collect();
+            c1 = super::translate::words_le(bytes.get(ctl.c1_offset..end).unwrap_or(&[]));
         }
-        (bytes[0x30.min(bytes.len())..].to_vec(), c1, false, 0x201)
+        (bytes[0x30.min(bytes.len())..].to_vec(), c1, false, None)
     } else {
-        (bytes, Vec::new(), false, 0x201)
+        (bytes, Vec::new(), false, None)
+    };
+    let cbuf1 = match &args.c1 {
+        Some(p) => super::translate::read_c1(p)?,
+        None => cbuf1,
     };
     let default = if is_dksh { "deko3d" } else { args.abi.as_str() };
     let (layout, manual) = layout(args.profile.as_deref().unwrap_or(default), stage)?;
@@ -183,8 +178,19 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(g) = cfg.gfx.as_mut() {
         g.early_fragment_tests = efs;
-        g.tess_param = tess;
+        if let Some(t) = tess {
+            g.tess_from_container(t);
+        }
+        // Pipeline state: the split table's columns, then manual rows, then the options.
+        facts.apply_split_state(&fkey, g)?;
         facts.apply_gfx(&fkey, g);
+        if let Some(p) = &args.gs_input {
+            g.gs_input = Some(super::facts::gs_input(p)?);
+        }
+        if let Some(t) = &args.tess {
+            g.tess_param = super::facts::tess_list(t)?;
+            g.tess_source = dmsh_ir::lift::StateSource::Given;
+        }
         io_types(&args.input_types, &mut g.inputs)?;
         io_types(&args.output_types, &mut g.outputs)?;
         if let Some(p) = &args.partner {

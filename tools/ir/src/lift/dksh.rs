@@ -19,8 +19,8 @@ pub struct DkshProgram {
     pub num_gprs: u32,
     /// Fragment: early fragment tests.
     pub early_fragment_tests: bool,
-    /// Tess-eval: domain | spacing << 4 | output primitive << 8.
-    pub tess_param: u32,
+    /// Tess-eval: domain | spacing << 4 | output primitive << 8 (`None` for other stages).
+    pub tess_param: Option<u32>,
     /// Compute: workgroup size.
     pub local_size: [u32; 3],
     /// Compute: shared bytes.
@@ -96,14 +96,14 @@ pub fn parse(b: &[u8]) -> Result<DkshProgram, String> {
         cbuf1,
         num_gprs,
         early_fragment_tests: false,
-        tess_param: 0x201,
+        tess_param: None,
         local_size: [1, 1, 1],
         shared_bytes: 0,
         local_bytes: 0,
     };
     match stage {
         Stage::Fragment => prog.early_fragment_tests = b.get(u + 1).copied().unwrap_or(0) != 0,
-        Stage::TessEval => prog.tess_param = u32_at(b, u)?,
+        Stage::TessEval => prog.tess_param = Some(u32_at(b, u)?),
         Stage::Compute => {
             prog.local_size = [u32_at(b, u)?, u32_at(b, u + 4)?, u32_at(b, u + 8)?];
             prog.shared_bytes = u32_at(b, u + 12)?;

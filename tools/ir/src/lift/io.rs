@@ -153,7 +153,9 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         Opcode::S2r => {
             let v = match i.modifier(Field::Sreg).unwrap_or("") {
                 "SR_INVOCATION_ID" => cx.emit(Op::GfxSys(GSys::InvocationId), Type::U32, &[]),
-                "SR_INVOCATION_INFO" => cx.emit(Op::GfxSys(GSys::InvocationInfo), Type::U32, &[]),
+                // The translator reports 0 (vertex handles are plain indices, see ISBERD): a
+                // constant, so the vertex indices computed from it fold to constants too.
+                "SR_INVOCATION_INFO" => cx.c32(0),
                 "SR_Y_DIRECTION" => cx.c32(0x3f80_0000),
                 "SR_THREAD_KILL" => cx.emit(Op::GfxSys(GSys::HelperInvocation), Type::U32, &[]),
                 "SR_PRIM_TYPE" => cx.emit(Op::GfxSys(GSys::PrimType), Type::U32, &[]),

@@ -2,6 +2,7 @@
 //! handles into slots (NVN and deko3d are two instances of the same data), and the component
 //! types of stage inputs/outputs the binary does not record (from shader_facts).
 
+use super::pipeline_state::{GsInput, StateSource};
 use crate::shader::Stage;
 pub use dmsh_isa::sph_info::{Interp, SphInfo, SphStage};
 
@@ -281,8 +282,14 @@ pub struct Gfx {
     /// Fragment: early fragment tests (deko3d program header).
     pub early_fragment_tests: bool,
     /// Tess-eval: domain | spacing << 4 | output primitive << 8 (deko3d `param_c8`; default
-    /// triangles, equal spacing, counter-clockwise).
+    /// triangles, equal spacing, counter-clockwise; names in [`super::pipeline_state::tess`]).
     pub tess_param: u32,
+    /// Where `tess_param` came from (the default is [`StateSource::Guessed`]).
+    pub tess_source: StateSource,
+    /// Geometry: the input primitive when the caller knows it (pipeline state the binary does
+    /// not carry); `None` = inferred from the code or guessed (see
+    /// [`super::pipeline_state::geometry_input`]).
+    pub gs_input: Option<GsInput>,
     /// Component type of each texture slot's data (float unless shader_facts says).
     pub textures: [CompType; 32],
     /// Format of each image slot (unknown unless shader_facts says).
@@ -296,6 +303,11 @@ pub struct Gfx {
 }
 
 impl Gfx {
+    /// Takes the tessellation-evaluation parameters from the container (the DKSH header).
+    pub fn tess_from_container(&mut self, param: u32) {
+        self.tess_param = param;
+        self.tess_source = StateSource::Container;
+    }
     /// A configuration with float I/O.
     pub fn new(sph: SphInfo, layout: BindingLayout, key: impl Into<String>) -> Self {
         Gfx {
@@ -306,7 +318,9 @@ impl Gfx {
             extra_outputs: 0,
             key: key.into(),
             early_fragment_tests: false,
-            tess_param: 0x201,
+            tess_param: super::pipeline_state::tess::DEFAULT,
+            tess_source: StateSource::Guessed,
+            gs_input: None,
             textures: [CompType::Float; 32],
             images: [ImageFmt::Unknown; 8],
             clip_cull: None,

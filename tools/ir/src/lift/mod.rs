@@ -20,6 +20,7 @@ pub mod io;
 pub mod jump_table;
 pub mod layout;
 pub mod mem;
+pub mod pipeline_state;
 pub mod tex;
 pub mod video;
 pub mod warp;
@@ -27,6 +28,7 @@ pub mod warp;
 pub use abi::{Abi, Config};
 pub use ctx::Cx;
 pub use layout::{BindingLayout, CompType, Gfx, ImageFmt};
+pub use pipeline_state::{GsInput, StateSource};
 
 use crate::ir::{BlockId, Function, Op, Terminator, Type};
 use crate::shader::{Bank, BankSource, Shader};

@@ -52,6 +52,10 @@ fn fold(op: Op, at: Type, rt: Type, a: &[u64]) -> Option<u64> {
         (Op::SConvert, [x]) => sext(*x, at) as u64,
         (Op::Pack64, [lo, hi]) => (lo & 0xffff_ffff) | (hi << 32),
         (Op::Hi32, [x]) => x >> 32,
+        // A field of 0 is 0. (Other constant fields are left to the driver: folding
+        // BfeS(0x1234, 0, 16) in x_video_imm turns lavapipe's result of the 64-bit signed
+        // compare that uses it wrong — the same module with the extract left in is right.)
+        (Op::BfeU | Op::BfeS, [0, _, _]) => 0,
         _ => return None,
     };
     Some(r & mask(rt))
@@ -87,6 +91,8 @@ fn foldable(op: &Op) -> bool {
             | Op::SConvert
             | Op::Pack64
             | Op::Hi32
+            | Op::BfeU
+            | Op::BfeS
             | Op::Select
             | Op::Bitcast
             | Op::Phi(_)
@@ -176,9 +182,20 @@ pub fn run(f: &mut Function) {
                 }
                 continue;
             }
+            let m = mask(at);
+            let id = |c: Option<u64>, e: u64| c.map(|c| c & m) == Some(e & m);
+            // Zero absorbs: x·0, x & 0, 0 shifted, a field of 0.
+            let zero = match inst.op {
+                Op::IMul | Op::And => id(consts[0], 0) || id(consts[1], 0),
+                Op::Shl | Op::LShr | Op::AShr | Op::BfeU | Op::BfeS => id(consts[0], 0),
+                _ => false,
+            };
+            if zero && !inst.ty.is_float() && inst.ty != Type::Bool {
+                f.insts[v.index()].op = Op::Const(0);
+                f.insts[v.index()].args = [Value::NONE; 4];
+                continue;
+            }
             if args.len() == 2 {
-                let m = mask(at);
-                let id = |c: Option<u64>, e: u64| c.map(|c| c & m) == Some(e & m);
                 let (x, y) = (args[0], args[1]);
                 let (cx, cy) = (consts[0], consts[1]);
                 let a = match inst.op {
@@ -284,5 +301,31 @@ mod tests {
         assert_eq!(f.const_of(s), Some(0x10));
         assert_eq!(f.const_of(lt), Some(1));
         assert_eq!(f.inst(st).args[0], r);
+    }
+
+    #[test]
+    fn zero_absorbs() {
+        // uam's geometry vertex index: XMAD/BFE chains over SR_INVOCATION_INFO (0) plus k.
+        let mut f = Function::new();
+        let b = f.add_block(Some(0));
+        let r = f.push(b, Op::GetReg(3), Type::U32, &[]);
+        let z = f.push(b, Op::Const(0), Type::U32, &[]);
+        let k = f.push(b, Op::Const(16), Type::U32, &[]);
+        let e = f.push(b, Op::Const(8), Type::U32, &[]);
+        let bfe = f.push(b, Op::BfeU, Type::U32, &[z, k, e]);
+        let mul = f.push(b, Op::IMul, Type::U32, &[r, bfe]);
+        let and = f.push(b, Op::And, Type::U32, &[z, r]);
+        let shl = f.push(b, Op::Shl, Type::U32, &[z, r]);
+        let sum = f.push(b, Op::IAdd, Type::U32, &[mul, k]);
+        let keep = f.push(b, Op::Shl, Type::U32, &[r, z]);
+        let field = f.push(b, Op::BfeS, Type::U32, &[r, z, e]);
+        f.blocks[0].term = Terminator::Exit;
+        run(&mut f);
+        for v in [bfe, mul, and, shl] {
+            assert_eq!(f.const_of(v), Some(0), "{:?}", f.inst(v));
+        }
+        assert_eq!(f.const_of(sum), Some(16));
+        assert_eq!(f.const_of(keep), None, "r << 0 is r, not 0");
+        assert_eq!(f.const_of(field), None, "a field of a register stays");
     }
 }

@@ -5,7 +5,8 @@ use super::{berr, E};
 use crate::Error;
 use dmsh_ir::gfx::{GSys, IpaMode, IpaSample};
 use dmsh_ir::lift::layout::Interp;
-use dmsh_ir::lift::CompType;
+use dmsh_ir::lift::pipeline_state::geometry_input;
+use dmsh_ir::lift::{CompType, GsInput, StateSource};
 use dmsh_ir::{Function, Inst, Op, Stage, Type, Value};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, BuiltIn, Capability, Decoration, StorageClass, Word};
@@ -55,8 +56,11 @@ pub(crate) struct GfxState {
     pub sep_vars: BTreeSet<Word>,
     pub samplers: BTreeMap<u16, Word>,
     pub images: BTreeMap<u16, (Word, Word, &'static str)>,
-    /// Geometry: input vertices per primitive (from the largest constant vertex index).
+    /// Geometry: input vertices per primitive.
     pub gs_in: u32,
+    /// Geometry: the input primitive declared and where it came from (dmsh-ir's
+    /// `pipeline_state::geometry_input`).
+    pub gs_input: Option<(GsInput, StateSource)>,
 }
 
 impl E {
@@ -567,7 +571,6 @@ impl E {
             }
             Op::GfxSys(s) => match s {
                 GSys::InvocationId => self.invocation_id(),
-                GSys::InvocationInfo => self.u32c(0),
                 GSys::YDirection => self.u32c(0x3f80_0000),
                 GSys::HelperInvocation => {
                     let bo = self.ty(Type::Bool);
@@ -806,23 +809,10 @@ impl E {
             return Ok(());
         };
         if self.st() == Stage::Geometry {
-            let mut max = 0u32;
-            for inst in &f.insts {
-                if let Op::AttrLoad {
-                    output: false,
-                    patch: false,
-                } = inst.op
-                {
-                    if let Some(c) = f.const_of(inst.args[1]) {
-                        max = max.max(c as u32);
-                    }
-                }
-            }
-            self.gx.gs_in = match max {
-                0 => 1,
-                1 => 2,
-                _ => 3,
-            };
+            let (p, src) = geometry_input(f, g.gs_input)
+                .map_err(|e| Error::Unsupported(format!("shader {}: geometry: {e}", g.key)))?;
+            self.gx.gs_in = p.vertices();
+            self.gx.gs_input = Some((p, src));
         }
         if self.st() == Stage::Fragment || self.st() == Stage::TessControl {
             return Ok(());
@@ -912,10 +902,12 @@ impl E {
                     .unwrap_or((1, 7, 1));
                 let inv = inv0.max(1);
                 self.b.execution_mode(main, M::Invocations, [inv]);
-                let input = match self.gx.gs_in {
-                    1 => M::InputPoints,
-                    2 => M::InputLines,
-                    _ => M::Triangles,
+                let input = match self.gx.gs_input.map_or(GsInput::Triangles, |g| g.0) {
+                    GsInput::Points => M::InputPoints,
+                    GsInput::Lines => M::InputLines,
+                    GsInput::LinesAdjacency => M::InputLinesAdjacency,
+                    GsInput::Triangles => M::Triangles,
+                    GsInput::TrianglesAdjacency => M::InputTrianglesAdjacency,
                 };
                 self.b.execution_mode(main, input, []);
                 let out = match topo {

@@ -206,7 +206,9 @@ pub fn deko3d_graphics_config(
     )?;
     if let Some(g) = cfg.gfx.as_mut() {
         g.early_fragment_tests = prog.early_fragment_tests;
-        g.tess_param = prog.tess_param;
+        if let Some(t) = prog.tess_param {
+            g.tess_from_container(t);
+        }
     }
     Ok(cfg)
 }
