@@ -341,6 +341,29 @@ mod tests {
         assert_eq!(i.imm32(Field::Imm), Some(0.25f32.to_bits()));
     }
 
+    /// The all-zero word (padding after a program's final self-branch) is what nvdisasm 12.4
+    /// prints for it (`-b SM53`): a bare `NOP`, an ordinary no-op, re-encoding to zero.
+    #[test]
+    fn zero_word_is_nop() {
+        let i = decode(0).expect("the zero word decodes");
+        assert_eq!(i.opcode(), Opcode::Nop);
+        assert_eq!(i.print(0x8, 0), "NOP");
+        assert_eq!(i.guard(), (Pred::PT, false));
+        assert_eq!(i.encode(), 0);
+        // nvdisasm also prints NOP for bit 63 alone (which would otherwise be `@P0 LD.U8 R0,
+        // [R0], P0`); the bit is kept for the round trip.
+        let j = decode(1 << 63).expect("bit 63 alone decodes");
+        assert_eq!(
+            (j.opcode(), j.form(), j.print(0x8, 0)),
+            (Opcode::Nop, i.form(), "NOP".into())
+        );
+        assert_eq!(j.encode(), 1 << 63);
+        // Any other bit: nvdisasm rejects the word (0x1, 0x70000) or it is another instruction.
+        assert!(decode(1).is_err());
+        assert!(decode(0x7_0000).is_err());
+        assert_eq!(decode((1 << 63) | 1).map(|i| i.opcode()), Ok(Opcode::Ld));
+    }
+
     #[test]
     fn build_and_with() {
         let f = form_id("IADD_R").unwrap();

@@ -1,4 +1,5 @@
-//! The printer: renders an instruction exactly as nvdisasm 11.8 does (after collapsing blanks).
+//! The printer: renders an instruction exactly as nvdisasm 11.8 and 12.4 do (after collapsing
+//! blanks).
 
 use crate::instr::Instr;
 use crate::table::{table, FieldDef, Style, Tok};
@@ -109,8 +110,9 @@ impl Instr {
                         Style::F16 => push_f32(out, f16_to_f32(d.to_value(raw) as u16)),
                         Style::D20 => push_f64(out, f64::from_bits(raw << 44)),
                         Style::Target => {
-                            let tgt = addr as i64 + 8 + d.to_value(raw);
-                            push_hex(out, tgt & 0xffff_ffff);
+                            // A target before the start of the stream prints negative
+                            // (`BRA -0x8`), as nvdisasm 12.4 does.
+                            push_hex(out, addr as i64 + 8 + d.to_value(raw));
                         }
                         Style::Hidden | Style::HiddenSigned => {}
                         Style::Flag(text) => {
@@ -123,13 +125,13 @@ impl Instr {
                                 out.push_str(s);
                             }
                         }
-                        Style::Mem(r) => push_mem(out, &f.fields[*r as usize], bits, d, raw),
+                        Style::Mem(r) => push_mem(out, &f.fields[*r as usize], bits, d, raw, true),
                         Style::CbufMem(r) => {
                             let rd = &f.fields[*r as usize];
                             if rd.extract(bits) == 255 && d.to_value(raw) == 0 {
                                 out.push_str("0x0");
                             } else {
-                                push_mem(out, rd, bits, d, raw);
+                                push_mem(out, rd, bits, d, raw, false);
                             }
                         }
                         Style::OptImm | Style::OptImmComma => {
@@ -225,9 +227,23 @@ fn push_hex(out: &mut String, v: i64) {
     }
 }
 
-fn push_mem(out: &mut String, rd: &FieldDef, bits: u64, od: &FieldDef, oraw: u64) {
+/// `[R2+0x10]`-style operand. With `abs_unsigned`, an offset without a base register (an
+/// absolute address, `[0x800000]`) prints unsigned, as nvdisasm 12.4 prints memory operands;
+/// with a register it is signed (`[R6+-0x10]`).
+fn push_mem(
+    out: &mut String,
+    rd: &FieldDef,
+    bits: u64,
+    od: &FieldDef,
+    oraw: u64,
+    abs_unsigned: bool,
+) {
     let r = rd.extract(bits);
-    let off = od.to_value(oraw);
+    let off = if abs_unsigned && r == 255 {
+        (oraw << od.shift) as i64
+    } else {
+        od.to_value(oraw)
+    };
     match (r == 255, off == 0) {
         (true, true) => out.push_str("RZ"),
         (true, false) => push_hex(out, off),
@@ -319,11 +335,10 @@ fn push_float(out: &mut String, v: f64, nan: bool, inf: bool) {
         out.push_str(if v.is_sign_negative() { "-0.0 " } else { "0" });
         return;
     }
-    // Integral values from 2^32 up: "%.20e" (21 significant digits, zeros kept).
-    let e = format!("{:.19e}", v);
-    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if v.fract() == 0.0 && v.abs() >= 4_294_967_296.0 {
+    // Magnitudes from 1e9 up: C's "%.20e" (21 significant digits, zeros kept). nvdisasm 12.4
+    // prints 999999936 as is and 1e9 as 1.00000000000000000000e+09, for f32 (F32, F20) and
+    // f64 (D20) immediates alike; every such f32/D20 value is an integer.
+    if v.abs() >= 1e9 {
         let e20 = format!("{:.20e}", v);
         let (m, x) = e20.split_once('e').unwrap_or((&e20, "0"));
         let x: i32 = x.parse().unwrap_or(0);
@@ -331,6 +346,9 @@ fn push_float(out: &mut String, v: f64, nan: bool, inf: bool) {
         return;
     }
     // Otherwise C's "%.20g".
+    let e = format!("{:.19e}", v);
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
     let neg = mant.starts_with('-');
     let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
     if neg {
@@ -396,5 +414,23 @@ mod tests {
         assert_eq!(g(134217728.0), "134217728");
         assert_eq!(g(12910067712.0), "1.29100677120000000000e+10");
         assert_eq!(g(-0.0), "-0.0 ");
+    }
+
+    /// The switch to "%.20e" is at a magnitude of 1e9, not at 2^32 (nvdisasm 12.4 on FMUL32I,
+    /// FMUL and DMUL immediates; NAK's FMUL32I 0x4f7ffffe in tests/corpus/nak).
+    #[test]
+    fn large_floats_switch_to_exponent_form_at_1e9() {
+        assert_eq!(g(4_294_966_784.0), "4.29496678400000000000e+09");
+        assert_eq!(g(999_999_936.0), "999999936");
+        assert_eq!(g(-999_999_936.0), "-999999936");
+        assert_eq!(g(1e9), "1.00000000000000000000e+09");
+        assert_eq!(g(-1e9), "-1.00000000000000000000e+09");
+        assert_eq!(g(2_147_483_648.0), "2.14748364800000000000e+09");
+        assert_eq!(g(536_870_912.0), "536870912");
+        assert_eq!(f(998_244_352.0), "998244352");
+        assert_eq!(f(1_000_341_504.0), "1.00034150400000000000e+09");
+        assert_eq!(f(2f64.powi(40)), "1.09951162777600000000e+12");
+        assert_eq!(g(3e38), "3.00000000549775575778e+38");
+        assert_eq!(g(1e-5), "9.9999997473787516356e-06");
     }
 }

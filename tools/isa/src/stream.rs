@@ -168,6 +168,17 @@ mod tests {
         );
     }
 
+    /// Zero padding lists as nvdisasm 12.4 lists it (`NOP;`), not as unknown words.
+    #[test]
+    fn zero_padding_lists_as_nops() {
+        let l = listing(&[0u8; 64]);
+        let lines: Vec<&str> = l.lines().collect();
+        assert_eq!(lines.len(), 6);
+        assert_eq!(lines[0], "        /*0008*/                   NOP;");
+        assert_eq!(lines[5], "        /*0038*/                   NOP;");
+        assert!(instructions(&[0u8; 64]).all(|(_, r, _)| r.is_ok()));
+    }
+
     #[test]
     fn dual_issue_braces_like_nvdisasm() {
         // XMAD.PSL.CBCC R5, R0.H1, R3.H1, R1 and LDC.64 R0, c[0x0][0x170], dual-issued.

@@ -1,6 +1,8 @@
-//! Corpus test: every instruction of every nvdisasm listing under tests/corpus (and
-//! ../shared/corpus/external when present) must print as nvdisasm prints it and re-encode
-//! to the same bits. One line per file, then totals per folder.
+//! Corpus test: every instruction of every nvdisasm listing under tests/corpus (ptxas, uam and
+//! NAK code: `sass/`, `dksh/`, `extra/`, `modifiers/`, `nak/`), tools/isa/tests/data (nvdisasm
+//! 12.4 listings of the all-zero padding and of bits nvdisasm ignores) and
+//! ../shared/corpus/external when present must print as nvdisasm prints it and re-encode to the
+//! same bits. One line per file, then totals per folder.
 
 use dmsh_isa::print::Context;
 use dmsh_isa::{listing, Ctrl};
@@ -120,11 +122,27 @@ fn check_file(
     c
 }
 
+/// Folders that must contribute listings (a missing copy fails the test instead of shrinking it).
+const REQUIRED: &[(&str, usize)] = &[
+    ("tests/corpus/sass", 40),
+    ("tests/corpus/dksh", 40),
+    ("tests/corpus/nak", 44),
+    ("tools/isa/tests/data", 2),
+];
+
 #[test]
 fn corpus_prints_and_reencodes_exactly() {
     let r = root();
     let mut files = Vec::new();
     collect(&r.join("tests/corpus"), &mut files);
+    collect(&r.join("tools/isa/tests/data"), &mut files);
+    for (dir, min) in REQUIRED {
+        let n = files
+            .iter()
+            .filter(|p| p.parent() == Some(&r.join(dir)))
+            .count();
+        assert!(n >= *min, "{dir}: {n} listings, expected at least {min}");
+    }
     let ext = r.join("../shared/corpus/external");
     if ext.is_dir() {
         collect(&ext, &mut files);
@@ -135,8 +153,16 @@ fn corpus_prints_and_reencodes_exactly() {
     let mut per_dir: BTreeMap<String, Count> = BTreeMap::new();
     let mut fails = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
+    let synthetic_dir = r.join("tools/isa/tests/data");
     for p in &files {
-        let c = check_file(p, &mut fails, &mut seen);
+        // Forms "in corpus" are those of compiler-made listings, not of the synthetic ones.
+        let mut scratch = std::collections::BTreeSet::new();
+        let forms_seen = if p.starts_with(&synthetic_dir) {
+            &mut scratch
+        } else {
+            &mut seen
+        };
+        let c = check_file(p, &mut fails, forms_seen);
         let checked = c.instrs - c.unchecked;
         println!(
             "{:60} instrs {:5}  text {:5}/{:5} ({:6.2}%)  encode {:5}/{:5} ({:6.2}%){}",
@@ -223,21 +249,22 @@ fn corpus_prints_and_reencodes_exactly() {
     );
 }
 
-/// The synthetic sets (`tests/corpus/extra/synth/*.synth.tsv`: words edited from compiler
-/// output, listed by nvdisasm) are opt-in ground truth for forms no compiler emits. Reported,
-/// not failed on: nvdisasm prints reserved values (`INVALID…`, `???`) the table rejects.
+/// The synthetic sets (`tests/corpus/extra/synth/*.synth.tsv`, nvdisasm 11.8, and
+/// `tools/isa/tests/data/*.synth.tsv`, nvdisasm 12.4: words edited from compiler output, listed
+/// by nvdisasm) are opt-in ground truth for forms no compiler emits. Reported, not failed on:
+/// nvdisasm prints reserved values (`INVALID…`, `???`) the table rejects.
 #[test]
 fn synthetic_sets_report() {
-    let dir = root().join("tests/corpus/extra/synth");
-    let Ok(rd) = std::fs::read_dir(&dir) else {
-        println!("(no synthetic sets)");
-        return;
-    };
-    let mut files: Vec<PathBuf> = rd
-        .flatten()
-        .map(|e| e.path())
+    let mut files: Vec<PathBuf> = ["tests/corpus/extra/synth", "tools/isa/tests/data"]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(root().join(d)).ok())
+        .flat_map(|rd| rd.flatten().map(|e| e.path()))
         .filter(|p| p.to_string_lossy().ends_with(".synth.tsv"))
         .collect();
+    if files.is_empty() {
+        println!("(no synthetic sets)");
+        return;
+    }
     files.sort();
     let mut fails = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
