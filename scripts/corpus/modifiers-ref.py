@@ -15,8 +15,8 @@ from fractions import Fraction
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.environ.get('REF_COMMON', os.path.join(ROOT, '..', 'shared', 'tools', 'sass')))
 import common
-from common import (M32, M64, clamp, dec, elementwise, f2i, f_rint, f_sat, inf, rng, rnd, s32,
-                    s64, sext, split64, words, write_io)
+from common import (M32, M64, clamp, dec, elementwise, f2i, f_add, f_rint, f_sat, inf, rng, rnd,
+                    s32, s64, sext, split64, words, write_io)
 
 D = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, 'tests', 'corpus', 'modifiers')
 ONLY = set(sys.argv[2:])
@@ -177,6 +177,184 @@ def m_atom_s64():
              {'out': words(out, fmt)},
              notes='final values of the shared slots are order independent; every own slot has '
                    'one thread; expected values from scripts/corpus/modifiers-ref.py')
+
+
+def atom_op(op, old, x, bits, b=None):
+    """PTX atom/red `op` on an unsigned `bits`-wide old value with operand x (inc/dec: bound b)."""
+    m = (1 << bits) - 1
+    sx = (lambda v: v - (1 << bits) if v >> (bits - 1) else v)
+    if op == 'add':
+        return (old + x) & m
+    if op == 'min.u':
+        return min(old, x)
+    if op == 'max.u':
+        return max(old, x)
+    if op == 'min.s':
+        return min(sx(old), sx(x)) & m
+    if op == 'max.s':
+        return max(sx(old), sx(x)) & m
+    if op == 'inc':
+        return 0 if old >= b else old + 1
+    if op == 'dec':
+        return b if old == 0 or old > b else old - 1
+    if op == 'and':
+        return old & x
+    if op == 'or':
+        return old | x
+    if op == 'xor':
+        return old ^ x
+    if op == 'exch':
+        return x
+    raise ValueError(op)
+
+
+def ftz(bits):
+    return bits & 0x80000000 if (bits >> 23) & 0xFF == 0 else bits
+
+
+def fadd_ftz(a, b):
+    """atom.add.f32: round to nearest even, subnormal inputs and results flushed."""
+    return ftz(f_add(ftz(a), ftz(b), 'f32'))
+
+
+@ref
+def m_atom_forms():
+    """Every global (ATOM, RED) and shared (ATOMS) atomic form, laid out as m_atom_forms.ptx."""
+    n = N
+    OPS32 = ['add', 'add', 'min.u', 'min.s', 'max.u', 'max.s', 'inc', 'dec', 'and', 'or', 'xor',
+             'exch']
+    OPS64 = ['add', 'min.u', 'max.u', 'and', 'or', 'xor', 'exch']
+    RED32 = OPS32[:-1]
+    RED64 = OPS64[:-1]
+    r = rng(904)
+    special = [0, 1, 36, 37, 38, M32, 0x80000000, 0x7FFFFFFF]
+
+    def u32(p=0.3):
+        return r.choice(special) if r.random() < p else r.getrandbits(32)
+
+    def finite_f32():
+        return (r.getrandbits(1) << 31) | (r.randrange(0, 255) << 23) | r.getrandbits(23)
+
+    ins = []
+    for g in range(n):
+        # a0 is also the f32 operand: finite (NaN payloads are not specified), with extremes.
+        a0 = finite_f32() if g % 5 else r.choice([0, 1, 36, 37, 0x80000000, 0x7F7FFFFF,
+                                                  0xFF7FFFFF, 0x00000001, 0x807FFFFF])
+        ins.append([a0, u32(), u32(), u32()])
+    wlen = 45504 // 4
+    init = [0] * wlen
+    out = [0] * wlen
+
+    def put64(word, v):
+        out[word], out[word + 1] = v & M32, v >> 32
+
+    off = 0
+    for k in range(len(OPS32) + 1):  # 12 integer ops, then add.f32
+        for g in range(n):
+            init[off // 4 + g] = finite_f32() if k == len(OPS32) else u32()
+        off += 8 * n
+    off += 8 * n  # cas.b32
+    for g in range(n):
+        init[(off - 8 * n) // 4 + g] = ins[g][1] if g % 3 == 0 else u32()
+    for k in range(len(OPS64) + 1):
+        for g in range(n):
+            w = (off + 16 * n * k) // 4 + 2 * g
+            v = (ins[g][3] << 32 | ins[g][2]) if (k == len(OPS64) and g % 3 == 0) else (u32() | u32() << 32)
+            init[w], init[w + 1] = v & M32, v >> 32
+    off += 16 * n * (len(OPS64) + 1)
+    red_start = off
+    for w in range(red_start // 4, 31488 // 4):
+        init[w] = u32(0.5)
+    fslots = (red_start + 32 * len(RED32)) // 4  # red.add.f32: small integers, exact sums
+    for w in range(fslots, fslots + 8):
+        init[w] = struct_f32(float(r.randrange(1000)))
+    out[:] = init[:]
+    # Global, one thread a slot: slot and old value.
+    off = 0
+    for k, op in enumerate(OPS32 + ['fadd']):
+        for g in range(n):
+            v, w = ins[g][0], ins[g][1]
+            old = init[off // 4 + g]
+            if op == 'fadd':
+                new = fadd_ftz(old, v)
+            else:
+                new = atom_op(op, old, w if op in ('inc', 'dec') else v, 32, b=w)
+            out[off // 4 + g] = new
+            out[off // 4 + n + g] = old
+        off += 8 * n
+    for g in range(n):  # cas.b32: compare w, new v
+        old = init[off // 4 + g]
+        out[off // 4 + g] = ins[g][0] if old == ins[g][1] else old
+        out[off // 4 + n + g] = old
+    off += 8 * n
+    for k, op in enumerate(OPS64 + ['cas']):
+        for g in range(n):
+            V = ins[g][1] << 32 | ins[g][0]
+            W = ins[g][3] << 32 | ins[g][2]
+            w0 = off // 4 + 2 * g
+            old = init[w0] | init[w0 + 1] << 32
+            new = (V if old == W else old) if op == 'cas' else atom_op(op, old, V, 64)
+            put64(w0, new)
+            put64(w0 + 2 * n, old)
+        off += 16 * n
+    # Global reductions on slot g % 8.
+    for op in RED32:
+        for g in range(n):
+            wd = off // 4 + g % 8
+            out[wd] = atom_op(op, out[wd], 37 if op in ('inc', 'dec') else ins[g][0], 32, b=37)
+        off += 32
+    for g in range(n):  # red.add.f32 of small integers: exact in any order
+        wd = off // 4 + g % 8
+        out[wd] = fadd_ftz(out[wd], struct_f32(float(ins[g][1] & 255)))
+    off += 32
+    for op in RED64:
+        for g in range(n):
+            wd = off // 4 + 2 * (g % 8)
+            old = out[wd] | out[wd + 1] << 32
+            put64(wd, atom_op(op, old, ins[g][1] << 32 | ins[g][0], 64))
+        off += 64
+    assert off == 31488, off
+    # Shared memory: per block, own slots (initialised to a2) and reductions on slot tid % 8
+    # (initialised by threads 0-7 to their a3), then the whole array copied out per block.
+    SH = 920
+    sh_out = 38144 // 4
+    for blk in range(2):
+        sh = [0] * SH
+        for t in range(64):
+            g = blk * 64 + t
+            for k in range(13):
+                sh[64 * k + t] = ins[g][2]
+        for j in range(len(RED32)):
+            for t in range(8):
+                sh[832 + 8 * j + t] = ins[blk * 64 + t][3]
+        for t in range(64):
+            g = blk * 64 + t
+            v, w = ins[g][0], ins[g][1]
+            for k, op in enumerate(OPS32):
+                old = sh[64 * k + t]
+                sh[64 * k + t] = atom_op(op, old, w if op in ('inc', 'dec') else v, 32, b=w)
+                out[31488 // 4 + n * k + g] = old
+            old = sh[64 * 12 + t]
+            sh[64 * 12 + t] = v if old == w else old
+            out[31488 // 4 + n * 12 + g] = old
+        for t in range(64):
+            v = ins[blk * 64 + t][0]
+            for j, op in enumerate(RED32):
+                s = 832 + 8 * j + t % 8
+                sh[s] = atom_op(op, sh[s], 37 if op in ('inc', 'dec') else v, 32, b=37)
+        out[sh_out + SH * blk: sh_out + SH * (blk + 1)] = sh
+    write_io(D, 'm_atom_forms', (2, 1, 1), (64, 1, 1),
+             [('p_out', 'buffer', 'out'), ('p_in', 'buffer', 'in'), ('p_n', 'u32', n)],
+             {'in': words([w for ws in ins for w in ws]), 'out': words(init)},
+             {'out': words(out)},
+             notes='one thread per own slot (exact old values); reductions on 8 shared slots use '
+                   'order-independent operations (inc/dec with one bound, f32 adds of small '
+                   'integers); expected values from scripts/corpus/modifiers-ref.py')
+
+
+def struct_f32(x):
+    import struct
+    return struct.unpack('<I', struct.pack('<f', x))[0]
 
 
 if __name__ == '__main__':

@@ -2,7 +2,7 @@
 //! KIL, BPT, and the no-ops (NOP, DEPBAR).
 
 use super::{Cx, Result};
-use crate::ir::{Op, StackKind, Terminator, Type};
+use crate::ir::{Op, StackKind, Terminator, Type, Value};
 use crate::shader::Stage;
 use dmsh_isa::{Field, Instr, Opcode};
 
@@ -37,11 +37,19 @@ pub fn handles_guard(op: Opcode) -> bool {
     op == Opcode::Bra
 }
 
-fn check_cc(cx: &Cx, i: &Instr) -> Result<()> {
-    match i.modifier(Field::CcTest) {
-        None | Some("") => Ok(()),
-        Some(t) => Err(cx.unsupported(i, format!("condition-code test {t}"))),
+/// The condition-code test of a control-flow instruction (`EXIT CC.NEU`, `BRA CC.EQ, …`) as a
+/// condition; `None` when there is none or it is `CC.T`. The lifter ANDs it with the guard.
+pub fn cc_condition(cx: &mut Cx, i: &Instr) -> Result<Option<Value>> {
+    let Some(t) = i.modifier(Field::CcTest) else {
+        return Ok(None);
+    };
+    let name = t.trim_end_matches(',').trim_start_matches("CC");
+    if name.is_empty() || name == ".T" {
+        return Ok(None);
     }
+    super::int::flag_test(cx, name)
+        .map(Some)
+        .ok_or_else(|| cx.unsupported(i, format!("condition-code test {t}")))
 }
 
 /// Lifts one control-flow instruction.
@@ -51,31 +59,36 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     match op {
         O::Nop | O::Depbar => Ok(()),
         O::Bra => {
-            check_cc(cx, i)?;
             if !i.has(Field::Target) {
                 return Err(cx.unsupported(i, "branch through a constant bank"));
             }
             let t = norm(i.target(cx.addr as u64).unwrap_or(0) as u32);
             let tb = cx.block_at(t)?;
             let (g, neg) = i.guard();
-            if g.is_pt() {
-                cx.finish(Terminator::Jump(tb));
-            } else {
-                let p = cx.pred(g.0, neg);
-                let nb = cx.block_at(cx.next)?;
-                cx.finish(Terminator::Branch(p, tb, nb));
-            }
+            let cc = cc_condition(cx, i)?;
+            let p = match (g.is_pt(), cc) {
+                (true, None) => {
+                    cx.finish(Terminator::Jump(tb));
+                    return Ok(());
+                }
+                (true, Some(c)) => c,
+                (false, None) => cx.pred(g.0, neg),
+                (false, Some(c)) => {
+                    let p = cx.pred(g.0, neg);
+                    cx.and(p, c)
+                }
+            };
+            let nb = cx.block_at(cx.next)?;
+            cx.finish(Terminator::Branch(p, tb, nb));
             Ok(())
         }
         O::Jmp => {
-            check_cc(cx, i)?;
             let t = norm(i.get(Field::Imm).unwrap_or(0) as u32);
             let tb = cx.block_at(t)?;
             cx.finish(Terminator::Jump(tb));
             Ok(())
         }
         O::Brx | O::Jmx => {
-            check_cc(cx, i)?;
             if !i.has(Field::Ra) {
                 return Err(cx.unsupported(i, "indirect branch through a constant bank"));
             }
@@ -120,7 +133,6 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             Ok(())
         }
         O::Sync | O::Brk | O::Cont | O::Ret => {
-            check_cc(cx, i)?;
             let kind = match op {
                 O::Sync => StackKind::Sync,
                 O::Brk => StackKind::Break,
@@ -147,12 +159,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             Ok(())
         }
         O::Exit => {
-            check_cc(cx, i)?;
             cx.finish(Terminator::Exit);
             Ok(())
         }
         O::Kil => {
-            check_cc(cx, i)?;
             cx.finish(if cx.cfg.stage == Stage::Fragment {
                 Terminator::Kill
             } else {

@@ -1008,37 +1008,59 @@ fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
 /// Evaluates a condition-code test (`CSETP`/`CSET`) on the flags.
 fn cc_test(cx: &mut Cx, i: &Instr) -> Result<Value> {
     let name = i.modifier(Field::CcTest).unwrap_or(".T");
+    flag_test(cx, name).ok_or_else(|| cx.unsupported(i, format!("condition-code test {name}")))
+}
+
+/// A condition-code test (`.LT`, `.NEU`, `.HS`, … without the `CC` prefix) on the Z, S, C, O
+/// flags; `None` for the CSM tests. The float-style names are for flags set by float compares
+/// (S and Z both set mean unordered): `.NUM` = !(S·Z), `.NAN` = S·Z, and the unordered
+/// variants (`U`) are true for unordered results too. For integer flags S·Z never holds, so
+/// each `U` test equals its ordered one. (Flag formulas: yuzu's shader recompiler,
+/// `GetFlowTest`.)
+pub fn flag_test(cx: &mut Cx, name: &str) -> Option<Value> {
     let z = cx.flag(Flag::Zero);
     let s = cx.flag(Flag::Sign);
     let c = cx.flag(Flag::Carry);
     let o = cx.flag(Flag::Overflow);
     let s_ne_o = cx.bin(Op::Xor, s, o);
-    Ok(match name {
+    let nz = cx.not(z);
+    let ns = cx.not(s);
+    Some(match name {
         ".F" => cx.cbool(false),
         ".T" => cx.cbool(true),
-        ".LT" => s_ne_o,
-        ".EQ" => z,
-        ".LE" => cx.or(z, s_ne_o),
+        ".LT" | ".LTU" => s_ne_o,
+        ".EQ" | ".EQU" => z,
+        ".LE" | ".LEU" => cx.or(z, s_ne_o),
         ".GT" => {
             let t = cx.or(z, s_ne_o);
             cx.not(t)
         }
-        ".NE" => cx.not(z),
+        ".GTU" => {
+            let zo = cx.or(z, o);
+            cx.bin(Op::Xor, ns, zo)
+        }
+        ".NE" => nz,
+        ".NEU" => cx.or(s, nz),
         ".GE" => cx.not(s_ne_o),
+        ".GEU" => {
+            let t = cx.or(ns, z);
+            cx.bin(Op::Xor, t, o)
+        }
+        ".NUM" => cx.or(ns, nz),
+        ".NAN" => cx.and(s, z),
         ".LO" => cx.not(c),
         ".LS" => {
             let nc = cx.not(c);
             cx.or(nc, z)
         }
-        ".HI" => {
-            let nz = cx.not(z);
-            cx.and(c, nz)
-        }
+        ".HI" => cx.and(c, nz),
         ".HS" => c,
-        ".SFF" => cx.not(s),
+        ".SFF" => ns,
         ".SFT" => s,
         ".OFF" => cx.not(o),
         ".OFT" => o,
-        m => return Err(cx.unsupported(i, format!("condition-code test {m}"))),
+        ".RLE" => cx.or(s, z),
+        ".RGT" => cx.and(ns, nz),
+        _ => return None,
     })
 }

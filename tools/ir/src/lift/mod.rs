@@ -379,7 +379,16 @@ fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
         return Ok(());
     }
     let op = i.opcode();
-    if guard.is_pt() || ctrl::handles_guard(op) {
+    if ctrl::handles_guard(op) {
+        return dispatch(cx, i);
+    }
+    // A control-flow instruction's condition-code test (`EXIT CC.NEU`) is a second guard.
+    let cc = if ctrl::ends_block(op) {
+        ctrl::cc_condition(cx, i)?
+    } else {
+        None
+    };
+    if guard.is_pt() && cc.is_none() {
         return dispatch(cx, i);
     }
     // Predicated: run the instruction in its own block, or in the then-block of the run of
@@ -389,7 +398,8 @@ fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
     // the run wrote the guard.
     let (then_b, cont) = match run {
         Some((g, n, t, c))
-            if g == guard.0
+            if cc.is_none()
+                && g == guard.0
                 && n == neg
                 && c == cx.b
                 && !cx.ended
@@ -400,7 +410,14 @@ fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
             (t, c)
         }
         _ => {
-            let p = cx.pred(guard.0, neg);
+            let p = match cc {
+                Some(c) if guard.is_pt() => c,
+                Some(c) => {
+                    let p = cx.pred(guard.0, neg);
+                    cx.and(p, c)
+                }
+                None => cx.pred(guard.0, neg),
+            };
             let then_b = cx.f.add_block(None);
             let cont = cx.f.add_block(None);
             cx.finish(Terminator::Branch(p, then_b, cont));
@@ -411,7 +428,8 @@ fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
     cx.b = then_b;
     cx.ended = false;
     dispatch(cx, i)?;
-    let open = cx.b == then_b
+    let open = cc.is_none()
+        && cx.b == then_b
         && !cx.done()
         && !cx.f.blocks[then_b.index()].insts[first..]
             .iter()
