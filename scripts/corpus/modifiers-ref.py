@@ -19,6 +19,7 @@ from common import (M32, M64, clamp, dec, elementwise, f2i, f_add, f_rint, f_sat
                     s32, s64, sext, split64, words, write_io)
 
 D = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, 'tests', 'corpus', 'modifiers')
+D_DIR = D
 ONLY = set(sys.argv[2:])
 N = 128
 REFS = {}
@@ -350,6 +351,237 @@ def m_atom_forms():
              notes='one thread per own slot (exact old values); reductions on 8 shared slots use '
                    'order-independent operations (inc/dec with one bound, f32 adds of small '
                    'integers); expected values from scripts/corpus/modifiers-ref.py')
+
+
+@ref
+def m_cvt_forms():
+    """Conversion forms of m_cvt_forms.ptx (F2I, I2F, I2I, F2F), including parameter operands."""
+    from common import f32b
+    P_F, P_I, P_U = 2999999744.0, -77777, 3000000000
+    pf = f32b(P_F)
+    F, D, H = 'f32', 'f64', 'f16'
+
+    def k(g, w):
+        a0, a1, a2, a3 = w
+        d1 = a3 << 32 | a2
+        k1, v1, s1 = dec(a1, F)
+        if k1 == 'inf':
+            d2 = inf(s1, D)
+        else:
+            d2 = rnd(v1 * (1 + Fraction(1, 2**30)), D, 'rn', zero_sign=s1)
+        o = [None] * 50
+        o[0] = f2i(a0, F, 'rmi', -2**15, 2**15 - 1) & 0xFFFF
+        o[1] = f2i(a0, F, 'rpi', 0, 0xFFFF)
+        o[2:4] = split64(f2i(a0, F, 'rni', -2**63, 2**63 - 1) & M64)
+        o[4] = f2i(d1, D, 'rni', 0, M32)
+        o[5] = f2i(d1, D, 'rzi', -2**31, 2**31 - 1) & M32
+        o[6:8] = split64(f2i(pf, F, 'rzi', 0, M64))
+        o[8] = f2i(pf, F, 'rzi', -2**31, 2**31 - 1) & M32
+        o[9] = f2i(pf, F, 'rni', 0, M32)
+        o[10:12] = split64(f2i(pf, F, 'rni', -2**63, 2**63 - 1) & M64)
+        o[12] = f2i(a2 & 0xFFFF, H, 'rzi', -2**31, 2**31 - 1) & M32
+        o[13] = icvt(a2 & 0xFFFF, H, 'rn')
+        o[14] = icvt(sext(a2 >> 8, 8), F)
+        o[15] = icvt(sext(a2 >> 16, 8), F)
+        o[16] = icvt(sext(a2 >> 24, 8), F)
+        o[17] = icvt(a3 & 0xFFFF, F, 'rp')
+        o[18] = icvt(a3, F, 'rz')
+        o[19] = icvt(P_U, F, 'rz')
+        o[20] = icvt(P_I, F, 'rn')
+        o[21:23] = split64(icvt(s32(a2), D))
+        o[23:25] = split64(icvt(s64(d1), D, 'rm'))
+        o[25:27] = split64(icvt(a3, D, 'rp'))
+        o[27:29] = split64(icvt(d1, D, 'rz'))
+        o[29:31] = split64(icvt(P_I, D))
+        o[31] = clamp(s32(a2), -2**15, 2**15 - 1) & 0xFFFF
+        o[32] = clamp(P_I, -128, 127) & 0xFF
+        o[33] = clamp(s32(a2), 0, M32)
+        o[34] = clamp(a3, 0, 2**31 - 1)
+        o[35] = clamp(P_U, 0, 2**15 - 1)
+        o[36] = clamp(P_I, 0, M32)
+        o[37] = clamp(P_U, 0, 2**31 - 1)
+        o[38] = f_sat(f_rint(a1, F, 'rpi'), F)
+        o[39] = f_rint(pf, F, 'rni')
+        o[40] = f_rint(ftz32(a1), F, 'rni')
+        o[41] = f_rint(ftz32(a1), F, 'rzi')
+        o[42:44] = split64(f_rint(d2, D, 'rpi'))
+        o[44:46] = split64(f_rint(d2, D, 'rzi'))
+        o[46:48] = split64(fcvt(pf, F, D))
+        o[48] = fcvt(pf, F, H)
+        o[49] = ftz32(fcvt(d2, D, F))
+        return o
+
+    r = rng(905)
+
+    def a0(g):
+        if g % 7 == 0:
+            return r.choice([0x7FC00000, 0xFFC00001, 0x7F800000, 0xFF800000, 0x80000000,
+                             0x46FFFE00, 0x47000000, 0xC7000100, 0x5F000000, 0xDF000001])
+        return (r.getrandbits(1) << 31) | (r.randrange(100, 200) << 23) | r.getrandbits(23)
+
+    ins = [[a0(g), rand_f32(r), r.getrandbits(32), r.getrandbits(32)] for g in range(N)]
+    for g in range(0, N, 9):  # NaN, infinities and huge values as f64 for F2I.*.F64
+        ins[g][3] = r.choice([0x7FF80000, 0xFFF00000, 0x7FF00000, 0x41F00000, 0xC1E00000])
+    words_out = [0] * (50 * N)
+    for g, w in enumerate(ins):
+        for j, v in enumerate(k(g, w)):
+            words_out[50 * g + j] = v & M32
+    common.load_params = lambda setdir, kernel: [
+        dict(ordinal=0, offset=0, size=8), dict(ordinal=1, offset=8, size=8),
+        dict(ordinal=2, offset=16, size=4), dict(ordinal=3, offset=20, size=4),
+        dict(ordinal=4, offset=24, size=4), dict(ordinal=5, offset=28, size=4)]
+    write_io(D_DIR, 'm_cvt_forms', (2, 1, 1), (64, 1, 1),
+             [('p_out', 'buffer', 'out'), ('p_in', 'buffer', 'in'), ('p_n', 'u32', N),
+              ('p_f', 'f32', P_F), ('p_i', 's32', P_I), ('p_u', 'u32', P_U)],
+             {'in': words([x for ws in ins for x in ws]), 'out': words([0] * (50 * N))},
+             {'out': words(words_out)},
+             notes='a0 includes NaN, infinities and out-of-range values (PTX cvt to integer '
+                   'saturates, NaN gives 0); 16/8-bit results are narrow stores into zeroed '
+                   'words; expected values from scripts/corpus/modifiers-ref.py')
+
+
+# m_setp_forms's tests, in output order: (compare, type, a, b, boolean op or None). Operands:
+# a0, a1 (u32 words), A = a1:a0, B = a3:a2 (64-bit), x0 = a2, x1 = a3 (f32), pf/pi/pu (the
+# parameters), |x0|, or a literal. tests/corpus/modifiers/m_setp_forms.ptx is written from this
+# list (per test a setp + selp + st, and again a setp guarding a store).
+SETP_TESTS = [
+    ('eq', 's32', 'a0', 'a1', None), ('ne', 's32', 'a0', 'a1', None),
+    ('lt', 's32', 'a0', 'a1', None), ('le', 's32', 'a0', 'a1', None),
+    ('gt', 's32', 'a0', 'a1', None), ('ge', 's32', 'a0', 'a1', None),
+    ('eq', 'u32', 'a0', 'a1', None), ('ne', 'u32', 'a0', 'a1', None),
+    ('lt', 'u32', 'a0', 'a1', None), ('le', 'u32', 'a0', 'a1', None),
+    ('gt', 'u32', 'a0', 'a1', None), ('ge', 'u32', 'a0', 'a1', None),
+    ('lt', 's32', 'a0', '-5', None), ('eq', 's32', 'a0', '17', None),
+    ('ge', 'u32', 'a0', '1000', None), ('lt', 'u32', 'a0', 'pu', None),
+    ('ge', 's32', 'a0', 'pi', None), ('ne', 'u32', 'a0', 'pu', None),
+    ('eq', 's64', 'A', 'B', None), ('ne', 's64', 'A', 'B', None),
+    ('lt', 's64', 'A', 'B', None), ('le', 's64', 'A', 'B', None),
+    ('gt', 's64', 'A', 'B', None), ('ge', 's64', 'A', 'B', None),
+    ('eq', 'u64', 'A', 'B', None), ('ne', 'u64', 'A', 'B', None),
+    ('lt', 'u64', 'A', 'B', None), ('le', 'u64', 'A', 'B', None),
+    ('gt', 'u64', 'A', 'B', None), ('ge', 'u64', 'A', 'B', None),
+    ('lt', 's64', 'A', '0', None), ('gt', 'u64', 'A', '4294967296', None),
+    ('lt', 'and.s32', 'a0', 'a1', ('', 'q')), ('ge', 'or.u32', 'a0', 'a1', ('', '!q')),
+    ('ne', 'xor.s32', 'a0', 'a1', ('', 'q')), ('lt', 'and.u64', 'A', 'B', ('', '!q')),
+    ('eq', 'f32', 'x0', 'x1', None), ('ne', 'f32', 'x0', 'x1', None),
+    ('lt', 'f32', 'x0', 'x1', None), ('le', 'f32', 'x0', 'x1', None),
+    ('gt', 'f32', 'x0', 'x1', None), ('ge', 'f32', 'x0', 'x1', None),
+    ('equ', 'f32', 'x0', 'x1', None), ('neu', 'f32', 'x0', 'x1', None),
+    ('ltu', 'f32', 'x0', 'x1', None), ('leu', 'f32', 'x0', 'x1', None),
+    ('gtu', 'f32', 'x0', 'x1', None), ('geu', 'f32', 'x0', 'x1', None),
+    ('num', 'f32', 'x0', 'x1', None), ('nan', 'f32', 'x0', 'x1', None),
+    ('eq', 'ftz.f32', 'x0', 'x1', None), ('ne', 'ftz.f32', 'x0', 'x1', None),
+    ('lt', 'ftz.f32', 'x0', 'x1', None), ('ge', 'ftz.f32', 'x0', 'x1', None),
+    ('gtu', 'ftz.f32', 'x0', 'x1', None), ('le', 'ftz.f32', 'x0', 'pf', None),
+    ('gt', 'f32', '|x0|', '0f3FC00000', None), ('lt', 'f32', 'x0', '0fC0200000', None),
+    ('geu', 'f32', 'x0', 'pf', None), ('neu', 'f32', 'x0', 'pf', None),
+    ('gt', 'or.f32', 'x0', 'x1', ('', 'q')), ('ge', 'xor.f32', 'x0', 'x1', ('', '!q')),
+    ('lt', 'and.f32', 'x0', 'pf', ('', '!q')), ('gtu', 'and.ftz.f32', '|x0|', 'pf', ('', 'q')),
+]
+
+
+def setp_value(cmp, ty, a, b, q):
+    """PTX setp (and its boolean combination with q) on the operand values."""
+    parts = ty.split('.')
+    bop = parts[0] if parts[0] in ('and', 'or', 'xor') else None
+    parts = [x for x in parts if x not in ('and', 'or', 'xor')]
+    base = parts[-1]
+    ftz_ = 'ftz' in parts
+    if base == 'f32':
+        if ftz_:
+            a, b = ftz32(a), ftz32(b)
+        ka, va, _ = dec(a, 'f32')
+        kb, vb, _ = dec(b, 'f32')
+        nan = ka == 'nan' or kb == 'nan'
+        def key(k, v, bits):
+            return float('inf') * (-1 if bits >> 31 else 1) if k == 'inf' else v
+        x, y = (None, None) if nan else (key(ka, va, a), key(kb, vb, b))
+        if cmp in ('num', 'nan'):
+            r = (not nan) if cmp == 'num' else nan
+        else:
+            unordered = cmp.endswith('u') and cmp != 'nu'
+            c = cmp[:-1] if unordered else cmp
+            if nan:
+                r = unordered
+            else:
+                r = {'eq': x == y, 'ne': x != y, 'lt': x < y, 'le': x <= y, 'gt': x > y,
+                     'ge': x >= y}[c]
+    else:
+        bits = int(base[1:])
+        if base[0] == 's':
+            sx = lambda v: v - (1 << bits) if v >> (bits - 1) & 1 else v
+            a, b = sx(a), sx(b)
+        r = {'eq': a == b, 'ne': a != b, 'lt': a < b, 'le': a <= b, 'gt': a > b,
+             'ge': a >= b}[cmp]
+    if bop == 'and':
+        r = r and q
+    elif bop == 'or':
+        r = r or q
+    elif bop == 'xor':
+        r = r != q
+    return int(r)
+
+
+@ref
+def m_setp_forms():
+    """ISETP / FSETP forms: SETP_TESTS on random and edge-case operands."""
+    from common import f32b
+    P_F, P_I, P_U = -2.5, -77777, 3000000000
+    r = rng(906)
+    sp = [0x00000000, 0x80000000, 0x7FC00000, 0xFFC00001, 0x7F800000, 0xFF800000, 0x00000001,
+          0x807FFFFF, 0x3FC00000, 0xBFC00000, 0xC0200000, 0xC0200001, 0x3F800000]
+    ints = [0, 1, 17, 1000, 999, M32, 0x80000000, 0x7FFFFFFF, (-5) & M32, (-6) & M32, P_U,
+            P_U - 1, P_I & M32]
+
+    def w(pool):
+        return r.choice(pool) if r.random() < 0.4 else r.getrandbits(32)
+
+    ins = []
+    for g in range(N):
+        a0, a1 = w(ints), w(ints)
+        a2, a3 = w(sp), w(sp)
+        if g % 5 == 0:
+            a1 = a0  # equal pairs
+        if g % 6 == 0:
+            a3 = a2
+        if g % 11 == 0:
+            a2, a3 = a0, a1  # equal 64-bit pairs
+        ins.append([a0, a1, a2, a3])
+    val = {'pf': f32b(P_F), 'pi': P_I & M32, 'pu': P_U}
+
+    def k(g, ws):
+        a0, a1, a2, a3 = ws
+        env = dict(val, a0=a0, a1=a1, A=a1 << 32 | a0, B=a3 << 32 | a2, x0=a2, x1=a3)
+        env['|x0|'] = a2 & 0x7FFFFFFF
+        q = a2 & 1 == 1
+        out = []
+        for cmp, ty, a, b, bop in SETP_TESTS:
+            def opv(o):
+                if o in env:
+                    return env[o]
+                if o.startswith('0f'):
+                    return int(o[2:], 16)
+                return int(o) & (M64 if '64' in ty else M32)
+            qq = (not q) if bop and bop[1] == '!q' else q
+            out.append(setp_value(cmp, ty, opv(a), opv(b), qq))
+        return out
+
+    common.load_params = lambda setdir, kernel: [
+        dict(ordinal=0, offset=0, size=8), dict(ordinal=1, offset=8, size=8),
+        dict(ordinal=2, offset=16, size=4), dict(ordinal=3, offset=20, size=4),
+        dict(ordinal=4, offset=24, size=4), dict(ordinal=5, offset=28, size=4)]
+    nt = len(SETP_TESTS)
+    outw = []
+    for g, ws in enumerate(ins):
+        v = k(g, ws)
+        outw += v + v  # setp + selp, then the same tests guarding stores
+    write_io(D_DIR, 'm_setp_forms', (2, 1, 1), (64, 1, 1),
+             [('p_out', 'buffer', 'out'), ('p_in', 'buffer', 'in'), ('p_n', 'u32', N),
+              ('p_f', 'f32', P_F), ('p_i', 's32', P_I), ('p_u', 'u32', P_U)],
+             {'in': words([x for ws in ins for x in ws]), 'out': words([0] * (2 * nt * N))},
+             {'out': words(outw)},
+             notes='float operands include NaNs, infinities, signed zeros and subnormals (.ftz); '
+                   'expected values from scripts/corpus/modifiers-ref.py')
 
 
 def struct_f32(x):
