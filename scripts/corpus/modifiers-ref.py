@@ -584,6 +584,103 @@ def m_setp_forms():
                    'expected values from scripts/corpus/modifiers-ref.py')
 
 
+@ref
+def m_float_forms():
+    """f32 / f64 arithmetic forms of m_float_forms.ptx: rounding modes, .sat, .ftz, |x|, -x,
+    immediates and parameter operands."""
+    from common import f32b, f64b, f_mul, f_fma, f_sub
+    P_F, P_D = 0.7853981852531433, -2.718281828459045
+    pf, pd = f32b(P_F), f64b(P_D)
+    F, D = 'f32', 'f64'
+    abs32 = lambda b: b & 0x7FFFFFFF
+    neg32 = lambda b: b ^ 0x80000000
+    neg64 = lambda b: b ^ (1 << 63)
+
+    def fz(fn):  # an .ftz operation: subnormal inputs and result flushed
+        return lambda *a: ftz32(fn(*[ftz32(x) for x in a]))
+
+    def k(g, w):
+        x, y, z, w3 = w
+        X, Y = y << 32 | x, w3 << 32 | z
+        add = lambda a, b, m='rn': f_add(a, b, F, m)
+        mul = lambda a, b, m='rn': f_mul(a, b, F, m)
+        fma = lambda a, b, c, m='rn': f_fma(a, b, c, F, m)
+        o = [fz(lambda a, b: add(a, b, 'rz'))(x, y),
+             fz(lambda a, b: add(a, b, 'rz'))(x, pf),
+             add(x, f32b(0.1), 'rm'),
+             f_sat(add(x, pf, 'rp'), F),
+             f_sat(add(x, pf), F),
+             f_sat(fz(lambda a, b: f_sub(a, b, F))(x, y), F),
+             f_sat(fz(lambda a, b: f_sub(a, b, F))(x, pf), F),
+             add(x, abs32(y)),
+             add(x, abs32(pf)),
+             f_sub(x, pf, F),
+             ftz32(add(neg32(abs32(ftz32(x))), 0)),
+             mul(x, pf),
+             fz(lambda a, b: mul(a, b, 'rz'))(x, y),
+             fz(lambda a, b: mul(a, b, 'rz'))(x, pf),
+             f_sat(fz(mul)(x, f32b(1.5)), F),
+             f_sat(mul(x, f32b(-1.5), 'rm'), F),
+             mul(x, pf, 'rp'),
+             fma(x, 0xC0490FDB, z),
+             fma(x, pf, z),
+             fma(x, neg32(pf), z),
+             fz(lambda a, b, c: fma(a, b, c, 'rz'))(x, y, z),
+             fz(lambda a, b, c: fma(a, b, c, 'rz'))(x, y, pf),
+             f_sat(fz(fma)(x, y, z), F),
+             f_sat(fz(fma)(x, pf, z), F),
+             f_sat(fma(x, f32b(3.0), z, 'rm'), F),
+             fma(x, y, pf, 'rp'),
+             fma(x, pf, 0)]
+        o += split64(f_add(neg64(X), Y, D))
+        o += split64(f_add(X, pd, D))
+        o += split64(f_add(X, f64b(0.1), D, 'rm'))
+        o += split64(f_add(X, pd, D, 'rp'))
+        o += split64(f_add(X, pd, D, 'rz'))
+        o += split64(f_mul(X, pd, D, 'rp'))
+        o += split64(f_mul(X, 0x400921FB54442D18, D, 'rz'))
+        o += split64(f_fma(X, Y, pd, D, 'rz'))
+        o += split64(f_fma(X, f64b(3.0), Y, D, 'rm'))
+        return o
+
+    r = rng(907)
+
+    def f32v():
+        c = r.random()
+        if c < 0.15:
+            return r.choice([0, 0x80000000, 0x3F800000, 0xBF800000, 0x3F000000, 0x00000001,
+                             0x80400000, 0x7F7FFFFF, 0xFF7FFFFF, 0x3F7FFFFF, 0x3F800001])
+        if c < 0.25:
+            return r.getrandbits(23) | r.getrandbits(1) << 31
+        return (r.getrandbits(1) << 31) | (r.randrange(100, 160) << 23) | r.getrandbits(23)
+
+    def hi_word():
+        # The high words of X and Y: normal f64 of exponent 2^-479 .. 2^1026 (products may
+        # overflow, never underflow; see the notes).
+        return (r.getrandbits(1) << 31) | (r.randrange(68, 241) << 23) | r.getrandbits(23)
+
+    ins = [[f32v(), hi_word(), f32v(), hi_word()] for _ in range(N)]
+    common.load_params = lambda setdir, kernel: [
+        dict(ordinal=0, offset=0, size=8), dict(ordinal=1, offset=8, size=8),
+        dict(ordinal=2, offset=16, size=4), dict(ordinal=3, offset=20, size=4),
+        dict(ordinal=4, offset=24, size=8)]
+    outw = []
+    for g, ws in enumerate(ins):
+        v = k(g, ws)
+        assert len(v) == 45
+        outw += [x & M32 for x in v]
+    write_io(D_DIR, 'm_float_forms', (2, 1, 1), (64, 1, 1),
+             [('p_out', 'buffer', 'out'), ('p_in', 'buffer', 'in'), ('p_n', 'u32', N),
+              ('p_f', 'f32', P_F), ('p_d', 'f64', P_D)],
+             {'in': words([x for ws in ins for x in ws]), 'out': words([0] * (45 * N))},
+             {'out': words(outw)},
+             notes='finite inputs with zeros, subnormals (.ftz) and values around 1 (.sat); f64 '
+                   'operands X, Y are normal with exponents -479..1026 (products overflow, never '
+                   'underflow: f64 directed rounding of underflowing products and of subnormal '
+                   'operands is not covered, see tests/corpus/modifiers/README.md); expected '
+                   'values from scripts/corpus/modifiers-ref.py')
+
+
 def struct_f32(x):
     import struct
     return struct.unpack('<I', struct.pack('<f', x))[0]

@@ -1399,8 +1399,19 @@ impl E {
             Op::UGt => self.op(S::UGreaterThan, ty, &a),
             Op::UGe => self.op(S::UGreaterThanEqual, ty, &a),
             Op::Select => self.op(S::Select, ty, &a),
-            Op::FAdd(rnd) => self.fadd(rt, rnd, a[0], a[1]),
+            Op::FAdd(rnd) => {
+                // x + (+0.0) (`FADD R, RZ, -R`, ptxas's negation): see `add_plus_zero`.
+                let pz = |k: usize| f.const_of(inst.args[k]) == Some(0);
+                match (pz(0), pz(1)) {
+                    (_, true) if rt != Type::F16 => self.add_plus_zero(rt, rnd, a[0]),
+                    (true, _) if rt != Type::F16 => self.add_plus_zero(rt, rnd, a[1]),
+                    _ => self.fadd(rt, rnd, a[0], a[1]),
+                }
+            }
             Op::FMul(rnd) => self.fmul(rt, rnd, a[0], a[1]),
+            Op::FFma(rnd) if rt != Type::F16 && f.const_of(inst.args[2]) == Some(0) => {
+                self.fma_plus_zero(rt, rnd, a[0], a[1])
+            }
             Op::FFma(rnd) => self.ffma(rt, rnd, a[0], a[1], a[2]),
             Op::FDiv => self.fop(S::FDiv, ty, &a),
             Op::FNeg => self.op(S::FNegate, ty, &a),

@@ -67,13 +67,47 @@ impl E {
         (p, e)
     }
 
+    /// Veltkamp's split `a = hi + lo` (26 + 27 bits). `(2^27 + 1)·a` overflows for
+    /// |a| > 2^996, so such values are split at 2^-54 of their size and scaled back (powers of
+    /// two: exact).
     fn split64f(&mut self, a: Word) -> (Word, Word) {
+        let bo = self.ty(Type::Bool);
+        let f64t = self.ty(Type::F64);
+        let abs = self.ext(f64t, glsl::FABS, &[a]);
+        let lim = self.fconst(Type::F64, 2f64.powi(995));
+        let big = self.op(S::FOrdGreaterThan, bo, &[abs, lim]);
+        let down = self.fconst(Type::F64, 2f64.powi(-54));
+        let up = self.fconst(Type::F64, 2f64.powi(54));
+        let scaled = self.f(S::FMul, Type::F64, &[a, down]);
+        let a_s = self.op(S::Select, f64t, &[big, scaled, a]);
         let k = self.fconst(Type::F64, 134217729.0);
-        let c = self.f(S::FMul, Type::F64, &[k, a]);
-        let d = self.f(S::FSub, Type::F64, &[c, a]);
-        let hi = self.f(S::FSub, Type::F64, &[c, d]);
-        let lo = self.f(S::FSub, Type::F64, &[a, hi]);
+        let c = self.f(S::FMul, Type::F64, &[k, a_s]);
+        let d = self.f(S::FSub, Type::F64, &[c, a_s]);
+        let hi_s = self.f(S::FSub, Type::F64, &[c, d]);
+        let lo_s = self.f(S::FSub, Type::F64, &[a_s, hi_s]);
+        let hi_up = self.f(S::FMul, Type::F64, &[hi_s, up]);
+        let lo_up = self.f(S::FMul, Type::F64, &[lo_s, up]);
+        let hi = self.op(S::Select, f64t, &[big, hi_up, hi_s]);
+        let lo = self.op(S::Select, f64t, &[big, lo_up, lo_s]);
         (hi, lo)
+    }
+
+    /// The residual for directed rounding when the round-to-nearest f64 result `r` overflowed:
+    /// ±∞ from finite operands means the exact value is finite, toward zero from `r` (the
+    /// pair arithmetic gives NaN or ∞ there), so its residual is −r; else `resid`.
+    fn overflow_resid(&mut self, r: Word, resid: Word, operands: &[Word]) -> Word {
+        let bo = self.ty(Type::Bool);
+        let f64t = self.ty(Type::F64);
+        let mut cond = self.op(S::IsInf, bo, &[r]);
+        for &x in operands {
+            // x − x is 0 exactly when x is finite (∞ − ∞ and NaN give NaN).
+            let d = self.f(S::FSub, Type::F64, &[x, x]);
+            let z = self.fconst(Type::F64, 0.0);
+            let fin = self.op(S::FOrdEqual, bo, &[d, z]);
+            cond = self.op(S::LogicalAnd, bo, &[cond, fin]);
+        }
+        let neg = self.op(S::FNegate, f64t, &[r]);
+        self.op(S::Select, f64t, &[cond, neg, resid])
     }
 
     /// Round-to-odd of the exact `s + e` (with `s = RN(s + e)`), in s's type.
@@ -184,6 +218,11 @@ impl E {
         }
         let (x, y) = (self.widen(t, a), self.widen(t, b));
         let (s, e) = self.two_sum(Type::F64, x, y);
+        let e = if t == Type::F64 {
+            self.overflow_resid(s, e, &[x, y])
+        } else {
+            e
+        };
         let r = self.round_pair(t, rnd, s, e);
         if rnd != Round::Rm {
             return r;
@@ -207,6 +246,40 @@ impl E {
         self.op(S::Bitcast, ty, &[res])
     }
 
+    /// `x + (+0.0)` rounded as `rnd`: `x`, except that a zero sum is +0 (−0 + +0 = +0) unless
+    /// rounding toward −∞. Written as a select rather than an add because lavapipe (Mesa
+    /// 22.3) folds `x + 0.0` to `x` even under NoContraction and SignedZeroInfNanPreserve,
+    /// turning −0 + 0 into −0 (`m_float_forms`, `FADD.FTZ R, RZ, -R`).
+    pub(crate) fn add_plus_zero(&mut self, t: Type, rnd: Round, x: Word) -> Word {
+        if rnd == Round::Rm {
+            return x;
+        }
+        let bo = self.ty(Type::Bool);
+        let ty = self.ty(t);
+        let z = self.fconst(t, 0.0);
+        let is0 = self.op(S::FOrdEqual, bo, &[x, z]);
+        self.op(S::Select, ty, &[is0, z, x])
+    }
+
+    /// `a * b + (+0.0)` rounded once as `rnd`: the product rounded as `rnd`, except that an
+    /// exactly zero product (a or b zero) plus +0 is +0 unless rounding toward −∞ (a product
+    /// that rounds to zero keeps its sign: the exact sum is not zero). See [`Self::add_plus_zero`].
+    pub(crate) fn fma_plus_zero(&mut self, t: Type, rnd: Round, a: Word, b: Word) -> Word {
+        let p = self.fmul(t, rnd, a, b);
+        if rnd == Round::Rm {
+            return p;
+        }
+        let bo = self.ty(Type::Bool);
+        let ty = self.ty(t);
+        let z = self.fconst(t, 0.0);
+        let a0 = self.op(S::FOrdEqual, bo, &[a, z]);
+        let b0 = self.op(S::FOrdEqual, bo, &[b, z]);
+        let p0 = self.op(S::FOrdEqual, bo, &[p, z]);
+        let exact0 = self.op(S::LogicalOr, bo, &[a0, b0]);
+        let c = self.op(S::LogicalAnd, bo, &[exact0, p0]);
+        self.op(S::Select, ty, &[c, z, p])
+    }
+
     /// `a * b` rounded as `rnd`.
     pub(crate) fn fmul(&mut self, t: Type, rnd: Round, a: Word, b: Word) -> Word {
         if rnd == Round::Rn {
@@ -219,6 +292,7 @@ impl E {
         }
         if t == Type::F64 {
             let (p, e) = self.two_prod64(a, b);
+            let e = self.overflow_resid(p, e, &[a, b]);
             return self.round_dir(t, rnd, p, e, Type::F64);
         }
         let (x, y) = (self.widen(t, a), self.widen(t, b));
@@ -240,11 +314,20 @@ impl E {
             let (vs, ve) = self.two_sum(Type::F64, tl, ul);
             let v = self.round_odd(Type::F64, vs, ve);
             let r = self.f(S::FAdd, Type::F64, &[th, v]);
+            // A product that overflows makes the pair arithmetic NaN; the result is then
+            // th (±∞ in round-to-nearest; directed rounding steps back below).
+            let bo = self.ty(Type::Bool);
+            let f64t = self.ty(Type::F64);
+            let rnan = self.op(S::IsNan, bo, &[r]);
+            let thinf = self.op(S::IsInf, bo, &[th]);
+            let ovf = self.op(S::LogicalAnd, bo, &[rnan, thinf]);
+            let r = self.op(S::Select, f64t, &[ovf, th, r]);
             if rnd == Round::Rn {
                 return r;
             }
             let d = self.f(S::FSub, Type::F64, &[th, r]);
             let resid = self.f(S::FAdd, Type::F64, &[d, v]);
+            let resid = self.overflow_resid(r, resid, &[a, b, c]);
             return self.round_dir(t, rnd, r, resid, Type::F64);
         }
         let (x, y, z) = (self.widen(t, a), self.widen(t, b), self.widen(t, c));
