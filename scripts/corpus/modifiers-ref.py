@@ -681,6 +681,27 @@ def m_float_forms():
                    'values from scripts/corpus/modifiers-ref.py')
 
 
+@ref
+def m_int_sel():
+    """Integer adds and multiplies reading 16-bit halves (m_int_sel.ptx)."""
+    def k(g, w):
+        a, b, c, d = w
+        o = [(a >> 16) + b + c, (b & 0xFFFF) + a + d, (c >> 16) + (d & 0xFFFF) + a,
+             a - (d >> 16) - b]
+        o += split64(((b << 32 | a) + (d << 32 | c) + (a >> 16)) & M64)
+        o += [(a >> 16) * (c >> 16), (b >> 16) * d, (a >> 16) * b + c,
+              (s32(b) >> 16) * s32(c), (a * (c >> 16)) >> 32,
+              ((((d >> 16) + (c >> 16)) << 16) + c)]
+        return [x & M32 for x in o]
+
+    r = rng(908)
+    sp = [0, 1, 0xFFFF, 0x10000, 0xFFFF0000, M32, 0x80000000, 0x7FFFFFFF, 0x8000, 0x7FFF8000]
+    ins = [[r.choice(sp) if r.random() < 0.3 else r.getrandbits(32) for _ in range(4)]
+           for _ in range(N)]
+    elementwise(D, 'm_int_sel', ins, k, 12,
+                notes='expected values from scripts/corpus/modifiers-ref.py')
+
+
 def struct_f32(x):
     import struct
     return struct.unpack('<I', struct.pack('<f', x))[0]

@@ -107,9 +107,10 @@ fn read_map(path: &Path) -> anyhow::Result<Vec<MapRow>> {
     Ok(rows)
 }
 
-/// What a translated shader's reflection marks as guessed pipeline state (a geometry input
-/// primitive, tessellation parameters), as a report detail; empty when nothing is guessed.
-fn guessed_state(json: &Path) -> String {
+/// What a porter must check in a translated shader, from its reflection, as a report detail
+/// (empty when nothing): guessed pipeline state (a geometry input primitive, tessellation
+/// parameters) and 64-bit atomics (Metal has only some, on some GPU families).
+fn checks(json: &Path) -> String {
     let Some(r) = std::fs::read_to_string(json)
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
@@ -132,6 +133,9 @@ fn guessed_state(json: &Path) -> String {
             t["spacing"].as_str().unwrap_or("?"),
             t["output"].as_str().unwrap_or("?")
         ));
+    }
+    if r["int64_atomics"] == true {
+        v.push("uses 64-bit atomics (Metal: some GPU families and operations only)".into());
     }
     v.join("; ")
 }
@@ -186,7 +190,7 @@ fn translate_all(o: &Path, manual: Option<&Path>) -> anyhow::Result<String> {
                     .map_err(anyhow::Error::from)
                     .and_then(|c| super::translate::run(c.args))
                 {
-                    Ok(_) => ("translated", guessed_state(&out.with_extension("json"))),
+                    Ok(_) => ("translated", checks(&out.with_extension("json"))),
                     Err(e) => ("failed", format!("{e:#}").replace(['\t', '\n'], " ")),
                 }
             };
@@ -231,7 +235,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn guessed_pipeline_state_is_reported() {
+    fn checks_are_reported() {
         let d = std::env::temp_dir().join(format!("dmsh-demo-guess-{}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         let p = d.join("r.json");
@@ -239,15 +243,19 @@ mod tests {
         write(
             r#"{"geometry_input": {"primitive": "triangles", "vertices": 3, "source": "guessed"}}"#,
         );
-        assert!(guessed_state(&p).contains("input primitive guessed (triangles)"));
+        assert!(checks(&p).contains("input primitive guessed (triangles)"));
         write(r#"{"geometry_input": {"primitive": "lines", "vertices": 2, "source": "given"}}"#);
-        assert_eq!(guessed_state(&p), "");
+        assert_eq!(checks(&p), "");
         write(
             r#"{"tessellation": {"domain": "quads", "spacing": "equal", "output": "points", "source": "guessed"}}"#,
         );
-        assert!(guessed_state(&p).contains("tessellation guessed (quads, equal, points)"));
+        assert!(checks(&p).contains("tessellation guessed (quads, equal, points)"));
         write(r#"{"tessellation": {"source": "container"}}"#);
-        assert_eq!(guessed_state(&p), "");
-        assert_eq!(guessed_state(&d.join("missing.json")), "");
+        assert_eq!(checks(&p), "");
+        write(r#"{"int64_atomics": true}"#);
+        assert!(checks(&p).contains("64-bit atomics"));
+        write(r#"{"int64_atomics": false}"#);
+        assert_eq!(checks(&p), "");
+        assert_eq!(checks(&d.join("missing.json")), "");
     }
 }
