@@ -11,10 +11,11 @@ fn main() {
     let cubin = dmsh_cubin::read(&path).expect("cubin");
     let k = cubin.kernel(name).expect("kernel");
     let cfg = common::cuda_config(k, common::io_block(name).unwrap_or([1, 1, 1]));
-    let mut sh = dmsh_ir::lift::lift(&k.code, &cfg).expect("lift");
-    dmsh_ir::passes::run_all(&mut sh.func);
+    let opts = dmsh_spv::Options::default();
+    let sh = dmsh_ir::lift::lift(&k.code, &cfg).expect("lift");
+    let sh = dmsh_spv::pipeline::passes(sh, &opts).expect("passes");
     println!("{}", sh.func);
-    let out = dmsh_spv::emit(&sh, &dmsh_spv::Options::default()).expect("emit");
+    let out = dmsh_spv::emit(&sh, &opts).expect("emit");
     let bytes: Vec<u8> = out.words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&args[2], bytes).expect("write");
     println!("{}", out.reflection.to_json());

@@ -1601,12 +1601,14 @@ impl E {
     }
 }
 
-/// Translates a lifted shader to SPIR-V words plus reflection.
-pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
+/// Emits a lifted shader whose passes ran, following the pipeline's control-flow plan: SPIR-V
+/// words plus reflection (Metal indices are assigned after, by the pipeline).
+pub(crate) fn emit_planned(
+    sh: &dmsh_ir::Shader,
+    plan: &crate::pipeline::Plan,
+    opts: &Options,
+) -> Result<Output, Error> {
     let f = &sh.func;
-    if let Some(e) = dmsh_ir::passes::handles::error(f) {
-        return Err(Error::Unsupported(e.to_string()));
-    }
     let mut b = Builder::new();
     b.reserve_code(f.insts.len() * 8);
     b.set_version(1, 5);
@@ -1673,15 +1675,11 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
         let var = e.fn_var(at, None);
         e.local = Some((var, n));
     }
-    // Structured control flow when the structurizer succeeds and no barrier follows a
-    // divergent exit (`dmsh_ir::uniform::barrier`); a dispatcher loop otherwise.
-    let tree = (f.blocks.len() > 1)
-        .then(|| dmsh_ir::structure::structurize(f).ok())
-        .flatten();
-    let bar_split =
-        tree.is_some() && dmsh_ir::uniform::barrier::exit_divergent_barrier(f).is_some();
-    let tree = tree.filter(|_| !bar_split);
-    let dispatcher = f.blocks.len() > 1 && tree.is_none();
+    // Structured control flow when the pipeline's plan has a tree (the structurizer
+    // succeeded and no barrier follows a divergent exit); a dispatcher loop otherwise.
+    let tree = &plan.tree;
+    let bar_split = plan.barrier_split;
+    let dispatcher = plan.dispatcher(f);
     // One scan of the arena for what the module header and prologue need.
     let (mut any_popc, mut any_cas64, mut uses_fadd) = (false, false, false);
     let mut const_banks = [false; 256];
@@ -1731,7 +1729,7 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             _ => 0x8000_0000 | i as u32,
         }
     };
-    if let Some(t) = &tree {
+    if let Some(t) = tree {
         structured::emit_tree(&mut e, sh, f, t)?;
     } else if !dispatcher {
         emit_block(&mut e, sh, f, 0, pc_var, &case_of)?;
@@ -2004,9 +2002,9 @@ pub fn emit(sh: &dmsh_ir::Shader, opts: &Options) -> Result<Output, Error> {
             })
             .collect::<Vec<_>>()
     };
-    let metal = crate::reflect::assign_metal_indices(&mut resources);
+    // Metal argument indices are the pipeline's next step (`metal_indices`).
     let reflection = Reflection {
-        metal,
+        metal: Default::default(),
         inputs: io(&e.gx.inputs),
         outputs: io(&e.gx.outputs),
         geometry_input: e.gx.gs_input.map(|(p, src)| crate::reflect::GeometryInput {

@@ -1,6 +1,8 @@
 //! dmsh-spv: SPIR-V emission from dmsh IR, plus the reflection record.
 //!
-//! [`emit`] turns a lifted [`Shader`] into SPIR-V 1.5 words for Vulkan 1.2 and a
+//! [`translate`] / [`translate_graphics`] run the whole pipeline ([`pipeline`]: lift, the
+//! passes, structurize, the barrier rule, emission, Metal indices); emission turns a lifted
+//! `Shader` into SPIR-V 1.5 words for Vulkan 1.2 and a
 //! [`Reflection`] (see `docs/reflection.md`). Guest registers, predicates, condition codes and
 //! the reconvergence stack become `Function` variables; each IR block becomes a piece of
 //! straight code. A function with one block is emitted as is; otherwise the structurizer's
@@ -16,12 +18,11 @@
 
 mod emit;
 mod float;
+pub mod pipeline;
 pub mod reflect;
 
-pub use emit::emit;
+pub use pipeline::{emit, translate, translate_graphics, Debug};
 pub use reflect::{IoVar, Reflection, Resource};
-
-use dmsh_ir::Shader;
 
 /// How fused multiply-add is translated.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -44,10 +45,21 @@ impl FmaMode {
 }
 
 /// Back-end options.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Options {
     /// Fused multiply-add translation.
     pub fma: FmaMode,
+    /// The pipeline's debug switches (default: from `DMSH_DEBUG`, see [`pipeline`]).
+    pub debug: Debug,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            fma: FmaMode::default(),
+            debug: Debug::from_env(),
+        }
+    }
 }
 
 /// Emitted SPIR-V and its reflection.
@@ -70,11 +82,6 @@ pub enum Error {
     Builder(String),
 }
 
-/// Translates and emits in one call: convenience for tests and tools.
-pub fn emit_shader(shader: &Shader, opts: &Options) -> Result<Output, Error> {
-    emit(shader, opts)
-}
-
 /// Why a translation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum TranslateError {
@@ -84,33 +91,12 @@ pub enum TranslateError {
     /// Emission failed.
     #[error(transparent)]
     Emit(#[from] Error),
-}
-
-/// The whole translation of one code stream: lift, run the passes, emit.
-pub fn translate(
-    code: &[u8],
-    cfg: &dmsh_ir::lift::Config,
-    opts: &Options,
-) -> Result<Output, TranslateError> {
-    let mut shader = dmsh_ir::lift::lift(code, cfg)?;
-    dmsh_ir::passes::run_all(&mut shader.func);
-    if let Some(e) = dmsh_ir::passes::handles::error(&shader.func) {
-        return Err(e.into());
-    }
-    Ok(emit(&shader, opts)?)
-}
-
-/// Translates a graphics program (the 0x50-byte SPH followed by its instructions) with a
-/// graphics configuration (`cfg.gfx` set, e.g. from `dmsh_ir::lift::dksh::graphics_config`).
-pub fn translate_graphics(
-    code: &[u8],
-    cfg: &dmsh_ir::lift::Config,
-    opts: &Options,
-) -> Result<Output, TranslateError> {
-    let mut shader = dmsh_ir::lift::lift_graphics(code, cfg)?;
-    dmsh_ir::passes::run_all(&mut shader.func);
-    if let Some(e) = dmsh_ir::passes::handles::error(&shader.func) {
-        return Err(e.into());
-    }
-    Ok(emit(&shader, opts)?)
+    /// The SSA verifier rejected the IR after a step (`DMSH_DEBUG=verify`).
+    #[error("IR after {step} fails verification: {msg}")]
+    Verify {
+        /// The step after which the IR was checked.
+        step: &'static str,
+        /// The verifier's message.
+        msg: String,
+    },
 }

@@ -36,7 +36,14 @@ fn shader(f: Function, shared: u32, local: u32) -> Shader {
 
 fn check(sh: &Shader) {
     for fma in [FmaMode::Exact, FmaMode::Native] {
-        let out = emit(sh, &Options { fma }).expect("emits");
+        let out = emit(
+            sh,
+            &Options {
+                fma,
+                ..Default::default()
+            },
+        )
+        .expect("emits");
         common::spirv_val(&out.words).expect("spirv-val accepts");
     }
 }

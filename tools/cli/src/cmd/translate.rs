@@ -290,8 +290,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         cfg.local_bytes = l;
         cfg.declared_local_bytes = 0;
     }
-    let out = dmsh_spv::translate(&code, &cfg, &Options { fma })
-        .with_context(|| format!("translating {name}"))?;
+    let out = dmsh_spv::translate(
+        &code,
+        &cfg,
+        &Options {
+            fma,
+            ..Default::default()
+        },
+    )
+    .with_context(|| format!("translating {name}"))?;
     let bytes: Vec<u8> = out.words.iter().flat_map(|w| w.to_le_bytes()).collect();
     write_atomic(&args.out, &bytes)?;
     let json = args.out.with_extension("json");

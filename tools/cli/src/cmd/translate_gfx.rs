@@ -208,8 +208,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         "native" => FmaMode::Native,
         f => bail!("--fma {f}: expected exact or native"),
     };
-    let out = dmsh_spv::translate_graphics(&code, &cfg, &Options { fma })
-        .with_context(|| format!("translating {key}"))?;
+    let out = dmsh_spv::translate_graphics(
+        &code,
+        &cfg,
+        &Options {
+            fma,
+            ..Default::default()
+        },
+    )
+    .with_context(|| format!("translating {key}"))?;
     let bytes: Vec<u8> = out.words.iter().flat_map(|w| w.to_le_bytes()).collect();
     super::translate::write_out(&args.out, &bytes, &out.reflection.to_json())?;
     eprintln!(

@@ -31,7 +31,9 @@ pub const PASSES: &[Pass] = &[
     ("dce", dce::run),
 ];
 
-/// Runs every pass of [`PASSES`] once, in order.
+/// Runs every pass of [`PASSES`] once, in order, on a bare function (hand-built IR in tests).
+/// Translations go through `dmsh_spv::pipeline`, which runs the same list with its debug
+/// switches (`DMSH_DEBUG=print,verify`) between the passes.
 pub fn run_all(f: &mut Function) {
     for (_, pass) in PASSES {
         pass(f);
