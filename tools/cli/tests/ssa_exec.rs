@@ -5,6 +5,7 @@
 //! and dispatcher emission. The expected stores come from the same algorithm in Rust.
 
 use dmsh_ir::passes::run_all;
+use dmsh_ir::Reg;
 use dmsh_ir::*;
 use dmsh_spv::{emit, Options};
 use dmsh_vk::{Bind, BufferSpec, ComputeJob, PointerPatch, ResourceRef};
@@ -26,7 +27,7 @@ fn store(f: &mut Function, b: BlockId, slot: u64, v: Value) {
 }
 
 fn reg(f: &mut Function, b: BlockId, n: u8) -> Value {
-    f.push(b, Op::GetReg(n), Type::U32, &[])
+    f.push(b, Op::Get(Reg::gpr(n)), Type::U32, &[])
 }
 
 /// b0: R0 = 1, R1 = 2, R2 = 0 (counter), R3 = 7, R4 = 9, R5 = c0[8] (an input); b1: loop while
@@ -37,10 +38,10 @@ fn program() -> Function {
     let b: Vec<BlockId> = (0..6).map(|i| f.add_block(Some(i * 8))).collect();
     for (n, k) in [(0u8, 1u64), (1, 2), (2, 0), (3, 7), (4, 9), (6, 0)] {
         let c = f.push(b[0], Op::Const(k), Type::U32, &[]);
-        f.push(b[0], Op::SetReg(n), Type::Void, &[c]);
+        f.push(b[0], Op::Set(Reg::gpr(n)), Type::Void, &[c]);
     }
     let n = c0(&mut f, b[0], 8);
-    f.push(b[0], Op::SetReg(5), Type::Void, &[n]);
+    f.push(b[0], Op::Set(Reg::gpr(5)), Type::Void, &[n]);
     f.blocks[0].term = Terminator::Jump(b[1]);
     let i = reg(&mut f, b[1], 2);
     let n = reg(&mut f, b[1], 5);
@@ -54,19 +55,19 @@ fn program() -> Function {
         reg(&mut f, b[2], 2),
     );
     let sum = f.push(b[2], Op::IAdd, Type::U32, &[r0, r1]);
-    f.push(b[2], Op::SetReg(0), Type::Void, &[r1]);
-    f.push(b[2], Op::SetReg(1), Type::Void, &[sum]);
-    f.push(b[2], Op::SetReg(3), Type::Void, &[r4]);
-    f.push(b[2], Op::SetReg(4), Type::Void, &[r3]);
+    f.push(b[2], Op::Set(Reg::gpr(0)), Type::Void, &[r1]);
+    f.push(b[2], Op::Set(Reg::gpr(1)), Type::Void, &[sum]);
+    f.push(b[2], Op::Set(Reg::gpr(3)), Type::Void, &[r4]);
+    f.push(b[2], Op::Set(Reg::gpr(4)), Type::Void, &[r3]);
     let one = f.push(b[2], Op::Const(1), Type::U32, &[]);
     let i1 = f.push(b[2], Op::IAdd, Type::U32, &[r2, one]);
-    f.push(b[2], Op::SetReg(2), Type::Void, &[i1]);
+    f.push(b[2], Op::Set(Reg::gpr(2)), Type::Void, &[i1]);
     let odd = f.push(b[2], Op::And, Type::U32, &[i1, one]);
     let zero = f.push(b[2], Op::Const(0), Type::U32, &[]);
     let is_odd = f.push(b[2], Op::INe, Type::Bool, &[odd, zero]);
     f.blocks[2].term = Terminator::Branch(is_odd, b[3], b[4]);
     let r0 = reg(&mut f, b[3], 0);
-    f.push(b[3], Op::SetReg(6), Type::Void, &[r0]);
+    f.push(b[3], Op::Set(Reg::gpr(6)), Type::Void, &[r0]);
     f.blocks[3].term = Terminator::Jump(b[4]);
     f.blocks[4].term = Terminator::Jump(b[1]);
     for k in 0..7u8 {

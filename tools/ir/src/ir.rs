@@ -76,6 +76,115 @@ impl BlockId {
     }
 }
 
+/// A guest register file: where [`Reg`] indices point. Maxwell has GPRs, predicates and the
+/// condition-code flags; Ampere adds uniform registers, uniform predicates and convergence
+/// barriers (and drops the flags).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum RegFile {
+    /// General-purpose registers R0–R254 (RZ reads as the constant 0, never a `Reg`).
+    Gpr,
+    /// Predicates P0–P6 (PT is the constant `true`).
+    Pred,
+    /// Uniform registers UR0–UR62 (URZ is 0).
+    UGpr,
+    /// Uniform predicates UP0–UP6 (UPT is `true`).
+    UPred,
+    /// Convergence-barrier registers B0–B15 (`BSSY`/`BSYNC`).
+    Barrier,
+    /// Condition-code flags (index: [`Flag::index`]).
+    Flag,
+}
+
+impl RegFile {
+    /// Every file, in state-slot order.
+    pub const ALL: [RegFile; 6] = [
+        RegFile::Gpr,
+        RegFile::Pred,
+        RegFile::UGpr,
+        RegFile::UPred,
+        RegFile::Barrier,
+        RegFile::Flag,
+    ];
+    /// The first state slot of the file (slots number every register of every file; passes
+    /// index tables by them). GPRs and predicates keep the slots they had before the other
+    /// files existed.
+    pub const fn base(self) -> usize {
+        match self {
+            RegFile::Gpr => 0,
+            RegFile::Pred => 256,
+            RegFile::UGpr => 264,
+            RegFile::UPred => 328,
+            RegFile::Barrier => 336,
+            RegFile::Flag => 512,
+        }
+    }
+    /// The value type of the file's registers.
+    pub const fn ty(self) -> Type {
+        match self {
+            RegFile::Gpr | RegFile::UGpr | RegFile::Barrier => Type::U32,
+            RegFile::Pred | RegFile::UPred | RegFile::Flag => Type::Bool,
+        }
+    }
+}
+
+/// Number of state slots ([`Reg::slot`] is below it).
+pub const STATE_SLOTS: usize = 516;
+
+/// One guest register: a file and an index in it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reg {
+    /// The register file.
+    pub file: RegFile,
+    /// The index in the file.
+    pub index: u8,
+}
+
+impl Reg {
+    /// General-purpose register Rn.
+    pub const fn gpr(n: u8) -> Reg {
+        Reg {
+            file: RegFile::Gpr,
+            index: n,
+        }
+    }
+    /// Predicate Pn.
+    pub const fn pred(n: u8) -> Reg {
+        Reg {
+            file: RegFile::Pred,
+            index: n,
+        }
+    }
+    /// A condition-code flag.
+    pub const fn flag(fl: Flag) -> Reg {
+        Reg {
+            file: RegFile::Flag,
+            index: fl as u8,
+        }
+    }
+    /// Its state slot: the file's [`RegFile::base`] plus the index.
+    pub const fn slot(self) -> usize {
+        self.file.base() + self.index as usize
+    }
+    /// The value type (U32 or Bool).
+    pub const fn ty(self) -> Type {
+        self.file.ty()
+    }
+}
+
+impl fmt::Debug for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.index;
+        match self.file {
+            RegFile::Gpr => write!(f, "R{n}"),
+            RegFile::Pred => write!(f, "P{n}"),
+            RegFile::UGpr => write!(f, "UR{n}"),
+            RegFile::UPred => write!(f, "UP{n}"),
+            RegFile::Barrier => write!(f, "B{n}"),
+            RegFile::Flag => write!(f, "{:?}", Flag::ALL[(n & 3) as usize]),
+        }
+    }
+}
+
 /// Condition-code flags written by `.CC` instructions and read by `.X` instructions.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Flag {
@@ -259,18 +368,10 @@ pub enum Op {
     /// `Function::phi_in[k]` (an instruction has only four argument slots). Made by the
     /// `ssa` pass.
     Phi(u32),
-    /// Read guest register `Rn` (never RZ).
-    GetReg(u8),
-    /// Write guest register `Rn` := args[0] (U32).
-    SetReg(u8),
-    /// Read guest predicate `Pn` (never PT).
-    GetPred(u8),
-    /// Write guest predicate `Pn` := args[0].
-    SetPred(u8),
-    /// Read a condition-code flag.
-    GetFlag(Flag),
-    /// Write a condition-code flag := args[0].
-    SetFlag(Flag),
+    /// Read a guest register (never RZ or PT: those are constants); typed as [`Reg::ty`].
+    Get(Reg),
+    /// Write a guest register := args[0].
+    Set(Reg),
     /// Push `args[0]` (a guest byte address) with this kind on the reconvergence stack.
     StackPush(StackKind),
     /// Pop entries down to and including the topmost of this kind; the value is its address.
@@ -526,9 +627,7 @@ impl Op {
     pub fn has_side_effects(&self) -> bool {
         matches!(
             self,
-            Op::SetReg(_)
-                | Op::SetPred(_)
-                | Op::SetFlag(_)
+            Op::Set(_)
                 | Op::StackPush(_)
                 | Op::StackPop(_)
                 | Op::Store(..)
@@ -557,9 +656,7 @@ impl Op {
     pub fn reads_state(&self) -> bool {
         matches!(
             self,
-            Op::GetReg(_)
-                | Op::GetPred(_)
-                | Op::GetFlag(_)
+            Op::Get(_)
                 | Op::GetBarResult
                 | Op::Load(..)
                 | Op::SysVal(Sys::Clock)
@@ -639,7 +736,7 @@ pub struct Function {
     /// value)` pair per distinct predecessor block.
     pub phi_in: Vec<Vec<(BlockId, Value)>>,
     /// Whether guest state (registers, predicates, flags) is in SSA form: set by the `ssa`
-    /// pass. False when the function keeps guest state in variables (`GetReg`/`SetReg`…
+    /// pass. False when the function keeps guest state in variables (`Get`/`Set`…
     /// remain), e.g. because a `Dynamic` jump with unknown targets is left.
     pub ssa: bool,
     /// Texture handles left for the [`handles`](crate::passes::handles) pass (the binding

@@ -15,10 +15,12 @@
 //!
 //! # Guest state
 //!
-//! Maxwell state is accessed through explicit operations, as in yuzu's IR: `GetReg`/`SetReg`
-//! for R0–R254 (RZ never reaches the IR: reads become the constant 0, writes are dropped),
-//! `GetPred`/`SetPred` for P0–P6 (PT is the constant `true`), `GetFlag`/`SetFlag` for the
-//! condition codes of the carry chain (`.CC` / `.X`), and `StackPush`/`StackPop` for the
+//! Guest state is accessed through explicit operations, as in yuzu's IR: `Get(Reg)` /
+//! `Set(Reg)` address a register by file and index ([`Reg`], [`RegFile`]): GPRs R0–R254 (RZ
+//! never reaches the IR: reads become the constant 0, writes are dropped), predicates P0–P6
+//! (PT is the constant `true`), the condition codes of Maxwell's carry chain (`.CC` / `.X`),
+//! and for Ampere uniform registers, uniform predicates and convergence barriers; Maxwell's
+//! lifter also emits `StackPush`/`StackPop` for the
 //! per-thread reconvergence and call stack (`SSY`/`SYNC`, `PBK`/`BRK`, `PCNT`/`CONT`,
 //! `CAL`/`RET`). The `ssa` pass turns registers, predicates and flags into SSA values
 //! (Braun et al.'s construction with trivial-phi removal): state reads become the values that

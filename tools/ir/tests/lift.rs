@@ -6,6 +6,7 @@
 
 use dmsh_ir::lift::{lift, Abi, Config};
 use dmsh_ir::{Function, Op, Shader, Sys, Value};
+use dmsh_ir::{Reg, RegFile};
 
 /// A scheduling word the corpus uses (no waits that matter to lifting).
 const CTRL: u64 = 0x001f_8000_fc00_07e0;
@@ -33,7 +34,10 @@ fn writes(f: &Function) -> Vec<(u8, Value)> {
         .insts
         .iter()
         .filter_map(|&v| match f.inst(v).op {
-            Op::SetReg(n) => Some((n, f.inst(v).args[0])),
+            Op::Set(Reg {
+                file: RegFile::Gpr,
+                index: n,
+            }) => Some((n, f.inst(v).args[0])),
             _ => None,
         })
         .collect()
@@ -47,10 +51,13 @@ fn strip(f: &Function, mut v: Value) -> Value {
     v
 }
 
-/// The register a value reads (`GetReg`), through bitcasts.
+/// The register a value reads (`Get` of a GPR), through bitcasts.
 fn reg_of(f: &Function, v: Value) -> Option<u8> {
     match f.inst(strip(f, v)).op {
-        Op::GetReg(n) => Some(n),
+        Op::Get(Reg {
+            file: RegFile::Gpr,
+            index: n,
+        }) => Some(n),
         _ => None,
     }
 }

@@ -329,12 +329,13 @@ impl E {
         id
     }
 
-    fn state_var(&mut self, kind: u8, n: u8) -> Word {
-        let slot = (kind.min(2) as usize) * 256 + n as usize;
+    /// The `Function` variable of a guest register (guest state not in SSA form).
+    fn state_var(&mut self, r: dmsh_ir::Reg) -> Word {
+        let slot = r.slot();
         if self.state[slot] != 0 {
             return self.state[slot];
         }
-        let t = if kind == 0 { Type::U32 } else { Type::Bool };
+        let t = r.ty();
         let ty = self.ty(t);
         let zero = self.c(t, 0);
         let w = self.fn_var(ty, Some(zero));
@@ -1254,30 +1255,12 @@ impl E {
                 let var = self.phi_var(k, rt);
                 self.load(rt, var)
             }
-            Op::GetReg(n) => {
-                let var = self.state_var(0, n);
-                self.load(Type::U32, var)
+            Op::Get(r) => {
+                let var = self.state_var(r);
+                self.load(r.ty(), var)
             }
-            Op::SetReg(n) => {
-                let var = self.state_var(0, n);
-                self.store(var, a[0]);
-                0
-            }
-            Op::GetPred(n) => {
-                let var = self.state_var(1, n);
-                self.load(Type::Bool, var)
-            }
-            Op::SetPred(n) => {
-                let var = self.state_var(1, n);
-                self.store(var, a[0]);
-                0
-            }
-            Op::GetFlag(fl) => {
-                let var = self.state_var(2, fl as u8);
-                self.load(Type::Bool, var)
-            }
-            Op::SetFlag(fl) => {
-                let var = self.state_var(2, fl as u8);
+            Op::Set(r) => {
+                let var = self.state_var(r);
                 self.store(var, a[0]);
                 0
             }
@@ -1622,7 +1605,7 @@ pub(crate) fn emit_planned(
         tcache: HashMap::default(),
         vals: vec![0; f.insts.len()],
         cross: cross::Cross::new(f),
-        state: vec![0; 3 * 256],
+        state: vec![0; dmsh_ir::STATE_SLOTS],
         stack: None,
         bar_result: None,
         cas_lock: None,

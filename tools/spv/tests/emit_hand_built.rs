@@ -5,6 +5,7 @@
 
 mod common;
 
+use dmsh_ir::Reg;
 use dmsh_ir::*;
 use dmsh_spv::{emit, FmaMode, Options};
 
@@ -52,8 +53,8 @@ fn check(sh: &Shader) {
 fn float_rounding_modes_and_fma() {
     let mut f = Function::new();
     let b = f.add_block(Some(8));
-    let r0 = f.push(b, Op::GetReg(0), Type::U32, &[]);
-    let r1 = f.push(b, Op::GetReg(1), Type::U32, &[]);
+    let r0 = f.push(b, Op::Get(Reg::gpr(0)), Type::U32, &[]);
+    let r1 = f.push(b, Op::Get(Reg::gpr(1)), Type::U32, &[]);
     let x = f.push(b, Op::Bitcast, Type::F32, &[r0]);
     let y = f.push(b, Op::Bitcast, Type::F32, &[r1]);
     let mut acc = x;
@@ -66,10 +67,10 @@ fn float_rounding_modes_and_fma() {
     let d2 = f.push(b, Op::FFma(Round::Rm), Type::F64, &[d, d, d]);
     let h = f.push(b, Op::FConvert(Round::Rz), Type::F16, &[d2]);
     let hb = f.push(b, Op::Bitcast, Type::U32, &[h]);
-    f.push(b, Op::SetReg(2), Type::Void, &[hb]);
+    f.push(b, Op::Set(Reg::gpr(2)), Type::Void, &[hb]);
     let i = f.push(b, Op::SToF(Round::Rp), Type::F32, &[r0]);
     let ib = f.push(b, Op::Bitcast, Type::U32, &[i]);
-    f.push(b, Op::SetReg(3), Type::Void, &[ib]);
+    f.push(b, Op::Set(Reg::gpr(3)), Type::Void, &[ib]);
     f.blocks[0].term = Terminator::Exit;
     check(&shader(f, 0, 0));
 }
@@ -84,10 +85,10 @@ fn dispatcher_stack_memory_and_barriers() {
     // b0: push a sync target, branch on a predicate.
     let t = f.push(b0, Op::Const(0x18), Type::U32, &[]);
     f.push(b0, Op::StackPush(StackKind::Sync), Type::Void, &[t]);
-    let p = f.push(b0, Op::GetPred(0), Type::Bool, &[]);
+    let p = f.push(b0, Op::Get(Reg::pred(0)), Type::Bool, &[]);
     f.blocks[0].term = Terminator::Branch(p, b1, b3);
     // b1: memory in every space, atomics, then SYNC (dynamic jump).
-    let a = f.push(b1, Op::GetReg(4), Type::U32, &[]);
+    let a = f.push(b1, Op::Get(Reg::gpr(4)), Type::U32, &[]);
     let v = f.push(b1, Op::Load(Space::Shared, Width::S8), Type::U32, &[a]);
     f.push(b1, Op::Store(Space::Local, Width::U16), Type::Void, &[a, v]);
     let g = f.push(b1, Op::Pack64, Type::U64, &[a, v]);
@@ -113,7 +114,7 @@ fn dispatcher_stack_memory_and_barriers() {
     let c = f.push(b1, Op::LoadConst(2), Type::U32, &[a]);
     let c0 = f.push(b1, Op::LoadConst(0), Type::U32, &[a]);
     let s = f.push(b1, Op::IAdd, Type::U32, &[c, c0]);
-    f.push(b1, Op::SetReg(5), Type::Void, &[s]);
+    f.push(b1, Op::Set(Reg::gpr(5)), Type::Void, &[s]);
     let pop = f.push(b1, Op::StackPop(StackKind::Sync), Type::U32, &[]);
     f.blocks[1].term = Terminator::Dynamic(pop);
     // b2: a barrier block.

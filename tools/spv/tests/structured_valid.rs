@@ -14,6 +14,7 @@ enum T {
     S(Vec<u32>, u32),
     X,
 }
+use dmsh_ir::Reg;
 use T::*;
 
 fn shader(spec: &[T]) -> Shader {
@@ -23,10 +24,10 @@ fn shader(spec: &[T]) -> Shader {
     for i in 0..spec.len() {
         let b = f.add_block(Some(0x8 + 8 * i as u32));
         // Each block bumps R1 and tests it, so every branch depends on run-time data.
-        let r = f.push(b, Op::GetReg(1), Type::U32, &[]);
+        let r = f.push(b, Op::Get(Reg::gpr(1)), Type::U32, &[]);
         let k = f.push(b, Op::Const(i as u64 + 1), Type::U32, &[]);
         let s = f.push(b, Op::IAdd, Type::U32, &[r, k]);
-        f.push(b, Op::SetReg(1), Type::Void, &[s]);
+        f.push(b, Op::Set(Reg::gpr(1)), Type::Void, &[s]);
         let m = f.push(b, Op::Const(3), Type::U32, &[]);
         let low = f.push(b, Op::And, Type::U32, &[s, m]);
         let z = f.push(b, Op::Const(0), Type::U32, &[]);

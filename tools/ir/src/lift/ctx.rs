@@ -2,6 +2,7 @@
 //! reading, guest-state access, small arithmetic builders).
 
 use super::{Config, LiftError, Result};
+use crate::ir::Reg;
 use crate::ir::{BlockId, Flag, Function, Op, Round, Sys, Terminator, Type, Value};
 use dmsh_isa::{Field, Instr};
 use std::collections::BTreeMap;
@@ -28,7 +29,7 @@ pub struct Cx<'a> {
     /// U32 constants below 64 by value: (block, value), a front for `consts`.
     small: [(u32, Value); 64],
     /// The value of each register in the current block: (block, value) of the block's last
-    /// `SetReg` or first `GetReg` of it. Within a block code runs in the order it is
+    /// `Set` of a GPR or first `Get` of a GPR of it. Within a block code runs in the order it is
     /// appended and only `set_reg` writes registers, so a later read is that value.
     pub(crate) regs: Vec<(u32, Value)>,
     /// The same for predicates P0..P6.
@@ -289,7 +290,7 @@ impl<'a> Cx<'a> {
             if b == self.b.0 {
                 return v;
             }
-            let v = self.emit(Op::GetReg(n), Type::U32, &[]);
+            let v = self.emit(Op::Get(Reg::gpr(n)), Type::U32, &[]);
             self.regs[n as usize] = (self.b.0, v);
             v
         }
@@ -298,7 +299,7 @@ impl<'a> Cx<'a> {
     pub fn set_reg(&mut self, n: u8, v: Value) {
         if n != 255 {
             let v = self.cast(Type::U32, v);
-            self.emit(Op::SetReg(n), Type::Void, &[v]);
+            self.emit(Op::Set(Reg::gpr(n)), Type::Void, &[v]);
             if self.regs.is_empty() {
                 self.regs = vec![(u32::MAX, Value::NONE); 255];
             }
@@ -333,7 +334,7 @@ impl<'a> Cx<'a> {
             match self.preds.get(n as usize) {
                 Some(&(b, v)) if b == self.b.0 => v,
                 _ => {
-                    let v = self.emit(Op::GetPred(n), Type::Bool, &[]);
+                    let v = self.emit(Op::Get(Reg::pred(n)), Type::Bool, &[]);
                     if let Some(slot) = self.preds.get_mut(n as usize) {
                         *slot = (self.b.0, v);
                     }
@@ -350,7 +351,7 @@ impl<'a> Cx<'a> {
     /// Writes predicate `n` (writes to PT are dropped).
     pub fn set_pred(&mut self, n: u8, v: Value) {
         if n != 7 {
-            self.emit(Op::SetPred(n), Type::Void, &[v]);
+            self.emit(Op::Set(Reg::pred(n)), Type::Void, &[v]);
             if let Some(slot) = self.preds.get_mut(n as usize) {
                 *slot = (self.b.0, v);
             }
@@ -358,11 +359,11 @@ impl<'a> Cx<'a> {
     }
     /// Reads a flag.
     pub fn flag(&mut self, fl: Flag) -> Value {
-        self.emit(Op::GetFlag(fl), Type::Bool, &[])
+        self.emit(Op::Get(Reg::flag(fl)), Type::Bool, &[])
     }
     /// Writes a flag.
     pub fn set_flag(&mut self, fl: Flag, v: Value) {
-        self.emit(Op::SetFlag(fl), Type::Void, &[v]);
+        self.emit(Op::Set(Reg::flag(fl)), Type::Void, &[v]);
     }
     /// The carry flag as 0/1.
     pub fn carry_u32(&mut self) -> Value {

@@ -30,6 +30,7 @@ pub use ctx::Cx;
 pub use layout::{BindingLayout, CompType, Gfx, ImageFmt};
 pub use pipeline_state::{GsInput, StateSource};
 
+use crate::ir::Reg;
 use crate::ir::{BlockId, Function, Op, Terminator, Type};
 use crate::shader::{Bank, BankSource, Shader};
 use dmsh_isa::{Field, Instr, Opcode};
@@ -433,7 +434,7 @@ fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
         && !cx.done()
         && !cx.f.blocks[then_b.index()].insts[first..]
             .iter()
-            .any(|&v| cx.f.inst(v).op == Op::SetPred(guard.0));
+            .any(|&v| cx.f.inst(v).op == Op::Set(Reg::pred(guard.0)));
     if !cx.done() {
         cx.finish(Terminator::Jump(cont));
     }

@@ -6,6 +6,7 @@
 use super::{Cx, LiftError, Result};
 use crate::gfx::{ImgDesc, TexDesc, TexDim, TexKind, TexLod};
 use crate::ir::{AtomOp, BlockId, Function, Op, Type, Value};
+use crate::ir::{Reg, RegFile};
 use dmsh_isa::{Field, Instr, Opcode};
 
 fn unresolved(cx: &Cx, i: &Instr, why: String) -> LiftError {
@@ -44,7 +45,11 @@ impl View<'_> {
         };
         for _ in 0..8 {
             let inst = *self.f.inst(v);
-            let Op::GetReg(n) = inst.op else {
+            let Op::Get(Reg {
+                file: RegFile::Gpr,
+                index: n,
+            }) = inst.op
+            else {
                 return v;
             };
             let insts = &self.f.blocks[b.index()].insts;
@@ -54,7 +59,7 @@ impl View<'_> {
             let w = insts[..pos]
                 .iter()
                 .rev()
-                .find(|&&x| self.f.inst(x).op == Op::SetReg(n))
+                .find(|&&x| self.f.inst(x).op == Op::Set(Reg::gpr(n)))
                 .map(|&x| self.f.inst(x).args[0]);
             match w {
                 Some(w) => {
@@ -265,7 +270,13 @@ fn trace(cx: &Cx, v: Value) -> Value {
 /// A register the handle is read from that no earlier instruction of the current block
 /// writes: its value comes from another block (a merge or a loop), known only after SSA.
 fn live_in(cx: &Cx, v: Value) -> bool {
-    matches!(cx.f.inst(trace(cx, v)).op, Op::GetReg(_))
+    matches!(
+        cx.f.inst(trace(cx, v)).op,
+        Op::Get(Reg {
+            file: RegFile::Gpr,
+            ..
+        })
+    )
 }
 
 /// Records a texture or image (`image`: no run-time array fallback) operation whose handle the [`handles`](crate::passes::handles) pass

@@ -281,6 +281,7 @@ fn same_phi_value(f: &Function, alias: &[Value], p: Value, k: usize) -> Option<V
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::Reg;
     use crate::ir::Terminator;
 
     #[test]
@@ -290,12 +291,12 @@ mod tests {
         let a = f.push(b, Op::Const(0xffff_fff0), Type::U32, &[]);
         let c = f.push(b, Op::Const(0x20), Type::U32, &[]);
         let s = f.push(b, Op::IAdd, Type::U32, &[a, c]);
-        let r = f.push(b, Op::GetReg(3), Type::U32, &[]);
+        let r = f.push(b, Op::Get(Reg::gpr(3)), Type::U32, &[]);
         let z = f.push(b, Op::Const(0), Type::U32, &[]);
         let t = f.push(b, Op::IAdd, Type::U32, &[r, z]);
         let lt = f.push(b, Op::SLt, Type::Bool, &[a, c]);
         let sel = f.push(b, Op::Select, Type::U32, &[lt, t, s]);
-        let st = f.push(b, Op::SetReg(0), Type::Void, &[sel]);
+        let st = f.push(b, Op::Set(Reg::gpr(0)), Type::Void, &[sel]);
         f.blocks[0].term = Terminator::Exit;
         run(&mut f);
         assert_eq!(f.const_of(s), Some(0x10));
@@ -308,7 +309,7 @@ mod tests {
         // uam's geometry vertex index: XMAD/BFE chains over SR_INVOCATION_INFO (0) plus k.
         let mut f = Function::new();
         let b = f.add_block(Some(0));
-        let r = f.push(b, Op::GetReg(3), Type::U32, &[]);
+        let r = f.push(b, Op::Get(Reg::gpr(3)), Type::U32, &[]);
         let z = f.push(b, Op::Const(0), Type::U32, &[]);
         let k = f.push(b, Op::Const(16), Type::U32, &[]);
         let e = f.push(b, Op::Const(8), Type::U32, &[]);

@@ -55,6 +55,7 @@ pub fn run(f: &mut Function) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::Reg;
     use crate::ir::Type;
 
     #[test]
@@ -64,7 +65,7 @@ mod tests {
         let a = f.push(b, Op::Const(1), Type::U32, &[]);
         let c = f.push(b, Op::Const(2), Type::U32, &[]);
         let _dead = f.push(b, Op::IAdd, Type::U32, &[a, c]);
-        f.push(b, Op::SetReg(0), Type::Void, &[a]);
+        f.push(b, Op::Set(Reg::gpr(0)), Type::Void, &[a]);
         f.blocks[0].term = Terminator::Exit;
         run(&mut f);
         assert_eq!(f.blocks[0].insts.len(), 2);

@@ -221,6 +221,7 @@ pub fn error(f: &Function) -> Option<LiftError> {
 mod tests {
     use super::*;
     use crate::gfx::{TexDesc, TexDim, TexLod, SAMP_ID};
+    use crate::ir::Reg;
     use crate::ir::{BlockId, Terminator, Type};
 
     /// `c[2][off] | samp` in block b.
@@ -257,7 +258,7 @@ mod tests {
             samp: 0,
         };
         let tex = f.push(h, Op::Tex(d), Type::Void, &[t, t, t, phi]);
-        let c = f.push(h, Op::GetPred(0), Type::Bool, &[]);
+        let c = f.push(h, Op::Get(Reg::pred(0)), Type::Bool, &[]);
         f.blocks[h.index()].term = Terminator::Branch(c, l, x);
         let h1 = handle(&mut f, l, body_off);
         f.blocks[l.index()].term = Terminator::Jump(h);

@@ -8,17 +8,13 @@
 use crate::ir::{Function, Op, Value};
 
 /// A state slot: R0–R255 are 0–255, predicates 256–511, the flags 512–515.
-pub(crate) const SLOTS: usize = 516;
+pub(crate) const SLOTS: usize = crate::ir::STATE_SLOTS;
 
 /// The state slot a guest-state access names, and whether it writes it.
 pub(crate) fn slot_of(op: &Op) -> Option<(usize, bool)> {
     match *op {
-        Op::GetReg(n) => Some((n as usize, false)),
-        Op::SetReg(n) => Some((n as usize, true)),
-        Op::GetPred(n) => Some((256 + n as usize, false)),
-        Op::SetPred(n) => Some((256 + n as usize, true)),
-        Op::GetFlag(fl) => Some((512 + fl as usize, false)),
-        Op::SetFlag(fl) => Some((512 + fl as usize, true)),
+        Op::Get(r) => Some((r.slot(), false)),
+        Op::Set(r) => Some((r.slot(), true)),
         _ => None,
     }
 }
@@ -80,22 +76,26 @@ pub fn run(f: &mut Function) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::Reg;
     use crate::ir::{Terminator, Type};
 
     #[test]
     fn forwards_reads_and_drops_dead_writes() {
         let mut f = Function::new();
         let b = f.add_block(Some(0));
-        let r0 = f.push(b, Op::GetReg(0), Type::U32, &[]);
-        let r0b = f.push(b, Op::GetReg(0), Type::U32, &[]);
+        let r0 = f.push(b, Op::Get(Reg::gpr(0)), Type::U32, &[]);
+        let r0b = f.push(b, Op::Get(Reg::gpr(0)), Type::U32, &[]);
         let s = f.push(b, Op::IAdd, Type::U32, &[r0, r0b]);
-        f.push(b, Op::SetReg(1), Type::Void, &[s]);
-        let r1 = f.push(b, Op::GetReg(1), Type::U32, &[]);
-        f.push(b, Op::SetReg(1), Type::Void, &[r1]);
+        f.push(b, Op::Set(Reg::gpr(1)), Type::Void, &[s]);
+        let r1 = f.push(b, Op::Get(Reg::gpr(1)), Type::U32, &[]);
+        f.push(b, Op::Set(Reg::gpr(1)), Type::Void, &[r1]);
         f.blocks[0].term = Terminator::Exit;
         run(&mut f);
         let ops: Vec<Op> = f.blocks[0].insts.iter().map(|&v| f.inst(v).op).collect();
-        assert_eq!(ops, vec![Op::GetReg(0), Op::IAdd, Op::SetReg(1)]);
+        assert_eq!(
+            ops,
+            vec![Op::Get(Reg::gpr(0)), Op::IAdd, Op::Set(Reg::gpr(1))]
+        );
         let add = f.inst(f.blocks[0].insts[1]);
         assert_eq!(add.args[0], add.args[1]);
         let set = f.inst(f.blocks[0].insts[2]);

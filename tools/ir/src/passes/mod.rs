@@ -4,7 +4,7 @@
 //! defined before its uses — earlier in the same block or in a block that dominates the use
 //! (a phi's operand: dominating the end of the predecessor it comes from). Before the `ssa`
 //! pass values never cross blocks and guest state crosses them only through
-//! `GetReg`/`SetReg` and friends; after it, registers, predicates and flags are SSA values
+//! `Get`/`Set` of guest registers; after it, registers, predicates and flags are SSA values
 //! with phis at block entries (unless `Function::ssa` is false: a `Dynamic` jump is left,
 //! and guest state stays in variables). `ssa::verify` checks the form.
 

@@ -16,7 +16,7 @@
 //! `lo32(X) = lo32(address) − c0[base + 16r]`, which the pass builds by re-computing the low-word
 //! sum with the base term left out. Values from other blocks are followed to their
 //! definitions: a phi (after the `ssa` pass) into each operand, and where guest state stays in
-//! variables a register read at a block's entry (`GetReg`) into every predecessor's last write of
+//! variables a register read at a block's entry (`Get` of a GPR) into every predecessor's last write of
 //! the register; all paths must give the same slot (a loop that carries the value round
 //! unchanged or stepped by base-free terms adds nothing: the traced value coming back is a
 //! neutral cycle). The
@@ -36,6 +36,7 @@
 use crate::ir::{
     BlockId, Function, Inst, Op, SbufTable, SbufUbo, Space, Type, Value, SBUF_UBO_SLOT,
 };
+use crate::ir::{Reg, RegFile};
 use std::collections::HashMap;
 
 /// A storage buffer's base address: a c0 record or a word pair in a uniform buffer.
@@ -91,7 +92,7 @@ struct Tracer {
     block_of: Vec<u32>,
     /// Predecessors of each block.
     preds: Vec<Vec<BlockId>>,
-    /// Per block: the last `SetReg` value of each register it writes (sorted by register).
+    /// Per block: the last `Set` of a GPR value of each register it writes (sorted by register).
     last_set: Vec<Vec<(u8, Value)>>,
     /// Node budget of the current trace.
     budget: u32,
@@ -163,7 +164,10 @@ impl Tracer {
             Op::UConvert | Op::SConvert if !wide || half == Half::Lo => {
                 self.word(f, a, Half::Lo, want)
             }
-            Op::GetReg(n) => self.entry(f, v, n, want),
+            Op::Get(Reg {
+                file: RegFile::Gpr,
+                index: n,
+            }) => self.entry(f, v, n, want),
             Op::Phi(_) => self.merge(f, v, want),
             _ => Found::No,
         }
@@ -211,7 +215,7 @@ impl Tracer {
         }
     }
 
-    /// The base term of register `n`'s value at the entry of the block of `v` (a `GetReg`):
+    /// The base term of register `n`'s value at the entry of the block of `v` (a `Get` of a GPR):
     /// the last write of `n` in each predecessor (through predecessors that do not write it).
     /// A value that comes round a loop to the register being traced is [`Found::Cycle`].
     fn entry(&mut self, f: &Function, v: Value, n: u8, want: Half) -> Found {
@@ -406,7 +410,11 @@ pub fn run(f: &mut Function) {
         let mut sets: HashMap<u8, Value> = HashMap::new();
         for &v in &b.insts {
             block_of[v.index()] = i as u32;
-            if let Op::SetReg(n) = f.inst(v).op {
+            if let Op::Set(Reg {
+                file: RegFile::Gpr,
+                index: n,
+            }) = f.inst(v).op
+            {
                 sets.insert(n, f.inst(v).args[0]);
             }
         }

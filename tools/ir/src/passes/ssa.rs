@@ -1,6 +1,6 @@
 //! SSA for guest state: registers, predicates and flags become values that cross blocks,
-//! with phis where definitions meet, and every `GetReg`/`SetReg`, `GetPred`/`SetPred` and
-//! `GetFlag`/`SetFlag` goes, so guest state needs no variables.
+//! with phis where definitions meet, and every `Get`/`Set` of a register, predicate or
+//! flag goes, so guest state needs no variables.
 //!
 //! The construction is Braun et al.'s "Simple and Efficient Construction of Static Single
 //! Assignment Form" (CC 2013), both halves in one pass, with every block sealed from the

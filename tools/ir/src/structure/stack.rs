@@ -349,6 +349,7 @@ fn place(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::Reg;
 
     fn c32(f: &mut Function, b: BlockId, x: u32) -> Value {
         f.push(b, Op::Const(x as u64), Type::U32, &[])
@@ -366,7 +367,7 @@ mod tests {
         f.add_block(Some(0x48));
         let t = c32(&mut f, b0, 0x30);
         f.push(b0, Op::StackPush(StackKind::Sync), Type::Void, &[t]);
-        let p = f.push(b0, Op::GetPred(0), Type::Bool, &[]);
+        let p = f.push(b0, Op::Get(Reg::pred(0)), Type::Bool, &[]);
         f.blocks[0].term = Terminator::Branch(p, b1, b1);
         let pop = f.push(b1, Op::StackPop(StackKind::Sync), Type::U32, &[]);
         f.blocks[1].term = Terminator::Dynamic(pop);
@@ -412,7 +413,7 @@ mod tests {
         let b0 = f.add_block(Some(0x8));
         let b1 = f.add_block(Some(0x28));
         let b2 = f.add_block(Some(0x30));
-        let v = f.push(b0, Op::GetReg(1), Type::U32, &[]);
+        let v = f.push(b0, Op::Get(Reg::gpr(1)), Type::U32, &[]);
         f.blocks[0].term = Terminator::Dynamic(v);
         f.blocks[1].term = Terminator::Exit;
         f.blocks[2].term = Terminator::Exit;
@@ -435,7 +436,7 @@ mod tests {
         let b2 = f.add_block(Some(0x18));
         let ra = c32(&mut f, b0, 0x18);
         f.push(b0, Op::StackPush(StackKind::Call), Type::Void, &[ra]);
-        let p = f.push(b0, Op::GetPred(0), Type::Bool, &[]);
+        let p = f.push(b0, Op::Get(Reg::pred(0)), Type::Bool, &[]);
         f.blocks[0].term = Terminator::Branch(p, b0, b1);
         let pop = f.push(b1, Op::StackPop(StackKind::Call), Type::U32, &[]);
         f.blocks[1].term = Terminator::Dynamic(pop);

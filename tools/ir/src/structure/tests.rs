@@ -12,6 +12,7 @@ enum T {
     S(Vec<u32>, u32),
     X,
 }
+use crate::ir::Reg;
 use T::*;
 
 fn build(spec: Vec<T>) -> (Function, Vec<Value>) {
@@ -19,7 +20,7 @@ fn build(spec: Vec<T>) -> (Function, Vec<Value>) {
     let mut conds = Vec::new();
     for i in 0..spec.len() {
         let b = f.add_block(Some(0x8 + 8 * i as u32));
-        let c = f.push(b, Op::GetPred(0), Type::Bool, &[]);
+        let c = f.push(b, Op::Get(Reg::pred(0)), Type::Bool, &[]);
         conds.push(c);
     }
     for (i, t) in spec.into_iter().enumerate() {

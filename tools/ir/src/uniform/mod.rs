@@ -23,6 +23,7 @@ pub mod postdom;
 mod tests;
 
 use crate::ir::{BlockId, Function, Op, Sys, Terminator, Value};
+use crate::ir::{Reg, RegFile};
 use postdom::PostDom;
 
 /// The result of [`analyse`].
@@ -43,9 +44,18 @@ fn varying_source(op: &Op) -> bool {
         _ => matches!(
             op,
             Op::Undef
-                | Op::GetReg(_)
-                | Op::GetPred(_)
-                | Op::GetFlag(_)
+                | Op::Get(Reg {
+                    file: RegFile::Gpr,
+                    ..
+                })
+                | Op::Get(Reg {
+                    file: RegFile::Pred,
+                    ..
+                })
+                | Op::Get(Reg {
+                    file: RegFile::Flag,
+                    ..
+                })
                 | Op::StackPop(_)
                 | Op::Load(..)
                 | Op::Atomic(..)

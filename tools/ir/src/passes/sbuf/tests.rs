@@ -1,4 +1,5 @@
 use super::*;
+use crate::ir::Reg;
 use crate::ir::{Terminator, Width};
 
 /// deko3d compute: slot r's base at c0[0x140 + 16r].
@@ -54,12 +55,12 @@ fn carry_pair_in(
 fn carry_chain_in_one_block_becomes_slot_and_offset() {
     let mut f = func();
     let b = f.add_block(Some(0));
-    let x = f.push(b, Op::GetReg(2), Type::U32, &[]);
+    let x = f.push(b, Op::Get(Reg::gpr(2)), Type::U32, &[]);
     let a = carry_pair(&mut f, b, x, 0x150, 0x154);
     let k = f.push(b, Op::Const(8), Type::U64, &[]);
     let a8 = f.push(b, Op::IAdd, Type::U64, &[a, k]);
     let ld = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a8]);
-    let v = f.push(b, Op::GetReg(3), Type::U32, &[]);
+    let v = f.push(b, Op::Get(Reg::gpr(3)), Type::U32, &[]);
     let st = f.push(b, Op::Store(Space::Global, Width::U8), Type::Void, &[a, v]);
     f.blocks[0].term = Terminator::Exit;
     run(&mut f);
@@ -84,10 +85,10 @@ fn ldc64_base_and_lea_shapes() {
     let lo = c0(&mut f, b, 0x150);
     let hi = c0(&mut f, b, 0x154);
     let a = f.push(b, Op::Pack64, Type::U64, &[lo, hi]);
-    let v = f.push(b, Op::GetReg(3), Type::U32, &[]);
+    let v = f.push(b, Op::Get(Reg::gpr(3)), Type::U32, &[]);
     let st = f.push(b, Op::Store(Space::Global, Width::B32), Type::Void, &[a, v]);
     // LEA lo.CC, i, c0[0x160], 2; LEA.HI.X hi, i, c0[0x164], RZ, 2 (hi gets i >> 30).
-    let i = f.push(b, Op::GetReg(4), Type::U32, &[]);
+    let i = f.push(b, Op::Get(Reg::gpr(4)), Type::U32, &[]);
     let two = f.push(b, Op::Const(2), Type::U32, &[]);
     let sh = f.push(b, Op::Shl, Type::U32, &[i, two]);
     let a2 = carry_pair(&mut f, b, sh, 0x160, 0x164);
@@ -112,20 +113,20 @@ fn register_from_another_block_subtracts_the_base() {
     let b0 = f.add_block(Some(0));
     let b1 = f.add_block(Some(8));
     let b2 = f.add_block(Some(16));
-    let x = f.push(b0, Op::GetReg(2), Type::U32, &[]);
+    let x = f.push(b0, Op::Get(Reg::gpr(2)), Type::U32, &[]);
     let a = carry_pair(&mut f, b0, x, 0x140, 0x144);
     let lo = f.inst(a).args[0];
     let hi = f.inst(a).args[1];
-    f.push(b0, Op::SetReg(0), Type::Void, &[lo]);
-    f.push(b0, Op::SetReg(1), Type::Void, &[hi]);
+    f.push(b0, Op::Set(Reg::gpr(0)), Type::Void, &[lo]);
+    f.push(b0, Op::Set(Reg::gpr(1)), Type::Void, &[hi]);
     f.blocks[0].term = Terminator::Jump(b1);
     // b1 is a loop that keeps R0/R1 unchanged.
-    let p = f.push(b1, Op::GetPred(0), Type::Bool, &[]);
+    let p = f.push(b1, Op::Get(Reg::pred(0)), Type::Bool, &[]);
     f.blocks[1].term = Terminator::Branch(p, b1, b2);
-    let r0 = f.push(b2, Op::GetReg(0), Type::U32, &[]);
-    let r1 = f.push(b2, Op::GetReg(1), Type::U32, &[]);
+    let r0 = f.push(b2, Op::Get(Reg::gpr(0)), Type::U32, &[]);
+    let r1 = f.push(b2, Op::Get(Reg::gpr(1)), Type::U32, &[]);
     let a2 = f.push(b2, Op::Pack64, Type::U64, &[r0, r1]);
-    let v = f.push(b2, Op::GetReg(5), Type::U32, &[]);
+    let v = f.push(b2, Op::Get(Reg::gpr(5)), Type::U32, &[]);
     let at = f.push(
         b2,
         Op::Atomic(Space::Global, crate::ir::AtomOp::Add, Width::B32),
@@ -154,19 +155,19 @@ fn merge(lo1: u32, hi1: u32) -> (Function, Value) {
     let b0 = f.add_block(Some(8));
     let b1 = f.add_block(Some(16));
     let b2 = f.add_block(Some(24));
-    let p = f.push(e, Op::GetPred(0), Type::Bool, &[]);
+    let p = f.push(e, Op::Get(Reg::pred(0)), Type::Bool, &[]);
     f.blocks[0].term = Terminator::Branch(p, b0, b1);
     for (b, lo_off, hi_off) in [(b0, 0x140, 0x144), (b1, lo1, hi1)] {
-        let x = f.push(b, Op::GetReg(2), Type::U32, &[]);
+        let x = f.push(b, Op::Get(Reg::gpr(2)), Type::U32, &[]);
         let a = carry_pair(&mut f, b, x, lo_off, hi_off);
         let lo = f.inst(a).args[0];
         let hi = f.inst(a).args[1];
-        f.push(b, Op::SetReg(0), Type::Void, &[lo]);
-        f.push(b, Op::SetReg(1), Type::Void, &[hi]);
+        f.push(b, Op::Set(Reg::gpr(0)), Type::Void, &[lo]);
+        f.push(b, Op::Set(Reg::gpr(1)), Type::Void, &[hi]);
         f.blocks[b.index()].term = Terminator::Jump(b2);
     }
-    let r0 = f.push(b2, Op::GetReg(0), Type::U32, &[]);
-    let r1 = f.push(b2, Op::GetReg(1), Type::U32, &[]);
+    let r0 = f.push(b2, Op::Get(Reg::gpr(0)), Type::U32, &[]);
+    let r1 = f.push(b2, Op::Get(Reg::gpr(1)), Type::U32, &[]);
     let a = f.push(b2, Op::Pack64, Type::U64, &[r0, r1]);
     let ld = f.push(b2, Op::Load(Space::Global, Width::B32), Type::U32, &[a]);
     f.blocks[3].term = Terminator::Exit;
@@ -200,7 +201,7 @@ fn untraceable_addresses_stay_global() {
     let p = f.push(b, Op::Load(Space::Global, Width::B64), Type::U64, &[z]);
     let ld = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[p]);
     // The base twice in the low word: base + base + x is no address in the buffer.
-    let x = f.push(b, Op::GetReg(2), Type::U32, &[]);
+    let x = f.push(b, Op::Get(Reg::gpr(2)), Type::U32, &[]);
     let a = carry_pair(&mut f, b, x, 0x140, 0x144);
     let lo = f.inst(a).args[0];
     let hi = f.inst(a).args[1];
@@ -212,8 +213,8 @@ fn untraceable_addresses_stay_global() {
     let a3 = carry_pair(&mut f, b, x, 0x148, 0x14c);
     let ld3 = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a3]);
     // The register's value at entry (no predecessor wrote it).
-    let r0 = f.push(b, Op::GetReg(0), Type::U32, &[]);
-    let r1 = f.push(b, Op::GetReg(1), Type::U32, &[]);
+    let r0 = f.push(b, Op::Get(Reg::gpr(0)), Type::U32, &[]);
+    let r1 = f.push(b, Op::Get(Reg::gpr(1)), Type::U32, &[]);
     let a4 = f.push(b, Op::Pack64, Type::U64, &[r0, r1]);
     let ld4 = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a4]);
     f.blocks[0].term = Terminator::Exit;
@@ -245,13 +246,13 @@ const UBO: u8 = 2;
 fn address_in_a_uniform_buffer_becomes_sbuf_ubo() {
     let mut f = func();
     let b = f.add_block(Some(0));
-    let x = f.push(b, Op::GetReg(2), Type::U32, &[]);
+    let x = f.push(b, Op::Get(Reg::gpr(2)), Type::U32, &[]);
     // Uniform buffer 1 (bank 3), address at 0x38: two accesses share one resource.
     let a = carry_pair_in(&mut f, b, x, (UBO + 1, 0x38), (UBO + 1, 0x3c));
     let ld = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a]);
     let k = f.push(b, Op::Const(4), Type::U64, &[]);
     let a4 = f.push(b, Op::IAdd, Type::U64, &[a, k]);
-    let v = f.push(b, Op::GetReg(3), Type::U32, &[]);
+    let v = f.push(b, Op::Get(Reg::gpr(3)), Type::U32, &[]);
     let st = f.push(
         b,
         Op::Store(Space::Global, Width::B32),
@@ -298,7 +299,7 @@ fn address_in_a_uniform_buffer_becomes_sbuf_ubo() {
 fn uniform_words_that_are_no_address_pair_stay_global() {
     let mut f = func();
     let b = f.add_block(Some(0));
-    let x = f.push(b, Op::GetReg(2), Type::U32, &[]);
+    let x = f.push(b, Op::Get(Reg::gpr(2)), Type::U32, &[]);
     let mut loads = Vec::new();
     for (lo, hi) in [
         // High word not at low + 4.
@@ -337,14 +338,14 @@ fn uniform_address_in_a_register_from_another_block() {
     let mut f = func();
     let b0 = f.add_block(Some(0));
     let b1 = f.add_block(Some(8));
-    let x = f.push(b0, Op::GetReg(2), Type::U32, &[]);
+    let x = f.push(b0, Op::Get(Reg::gpr(2)), Type::U32, &[]);
     let a = carry_pair_in(&mut f, b0, x, (UBO, 0x38), (UBO, 0x3c));
     let (lo, hi) = (f.inst(a).args[0], f.inst(a).args[1]);
-    f.push(b0, Op::SetReg(0), Type::Void, &[lo]);
-    f.push(b0, Op::SetReg(1), Type::Void, &[hi]);
+    f.push(b0, Op::Set(Reg::gpr(0)), Type::Void, &[lo]);
+    f.push(b0, Op::Set(Reg::gpr(1)), Type::Void, &[hi]);
     f.blocks[0].term = Terminator::Jump(b1);
-    let r0 = f.push(b1, Op::GetReg(0), Type::U32, &[]);
-    let r1 = f.push(b1, Op::GetReg(1), Type::U32, &[]);
+    let r0 = f.push(b1, Op::Get(Reg::gpr(0)), Type::U32, &[]);
+    let r1 = f.push(b1, Op::Get(Reg::gpr(1)), Type::U32, &[]);
     let a2 = f.push(b1, Op::Pack64, Type::U64, &[r0, r1]);
     let ld = f.push(b1, Op::Load(Space::Global, Width::B32), Type::U32, &[a2]);
     f.blocks[1].term = Terminator::Exit;
@@ -370,20 +371,20 @@ fn pointer_loop(
     let b0 = f.add_block(Some(0));
     let b1 = f.add_block(Some(8));
     let b2 = f.add_block(Some(16));
-    let x = f.push(b0, Op::GetReg(2), Type::U32, &[]);
+    let x = f.push(b0, Op::Get(Reg::gpr(2)), Type::U32, &[]);
     let a = carry_pair(&mut f, b0, x, 0x140, 0x144);
     let (lo, hi) = (f.inst(a).args[0], f.inst(a).args[1]);
-    f.push(b0, Op::SetReg(0), Type::Void, &[lo]);
-    f.push(b0, Op::SetReg(1), Type::Void, &[hi]);
+    f.push(b0, Op::Set(Reg::gpr(0)), Type::Void, &[lo]);
+    f.push(b0, Op::Set(Reg::gpr(1)), Type::Void, &[hi]);
     f.blocks[0].term = Terminator::Jump(b1);
-    let r0 = f.push(b1, Op::GetReg(0), Type::U32, &[]);
-    let r1 = f.push(b1, Op::GetReg(1), Type::U32, &[]);
+    let r0 = f.push(b1, Op::Get(Reg::gpr(0)), Type::U32, &[]);
+    let r1 = f.push(b1, Op::Get(Reg::gpr(1)), Type::U32, &[]);
     let a = f.push(b1, Op::Pack64, Type::U64, &[r0, r1]);
     let ld = f.push(b1, Op::Load(Space::Global, Width::B32), Type::U32, &[a]);
     let (lo, hi) = step(&mut f, b1, r0, r1);
-    f.push(b1, Op::SetReg(0), Type::Void, &[lo]);
-    f.push(b1, Op::SetReg(1), Type::Void, &[hi]);
-    let p = f.push(b1, Op::GetPred(0), Type::Bool, &[]);
+    f.push(b1, Op::Set(Reg::gpr(0)), Type::Void, &[lo]);
+    f.push(b1, Op::Set(Reg::gpr(1)), Type::Void, &[hi]);
+    let p = f.push(b1, Op::Get(Reg::pred(0)), Type::Bool, &[]);
     f.blocks[1].term = Terminator::Branch(p, b1, b2);
     f.blocks[2].term = Terminator::Exit;
     (f, ld)

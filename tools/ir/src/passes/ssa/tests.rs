@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::ir::{Block, Space, Width};
+use crate::ir::{Reg, RegFile};
 use crate::passes::{const_fold, dce, local_state};
 
 fn ops(f: &Function, b: usize) -> Vec<Op> {
@@ -46,18 +47,18 @@ fn loop_counter_gets_a_phi() {
         f.add_block(Some(24)),
     );
     let z = f.push(b0, Op::Const(0), Type::U32, &[]);
-    f.push(b0, Op::SetReg(0), Type::Void, &[z]);
+    f.push(b0, Op::Set(Reg::gpr(0)), Type::Void, &[z]);
     f.blocks[0].term = Terminator::Jump(b1);
-    let r = f.push(b1, Op::GetReg(0), Type::U32, &[]);
+    let r = f.push(b1, Op::Get(Reg::gpr(0)), Type::U32, &[]);
     let ten = f.push(b1, Op::Const(10), Type::U32, &[]);
     let c = f.push(b1, Op::ULt, Type::Bool, &[r, ten]);
     f.blocks[1].term = Terminator::Branch(c, b2, b3);
-    let r2 = f.push(b2, Op::GetReg(0), Type::U32, &[]);
+    let r2 = f.push(b2, Op::Get(Reg::gpr(0)), Type::U32, &[]);
     let one = f.push(b2, Op::Const(1), Type::U32, &[]);
     let n = f.push(b2, Op::IAdd, Type::U32, &[r2, one]);
-    f.push(b2, Op::SetReg(0), Type::Void, &[n]);
+    f.push(b2, Op::Set(Reg::gpr(0)), Type::Void, &[n]);
     f.blocks[2].term = Terminator::Jump(b1);
-    let r3 = f.push(b3, Op::GetReg(0), Type::U32, &[]);
+    let r3 = f.push(b3, Op::Get(Reg::gpr(0)), Type::U32, &[]);
     store(&mut f, b3, 0, r3);
     f.blocks[3].term = Terminator::Exit;
     all_passes(&mut f);
@@ -73,22 +74,28 @@ fn loop_counter_gets_a_phi() {
     assert_eq!(f.inst(n).args[0], phi);
     assert_eq!(f.inst(c).args[0], phi);
     assert_eq!(stored(&f, 3), phi);
-    assert!(ops(&f, 0).iter().all(|o| !matches!(o, Op::SetReg(_))));
+    assert!(ops(&f, 0).iter().all(|o| !matches!(
+        o,
+        Op::Set(Reg {
+            file: RegFile::Gpr,
+            ..
+        })
+    )));
 }
 
 #[test]
 fn if_else_merge_gets_a_phi() {
     let mut f = Function::new();
     let b: Vec<BlockId> = (0..4).map(|i| f.add_block(Some(i * 8))).collect();
-    let p = f.push(b[0], Op::GetPred(0), Type::Bool, &[]);
+    let p = f.push(b[0], Op::Get(Reg::pred(0)), Type::Bool, &[]);
     f.blocks[0].term = Terminator::Branch(p, b[1], b[2]);
     let five = f.push(b[1], Op::Const(5), Type::U32, &[]);
-    f.push(b[1], Op::SetReg(1), Type::Void, &[five]);
+    f.push(b[1], Op::Set(Reg::gpr(1)), Type::Void, &[five]);
     f.blocks[1].term = Terminator::Jump(b[3]);
     let seven = f.push(b[2], Op::Const(7), Type::U32, &[]);
-    f.push(b[2], Op::SetReg(1), Type::Void, &[seven]);
+    f.push(b[2], Op::Set(Reg::gpr(1)), Type::Void, &[seven]);
     f.blocks[2].term = Terminator::Jump(b[3]);
-    let r = f.push(b[3], Op::GetReg(1), Type::U32, &[]);
+    let r = f.push(b[3], Op::Get(Reg::gpr(1)), Type::U32, &[]);
     store(&mut f, b[3], 4, r);
     f.blocks[3].term = Terminator::Exit;
     all_passes(&mut f);
@@ -107,14 +114,14 @@ fn if_else_merge_gets_a_phi() {
 fn value_crosses_two_blocks() {
     let mut f = Function::new();
     let b: Vec<BlockId> = (0..3).map(|i| f.add_block(Some(i * 8))).collect();
-    let r3 = f.push(b[0], Op::GetReg(3), Type::U32, &[]);
+    let r3 = f.push(b[0], Op::Get(Reg::gpr(3)), Type::U32, &[]);
     let x = f.push(b[0], Op::IMul, Type::U32, &[r3, r3]);
-    f.push(b[0], Op::SetReg(2), Type::Void, &[x]);
+    f.push(b[0], Op::Set(Reg::gpr(2)), Type::Void, &[x]);
     f.blocks[0].term = Terminator::Jump(b[1]);
-    let y = f.push(b[1], Op::GetReg(4), Type::U32, &[]);
+    let y = f.push(b[1], Op::Get(Reg::gpr(4)), Type::U32, &[]);
     store(&mut f, b[1], 0, y);
     f.blocks[1].term = Terminator::Jump(b[2]);
-    let r2 = f.push(b[2], Op::GetReg(2), Type::U32, &[]);
+    let r2 = f.push(b[2], Op::Get(Reg::gpr(2)), Type::U32, &[]);
     store(&mut f, b[2], 4, r2);
     f.blocks[2].term = Terminator::Exit;
     all_passes(&mut f);
@@ -135,15 +142,15 @@ fn trivial_loop_phi_is_removed() {
     let mut f = Function::new();
     let b: Vec<BlockId> = (0..4).map(|i| f.add_block(Some(i * 8))).collect();
     let k = f.push(b[0], Op::SysVal(crate::ir::Sys::Tid(0)), Type::U32, &[]);
-    f.push(b[0], Op::SetReg(5), Type::Void, &[k]);
+    f.push(b[0], Op::Set(Reg::gpr(5)), Type::Void, &[k]);
     f.blocks[0].term = Terminator::Jump(b[1]);
-    let r5 = f.push(b[1], Op::GetReg(5), Type::U32, &[]);
+    let r5 = f.push(b[1], Op::Get(Reg::gpr(5)), Type::U32, &[]);
     store(&mut f, b[1], 0, r5);
-    let p = f.push(b[1], Op::GetPred(1), Type::Bool, &[]);
+    let p = f.push(b[1], Op::Get(Reg::pred(1)), Type::Bool, &[]);
     f.blocks[1].term = Terminator::Branch(p, b[2], b[3]);
     let t = f.push(b[2], Op::Const(1), Type::Bool, &[]);
     let nt = f.push(b[2], Op::Not, Type::Bool, &[t]);
-    f.push(b[2], Op::SetPred(1), Type::Void, &[nt]);
+    f.push(b[2], Op::Set(Reg::pred(1)), Type::Void, &[nt]);
     f.blocks[2].term = Terminator::Jump(b[1]);
     f.blocks[3].term = Terminator::Exit;
     all_passes(&mut f);
@@ -165,22 +172,29 @@ fn dead_cross_block_writes_are_removed() {
     let b: Vec<BlockId> = (0..3).map(|i| f.add_block(Some(i * 8))).collect();
     let t = f.push(b[0], Op::SysVal(crate::ir::Sys::Tid(0)), Type::U32, &[]);
     let dead = f.push(b[0], Op::IMul, Type::U32, &[t, t]);
-    f.push(b[0], Op::SetReg(1), Type::Void, &[dead]);
-    f.push(b[0], Op::SetReg(7), Type::Void, &[dead]);
+    f.push(b[0], Op::Set(Reg::gpr(1)), Type::Void, &[dead]);
+    f.push(b[0], Op::Set(Reg::gpr(7)), Type::Void, &[dead]);
     f.blocks[0].term = Terminator::Jump(b[1]);
     let live = f.push(b[1], Op::IAdd, Type::U32, &[t, t]);
-    f.push(b[1], Op::SetReg(1), Type::Void, &[live]);
+    f.push(b[1], Op::Set(Reg::gpr(1)), Type::Void, &[live]);
     f.blocks[1].term = Terminator::Jump(b[2]);
-    let r = f.push(b[2], Op::GetReg(1), Type::U32, &[]);
+    let r = f.push(b[2], Op::Get(Reg::gpr(1)), Type::U32, &[]);
     store(&mut f, b[2], 0, r);
     f.blocks[2].term = Terminator::Exit;
     all_passes(&mut f);
     assert_eq!(stored(&f, 2), live);
     let placed: Vec<Value> = f.blocks.iter().flat_map(|b| b.insts.clone()).collect();
     assert!(!placed.contains(&dead), "{f}");
-    assert!(placed
-        .iter()
-        .all(|&v| !matches!(f.inst(v).op, Op::SetReg(_) | Op::GetReg(_))));
+    assert!(placed.iter().all(|&v| !matches!(
+        f.inst(v).op,
+        Op::Set(Reg {
+            file: RegFile::Gpr,
+            ..
+        }) | Op::Get(Reg {
+            file: RegFile::Gpr,
+            ..
+        })
+    )));
 }
 
 #[test]
@@ -188,15 +202,15 @@ fn dynamic_jump_keeps_variables() {
     let mut f = Function::new();
     let b0 = f.add_block(Some(0));
     let b1 = f.add_block(Some(8));
-    let r = f.push(b0, Op::GetReg(0), Type::U32, &[]);
-    f.push(b0, Op::SetReg(1), Type::Void, &[r]);
+    let r = f.push(b0, Op::Get(Reg::gpr(0)), Type::U32, &[]);
+    f.push(b0, Op::Set(Reg::gpr(1)), Type::Void, &[r]);
     f.blocks[0].term = Terminator::Dynamic(r);
-    let r1 = f.push(b1, Op::GetReg(1), Type::U32, &[]);
+    let r1 = f.push(b1, Op::Get(Reg::gpr(1)), Type::U32, &[]);
     store(&mut f, b1, 0, r1);
     f.blocks[1].term = Terminator::Exit;
     all_passes(&mut f);
     assert!(!f.ssa);
-    assert_eq!(ops(&f, 0), vec![Op::GetReg(0), Op::SetReg(1)]);
+    assert_eq!(ops(&f, 0), vec![Op::Get(Reg::gpr(0)), Op::Set(Reg::gpr(1))]);
 }
 
 #[test]
@@ -206,10 +220,10 @@ fn entry_in_a_loop_moves_behind_a_new_entry() {
     let mut f = Function::new();
     let b0 = f.add_block(Some(0));
     let b1 = f.add_block(Some(8));
-    let r = f.push(b0, Op::GetReg(0), Type::U32, &[]);
+    let r = f.push(b0, Op::Get(Reg::gpr(0)), Type::U32, &[]);
     let one = f.push(b0, Op::Const(1), Type::U32, &[]);
     let n = f.push(b0, Op::IAdd, Type::U32, &[r, one]);
-    f.push(b0, Op::SetReg(0), Type::Void, &[n]);
+    f.push(b0, Op::Set(Reg::gpr(0)), Type::Void, &[n]);
     store(&mut f, b0, 0, n);
     let three = f.push(b0, Op::Const(3), Type::U32, &[]);
     let c = f.push(b0, Op::ULt, Type::Bool, &[n, three]);
@@ -262,13 +276,25 @@ fn interpret(f: &Function) -> (Vec<(u64, u64)>, bool) {
             let r = match i.op {
                 Op::Phi(_) => continue,
                 Op::Const(c) => c,
-                Op::GetReg(n) => regs[n as usize],
-                Op::SetReg(n) => {
+                Op::Get(Reg {
+                    file: RegFile::Gpr,
+                    index: n,
+                }) => regs[n as usize],
+                Op::Set(Reg {
+                    file: RegFile::Gpr,
+                    index: n,
+                }) => {
                     regs[n as usize] = a[0];
                     0
                 }
-                Op::GetPred(n) => preds[n as usize],
-                Op::SetPred(n) => {
+                Op::Get(Reg {
+                    file: RegFile::Pred,
+                    index: n,
+                }) => preds[n as usize],
+                Op::Set(Reg {
+                    file: RegFile::Pred,
+                    index: n,
+                }) => {
                     preds[n as usize] = a[0];
                     0
                 }
@@ -334,38 +360,38 @@ fn random_function(rng: &mut Rng) -> Function {
             match rng.next(7) {
                 5 => {
                     // A copy (the search continues in another slot).
-                    let x = f.push(b, Op::GetReg(rng.next(4) as u8), Type::U32, &[]);
-                    f.push(b, Op::SetReg(r), Type::Void, &[x]);
+                    let x = f.push(b, Op::Get(Reg::gpr(rng.next(4) as u8)), Type::U32, &[]);
+                    f.push(b, Op::Set(Reg::gpr(r)), Type::Void, &[x]);
                 }
                 6 => {
-                    let p = f.push(b, Op::GetPred(rng.next(2) as u8), Type::Bool, &[]);
-                    f.push(b, Op::SetPred(rng.next(2) as u8), Type::Void, &[p]);
+                    let p = f.push(b, Op::Get(Reg::pred(rng.next(2) as u8)), Type::Bool, &[]);
+                    f.push(b, Op::Set(Reg::pred(rng.next(2) as u8)), Type::Void, &[p]);
                 }
                 0 => {
                     let c = f.push(b, Op::Const(rng.next(4)), Type::U32, &[]);
-                    f.push(b, Op::SetReg(r), Type::Void, &[c]);
+                    f.push(b, Op::Set(Reg::gpr(r)), Type::Void, &[c]);
                 }
                 1 => {
-                    let x = f.push(b, Op::GetReg(r), Type::U32, &[]);
-                    let y = f.push(b, Op::GetReg(rng.next(4) as u8), Type::U32, &[]);
+                    let x = f.push(b, Op::Get(Reg::gpr(r)), Type::U32, &[]);
+                    let y = f.push(b, Op::Get(Reg::gpr(rng.next(4) as u8)), Type::U32, &[]);
                     let s = f.push(b, Op::IAdd, Type::U32, &[x, y]);
-                    f.push(b, Op::SetReg(rng.next(4) as u8), Type::Void, &[s]);
+                    f.push(b, Op::Set(Reg::gpr(rng.next(4) as u8)), Type::Void, &[s]);
                 }
                 2 => {
-                    let x = f.push(b, Op::GetReg(r), Type::U32, &[]);
+                    let x = f.push(b, Op::Get(Reg::gpr(r)), Type::U32, &[]);
                     let y = f.push(b, Op::Const(1 + rng.next(3)), Type::U32, &[]);
                     let c = f.push(b, Op::ULt, Type::Bool, &[x, y]);
-                    f.push(b, Op::SetPred(rng.next(2) as u8), Type::Void, &[c]);
+                    f.push(b, Op::Set(Reg::pred(rng.next(2) as u8)), Type::Void, &[c]);
                 }
                 3 => {
-                    let p = f.push(b, Op::GetPred(rng.next(2) as u8), Type::Bool, &[]);
-                    let x = f.push(b, Op::GetReg(r), Type::U32, &[]);
-                    let y = f.push(b, Op::GetReg(rng.next(4) as u8), Type::U32, &[]);
+                    let p = f.push(b, Op::Get(Reg::pred(rng.next(2) as u8)), Type::Bool, &[]);
+                    let x = f.push(b, Op::Get(Reg::gpr(r)), Type::U32, &[]);
+                    let y = f.push(b, Op::Get(Reg::gpr(rng.next(4) as u8)), Type::U32, &[]);
                     let s = f.push(b, Op::Select, Type::U32, &[p, x, y]);
-                    f.push(b, Op::SetReg(r), Type::Void, &[s]);
+                    f.push(b, Op::Set(Reg::gpr(r)), Type::Void, &[s]);
                 }
                 _ => {
-                    let x = f.push(b, Op::GetReg(r), Type::U32, &[]);
+                    let x = f.push(b, Op::Get(Reg::gpr(r)), Type::U32, &[]);
                     store(&mut f, b, r as u64, x);
                 }
             }
@@ -376,7 +402,7 @@ fn random_function(rng: &mut Rng) -> Function {
             0 => Terminator::Exit,
             1 => Terminator::Jump(t),
             _ => {
-                let p = f.push(b, Op::GetPred(rng.next(2) as u8), Type::Bool, &[]);
+                let p = f.push(b, Op::Get(Reg::pred(rng.next(2) as u8)), Type::Bool, &[]);
                 Terminator::Branch(p, t, e)
             }
         };
