@@ -77,11 +77,10 @@ fn enums_ok(t: &crate::table::Table, f: &Form, bits: u64) -> bool {
     f.checked.iter().all(|&k| {
         let d = &f.fields[k as usize];
         let Kind::Enum(e) = d.kind else { return true };
-        let entries = &t.enums[e as usize].1;
-        match entries.get(d.extract(bits) as usize) {
-            Some(s) => s != "?",
-            None => false,
-        }
+        t.valid[e as usize]
+            .get(d.extract(bits) as usize)
+            .copied()
+            .unwrap_or(false)
     })
 }
 

@@ -2,7 +2,7 @@
 //! bit-exact encoder and an nvdisasm-exact printer.
 //!
 //! The instruction set is one table of encodings, `src/maxwell.tbl` (see [`table`] for its
-//! syntax): each form lists its fixed opcode bits, its named fields (bit ranges and kinds)
+//! syntax, [`table_syntax`] for its language): each form lists its fixed opcode bits, its named fields (bit ranges and kinds)
 //! and nvdisasm's printing template. Decoder, encoder and printer are generic code over it.
 //!
 //! # Reading a code stream
@@ -64,6 +64,7 @@ pub mod sph;
 pub mod sph_info;
 pub mod stream;
 pub mod table;
+pub mod table_syntax;
 
 pub use error::Error;
 pub use field::Field;

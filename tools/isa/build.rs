@@ -1,0 +1,145 @@
+//! Checks every encoding table and generates, into `OUT_DIR`, the `Field` enum (from
+//! `src/fields.tbl`) and per ISA the `Opcode` enum (one variant per mnemonic). A table
+//! mistake fails the build with the file and line (see `src/table_syntax.rs`).
+
+#[path = "src/table_syntax.rs"]
+#[allow(dead_code)]
+mod table_syntax;
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use table_syntax::{FieldDecl, Syntax};
+
+/// The ISAs: name (prefix of the generated files) and table.
+const ISAS: &[(&str, &str)] = &[("maxwell", "src/maxwell.tbl")];
+
+fn fail(msg: impl std::fmt::Display) -> ! {
+    eprintln!("error: {msg}");
+    std::process::exit(1)
+}
+
+fn read(dir: &Path, rel: &str) -> (String, String) {
+    println!("cargo:rerun-if-changed={rel}");
+    let path = dir.join(rel);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| fail(format!("{rel}: {e}")));
+    (path.display().to_string(), text)
+}
+
+fn write(out: &Path, name: &str, text: &str) {
+    let p = out.join(name);
+    if std::fs::read_to_string(&p).ok().as_deref() != Some(text) {
+        std::fs::write(&p, text).unwrap_or_else(|e| fail(format!("{}: {e}", p.display())));
+    }
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=src/table_syntax.rs");
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    let (fpath, ftext) = read(&dir, "src/fields.tbl");
+    let fields = table_syntax::parse_fields(&fpath, &ftext).unwrap_or_else(|e| fail(e));
+    let mut tables = Vec::new();
+    for (isa, rel) in ISAS {
+        let (path, text) = read(&dir, rel);
+        let syn = table_syntax::parse(fields.clone(), &path, &text).unwrap_or_else(|e| fail(e));
+        if syn.isa != *isa {
+            fail(format!("{path}: isa {} where {isa} was expected", syn.isa));
+        }
+        write(&out, &format!("{isa}_opcode.rs"), &opcodes(&syn, rel));
+        tables.push(syn);
+    }
+    if let Some(d) = table_syntax::unused_fields(&fields, &tables).first() {
+        fail(format!(
+            "{fpath}:{}: field {} is used by no table",
+            d.line, d.name
+        ));
+    }
+    write(&out, "field.rs", &field_enum(&fields));
+}
+
+/// `"text"` as a Rust string literal.
+fn lit(s: &str) -> String {
+    format!("{s:?}")
+}
+
+fn field_enum(fields: &[FieldDecl]) -> String {
+    let mut s = String::from(
+        "/// A named operand or modifier of an instruction form (`src/fields.tbl`).\n\
+         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n\
+         pub enum Field {\n",
+    );
+    for d in fields {
+        let _ = writeln!(s, "    #[doc = {}]\n    {},", lit(&d.doc), d.name);
+    }
+    s.push_str("}\n\nimpl Field {\n    /// Every field, in declaration order.\n");
+    s.push_str("    pub const ALL: &'static [Field] = &[");
+    for d in fields {
+        let _ = write!(s, "Field::{}, ", d.name);
+    }
+    s.push_str("];\n\n    /// The name used in the encoding tables.\n");
+    s.push_str("    pub fn name(self) -> &'static str {\n        match self {\n");
+    for d in fields {
+        let _ = writeln!(s, "            Field::{0} => \"{0}\",", d.name);
+    }
+    s.push_str("        }\n    }\n\n    /// Looks a field up by its table name.\n");
+    s.push_str("    pub fn from_name(name: &str) -> Option<Field> {\n        match name {\n");
+    for d in fields {
+        let _ = writeln!(s, "            \"{0}\" => Some(Field::{0}),", d.name);
+    }
+    s.push_str("            _ => None,\n        }\n    }\n}\n");
+    s
+}
+
+fn opcodes(syn: &Syntax, rel: &str) -> String {
+    let mns = syn.mnemonics();
+    let forms_of = |m: &str| -> String {
+        let v: Vec<&str> = syn
+            .forms
+            .iter()
+            .filter(|f| f.mnemonic == m)
+            .map(|f| f.name.as_str())
+            .collect();
+        v.join(", ")
+    };
+    let mut s = format!(
+        "/// A mnemonic of `{rel}` (the first word nvdisasm prints, without modifiers).\n\
+         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n\
+         #[allow(non_camel_case_types)]\n\
+         pub enum Opcode {{\n"
+    );
+    for m in &mns {
+        let doc = format!("`{m}` (forms {}).", forms_of(m));
+        let _ = writeln!(
+            s,
+            "    #[doc = {}]\n    {},",
+            lit(&doc),
+            table_syntax::type_name(m)
+        );
+    }
+    s.push_str("}\n\nimpl Opcode {\n    /// Every opcode, in mnemonic order.\n");
+    s.push_str("    pub const ALL: &'static [Opcode] = &[");
+    for m in &mns {
+        let _ = write!(s, "Opcode::{}, ", table_syntax::type_name(m));
+    }
+    s.push_str("];\n\n    /// The mnemonic as nvdisasm prints it.\n");
+    s.push_str("    pub fn name(self) -> &'static str {\n        match self {\n");
+    for m in &mns {
+        let _ = writeln!(
+            s,
+            "            Opcode::{} => \"{m}\",",
+            table_syntax::type_name(m)
+        );
+    }
+    s.push_str("        }\n    }\n\n    /// Looks a mnemonic up by its printed name.\n");
+    s.push_str("    pub fn from_name(name: &str) -> Option<Opcode> {\n        match name {\n");
+    for m in &mns {
+        let _ = writeln!(
+            s,
+            "            \"{m}\" => Some(Opcode::{}),",
+            table_syntax::type_name(m)
+        );
+    }
+    s.push_str("            _ => None,\n        }\n    }\n}\n");
+    s
+}
