@@ -1,6 +1,7 @@
 //! Checks every encoding table and generates, into `OUT_DIR`, the `Field` enum (from
-//! `src/fields.tbl`) and per ISA the `Opcode` enum (one variant per mnemonic). A table
-//! mistake fails the build with the file and line (see `src/table_syntax.rs`).
+//! `src/fields.tbl`) and per ISA the `Opcode` enum (one variant per mnemonic) and the typed
+//! modifier enums (one per `enum` line). A table mistake fails the build with the file and
+//! line (see `src/table_syntax.rs`).
 
 #[path = "src/table_syntax.rs"]
 #[allow(dead_code)]
@@ -47,6 +48,7 @@ fn main() {
             fail(format!("{path}: isa {} where {isa} was expected", syn.isa));
         }
         write(&out, &format!("{isa}_opcode.rs"), &opcodes(&syn, rel));
+        write(&out, &format!("{isa}_mods.rs"), &mods(&syn, rel));
         tables.push(syn);
     }
     if let Some(d) = table_syntax::unused_fields(&fields, &tables).first() {
@@ -141,5 +143,136 @@ fn opcodes(syn: &Syntax, rel: &str) -> String {
         );
     }
     s.push_str("            _ => None,\n        }\n    }\n}\n");
+    s
+}
+
+/// `` `Cmp` of FSETP_R, FSETP_C; `Ftz` of … ``: the fields and forms that print enum `k`.
+fn users(syn: &Syntax, k: usize) -> String {
+    let mut by_field: Vec<(usize, Vec<&str>)> = Vec::new();
+    for f in &syn.forms {
+        for t in &f.template {
+            let table_syntax::Tok::Field(i, table_syntax::Style::Enum(e)) = t else {
+                continue;
+            };
+            if *e as usize != k {
+                continue;
+            }
+            let field = f.fields[*i as usize].field;
+            match by_field.iter_mut().find(|(x, _)| *x == field) {
+                Some((_, v)) if v.last() != Some(&f.name.as_str()) => v.push(&f.name),
+                Some(_) => {}
+                None => by_field.push((field, vec![&f.name])),
+            }
+        }
+    }
+    let parts: Vec<String> = by_field
+        .iter()
+        .map(|(fd, forms)| format!("`{}` of {}", syn.fields[*fd].name, forms.join(", ")))
+        .collect();
+    parts.join("; ")
+}
+
+/// A match pattern for ascending values: runs of three or more as ranges (`1..=6 | 9`).
+fn pattern(vals: &[usize]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < vals.len() {
+        let mut j = i;
+        while j + 1 < vals.len() && vals[j + 1] == vals[j] + 1 {
+            j += 1;
+        }
+        if j - i >= 2 {
+            parts.push(format!("{}..={}", vals[i], vals[j]));
+        } else {
+            parts.extend(vals[i..=j].iter().map(|v| v.to_string()));
+        }
+        i = j + 1;
+    }
+    parts.join(" | ")
+}
+
+fn mods(syn: &Syntax, rel: &str) -> String {
+    let mut s = String::new();
+    for (k, e) in syn.enums.iter().enumerate() {
+        let ty = e.type_name();
+        let values = |v: usize| -> Vec<usize> {
+            (0..e.entries.len())
+                .filter(|&i| e.variant_of[i] == Some(v as u16))
+                .collect()
+        };
+        let _ = writeln!(
+            s,
+            "/// `enum {}` of `{rel}` (line {}), {} values.\n///\n/// Used by {}.\n\
+             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n\
+             pub enum {ty} {{",
+            e.name,
+            e.line,
+            e.entries.len(),
+            users(syn, k)
+        );
+        for (v, (name, text)) in e.variants.iter().enumerate() {
+            let vals: Vec<String> = values(v).iter().map(|x| x.to_string()).collect();
+            let what = if text.is_empty() {
+                "Prints nothing".to_string()
+            } else {
+                format!("`{text}`")
+            };
+            let plural = if vals.len() > 1 { "values" } else { "value" };
+            let doc = format!("{what} ({plural} {}).", vals.join(", "));
+            let _ = writeln!(s, "    #[doc = {}]\n    {name},", lit(&doc));
+        }
+        let _ = writeln!(
+            s,
+            "}}\n\nimpl {ty} {{\n    /// Every variant, in table order."
+        );
+        let _ = write!(s, "    pub const ALL: &'static [{ty}] = &[");
+        for (name, _) in &e.variants {
+            let _ = write!(s, "{ty}::{name}, ");
+        }
+        s.push_str("];\n\n    /// nvdisasm's text (`\"\"` when it prints nothing).\n");
+        s.push_str("    pub const fn name(self) -> &'static str {\n        match self {\n");
+        for (name, text) in &e.variants {
+            let _ = writeln!(s, "            {ty}::{name} => {},", lit(text));
+        }
+        s.push_str("        }\n    }\n\n");
+        s.push_str(
+            "    /// The variant a field value selects (`None`: a value nvdisasm rejects).\n",
+        );
+        s.push_str("    pub const fn from_value(value: u64) -> Option<Self> {\n");
+        s.push_str("        match value {\n");
+        for (v, (name, _)) in e.variants.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "            {} => Some({ty}::{name}),",
+                pattern(&values(v))
+            );
+        }
+        s.push_str("            _ => None,\n        }\n    }\n\n");
+        s.push_str("    /// The lowest field value that selects this variant.\n");
+        s.push_str("    pub const fn value(self) -> u64 {\n        match self {\n");
+        for (v, (name, _)) in e.variants.iter().enumerate() {
+            let _ = writeln!(s, "            {ty}::{name} => {},", values(v)[0]);
+        }
+        s.push_str("        }\n    }\n}\n\n");
+        let _ = writeln!(
+            s,
+            "impl crate::modifier::Modifier for {ty} {{\n\
+             \x20   const ENUM: u16 = {k};\n\
+             \x20   const TABLE_NAME: &'static str = {};\n\
+             \x20   fn from_value(value: u64) -> Option<Self> {{\n\
+             \x20       {ty}::from_value(value)\n\
+             \x20   }}\n\
+             \x20   fn name(self) -> &'static str {{\n\
+             \x20       {ty}::name(self)\n\
+             \x20   }}\n\
+             }}\n\n\
+             impl core::fmt::Display for {ty} {{\n\
+             \x20   fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {{\n\
+             \x20       f.write_str(self.name())\n\
+             \x20   }}\n\
+             }}\n",
+            lit(&e.name)
+        );
+    }
     s
 }

@@ -2,6 +2,7 @@
 
 use crate::error::Error;
 use crate::field::Field;
+use crate::modifier::Modifier;
 use crate::opcode::Opcode;
 use crate::table::{table, Form, Kind};
 
@@ -210,6 +211,18 @@ impl Instr {
         }
     }
 
+    /// An enum modifier as its typed variant: `i.modifier_as::<mods::Rnd>(Field::Rnd)` is
+    /// `Some(mods::Rnd::Rm)` for `FADD.RM`. `None` when the form lacks the field or its field
+    /// uses another enum of the table (each enum is its own type: FSETP's and ISETP's `Cmp`
+    /// are `mods::Fcmp` and `mods::Icmp`).
+    pub fn modifier_as<M: Modifier>(&self, f: Field) -> Option<M> {
+        let d = self.form_def().field(f)?;
+        match d.kind {
+            Kind::Enum(e) if e == M::ENUM => M::from_value(d.extract(self.bits)),
+            _ => None,
+        }
+    }
+
     /// A float immediate as f64 (F20, D20 and F32 fields), `None` for other kinds.
     pub fn float(&self, f: Field) -> Option<f64> {
         let d = self.form_def().field(f)?;
@@ -300,6 +313,7 @@ pub fn form_id(name: &str) -> Option<FormId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mods;
 
     #[test]
     fn operands_of_known_words() {
@@ -333,6 +347,18 @@ mod tests {
         let i = decode(0x376403fffff70407).unwrap();
         assert_eq!(i.get(Field::Imm), Some(-1));
         assert_eq!(i.modifier(Field::Cmp), Some(".EQ"));
+        assert_eq!(i.modifier_as(Field::Cmp), Some(mods::Icmp::Eq));
+        assert_eq!(i.modifier_as(Field::Signed), Some(mods::U32::U32));
+        assert_eq!(
+            i.modifier_as::<mods::Fcmp>(Field::Cmp),
+            None,
+            "ISETP's Cmp is ICMP"
+        );
+        assert_eq!(
+            i.modifier_as::<mods::Rnd>(Field::Rnd),
+            None,
+            "no such field"
+        );
         assert_eq!(i.pred(Field::Pd2), Some(Pred::PT));
         // FMUL R15, R6, 0.25
         let i = decode(0x3868003e8007060f).unwrap();

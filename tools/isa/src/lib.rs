@@ -12,7 +12,7 @@
 //! stall, yield, barriers, wait mask, operand reuse). [`stream::instructions`] skips them:
 //!
 //! ```
-//! use dmsh_isa::{stream, Field, Opcode};
+//! use dmsh_isa::{mods, stream, Field, Opcode};
 //! // ctrl word, MOV R1, c[0x0][0x20], S2R R0, SR_TID.X, EXIT
 //! let words: [u64; 4] = [0x001cfc00e22007f6, 0x4c98078000870001, 0xf0c8000002170000, 0xe30000000007000f];
 //! let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -25,7 +25,11 @@
 //!             let c = i.cbuf().unwrap();            // c[0x0][0x20]
 //!             assert_eq!((c.bank, c.offset), (0, 0x20));
 //!         }
-//!         Opcode::S2r => assert_eq!(i.modifier(Field::Sreg), Some("SR_TID.X")),
+//!         Opcode::S2r => {
+//!             let sr = i.modifier_as::<mods::Sreg>(Field::Sreg); // typed: match variants
+//!             assert_eq!(sr, Some(mods::Sreg::SrTidX));
+//!             assert_eq!(sr.unwrap().to_string(), "SR_TID.X"); // nvdisasm's text
+//!         }
 //!         _ => {}
 //!     }
 //!     println!("/*{offset:04x}*/ {} ;", i.print(offset, sched.reuse));
@@ -47,8 +51,9 @@
 //! * constant buffers: [`Instr::cbuf`] (`CbufBank`, `CbufOffset` in bytes);
 //! * branch targets: [`Instr::target`] (absolute byte offset in the stream);
 //! * flags: [`Instr::flag`] (`Ftz`, `Sat`, `Cc`, `X`, `NegA`, `AbsB`, ...);
-//! * enum modifiers: [`Instr::modifier`] gives nvdisasm's text (`".RM"`, `"SR_TID.X"`),
-//!   [`Instr::get`] its index.
+//! * enum modifiers: [`Instr::modifier_as`] gives the typed variant
+//!   (`Some(mods::Rnd::Rm)`, [`mods`]), [`Instr::modifier`] nvdisasm's text (`".RM"`,
+//!   `"SR_TID.X"`), [`Instr::get`] its index.
 //!
 //! To build or change instructions use [`Instr::build`] with [`form_id`], or [`Instr::with`].
 
@@ -57,6 +62,8 @@ pub mod error;
 pub mod field;
 pub mod instr;
 pub mod listing;
+pub mod modifier;
+pub mod mods;
 pub mod opcode;
 pub mod print;
 pub mod sched;
@@ -69,5 +76,6 @@ pub mod table_syntax;
 pub use error::Error;
 pub use field::Field;
 pub use instr::{decode, decode_at, form_id, Cbuf, FormId, Instr, Pred, Reg};
+pub use modifier::Modifier;
 pub use opcode::Opcode;
 pub use sched::{Ctrl, Sched};
