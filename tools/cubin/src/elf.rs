@@ -1,18 +1,16 @@
-//! A small, bounds-checked reader for the ELF64 little-endian files ptxas writes.
+//! The ELF64 little-endian files ptxas writes, read with the `object` crate.
 //!
 //! Only what cubins need: section headers with names, section bytes, the symbol table and
-//! `SHT_REL`/`SHT_RELA` relocation sections. Every read is checked; bad input is an [`Error`].
+//! `SHT_REL`/`SHT_RELA` relocation sections, as small owned records. `object` checks every
+//! read; bad input is an [`Error`] naming the offset of the structure that failed.
+
+use object::elf::{FileHeader64, Rel64, Rela64, SectionHeader64, ELFCLASS64, ELFDATA2LSB};
+use object::read::elf::{FileHeader as _, SectionHeader as _, SectionTable, Sym as _};
+use object::{pod, LittleEndian as LE, ReadRef as _};
 
 use crate::Error;
 
-/// `SHT_NOBITS`: a section with a size but no bytes in the file (`.nv.shared.K`).
-pub const SHT_NOBITS: u32 = 8;
-/// `SHT_SYMTAB`.
-pub const SHT_SYMTAB: u32 = 2;
-/// `SHT_REL`.
-pub const SHT_REL: u32 = 9;
-/// `SHT_RELA`.
-pub const SHT_RELA: u32 = 4;
+pub use object::elf::{SHT_NOBITS, SHT_REL, SHT_RELA, SHT_SYMTAB};
 
 /// One section header, with its name resolved.
 #[derive(Debug, Clone)]
@@ -76,36 +74,15 @@ pub struct Elf<'a> {
     pub flags: u32,
     /// All section headers in file order.
     pub sections: Vec<Section>,
+    table: SectionTable<'a, FileHeader64<LE>>,
 }
 
-fn rd<const N: usize>(d: &[u8], off: u64, what: &'static str) -> Result<[u8; N], Error> {
-    let start = usize::try_from(off).map_err(|_| Error::Truncated { what, offset: off })?;
-    let end = start
-        .checked_add(N)
-        .ok_or(Error::Truncated { what, offset: off })?;
-    let s = d
-        .get(start..end)
-        .ok_or(Error::Truncated { what, offset: off })?;
-    let mut a = [0u8; N];
-    a.copy_from_slice(s);
-    Ok(a)
-}
-
-fn u16_at(d: &[u8], off: u64, what: &'static str) -> Result<u16, Error> {
-    rd::<2>(d, off, what).map(u16::from_le_bytes)
-}
-fn u32_at(d: &[u8], off: u64, what: &'static str) -> Result<u32, Error> {
-    rd::<4>(d, off, what).map(u32::from_le_bytes)
-}
-fn u64_at(d: &[u8], off: u64, what: &'static str) -> Result<u64, Error> {
-    rd::<8>(d, off, what).map(u64::from_le_bytes)
-}
-
-/// Reads a NUL-terminated string at `off` inside `table`.
-fn cstr(table: &[u8], off: u32) -> String {
-    let s = table.get(off as usize..).unwrap_or(&[]);
-    let end = s.iter().position(|&b| b == 0).unwrap_or(s.len());
-    String::from_utf8_lossy(&s[..end]).into_owned()
+/// An `object` error while reading the structure at `offset`.
+fn malformed(offset: u64, what: &str, e: object::read::Error) -> Error {
+    Error::Malformed {
+        offset,
+        msg: format!("{what}: {e}"),
+    }
 }
 
 impl<'a> Elf<'a> {
@@ -114,57 +91,41 @@ impl<'a> Elf<'a> {
         if data.len() < 64 || &data[0..4] != b"\x7fELF" {
             return Err(Error::NotElf);
         }
-        if data[4] != 2 || data[5] != 1 {
+        if data[4] != ELFCLASS64 || data[5] != ELFDATA2LSB {
             return Err(Error::Unsupported(format!(
                 "ELF class {} / data encoding {} (only ELF64 little-endian)",
                 data[4], data[5]
             )));
         }
-        let machine = u16_at(data, 18, "e_machine")?;
-        let flags = u32_at(data, 48, "e_flags")?;
-        let shoff = u64_at(data, 40, "e_shoff")?;
-        let shentsize = u16_at(data, 58, "e_shentsize")? as u64;
-        let shnum = u16_at(data, 60, "e_shnum")? as u64;
-        let shstrndx = u16_at(data, 62, "e_shstrndx")? as u64;
-        if shnum > 0 && shentsize < 64 {
-            return Err(Error::Malformed {
-                offset: 58,
-                msg: format!("section header size {shentsize} < 64"),
-            });
-        }
-        let mut raw = Vec::with_capacity(shnum.min(4096) as usize);
-        let mut name_offs = Vec::with_capacity(shnum.min(4096) as usize);
-        for i in 0..shnum {
-            let h = shoff.checked_add(i * shentsize).ok_or(Error::Truncated {
-                what: "section header",
-                offset: shoff,
+        let header = FileHeader64::<LE>::parse(data).map_err(|e| malformed(0, "ELF header", e))?;
+        let shoff = header.e_shoff(LE);
+        let table = header
+            .sections(LE, data)
+            .map_err(|e| malformed(shoff, "section headers", e))?;
+        let mut sections = Vec::with_capacity(table.len());
+        for (i, s) in table.iter().enumerate() {
+            let name = table.section_name(LE, s).map_err(|e| {
+                let at = shoff + (i * std::mem::size_of::<SectionHeader64<LE>>()) as u64;
+                malformed(at, &format!("section {i} name"), e)
             })?;
-            raw.push(Section {
-                name: String::new(),
-                kind: u32_at(data, h + 4, "sh_type")?,
-                flags: u64_at(data, h + 8, "sh_flags")?,
-                offset: u64_at(data, h + 24, "sh_offset")?,
-                size: u64_at(data, h + 32, "sh_size")?,
-                link: u32_at(data, h + 40, "sh_link")?,
-                info: u32_at(data, h + 44, "sh_info")?,
-                entsize: u64_at(data, h + 56, "sh_entsize")?,
+            sections.push(Section {
+                name: String::from_utf8_lossy(name).into_owned(),
+                kind: s.sh_type(LE),
+                flags: s.sh_flags(LE),
+                offset: s.sh_offset(LE),
+                size: s.sh_size(LE),
+                link: s.sh_link(LE),
+                info: s.sh_info(LE),
+                entsize: s.sh_entsize(LE),
             });
-            name_offs.push(u32_at(data, h, "sh_name")?);
         }
-        let mut elf = Elf {
+        Ok(Elf {
             data,
-            machine,
-            flags,
-            sections: raw,
-        };
-        let strtab = match elf.sections.get(shstrndx as usize) {
-            Some(s) if s.kind != SHT_NOBITS => elf.bytes_of(s)?.to_vec(),
-            _ => Vec::new(),
-        };
-        for (s, off) in elf.sections.iter_mut().zip(name_offs) {
-            s.name = cstr(&strtab, off);
-        }
-        Ok(elf)
+            machine: header.e_machine(LE),
+            flags: header.e_flags(LE),
+            sections,
+            table,
+        })
     }
 
     /// The file bytes of a section (empty for `SHT_NOBITS`).
@@ -172,14 +133,9 @@ impl<'a> Elf<'a> {
         if s.kind == SHT_NOBITS {
             return Ok(&[]);
         }
-        let end = s.offset.checked_add(s.size).ok_or(Error::Malformed {
-            offset: s.offset,
-            msg: format!("section {} size overflows", s.name),
-        })?;
-        let (a, b) = (usize::try_from(s.offset), usize::try_from(end));
-        match (a, b) {
-            (Ok(a), Ok(b)) if b <= self.data.len() => Ok(&self.data[a..b]),
-            _ => Err(Error::Malformed {
+        self.data
+            .read_bytes_at(s.offset, s.size)
+            .map_err(|()| Error::Malformed {
                 offset: s.offset,
                 msg: format!(
                     "section {} [{:#x}, +{:#x}) lies outside the file ({:#x} bytes)",
@@ -188,8 +144,7 @@ impl<'a> Elf<'a> {
                     s.size,
                     self.data.len()
                 ),
-            }),
-        }
+            })
     }
 
     /// Finds a section by exact name.
@@ -202,51 +157,66 @@ impl<'a> Elf<'a> {
 
     /// Reads the symbol table (empty when there is none).
     pub fn symbols(&self) -> Result<Vec<Symbol>, Error> {
-        let Some(st) = self.sections.iter().find(|s| s.kind == SHT_SYMTAB) else {
-            return Ok(Vec::new());
-        };
-        let bytes = self.bytes_of(st)?;
-        let strtab = match self.sections.get(st.link as usize) {
-            Some(s) => self.bytes_of(s)?,
-            None => &[],
-        };
-        let n = bytes.len() / 24;
-        let mut out = Vec::with_capacity(n);
-        for i in 0..n as u64 {
-            let o = i * 24;
-            out.push(Symbol {
-                name: cstr(strtab, u32_at(bytes, o, "st_name")?),
-                info: bytes[o as usize + 4],
-                other: bytes[o as usize + 5],
-                shndx: u16_at(bytes, o + 6, "st_shndx")?,
-                value: u64_at(bytes, o + 8, "st_value")?,
-                size: u64_at(bytes, o + 16, "st_size")?,
-            });
-        }
-        Ok(out)
+        let at = self
+            .sections
+            .iter()
+            .find(|s| s.kind == SHT_SYMTAB)
+            .map_or(0, |s| s.offset);
+        let table = self
+            .table
+            .symbols(LE, self.data, SHT_SYMTAB)
+            .map_err(|e| malformed(at, "symbol table", e))?;
+        table
+            .iter()
+            .enumerate()
+            .map(|(i, y)| {
+                let name = y
+                    .name(LE, table.strings())
+                    .map_err(|e| malformed(at + 24 * i as u64, &format!("symbol {i} name"), e))?;
+                Ok(Symbol {
+                    name: String::from_utf8_lossy(name).into_owned(),
+                    info: y.st_info(),
+                    other: y.st_other(),
+                    shndx: y.st_shndx(LE),
+                    value: y.st_value(LE),
+                    size: y.st_size(LE),
+                })
+            })
+            .collect()
     }
 
     /// Reads the entries of a `SHT_REL` or `SHT_RELA` section.
     pub fn relocations(&self, s: &Section) -> Result<Vec<Rel>, Error> {
         let bytes = self.bytes_of(s)?;
-        let rela = s.kind == SHT_RELA;
-        let step = if rela { 24 } else { 16 };
-        let n = bytes.len() / step;
-        let mut out = Vec::with_capacity(n);
-        for i in 0..n as u64 {
-            let o = i * step as u64;
-            let info = u64_at(bytes, o + 8, "r_info")?;
-            out.push(Rel {
-                offset: u64_at(bytes, o, "r_offset")?,
-                sym: (info >> 32) as u32,
-                kind: info as u32,
-                addend: if rela {
-                    u64_at(bytes, o + 16, "r_addend")? as i64
-                } else {
-                    0
-                },
-            });
-        }
-        Ok(out)
+        let bad = |()| Error::Malformed {
+            offset: s.offset,
+            msg: format!(
+                "relocation section {} ({:#x} bytes) is not a whole number of entries",
+                s.name, s.size
+            ),
+        };
+        Ok(if s.kind == SHT_RELA {
+            pod::slice_from_all_bytes::<Rela64<LE>>(bytes)
+                .map_err(bad)?
+                .iter()
+                .map(|r| Rel {
+                    offset: r.r_offset.get(LE),
+                    sym: r.r_sym(LE, false),
+                    kind: r.r_type(LE, false),
+                    addend: r.r_addend.get(LE),
+                })
+                .collect()
+        } else {
+            pod::slice_from_all_bytes::<Rel64<LE>>(bytes)
+                .map_err(bad)?
+                .iter()
+                .map(|r| Rel {
+                    offset: r.r_offset.get(LE),
+                    sym: r.r_sym(LE),
+                    kind: r.r_type(LE),
+                    addend: 0,
+                })
+                .collect()
+        })
     }
 }

@@ -209,3 +209,64 @@ fn bad_input_never_panics() {
         let _ = dmsh_cubin::parse(&b);
     }
 }
+
+/// Hostile and truncated ELF bytes give errors that name the offset of what failed.
+#[test]
+fn hostile_elf_gives_clear_errors() {
+    use dmsh_cubin::Error;
+    let good = std::fs::read(corpus().join("ctrl_switch_brx.sm53.cubin")).unwrap();
+    let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]) as usize;
+    let shoff = u64::from_le_bytes(good[0x28..0x30].try_into().unwrap());
+    let (shnum, sh) = (u16_at(&good, 0x3C), shoff as usize);
+    let header = |i: usize| sh + 64 * i;
+    let err = |b: &[u8]| dmsh_cubin::parse(b).unwrap_err();
+    // Cut inside the header, then inside the section header table.
+    for len in 0..64 {
+        assert!(matches!(err(&good[..len]), Error::NotElf));
+    }
+    for len in (64..sh + 64 * shnum).step_by(5) {
+        match err(&good[..len]) {
+            Error::Malformed { offset, msg } if offset == shoff => {
+                assert!(msg.starts_with("section headers"), "{msg}")
+            }
+            e => panic!("cut at {len}: {e}"),
+        }
+    }
+    // ELF32, a wrong section header size, a table past the end.
+    let mut b = good.clone();
+    b[4] = 1;
+    assert!(matches!(err(&b), Error::Unsupported(_)));
+    let mut b = good.clone();
+    b[0x3A] = 0x20;
+    assert!(err(&b).to_string().contains("section header entry size"));
+    let mut b = good.clone();
+    b[0x28..0x30].copy_from_slice(&(u64::MAX - 8).to_le_bytes());
+    assert!(matches!(err(&b), Error::Malformed { .. }));
+    // A section name past its string table names the section header.
+    let mut b = good.clone();
+    b[header(3)..header(3) + 4].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
+    let e = err(&b).to_string();
+    assert!(
+        e.contains("section 3 name") && e.contains(&format!("{:#x}", header(3))),
+        "{e}"
+    );
+    // The kernel's code past the end of the file names the section.
+    let text = (1..shnum)
+        .find(|&i| {
+            let mut b = good.clone();
+            b[header(i) + 32..header(i) + 40].copy_from_slice(&(1u64 << 40).to_le_bytes());
+            dmsh_cubin::parse(&b)
+                .err()
+                .is_some_and(|e| e.to_string().contains(".text.ctrl_switch_brx"))
+        })
+        .expect("an error naming .text");
+    // A relocation section that is not a whole number of entries (the 0x20-byte call graph
+    // retyped as SHT_RELA against .text).
+    let mut b = good.clone();
+    let cg = header(6);
+    b[cg + 4..cg + 8].copy_from_slice(&4u32.to_le_bytes());
+    b[cg + 44..cg + 48].copy_from_slice(&(text as u32).to_le_bytes());
+    assert!(err(&b)
+        .to_string()
+        .contains("not a whole number of entries"));
+}

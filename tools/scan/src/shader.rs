@@ -35,7 +35,7 @@ impl ContainerKind {
     ];
 
     /// The name in shader_map.tsv.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             ContainerKind::Bnsh => "bnsh",
             ContainerKind::Bahs => "bahs",
@@ -267,6 +267,13 @@ pub struct Hits {
 }
 
 impl Hits {
+    /// Moves another container's findings after these.
+    pub fn append(&mut self, mut o: Hits) {
+        self.shaders.append(&mut o.shaders);
+        self.pairs.append(&mut o.pairs);
+        self.errors.append(&mut o.errors);
+    }
+
     /// Pairs each vertex shader of `group` with the fragment shader right after it.
     pub fn pair_vertex_with_next_fragment(&mut self, group: &[(Stage, String)]) {
         for (i, (s, k)) in group.iter().enumerate() {

@@ -1,13 +1,15 @@
 //! The recursive scan: open bytes → detect the container → yield members (recursing) or shader
 //! records. Each buffer carries its archive path (see `docs/formats.md`, "Origin paths").
+//! Which reader opens a buffer is decided by the registries in [`crate::containers`].
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::containers::{bahs, bnsh, elf, glslc, mshd, ndsr, nro, nso, sarc, yaz0, zstd};
+use crate::containers::{self, ContainerReader, Found, Input};
 use crate::error::{ReadError, WarnKind, Warning};
 use crate::shader::{ContainerKind, Hits, Shader};
 
@@ -126,26 +128,17 @@ impl<'a> FileScan<'a> {
             });
     }
 
-    fn decoded(
-        &self,
-        path: &str,
-        codec: &'static str,
-        out: Result<Vec<u8>, ReadError>,
-        depth: usize,
-    ) -> Scan {
-        let mut s = Scan::default();
-        match out {
-            Ok(v) => {
-                s.opened(codec);
-                self.spend(v.len());
-                s = s.merge(self.scan(&v, &format!("{path}|{codec}"), depth + 1));
-            }
-            Err(e) => s.warn(path, e),
+    fn input<'b>(&self, bytes: &'b [u8], path: &'b str) -> Input<'b> {
+        Input {
+            bytes,
+            name: path.rsplit("//").next().unwrap_or(path),
+            cap: self.cap(),
+            glslc_in_main: self.glslc_in_main,
         }
-        s
     }
 
-    /// Scans a RomFS buffer (a file or an archive member) found at `path`, `depth` layers deep.
+    /// Scans a RomFS buffer (a file or an archive member) found at `path`, `depth` layers deep:
+    /// the first reader of [`containers::ROMFS`] that sniffs it reads it.
     pub fn scan(&self, b: &[u8], path: &str, depth: usize) -> Scan {
         let mut s = Scan::default();
         if depth > self.limits.max_depth {
@@ -159,160 +152,129 @@ impl<'a> FileScan<'a> {
             );
             return s;
         }
-        if zstd::is(b) {
-            return self.decoded(path, "zstd", zstd::decode(b, self.cap()), depth);
-        }
-        if yaz0::is(b) {
-            return self.decoded(path, "yaz0", yaz0::decode(b, self.cap()), depth);
-        }
-        if sarc::is(b) {
-            match sarc::members(b) {
-                Ok(members) => {
-                    s.opened("sarc");
-                    let inner = members
-                        .par_iter()
-                        .map(|m| {
-                            self.scan(
-                                &b[m.range.clone()],
-                                &format!("{path}//{}", m.name),
-                                depth + 1,
-                            )
-                        })
-                        .reduce(Scan::default, Scan::merge);
-                    s = s.merge(inner);
-                }
-                Err(e) => s.warn(path, e),
-            }
-            return s;
-        }
-        let name = path.rsplit("//").next().unwrap_or(path);
-        if bahs::is(b) {
-            self.take(&mut s, b, path, ContainerKind::Bahs, bahs::read(b));
-        } else if mshd::is(b) {
-            self.take(&mut s, b, path, ContainerKind::Mshd, mshd::read(b));
-        } else if ndsr::is(b, name) {
-            self.take(&mut s, b, path, ContainerKind::Ndsr, ndsr::read(b));
-        } else {
-            self.bnsh_all(&mut s, b, path);
+        let input = self.input(b, path);
+        if let Some(r) = containers::ROMFS.iter().find(|r| (r.sniff)(&input)) {
+            self.apply(&mut s, r, &input, path, depth, Then::Romfs);
         }
         s
     }
 
-    fn bnsh_all(&self, s: &mut Scan, b: &[u8], path: &str) {
-        // The magic alone can be a constant in code; a BNSH also has `grsc` at +0x60 (a
-        // candidate cut off before it is still read, to report the truncation).
-        for at in bnsh::find_all(b)
-            .into_iter()
-            .filter(|&at| b.get(at + 0x60..at + 0x64).is_none_or(|g| g == b"grsc"))
-        {
-            self.take(s, b, path, ContainerKind::Bnsh, bnsh::read(b, at));
-        }
-    }
-
-    /// Scans an ExeFS main (NSO, NRO, ELF, or a raw image): BNSH anywhere, GLSLC outputs when
-    /// the profile asks.
+    /// Scans an ExeFS main: the first reader of [`containers::EXECUTABLES`] that sniffs it
+    /// (NSO, NRO, ELF) gives its image, else the bytes are the image; then every reader of
+    /// [`containers::MAIN_IMAGE`] that sniffs the image reads it (BNSH anywhere, GLSLC outputs
+    /// when the profile asks).
     pub fn scan_main(&self, b: &[u8], path: &str) -> Scan {
+        let input = self.input(b, path);
+        match containers::EXECUTABLES.iter().find(|r| (r.sniff)(&input)) {
+            Some(r) => {
+                let mut s = Scan::default();
+                self.apply(&mut s, r, &input, path, 0, Then::MainImage);
+                s
+            }
+            None => self.scan_image(b, path, 0),
+        }
+    }
+
+    fn scan_image(&self, img: &[u8], path: &str, depth: usize) -> Scan {
         let mut s = Scan::default();
-        let owned;
-        let (img, layer): (&[u8], &str) = if nso::is(b) {
-            match nso::flat_image(b, self.cap()) {
-                Ok((img, problems)) => {
-                    for p in problems {
-                        s.warn(path, p);
-                    }
-                    s.opened("nso");
-                    owned = img;
-                    (&owned, "|nso")
-                }
-                Err(e) => {
-                    s.warn(path, e);
-                    return s;
-                }
-            }
-        } else if nro::is(b) {
-            match nro::flat_image(b) {
-                Ok(img) => {
-                    s.opened("nro");
-                    (img, "|nro")
-                }
-                Err(e) => {
-                    s.warn(path, e);
-                    return s;
-                }
-            }
-        } else if elf::is(b) {
-            match elf::flat_image(b, self.cap()) {
-                Ok(img) => {
-                    s.opened("elf");
-                    owned = img;
-                    (&owned, "|elf")
-                }
-                Err(e) => {
-                    s.warn(path, e);
-                    return s;
-                }
-            }
-        } else {
-            (b, "")
-        };
-        let ipath = format!("{path}{layer}");
-        self.bnsh_all(&mut s, img, &ipath);
-        if self.glslc_in_main {
-            self.take(
-                &mut s,
-                img,
-                &ipath,
-                ContainerKind::Glslc,
-                Ok(glslc::scan(img)),
-            );
+        let input = self.input(img, path);
+        for r in containers::MAIN_IMAGE.iter().filter(|r| (r.sniff)(&input)) {
+            self.apply(&mut s, r, &input, path, depth, Then::Romfs);
         }
         s
     }
 
+    /// Runs reader `r` on `input` (found at `path`, `depth` layers deep) and adds what it
+    /// found to `s`: shader records, or inner buffers scanned as `then` says, in parallel.
+    fn apply(
+        &self,
+        s: &mut Scan,
+        r: &ContainerReader,
+        input: &Input,
+        path: &str,
+        depth: usize,
+        then: Then,
+    ) {
+        match (r.read)(input) {
+            Err(e) => s.warn(path, e),
+            Ok(Found::Shaders { kind, opened, hits }) => {
+                self.take(s, input.bytes, path, kind, opened, hits)
+            }
+            Ok(Found::Inner { inner, problems }) => {
+                for p in problems {
+                    s.warn(path, p);
+                }
+                s.opened(r.name);
+                for i in &inner {
+                    if let Cow::Owned(v) = &i.bytes {
+                        self.spend(v.len());
+                    }
+                }
+                let found = inner
+                    .par_iter()
+                    .map(|i| {
+                        let p = match &i.member {
+                            Some(m) => format!("{path}//{m}"),
+                            None => format!("{path}|{}", r.name),
+                        };
+                        match then {
+                            Then::Romfs => self.scan(&i.bytes, &p, depth + 1),
+                            Then::MainImage => self.scan_image(&i.bytes, &p, depth),
+                        }
+                    })
+                    .reduce(Scan::default, Scan::merge);
+                *s = std::mem::take(s).merge(found);
+            }
+        }
+    }
+
+    /// Adds a container's shader records to `s`; only the first find of a key copies its bytes.
     fn take(
         &self,
         s: &mut Scan,
         buf: &[u8],
         path: &str,
         kind: ContainerKind,
-        hits: Result<Hits, ReadError>,
+        opened: u64,
+        h: Hits,
     ) {
-        match hits {
-            Ok(h) => {
-                let n = if kind == ContainerKind::Glslc {
-                    h.shaders.len() as u64
-                } else {
-                    1
-                };
-                *s.opened.entry(kind.as_str()).or_default() += n;
-                let p: Arc<str> = Arc::from(path);
-                for e in h.errors {
-                    s.warn(path, e);
-                }
-                s.pairs.extend(h.pairs);
-                s.shaders.extend(h.shaders.into_iter().map(|mut hit| {
-                    let first = match self.seen {
-                        Some(seen) => seen
-                            .lock()
-                            .map(|mut set| set.insert(hit.piece.key.clone()))
-                            .unwrap_or(true),
-                        None => true,
-                    };
-                    if first {
-                        hit.piece.fill(buf);
-                    }
-                    Shader {
-                        piece: hit.piece,
-                        kind,
-                        source: self.source,
-                        source_name: self.source_name.clone(),
-                        path: p.clone(),
-                        offset: hit.offset,
-                        index: hit.index,
-                    }
-                }));
-            }
-            Err(e) => s.warn(path, e),
+        if opened > 0 {
+            *s.opened.entry(kind.as_str()).or_default() += opened;
         }
+        let p: Arc<str> = Arc::from(path);
+        for e in h.errors {
+            s.warn(path, e);
+        }
+        s.pairs.extend(h.pairs);
+        s.shaders.extend(h.shaders.into_iter().map(|mut hit| {
+            let first = match self.seen {
+                Some(seen) => seen
+                    .lock()
+                    .map(|mut set| set.insert(hit.piece.key.clone()))
+                    .unwrap_or(true),
+                None => true,
+            };
+            if first {
+                hit.piece.fill(buf);
+            }
+            Shader {
+                piece: hit.piece,
+                kind,
+                source: self.source,
+                source_name: self.source_name.clone(),
+                path: p.clone(),
+                offset: hit.offset,
+                index: hit.index,
+            }
+        }));
     }
+}
+
+/// Where the buffers a reader finds inside its input are scanned next.
+#[derive(Debug, Clone, Copy)]
+enum Then {
+    /// With the RomFS registry, one layer deeper (decoded layers, archive members).
+    Romfs,
+    /// As a main's image (what an executable reader decoded).
+    MainImage,
 }

@@ -1,8 +1,9 @@
 //! agl BAHS shader archives (`*.sharcb`): 16-byte binary records pair code with a control section.
 
+use super::{ContainerReader, Found};
 use crate::bytes::{need_u32, u32le};
 use crate::error::{ReadError, ReadResult, WarnKind};
-use crate::shader::{Extractor, Hit, Hits, Spot};
+use crate::shader::{ContainerKind, Extractor, Hit, Hits, Spot};
 
 /// BAHS magic.
 pub const MAGIC: &[u8; 4] = b"BAHS";
@@ -14,6 +15,13 @@ pub const CONTROL_SIZES: [u32; 3] = [0x848, 0x880, 0x88C];
 pub fn is(b: &[u8]) -> bool {
     b.starts_with(MAGIC)
 }
+
+/// The registry's BAHS reader.
+pub const READER: ContainerReader = ContainerReader {
+    name: ContainerKind::Bahs.as_str(),
+    sniff: |i| is(i.bytes),
+    read: |i| read(i.bytes).map(|h| Found::shaders(ContainerKind::Bahs, h)),
+};
 
 /// Reads every binary record of the BAHS at the start of `b`. Records are
 /// `{code offset in the code region, 0, control size, signed offset from the record to its

@@ -1,12 +1,44 @@
 //! BNSH shader files (NintendoWare), found by magic anywhere: bfsha, effects, layouts, main.
 
+use super::{ContainerReader, Found};
 use crate::bytes::{need_u32, need_u64, range, u32le};
 use crate::error::{ReadError, ReadResult, WarnKind};
-use crate::shader::{Extractor, Hit, Hits, Spot};
+use crate::shader::{ContainerKind, Extractor, Hit, Hits, Spot};
 use crate::stage::Stage;
 
 /// BNSH magic (`BNSH` and four zero bytes).
 pub const MAGIC: &[u8; 8] = b"BNSH\0\0\0\0";
+
+/// The registry's BNSH reader: every BNSH at any offset of the buffer, so it takes any input.
+pub const READER: ContainerReader = ContainerReader {
+    name: ContainerKind::Bnsh.as_str(),
+    sniff: |_| true,
+    read: |i| Ok(read_all(i.bytes)),
+};
+
+/// Reads every BNSH in `b`. The magic alone can be a constant in code; a BNSH also has `grsc`
+/// at +0x60 (a candidate cut off before it is still read, to report the truncation).
+fn read_all(b: &[u8]) -> Found<'static> {
+    let mut all = Hits::default();
+    let mut opened = 0;
+    for at in find_all(b)
+        .into_iter()
+        .filter(|&at| b.get(at + 0x60..at + 0x64).is_none_or(|g| g == b"grsc"))
+    {
+        match read(b, at) {
+            Ok(h) => {
+                opened += 1;
+                all.append(h);
+            }
+            Err(e) => all.errors.push(e),
+        }
+    }
+    Found::Shaders {
+        kind: ContainerKind::Bnsh,
+        opened,
+        hits: all,
+    }
+}
 
 /// Offsets of every BNSH magic in `b`.
 pub fn find_all(b: &[u8]) -> Vec<usize> {

@@ -1,13 +1,29 @@
 //! GLSLC compiler outputs (magic 0x19866891, total size at +0x44): one control section with
 //! the code area right after it. Read in `main` when the profile sets `shader_main_glslc`.
 
+use super::{ContainerReader, Found};
 use crate::bytes::{align_up, u32le};
 use crate::control::CONTROL_MAGIC;
 use crate::error::{ReadError, WarnKind};
-use crate::shader::{extract_with, Hit, Hits, Spot, Work};
+use crate::shader::{extract_with, ContainerKind, Hit, Hits, Spot, Work};
 
 /// GLSLC output magic (little endian bytes 91 68 86 19).
 pub const MAGIC: u32 = 0x1986_6891;
+
+/// The registry's GLSLC reader: every output in a main's image, when the profile asks; each
+/// output counts as one container opened.
+pub const READER: ContainerReader = ContainerReader {
+    name: ContainerKind::Glslc.as_str(),
+    sniff: |i| i.glslc_in_main,
+    read: |i| {
+        let hits = scan(i.bytes);
+        Ok(Found::Shaders {
+            kind: ContainerKind::Glslc,
+            opened: hits.shaders.len() as u64,
+            hits,
+        })
+    },
+};
 
 /// Finds and reads every GLSLC output in `b`. Candidates failing the checks are not outputs.
 pub fn scan(b: &[u8]) -> Hits {

@@ -1,11 +1,12 @@
 //! MSHD shader data (`.bshdat`, MercurySteam): control sections each followed (after optional
 //! text) by the next code-area header; stages alternate vertex / pixel and pair two by two.
 
+use super::{ContainerReader, Found};
 use crate::bytes::{align_up, u32le};
 use crate::code::{COMPUTE_MAGIC, GFX_MAGIC};
 use crate::control::CONTROL_MAGIC;
 use crate::error::ReadResult;
-use crate::shader::{extract, Hit, Hits, Spot};
+use crate::shader::{extract, ContainerKind, Hit, Hits, Spot};
 use crate::stage::Stage;
 
 /// MSHD magic.
@@ -15,6 +16,13 @@ pub const MAGIC: &[u8; 4] = b"MSHD";
 pub fn is(b: &[u8]) -> bool {
     b.starts_with(MAGIC)
 }
+
+/// The registry's MSHD reader.
+pub const READER: ContainerReader = ContainerReader {
+    name: ContainerKind::Mshd.as_str(),
+    sniff: |i| is(i.bytes),
+    read: |i| read(i.bytes).map(|h| Found::shaders(ContainerKind::Mshd, h)),
+};
 
 /// Reads every stage of the MSHD file `b`.
 pub fn read(b: &[u8]) -> ReadResult<Hits> {

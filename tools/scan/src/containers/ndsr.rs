@@ -2,9 +2,10 @@
 //! `{control offset, control length << 4 | type, code offset, (code length / 16) << 8 | type}`,
 //! up to an all-zero record. Type: NVN stage numbering (0 vertex, 1 pixel, 5 compute).
 
+use super::{ContainerReader, Found};
 use crate::bytes::u32le;
 use crate::error::{ReadError, ReadResult, WarnKind};
-use crate::shader::{Extractor, Hit, Hits, Spot};
+use crate::shader::{ContainerKind, Extractor, Hit, Hits, Spot};
 use crate::stage::Stage;
 
 /// NDSR magic.
@@ -17,6 +18,13 @@ pub const FILE_NAME: &str = "agl_ndsr.pck";
 pub fn is(b: &[u8], name: &str) -> bool {
     b.starts_with(MAGIC) || name.ends_with(FILE_NAME)
 }
+
+/// The registry's NDSR reader (by magic, or by agl's file name).
+pub const READER: ContainerReader = ContainerReader {
+    name: ContainerKind::Ndsr.as_str(),
+    sniff: |i| is(i.bytes, i.name),
+    read: |i| read(i.bytes).map(|h| Found::shaders(ContainerKind::Ndsr, h)),
+};
 
 /// Reads every record of the pack `b`.
 pub fn read(b: &[u8]) -> ReadResult<Hits> {

@@ -1,5 +1,6 @@
 //! NRO executables: uncompressed, file offset = memory offset, so the file is the flat image.
 
+use super::{ContainerReader, Found};
 use crate::bytes::u32le;
 use crate::error::{ReadError, ReadResult, WarnKind};
 
@@ -7,6 +8,13 @@ use crate::error::{ReadError, ReadResult, WarnKind};
 pub fn is(b: &[u8]) -> bool {
     b.get(0x10..0x14) == Some(b"NRO0")
 }
+
+/// The registry's NRO reader: the image is a range of the file (`|nro`).
+pub const READER: ContainerReader = ContainerReader {
+    name: "nro",
+    sniff: |i| is(i.bytes),
+    read: |i| flat_image(i.bytes).map(Found::layer),
+};
 
 /// The flat image: the first `size` (+0x18) bytes of the file.
 pub fn flat_image(b: &[u8]) -> ReadResult<&[u8]> {

@@ -2,6 +2,7 @@
 
 use sha2::{Digest, Sha256};
 
+use super::{ContainerReader, Found};
 use crate::bytes::{need_u32, range};
 use crate::error::{ReadError, ReadResult, WarnKind};
 
@@ -12,6 +13,13 @@ pub const MAGIC: &[u8; 4] = b"NSO0";
 pub fn is(b: &[u8]) -> bool {
     b.starts_with(MAGIC)
 }
+
+/// The registry's NSO reader: the decoded image (`|nso`); hash mismatches are problems.
+pub const READER: ContainerReader = ContainerReader {
+    name: "nso",
+    sniff: |i| is(i.bytes),
+    read: |i| flat_image(i.bytes, i.cap).map(|(img, p)| Found::layer(img).with_problems(p)),
+};
 
 /// The flat image (text at 0, then rodata and data at their memory offsets) and any
 /// non-fatal problems (segment hash mismatches).

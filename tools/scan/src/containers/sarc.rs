@@ -1,5 +1,8 @@
 //! SARC archives (`*.sarc`, `*.pack`, `*.blarc`, inside `.szs`): member names and byte ranges.
 
+use std::borrow::Cow;
+
+use super::{ContainerReader, Found, Inner};
 use crate::error::{ReadError, ReadResult, WarnKind};
 
 /// SARC magic.
@@ -9,6 +12,25 @@ pub const MAGIC: &[u8; 4] = b"SARC";
 pub fn is(b: &[u8]) -> bool {
     b.starts_with(MAGIC)
 }
+
+/// The registry's SARC reader: every member, scanned again as `//name` (in parallel).
+pub const READER: ContainerReader = ContainerReader {
+    name: "sarc",
+    sniff: |i| is(i.bytes),
+    read: |i| {
+        let inner = members(i.bytes)?
+            .into_iter()
+            .map(|m| Inner {
+                member: Some(m.name),
+                bytes: Cow::Borrowed(&i.bytes[m.range]),
+            })
+            .collect();
+        Ok(Found::Inner {
+            inner,
+            problems: Vec::new(),
+        })
+    },
+};
 
 /// One member: its name (or `hash_XXXXXXXX`) and its byte range in the archive.
 #[derive(Debug, Clone, PartialEq, Eq)]

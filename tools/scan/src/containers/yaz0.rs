@@ -1,5 +1,6 @@
 //! Yaz0 streams (`*.szs`, `*.s*`): Nintendo's LZ77 variant, decoded with bounds checks.
 
+use super::{ContainerReader, Found};
 use crate::bytes::u32be;
 use crate::error::{ReadError, ReadResult, WarnKind};
 
@@ -10,6 +11,13 @@ pub const MAGIC: &[u8; 4] = b"Yaz0";
 pub fn is(b: &[u8]) -> bool {
     b.starts_with(MAGIC)
 }
+
+/// The registry's Yaz0 reader: decodes the stream into one layer (`|yaz0`).
+pub const READER: ContainerReader = ContainerReader {
+    name: "yaz0",
+    sniff: |i| is(i.bytes),
+    read: |i| decode(i.bytes, i.cap).map(Found::layer),
+};
 
 /// Decodes the Yaz0 stream of `b`; the announced size must be ≤ `cap` and ≤ 0x111 × the input.
 pub fn decode(b: &[u8], cap: u64) -> ReadResult<Vec<u8>> {

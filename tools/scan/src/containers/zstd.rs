@@ -4,6 +4,7 @@ use std::cell::RefCell;
 
 use ::zstd::zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
 
+use super::{ContainerReader, Found};
 use crate::error::{ReadError, ReadResult, WarnKind};
 
 /// zstd frame magic.
@@ -13,6 +14,13 @@ pub const MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 pub fn is(b: &[u8]) -> bool {
     b.starts_with(&MAGIC)
 }
+
+/// The registry's zstd reader: decodes the frames into one layer (`|zstd`).
+pub const READER: ContainerReader = ContainerReader {
+    name: "zstd",
+    sniff: |i| is(i.bytes),
+    read: |i| decode(i.bytes, i.cap).map(Found::layer),
+};
 
 /// The Dictionary_ID of the frame at the start of `b` (0 = none), if the header is readable.
 pub fn dictionary_id(b: &[u8]) -> Option<u32> {
