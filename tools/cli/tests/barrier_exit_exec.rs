@@ -41,7 +41,7 @@ fn run(n: u32) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     common::spirv_val(&out.words).expect("spirv-val");
     assert_eq!(out.reflection.control_flow, "dispatcher");
     assert_eq!(
-        out.reflection.dispatcher_reason,
+        out.reflection.dispatcher_reason.as_deref(),
         Some("barrier after divergent exit")
     );
     let refl = dmsh_vk::Reflection::from_json(&out.reflection.to_json()).expect("reflection");

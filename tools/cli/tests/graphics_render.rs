@@ -141,38 +141,8 @@ fn translate(dir: &Path, name: &str, y_transform: bool) -> Result<Stage, String>
     }
     let out = dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
         .map_err(|e| e.to_string())?;
-    let r = &out.reflection;
-    let reflection = dmsh_vk::Reflection {
-        version: r.version,
-        stage: r.stage.to_string(),
-        entry: r.entry.to_string(),
-        local_size: r.local_size,
-        local_size_spec: r.local_size_spec,
-        shared_bytes: r.shared_bytes,
-        local_bytes: r.local_bytes,
-        uses_global_addresses: r.uses_global_addresses,
-        fma_mode: r.fma_mode.to_string(),
-        abi: r.abi.to_string(),
-        warp_ops: r.warp_ops,
-        resources: r
-            .resources
-            .iter()
-            .map(|x| dmsh_vk::Resource {
-                kind: x.kind.to_string(),
-                bank: (x.kind == "cbuf").then_some(x.bank),
-                slot: (x.kind != "cbuf").then_some(x.bank),
-                guest_offset: x.guest_offset,
-                size: (x.size > 0).then_some(x.size as u64),
-                set: x.set,
-                binding: Some(x.binding),
-                metal_index: Some(x.metal_index),
-                count: x.count,
-                separate: x.separate,
-                ubo: x.ubo,
-                offset: x.offset,
-            })
-            .collect(),
-    };
+    // One reflection type (dmsh-reflect): the translator's record is what the runner binds.
+    let reflection = out.reflection.clone();
     Ok(Stage {
         spirv: out.words,
         reflection,
@@ -376,7 +346,11 @@ fn translate_nvn(code: &[u8], layout: BindingLayout) -> (Stage, Vec<ResKey>) {
         .reflection
         .resources
         .iter()
-        .map(|r| (r.kind, r.bank, r.binding, r.separate, r.count))
+        // The kinds are a handful of names: leaking them keeps the literal comparisons below.
+        .map(|r| {
+            let kind: &'static str = Box::leak(r.kind.clone().into_boxed_str());
+            (kind, r.bank, r.vk_binding(), r.separate, r.count)
+        })
         .collect();
     // One file per call: the NVN tests run in parallel in one process.
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -580,8 +554,8 @@ fn glslang_sampler_array_binds() {
     let _ = std::fs::remove_dir_all(&dir);
     let r = &rf.reflection.resources;
     assert_eq!(
-        (r.len(), r[0].kind.as_str(), r[0].binding, r[0].count),
-        (1, "texture", Some(64), 4)
+        (r.len(), r[0].kind.as_str(), r[0].vk_binding(), r[0].count),
+        (1, "texture", 64, 4)
     );
     let out = dksh_render::run(&case, rv, rf).unwrap();
     assert_eq!(out.targets.len(), 1);

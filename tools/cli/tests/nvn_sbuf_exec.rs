@@ -249,7 +249,7 @@ fn storage_buffer_address_in_the_uniform_buffer() {
         .resources
         .iter()
         .filter(|r| r.kind.starts_with("sbuf"))
-        .map(|r| (r.kind, r.bank, r.ubo, r.offset))
+        .map(|r| (r.kind.as_str(), r.bank, r.ubo, r.offset))
         .collect();
     assert_eq!(
         kinds,
@@ -264,7 +264,7 @@ fn storage_buffer_address_in_the_uniform_buffer() {
         .iter()
         .find(|r| r.kind == "sbuf_ubo")
         .unwrap();
-    assert_eq!(y_res.binding, 32 + (0x4000 | (Y_AT / 4)));
+    assert_eq!(y_res.binding, Some(32 + (0x4000 | (Y_AT / 4))));
     // Metal indices are compact per table (docs/reflection.md): the sbuf_ubo has the highest
     // binding of the buffer-table resources, so it takes the last buffer index.
     assert_eq!(y_res.metal_index + 1, refl.metal.buffers);

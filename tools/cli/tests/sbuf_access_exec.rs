@@ -150,7 +150,7 @@ fn storage_buffer_widths_and_atomics() {
         .resources
         .iter()
         .filter(|x| x.kind == "sbuf")
-        .map(|x| (x.bank, x.binding))
+        .map(|x| (x.bank, x.vk_binding()))
         .collect();
     assert_eq!(sb, [(0, 32), (1, 33)]);
     if dmsh_vk::shared().is_err() {

@@ -1839,12 +1839,12 @@ pub(crate) fn emit_planned(
         if let BankSource::Buffer { guest_offset, size } = bank.source {
             if const_banks[bank.bank as usize] {
                 resources.push(Resource {
-                    kind: "cbuf",
+                    kind: "cbuf".into(),
                     bank: bank.bank as u32,
                     guest_offset,
-                    size,
+                    size: Some(size as u64),
                     set: 0,
-                    binding: bank.bank as u32,
+                    binding: Some(bank.bank as u32),
                     metal_index: 0,
                     count: 0,
                     separate: false,
@@ -1875,12 +1875,12 @@ pub(crate) fn emit_planned(
             let arrays = [("tex_dyn", 64), ("samp_dyn", 96)];
             for &(kind, base) in &arrays[..1 + sampled as usize] {
                 resources.push(Resource {
-                    kind,
+                    kind: kind.into(),
                     bank: 0,
                     guest_offset: 0,
-                    size: 0,
+                    size: Some(0),
                     set: 0,
-                    binding: base + slot as u32,
+                    binding: Some(base + slot as u32),
                     metal_index: 0,
                     count: n,
                     separate: false,
@@ -1895,13 +1895,13 @@ pub(crate) fn emit_planned(
         // ORed with another sampler, its sampler ID (high 12 bits) is the samp_ubo half of
         // the same combined binding.
         let ubo = |w: u16| (first_ubo + ((w >> 11) & 0xf) as u32, 4 * (w & 0x7ff) as u32);
-        let res = |kind, (bank, guest_offset)| Resource {
-            kind,
+        let res = |kind: &str, (bank, guest_offset)| Resource {
+            kind: kind.into(),
             bank,
             guest_offset,
-            size: 0,
+            size: Some(0),
             set: 0,
-            binding: 64 + slot as u32,
+            binding: Some(64 + slot as u32),
             metal_index: 0,
             count: 0,
             separate: false,
@@ -1941,12 +1941,12 @@ pub(crate) fn emit_planned(
     }
     for &n in e.gx.samplers.keys() {
         resources.push(Resource {
-            kind: "sampler",
+            kind: "sampler".into(),
             bank: n as u32,
             guest_offset: 0,
-            size: 0,
+            size: Some(0),
             set: 0,
-            binding: 96 + n as u32,
+            binding: Some(96 + n as u32),
             metal_index: 0,
             count: 0,
             separate: false,
@@ -1963,12 +1963,12 @@ pub(crate) fn emit_planned(
     }
     for (&slot, &(_, _, kind)) in &e.gx.images {
         resources.push(Resource {
-            kind,
+            kind: kind.into(),
             bank: slot as u32,
             guest_offset: 0,
-            size: 0,
+            size: Some(0),
             set: 0,
-            binding: 128 + slot as u32,
+            binding: Some(128 + slot as u32),
             metal_index: 0,
             count: 0,
             separate: false,
@@ -1981,7 +1981,7 @@ pub(crate) fn emit_planned(
         m.iter()
             .map(|(&location, ct)| crate::reflect::IoVar {
                 location,
-                component_type: ct.name(),
+                component_type: ct.name().into(),
             })
             .collect::<Vec<_>>()
     };
@@ -1991,9 +1991,9 @@ pub(crate) fn emit_planned(
         inputs: io(&e.gx.inputs),
         outputs: io(&e.gx.outputs),
         geometry_input: e.gx.gs_input.map(|(p, src)| crate::reflect::GeometryInput {
-            primitive: p.name(),
+            primitive: p.name().into(),
             vertices: p.vertices(),
-            source: src.name(),
+            source: src.name().into(),
         }),
         tessellation: match (sh.stage, e.gfxcfg.as_ref()) {
             (dmsh_ir::Stage::TessEval, Some(g)) => {
@@ -2002,10 +2002,10 @@ pub(crate) fn emit_planned(
                 )
                 .unwrap_or(("triangles", "equal", "triangles_ccw"));
                 Some(crate::reflect::Tessellation {
-                    domain,
-                    spacing,
-                    output,
-                    source: g.tess_source.name(),
+                    domain: domain.into(),
+                    spacing: spacing.into(),
+                    output: output.into(),
+                    source: g.tess_source.name().into(),
                 })
             }
             _ => None,
@@ -2014,30 +2014,31 @@ pub(crate) fn emit_planned(
             sh.stage,
             dmsh_ir::Stage::Geometry | dmsh_ir::Stage::TessControl | dmsh_ir::Stage::TessEval
         ),
-        version: 0,
-        stage: sh.stage.name(),
-        entry: "main",
+        version: Default::default(),
+        stage: sh.stage.name().into(),
+        entry: "main".into(),
         local_size: ls,
         local_size_spec,
         shared_bytes: sh.shared_bytes,
         local_bytes: sh.local_bytes,
         uses_global_addresses: uses_psb,
-        fma_mode: opts.fma.name(),
-        abi: sh.abi,
+        fma_mode: opts.fma.name().into(),
+        abi: sh.abi.into(),
         dispatcher,
         control_flow: if dispatcher {
             "dispatcher"
         } else {
             "structured"
-        },
+        }
+        .into(),
         dispatcher_reason: match (dispatcher, bar_split) {
             (false, _) => None,
-            (true, true) => Some("barrier after divergent exit"),
-            (true, false) => Some("unstructurable"),
+            (true, true) => Some("barrier after divergent exit".into()),
+            (true, false) => Some("unstructurable".into()),
         },
         gotos: tree.as_ref().map_or(0, |t| t.gotos),
         blocks: f.blocks.len(),
-        guest_state: if f.ssa { "ssa" } else { "variables" },
+        guest_state: if f.ssa { "ssa" } else { "variables" }.into(),
         warp_ops,
         int64_atomics: f.uses_int64_atomics(),
         resources,

@@ -41,7 +41,7 @@ fn one(name: &str, r: Result<Output, String>, counts: &mut [usize; 3], bad: &mut
             }
             if o.reflection.dispatcher {
                 counts[1] += 1;
-                let why = o.reflection.dispatcher_reason.unwrap_or("none");
+                let why = o.reflection.dispatcher_reason.as_deref().unwrap_or("none");
                 println!("           reason: {why}");
                 match KNOWN_DISPATCHER.iter().find(|k| k.0 == name) {
                     Some(k) if k.1 == why => {}

@@ -80,7 +80,7 @@ fn txq_on_a_bare_index_queries_the_tex_dyn_array() {
         .resources
         .iter()
         .filter(|r| r.kind != "cbuf")
-        .map(|r| (r.kind, r.binding, r.count))
+        .map(|r| (r.kind.as_str(), r.vk_binding(), r.count))
         .collect();
     println!("{kinds:?}");
     let t = 64 + dmsh_ir::TEX_DYN as u32;
@@ -400,7 +400,7 @@ fn nvn_bindless_handles_resolve_through_the_profile() {
         .iter()
         .filter(|r| r.kind == "texture")
         .collect();
-    assert_eq!((t.len(), t[0].bank, t[0].binding), (1, 1, 65));
+    assert_eq!((t.len(), t[0].bank, t[0].vk_binding()), (1, 1, 65));
     // A separate texture (c[2][0x170] = septex slot 1 → 129) with a separate sampler.
     let o = run(&nvn_fragment((2, 0x170), (2, 0x568), true)).unwrap();
     common::spirv_val(&o.words).unwrap();
@@ -427,8 +427,8 @@ fn nvn_bindless_handles_resolve_through_the_profile() {
         .find(|r| r.kind == "samp_ubo")
         .unwrap();
     assert_eq!(
-        (s.bank, s.guest_offset, s.binding),
-        (7, 0xa8, r.binding),
+        (s.bank, s.guest_offset, s.vk_binding()),
+        (7, 0xa8, r.vk_binding()),
         "samp_ubo"
     );
     // A handle the profile cannot explain: a clear error with key and offset.
@@ -463,7 +463,7 @@ fn nvn_tex_dyn_slots_bind_arrays() {
         .resources
         .iter()
         .filter(|r| r.count > 0)
-        .map(|r| (r.kind, r.binding, r.count))
+        .map(|r| (r.kind.as_str(), r.vk_binding(), r.count))
         .collect();
     let t = 64 + dmsh_ir::TEX_DYN as u32;
     assert_eq!(
@@ -485,14 +485,14 @@ fn nvn_sampler_sources_samp_id_and_samp_ubo() {
         let cfg = dksh::graphics_config(st, code, &[], layout.clone(), "samp-test").unwrap();
         dmsh_spv::translate_graphics(code, &cfg, &Options::default())
     };
-    let kinds = |o: &dmsh_spv::Output| {
+    fn kinds(o: &dmsh_spv::Output) -> Vec<(&str, u32, u32, u32)> {
         o.reflection
             .resources
             .iter()
             .filter(|r| r.kind != "cbuf")
-            .map(|r| (r.kind, r.bank, r.guest_offset, r.binding))
+            .map(|r| (r.kind.as_str(), r.bank, r.guest_offset, r.vk_binding()))
             .collect::<Vec<_>>()
-    };
+    }
     // A uniform-buffer texture word (c[7][0xa8]) ORed with the constant sampler ID 0x304
     // (MH Rise's fp_t_cb65541_…): tex_ubo + samp_id, one combined binding.
     let o = run(&nvn_fragment((7, 0xa8), (0xff, 0x3041_0000), true)).unwrap();

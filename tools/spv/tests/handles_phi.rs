@@ -118,7 +118,7 @@ fn tex_resources(o: &Output) -> Vec<(String, u32, u32, bool)> {
         .resources
         .iter()
         .filter(|r| r.kind != "cbuf")
-        .map(|r| (r.kind.to_string(), r.bank, r.binding, r.separate))
+        .map(|r| (r.kind.to_string(), r.bank, r.vk_binding(), r.separate))
         .collect();
     v.sort();
     v

@@ -90,7 +90,7 @@ void main() {
 
 fn reflection(local: [u32; 3], param_size: u64, warp: bool) -> Reflection {
     Reflection::from_json(&format!(
-        r#"{{"version":0,"stage":"compute","entry":"main","local_size":{local:?},
+        r#"{{"version":1,"stage":"compute","entry":"main","local_size":{local:?},
             "uses_global_addresses":true,"abi":"cuda","warp_ops":{warp},
             "resources":[{{"kind":"cbuf","bank":0,"guest_offset":320,"size":{param_size},
                           "set":0,"binding":0,"metal_index":0}}]}}"#

@@ -307,12 +307,12 @@ impl E {
                 let binding = self.sbuf_binding(s);
                 let u = self.sbuf_ubo_of(s);
                 Resource {
-                    kind: if u.is_some() { "sbuf_ubo" } else { "sbuf" },
+                    kind: (if u.is_some() { "sbuf_ubo" } else { "sbuf" }).into(),
                     bank: u.map_or(s as u32, |u| u.ubo as u32),
                     guest_offset: u.map_or(0, |u| u.offset),
-                    size: 0,
+                    size: Some(0),
                     set: 0,
-                    binding,
+                    binding: Some(binding),
                     metal_index: 0,
                     count: 0,
                     separate: false,

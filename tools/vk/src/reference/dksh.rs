@@ -334,7 +334,7 @@ pub fn reference(case: &DkshCase) -> Result<(Vec<u32>, Reflection), Error> {
     for (n, b) in &case.ubos {
         resources.push(Resource {
             kind: "cbuf".into(),
-            bank: Some(2 + n),
+            bank: 2 + n,
             size: Some(b.len() as u64),
             binding: Some(2 + n),
             ..Default::default()
@@ -343,7 +343,7 @@ pub fn reference(case: &DkshCase) -> Result<(Vec<u32>, Reflection), Error> {
     for (n, _) in &case.ssbos {
         resources.push(Resource {
             kind: "sbuf".into(),
-            bank: Some(*n),
+            bank: *n,
             binding: Some(32 + n),
             ..Default::default()
         });
@@ -351,7 +351,7 @@ pub fn reference(case: &DkshCase) -> Result<(Vec<u32>, Reflection), Error> {
     for (n, _) in &case.textures {
         resources.push(Resource {
             kind: "texture".into(),
-            bank: Some(*n),
+            bank: *n,
             binding: Some(64 + n),
             ..Default::default()
         });
@@ -359,7 +359,7 @@ pub fn reference(case: &DkshCase) -> Result<(Vec<u32>, Reflection), Error> {
     for (n, _) in &case.images {
         resources.push(Resource {
             kind: "image".into(),
-            bank: Some(*n),
+            bank: *n,
             binding: Some(128 + n),
             ..Default::default()
         });

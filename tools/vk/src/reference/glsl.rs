@@ -152,7 +152,7 @@ pub fn reflect_shifted(words: &[u32], stage: &str) -> crate::reflection::Reflect
             let sampled = matches!(kind, "texture" | "sampler");
             resources.push(Resource {
                 kind: kind.into(),
-                bank: Some(idx),
+                bank: idx,
                 binding: Some(b),
                 separate: kind == "texture" && separate,
                 count: if sampled { count } else { 0 },
