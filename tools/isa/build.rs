@@ -48,7 +48,7 @@ fn main() {
             fail(format!("{path}: isa {} where {isa} was expected", syn.isa));
         }
         write(&out, &format!("{isa}_opcode.rs"), &opcodes(&syn, rel));
-        write(&out, &format!("{isa}_mods.rs"), &mods(&syn, rel));
+        write(&out, &format!("{isa}_mods.rs"), &mods(&syn, isa, rel));
         tables.push(syn);
     }
     if let Some(d) = table_syntax::unused_fields(&fields, &tables).first() {
@@ -191,7 +191,8 @@ fn pattern(vals: &[usize]) -> String {
     parts.join(" | ")
 }
 
-fn mods(syn: &Syntax, rel: &str) -> String {
+fn mods(syn: &Syntax, isa: &str, rel: &str) -> String {
+    let isa_ty = table_syntax::type_name(isa);
     let mut s = String::new();
     for (k, e) in syn.enums.iter().enumerate() {
         let ty = e.type_name();
@@ -257,6 +258,7 @@ fn mods(syn: &Syntax, rel: &str) -> String {
         let _ = writeln!(
             s,
             "impl crate::modifier::Modifier for {ty} {{\n\
+             \x20   type Isa = crate::{isa}::{isa_ty};\n\
              \x20   const ENUM: u16 = {k};\n\
              \x20   const TABLE_NAME: &'static str = {};\n\
              \x20   fn from_value(value: u64) -> Option<Self> {{\n\

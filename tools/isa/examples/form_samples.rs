@@ -46,7 +46,7 @@ fn main() {
         }
     }
     for (k, f) in t.forms.iter().enumerate() {
-        let reserved = f.field(Field::Reserved).map_or(0, |d| d.mask());
+        let reserved = f.field(Field::Reserved).map_or(0, |d| d.mask::<u64>());
         let guard = f.field(Field::Guard).is_some() as u8;
         let target = f.field(Field::Target).is_some() as u8;
         let (w, s) = sample[k].unwrap_or((0, 0));

@@ -100,7 +100,7 @@ pub fn is_dksh(b: &[u8]) -> bool {
 }
 
 /// Locates every program of a DKSH container. Each program's code runs from its entry
-/// point (after the SPH for graphics) to the next program or the c[1] data, whichever
+/// point (after the SPH for graphics) to the next program or the `c[1]` data, whichever
 /// comes first, else to the end of the code section.
 pub fn locate_dksh(b: &[u8]) -> Result<Vec<Program>, LayoutError> {
     let need = |n: usize| {

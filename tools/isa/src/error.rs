@@ -8,8 +8,8 @@ pub enum Error {
     UnknownEncoding {
         /// Byte offset of the word in its code stream (0 when decoded alone).
         offset: u64,
-        /// The 64-bit word.
-        bits: u64,
+        /// The word (zero-extended: 64-bit Maxwell words use the low half).
+        bits: u128,
     },
     /// A field value does not fit the form's field.
     #[error("value {value} does not fit field {field:?} of form {form}")]

@@ -1,9 +1,14 @@
-//! dmsh-isa: NVIDIA Maxwell (sm_50–53, Tegra X1) instructions described as data: decoder,
-//! bit-exact encoder and an nvdisasm-exact printer.
+//! dmsh-isa: NVIDIA GPU instructions described as data: decoder, bit-exact encoder and an
+//! nvdisasm-exact printer. Maxwell (sm_50–53, Tegra X1) today; the engine is generic over the
+//! instruction word and the ISA's table ([`engine`], [`Word`], [`Isa`]) so that Ampere's
+//! 128-bit instructions are a second table, not a second decoder.
 //!
-//! The instruction set is one table of encodings, `src/maxwell.tbl` (see [`table`] for its
-//! syntax, [`table_syntax`] for its language): each form lists its fixed opcode bits, its named fields (bit ranges and kinds)
-//! and nvdisasm's printing template. Decoder, encoder and printer are generic code over it.
+//! The instruction set is one table of encodings per ISA, `src/maxwell.tbl` (see
+//! [`table_syntax`] for its language), over one field vocabulary, `src/fields.tbl`: each form
+//! lists its fixed opcode bits, its named fields (bit ranges and kinds) and nvdisasm's printing
+//! template. The build script checks the tables and generates [`Field`], [`Opcode`] and the
+//! typed modifiers ([`mods`]) from them. Decoder, encoder and printer are generic code over
+//! the table.
 //!
 //! # Reading a code stream
 //!
@@ -57,11 +62,15 @@
 //!
 //! To build or change instructions use [`Instr::build`] with [`form_id`], or [`Instr::with`].
 
+#![warn(missing_docs)]
+
 pub mod code_area;
+pub mod engine;
 pub mod error;
 pub mod field;
 pub mod instr;
 pub mod listing;
+pub mod maxwell;
 pub mod modifier;
 pub mod mods;
 pub mod opcode;
@@ -72,10 +81,14 @@ pub mod sph_info;
 pub mod stream;
 pub mod table;
 pub mod table_syntax;
+pub mod word;
 
+pub use engine::Isa;
 pub use error::Error;
 pub use field::Field;
 pub use instr::{decode, decode_at, form_id, Cbuf, FormId, Instr, Pred, Reg};
+pub use maxwell::Maxwell;
 pub use modifier::Modifier;
 pub use opcode::Opcode;
 pub use sched::{Ctrl, Sched};
+pub use word::Word;

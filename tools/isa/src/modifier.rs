@@ -13,7 +13,9 @@ use std::fmt::{Debug, Display};
 
 /// A modifier enum of a table: its variants are the texts nvdisasm prints for a field.
 pub trait Modifier: Copy + Eq + Debug + Display + 'static {
-    /// Index of the enum in its table ([`crate::table::Table::enums`]).
+    /// The ISA whose table defines the enum.
+    type Isa: crate::engine::Isa;
+    /// Index of the enum in its table ([`crate::engine::Table::enums`]).
     const ENUM: u16;
     /// The enum's name in the table (`FTYPE`).
     const TABLE_NAME: &'static str;

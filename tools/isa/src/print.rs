@@ -1,8 +1,9 @@
 //! The printer: renders an instruction exactly as nvdisasm 11.8 and 12.4 do (after collapsing
-//! blanks).
+//! blanks), from its form's template; generic over the ISA ([`crate::engine`]).
 
-use crate::instr::Instr;
-use crate::table::{table, FieldDef, Style, Tok};
+use crate::engine::{FieldDef, Instr, Isa};
+use crate::table_syntax::{Style, Tok};
+use crate::word::Word;
 use std::fmt::Write;
 
 /// What the printer needs from around an instruction.
@@ -15,7 +16,7 @@ pub struct Context {
     pub tex_phase: Option<bool>,
 }
 
-impl Instr {
+impl<I: Isa> Instr<I> {
     /// nvdisasm's text for this instruction at byte `addr` of the stream (for branch
     /// targets), with the `.reuse` flags of its scheduling field. No trailing ` ;`.
     /// Texture-phase markers need the stream context: use [`Instr::print_ctx`].
@@ -51,7 +52,7 @@ impl Instr {
     /// Appends the text to `out` (see [`Instr::print_ctx`]).
     pub fn write_text_ctx(&self, out: &mut String, addr: u64, ctx: Context) {
         let reuse = ctx.reuse;
-        let t = table();
+        let t = I::table();
         let f = self.form_def();
         let bits = self.bits();
         let (g, neg) = self.guard();
@@ -112,7 +113,7 @@ impl Instr {
                         Style::Target => {
                             // A target before the start of the stream prints negative
                             // (`BRA -0x8`), as nvdisasm 12.4 does.
-                            push_hex(out, addr as i64 + 8 + d.to_value(raw));
+                            push_hex(out, addr as i64 + I::Word::BYTES as i64 + d.to_value(raw));
                         }
                         Style::Hidden | Style::HiddenSigned => {}
                         Style::Flag(text) => {
@@ -230,10 +231,10 @@ fn push_hex(out: &mut String, v: i64) {
 /// `[R2+0x10]`-style operand. With `abs_unsigned`, an offset without a base register (an
 /// absolute address, `[0x800000]`) prints unsigned, as nvdisasm 12.4 prints memory operands;
 /// with a register it is signed (`[R6+-0x10]`).
-fn push_mem(
+fn push_mem<W: Word>(
     out: &mut String,
     rd: &FieldDef,
-    bits: u64,
+    bits: W,
     od: &FieldDef,
     oraw: u64,
     abs_unsigned: bool,

@@ -45,7 +45,7 @@ fn ten_million_random_words() {
             }
             Err(Error::UnknownEncoding { offset, bits }) => {
                 unknown += 1;
-                assert_eq!((offset, bits), (k * 8, w));
+                assert_eq!((offset, bits), (k * 8, w as u128));
             }
             Err(e) => panic!("unexpected error {e}"),
         }
