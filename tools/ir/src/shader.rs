@@ -2,36 +2,8 @@
 
 use crate::ir::Function;
 
-/// The pipeline stage.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Stage {
-    /// Compute.
-    Compute,
-    /// Vertex.
-    Vertex,
-    /// Tessellation control.
-    TessControl,
-    /// Tessellation evaluation.
-    TessEval,
-    /// Geometry.
-    Geometry,
-    /// Fragment.
-    Fragment,
-}
-
-impl Stage {
-    /// The reflection name of the stage.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stage::Compute => "compute",
-            Stage::Vertex => "vertex",
-            Stage::TessControl => "tess_control",
-            Stage::TessEval => "tess_eval",
-            Stage::Geometry => "geometry",
-            Stage::Fragment => "fragment",
-        }
-    }
-}
+/// The shader stage (one definition for every crate: dmsh-formats).
+pub use dmsh_formats::Stage;
 
 /// Where the words of a guest constant bank come from at run time.
 #[derive(Clone, Debug, PartialEq)]

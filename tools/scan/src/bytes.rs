@@ -1,30 +1,9 @@
-//! Bounds-checked little-endian field readers: every read of untrusted bytes goes through these.
+//! Bounds-checked field readers: the plain ones of dmsh-formats, and readers that fail with
+//! the scanner's `Truncated` error naming what was read.
+
+pub use dmsh_formats::bytes::*;
 
 use crate::error::{ReadError, ReadResult, WarnKind};
-
-/// u16 little endian at `off`, or `None` past the end.
-pub fn u16le(b: &[u8], off: usize) -> Option<u16> {
-    b.get(off..off.checked_add(2)?)
-        .map(|s| u16::from_le_bytes([s[0], s[1]]))
-}
-
-/// u32 little endian at `off`, or `None` past the end.
-pub fn u32le(b: &[u8], off: usize) -> Option<u32> {
-    b.get(off..off.checked_add(4)?)
-        .map(|s| u32::from_le_bytes(s.try_into().unwrap()))
-}
-
-/// u64 little endian at `off`, or `None` past the end.
-pub fn u64le(b: &[u8], off: usize) -> Option<u64> {
-    b.get(off..off.checked_add(8)?)
-        .map(|s| u64::from_le_bytes(s.try_into().unwrap()))
-}
-
-/// u32 big endian at `off`, or `None` past the end.
-pub fn u32be(b: &[u8], off: usize) -> Option<u32> {
-    b.get(off..off.checked_add(4)?)
-        .map(|s| u32::from_be_bytes(s.try_into().unwrap()))
-}
 
 /// u32 little endian at `off`, or a `Truncated` error naming `what`.
 pub fn need_u32(b: &[u8], off: usize, what: &str) -> ReadResult<u32> {
@@ -52,9 +31,4 @@ pub fn range(b: &[u8], start: u64, len: u64, what: &str) -> ReadResult<std::ops:
             ),
         )),
     }
-}
-
-/// Rounds `v` up to a multiple of `a` (a power of two).
-pub fn align_up(v: usize, a: usize) -> usize {
-    (v + a - 1) & !(a - 1)
 }

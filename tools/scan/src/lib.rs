@@ -8,19 +8,17 @@
 #![warn(missing_docs)]
 
 pub mod bytes;
-pub mod code;
 pub mod containers;
-pub mod control;
 pub mod cover;
 pub mod error;
-pub mod key;
 pub mod profile;
 pub mod shader;
-pub mod sph;
 pub mod split;
-pub mod stage;
 pub mod tables;
 pub mod walk;
+
+// The shared binary formats (dmsh-formats), under the paths the scanner always used.
+pub use dmsh_formats::{code, control, key, sph, stage};
 
 pub use error::{ReadError, WarnKind, Warning};
 pub use profile::Profile;

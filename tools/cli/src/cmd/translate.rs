@@ -121,7 +121,7 @@ pub fn shader_key(args: &Args, code: &[u8]) -> anyhow::Result<String> {
     if let (Some(cpath), Some(path)) = (&args.control, &args.code) {
         let control =
             std::fs::read(cpath).with_context(|| format!("reading {}", cpath.display()))?;
-        let ctl = dmsh_scan::control::parse(&control, None)
+        let ctl = dmsh_formats::control::parse(&control, None)
             .map_err(|e| anyhow::anyhow!("{}: {}", cpath.display(), e.0))?;
         if code.len() < ctl.code_size {
             bail!(
@@ -132,7 +132,11 @@ pub fn shader_key(args: &Args, code: &[u8]) -> anyhow::Result<String> {
                 cpath.display()
             );
         }
-        return Ok(dmsh_scan::key::key(&ctl, &control, &code[..ctl.code_size]));
+        return Ok(dmsh_formats::key::key(
+            &ctl,
+            &control,
+            &code[..ctl.code_size],
+        ));
     }
     Ok(args
         .code
@@ -330,25 +334,15 @@ struct NvnCompute {
 
 impl NvnCompute {
     fn parse(control: &[u8], code: &[u8]) -> anyhow::Result<Self> {
-        let u32_at = |off: usize| -> anyhow::Result<u32> {
-            control
-                .get(off..off + 4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .ok_or_else(|| anyhow::anyhow!("control section ends before offset {off:#x}"))
-        };
-        if u32_at(0)? != 0x9876_1234 {
-            bail!(
-                "control section: magic {:#x} at +0, expected 0x98761234",
-                u32_at(0)?
-            );
+        let ctl = dmsh_formats::control::parse(control, None)
+            .map_err(|e| anyhow::anyhow!("control section: {}", e.0))?;
+        if ctl.nvn_stage != Some(5) {
+            let st = ctl
+                .nvn_stage
+                .map_or("none (NVN2)".into(), |s| s.to_string());
+            bail!("control section: stage {st} at +0x714 is not compute (5)");
         }
-        if u32_at(0x714)? != 5 {
-            bail!(
-                "control section: stage {} at +0x714 is not compute (5)",
-                u32_at(0x714)?
-            );
-        }
-        let local_size = [u32_at(0x748)?, u32_at(0x74c)?, u32_at(0x750)?];
+        let local_size = ctl.threads;
         let headered = code.len() >= 4 && code[..4] == 0x1234_5679u32.to_le_bytes();
         // All zero with the 0x12345679 header: a variable thread-group size (GLSL
         // local_size_variable), translated as specialization constants.
@@ -356,14 +350,10 @@ impl NvnCompute {
         if !variable && local_size.iter().any(|&x| x == 0 || x > 1024) {
             bail!("control section: thread-group size {local_size:?} at +0x748");
         }
-        let shared_bytes = u32_at(0x754)?;
-        let local_bytes = u32_at(0x710)? / 32;
-        let c1_off = u32_at(0x700)? as usize;
-        let c1_size = u32_at(0x6fc)? as usize;
-        let mut entry = u32_at(0x708)? as usize;
-        if !headered {
-            entry = 0;
-        }
+        let shared_bytes = ctl.shared;
+        let local_bytes = ctl.scratch_per_warp / 32;
+        let (c1_off, c1_size) = (ctl.c1_offset, ctl.c1_size);
+        let entry = if headered { ctl.entry } else { 0 };
         let code_end = if c1_off > entry && c1_off <= code.len() {
             c1_off
         } else {

@@ -149,7 +149,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let mut c1 = Vec::new();
         if let Some(cp) = &args.control {
             let control = std::fs::read(cp).with_context(|| format!("reading {}", cp.display()))?;
-            let ctl = dmsh_scan::control::parse(&control, None)
+            let ctl = dmsh_formats::control::parse(&control, None)
                 .map_err(|e| anyhow::anyhow!("{}: {}", cp.display(), e.0))?;
             let end = (ctl.c1_offset + ctl.c1_size).min(bytes.len());
             c1 = super::translate::words_le(bytes.get(ctl.c1_offset..end).unwrap_or(&[]));

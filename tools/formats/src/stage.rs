@@ -42,7 +42,12 @@ impl Stage {
         }
     }
 
-    /// Parses a table name back.
+    /// The same name (the reflection's `stage`).
+    pub fn name(self) -> &'static str {
+        self.as_str()
+    }
+
+    /// Parses [`Stage::as_str`].
     pub fn parse(s: &str) -> Option<Stage> {
         Stage::ALL.into_iter().find(|st| st.as_str() == s)
     }

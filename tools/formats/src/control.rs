@@ -55,6 +55,12 @@ pub struct Control {
     pub shared: u32,
     /// NVN stage number at +0x714 (Switch 1 only).
     pub nvn_stage: Option<u32>,
+    /// Code-area offset of the first instruction (Switch 1: +0x708, meaningful for compute
+    /// code areas with the 0x12345679 header; NVN2: 0).
+    pub entry: usize,
+    /// Scratch (local memory) bytes per warp (Switch 1: +0x710; NVN2: not known, 0). An upper
+    /// bound of 32 × the per-thread local size: like DKSH's it may include the call stack.
+    pub scratch_per_warp: u32,
 }
 
 /// Why bytes are not a usable control section.
@@ -109,6 +115,8 @@ pub fn parse(b: &[u8], size_hint: Option<usize>) -> Result<Control, NotControl> 
         threads: [rd(b, 0x748)?, rd(b, 0x74C)?, rd(b, 0x750)?],
         shared: rd(b, 0x754)?,
         nvn_stage: Some(rd(b, 0x714)?),
+        entry: rd(b, 0x708)? as usize,
+        scratch_per_warp: rd(b, 0x710)?,
     })
 }
 
@@ -147,5 +155,7 @@ fn parse_nvn2(b: &[u8], size_hint: Option<usize>) -> Result<Control, NotControl>
         threads: [rd(b, 0x58)?, rd(b, 0x5C)?, rd(b, 0x60)?],
         shared: 0,
         nvn_stage: None,
+        entry: 0,
+        scratch_per_warp: 0,
     })
 }
