@@ -1,9 +1,9 @@
 //! Checks every encoding table and generates, into `OUT_DIR`, the `Field` enum (from
 //! `src/fields.tbl`) and per ISA the `Opcode` enum (one variant per mnemonic) and the typed
 //! modifier enums (one per `enum` line). A table mistake fails the build with the file and
-//! line (see `src/table_syntax.rs`).
+//! line (see `src/table_syntax/`).
 
-#[path = "src/table_syntax.rs"]
+#[path = "src/table_syntax/mod.rs"]
 #[allow(dead_code)]
 mod table_syntax;
 
@@ -35,7 +35,7 @@ fn write(out: &Path, name: &str, text: &str) {
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=src/table_syntax.rs");
+    println!("cargo:rerun-if-changed=src/table_syntax");
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let (fpath, ftext) = read(&dir, "src/fields.tbl");
@@ -65,85 +65,76 @@ fn lit(s: &str) -> String {
     format!("{s:?}")
 }
 
-fn field_enum(fields: &[FieldDecl]) -> String {
-    let mut s = String::from(
-        "/// A named operand or modifier of an instruction form (`src/fields.tbl`).\n\
-         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n\
-         pub enum Field {\n",
+/// An enum of names: `head` (its doc and attributes), then per item (variant, name, doc) a
+/// variant, and `ALL` (`all_doc`), `name()` and `from_name()` giving and taking `name`.
+fn name_enum(ty: &str, head: &str, all_doc: &str, items: &[(String, String, String)]) -> String {
+    let mut s = format!("{head}pub enum {ty} {{\n");
+    for (v, _, doc) in items {
+        let _ = writeln!(s, "    #[doc = {}]\n    {v},", lit(doc));
+    }
+    let _ = write!(
+        s,
+        "}}\n\nimpl {ty} {{\n    /// {all_doc}\n    pub const ALL: &'static [{ty}] = &["
     );
-    for d in fields {
-        let _ = writeln!(s, "    #[doc = {}]\n    {},", lit(&d.doc), d.name);
+    for (v, _, _) in items {
+        let _ = write!(s, "{ty}::{v}, ");
     }
-    s.push_str("}\n\nimpl Field {\n    /// Every field, in declaration order.\n");
-    s.push_str("    pub const ALL: &'static [Field] = &[");
-    for d in fields {
-        let _ = write!(s, "Field::{}, ", d.name);
-    }
-    s.push_str("];\n\n    /// The name used in the encoding tables.\n");
+    s.push_str("];\n\n    /// The name as the tables (and nvdisasm) write it.\n");
     s.push_str("    pub fn name(self) -> &'static str {\n        match self {\n");
-    for d in fields {
-        let _ = writeln!(s, "            Field::{0} => \"{0}\",", d.name);
+    for (v, name, _) in items {
+        let _ = writeln!(s, "            {ty}::{v} => {},", lit(name));
     }
-    s.push_str("        }\n    }\n\n    /// Looks a field up by its table name.\n");
-    s.push_str("    pub fn from_name(name: &str) -> Option<Field> {\n        match name {\n");
-    for d in fields {
-        let _ = writeln!(s, "            \"{0}\" => Some(Field::{0}),", d.name);
+    s.push_str("        }\n    }\n\n    /// Looks a name up.\n");
+    let _ = writeln!(
+        s,
+        "    pub fn from_name(name: &str) -> Option<{ty}> {{\n        match name {{"
+    );
+    for (v, name, _) in items {
+        let _ = writeln!(s, "            {} => Some({ty}::{v}),", lit(name));
     }
     s.push_str("            _ => None,\n        }\n    }\n}\n");
     s
 }
 
+fn field_enum(fields: &[FieldDecl]) -> String {
+    let items: Vec<_> = fields
+        .iter()
+        .map(|d| (d.name.clone(), d.name.clone(), d.doc.clone()))
+        .collect();
+    name_enum(
+        "Field",
+        "/// A named operand or modifier of an instruction form (`src/fields.tbl`).\n\
+         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n",
+        "Every field, in declaration order.",
+        &items,
+    )
+}
+
 fn opcodes(syn: &Syntax, rel: &str) -> String {
-    let mns = syn.mnemonics();
-    let forms_of = |m: &str| -> String {
-        let v: Vec<&str> = syn
-            .forms
-            .iter()
-            .filter(|f| f.mnemonic == m)
-            .map(|f| f.name.as_str())
-            .collect();
-        v.join(", ")
-    };
-    let mut s = format!(
-        "/// A mnemonic of `{rel}` (the first word nvdisasm prints, without modifiers).\n\
-         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n\
-         #[allow(non_camel_case_types)]\n\
-         pub enum Opcode {{\n"
-    );
-    for m in &mns {
-        let doc = format!("`{m}` (forms {}).", forms_of(m));
-        let _ = writeln!(
-            s,
-            "    #[doc = {}]\n    {},",
-            lit(&doc),
-            table_syntax::type_name(m)
-        );
-    }
-    s.push_str("}\n\nimpl Opcode {\n    /// Every opcode, in mnemonic order.\n");
-    s.push_str("    pub const ALL: &'static [Opcode] = &[");
-    for m in &mns {
-        let _ = write!(s, "Opcode::{}, ", table_syntax::type_name(m));
-    }
-    s.push_str("];\n\n    /// The mnemonic as nvdisasm prints it.\n");
-    s.push_str("    pub fn name(self) -> &'static str {\n        match self {\n");
-    for m in &mns {
-        let _ = writeln!(
-            s,
-            "            Opcode::{} => \"{m}\",",
-            table_syntax::type_name(m)
-        );
-    }
-    s.push_str("        }\n    }\n\n    /// Looks a mnemonic up by its printed name.\n");
-    s.push_str("    pub fn from_name(name: &str) -> Option<Opcode> {\n        match name {\n");
-    for m in &mns {
-        let _ = writeln!(
-            s,
-            "            \"{m}\" => Some(Opcode::{}),",
-            table_syntax::type_name(m)
-        );
-    }
-    s.push_str("            _ => None,\n        }\n    }\n}\n");
-    s
+    let items: Vec<_> = syn
+        .mnemonics()
+        .into_iter()
+        .map(|m| {
+            let forms: Vec<&str> = syn
+                .forms
+                .iter()
+                .filter(|f| f.mnemonic == m)
+                .map(|f| f.name.as_str())
+                .collect();
+            let doc = format!("`{m}` (forms {}).", forms.join(", "));
+            (table_syntax::type_name(m), m.to_string(), doc)
+        })
+        .collect();
+    name_enum(
+        "Opcode",
+        &format!(
+            "/// A mnemonic of `{rel}` (the first word nvdisasm prints, without modifiers).\n\
+             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n\
+             #[allow(non_camel_case_types)]\n"
+        ),
+        "Every opcode, in mnemonic order.",
+        &items,
+    )
 }
 
 /// `` `Cmp` of FSETP_R, FSETP_C; `Ftz` of … ``: the fields and forms that print enum `k`.

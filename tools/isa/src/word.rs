@@ -53,79 +53,50 @@ fn low(len: u32) -> u64 {
     }
 }
 
-impl Word for u64 {
-    const BITS: u32 = 64;
-    const BYTES: usize = 8;
-    const ZERO: Self = 0;
+/// `Word` for an unsigned integer type of `$bytes` bytes.
+macro_rules! word {
+    ($t:ty, $bytes:literal) => {
+        impl Word for $t {
+            const BITS: u32 = <$t>::BITS;
+            const BYTES: usize = $bytes;
+            const ZERO: Self = 0;
 
-    #[inline(always)]
-    fn bits(self, lo: u32, len: u32) -> u64 {
-        (self >> lo) & low(len)
-    }
+            #[inline(always)]
+            fn bits(self, lo: u32, len: u32) -> u64 {
+                (self >> lo) as u64 & low(len)
+            }
 
-    #[inline(always)]
-    fn with_bits(self, lo: u32, len: u32, raw: u64) -> Self {
-        let m = low(len);
-        (self & !(m << lo)) | ((raw & m) << lo)
-    }
+            #[inline(always)]
+            fn with_bits(self, lo: u32, len: u32, raw: u64) -> Self {
+                let m = low(len) as $t;
+                (self & !(m << lo)) | ((raw as $t & m) << lo)
+            }
 
-    #[inline(always)]
-    fn count_ones(self) -> u32 {
-        u64::count_ones(self)
-    }
+            #[inline(always)]
+            fn count_ones(self) -> u32 {
+                <$t>::count_ones(self)
+            }
 
-    #[inline(always)]
-    fn to_u128(self) -> u128 {
-        self as u128
-    }
+            #[inline(always)]
+            fn to_u128(self) -> u128 {
+                self as u128
+            }
 
-    #[inline(always)]
-    fn from_u128(v: u128) -> Self {
-        v as u64
-    }
+            #[inline(always)]
+            fn from_u128(v: u128) -> Self {
+                v as $t
+            }
 
-    #[inline]
-    fn from_le_slice(b: &[u8]) -> Option<Self> {
-        Some(u64::from_le_bytes(b.try_into().ok()?))
-    }
+            #[inline]
+            fn from_le_slice(b: &[u8]) -> Option<Self> {
+                Some(<$t>::from_le_bytes(b.try_into().ok()?))
+            }
+        }
+    };
 }
 
-impl Word for u128 {
-    const BITS: u32 = 128;
-    const BYTES: usize = 16;
-    const ZERO: Self = 0;
-
-    #[inline(always)]
-    fn bits(self, lo: u32, len: u32) -> u64 {
-        (self >> lo) as u64 & low(len)
-    }
-
-    #[inline(always)]
-    fn with_bits(self, lo: u32, len: u32, raw: u64) -> Self {
-        let m = low(len) as u128;
-        (self & !(m << lo)) | ((raw as u128 & m) << lo)
-    }
-
-    #[inline(always)]
-    fn count_ones(self) -> u32 {
-        u128::count_ones(self)
-    }
-
-    #[inline(always)]
-    fn to_u128(self) -> u128 {
-        self
-    }
-
-    #[inline(always)]
-    fn from_u128(v: u128) -> Self {
-        v
-    }
-
-    #[inline]
-    fn from_le_slice(b: &[u8]) -> Option<Self> {
-        Some(u128::from_le_bytes(b.try_into().ok()?))
-    }
-}
+word!(u64, 8);
+word!(u128, 16);
 
 #[cfg(test)]
 mod tests {
