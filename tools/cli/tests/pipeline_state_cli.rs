@@ -26,8 +26,13 @@ fn dmsh(args: &[&str]) -> Output {
         .expect("dmsh runs")
 }
 
-/// `dmsh translate --stage STAGE --code CODE EXTRA… -o OUT`: (SPIR-V bytes, reflection).
-fn translate(stage: &str, code: &Path, extra: &[&str], out: &Path) -> (Vec<u8>, serde_json::Value) {
+/// Runs `dmsh translate --stage STAGE --code CODE EXTRA… -o OUT`: (arguments, output).
+fn run_translate<'a>(
+    stage: &'a str,
+    code: &'a Path,
+    extra: &[&'a str],
+    out: &'a Path,
+) -> (Vec<&'a str>, Output) {
     let mut args = vec![
         "translate",
         "--stage",
@@ -38,6 +43,12 @@ fn translate(stage: &str, code: &Path, extra: &[&str], out: &Path) -> (Vec<u8>, 
     args.extend_from_slice(extra);
     args.extend(["-o", out.to_str().unwrap()]);
     let o = dmsh(&args);
+    (args, o)
+}
+
+/// `dmsh translate --stage STAGE --code CODE EXTRA… -o OUT`: (SPIR-V bytes, reflection).
+fn translate(stage: &str, code: &Path, extra: &[&str], out: &Path) -> (Vec<u8>, serde_json::Value) {
+    let (args, o) = run_translate(stage, code, extra, out);
     assert!(
         o.status.success(),
         "{args:?}: {}",
@@ -49,6 +60,13 @@ fn translate(stage: &str, code: &Path, extra: &[&str], out: &Path) -> (Vec<u8>, 
         std::fs::read(out).unwrap(),
         serde_json::from_str(&json).unwrap(),
     )
+}
+
+/// `dmsh translate --stage STAGE --code CODE EXTRA… -o OUT` that must fail: its stderr.
+fn translate_err(stage: &str, code: &Path, extra: &[&str], out: &Path) -> String {
+    let (args, o) = run_translate(stage, code, extra, out);
+    assert!(!o.status.success(), "{args:?} should fail");
+    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The SPIR-V disassembly (spirv-dis).
@@ -121,39 +139,11 @@ fn geometry_input_primitive_is_inferred_guessed_or_given() {
     // A given primitive too small for the constant indices the code reads is an error that
     // names the shader.
     let tri = corpus("dksh/gs_passthrough_tri.geom.dksh");
-    let o = dmsh(&[
-        "translate",
-        "--stage",
-        "geometry",
-        "--code",
-        tri.to_str().unwrap(),
-        "--gs-input",
-        "lines",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        !o.status.success() && err.contains("reads vertex 2"),
-        "{err}"
-    );
+    let err = translate_err("geometry", &tri, &["--gs-input", "lines"], &out);
+    assert!(err.contains("reads vertex 2"), "{err}");
     assert!(err.contains("gs_passthrough_tri"), "{err}");
-    let o = dmsh(&[
-        "translate",
-        "--stage",
-        "geometry",
-        "--code",
-        tri.to_str().unwrap(),
-        "--gs-input",
-        "hexagons",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        !o.status.success() && err.contains("triangles_adjacency"),
-        "{err}"
-    );
+    let err = translate_err("geometry", &tri, &["--gs-input", "hexagons"], &out);
+    assert!(err.contains("triangles_adjacency"), "{err}");
 }
 
 /// The DKSH's c[1] data as raw bytes, and its code area (SPH + instructions).
@@ -188,19 +178,9 @@ fn a_bare_code_area_with_c1_translates_like_its_container() {
     assert!(changed != want, "c1[0] = 1.0 should change the module");
     // A c1 file larger than a constant bank is refused.
     std::fs::write(&c1_file, vec![0u8; 0x10004]).unwrap();
-    let o = dmsh(&[
-        "translate",
-        "--stage",
-        "fragment",
-        "--code",
-        bare.to_str().unwrap(),
-        "--c1",
-        c1_file.to_str().unwrap(),
-        "-o",
-        tmp("d.spv").to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("64 KiB"), "{err}");
+    let c1 = c1_file.to_str().unwrap();
+    let err = translate_err("fragment", &bare, &["--c1", c1], &tmp("d.spv"));
+    assert!(err.contains("64 KiB"), "{err}");
 }
 
 fn tess(refl: &serde_json::Value) -> [String; 4] {
@@ -262,20 +242,6 @@ fn tessellation_parameters_for_a_bare_code_area() {
         "{text}"
     );
     // A bad list names the choices.
-    let o = dmsh(&[
-        "translate",
-        "--stage",
-        "tess_eval",
-        "--code",
-        bare.to_str().unwrap(),
-        "--tess",
-        "quads,odd",
-        "-o",
-        tmp("t6.spv").to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        !o.status.success() && err.contains("fractional_odd"),
-        "{err}"
-    );
+    let err = translate_err("tess_eval", &bare, &["--tess", "quads,odd"], &tmp("t6.spv"));
+    assert!(err.contains("fractional_odd"), "{err}");
 }
