@@ -1,0 +1,342 @@
+//! Every corpus shader goes SPIR-V → MSL: the sm53 kernels of tests/corpus/sass (CUDA ABI),
+//! the deko3d compute shaders of tests/corpus/dksh, and the graphics programs of
+//! tests/corpus/dksh, tests/corpus/extra/glsl and ../shared/corpus/external (when present).
+//! Each must reach MSL (or be in `KNOWN` with the reason) and `check_bindings` must find
+//! nothing. One line per shader with SPIRV-Cross's time; totals per set; the MSL files that
+//! use `double` (Metal has none) are counted and listed. `DMSH_MSL_OUT=dir` writes the MSL.
+
+#[path = "../../spv/tests/common/mod.rs"]
+mod common;
+
+use dmsh_ir::lift::dksh;
+use dmsh_msl::{check_bindings, to_msl, Error, MslOptions, Platform};
+use dmsh_spv::{translate, translate_graphics, FmaMode, Options, Output};
+use std::time::Instant;
+
+/// Stages that are refused before SPIRV-Cross, with the reason: Metal has no geometry stage,
+/// and runs tessellation differently (the control stage as a compute kernel, the evaluation
+/// stage as a post-tessellation vertex function); a later step lowers them.
+const KNOWN_STAGES: &[(&str, &str)] = &[
+    ("geometry", "Metal has no geometry stage"),
+    ("tess_control", "Metal tessellation is not built yet"),
+    ("tess_eval", "Metal tessellation is not built yet"),
+];
+
+/// Shaders that do not reach MSL, or whose MSL disagrees with the reflection, with the cause.
+const KNOWN: &[(&str, &str)] = &[
+    (
+        "sass/atomics_global",
+        "SPIRV-Cross: \"MSL currently does not support 64-bit atomics\" (ATOM.64 / RED.64; \
+         Metal has 64-bit min/max on some families only)",
+    ),
+    (
+        "sass/tex_sample",
+        "one guest texture sampled as 2D and as 2D array: two SPIR-V variables at one binding \
+         become two [[texture(0)]] / [[sampler(0)]] arguments, which Metal refuses",
+    ),
+    (
+        "sass/surf_rw",
+        "one guest surface declared twice (two uint 2D images) at one binding: two [[texture(2)]]",
+    ),
+    (
+        "dksh compute/cs_image_ops.comp",
+        "images at slots 0 and 4 declared twice with different types at one binding: \
+         two [[texture(0)]] and two [[texture(4)]]",
+    ),
+    (
+        "dksh graphics/fs_texelfetch_size.frag",
+        "the multisampled texture at slot 1 also declared as a plain 2D texture (the size \
+         query): two [[texture(1)]] / [[sampler(1)]]",
+    ),
+    (
+        "extra glsl/fs_tex_dims.frag",
+        "textures at slots 5, 6 and 9 declared with two dimensions each (MS / array / cube \
+         queries and samples): two arguments at texture / sampler 5, 6 and 9",
+    ),
+];
+
+/// One translated corpus shader.
+struct Case {
+    set: &'static str,
+    name: String,
+    out: Result<Output, String>,
+}
+
+fn sass_cases(opts: &Options) -> Vec<Case> {
+    common::sass_kernels()
+        .into_iter()
+        .map(|(name, path)| {
+            let cubin = dmsh_cubin::read(&path).expect("cubin");
+            let k = cubin.kernel(&name).expect("kernel");
+            let ls = common::io_block(&name).unwrap_or([32, 1, 1]);
+            let cfg = common::cuda_config(k, ls);
+            let out = translate(&k.code, &cfg, opts).map_err(|e| e.to_string());
+            Case {
+                set: "sass",
+                name,
+                out,
+            }
+        })
+        .collect()
+}
+
+fn dksh_compute_cases(opts: &Options) -> Vec<Case> {
+    common::dksh_compute()
+        .into_iter()
+        .map(|(name, code, ls, shared, local)| {
+            let cfg = common::deko3d_config(ls, shared, local);
+            let out = translate(&code, &cfg, opts).map_err(|e| e.to_string());
+            Case {
+                set: "dksh compute",
+                name: format!("{name}.comp"),
+                out,
+            }
+        })
+        .collect()
+}
+
+fn graphics_cases(opts: &Options) -> Vec<Case> {
+    let sets = ["dksh graphics", "extra glsl", "external"];
+    let mut v = Vec::new();
+    for (set, dir) in sets.into_iter().zip(common::graphics_corpus_dirs()) {
+        let mut files = Vec::new();
+        common::dksh_files(&dir, &mut files);
+        for p in files {
+            let bytes = std::fs::read(&p).expect("dksh");
+            let key = p.file_name().unwrap().to_string_lossy().to_string();
+            let rel = p
+                .strip_prefix(&dir)
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .to_string();
+            let name = rel.trim_end_matches(".dksh").to_string();
+            let out = dksh::parse(&bytes).and_then(|prog| {
+                if prog.stage == dmsh_ir::Stage::Compute {
+                    return Err("compute".into());
+                }
+                let cfg = common::deko3d_graphics_config(&prog, &key)?;
+                translate_graphics(&prog.code, &cfg, opts).map_err(|e| e.to_string())
+            });
+            if out.as_ref().is_err_and(|e| e == "compute") {
+                continue;
+            }
+            v.push(Case { set, name, out });
+        }
+    }
+    v
+}
+
+/// Every corpus shader translated with `opts`.
+fn all_cases(opts: &Options) -> Vec<Case> {
+    let mut cases = sass_cases(opts);
+    cases.extend(dksh_compute_cases(opts));
+    cases.extend(graphics_cases(opts));
+    cases
+}
+
+/// Whether `msl` uses the word `double`.
+fn uses_double(msl: &str) -> bool {
+    msl.match_indices("double").any(|(i, _)| {
+        let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !ident(msl[..i].chars().next_back()) && !ident(msl[i + 6..].chars().next())
+    })
+}
+
+#[derive(Default)]
+struct Totals {
+    shaders: usize,
+    msl: usize,
+    clean: usize,
+    known: usize,
+    micros: u128,
+    words: usize,
+}
+
+impl Totals {
+    fn add(&mut self, t: &Totals) {
+        self.shaders += t.shaders;
+        self.msl += t.msl;
+        self.clean += t.clean;
+        self.known += t.known;
+        self.micros += t.micros;
+        self.words += t.words;
+    }
+
+    fn line(&self, set: &str) -> String {
+        format!(
+            "{set}: {}/{} reach MSL, {} of them agree with the reflection, {} known; \
+             SPIRV-Cross {} µs per shader, {} µs per 1000 SPIR-V words",
+            self.msl,
+            self.shaders,
+            self.clean,
+            self.known,
+            self.micros / self.msl.max(1) as u128,
+            self.micros * 1000 / self.words.max(1) as u128
+        )
+    }
+}
+
+/// The reason `id` (or its failing stage) is known not to pass.
+fn known(id: &str, e: Option<&Error>) -> Option<&'static str> {
+    if let Some(Error::Stage { stage, .. }) = e {
+        if let Some(k) = KNOWN_STAGES.iter().find(|k| k.0 == stage) {
+            return Some(k.1);
+        }
+    }
+    KNOWN.iter().find(|k| k.0 == id).map(|k| k.1)
+}
+
+#[test]
+fn corpus_reaches_msl_with_the_reflections_indices() {
+    let out_dir = std::env::var_os("DMSH_MSL_OUT").map(std::path::PathBuf::from);
+    if let Some(d) = &out_dir {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let opts = MslOptions::default();
+    let cases = all_cases(&Options::default());
+    let mut sets: Vec<(&str, Totals)> = Vec::new();
+    let (mut unexpected, mut doubles) = (Vec::new(), Vec::new());
+    for c in &cases {
+        if sets.last().is_none_or(|s| s.0 != c.set) {
+            sets.push((c.set, Totals::default()));
+        }
+        let t = &mut sets.last_mut().unwrap().1;
+        t.shaders += 1;
+        let id = format!("{}/{}", c.set, c.name);
+        let o = match &c.out {
+            Ok(o) => o,
+            Err(e) => {
+                println!("FAIL {id}: translation: {e}");
+                unexpected.push(format!("{id}: translation: {e}"));
+                continue;
+            }
+        };
+        let start = Instant::now();
+        let r = to_msl(&o.words, &o.reflection, &opts);
+        let us = start.elapsed().as_micros();
+        let m = match r {
+            Ok(m) => m,
+            Err(e) => {
+                if let Some(why) = known(&id, Some(&e)) {
+                    println!("known {id}: {e} [{why}]");
+                    t.known += 1;
+                } else {
+                    println!("FAIL {id}: {e}");
+                    unexpected.push(format!("{id}: {e}"));
+                }
+                continue;
+            }
+        };
+        t.msl += 1;
+        t.micros += us;
+        t.words += o.words.len();
+        if let Some(d) = &out_dir {
+            let f = d.join(format!("{}.metal", id.replace('/', "__")));
+            std::fs::write(f, &m.source).unwrap();
+        }
+        let bad = check_bindings(&m.source, &o.reflection);
+        let mut notes = String::new();
+        if uses_double(&m.source) {
+            doubles.push(id.clone());
+            notes.push_str(" double");
+        }
+        if !m.unused.is_empty() {
+            notes.push_str(&format!(" unused {:?}", m.unused));
+        }
+        if !m.aux_buffers.is_empty() {
+            notes.push_str(&format!(" aux {:?}", m.aux_buffers));
+        }
+        let why = known(&id, None);
+        let status = match (bad.is_empty(), why) {
+            (true, None) => "ok   ",
+            (false, Some(_)) => "known",
+            _ => "BAD  ",
+        };
+        let per_k = us as f64 * 1000.0 / o.words.len().max(1) as f64;
+        println!(
+            "{status} {id}: {} words, {} bytes of MSL, {us} µs ({per_k:.0} µs/1000 words){notes}",
+            o.words.len(),
+            m.source.len()
+        );
+        for b in &bad {
+            println!("      {b}");
+        }
+        match (bad.is_empty(), why) {
+            (true, None) => t.clean += 1,
+            (false, Some(why)) => {
+                println!("      [{why}]");
+                t.known += 1;
+            }
+            (true, Some(_)) => unexpected.push(format!("{id}: in KNOWN but agrees now")),
+            (false, None) => unexpected.extend(bad.iter().map(|b| format!("{id}: {b}"))),
+        }
+    }
+    let mut all = Totals::default();
+    for (set, t) in &sets {
+        println!("{}", t.line(set));
+        all.add(t);
+    }
+    println!("{}", all.line("all"));
+    println!(
+        "{} of {} MSL files use `double` (Metal has none; FmaMode::Exact's f64 emulation is \
+         one source): {doubles:?}",
+        doubles.len(),
+        all.msl
+    );
+    assert!(unexpected.is_empty(), "unexpected: {unexpected:#?}");
+}
+
+/// With `FmaMode::Native` (what Apple GPUs, which fuse, can use) the exact-FMA emulation's
+/// f64 arithmetic is gone; the shaders that still use `double` have f64 in the guest code or
+/// in other emulation (conversions, division). Prints the count and the list.
+#[test]
+fn double_in_msl_with_native_fma() {
+    let opts = Options {
+        fma: FmaMode::Native,
+        ..Options::default()
+    };
+    let (mut msl, mut doubles) = (0, Vec::new());
+    for c in all_cases(&opts) {
+        let Ok(o) = &c.out else { continue };
+        if let Ok(m) = to_msl(&o.words, &o.reflection, &MslOptions::default()) {
+            msl += 1;
+            if uses_double(&m.source) {
+                doubles.push(format!("{}/{}", c.set, c.name));
+            }
+        }
+    }
+    println!(
+        "FmaMode::Native: {} of {msl} MSL files use `double`: {doubles:?}",
+        doubles.len()
+    );
+}
+
+/// The iOS libraries: every shader that reaches MSL for macOS reaches it for iOS with the same
+/// binding check result, and the same shaders fail. One line per difference, then totals.
+#[test]
+fn ios_matches_macos() {
+    let (mac, ios) = (
+        MslOptions::default(),
+        MslOptions {
+            platform: Platform::Ios,
+        },
+    );
+    let (mut n, mut same, mut diffs) = (0, 0, Vec::new());
+    for c in all_cases(&Options::default()) {
+        let Ok(o) = &c.out else { continue };
+        n += 1;
+        let outcome = |opts: &MslOptions| match to_msl(&o.words, &o.reflection, opts) {
+            Ok(m) => Ok(check_bindings(&m.source, &o.reflection)),
+            Err(e) => Err(e.to_string()),
+        };
+        let (a, b) = (outcome(&mac), outcome(&ios));
+        if a == b {
+            same += 1;
+        } else {
+            println!("differs {}/{}: macOS {a:?}, iOS {b:?}", c.set, c.name);
+            diffs.push(format!("{}/{}", c.set, c.name));
+        }
+    }
+    println!("iOS: {same} of {n} shaders have the macOS outcome");
+    assert!(diffs.is_empty(), "{diffs:?}");
+}
