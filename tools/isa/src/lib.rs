@@ -76,8 +76,14 @@ pub mod mods;
 pub mod opcode;
 pub mod print;
 pub mod sched;
-pub mod sph;
-pub mod sph_info;
+/// The SPH's raw words (dmsh-formats, the one SPH decoder).
+pub mod sph {
+    pub use dmsh_formats::sph::header::*;
+}
+/// The typed SPH decode (dmsh-formats, the one SPH decoder).
+pub mod sph_info {
+    pub use dmsh_formats::sph::info::*;
+}
 pub mod stream;
 pub mod table;
 pub mod table_syntax;

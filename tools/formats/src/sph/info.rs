@@ -2,7 +2,7 @@
 //! input/output attribute maps, decoded from a raw [`Sph`] (layout: NVIDIA's
 //! "Shader-Program-Header", summarised in `tests/corpus/dksh/README.md` §3).
 
-use crate::sph::Sph;
+use super::header::Sph;
 
 /// The pipeline stage an SPH declares (`shader_type`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -47,15 +47,27 @@ pub enum Interp {
 }
 
 /// Why an SPH is not usable.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SphError {
     /// Fewer than 0x50 bytes.
-    #[error("SPH: {0} bytes, need 0x50")]
     Short(usize),
     /// `sph_type` is neither 1 (VTG) nor 2 (pixel), or disagrees with `shader_type`.
-    #[error("SPH word 0 {0:#010x}: sph_type/shader_type not a known combination")]
     BadType(u32),
 }
+
+impl std::fmt::Display for SphError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SphError::Short(n) => write!(f, "SPH: {n} bytes, need 0x50"),
+            SphError::BadType(w) => write!(
+                f,
+                "SPH word 0 {w:#010x}: sph_type/shader_type not a known combination"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SphError {}
 
 /// A decoded SPH: every field of the common words and both attribute maps.
 #[derive(Clone, Debug, PartialEq, Eq)]

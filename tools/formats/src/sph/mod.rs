@@ -1,7 +1,14 @@
-//! What the shader program header (SPH) says about inputs and outputs, for shader_facts.tsv.
+//! The shader program header (SPH) of Maxwell graphics programs: the raw words with their
+//! names ([`header`]), the typed decode every stage uses ([`info`]: `SphInfo`), and the
+//! input/output masks the split writes to shader_facts.tsv ([`io`], from `SphInfo`). One
+//! decoder: the scanner, the disassembler and the lifter all read the SPH through it.
 
-use crate::bytes::u32le;
+pub mod header;
+pub mod info;
+
 use crate::stage::Stage;
+pub use header::{Sph, SPH_SIZE};
+pub use info::{Interp, SphError, SphInfo, SphStage};
 
 /// Inputs and outputs read from an SPH (Maxwell layout, 0x50 bytes).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -16,36 +23,27 @@ pub struct SphIo {
     pub ps_depth: bool,
 }
 
-fn bits_u128(sph: &[u8], off: usize) -> u128 {
-    let mut v = 0u128;
-    for i in 0..16 {
-        v |= (*sph.get(off + i).unwrap_or(&0) as u128) << (8 * i);
-    }
-    v
-}
-
-/// Decodes the SPH at the start of `sph` for `stage`.
+/// Decodes the SPH at the start of `sph` for `stage` (all empty when it is too short).
 pub fn io(sph: &[u8], stage: Stage) -> SphIo {
+    let Ok(info) = SphInfo::parse(sph) else {
+        return SphIo::default();
+    };
     let mut r = SphIo::default();
     match stage {
         Stage::Fragment => {
-            // Pixel: 2 bits of interpolation per component, 32 attributes from +0x18.
-            for a in 0..32usize {
-                let byte = *sph.get(0x18 + a).unwrap_or(&0);
-                for c in 0..4 {
-                    if (byte >> (2 * c)) & 3 != 0 {
-                        r.in_generic |= 1u128 << (4 * a + c);
-                    }
+            // A pixel shader reads a component when it has an interpolation mode.
+            for (k, m) in info.imap_interp.iter().enumerate() {
+                if *m != Interp::Unused {
+                    r.in_generic |= 1u128 << k;
                 }
             }
-            r.ps_targets = u32le(sph, 0x48).unwrap_or(0);
-            r.ps_depth = u32le(sph, 0x4C).unwrap_or(0) & 2 != 0;
+            r.ps_targets = info.omap_target;
+            r.ps_depth = info.omap_depth;
         }
         Stage::Compute => {}
         _ => {
-            // VTG: 4 bits per attribute, input map from +0x18, output map from +0x36.
-            r.in_generic = bits_u128(sph, 0x18);
-            r.out_generic = bits_u128(sph, 0x36);
+            r.in_generic = info.imap_generic;
+            r.out_generic = info.omap_generic;
         }
     }
     r
