@@ -64,7 +64,10 @@
 
 #![warn(missing_docs)]
 
-pub mod code_area;
+/// Where the instructions are in NVN code areas, uam code.bin and DKSH files (dmsh-formats).
+pub mod code_area {
+    pub use dmsh_formats::code_area::*;
+}
 pub mod engine;
 pub mod error;
 pub mod field;

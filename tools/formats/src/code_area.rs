@@ -23,20 +23,31 @@ pub struct Program {
 }
 
 /// Why a container could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LayoutError {
     /// The input is shorter than its header says.
-    #[error("truncated input: need {need:#x} bytes, have {have:#x}")]
     Truncated {
-        /// Bytes needed.
+        /// Bytes the header asks for.
         need: usize,
-        /// Bytes present.
+        /// Bytes there are.
         have: usize,
     },
     /// A DKSH header field is out of range.
-    #[error("bad DKSH header: {0}")]
     BadDksh(String),
 }
+
+impl std::fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LayoutError::Truncated { need, have } => {
+                write!(f, "truncated input: need {need:#x} bytes, have {have:#x}")
+            }
+            LayoutError::BadDksh(m) => write!(f, "bad DKSH header: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for LayoutError {}
 
 fn u32_at(b: &[u8], off: usize) -> Option<u32> {
     b.get(off..off + 4)
