@@ -19,6 +19,8 @@ enum Command {
     Split(cmd::split::Args),
     /// Run the whole chain that exists so far on the bundled demo title.
     Demo(cmd::demo::Args),
+    /// Metal shading language for every shader of a split title, into b-<V>/.
+    Build(cmd::build::Args),
     /// Disassemble Maxwell machine code as NVIDIA's nvdisasm prints it.
     Disasm(cmd::disasm::Args),
     /// Translate one shader to SPIR-V plus reflection JSON.
@@ -34,6 +36,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Split(a) => cmd::split::run(a),
         Command::Demo(a) => cmd::demo::run(a),
+        Command::Build(a) => cmd::build::run(a),
         Command::Disasm(a) => cmd::disasm::run(a),
         Command::Translate(a) => cmd::translate::run(*a),
         Command::Exec(a) => cmd::exec::run(a),

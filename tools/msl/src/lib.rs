@@ -17,7 +17,7 @@ pub mod signature;
 
 pub use check::check_bindings;
 pub use error::Error;
-pub use options::{MslOptions, Platform, ENTRY_POINT, MSL_VERSION};
+pub use options::{MslOptions, Platform, ENTRY_POINT, MSL_VERSION, SPIRV_CROSS};
 
 use bindings::{metal_bindings, MetalBinding, Table};
 use dmsh_reflect::Reflection;

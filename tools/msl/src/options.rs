@@ -12,6 +12,10 @@ pub const MSL_VERSION: (u32, u32) = (3, 1);
 /// The name of every entry point the MSL declares (one shader per `.metal` file).
 pub const ENTRY_POINT: &str = "main0";
 
+/// The converter, for the chain version: the spirv-cross2 crate and the SPIRV-Cross commit it
+/// vendors (docs/build.md).
+pub const SPIRV_CROSS: &str = "spirv-cross2 0.7.2, SPIRV-Cross aa217ae";
+
 /// The Apple GPU families the libraries are for, oldest first, and every later one: Apple7
 /// (A14, M1) on, the `Metal3` family — every M-series Mac and the iPhones the seeds run on
 /// (A16, A20 Pro).

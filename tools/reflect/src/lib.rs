@@ -144,6 +144,13 @@ pub struct Reflection {
     /// came from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tessellation: Option<Tessellation>,
+    /// The chain version `V` of the `b-<V>` build that made this record (absent for a
+    /// plain translation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain: Option<String>,
+    /// The Metal entry points of the built library (`main0`, …; absent before the build).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub metal_entry_points: Vec<String>,
     /// Whether Metal can run the stage directly (false for geometry and tessellation, which
     /// a later step must lower).
     pub metal_direct: bool,

@@ -2010,6 +2010,8 @@ pub(crate) fn emit_planned(
             }
             _ => None,
         },
+        chain: None,
+        metal_entry_points: Vec::new(),
         metal_direct: !matches!(
             sh.stage,
             dmsh_ir::Stage::Geometry | dmsh_ir::Stage::TessControl | dmsh_ir::Stage::TessEval

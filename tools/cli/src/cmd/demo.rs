@@ -58,53 +58,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         o.join("shader_pairs.tsv").display(),
         o.join("pkg").display()
     );
-    // The title's manual facts (pipeline state the binaries lack), if its profile names them.
-    let prof = dmsh_scan::Profile::load(&title)?;
-    let manual =
-        (!prof.shader_facts_manual.is_empty()).then(|| title.join(&prof.shader_facts_manual));
+    let manual = super::title::manual_facts(&title)?;
     let report = translate_all(o, manual.as_deref())?;
     println!("{report}");
     Ok(ExitCode::SUCCESS)
-}
-
-/// One row of shader_map.tsv that translation needs.
-struct MapRow {
-    key: String,
-    stage: String,
-    gen: String,
-}
-
-/// The unique (key, stage, generation) rows of a shader_map.tsv.
-fn read_map(path: &Path) -> anyhow::Result<Vec<MapRow>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))?;
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .ok_or_else(|| anyhow::anyhow!("{}: no column {name}", path.display()))
-    };
-    let (k, st, g) = (col("key")?, col("stage")?, col("gen")?);
-    let mut rows: Vec<MapRow> = Vec::new();
-    for line in lines {
-        let c: Vec<&str> = line.split('\t').collect();
-        let (Some(key), Some(stage), Some(gen)) = (c.get(k), c.get(st), c.get(g)) else {
-            continue;
-        };
-        if rows.last().is_some_and(|r| r.key == *key) {
-            continue;
-        }
-        rows.push(MapRow {
-            key: key.to_string(),
-            stage: stage.to_string(),
-            gen: gen.to_string(),
-        });
-    }
-    rows.sort_by(|a, b| a.key.cmp(&b.key));
-    rows.dedup_by(|a, b| a.key == b.key);
-    Ok(rows)
 }
 
 /// What a porter must check in a translated shader, from its reflection, as a report detail
@@ -140,24 +97,14 @@ fn checks(json: &Path) -> String {
     v.join("; ")
 }
 
-/// `dmsh translate` arguments, parsed the way the command line parses them.
-#[derive(clap::Parser)]
-struct TranslateCli {
-    #[command(flatten)]
-    args: super::translate::Args,
-}
-
 /// Translates every unique shader of a split output folder into `<out>/spv/<key>.spv` + `.json`
 /// and writes `<out>/translate_report.tsv` (key, stage, status, detail). The demo's shaders are
 /// uam (deko3d) binaries in NVN containers, so handles resolve through the deko3d layout.
 fn translate_all(o: &Path, manual: Option<&Path>) -> anyhow::Result<String> {
-    use clap::Parser;
     use rayon::prelude::*;
-    let rows = read_map(&o.join("shader_map.tsv"))?;
+    let rows = super::title::read_map(&o.join("shader_map.tsv"))?;
     let spv_dir = o.join("spv");
     std::fs::create_dir_all(&spv_dir)?;
-    let pkg = o.join("pkg");
-    let facts = o.join("shader_facts.tsv");
     let results: Vec<(String, String, &'static str, String)> = rows
         .par_iter()
         .map(|r| {
@@ -167,29 +114,8 @@ fn translate_all(o: &Path, manual: Option<&Path>) -> anyhow::Result<String> {
                     format!("{} (Ampere) code is not translated yet", r.gen),
                 )
             } else {
-                let code = pkg.join(format!("{}.code", r.key));
-                let control = pkg.join(format!("{}.control", r.key));
                 let out = spv_dir.join(format!("{}.spv", r.key));
-                let mut argv: Vec<String> =
-                    vec!["translate".into(), "--stage".into(), r.stage.clone()];
-                argv.extend(["--code".into(), code.to_string_lossy().into_owned()]);
-                argv.extend(["--out".into(), out.to_string_lossy().into_owned()]);
-                // The control section keys the shader (its facts row is checked against the
-                // stage) and gives compute sizes and c1.
-                argv.extend(["--control".into(), control.to_string_lossy().into_owned()]);
-                argv.extend(["--facts".into(), facts.to_string_lossy().into_owned()]);
-                if let Some(m) = manual {
-                    argv.extend(["--facts".into(), m.to_string_lossy().into_owned()]);
-                }
-                if r.stage == "compute" {
-                    argv.extend(["--abi".into(), "deko3d".into()]);
-                } else {
-                    argv.extend(["--profile".into(), "deko3d".into()]);
-                }
-                match TranslateCli::try_parse_from(&argv)
-                    .map_err(anyhow::Error::from)
-                    .and_then(|c| super::translate::run(c.args))
-                {
+                match super::title::translate_key(o, r, &out, manual, "exact") {
                     Ok(_) => ("translated", checks(&out.with_extension("json"))),
                     Err(e) => ("failed", format!("{e:#}").replace(['\t', '\n'], " ")),
                 }

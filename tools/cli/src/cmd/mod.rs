@@ -1,10 +1,12 @@
 //! One module per subcommand.
 
+pub mod build;
 pub mod demo;
 pub mod disasm;
 pub mod exec;
 pub mod facts;
 pub mod render;
 pub mod split;
+pub mod title;
 pub mod translate;
 pub mod translate_gfx;

@@ -1,0 +1,96 @@
+//! A split title folder (what `dmsh split` wrote: shader_map.tsv, shader_facts.tsv, pkg/) as
+//! `dmsh demo` and `dmsh build` read it: its rows, and one key's translation.
+
+use std::path::Path;
+
+/// One row of shader_map.tsv that translation needs.
+pub struct MapRow {
+    /// The shader key.
+    pub key: String,
+    /// Its stage name.
+    pub stage: String,
+    /// Its code generation (`nvn1`, `nvn2`).
+    pub gen: String,
+}
+
+/// The unique (key, stage, generation) rows of a shader_map.tsv.
+pub fn read_map(path: &Path) -> anyhow::Result<Vec<MapRow>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or_else(|| anyhow::anyhow!("{}: no column {name}", path.display()))
+    };
+    let (k, st, g) = (col("key")?, col("stage")?, col("gen")?);
+    let mut rows: Vec<MapRow> = Vec::new();
+    for line in lines {
+        let c: Vec<&str> = line.split('\t').collect();
+        let (Some(key), Some(stage), Some(gen)) = (c.get(k), c.get(st), c.get(g)) else {
+            continue;
+        };
+        if rows.last().is_some_and(|r| r.key == *key) {
+            continue;
+        }
+        rows.push(MapRow {
+            key: key.to_string(),
+            stage: stage.to_string(),
+            gen: gen.to_string(),
+        });
+    }
+    rows.sort_by(|a, b| a.key.cmp(&b.key));
+    rows.dedup_by(|a, b| a.key == b.key);
+    Ok(rows)
+}
+
+/// `dmsh translate` arguments, parsed the way the command line parses them.
+#[derive(clap::Parser)]
+struct TranslateCli {
+    #[command(flatten)]
+    args: super::translate::Args,
+}
+
+/// Translates one key of a split folder `split` (its `pkg/<key>.code` and `.control`, with the
+/// split's facts and the title's manual facts) to `out` (`.spv` + `.json`), with `fma`
+/// (`exact` or `native`). The shaders of this project's titles are uam (deko3d) binaries in
+/// NVN containers, so handles resolve through the deko3d layout.
+pub fn translate_key(
+    split: &Path,
+    r: &MapRow,
+    out: &Path,
+    manual: Option<&Path>,
+    fma: &str,
+) -> anyhow::Result<std::process::ExitCode> {
+    use clap::Parser;
+    let pkg = split.join("pkg");
+    let code = pkg.join(format!("{}.code", r.key));
+    let control = pkg.join(format!("{}.control", r.key));
+    let facts = split.join("shader_facts.tsv");
+    let mut argv: Vec<String> = vec!["translate".into(), "--stage".into(), r.stage.clone()];
+    argv.extend(["--code".into(), code.to_string_lossy().into_owned()]);
+    argv.extend(["--out".into(), out.to_string_lossy().into_owned()]);
+    // The control section keys the shader (its facts row is checked against the stage) and
+    // gives compute sizes and c1.
+    argv.extend(["--control".into(), control.to_string_lossy().into_owned()]);
+    argv.extend(["--facts".into(), facts.to_string_lossy().into_owned()]);
+    if let Some(m) = manual {
+        argv.extend(["--facts".into(), m.to_string_lossy().into_owned()]);
+    }
+    if r.stage == "compute" {
+        argv.extend(["--abi".into(), "deko3d".into()]);
+    } else {
+        argv.extend(["--profile".into(), "deko3d".into()]);
+    }
+    argv.extend(["--fma".into(), fma.into()]);
+    let c = TranslateCli::try_parse_from(&argv)?;
+    super::translate::run(c.args)
+}
+
+/// The title's manual facts file (pipeline state the binaries lack), if its profile names one.
+pub fn manual_facts(title: &Path) -> anyhow::Result<Option<std::path::PathBuf>> {
+    let prof = dmsh_scan::Profile::load(title)?;
+    Ok((!prof.shader_facts_manual.is_empty()).then(|| title.join(&prof.shader_facts_manual)))
+}
