@@ -117,5 +117,22 @@ fn demo_title_builds_to_msl() {
     let dir2 = b_dir(&out2);
     assert_eq!(dir2.file_name(), dir.file_name(), "same chain version");
     assert!(snapshot(&dir) == snapshot(&dir2), "two builds differ");
+    // The seed's name for the command takes the same arguments and writes the same folder.
+    let out3 = split.join("o3");
+    let o = Command::new(env!("CARGO_BIN_EXE_dmsh_build"))
+        .args([
+            "--split",
+            split.to_str().unwrap(),
+            "--game",
+            game.to_str().unwrap(),
+        ])
+        .args(["--out", out3.to_str().unwrap()])
+        .output()
+        .expect("dmsh_build runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        snapshot(&dir) == snapshot(&b_dir(&out3)),
+        "dmsh_build differs"
+    );
     let _ = std::fs::remove_dir_all(&split);
 }
