@@ -1,6 +1,7 @@
 //! `dmsh demo`: runs the chain that exists so far on the bundled demo title, games/demo:
 //! split (tables and the per-key control/code files), then translation of every unique shader
-//! to SPIR-V with its reflection, and a coverage report (found, translated, failed and why).
+//! to SPIR-V with its reflection, and a coverage report (found, translated, failed and why),
+//! then the Metal build of the split (`dmsh build`: `b-<V>/`, MSL per key, `_b_build.json`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -61,6 +62,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let manual = super::title::manual_facts(&title)?;
     let report = translate_all(o, manual.as_deref())?;
     println!("{report}");
+    // Then the Metal build of the same split: b-<V>/ next to the tables.
+    let b = super::build::Args {
+        game: Some(title.clone()),
+        split: o.to_path_buf(),
+        out: None,
+        ios: false,
+        strict: false,
+    };
+    let (_, line, _) = super::build::build(&b)?;
+    println!("{line}");
     Ok(ExitCode::SUCCESS)
 }
 
