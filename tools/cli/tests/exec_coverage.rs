@@ -16,7 +16,7 @@
 #[path = "../../spv/tests/common/mod.rs"]
 mod spv_common;
 
-use dmsh_vk::reference::{dksh, dksh_render};
+use dmsh_testsupport::reference::{dksh, dksh_render};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! Every vertex + fragment case of the dksh corpus (`dmsh_vk::reference::dksh_render::cases`:
+//! Every vertex + fragment case of the dksh corpus (`dmsh_testsupport::reference::dksh_render::cases`:
 //! corpus pairs, and corpus shaders paired with generated glslang partners) drawn twice on the
 //! Vulkan device — glslang's SPIR-V of the GLSL, then our translation of uam's binary for the
 //! corpus side(s) — with the same vertex data, uniforms and textures. A case passes when every
@@ -8,7 +8,7 @@
 
 use dmsh_ir::lift::{dksh, BindingLayout, CompType, ImageFmt};
 use dmsh_spv::Options;
-use dmsh_vk::reference::dksh_render::{self, Side};
+use dmsh_testsupport::reference::dksh_render::{self, Side};
 use dmsh_vk::render::Stage;
 use std::path::Path;
 
@@ -155,11 +155,11 @@ fn dksh_pairs_render_like_glslang() {
         println!("skipped: no Vulkan device ({e})");
         return;
     }
-    if !dmsh_vk::reference::glsl::available() {
+    if !dmsh_testsupport::reference::glsl::available() {
         println!("skipped: glslangValidator not installed");
         return;
     }
-    let dir = dmsh_vk::reference::dksh::corpus_dir();
+    let dir = dmsh_testsupport::reference::dksh::corpus_dir();
     let (mut pass, mut total, mut unexpected) = (0, 0, Vec::new());
     for case in dksh_render::cases(&dir) {
         if let Some(why) = case.unsupported {
@@ -306,7 +306,7 @@ fn enc(form: &str, f: &[(dmsh_isa::Field, i64)]) -> u64 {
 /// 0x568 and 0x570 — texture `t`, sampler 0 (nearest, clamp to edge) and sampler 1 (linear,
 /// repeat; the samplers' textures only carry the settings).
 fn bind_separate_samplers(case: &mut dksh_render::PairCase) {
-    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_testsupport::reference::dksh_render::tex;
     use dmsh_vk::TexFormat;
     let mut c2 = vec![0u8; 0x580];
     c2[0x570..0x574].copy_from_slice(&(1u32 << 20).to_le_bytes());
@@ -390,7 +390,7 @@ fn render_against_glslang(
         println!("skipped render: no Vulkan device ({e})");
         return None;
     }
-    if !dmsh_vk::reference::glsl::available() {
+    if !dmsh_testsupport::reference::glsl::available() {
         println!("skipped render: glslangValidator not installed");
         return None;
     }
@@ -467,7 +467,7 @@ fn nvn_tex_ubo_renders_like_glslang() {
         "{NVN_GLSL_HEAD}layout(binding = 2) uniform sampler2D t2;\n\
          void main() {{ o0 = texture(t2, vUV.xy); }}\n"
     );
-    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_testsupport::reference::dksh_render::tex;
     use dmsh_vk::TexFormat;
     let r = render_against_glslang("nvn_tex_ubo", &glsl, ours, |case| {
         // Uniform bank 4 is GLSL uniform binding 2 in the harness; word 4 = 2 | 2 << 20.
@@ -505,7 +505,7 @@ fn nvn_tex_dyn_renders_like_glslang() {
         "{NVN_GLSL_HEAD}layout(binding = 1) uniform sampler2D t1;\n\
          void main() {{ o0 = texture(t1, vUV.xy); }}\n"
     );
-    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_testsupport::reference::dksh_render::tex;
     use dmsh_vk::TexFormat;
     let r = render_against_glslang("nvn_tex_dyn", &glsl, ours, |case| {
         // c[2] (GLSL uniform binding 0 in the harness): texture ID 1 at 0x164, sampler ID 1
@@ -531,11 +531,11 @@ fn nvn_tex_dyn_renders_like_glslang() {
 /// bindings 0–3 (element k = binding k): the draw indexed by `vIdx & 3` runs.
 #[test]
 fn glslang_sampler_array_binds() {
-    if dmsh_vk::shared().is_err() || !dmsh_vk::reference::glsl::available() {
+    if dmsh_vk::shared().is_err() || !dmsh_testsupport::reference::glsl::available() {
         println!("skipped: no Vulkan device or glslang");
         return;
     }
-    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_testsupport::reference::dksh_render::tex;
     use dmsh_vk::TexFormat;
     let dir = std::env::temp_dir().join(format!("dmsh-arr-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -694,7 +694,7 @@ fn nvn_sampler_id_loop_handle_renders_like_glslang() {
          layout(binding = 1) uniform sampler s;\n\
          void main() {{ o0 = texture(sampler2D(t, s), vUV.xy); }}\n"
     );
-    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_testsupport::reference::dksh_render::tex;
     use dmsh_vk::TexFormat;
     let setup = |case: &mut dksh_render::PairCase| {
         // c[2] as the replay fills it: texture ID 135 at 0x1a0.
@@ -767,7 +767,7 @@ fn nvn_1d_texture_renders_like_glslang() {
         "{NVN_GLSL_HEAD}layout(binding = 0) uniform sampler1D t;\n\
          void main() {{ o0 = texture(t, vUV.x); }}\n"
     );
-    use dmsh_vk::reference::dksh_render::tex;
+    use dmsh_testsupport::reference::dksh_render::tex;
     use dmsh_vk::TexFormat;
     let r = render_against_glslang("nvn_1d", &glsl, ours, |case| {
         case.fs.ubos.push((0, vec![0u8; 0x30]));

@@ -139,7 +139,7 @@ fn nvn_saxpy() -> (Vec<u8>, usize) {
 
 /// cs_ssbo_saxpy's code with each constant operand c\[bank\]\[at\] that `to` maps moved there.
 fn moved_saxpy(to: impl Fn(u32, u32) -> Option<(u32, u32)>) -> (Vec<u8>, usize) {
-    let path = dmsh_vk::reference::dksh::corpus_dir().join("cs_ssbo_saxpy.comp.code.bin");
+    let path = dmsh_testsupport::reference::dksh::corpus_dir().join("cs_ssbo_saxpy.comp.code.bin");
     let mut code = std::fs::read(&path).expect("corpus code");
     let mut n = 0;
     let words: Vec<(u64, Instr)> = dmsh_isa::stream::instructions(&code)

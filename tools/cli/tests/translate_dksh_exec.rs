@@ -7,11 +7,10 @@
 #[path = "../../spv/tests/common/mod.rs"]
 mod common;
 
-#[path = "common/child.rs"]
-mod child;
+use dmsh_testsupport::child;
 
 use dmsh_spv::{translate, Options};
-use dmsh_vk::reference::{dksh, glsl};
+use dmsh_testsupport::reference::{dksh, glsl};
 
 /// Shaders that do not pass yet, with the cause.
 const KNOWN_FAILURES: &[(&str, &str)] = &[];

@@ -9,8 +9,7 @@
 #[path = "../../spv/tests/common/mod.rs"]
 mod common;
 
-#[path = "common/child.rs"]
-mod child;
+use dmsh_testsupport::child;
 
 use dmsh_spv::{translate, Options};
 

@@ -27,7 +27,6 @@ pub mod error;
 pub mod image;
 pub mod io_json;
 pub mod job;
-pub mod reference;
 pub mod reflection;
 pub mod render;
 

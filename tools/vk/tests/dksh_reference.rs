@@ -3,7 +3,7 @@
 //! computation so the harness itself is proven. The translator's tests run their translation
 //! of uam's binary through the same `dksh::run` and compare with `dksh::compare`.
 
-use dmsh_vk::reference::{dksh, glsl};
+use dmsh_testsupport::reference::{dksh, glsl};
 
 fn f32s(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4)

@@ -3,8 +3,8 @@
 //! with their translation of uam's binary on the corpus side(s) and `dksh_render::compare`.
 //! `DMSH_VK_DUMP=DIR` writes every target as PNG.
 
-use dmsh_vk::reference::dksh_render::{self as dr, Side};
-use dmsh_vk::reference::{dksh, glsl};
+use dmsh_testsupport::reference::dksh_render::{self as dr, Side};
+use dmsh_testsupport::reference::{dksh, glsl};
 
 #[test]
 fn dksh_render_cases_draw_on_glslang_spirv() {

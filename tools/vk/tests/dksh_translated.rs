@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use dmsh_vk::reference::{dksh, glsl};
+use dmsh_testsupport::reference::{dksh, glsl};
 
 #[test]
 fn dksh_translations_in_dir() {

@@ -8,7 +8,7 @@
 //! exits, and lavapipe may then abort the process from its compile thread ("LLVM ERROR"), which
 //! must not take the test harness down with it. The parent checks what the child printed.
 
-use dmsh_vk::reference::glsl;
+use dmsh_testsupport::reference::glsl;
 use dmsh_vk::{Bind, BufferSpec, ComputeJob, Device, Error, Reflection, ResourceRef};
 
 #[test]

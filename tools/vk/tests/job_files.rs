@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use dmsh_testsupport::reference::glsl;
 use dmsh_vk::job::{self, ExecJob, RenderJobFile};
-use dmsh_vk::reference::glsl;
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dmsh-vk-jobs-{}-{name}", std::process::id()));

@@ -1,6 +1,6 @@
 //! Measured lavapipe behaviour that translated shaders run into.
 
-use dmsh_vk::reference::glsl;
+use dmsh_testsupport::reference::glsl;
 use dmsh_vk::{Bind, BufferSpec, ComputeJob, Reflection, ResourceRef};
 
 /// lavapipe (Mesa 22.3 gallivm) stops every invocation after 65535 loop iterations counted

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use dmsh_vk::reference::{dksh, glsl};
+use dmsh_testsupport::reference::{dksh, glsl};
 use dmsh_vk::render::{attribute_format, RenderJob, Stage, VertexAttribute, VertexBuffer};
 use dmsh_vk::{Bind, BufferSpec, ResourceRef, TexFormat, TextureSpec};
 

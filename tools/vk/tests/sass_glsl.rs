@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use dmsh_testsupport::reference::glsl;
 use dmsh_vk::io_json::{IoJson, SM5X_PARAM_BASE};
-use dmsh_vk::reference::glsl;
 use dmsh_vk::{Error, Reflection};
 
 fn sass(name: &str) -> PathBuf {

@@ -13,11 +13,11 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::compute::{Bind, BufferSpec, ComputeJob, PointerPatch, ResourceRef};
-use crate::error::Error;
-use crate::image::{TexFormat, TextureSpec};
-use crate::io_json::{compare_bytes, Mismatch};
-use crate::reflection::{Reflection, Resource};
+use dmsh_vk::compute::{Bind, BufferSpec, ComputeJob, PointerPatch, ResourceRef};
+use dmsh_vk::error::Error;
+use dmsh_vk::image::{TexFormat, TextureSpec};
+use dmsh_vk::io_json::{compare_bytes, Mismatch};
+use dmsh_vk::reflection::{Reflection, Resource};
 
 /// One dksh compute shader with its inputs.
 #[derive(Debug, Clone)]
@@ -540,7 +540,7 @@ pub struct Results {
 /// Runs a shader on the case's inputs on the shared device.
 pub fn run(case: &DkshCase, spirv: Vec<u32>, reflection: Reflection) -> Result<Results, Error> {
     let j = job(case, spirv, reflection)?;
-    let out = crate::compute::run_compute(&j)?;
+    let out = dmsh_vk::compute::run_compute(&j)?;
     let nt = case.textures.len();
     Ok(Results {
         ssbos: case
@@ -595,7 +595,7 @@ pub fn check_translation(
     spirv: Vec<u32>,
     reflection: Reflection,
 ) -> Result<Vec<Mismatch>, Error> {
-    let dev = crate::device::shared()?;
+    let dev = dmsh_vk::device::shared()?;
     if case.warp_ops && !dev.info().can_run_warp32() {
         return Err(Error::Unsupported {
             device: dev.info().name.clone(),

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::error::Error;
+use dmsh_vk::error::Error;
 
 /// The glslang binary (`DMSH_GLSLANG` overrides).
 fn tool() -> String {
@@ -48,7 +48,7 @@ pub fn compile_file(path: &Path, stage: &str, extra: &[&str]) -> Result<Vec<u32>
         )));
     }
     let bytes = bytes.map_err(|e| Error::Tool(format!("glslang output: {e}")))?;
-    crate::spirv_words(&bytes)
+    dmsh_vk::spirv_words(&bytes)
 }
 
 /// Compiles GLSL source text (written to a scratch file) like [`compile_file`].
@@ -126,8 +126,8 @@ fn var_shapes(words: &[u32]) -> std::collections::HashMap<u32, (bool, u32)> {
 /// sampler b−96, 128– image b−128; a `texture2D`-style separate image is marked `separate`,
 /// an array of textures or samplers gets its length as `count`);
 /// `stage` names the stage (`compute`, `vertex`, `fragment`).
-pub fn reflect_shifted(words: &[u32], stage: &str) -> crate::reflection::Reflection {
-    use crate::reflection::{Reflection, Resource};
+pub fn reflect_shifted(words: &[u32], stage: &str) -> dmsh_vk::reflection::Reflection {
+    use dmsh_vk::reflection::{Reflection, Resource};
     let shapes = var_shapes(words);
     let mut resources = Vec::new();
     let mut local = [0u32; 3];

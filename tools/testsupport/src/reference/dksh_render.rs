@@ -12,12 +12,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::compute::{Bind, BufferSpec, PointerPatch, ResourceRef};
-use crate::error::Error;
-use crate::image::{TexFormat, TextureSpec};
-use crate::io_json::{compare_bytes, Mismatch};
-use crate::reflection::Reflection;
-use crate::render::{
+use dmsh_vk::compute::{Bind, BufferSpec, PointerPatch, ResourceRef};
+use dmsh_vk::error::Error;
+use dmsh_vk::image::{TexFormat, TextureSpec};
+use dmsh_vk::io_json::{compare_bytes, Mismatch};
+use dmsh_vk::reflection::Reflection;
+use dmsh_vk::render::{
     attribute_format, RenderJob, RenderOutputs, Stage, Topology, VertexAttribute, VertexBuffer,
 };
 
@@ -1037,7 +1037,7 @@ pub fn job(case: &PairCase, vertex: Stage, fragment: Stage) -> Result<RenderJob,
 
 /// Draws a case with the given stages on the shared device.
 pub fn run(case: &PairCase, vertex: Stage, fragment: Stage) -> Result<RenderOutputs, Error> {
-    crate::render::render(&job(case, vertex, fragment)?)
+    dmsh_vk::render::render(&job(case, vertex, fragment)?)
 }
 
 /// How two draws of a case compare.
@@ -1058,7 +1058,7 @@ impl PairResult {
 
 /// Compares two rgba32f targets channel by channel: equal within 1/255, relative beyond 1.0
 /// (NaN equals NaN). Returns (fraction of matching pixels, 0 or 255).
-fn compare_f32(a: &crate::render::Image, b: &crate::render::Image) -> (f64, u8) {
+fn compare_f32(a: &dmsh_vk::render::Image, b: &dmsh_vk::render::Image) -> (f64, u8) {
     let f = |d: &[u8]| -> Vec<f32> {
         d.chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
