@@ -574,42 +574,18 @@ pub fn verify(f: &Function) -> Result<(), String> {
             }
         }
     }
-    // Cooper–Harvey–Kennedy over reverse postorder.
-    let mut idom = vec![usize::MAX; nb];
-    if nb > 0 {
-        idom[0] = 0;
-    }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in order.iter().skip(1) {
-            let mut new = usize::MAX;
-            for p in &preds[b.index()] {
-                let p = p.index();
-                if idom[p] == usize::MAX {
-                    continue;
+    let order_ids: Vec<u32> = order.iter().map(|b| b.0).collect();
+    let idom: Vec<usize> =
+        crate::dom::immediate_dominators(nb, &order_ids, |b| preds[b as usize].iter().map(|p| p.0))
+            .into_iter()
+            .map(|d| {
+                if d == crate::dom::NONE {
+                    usize::MAX
+                } else {
+                    d as usize
                 }
-                if new == usize::MAX {
-                    new = p;
-                    continue;
-                }
-                let (mut x, mut y) = (p, new);
-                while x != y {
-                    while pos[x] > pos[y] {
-                        x = idom[x];
-                    }
-                    while pos[y] > pos[x] {
-                        y = idom[y];
-                    }
-                }
-                new = x;
-            }
-            if new != idom[b.index()] {
-                idom[b.index()] = new;
-                changed = true;
-            }
-        }
-    }
+            })
+            .collect();
     let dominates = |a: usize, mut b: usize| loop {
         if a == b {
             return true;

@@ -121,42 +121,18 @@ impl Cfg {
         }
         let preds = |b: usize| &pred_list[pred_at[b] as usize..pred_at[b + 1] as usize];
         // Dominators.
-        let mut idom: Vec<Option<usize>> = vec![None; n];
-        idom[0] = Some(0);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in order.iter().skip(1) {
-                let mut new: Option<usize> = None;
-                for &p in preds(b.index()) {
-                    let p = p.index();
-                    if idom[p].is_none() {
-                        continue;
-                    }
-                    new = Some(match new {
-                        None => p,
-                        Some(q) => {
-                            let (mut x, mut y) = (p, q);
-                            while x != y {
-                                while rpo[x] > rpo[y] {
-                                    x = idom[x].expect("processed");
-                                }
-                                while rpo[y] > rpo[x] {
-                                    y = idom[y].expect("processed");
-                                }
-                            }
-                            x
-                        }
-                    });
-                }
-                if new.is_some() && idom[b.index()] != new {
-                    idom[b.index()] = new;
-                    changed = true;
-                }
-            }
-        }
+        let order_u: Vec<u32> = order.iter().map(|b| b.0).collect();
+        let idom = crate::dom::immediate_dominators(n, &order_u, |b| {
+            preds(b as usize).iter().map(|p| p.0)
+        });
         let idom: Vec<BlockId> = (0..n)
-            .map(|b| BlockId(idom[b].unwrap_or(b) as u32))
+            .map(|b| {
+                BlockId(if idom[b] == crate::dom::NONE {
+                    b as u32
+                } else {
+                    idom[b]
+                })
+            })
             .collect();
         let dominates = |a: usize, mut b: usize| -> bool {
             loop {

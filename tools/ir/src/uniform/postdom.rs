@@ -3,8 +3,7 @@
 //! block from which no such block is reachable (an endless loop "may exit" too, which only
 //! makes post-dominance weaker, never wrong for the conservative uses in this module).
 //!
-//! Cooper, Harvey and Kennedy's iterative algorithm ("A Simple, Fast Dominance Algorithm") on
-//! the reversed graph, then a pre/post numbering of the tree so that "does `a` post-dominate
+//! The crate's one dominator computation ([`crate::dom`]) on the reversed graph, then a pre/post numbering of the tree so that "does `a` post-dominate
 //! `b`" is two comparisons.
 
 use crate::ir::{BlockId, Function, Terminator};
@@ -84,7 +83,6 @@ impl PostDom {
         }
         // Reverse post-order of the reversed graph from the virtual exit (iterative DFS).
         let mut order: Vec<u32> = Vec::with_capacity(n + 1);
-        let mut rpo_num = vec![u32::MAX; n + 1];
         let mut visited = vec![false; n + 1];
         let roots: Vec<u32> = (0..n as u32).filter(|&b| to_exit[b as usize]).collect();
         let rsucc = |v: u32| -> &[u32] {
@@ -111,50 +109,16 @@ impl PostDom {
             }
         }
         order.reverse();
-        for (k, &v) in order.iter().enumerate() {
-            rpo_num[v as usize] = k as u32;
-        }
         // The iteration: a node's reversed-graph predecessors are its original successors
         // (and the virtual exit for the ending blocks).
-        let undef = u32::MAX;
-        let mut ipdom = vec![undef; n + 1];
-        ipdom[n] = n as u32;
-        let intersect = |ipdom: &[u32], mut a: u32, mut b: u32| -> u32 {
-            while a != b {
-                while rpo_num[a as usize] > rpo_num[b as usize] {
-                    a = ipdom[a as usize];
-                }
-                while rpo_num[b as usize] > rpo_num[a as usize] {
-                    b = ipdom[b as usize];
-                }
-            }
-            a
-        };
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &v in order.iter().skip(1) {
-                let b = v as usize;
-                let mut new = if to_exit[b] { n as u32 } else { undef };
-                let mut i = 0;
-                while let Some(s) = f.succ(BlockId(v), i) {
-                    i += 1;
-                    let s = s.0;
-                    if ipdom[s as usize] == undef {
-                        continue;
-                    }
-                    new = if new == undef {
-                        s
-                    } else {
-                        intersect(&ipdom, s, new)
-                    };
-                }
-                if new != undef && ipdom[b] != new {
-                    ipdom[b] = new;
-                    changed = true;
-                }
-            }
-        }
+        let undef = crate::dom::NONE;
+        let ipdom = crate::dom::immediate_dominators(n + 1, &order, |v| {
+            let b = v as usize;
+            let exit = (b < n && to_exit[b]).then_some(n as u32);
+            let succs = (0..).map_while(move |i| f.succ(BlockId(v), i).map(|s| s.0));
+            exit.into_iter()
+                .chain(succs.take(if b < n { usize::MAX } else { 0 }))
+        });
         // Pre/post numbers of the tree (children lists in one array, like the predecessors).
         let mut child_start = vec![0u32; n + 2];
         for &p in &ipdom[..n] {
