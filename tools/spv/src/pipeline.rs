@@ -62,10 +62,11 @@ impl Debug {
         Ok(())
     }
 
-    /// A step that decides without changing the IR: print its decision.
-    fn note(&self, step: &'static str, what: &str) {
+    /// A step that decides without changing the IR: print its decision (made into text only
+    /// when printed: translation without `DMSH_DEBUG` formats nothing).
+    fn note(&self, step: &'static str, what: impl FnOnce() -> String) {
         if self.print && self.only.is_none_or(|o| o == step) {
-            eprintln!("; ---- {step}: {what}");
+            eprintln!("; ---- {step}: {}", what());
         }
     }
 }
@@ -107,20 +108,19 @@ fn plan(f: &Function, dbg: &Debug) -> Plan {
         .and_then(|r| match r {
             Ok(t) => Some(t),
             Err(e) => {
-                dbg.note("structurize", &format!("dispatcher ({e})"));
+                dbg.note("structurize", || format!("dispatcher ({e})"));
                 None
             }
         });
     if let Some(t) = &tree {
-        dbg.note("structurize", &format!("structured, {} gotos", t.gotos));
+        dbg.note("structurize", || format!("structured, {} gotos", t.gotos));
     }
     let barrier_split =
         tree.is_some() && dmsh_ir::uniform::barrier::exit_divergent_barrier(f).is_some();
     if barrier_split {
-        dbg.note(
-            "barrier_rule",
-            "barrier after a divergent exit: synchronised dispatcher",
-        );
+        dbg.note("barrier_rule", || {
+            "barrier after a divergent exit: synchronised dispatcher".into()
+        });
     }
     Plan {
         tree: tree.filter(|_| !barrier_split),
@@ -174,9 +174,9 @@ fn finish(sh: &Shader, opts: &Options, dbg: &Debug) -> Result<Output, Error> {
     }
     let plan = plan(&sh.func, dbg);
     let mut out = emit_planned(sh, &plan, opts)?;
-    dbg.note("emit", &format!("{} words", out.words.len()));
+    dbg.note("emit", || format!("{} words", out.words.len()));
     out.reflection.metal = crate::reflect::assign_metal_indices(&mut out.reflection.resources);
-    dbg.note("metal_indices", &format!("{:?}", out.reflection.metal));
+    dbg.note("metal_indices", || format!("{:?}", out.reflection.metal));
     Ok(out)
 }
 
