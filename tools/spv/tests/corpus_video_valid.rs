@@ -19,28 +19,12 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[];
 #[test]
 fn extra_video_kernels_translate_and_validate() {
     let dir = common::root().join("tests/corpus/extra/ptx");
-    let mut bad = Vec::new();
-    for name in KERNELS {
+    let cases = KERNELS.iter().map(|name| {
         let cubin = dmsh_cubin::read(&dir.join(format!("{name}.sm53.cubin"))).expect("cubin");
         let k = cubin.kernel(name).expect("kernel");
         let cfg = common::cuda_config(k, [32, 1, 1]);
-        let r = translate(&k.code, &cfg, &Options::default())
-            .map_err(|e| e.to_string())
-            .and_then(|o| common::spirv_val(&o.words).map(|_| o));
-        match r {
-            Ok(o) => println!("ok   {name} ({} words)", o.words.len()),
-            Err(e) => {
-                println!("FAIL {name}: {e}");
-                bad.push((name.to_string(), e));
-            }
-        }
-    }
-    let unexpected: Vec<_> = bad
-        .iter()
-        .filter(|(n, _)| !KNOWN_FAILURES.iter().any(|(k, _)| k == n))
-        .collect();
-    assert!(
-        unexpected.is_empty(),
-        "unexpected failures: {unexpected:#?}"
-    );
+        let r = translate(&k.code, &cfg, &Options::default()).map_err(|e| e.to_string());
+        (name.to_string(), r)
+    });
+    common::validate_each("video kernels", KNOWN_FAILURES, cases);
 }

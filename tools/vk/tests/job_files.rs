@@ -13,15 +13,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn ready() -> bool {
-    if !glsl::available() {
-        println!("skipped: glslangValidator not installed");
-        return false;
-    }
-    if let Err(e) = dmsh_vk::shared() {
-        println!("skipped: no Vulkan device ({e})");
-        return false;
-    }
-    true
+    glsl::ready_with_vulkan()
 }
 
 fn write_words(path: &std::path::Path, w: &[u32]) {

@@ -13,15 +13,7 @@ fn f32s(v: &[f32]) -> Vec<u8> {
 }
 
 fn ready() -> bool {
-    if !glsl::available() {
-        println!("skipped: glslangValidator not installed");
-        return false;
-    }
-    if let Err(e) = dmsh_vk::shared() {
-        println!("skipped: no Vulkan device ({e})");
-        return false;
-    }
-    true
+    glsl::ready_with_vulkan()
 }
 
 fn stage(src: &str, st: &str, name: &str) -> Stage {

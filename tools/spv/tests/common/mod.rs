@@ -43,15 +43,7 @@ pub fn io_block(name: &str) -> Option<[u32; 3]> {
     let text = ["sass", "video", "modifiers"].iter().find_map(|d| {
         std::fs::read_to_string(root().join(format!("tests/corpus/{d}/{name}.io.json"))).ok()
     })?;
-    let i = text.find("\"block\"")?;
-    let rest = &text[i..];
-    let a = rest.find('[')?;
-    let b = rest.find(']')?;
-    let nums: Vec<u32> = rest[a + 1..b]
-        .split(',')
-        .filter_map(|s| s.trim().parse().ok())
-        .collect();
-    (nums.len() == 3).then(|| [nums[0], nums[1], nums[2]])
+    json_array(&text, "block")
 }
 
 /// The CUDA-ABI configuration of a cubin kernel.
@@ -231,4 +223,40 @@ pub fn graphics_corpus_files() -> Vec<PathBuf> {
         dksh_files(&d, &mut files);
     }
     files
+}
+
+/// Validates each case's translation with spirv-val, prints one line per case and a count
+/// under `label`, and fails the test for every failure that `known` (name, cause) does not
+/// list.
+pub fn validate_each(
+    label: &str,
+    known: &[(&str, &str)],
+    cases: impl IntoIterator<Item = (String, Result<dmsh_spv::Output, String>)>,
+) {
+    let (mut ok, mut bad) = (0, Vec::new());
+    for (name, r) in cases {
+        match r.and_then(|o| spirv_val(&o.words).map(|_| o)) {
+            Ok(o) => {
+                ok += 1;
+                let (words, blocks) = (o.words.len(), o.reflection.blocks);
+                println!("ok   {name} ({words} words, {blocks} blocks)");
+            }
+            Err(e) => {
+                println!("FAIL {name}: {e}");
+                bad.push((name, e));
+            }
+        }
+    }
+    println!(
+        "{label}: {ok}/{} translate and pass spirv-val",
+        ok + bad.len()
+    );
+    let unexpected: Vec<_> = bad
+        .iter()
+        .filter(|(n, _)| !known.iter().any(|(k, _)| k == n))
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "unexpected failures: {unexpected:#?}"
+    );
 }

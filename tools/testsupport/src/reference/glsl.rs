@@ -19,6 +19,20 @@ pub fn available() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Whether glslangValidator and a Vulkan device are both there (what a reference test
+/// needs); prints why the test is skipped when not.
+pub fn ready_with_vulkan() -> bool {
+    if !available() {
+        println!("skipped: glslangValidator not installed");
+        return false;
+    }
+    if let Err(e) = dmsh_vk::shared() {
+        println!("skipped: no Vulkan device ({e})");
+        return false;
+    }
+    true
+}
+
 fn scratch(ext: &str) -> PathBuf {
     static N: AtomicU64 = AtomicU64::new(0);
     let n = N.fetch_add(1, Ordering::Relaxed);
