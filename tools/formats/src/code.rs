@@ -6,6 +6,8 @@ use crate::stage::Stage;
 
 /// Magic of a graphics code area (0x30-byte header, SPH at +0x30, instructions at +0x80).
 pub const GFX_MAGIC: u32 = 0x1234_5678;
+/// Size of a code area's header; in a graphics code area the SPH follows it.
+pub const HEADER_SIZE: usize = 0x30;
 /// Magic of a compute code area (0x30-byte header, zero padding, instructions at +0x100).
 pub const COMPUTE_MAGIC: u32 = 0x1234_5679;
 /// Maxwell EXIT.
@@ -36,6 +38,16 @@ impl Layout {
             Layout::ComputeHeader => "compute_header",
             Layout::ComputeBare => "compute_bare",
             Layout::Nvn2 => "nvn2",
+        }
+    }
+
+    /// Offset of the SPH, for the layouts that carry one (an NVN2 compute program has none
+    /// even so).
+    pub fn sph_start(self) -> Option<usize> {
+        match self {
+            Layout::Graphics => Some(HEADER_SIZE),
+            Layout::Nvn2 => Some(0),
+            Layout::ComputeHeader | Layout::ComputeBare => None,
         }
     }
 
@@ -140,20 +152,23 @@ pub fn classify(
     }
     let magic = u32le(code, 0).unwrap_or(0);
     let (stage, layout) = if magic == GFX_MAGIC {
-        let w0 = u32le(code, 0x30).ok_or("code area shorter than its SPH")?;
-        if code.len() < 0x80 {
+        let w0 = u32le(code, HEADER_SIZE).ok_or("code area shorter than its SPH")?;
+        if code.len() < Layout::Graphics.start() {
             return Err("graphics code area shorter than 0x80".into());
         }
         let s = sph_stage(w0).ok_or_else(|| format!("SPH word 0 {w0:#x} invalid"))?;
         (s, Layout::Graphics)
     } else if magic == COMPUTE_MAGIC {
-        if code.len() <= 0x100 {
+        if code.len() <= Layout::ComputeHeader.start() {
             return Err("compute code area has no instructions after its header".into());
         }
-        if code[0x30..0x100].iter().any(|&b| b != 0) {
+        if code[HEADER_SIZE..Layout::ComputeHeader.start()]
+            .iter()
+            .any(|&b| b != 0)
+        {
             return Err("compute header padding 0x30..0x100 is not zero".into());
         }
-        check_compute_start(code, 0x100, instr_end)?;
+        check_compute_start(code, Layout::ComputeHeader.start(), instr_end)?;
         (Stage::Compute, Layout::ComputeHeader)
     } else if allow_bare && ctl.threads[0] != 0 {
         check_compute_start(code, 0, instr_end)?;

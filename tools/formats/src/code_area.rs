@@ -7,6 +7,7 @@
 //! * uam `*.code.bin` (this project's corpus): graphics = SPH at +0, instructions at +0x50;
 //!   compute = instructions at +0.
 
+use crate::code::{Layout, COMPUTE_MAGIC, GFX_MAGIC, HEADER_SIZE};
 use crate::sph::{Sph, SPH_SIZE};
 
 /// One program found in a code area or container.
@@ -63,29 +64,29 @@ fn plausible_sph(b: &[u8], off: usize) -> Option<Sph> {
 pub fn locate_code_area(b: &[u8]) -> Program {
     let end = b.len() & !7;
     match u32_at(b, 0) {
-        Some(0x1234_5678) => {
+        Some(GFX_MAGIC) => {
             return Program {
                 kind: "NVN graphics code area",
-                sph: plausible_sph(b, 0x30),
-                code_start: 0x80.min(end),
+                sph: plausible_sph(b, HEADER_SIZE),
+                code_start: Layout::Graphics.start().min(end),
                 code_end: end,
             }
         }
-        Some(0x1234_5679) => {
+        Some(COMPUTE_MAGIC) => {
             return Program {
                 kind: "NVN compute code area",
                 sph: None,
-                code_start: 0x100.min(end),
+                code_start: Layout::ComputeHeader.start().min(end),
                 code_end: end,
             }
         }
         _ => {}
     }
-    if let Some(sph) = plausible_sph(b, 0x30) {
+    if let Some(sph) = plausible_sph(b, HEADER_SIZE) {
         return Program {
             kind: "graphics code area (0x30 header, SPH at 0x30)",
             sph: Some(sph),
-            code_start: 0x80.min(end),
+            code_start: Layout::Graphics.start().min(end),
             code_end: end,
         };
     }

@@ -237,11 +237,11 @@ pub fn extract_with(buf: &[u8], spot: Spot, work: &mut Work) -> Result<Piece, Re
     }
     let code = &code_all[..ctl.code_size];
     let key = key::key(&ctl, cbytes, code);
-    let io = match layout {
-        Layout::Graphics => sph::io(&code[0x30..], stage),
-        Layout::Nvn2 => sph::io(code, stage),
-        _ => SphIo::default(),
-    };
+    let io = layout
+        .sph_start()
+        .and_then(|at| code.get(at..))
+        .map(|sph| sph::io(sph, stage))
+        .unwrap_or_default();
     Ok(Piece {
         key,
         stage,

@@ -142,7 +142,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         stage = p.stage;
         (p.code, p.cbuf1, p.early_fragment_tests, p.tess_param)
-    } else if bytes.len() >= 4 && u32::from_le_bytes(bytes[..4].try_into()?) == 0x1234_5678 {
+    } else if bytes.len() >= 4
+        && u32::from_le_bytes(bytes[..4].try_into()?) == dmsh_formats::code::GFX_MAGIC
+    {
         // NVN graphics code area: 0x30-byte header, then the SPH; the c1 segment (control
         // +0x700 offset, +0x6fc size, from the code area's start) when a control section is
         // given.
@@ -154,7 +156,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             let end = (ctl.c1_offset + ctl.c1_size).min(bytes.len());
             c1 = super::translate::words_le(bytes.get(ctl.c1_offset..end).unwrap_or(&[]));
         }
-        (bytes[0x30.min(bytes.len())..].to_vec(), c1, false, None)
+        let sph = dmsh_formats::code::HEADER_SIZE.min(bytes.len());
+        (bytes[sph..].to_vec(), c1, false, None)
     } else {
         (bytes, Vec::new(), false, None)
     };
