@@ -157,23 +157,29 @@ pub fn interface(src: &str, dir: &str) -> Vec<Var> {
 
 const SW: [&str; 4] = ["x", "xy", "xyz", "xyzw"];
 
+/// Declares `vars` as `dir` (`in` / `out`) variables named `{prefix}{location}`; integer
+/// variables are `flat` (as GLSL requires between stages).
+fn declare(s: &mut String, vars: &[Var], dir: &str, prefix: char) {
+    for v in vars {
+        let (base, _) = v.base();
+        let mut q = v.quals.join(" ");
+        if base != "float" && !q.contains("flat") {
+            q = "flat".into();
+        }
+        *s += &format!(
+            "layout(location = {}) {q} {dir} {} {prefix}{};\n",
+            v.location, v.ty, v.location
+        );
+    }
+}
+
 /// A vertex shader that feeds `inputs` (a fragment shader's inputs) from two attributes:
 /// position (location 0) and data (location 1), both vec4.
 pub fn helper_vertex(inputs: &[Var]) -> String {
     let mut s = String::from(
         "#version 460\nlayout(location = 0) in vec4 hPos;\nlayout(location = 1) in vec4 hData;\n",
     );
-    for v in inputs {
-        let (base, _) = v.base();
-        let mut q = v.quals.join(" ");
-        if base != "float" && !q.contains("flat") {
-            q = "flat".into();
-        }
-        s += &format!(
-            "layout(location = {}) {q} out {} o{};\n",
-            v.location, v.ty, v.location
-        );
-    }
+    declare(&mut s, inputs, "out", 'o');
     s += "void main() {\n    gl_Position = hPos;\n    gl_PointSize = 8.0;\n";
     for v in inputs {
         let (base, n) = v.base();
@@ -193,17 +199,7 @@ pub fn helper_vertex(inputs: &[Var]) -> String {
 /// into [0, 1], as one color.
 pub fn helper_fragment(outputs: &[Var]) -> String {
     let mut s = String::from("#version 460\n");
-    for v in outputs {
-        let (base, _) = v.base();
-        let mut q = v.quals.join(" ");
-        if base != "float" && !q.contains("flat") {
-            q = "flat".into();
-        }
-        s += &format!(
-            "layout(location = {}) {q} in {} i{};\n",
-            v.location, v.ty, v.location
-        );
-    }
+    declare(&mut s, outputs, "in", 'i');
     s += "layout(location = 0) out vec4 hColor;\nvoid main() {\n    vec4 c = vec4(0.0);\n";
     for v in outputs {
         let (base, n) = v.base();
