@@ -23,7 +23,7 @@ fn main() {
     let mut all = Vec::new();
     // Everything on the chain from bytes to MSL, and the CLI that wires it.
     for c in [
-        "formats", "reflect", "scan", "isa", "ir", "spv", "msl", "cli",
+        "formats", "reflect", "scan", "isa", "ir", "spv", "fixup", "msl", "cli",
     ] {
         let d = tools.join(c);
         println!("cargo:rerun-if-changed={}", d.display());

@@ -90,7 +90,16 @@ fn demo_title_builds_to_msl() {
                 let j = std::fs::read_to_string(dir.join(format!("{key}_b.json"))).unwrap();
                 let r = dmsh_reflect::Reflection::from_json(&j).unwrap();
                 assert_eq!(r.chain.as_deref(), Some(v.as_str()), "{key}");
-                assert_eq!(r.metal_entry_points, ["main0"], "{key}");
+                if r.stage == "vertex" {
+                    // vs_depth: the GL-mode entry point and the depth-as-is one.
+                    assert_eq!(r.metal_entry_points, ["main0", "main0_z"], "{key}");
+                    assert_eq!(r.metal_entry_z.as_deref(), Some("main0_z"), "{key}");
+                    assert!(r.fixups.iter().any(|f| f == "vs_depth"), "{key}");
+                    // Position invariance holds in both entry points.
+                    assert_eq!(metal.matches("[[position, invariant]]").count(), 2, "{key}");
+                } else {
+                    assert_eq!(r.metal_entry_points, ["main0"], "{key}");
+                }
                 assert!(
                     dmsh_msl::check_bindings(&metal, &r).is_empty(),
                     "{key}: MSL and reflection disagree"
@@ -111,6 +120,30 @@ fn demo_title_builds_to_msl() {
         }
     }
     assert!(built >= 40, "{built} shaders built");
+    // vs_pad: every built vertex shader writes every location its built fragment partners
+    // read (shader_pairs.tsv).
+    let refl = |key: &str| {
+        std::fs::read_to_string(dir.join(format!("{key}_b.json")))
+            .ok()
+            .and_then(|j| dmsh_reflect::Reflection::from_json(&j).ok())
+    };
+    let pairs = std::fs::read_to_string(split.join("shader_pairs.tsv")).unwrap();
+    let mut padded = 0;
+    for line in pairs.lines().skip(1) {
+        let (v, f) = line.split_once('\t').unwrap();
+        let (Some(vr), Some(fr)) = (refl(v), refl(f)) else {
+            continue;
+        };
+        for i in &fr.inputs {
+            assert!(
+                vr.outputs.iter().any(|o| o.location == i.location),
+                "{v} does not write location {} that {f} reads",
+                i.location
+            );
+        }
+        padded += vr.fixups.iter().any(|f| f == "vs_pad") as usize;
+    }
+    assert!(padded > 0, "no vertex shader of the demo needed vs_pad");
     // Deterministic: a second build of the same inputs writes the same bytes.
     let out2 = split.join("o2");
     run(&out2);

@@ -20,34 +20,55 @@ pub(crate) fn qualifier(stage: &str) -> Option<&'static str> {
 /// One Metal argument the MSL declares: table, first index, elements, name.
 type Arg = (Table, u32, u32, String);
 
-/// Every disagreement between `msl`'s entry point and `refl`, one sentence each; empty when
-/// they agree. Checks the entry point's name and kind, that each reflection resource has its
-/// `[[buffer/texture/sampler(n)]]` with its element count and nothing else takes an index
-/// (SPIRV-Cross's own `spv…` buffers only above the reflection's buffers), and that vertex
-/// `[[attribute(n)]]`, varying `[[user(locnN)]]` and fragment `[[color(n)]]` locations are
-/// the reflection's inputs and outputs.
+/// The Metal entry points `refl` expects: [`ENTRY_POINT`], and `metal_entry_z` for a
+/// vertex shader with the depth variant.
+pub(crate) fn expected_entry_points(refl: &Reflection) -> Vec<&str> {
+    let mut v = vec![ENTRY_POINT];
+    v.extend(refl.metal_entry_z.as_deref());
+    v
+}
+
+/// Every disagreement between `msl`'s entry points and `refl`, one sentence each; empty when
+/// they agree. Checks that the functions are exactly the expected entry points (`main0`, and
+/// `main0_z` where the reflection names it) of the reflection's stage, and for each one
+/// that every reflection resource has its `[[buffer/texture/sampler(n)]]` with its element
+/// count and nothing else takes an index (SPIRV-Cross's own `spv…` buffers only above the
+/// reflection's buffers), and that vertex `[[attribute(n)]]`, varying `[[user(locnN)]]` and
+/// fragment `[[color(n)]]` locations are the reflection's inputs and outputs.
 pub fn check_bindings(msl: &str, refl: &Reflection) -> Vec<String> {
     let mut bad = Vec::new();
     let want_q = qualifier(&refl.stage);
     let fns = functions(msl);
-    let Some(f) = fns.iter().find(|f| f.name == ENTRY_POINT) else {
-        bad.push(format!(
-            "no entry point {ENTRY_POINT} (functions: {:?})",
-            fns.iter().map(|f| &f.name).collect::<Vec<_>>()
-        ));
-        return bad;
-    };
-    if fns.len() != 1 {
-        bad.push(format!("{} entry points, expected 1", fns.len()));
+    let want = expected_entry_points(refl);
+    let names: Vec<&str> = fns.iter().map(|f| f.name.as_str()).collect();
+    for f in &fns {
+        if !want.contains(&f.name.as_str()) {
+            bad.push(format!(
+                "entry point {} is not in the reflection (expected {want:?})",
+                f.name
+            ));
+        }
     }
-    if want_q != Some(f.qualifier.as_str()) {
-        bad.push(format!(
-            "{ENTRY_POINT} is a {} function; the reflection's stage is {}",
-            f.qualifier, refl.stage
-        ));
+    for name in &want {
+        let Some(f) = fns.iter().find(|f| f.name == *name) else {
+            bad.push(format!("no entry point {name} (functions: {names:?})"));
+            continue;
+        };
+        if want_q != Some(f.qualifier.as_str()) {
+            bad.push(format!(
+                "{name} is a {} function; the reflection's stage is {}",
+                f.qualifier, refl.stage
+            ));
+        }
+        let before = bad.len();
+        check_resources(f, refl, &mut bad);
+        check_io(msl, f, refl, &mut bad);
+        if want.len() > 1 {
+            for b in &mut bad[before..] {
+                *b = format!("{name}: {b}");
+            }
+        }
     }
-    check_resources(f, refl, &mut bad);
-    check_io(msl, f, refl, &mut bad);
     bad
 }
 
@@ -276,6 +297,29 @@ constant uint* spvBufferSizeConstants [[buffer(25)]])
     #[test]
     fn a_missing_entry_point_is_reported() {
         let bad = check_bindings(&MSL.replace("main0(", "main1("), &reflection());
-        assert!(bad[0].contains("no entry point main0"), "{bad:?}");
+        assert!(
+            bad.iter().any(|b| b.contains("no entry point main0")),
+            "{bad:?}"
+        );
+    }
+
+    #[test]
+    fn the_depth_entry_point_is_checked_too() {
+        let mut r = reflection();
+        r.metal_entry_z = Some("main0_z".into());
+        let bad = check_bindings(MSL, &r);
+        assert!(
+            bad.iter().any(|b| b.contains("no entry point main0_z")),
+            "{bad:?}"
+        );
+        let both = format!("{MSL}\n{}", MSL.replace("main0(", "main0_z("));
+        assert_eq!(check_bindings(&both, &r), Vec::<String>::new());
+        let wrong = format!(
+            "{MSL}\n{}",
+            MSL.replace("main0(", "main0_z(")
+                .replace("[[texture(0)]]", "[[texture(1)]]")
+        );
+        let bad = check_bindings(&wrong, &r);
+        assert!(bad.iter().any(|b| b.starts_with("main0_z: ")), "{bad:?}");
     }
 }

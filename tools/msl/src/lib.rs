@@ -12,6 +12,7 @@
 pub mod bindings;
 mod check;
 mod error;
+mod merge;
 pub mod options;
 pub mod signature;
 
@@ -81,40 +82,53 @@ fn bind_target(b: &MetalBinding) -> BindTarget {
     }
 }
 
-/// Converts `spirv` (with its reflection `refl`) to MSL for `opts`: entry point
-/// [`ENTRY_POINT`], every (set, binding) at the reflection's Metal indices.
-pub fn to_msl(spirv: &[u32], refl: &Reflection, opts: &MslOptions) -> Result<Msl, Error> {
-    let model = execution_model(refl)?;
-    if !refl.metal_direct {
-        return Err(Error::Stage {
-            stage: refl.stage.to_string(),
-            reason: "the reflection says Metal cannot run it directly (metal_direct false)",
-        });
-    }
-    let bindings = metal_bindings(refl).map_err(Error::Reflection)?;
+/// The Metal name of SPIR-V entry point `spirv_name` of a module whose reflection names
+/// `entry`: `entry` → [`ENTRY_POINT`], `entry` + suffix → [`ENTRY_POINT`] + suffix
+/// (`main_z` → `main0_z`, the depth variant).
+fn metal_name(entry: &str, spirv_name: &str) -> Option<String> {
+    spirv_name
+        .strip_prefix(entry)
+        .map(|suffix| format!("{ENTRY_POINT}{suffix}"))
+}
+
+/// One entry point's compilation.
+struct Compiled {
+    source: String,
+    used: Vec<bool>,
+    aux: Vec<(&'static str, u32)>,
+}
+
+/// Compiles entry point `spirv_name` of `spirv` as `metal_name`.
+fn compile_entry(
+    spirv: &[u32],
+    model: ExecutionModel,
+    spirv_name: &str,
+    metal_name: &str,
+    bindings: &[MetalBinding],
+    opts: &MslOptions,
+) -> Result<Compiled, Error> {
     let mut c =
         Compiler::<targets::Msl>::new(Module::from_words(spirv)).map_err(Error::cross("parse"))?;
-    c.set_entry_point(refl.entry.as_str(), model)
+    c.set_entry_point(spirv_name, model)
         .map_err(Error::cross("entry point"))?;
-    c.rename_entry_point(refl.entry.as_str(), ENTRY_POINT, model)
+    c.rename_entry_point(spirv_name, metal_name, model)
         .map_err(Error::cross("entry point"))?;
     let at = |b: &MetalBinding| ResourceBinding::Qualified {
         set: b.set,
         binding: b.binding,
     };
-    for b in &bindings {
+    for b in bindings {
         c.add_resource_binding(model, at(b), &bind_target(b))
             .map_err(Error::cross("binding"))?;
     }
     let o = options::compiler_options(opts);
     let art = c.compile(&o).map_err(Error::cross("compile"))?;
-    let unused = bindings
+    let used = bindings
         .iter()
-        .filter(|b| !art.is_resource_used(model, at(b)))
-        .map(|b| (b.set, b.binding))
+        .map(|b| art.is_resource_used(model, at(b)))
         .collect();
     let req = art.buffer_requirements();
-    let aux_buffers = [
+    let aux = [
         (req.needs_swizzle_buffer, "swizzles", o.swizzle_buffer_index),
         (
             req.needs_buffer_size_buffer,
@@ -136,17 +150,69 @@ pub fn to_msl(spirv: &[u32], refl: &Reflection, opts: &MslOptions) -> Result<Msl
     .filter(|a| a.0)
     .map(|a| (a.1, a.2))
     .collect();
+    Ok(Compiled {
+        source: art.to_string(),
+        used,
+        aux,
+    })
+}
+
+/// Converts `spirv` (with its reflection `refl`) to MSL for `opts`: every SPIR-V entry point
+/// of the reflection's stage whose name starts with `refl.entry` (the entry point, and the
+/// build's depth variant `main_z`) as [`ENTRY_POINT`] plus the same suffix, all in one file,
+/// every (set, binding) at the reflection's Metal indices.
+pub fn to_msl(spirv: &[u32], refl: &Reflection, opts: &MslOptions) -> Result<Msl, Error> {
+    let model = execution_model(refl)?;
+    if !refl.metal_direct {
+        return Err(Error::Stage {
+            stage: refl.stage.to_string(),
+            reason: "the reflection says Metal cannot run it directly (metal_direct false)",
+        });
+    }
+    let bindings = metal_bindings(refl).map_err(Error::Reflection)?;
+    let names: Vec<(String, String)> = {
+        let c = Compiler::<targets::Msl>::new(Module::from_words(spirv))
+            .map_err(Error::cross("parse"))?;
+        let mut v: Vec<(String, String)> = c
+            .entry_points()
+            .map_err(Error::cross("entry point"))?
+            .filter(|e| e.execution_model == model)
+            .filter_map(|e| Some((e.name.to_string(), metal_name(&refl.entry, &e.name)?)))
+            .collect();
+        v.sort_by_key(|(s, _)| (s != &refl.entry, s.clone()));
+        v
+    };
+    if names.first().map(|n| &n.0) != Some(&refl.entry) {
+        return Err(Error::Reflection(format!(
+            "the module has no {:?} entry point {:?}",
+            refl.stage, refl.entry
+        )));
+    }
+    let compiled = names
+        .iter()
+        .map(|(s, m)| compile_entry(spirv, model, s, m, &bindings, opts))
+        .collect::<Result<Vec<_>, _>>()?;
+    let rest: Vec<&str> = compiled[1..].iter().map(|c| c.source.as_str()).collect();
+    let source = merge::merge(&compiled[0].source, &rest).map_err(Error::Reflection)?;
+    let unused = bindings
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !compiled.iter().any(|c| c.used[*k]))
+        .map(|(_, b)| (b.set, b.binding))
+        .collect();
+    let mut aux_buffers: Vec<(&'static str, u32)> = compiled
+        .iter()
+        .flat_map(|c| c.aux.iter().copied())
+        .collect();
+    aux_buffers.sort();
+    aux_buffers.dedup();
     let qualifier = check::qualifier(&refl.stage).unwrap_or("kernel");
-    let entry_points = art
-        .entry_points()
-        .map_err(Error::cross("entry point"))?
-        .map(|e| EntryPoint {
-            name: e.name.to_string(),
-            qualifier,
-        })
+    let entry_points = names
+        .into_iter()
+        .map(|(_, name)| EntryPoint { name, qualifier })
         .collect();
     Ok(Msl {
-        source: art.to_string(),
+        source,
         entry_points,
         unused,
         aux_buffers,

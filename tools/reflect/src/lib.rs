@@ -151,6 +151,15 @@ pub struct Reflection {
     /// The Metal entry points of the built library (`main0`, …; absent before the build).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub metal_entry_points: Vec<String>,
+    /// Vertex: the Metal entry point that leaves clip-space z as the shader wrote it
+    /// (`main0_z`, for games in NVN's near = 0 depth mode); `main0` has the GL-mode rewrite
+    /// z' = z/2 + w/2 (the build's `vs_depth`, docs/build.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metal_entry_z: Option<String>,
+    /// The build's SPIR-V fix-ups that changed this shader, by their seed names (`vs_pad`,
+    /// `vs_depth`, `spv_single_lane`, `int_inputs`), in the order they ran.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixups: Vec<String>,
     /// Whether Metal can run the stage directly (false for geometry and tessellation, which
     /// a later step must lower).
     pub metal_direct: bool,

@@ -2012,6 +2012,8 @@ pub(crate) fn emit_planned(
         },
         chain: None,
         metal_entry_points: Vec::new(),
+        metal_entry_z: None,
+        fixups: Vec::new(),
         metal_direct: !matches!(
             sh.stage,
             dmsh_ir::Stage::Geometry | dmsh_ir::Stage::TessControl | dmsh_ir::Stage::TessEval

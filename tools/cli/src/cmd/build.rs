@@ -49,7 +49,7 @@ pub fn chain_version(opts: &dmsh_msl::MslOptions) -> String {
 }
 
 /// One key's outcome.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 struct Outcome {
     key: String,
     stage: String,
@@ -58,6 +58,9 @@ struct Outcome {
     /// The failing step (`translate`, `msl`, `bindings`), empty when built.
     step: &'static str,
     message: String,
+    /// The stage inputs of a built shader (what a fragment shader gives its vertex partners'
+    /// `vs_pad`); empty otherwise.
+    inputs: Vec<dmsh_reflect::IoVar>,
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
@@ -66,7 +69,8 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))
 }
 
-/// Builds one key into `dir`.
+/// Builds one key into `dir`; also returns the shader's stage inputs (what a fragment shader
+/// gives its vertex partners' `vs_pad`).
 fn build_key(
     split: &Path,
     r: &MapRow,
@@ -74,6 +78,7 @@ fn build_key(
     manual: Option<&Path>,
     opts: &dmsh_msl::MslOptions,
     v: &str,
+    partners: &dmsh_fixup::Partners,
 ) -> Outcome {
     let fail = |step: &'static str, message: String| Outcome {
         key: r.key.clone(),
@@ -81,6 +86,7 @@ fn build_key(
         status: "failed",
         step,
         message: message.replace(['\t', '\n'], " "),
+        inputs: Vec::new(),
     };
     if r.gen != "nvn1" {
         return Outcome {
@@ -113,10 +119,25 @@ fn build_key(
         Ok(r) => r,
         Err(e) => return fail("translate", e),
     };
+    // From here on a failure still gives the translated inputs to the vertex partners.
+    let inputs = refl.inputs.clone();
+    let fail = |step: &'static str, message: String| Outcome {
+        inputs: inputs.clone(),
+        ..fail(step, message)
+    };
+    let words = match dmsh_fixup::for_metal(&words, &mut refl, partners) {
+        Ok(w) => w,
+        Err(e) => return fail("fix-up", e.to_string()),
+    };
     let msl = match dmsh_msl::to_msl(&words, &refl, opts) {
         Ok(m) => m,
         Err(e) => return fail("msl", e.to_string()),
     };
+    refl.metal_entry_z = msl
+        .entry_points
+        .iter()
+        .find(|e| e.name != dmsh_msl::ENTRY_POINT)
+        .map(|e| e.name.clone());
     let bad = dmsh_msl::check_bindings(&msl.source, &refl);
     if !bad.is_empty() {
         return fail("bindings", bad.join("; "));
@@ -133,6 +154,7 @@ fn build_key(
             status: "built",
             step: "",
             message: String::new(),
+            inputs,
         },
         Err(e) => fail("write", format!("{e:#}")),
     }
@@ -164,6 +186,31 @@ fn build_json(v: &str, outcomes: &[Outcome]) -> String {
     serde_json::to_string_pretty(&doc).expect("serialises") + "\n"
 }
 
+/// shader_pairs.tsv (`dmsh split`): each vertex key's fragment partners; empty when the file
+/// is absent (a title without pairs).
+fn read_pairs(path: &Path) -> anyhow::Result<std::collections::HashMap<String, Vec<String>>> {
+    let mut m: std::collections::HashMap<String, Vec<String>> = Default::default();
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(m),
+        Err(e) => return Err(anyhow::anyhow!("reading {}: {e}", path.display())),
+    };
+    for (n, line) in text.lines().enumerate().skip(1) {
+        let mut c = line.split('\t');
+        match (c.next(), c.next()) {
+            (Some(v), Some(f)) if !v.is_empty() && !f.is_empty() => {
+                m.entry(v.to_string()).or_default().push(f.to_string())
+            }
+            _ => anyhow::bail!(
+                "{}:{}: expected `vertex<TAB>fragment`",
+                path.display(),
+                n + 1
+            ),
+        }
+    }
+    Ok(m)
+}
+
 /// Runs `dmsh build`; returns the `b-<V>` folder and a one-line summary per failure.
 pub fn build(args: &Args) -> anyhow::Result<(PathBuf, String, bool)> {
     let opts = dmsh_msl::MslOptions {
@@ -187,14 +234,46 @@ pub fn build(args: &Args) -> anyhow::Result<(PathBuf, String, bool)> {
         indicatif::ProgressStyle::with_template("build {bar:40} {pos}/{len} shaders {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let outcomes: Vec<Outcome> = rows
-        .par_iter()
-        .map(|r| {
-            let o = build_key(&args.split, r, &dir, manual.as_deref(), &opts, &v);
-            bar.inc(1);
-            o
-        })
+    // Vertex shaders last: vs_pad gives each the inputs its built partners read.
+    let pairs = read_pairs(&args.split.join("shader_pairs.tsv"))?;
+    let (vertex, others): (Vec<&MapRow>, Vec<&MapRow>) =
+        rows.iter().partition(|r| r.stage == "vertex");
+    let build_rows =
+        |rows: &[&MapRow], inputs: &std::collections::HashMap<&str, &[dmsh_reflect::IoVar]>| {
+            rows.par_iter()
+                .map(|r| {
+                    let mut partners = dmsh_fixup::Partners::default();
+                    for f in pairs.get(r.key.as_str()).into_iter().flatten() {
+                        partners.inputs.extend(
+                            inputs
+                                .get(f.as_str())
+                                .into_iter()
+                                .flat_map(|i| i.iter().cloned()),
+                        );
+                    }
+                    let o = build_key(
+                        &args.split,
+                        r,
+                        &dir,
+                        manual.as_deref(),
+                        &opts,
+                        &v,
+                        &partners,
+                    );
+                    bar.inc(1);
+                    o
+                })
+                .collect::<Vec<Outcome>>()
+        };
+    let mut outcomes = build_rows(&others, &Default::default());
+    let inputs = outcomes
+        .iter()
+        .filter(|o| o.stage == "fragment")
+        .map(|o| (o.key.as_str(), o.inputs.as_slice()))
         .collect();
+    let vertex_outcomes = build_rows(&vertex, &inputs);
+    outcomes.extend(vertex_outcomes);
+    outcomes.sort_by(|a, b| a.key.cmp(&b.key));
     bar.finish_and_clear();
     write_atomic(
         &dir.join("_b_build.json"),
@@ -250,6 +329,7 @@ mod tests {
             status,
             step,
             message: msg.into(),
+            inputs: Vec::new(),
         };
         let j = build_json(
             "0123456789ab",

@@ -5,3 +5,4 @@
 pub mod dksh;
 pub mod dksh_render;
 pub mod glsl;
+pub mod translate;

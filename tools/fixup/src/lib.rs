@@ -1,0 +1,81 @@
+//! dmsh-fixup: the Metal build's fix-ups, SPIR-V → SPIR-V before SPIRV-Cross (docs/build.md,
+//! "Fix-ups"). Each is one module under its seed name, a transformation of the translated
+//! module (never a text edit of MSL), so its output is checked by spirv-val and can be run on
+//! a Vulkan device:
+//!
+//! | fix-up | stages | what |
+//! |---|---|---|
+//! | [`single_lane`] (`spv_single_lane`) | vertex, tess_eval | subgroup operations → their exact one-lane values |
+//! | [`pad`] (`vs_pad`) | vertex | outputs the partners read but the shader does not write, at (0, 0, 0, 1) |
+//! | [`depth`] (`vs_depth`) | vertex | a second entry point `main_z`; `main` gets z' = z/2 + w/2 |
+//!
+//! The others the seeds name are done elsewhere: position invariance (the translator decorates
+//! `gl_Position` `Invariant`), unwritten output components (`vs_init`: the translator starts
+//! every output the SPH declares at (0, 0, 0, 1)), native FMA (a translator option).
+//!
+//! [`for_metal`] runs them in that order for one shader and records in its reflection what
+//! changed.
+
+#![warn(missing_docs)]
+
+pub mod depth;
+pub mod module;
+pub mod pad;
+pub mod single_lane;
+
+use dmsh_reflect::{IoVar, Reflection};
+use module::Spirv;
+
+/// Why a fix-up could not be applied.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The words are not a SPIR-V module rspirv reads.
+    #[error("SPIR-V: {0}")]
+    Parse(String),
+    /// The module has something a fix-up does not handle.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// What one shader's partners contribute: the inputs its fragment partners read.
+#[derive(Clone, Debug, Default)]
+pub struct Partners {
+    /// Every input location (and component type) of every fragment partner.
+    pub inputs: Vec<IoVar>,
+}
+
+/// Whether Metal runs `stage` without SIMD-group functions (vertex functions, and the
+/// post-tessellation vertex functions tessellation evaluation becomes).
+pub fn lacks_simdgroups(stage: &str) -> bool {
+    matches!(stage, "vertex" | "tess_eval")
+}
+
+/// Applies every fix-up `refl.stage` needs to `words`; updates `refl` (`fixups`, `outputs`)
+/// and returns the new words.
+pub fn for_metal(
+    words: &[u32],
+    refl: &mut Reflection,
+    partners: &Partners,
+) -> Result<Vec<u32>, Error> {
+    let mut sp = Spirv::parse(words)?;
+    let mut done = Vec::new();
+    if lacks_simdgroups(&refl.stage) {
+        let n = single_lane::run(&mut sp)?;
+        if n.operations + n.builtins > 0 {
+            done.push("spv_single_lane");
+            refl.warp_ops = false;
+        }
+    }
+    if refl.stage == "vertex" {
+        let added = pad::run(&mut sp, &partners.inputs)?;
+        if !added.is_empty() {
+            done.push("vs_pad");
+            refl.outputs.extend(added);
+            refl.outputs.sort_by_key(|o| o.location);
+        }
+        depth::run(&mut sp)?;
+        done.push("vs_depth");
+    }
+    refl.fixups.extend(done.iter().map(|s| s.to_string()));
+    Ok(sp.assemble())
+}

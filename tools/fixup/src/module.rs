@@ -1,0 +1,307 @@
+//! A SPIR-V module being rewritten: fresh ids, types and constants found or added, the
+//! entry point, decorations and built-in variables looked up. Shared by every fix-up.
+
+use crate::Error;
+use rspirv::binary::Assemble;
+use rspirv::dr::{Instruction, Module, Operand};
+use spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
+use std::collections::HashMap;
+
+/// A module being rewritten by the fix-ups.
+pub struct Spirv {
+    /// The module.
+    pub m: Module,
+}
+
+/// `OpX` with `operands`, no result.
+pub fn inst(op: Op, operands: Vec<Operand>) -> Instruction {
+    Instruction::new(op, None, None, operands)
+}
+
+/// `%id = OpX %ty operands`.
+pub fn value(op: Op, ty: Word, id: Word, operands: Vec<Operand>) -> Instruction {
+    Instruction::new(op, Some(ty), Some(id), operands)
+}
+
+/// The id operand `i` of `x`, if it is one.
+pub fn id_operand(x: &Instruction, i: usize) -> Option<Word> {
+    match x.operands.get(i) {
+        Some(Operand::IdRef(w)) => Some(*w),
+        _ => None,
+    }
+}
+
+impl Spirv {
+    /// Parses `words`.
+    pub fn parse(words: &[u32]) -> Result<Self, Error> {
+        rspirv::dr::load_words(words)
+            .map(|m| Spirv { m })
+            .map_err(|e| Error::Parse(e.to_string()))
+    }
+
+    /// The module's words.
+    pub fn assemble(&self) -> Vec<u32> {
+        self.m.assemble()
+    }
+
+    /// A fresh result id.
+    pub fn new_id(&mut self) -> Word {
+        let h = self
+            .m
+            .header
+            .as_mut()
+            .expect("a parsed module has a header");
+        let id = h.bound;
+        h.bound += 1;
+        id
+    }
+
+    /// The id of the global `op` with exactly `operands` (and `result_type`), added when absent.
+    fn global(&mut self, op: Op, result_type: Option<Word>, operands: Vec<Operand>) -> Word {
+        if let Some(i) = self.m.types_global_values.iter().find(|i| {
+            i.class.opcode == op && i.result_type == result_type && i.operands == operands
+        }) {
+            return i.result_id.expect("types and constants have ids");
+        }
+        let id = self.new_id();
+        self.m
+            .types_global_values
+            .push(Instruction::new(op, result_type, Some(id), operands));
+        id
+    }
+
+    /// `OpTypeBool`.
+    pub fn type_bool(&mut self) -> Word {
+        self.global(Op::TypeBool, None, vec![])
+    }
+
+    /// `OpTypeInt width signed`.
+    pub fn type_int(&mut self, width: u32, signed: bool) -> Word {
+        let ops = vec![
+            Operand::LiteralBit32(width),
+            Operand::LiteralBit32(signed as u32),
+        ];
+        self.global(Op::TypeInt, None, ops)
+    }
+
+    /// `OpTypeFloat width`.
+    pub fn type_float(&mut self, width: u32) -> Word {
+        self.global(Op::TypeFloat, None, vec![Operand::LiteralBit32(width)])
+    }
+
+    /// `OpTypeVector elem n`.
+    pub fn type_vector(&mut self, elem: Word, n: u32) -> Word {
+        let ops = vec![Operand::IdRef(elem), Operand::LiteralBit32(n)];
+        self.global(Op::TypeVector, None, ops)
+    }
+
+    /// `OpTypePointer class ty`.
+    pub fn type_pointer(&mut self, class: StorageClass, ty: Word) -> Word {
+        let ops = vec![Operand::StorageClass(class), Operand::IdRef(ty)];
+        self.global(Op::TypePointer, None, ops)
+    }
+
+    /// A 32-bit scalar constant of type `ty` with `bits`.
+    pub fn constant32(&mut self, ty: Word, bits: u32) -> Word {
+        self.global(Op::Constant, Some(ty), vec![Operand::LiteralBit32(bits)])
+    }
+
+    /// `true` or `false`.
+    pub fn constant_bool(&mut self, v: bool) -> Word {
+        let b = self.type_bool();
+        let op = if v {
+            Op::ConstantTrue
+        } else {
+            Op::ConstantFalse
+        };
+        self.global(op, Some(b), vec![])
+    }
+
+    /// `OpConstantComposite ty parts`.
+    pub fn constant_composite(&mut self, ty: Word, parts: &[Word]) -> Word {
+        let ops = parts.iter().map(|&p| Operand::IdRef(p)).collect();
+        self.global(Op::ConstantComposite, Some(ty), ops)
+    }
+
+    /// The global instruction (type, constant, variable) defining `id`.
+    pub fn global_def(&self, id: Word) -> Option<&Instruction> {
+        self.m
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(id))
+    }
+
+    /// What a type is, for building constants of it.
+    pub fn scalar_kind(&self, ty: Word) -> Result<(Kind, u32), Error> {
+        let d = self
+            .global_def(ty)
+            .ok_or_else(|| Error::Unsupported(format!("type %{ty} is not declared")))?;
+        let lit = |i: usize| match d.operands.get(i) {
+            Some(Operand::LiteralBit32(v)) => *v,
+            _ => 0,
+        };
+        Ok(match d.class.opcode {
+            Op::TypeBool => (Kind::Bool, 1),
+            Op::TypeInt if lit(1) == 1 => (Kind::Sint, lit(0)),
+            Op::TypeInt => (Kind::Uint, lit(0)),
+            Op::TypeFloat => (Kind::Float, lit(0)),
+            op => return Err(Error::Unsupported(format!("%{ty} is {op:?}, not a scalar"))),
+        })
+    }
+
+    /// A constant of type `ty` (a scalar or a vector of 32-bit or bool scalars) whose every
+    /// component has `bits` (bool: non-zero is true).
+    pub fn splat(&mut self, ty: Word, bits: u32) -> Result<Word, Error> {
+        let d = self
+            .global_def(ty)
+            .ok_or_else(|| Error::Unsupported(format!("type %{ty} is not declared")))?
+            .clone();
+        if d.class.opcode == Op::TypeVector {
+            let (Some(elem), Some(Operand::LiteralBit32(n))) =
+                (id_operand(&d, 0), d.operands.get(1))
+            else {
+                return Err(Error::Parse(format!("malformed vector type %{ty}")));
+            };
+            let c = self.splat(elem, bits)?;
+            let parts = vec![c; *n as usize];
+            return Ok(self.constant_composite(ty, &parts));
+        }
+        match self.scalar_kind(ty)? {
+            (Kind::Bool, _) => Ok(self.constant_bool(bits != 0)),
+            (_, 32) => Ok(self.constant32(ty, bits)),
+            (k, w) => Err(Error::Unsupported(format!(
+                "a constant of a {w}-bit {k:?} type"
+            ))),
+        }
+    }
+
+    /// The decorations of `id` (`OpDecorate id D …`).
+    pub fn decorations(&self, id: Word) -> impl Iterator<Item = &Instruction> {
+        self.m
+            .annotations
+            .iter()
+            .filter(move |a| a.class.opcode == Op::Decorate && id_operand(a, 0) == Some(id))
+    }
+
+    /// The literal of decoration `d` on `id` (Location, Binding, …).
+    pub fn decoration_literal(&self, id: Word, d: Decoration) -> Option<u32> {
+        self.decorations(id)
+            .find_map(|a| match a.operands.get(1..3) {
+                Some([Operand::Decoration(x), Operand::LiteralBit32(v)]) if *x == d => Some(*v),
+                _ => None,
+            })
+    }
+
+    /// The built-in `id` is decorated with.
+    pub fn builtin_of(&self, id: Word) -> Option<BuiltIn> {
+        self.decorations(id)
+            .find_map(|a| match a.operands.get(1..3) {
+                Some([Operand::Decoration(Decoration::BuiltIn), Operand::BuiltIn(b)]) => Some(*b),
+                _ => None,
+            })
+    }
+
+    /// Module-scope `OpVariable`s of `class`: (variable, pointer type).
+    pub fn variables(&self, class: StorageClass) -> Vec<(Word, Word)> {
+        self.m
+            .types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::Variable
+                    && i.operands.first() == Some(&Operand::StorageClass(class))
+            })
+            .filter_map(|i| Some((i.result_id?, i.result_type?)))
+            .collect()
+    }
+
+    /// The pointee of pointer type `ptr`.
+    pub fn pointee(&self, ptr: Word) -> Option<Word> {
+        let d = self.global_def(ptr)?;
+        (d.class.opcode == Op::TypePointer)
+            .then(|| id_operand(d, 1))
+            .flatten()
+    }
+
+    /// The one entry point: (index in `entry_points`, its function id, its name).
+    pub fn entry(&self) -> Result<(usize, Word, String), Error> {
+        if self.m.entry_points.len() != 1 {
+            return Err(Error::Unsupported(format!(
+                "{} entry points; the fix-ups take modules with one",
+                self.m.entry_points.len()
+            )));
+        }
+        let e = &self.m.entry_points[0];
+        let f = id_operand(e, 1)
+            .ok_or_else(|| Error::Parse("OpEntryPoint without a function".into()))?;
+        let name = match e.operands.get(2) {
+            Some(Operand::LiteralString(s)) => s.clone(),
+            _ => return Err(Error::Parse("OpEntryPoint without a name".into())),
+        };
+        Ok((0, f, name))
+    }
+
+    /// The index in `functions` of function `id`.
+    pub fn function_index(&self, id: Word) -> Result<usize, Error> {
+        self.m
+            .functions
+            .iter()
+            .position(|f| f.def.as_ref().and_then(|d| d.result_id) == Some(id))
+            .ok_or_else(|| Error::Parse(format!("no function %{id}")))
+    }
+
+    /// Adds `var` to every entry point's interface.
+    pub fn add_interface(&mut self, var: Word) {
+        for e in &mut self.m.entry_points {
+            e.operands.push(Operand::IdRef(var));
+        }
+    }
+
+    /// Removes `var` from every entry point's interface, its decorations and names, and the
+    /// variable itself.
+    pub fn remove_variable(&mut self, var: Word) {
+        for e in &mut self.m.entry_points {
+            e.operands.retain(|o| *o != Operand::IdRef(var));
+        }
+        self.m.annotations.retain(|a| id_operand(a, 0) != Some(var));
+        self.m.debug_names.retain(|a| id_operand(a, 0) != Some(var));
+        self.m
+            .types_global_values
+            .retain(|i| i.result_id != Some(var));
+    }
+
+    /// The result type of every value defined in a function (instruction results and
+    /// parameters).
+    pub fn value_types(&self) -> HashMap<Word, Word> {
+        let mut t = HashMap::new();
+        for f in &self.m.functions {
+            for i in f
+                .parameters
+                .iter()
+                .chain(f.blocks.iter().flat_map(|b| b.instructions.iter()))
+            {
+                if let (Some(id), Some(ty)) = (i.result_id, i.result_type) {
+                    t.insert(id, ty);
+                }
+            }
+        }
+        for i in &self.m.types_global_values {
+            if let (Some(id), Some(ty)) = (i.result_id, i.result_type) {
+                t.insert(id, ty);
+            }
+        }
+        t
+    }
+}
+
+/// The kind of a scalar type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `OpTypeBool`.
+    Bool,
+    /// Signed integer.
+    Sint,
+    /// Unsigned integer.
+    Uint,
+    /// Floating point.
+    Float,
+}

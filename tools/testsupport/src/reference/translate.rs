@@ -1,0 +1,143 @@
+//! Our translation of a dksh corpus binary (uam's output) as a render stage, with the I/O,
+//! image-format and sampler types its GLSL source declares (what a title's facts would give:
+//! the binary does not carry them).
+
+use crate::reference::dksh_render;
+use dmsh_ir::lift::{dksh, BindingLayout, CompType, ImageFmt};
+use dmsh_spv::Options;
+use dmsh_vk::render::Stage;
+use std::path::Path;
+
+fn comp_type(ty: &str) -> CompType {
+    if ty.starts_with("uvec") || ty == "uint" {
+        CompType::Uint
+    } else if ty.starts_with("ivec") || ty == "int" {
+        CompType::Sint
+    } else {
+        CompType::Float
+    }
+}
+
+/// Texture slots declared `isampler*` / `usampler*` in the GLSL.
+fn sampler_types(src: &str) -> Vec<(u32, CompType)> {
+    let mut v = Vec::new();
+    for line in src.lines() {
+        let l = line.trim();
+        let Some(b) = l.find("binding") else { continue };
+        let rest = &l[b + 7..];
+        let num: String = rest
+            .chars()
+            .skip_while(|c| !c.is_ascii_digit())
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        let Ok(n) = num.parse::<u32>() else { continue };
+        if l.contains("usampler") {
+            v.push((n, CompType::Uint));
+        } else if l.contains("isampler") {
+            v.push((n, CompType::Sint));
+        }
+    }
+    v
+}
+
+/// Image slots with a format qualifier: `layout(binding = N, rgba8) uniform … image2D`.
+fn image_formats(src: &str) -> Vec<(u32, ImageFmt)> {
+    let mut v = Vec::new();
+    for line in src.lines() {
+        let l = line.trim();
+        if !l.contains("image") || !l.starts_with("layout") {
+            continue;
+        }
+        let Some(inner) = l.split('(').nth(1).and_then(|x| x.split(')').next()) else {
+            continue;
+        };
+        let mut binding = None;
+        let mut fmt = None;
+        for part in inner.split(',') {
+            let p = part.trim();
+            if let Some(b) = p.strip_prefix("binding") {
+                binding = b.trim_start_matches([' ', '=']).trim().parse::<u32>().ok();
+            } else if let Some(f) = ImageFmt::parse(p) {
+                fmt = Some(f);
+            }
+        }
+        if let (Some(b), Some(f)) = (binding, fmt) {
+            v.push((b, f));
+        }
+    }
+    v
+}
+
+/// (clip, cull) distance counts a GLSL source declares (`float gl_ClipDistance[C]`,
+/// `float gl_CullDistance[K]`), when it declares cull distances: what a shader's facts
+/// would give (the binary does not separate them).
+fn clip_cull(src: &str) -> Option<(u32, u32)> {
+    let count = |name: &str| -> u32 {
+        src.lines()
+            .filter_map(|l| {
+                let l = l.trim();
+                let rest = l.strip_prefix("out ").or_else(|| l.strip_prefix("in "))?;
+                let rest = rest.trim_start().strip_prefix("float ")?.trim_start();
+                let n = rest.strip_prefix(name)?.trim_start().strip_prefix('[')?;
+                n.split(']').next()?.trim().parse().ok()
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    let k = count("gl_CullDistance");
+    (k > 0).then(|| (count("gl_ClipDistance"), k))
+}
+
+/// Translates corpus shader `name` (e.g. `vs_basic_mvp.vert`) with I/O types from its GLSL.
+/// `y_transform`: give c\[1\]\[0\] (Mesa's STATE_FB_WPOS_Y_TRANSFORM.x, which uam fills with
+/// 0.0) the value 1.0 a Vulkan framebuffer implies, as the corpus README suggests for
+/// reference comparisons of dFdy / interpolateAtOffset.
+pub fn corpus_stage(dir: &Path, name: &str, y_transform: bool) -> Result<Stage, String> {
+    let bytes = std::fs::read(dir.join(format!("{name}.dksh"))).map_err(|e| e.to_string())?;
+    let mut prog = dksh::parse(&bytes)?;
+    if y_transform {
+        if let Some(w) = prog.cbuf1.first_mut() {
+            *w = 1.0f32.to_bits();
+        }
+    }
+    let mut cfg = dksh::graphics_config(
+        prog.stage,
+        &prog.code,
+        &prog.cbuf1,
+        BindingLayout::deko3d(prog.stage),
+        name,
+    )?;
+    let src = dksh_render::corpus_glsl(dir, name).map_err(|e| e.to_string())?;
+    if let Some(g) = cfg.gfx.as_mut() {
+        g.early_fragment_tests = prog.early_fragment_tests;
+        for v in dksh_render::interface(&src, "in") {
+            if let Some(t) = g.inputs.get_mut(v.location as usize) {
+                *t = comp_type(&v.ty);
+            }
+        }
+        for v in dksh_render::interface(&src, "out") {
+            if let Some(t) = g.outputs.get_mut(v.location as usize) {
+                *t = comp_type(&v.ty);
+            }
+        }
+        for (n, fmt) in image_formats(&src) {
+            if let Some(x) = g.images.get_mut(n as usize) {
+                *x = fmt;
+            }
+        }
+        for (n, t) in sampler_types(&src) {
+            if let Some(x) = g.textures.get_mut(n as usize) {
+                *x = t;
+            }
+        }
+        g.clip_cull = clip_cull(&src);
+    }
+    let out = dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
+        .map_err(|e| e.to_string())?;
+    // One reflection type (dmsh-reflect): the translator's record is what the runner binds.
+    let reflection = out.reflection.clone();
+    Ok(Stage {
+        spirv: out.words,
+        reflection,
+    })
+}
