@@ -69,6 +69,32 @@ fn translate_graphics_stages() {
         "{json}"
     );
 
+    // vs_fullscreen_const writes location 0 only; fs_mrt reads 0, 1 and 2: --partner pads
+    // the other two (vs_pad, dmsh-fixup).
+    let o = dmsh(&[
+        "translate",
+        "--stage",
+        "vertex",
+        "--profile",
+        "deko3d",
+        "--code",
+        corpus("vs_fullscreen_const.vert.dksh").to_str().unwrap(),
+        "--partner",
+        corpus("fs_mrt.frag.dksh").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = dmsh_reflect::Reflection::from_json(
+        &std::fs::read_to_string(out.with_extension("json")).unwrap(),
+    )
+    .unwrap();
+    let locs: Vec<u32> = r.outputs.iter().map(|o| o.location).collect();
+    assert_eq!(
+        (locs, r.fixups),
+        (vec![0, 1, 2], vec!["vs_pad".to_string()])
+    );
+
     // A fragment program given as a vertex shader, and a truncated SPH.
     let o = dmsh(&[
         "translate",

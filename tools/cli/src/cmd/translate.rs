@@ -38,8 +38,9 @@ pub struct Args {
     /// binary does not separate them; default: every written slot is a clip distance).
     #[arg(long)]
     pub clip_cull: Option<String>,
-    /// Graphics: the partner stage's program (DKSH or SPH + code): every generic input it
-    /// reads is declared as an output here, starting at (0,0,0,1).
+    /// Vertex: the partner stage's program (DKSH or SPH + code): every generic input its SPH
+    /// reads and this shader does not write becomes an output at (0,0,0,1) (the build's
+    /// `vs_pad` fix-up, dmsh-fixup, with float components).
     #[arg(long)]
     pub partner: Option<PathBuf>,
     /// Geometry: the input primitive (points, lines, triangles, lines_adjacency,

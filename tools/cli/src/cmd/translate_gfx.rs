@@ -196,9 +196,6 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         io_types(&args.input_types, &mut g.inputs)?;
         io_types(&args.output_types, &mut g.outputs)?;
-        if let Some(p) = &args.partner {
-            g.extra_outputs = partner_inputs(p)?;
-        }
         // --clip-cull, else the facts (manual `clip_cull C K`, or the split table's
         // clip_distances / cull_distances columns).
         g.clip_cull = match &args.clip_cull {
@@ -220,14 +217,36 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         },
     )
     .with_context(|| format!("translating {key}"))?;
-    let bytes: Vec<u8> = out.words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    super::translate::write_out(&args.out, &bytes, &out.reflection.to_json())?;
+    let (mut words, mut refl) = (out.words, out.reflection);
+    if let Some(p) = &args.partner {
+        if stage != Stage::Vertex {
+            bail!("--partner: only vertex shaders are padded for their partners");
+        }
+        let bits = partner_inputs(p)?;
+        let inputs: Vec<dmsh_reflect::IoVar> = (0..32)
+            .filter(|n| bits >> n & 1 == 1)
+            .map(|location| dmsh_reflect::IoVar {
+                location,
+                component_type: "float".into(),
+            })
+            .collect();
+        let mut sp = dmsh_fixup::module::Spirv::parse(&words).map_err(anyhow::Error::msg)?;
+        let added = dmsh_fixup::pad::run(&mut sp, &inputs).map_err(anyhow::Error::msg)?;
+        if !added.is_empty() {
+            words = sp.assemble();
+            refl.outputs.extend(added);
+            refl.outputs.sort_by_key(|o| o.location);
+            refl.fixups.push("vs_pad".into());
+        }
+    }
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    super::translate::write_out(&args.out, &bytes, &refl.to_json())?;
     eprintln!(
         "{key} ({}) → {} ({} words, {} blocks)",
         stage.name(),
         args.out.display(),
-        out.words.len(),
-        out.reflection.blocks
+        words.len(),
+        refl.blocks
     );
     Ok(ExitCode::SUCCESS)
 }

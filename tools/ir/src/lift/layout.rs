@@ -274,9 +274,6 @@ pub struct Gfx {
     pub inputs: [CompType; 32],
     /// Component type per output location (varyings, fragment colour targets).
     pub outputs: [CompType; 32],
-    /// Extra output locations a partner stage reads (bit n = generic n), declared even if the
-    /// SPH does not list them, initialised to (0,0,0,1).
-    pub extra_outputs: u32,
     /// The shader key for error messages.
     pub key: String,
     /// Fragment: early fragment tests (deko3d program header).
@@ -315,7 +312,6 @@ impl Gfx {
             layout,
             inputs: [CompType::Float; 32],
             outputs: [CompType::Float; 32],
-            extra_outputs: 0,
             key: key.into(),
             early_fragment_tests: false,
             tess_param: super::pipeline_state::tess::DEFAULT,

@@ -818,7 +818,7 @@ impl E {
             return Ok(());
         }
         let mut addrs: Vec<(u32, u32)> = Vec::new();
-        let gens = g.sph.output_generics() | g.extra_outputs;
+        let gens = g.sph.output_generics();
         for n in 0..32 {
             if gens >> n & 1 == 1 {
                 for c in 0..4 {
