@@ -6,6 +6,7 @@
 //! | fix-up | stages | what |
 //! |---|---|---|
 //! | [`single_lane`] (`spv_single_lane`) | vertex, tess_eval | subgroup operations → their exact one-lane values |
+//! | [`int_inputs`] (`int_inputs`) | vertex | inputs used only as integers declared `uint` / `sint` |
 //! | [`pad`] (`vs_pad`) | vertex | outputs the partners read but the shader does not write, at (0, 0, 0, 1) |
 //! | [`depth`] (`vs_depth`) | vertex | a second entry point `main_z`; `main` gets z' = z/2 + w/2 |
 //!
@@ -19,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod depth;
+pub mod int_inputs;
 pub mod module;
 pub mod pad;
 pub mod single_lane;
@@ -67,6 +69,15 @@ pub fn for_metal(
         }
     }
     if refl.stage == "vertex" {
+        let typed = int_inputs::run(&mut sp)?;
+        for (loc, ty) in &typed {
+            if let Some(i) = refl.inputs.iter_mut().find(|i| i.location == *loc) {
+                i.component_type = ty.to_string();
+            }
+        }
+        if !typed.is_empty() {
+            done.push("int_inputs");
+        }
         let added = pad::run(&mut sp, &partners.inputs)?;
         if !added.is_empty() {
             done.push("vs_pad");

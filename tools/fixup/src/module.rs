@@ -39,9 +39,57 @@ impl Spirv {
             .map_err(|e| Error::Parse(e.to_string()))
     }
 
-    /// The module's words.
-    pub fn assemble(&self) -> Vec<u32> {
+    /// The module's words. Types and constants the fix-ups added (appended at the end) are
+    /// moved in front of their first user first.
+    pub fn assemble(&mut self) -> Vec<u32> {
+        self.order_globals();
         self.m.assemble()
+    }
+
+    /// Reorders `types_global_values` so that every instruction follows the globals it uses:
+    /// the original order, with each not-yet-placed dependency placed just before its first
+    /// user (cycles through forward pointers keep the original order).
+    fn order_globals(&mut self) {
+        let globals = std::mem::take(&mut self.m.types_global_values);
+        let index: HashMap<Word, usize> = globals
+            .iter()
+            .enumerate()
+            .filter_map(|(k, i)| Some((i.result_id?, k)))
+            .collect();
+        let mut placed = vec![false; globals.len()];
+        let mut order = Vec::with_capacity(globals.len());
+        fn place(
+            k: usize,
+            g: &[Instruction],
+            index: &HashMap<Word, usize>,
+            placed: &mut [bool],
+            order: &mut Vec<usize>,
+        ) {
+            if placed[k] {
+                return;
+            }
+            placed[k] = true;
+            let deps = g[k]
+                .result_type
+                .into_iter()
+                .chain(g[k].operands.iter().filter_map(|o| match o {
+                    Operand::IdRef(w) => Some(*w),
+                    _ => None,
+                }));
+            for d in deps.collect::<Vec<_>>() {
+                if let Some(&j) = index.get(&d) {
+                    if j > k {
+                        place(j, g, index, placed, order);
+                    }
+                }
+            }
+            order.push(k);
+        }
+        for k in 0..globals.len() {
+            place(k, &globals, &index, &mut placed, &mut order);
+        }
+        let mut slots: Vec<Option<Instruction>> = globals.into_iter().map(Some).collect();
+        self.m.types_global_values = order.into_iter().filter_map(|k| slots[k].take()).collect();
     }
 
     /// A fresh result id.

@@ -305,3 +305,74 @@ impl StdinBytes for std::process::Command {
         c.wait_with_output().unwrap()
     }
 }
+
+#[test]
+fn int_inputs_draw_with_integer_vertex_formats() {
+    if !glsl::ready_with_vulkan() {
+        return;
+    }
+    let dir = dksh::corpus_dir();
+    // ivec2 at 1, uint at 2, uvec4 at 3 (integer vertex formats); vec4 at 0, float at 5.
+    let case = dksh_render::cases(&dir)
+        .into_iter()
+        .find(|c| c.vertex == Side::Corpus("vs_multi_attr_int.vert".into()))
+        .expect("the vs_multi_attr_int case");
+    let v = dmsh_testsupport::reference::translate::corpus_stage_untyped_inputs(
+        &dir,
+        "vs_multi_attr_int.vert",
+    )
+    .expect("translates");
+    assert!(v
+        .reflection
+        .inputs
+        .iter()
+        .all(|i| i.component_type == "float"));
+    let mut refl = v.reflection.clone();
+    let words = for_metal(&v.spirv, &mut refl, &Partners::default()).expect("fix-ups");
+    spirv_val(&words).expect("spirv-val");
+    assert_eq!(refl.fixups, ["int_inputs", "vs_depth"]);
+    let types: Vec<(u32, &str)> = refl
+        .inputs
+        .iter()
+        .map(|i| (i.location, i.component_type.as_str()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            (0, "float"),
+            (1, "sint"),
+            (2, "uint"),
+            (3, "uint"),
+            (5, "float")
+        ],
+        "the GLSL's types, found from the uses alone"
+    );
+    let types: Vec<(u32, String)> = types.iter().map(|t| (t.0, t.1.to_string())).collect();
+    let types: Vec<(u32, &str)> = types.iter().map(|t| (t.0, t.1.as_str())).collect();
+    let fixed = Stage {
+        spirv: words,
+        reflection: refl,
+    };
+    let r = dksh_render::check_translation(&dir, &case, Some(with_entry(fixed, "main_z")), None)
+        .expect("draws");
+    println!("int_inputs: {:?}", r.targets);
+    assert!(r.ok(0.999), "{r:?}");
+    // The declared types agree with the integer vertex formats the draw binds, which is what
+    // Metal requires (lavapipe, unlike Metal, would also pass the raw bits to a float input,
+    // so the untyped module drawing right there proves nothing).
+    for a in &case.attributes {
+        let f = format!("{:?}", a.format);
+        let want = if f.ends_with("SINT") {
+            "sint"
+        } else if f.ends_with("UINT") {
+            "uint"
+        } else {
+            "float"
+        };
+        assert_eq!(
+            types.iter().find(|t| t.0 == a.location).map(|t| t.1),
+            Some(want),
+            "{f}"
+        );
+    }
+}

@@ -93,6 +93,16 @@ fn clip_cull(src: &str) -> Option<(u32, u32)> {
 /// 0.0) the value 1.0 a Vulkan framebuffer implies, as the corpus README suggests for
 /// reference comparisons of dFdy / interpolateAtOffset.
 pub fn corpus_stage(dir: &Path, name: &str, y_transform: bool) -> Result<Stage, String> {
+    stage(dir, name, y_transform, true)
+}
+
+/// [`corpus_stage`] without the input types of the GLSL: every input is `float`, as the
+/// translator declares it when a title's facts say nothing (what `int_inputs` starts from).
+pub fn corpus_stage_untyped_inputs(dir: &Path, name: &str) -> Result<Stage, String> {
+    stage(dir, name, false, false)
+}
+
+fn stage(dir: &Path, name: &str, y_transform: bool, typed_inputs: bool) -> Result<Stage, String> {
     let bytes = std::fs::read(dir.join(format!("{name}.dksh"))).map_err(|e| e.to_string())?;
     let mut prog = dksh::parse(&bytes)?;
     if y_transform {
@@ -110,7 +120,10 @@ pub fn corpus_stage(dir: &Path, name: &str, y_transform: bool) -> Result<Stage, 
     let src = dksh_render::corpus_glsl(dir, name).map_err(|e| e.to_string())?;
     if let Some(g) = cfg.gfx.as_mut() {
         g.early_fragment_tests = prog.early_fragment_tests;
-        for v in dksh_render::interface(&src, "in") {
+        for v in dksh_render::interface(&src, "in")
+            .into_iter()
+            .filter(|_| typed_inputs)
+        {
             if let Some(t) = g.inputs.get_mut(v.location as usize) {
                 *t = comp_type(&v.ty);
             }
