@@ -65,6 +65,7 @@
 //! [`passes::PASSES`] lists them in order; each is one module with a unit test on a small
 //! hand-built function.
 
+pub mod const_reads;
 pub mod dom;
 pub mod gfx;
 pub mod ir;

@@ -69,6 +69,13 @@ pub struct Resource {
     /// `sbuf_ubo` only: the byte offset of that address (low word first) in the uniform buffer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u32>,
+    /// `cbuf` only: the guest byte ranges `[start, end)` of the bank read at constant offsets,
+    /// sorted and merged (for c\[0\], the driver segment: the words the host must fill).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<[u32; 2]>,
+    /// `cbuf` only: some read's offset is computed at run time (not in `reads`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reads_dynamic: bool,
 }
 
 fn is_zero(x: &u32) -> bool {
@@ -415,6 +422,7 @@ mod tests {
             separate,
             ubo: None,
             offset: None,
+            ..Default::default()
         }
     }
 

@@ -1835,9 +1835,11 @@ pub(crate) fn emit_planned(
     let warp_ops = e.warp_ops;
     let words = std::mem::take(&mut e.b).assemble();
     let mut resources = Vec::new();
+    let reads = dmsh_ir::const_reads::const_reads(f);
     for bank in &sh.banks {
         if let BankSource::Buffer { guest_offset, size } = bank.source {
             if const_banks[bank.bank as usize] {
+                let r = reads.get(&bank.bank).cloned().unwrap_or_default();
                 resources.push(Resource {
                     kind: "cbuf".into(),
                     bank: bank.bank as u32,
@@ -1851,6 +1853,8 @@ pub(crate) fn emit_planned(
                     metal_sampler: None,
                     ubo: None,
                     offset: None,
+                    reads: r.ranges,
+                    reads_dynamic: r.dynamic,
                 });
             }
         }
@@ -1887,6 +1891,7 @@ pub(crate) fn emit_planned(
                     metal_sampler: None,
                     ubo: None,
                     offset: None,
+                    ..Default::default()
                 });
             }
             continue;
@@ -1908,6 +1913,7 @@ pub(crate) fn emit_planned(
             metal_sampler: None,
             ubo: None,
             offset: None,
+            ..Default::default()
         };
         let mut samp = e.gx.tex_samp.get(&slot).copied().unwrap_or(0);
         if slot >= dmsh_ir::TEX_UBO {
@@ -1953,6 +1959,7 @@ pub(crate) fn emit_planned(
             metal_sampler: None,
             ubo: None,
             offset: None,
+            ..Default::default()
         });
     }
     if let Some(s) = e.gx.samp_conflicts.first() {
@@ -1975,6 +1982,7 @@ pub(crate) fn emit_planned(
             metal_sampler: None,
             ubo: None,
             offset: None,
+            ..Default::default()
         });
     }
     let io = |m: &std::collections::BTreeMap<u32, dmsh_ir::lift::CompType>| {

@@ -319,6 +319,7 @@ impl E {
                     metal_sampler: None,
                     ubo: u.map(|u| u.ubo as u32),
                     offset: u.map(|u| u.offset),
+                    ..Default::default()
                 }
             })
             .collect()
