@@ -544,21 +544,19 @@ impl<'a> Cx<'a> {
     }
 
     /// The typed modifier `M` of field `f` (`None` when the form lacks the field). A form that
-    /// has `f` with another enum of the table is an error: the lifter asked for the wrong type
-    /// ([`Instr::modifier_as`] alone would read it as an absent field and silently take the
-    /// default).
+    /// has `f` with another enum of the table is [`LiftError::ModifierEnum`]: the lifter asked
+    /// for the wrong type ([`Instr::modifier_as`] alone would read it as an absent field and
+    /// silently take the default).
     pub fn modifier<M: Modifier<Isa = Maxwell>>(&self, i: &Instr, f: Field) -> Result<Option<M>> {
         match i.modifier_as::<M>(f) {
             Some(m) => Ok(Some(m)),
             // The form has the field as an enum (`modifier` gives its text), not as `M`.
-            None if i.modifier(f).is_some() => Err(self.unsupported(
-                i,
-                format!(
-                    "field {} is not of enum {} in this form",
-                    f.name(),
-                    M::TABLE_NAME
-                ),
-            )),
+            None if i.modifier(f).is_some() => Err(LiftError::ModifierEnum {
+                offset: self.addr,
+                mnemonic: format!("{} ({})", i.opcode().name(), i.form_name()),
+                field: f.name(),
+                expected: M::TABLE_NAME,
+            }),
             None => Ok(None),
         }
     }
