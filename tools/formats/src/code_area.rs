@@ -8,6 +8,8 @@
 //!   compute = instructions at +0.
 
 use crate::code::{Layout, COMPUTE_MAGIC, GFX_MAGIC, HEADER_SIZE};
+pub use crate::dksh::is_dksh;
+use crate::dksh::{Dksh, DkshError};
 use crate::sph::{Sph, SPH_SIZE};
 
 /// One program found in a code area or container.
@@ -23,38 +25,6 @@ pub struct Program {
     pub code_end: usize,
 }
 
-/// Why a container could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LayoutError {
-    /// The input is shorter than its header says.
-    Truncated {
-        /// Bytes the header asks for.
-        need: usize,
-        /// Bytes there are.
-        have: usize,
-    },
-    /// A DKSH header field is out of range.
-    BadDksh(String),
-}
-
-impl std::fmt::Display for LayoutError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LayoutError::Truncated { need, have } => {
-                write!(f, "truncated input: need {need:#x} bytes, have {have:#x}")
-            }
-            LayoutError::BadDksh(m) => write!(f, "bad DKSH header: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for LayoutError {}
-
-fn u32_at(b: &[u8], off: usize) -> Option<u32> {
-    b.get(off..off + 4)
-        .map(|s| u32::from_le_bytes(s.try_into().expect("4 bytes")))
-}
-
 fn plausible_sph(b: &[u8], off: usize) -> Option<Sph> {
     Sph::parse(b.get(off..)?).filter(|s| s.plausible())
 }
@@ -63,7 +33,7 @@ fn plausible_sph(b: &[u8], off: usize) -> Option<Sph> {
 /// `*.code.bin`).
 pub fn locate_code_area(b: &[u8]) -> Program {
     let end = b.len() & !7;
-    match u32_at(b, 0) {
+    match crate::bytes::u32le(b, 0) {
         Some(GFX_MAGIC) => {
             return Program {
                 kind: "NVN graphics code area",
@@ -106,88 +76,36 @@ pub fn locate_code_area(b: &[u8]) -> Program {
     }
 }
 
-/// Whether the bytes start with a DKSH header.
-pub fn is_dksh(b: &[u8]) -> bool {
-    b.starts_with(b"DKSH")
-}
-
-/// Locates every program of a DKSH container. Each program's code runs from its entry
-/// point (after the SPH for graphics) to the next program or the `c[1]` data, whichever
-/// comes first, else to the end of the code section.
-pub fn locate_dksh(b: &[u8]) -> Result<Vec<Program>, LayoutError> {
-    let need = |n: usize| {
-        if b.len() < n {
-            Err(LayoutError::Truncated {
-                need: n,
-                have: b.len(),
-            })
-        } else {
-            Ok(())
-        }
-    };
-    need(0x18)?;
-    let control_sz = u32_at(b, 8).unwrap_or(0) as usize;
-    let code_sz = u32_at(b, 12).unwrap_or(0) as usize;
-    let programs_off = u32_at(b, 16).unwrap_or(0) as usize;
-    let num = u32_at(b, 20).unwrap_or(0) as usize;
-    if num > 64 {
-        return Err(LayoutError::BadDksh(format!("{num} programs")));
-    }
-    let code_end = control_sz
-        .checked_add(code_sz)
-        .ok_or_else(|| LayoutError::BadDksh("sizes overflow".into()))?;
-    need(code_end)?;
-    need(programs_off + num * 64)?;
-    let mut starts = Vec::new();
-    for i in 0..num {
-        let h = programs_off + i * 64;
-        let ty = u32_at(b, h).unwrap_or(0);
-        let entry = u32_at(b, h + 4).unwrap_or(0) as usize;
-        let cb1_off = u32_at(b, h + 12).unwrap_or(0) as usize;
-        let cb1_sz = u32_at(b, h + 16).unwrap_or(0) as usize;
-        if entry >= code_sz {
-            return Err(LayoutError::BadDksh(format!(
-                "program {i}: entry point {entry:#x} outside code"
-            )));
-        }
-        starts.push((ty, entry, if cb1_sz > 0 { Some(cb1_off) } else { None }));
-    }
-    let mut out = Vec::new();
-    for (i, &(ty, entry, cb1)) in starts.iter().enumerate() {
-        let compute = ty == 5;
-        let (sph, first) = if compute {
-            (None, entry)
-        } else {
-            (Sph::parse(&b[control_sz + entry..]), entry + SPH_SIZE)
-        };
-        let mut end = code_sz;
-        for &(_, e, _) in &starts {
-            if e > entry && e < end {
-                end = e.saturating_sub(if compute { 0 } else { 0x30 });
+/// Locates every program of a DKSH container ([`crate::dksh`]): each program's instructions
+/// run from its entry point (after the SPH for graphics) to [`Dksh::program_end`], rounded
+/// down to whole instructions.
+pub fn locate_dksh(b: &[u8]) -> Result<Vec<Program>, DkshError> {
+    let d = Dksh::parse(b)?;
+    let base = d.control_size;
+    let kinds = [
+        "vertex",
+        "fragment",
+        "geometry",
+        "tess-control",
+        "tess-eval",
+        "compute",
+    ];
+    Ok(d.programs
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let (sph, first) = if p.is_compute() {
+                (None, p.entry)
+            } else {
+                (Sph::parse(&b[base + p.entry..]), p.entry + SPH_SIZE)
+            };
+            let end = d.program_end(k);
+            Program {
+                kind: kinds.get(p.kind as usize).copied().unwrap_or("unknown"),
+                sph,
+                code_start: base + first.min(end),
+                code_end: (base + end) & !7,
             }
-        }
-        if let Some(c) = cb1 {
-            if c > entry && c < end {
-                end = c;
-            }
-        }
-        let _ = i;
-        let kinds = [
-            "vertex",
-            "fragment",
-            "geometry",
-            "tess-control",
-            "tess-eval",
-            "compute",
-        ];
-        let kind = kinds.get(ty as usize).copied().unwrap_or("unknown");
-        let start = (control_sz + first).min(control_sz + end);
-        out.push(Program {
-            kind,
-            sph,
-            code_start: start,
-            code_end: (control_sz + end) & !7,
-        });
-    }
-    Ok(out)
+        })
+        .collect())
 }

@@ -4,7 +4,7 @@
 //!
 //! First use: the MOV / MOV32I quad-lane write mask (`lift/int.rs` `quad_lane_masked`).
 
-use dmsh_ir::lift::{lift, Abi, Config};
+use dmsh_ir::lift::{dksh, lift, lift_graphics, Abi, BindingLayout, Config, LiftError};
 use dmsh_ir::{Function, Op, Shader, Sys, Value};
 use dmsh_ir::{Reg, RegFile};
 
@@ -13,19 +13,25 @@ const CTRL: u64 = 0x001f_8000_fc00_07e0;
 /// `EXIT` (nvdisasm: `EXIT ;`).
 const EXIT: u64 = 0xe300_0000_0007_000f;
 
-/// Lifts `words` (instructions only) as a compute stream: CTRL before every three.
-fn lift_words(words: &[u64]) -> Shader {
+/// `words` (instructions only) and EXIT as a code stream after `prefix` (an SPH for
+/// graphics): CTRL before every three.
+fn stream(prefix: &[u8], words: &[u64]) -> Vec<u8> {
     let mut all: Vec<u64> = words.to_vec();
     all.push(EXIT);
-    let mut code = Vec::new();
+    let mut code = prefix.to_vec();
     for chunk in all.chunks(3) {
         code.extend_from_slice(&CTRL.to_le_bytes());
         for w in chunk {
             code.extend_from_slice(&w.to_le_bytes());
         }
     }
+    code
+}
+
+/// Lifts `words` (instructions only) as a compute stream.
+fn lift_words(words: &[u64]) -> Shader {
     let cfg = Config::compute(Abi::Nvn, [1, 1, 1]);
-    lift(&code, &cfg).expect("lifts")
+    lift(&stream(&[], words), &cfg).expect("lifts")
 }
 
 /// Every register write of the entry block, in order: (register, value written).
@@ -148,4 +154,76 @@ fn mov32i_quad_lane_mask() {
             }
         }
     }
+}
+
+/// xorshift64*: the random field bits of `every_form_reads_its_modifiers_with_the_tables_enums`.
+fn next(s: &mut u64) -> u64 {
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    s.wrapping_mul(0x2545_f491_4f6c_dd1d)
+}
+
+/// The SPH and lifting configuration of a corpus graphics program (deko3d layout).
+fn graphics(name: &str) -> (Vec<u8>, Config) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/dksh");
+    let prog = dksh::parse(&std::fs::read(dir.join(name)).expect("corpus file")).expect("DKSH");
+    let layout = BindingLayout::deko3d(prog.stage);
+    let cfg = dksh::graphics_config(prog.stage, &prog.code, &prog.cbuf1, layout, name)
+        .expect("graphics config");
+    (prog.code[..0x50].to_vec(), cfg)
+}
+
+/// The lifter reads every form's modifier fields with the enums the table gives that form
+/// (`Cx::modifier` reports another as `LiftError::ModifierEnum`, a translator bug): words of
+/// every form (its fixed bits, random field bits), each lifted alone as compute, vertex and
+/// fragment code. Other errors (no semantics, a branch outside the code) are expected.
+#[test]
+fn every_form_reads_its_modifiers_with_the_tables_enums() {
+    let compute = Config::compute(Abi::Nvn, [32, 1, 1]);
+    let (vs_sph, vs) = graphics("vs_basic_mvp.vert.dksh");
+    let (fs_sph, fs) = graphics("fs_tex2d_basic.frag.dksh");
+    let forms = &dmsh_isa::table::table().forms;
+    let mut seed = 0x5eed_f00d_u64;
+    let (mut tried, mut lifted, mut covered) = (0usize, 0usize, 0usize);
+    let mut wrong = Vec::new();
+    for f in forms {
+        let mut any = false;
+        for _ in 0..24 {
+            let w = f.value | (next(&mut seed) & !f.mask);
+            match dmsh_isa::decode(w) {
+                Ok(i) if i.form_name() == f.name => {}
+                _ => continue,
+            }
+            any = true;
+            for (sph, cfg) in [(&[][..], &compute), (&vs_sph[..], &vs), (&fs_sph[..], &fs)] {
+                tried += 1;
+                let code = stream(sph, &[w]);
+                let r = if sph.is_empty() {
+                    lift(&code, cfg).map(|_| ())
+                } else {
+                    lift_graphics(&code, cfg).map(|_| ())
+                };
+                match r {
+                    Ok(()) => lifted += 1,
+                    Err(e @ LiftError::ModifierEnum { .. }) => {
+                        wrong.push(format!("{w:#018x}: {e}"))
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
+        covered += any as usize;
+    }
+    println!(
+        "{covered} of {} forms, {tried} liftings, {lifted} lifted, {} read a modifier with another enum",
+        forms.len(),
+        wrong.len()
+    );
+    assert!(
+        covered * 10 > forms.len() * 9,
+        "random words reach most forms"
+    );
+    assert!(lifted * 2 > tried, "most instructions lift");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

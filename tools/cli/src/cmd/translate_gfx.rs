@@ -107,7 +107,7 @@ fn clip_cull(s: &str) -> anyhow::Result<(u32, u32)> {
 /// The generic inputs (bit n = generic n) the partner program's SPH says it reads.
 fn partner_inputs(path: &Path) -> anyhow::Result<u32> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let code = if bytes.starts_with(b"DKSH") {
+    let code = if dmsh_formats::dksh::is_dksh(&bytes) {
         dksh::parse(&bytes).map_err(anyhow::Error::msg)?.code
     } else {
         bytes
@@ -130,7 +130,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     } else {
         path.display().to_string()
     };
-    let is_dksh = bytes.starts_with(b"DKSH");
+    let is_dksh = dmsh_formats::dksh::is_dksh(&bytes);
     let (code, cbuf1, efs, tess) = if is_dksh {
         let p = dksh::parse(&bytes).map_err(anyhow::Error::msg)?;
         if p.stage != stage {

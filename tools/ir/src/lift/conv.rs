@@ -4,23 +4,34 @@
 use super::float::{ftz, saturate};
 use super::{Cx, Result};
 use crate::ir::{Op, Round, Type, Value};
+use dmsh_isa::mods::{self, Ftype, Itype};
 use dmsh_isa::{Field, Instr, Opcode};
 
-fn ftype(i: &Instr, f: Field) -> Option<Type> {
-    match i.modifier(f)? {
-        ".F16" => Some(Type::F16),
-        ".F32" => Some(Type::F32),
-        ".F64" => Some(Type::F64),
-        _ => None,
-    }
+/// A float type field (`SrcType`/`DstType`, `mods::Ftype`); `None` when the form has none.
+fn ftype(cx: &Cx, i: &Instr, f: Field) -> Result<Option<Type>> {
+    Ok(cx.modifier::<Ftype>(i, f)?.map(|t| match t {
+        Ftype::F16 => Type::F16,
+        Ftype::F32 => Type::F32,
+        Ftype::F64 => Type::F64,
+    }))
 }
 
-/// (bits, signed) of an integer type name.
-fn itype(i: &Instr, f: Field) -> Option<(u32, bool)> {
-    let m = i.modifier(f)?;
-    let signed = m.starts_with(".S");
-    let bits = m[2..].parse().ok()?;
-    Some((bits, signed))
+/// (bits, signed) of an integer type field: `mods::Itype`, or `mods::I16` (the source of the
+/// 16-bit I2F/I2I forms); `None` when the form has none.
+fn itype(cx: &Cx, i: &Instr, f: Field) -> Result<Option<(u32, bool)>> {
+    if let Some(t) = i.modifier_as::<mods::I16>(f) {
+        return Ok(Some((16, t == mods::I16::S16)));
+    }
+    Ok(cx.modifier::<Itype>(i, f)?.map(|t| match t {
+        Itype::U8 => (8, false),
+        Itype::U16 => (16, false),
+        Itype::U32 => (32, false),
+        Itype::U64 => (64, false),
+        Itype::S8 => (8, true),
+        Itype::S16 => (16, true),
+        Itype::S32 => (32, true),
+        Itype::S64 => (64, true),
+    }))
 }
 
 /// Reads the float source operand B of a conversion.
@@ -32,11 +43,8 @@ fn fsrc(cx: &mut Cx, i: &Instr, t: Type) -> Result<Value> {
         }
         Type::F16 => {
             let b = cx.src_b(i)?;
-            let off = if i.modifier(Field::SelB) == Some(".H1") {
-                16
-            } else {
-                0
-            };
+            let high = cx.modifier::<mods::Hsel>(i, Field::SelB)? == Some(mods::Hsel::H1);
+            let off = if high { 16 } else { 0 };
             let h = cx.bits(b, off, 16);
             let h = cx.emit(Op::Bitcast, Type::F16, &[h]);
             cx.emit(Op::FConvert(Round::Rn), Type::F32, &[h])
@@ -70,19 +78,21 @@ fn fc(cx: &mut Cx, t: Type, v: f64) -> Value {
 
 /// Rounds to an integral value without GLSL round/trunc (lavapipe gets f64 ones wrong for
 /// |x| ≥ 2^31): floor/ceil based, keeping ±0, ∞ and NaN.
-pub fn round_int(cx: &mut Cx, x: Value, mode: &str) -> Value {
+/// The mode is the direction: `Rn` to the nearest (ties to even), `Rm` down (floor), `Rp` up
+/// (ceil), `Rz` toward zero (trunc).
+pub fn round_int(cx: &mut Cx, x: Value, mode: Round) -> Value {
     let t = cx.f.ty(x);
     let fl = cx.un(Op::FFloor, x);
     let r = match mode {
-        "floor" => fl,
-        "ceil" => cx.un(Op::FCeil, x),
-        "trunc" => {
+        Round::Rm => fl,
+        Round::Rp => cx.un(Op::FCeil, x),
+        Round::Rz => {
             let ce = cx.un(Op::FCeil, x);
             let z = fc(cx, t, 0.0);
             let neg = cx.cmp(Op::FOLt, x, z);
             cx.sel(neg, ce, fl)
         }
-        _ => {
+        Round::Rn => {
             let nfl = cx.un(Op::FNeg, fl);
             let d = cx.emit(Op::FAdd(Round::Rn), t, &[x, nfl]);
             let half = fc(cx, t, 0.5);
@@ -142,18 +152,28 @@ fn write_float(cx: &mut Cx, i: &Instr, t: Type, r: Value) {
 
 /// Reads the integer source of I2F/I2I: (value as U32 or U64, bits, signed).
 fn isrc(cx: &mut Cx, i: &Instr) -> Result<(Value, u32, bool)> {
-    let (bits, s) = itype(i, Field::SrcType).ok_or_else(|| cx.unsupported(i, "source type"))?;
+    let (bits, s) =
+        itype(cx, i, Field::SrcType)?.ok_or_else(|| cx.unsupported(i, "source type"))?;
     if bits == 64 {
         let v = cx.src_b64(i)?;
         return Ok((v, 64, s));
     }
     let b = cx.src_b(i)?;
     // Byte selectors (8- and 32-bit forms, BSEL) and the upper half (16-bit forms, HSEL2).
-    let sel = match i.modifier(Field::SelB).unwrap_or("") {
-        ".B1" => 8,
-        ".B2" | ".H1" => 16,
-        ".B3" => 24,
-        _ => 0,
+    let sel = if let Some(h) = i.modifier_as::<mods::Hsel2>(Field::SelB) {
+        if h == mods::Hsel2::H1 {
+            16
+        } else {
+            0
+        }
+    } else {
+        use mods::Bsel;
+        match cx.modifier::<Bsel>(i, Field::SelB)? {
+            Some(Bsel::B1) => 8,
+            Some(Bsel::B2) => 16,
+            Some(Bsel::B3) => 24,
+            Some(Bsel::Default) | None => 0,
+        }
     };
     let v = if bits == 32 {
         b
@@ -173,19 +193,24 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     }
     match i.opcode() {
         O::F2f => {
-            let st = ftype(i, Field::SrcType).ok_or_else(|| cx.unsupported(i, "source type"))?;
-            let dt =
-                ftype(i, Field::DstType).ok_or_else(|| cx.unsupported(i, "destination type"))?;
+            let st =
+                ftype(cx, i, Field::SrcType)?.ok_or_else(|| cx.unsupported(i, "source type"))?;
+            let dt = ftype(cx, i, Field::DstType)?
+                .ok_or_else(|| cx.unsupported(i, "destination type"))?;
             // An f16 source is read as its (exact) f32 value, modifiers applied there.
             let x = fsrc(cx, i, st)?;
-            let m = i.modifier(Field::Rnd).unwrap_or("");
+            use mods::F2rnd;
+            let m = cx
+                .modifier::<F2rnd>(i, Field::Rnd)?
+                .unwrap_or(F2rnd::Default);
             let mut r = if st == dt {
+                // Same type: `.ROUND`/`.FLOOR`/`.CEIL`/`.TRUNC` round to an integral value.
                 let r = match m {
-                    ".ROUND" => round_int(cx, x, "even"),
-                    ".FLOOR" => round_int(cx, x, "floor"),
-                    ".CEIL" => round_int(cx, x, "ceil"),
-                    ".TRUNC" => round_int(cx, x, "trunc"),
-                    _ => x,
+                    F2rnd::Round => round_int(cx, x, Round::Rn),
+                    F2rnd::Floor => round_int(cx, x, Round::Rm),
+                    F2rnd::Ceil => round_int(cx, x, Round::Rp),
+                    F2rnd::Trunc => round_int(cx, x, Round::Rz),
+                    F2rnd::Default | F2rnd::Rm | F2rnd::Rp | F2rnd::Rz => x,
                 };
                 // F16 → F16: back to f16, exact (the value came from an f16, |x|, −x and
                 // integral rounding of it are f16 values again).
@@ -196,10 +221,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 }
             } else {
                 let rnd = match m {
-                    ".RM" | ".FLOOR" => Round::Rm,
-                    ".RP" | ".CEIL" => Round::Rp,
-                    ".RZ" | ".TRUNC" => Round::Rz,
-                    _ => Round::Rn,
+                    F2rnd::Rm | F2rnd::Floor => Round::Rm,
+                    F2rnd::Rp | F2rnd::Ceil => Round::Rp,
+                    F2rnd::Rz | F2rnd::Trunc => Round::Rz,
+                    F2rnd::Default | F2rnd::Round => Round::Rn,
                 };
                 cx.emit(Op::FConvert(rnd), dt, &[x])
             };
@@ -218,16 +243,18 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             write_float(cx, i, dt, r);
         }
         O::F2i => {
-            let st = ftype(i, Field::SrcType).ok_or_else(|| cx.unsupported(i, "source type"))?;
-            let (bits, s) =
-                itype(i, Field::DstType).ok_or_else(|| cx.unsupported(i, "destination type"))?;
+            let st =
+                ftype(cx, i, Field::SrcType)?.ok_or_else(|| cx.unsupported(i, "source type"))?;
+            let (bits, s) = itype(cx, i, Field::DstType)?
+                .ok_or_else(|| cx.unsupported(i, "destination type"))?;
             let x = fsrc(cx, i, st)?;
             let t = cx.f.ty(x);
-            let mode = match i.modifier(Field::Rnd).unwrap_or("") {
-                ".FLOOR" => "floor",
-                ".CEIL" => "ceil",
-                ".TRUNC" => "trunc",
-                _ => "even",
+            use mods::F2irnd;
+            let mode = match cx.modifier::<F2irnd>(i, Field::Rnd)? {
+                Some(F2irnd::Floor) => Round::Rm,
+                Some(F2irnd::Ceil) => Round::Rp,
+                Some(F2irnd::Trunc) => Round::Rz,
+                Some(F2irnd::Default) | None => Round::Rn,
             };
             let r = round_int(cx, x, mode);
             let (lo_f, hi_f) = if s {
@@ -276,8 +303,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             }
         }
         O::I2f => {
-            let dt =
-                ftype(i, Field::DstType).ok_or_else(|| cx.unsupported(i, "destination type"))?;
+            let dt = ftype(cx, i, Field::DstType)?
+                .ok_or_else(|| cx.unsupported(i, "destination type"))?;
             let (mut v, bits, s) = isrc(cx, i)?;
             if i.flag(Field::AbsB) {
                 let z = if bits == 64 { cx.c64(0) } else { cx.c32(0) };
@@ -288,13 +315,13 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             if i.flag(Field::NegB) {
                 v = cx.un(Op::INeg, v);
             }
-            let rnd = Cx::rnd(i);
+            let rnd = cx.rnd(i)?;
             let r = cx.emit(if s { Op::SToF(rnd) } else { Op::UToF(rnd) }, dt, &[v]);
             write_float(cx, i, dt, r);
         }
         O::I2i => {
-            let (db, ds) =
-                itype(i, Field::DstType).ok_or_else(|| cx.unsupported(i, "destination type"))?;
+            let (db, ds) = itype(cx, i, Field::DstType)?
+                .ok_or_else(|| cx.unsupported(i, "destination type"))?;
             let (mut v, sb, ss) = isrc(cx, i)?;
             if sb == 64 || db == 64 {
                 return Err(cx.unsupported(i, "64-bit I2I"));

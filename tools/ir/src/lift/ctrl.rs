@@ -4,6 +4,7 @@
 use super::{Cx, Result};
 use crate::ir::{Op, StackKind, Terminator, Type, Value};
 use crate::shader::Stage;
+use dmsh_isa::mods::{Bptm, Ccn, Cct, Ccx};
 use dmsh_isa::{Field, Instr, Opcode};
 
 /// Whether the instruction ends its block.
@@ -40,16 +41,23 @@ pub fn handles_guard(op: Opcode) -> bool {
 /// The condition-code test of a control-flow instruction (`EXIT CC.NEU`, `BRA CC.EQ, …`) as a
 /// condition; `None` when there is none or it is `CC.T`. The lifter ANDs it with the guard.
 pub fn cc_condition(cx: &mut Cx, i: &Instr) -> Result<Option<Value>> {
-    let Some(t) = i.modifier(Field::CcTest) else {
-        return Ok(None);
+    // `CcTest` is `mods::Cct` (branches) or `mods::Ccx` (KIL, EXIT, SYNC, …): both list
+    // CSETP's tests (`mods::Ccn`) at the same values, printed `CC.LT` (`CC.LT,`), `CC.T` as
+    // nothing (see `cc_tests_share_their_values` in the tests below).
+    let value = match i.modifier_as::<Cct>(Field::CcTest) {
+        Some(t) => t.value(),
+        None => match cx.modifier::<Ccx>(i, Field::CcTest)? {
+            Some(t) => t.value(),
+            None => return Ok(None),
+        },
     };
-    let name = t.trim_end_matches(',').trim_start_matches("CC");
-    if name.is_empty() || name == ".T" {
-        return Ok(None);
-    }
-    super::int::flag_test(cx, name)
+    let t = match Ccn::from_value(value) {
+        None | Some(Ccn::T) => return Ok(None),
+        Some(t) => t,
+    };
+    super::int::flag_test(cx, t)
         .map(Some)
-        .ok_or_else(|| cx.unsupported(i, format!("condition-code test {t}")))
+        .ok_or_else(|| cx.unsupported(i, format!("condition-code test CC{t}")))
 }
 
 /// Lifts one control-flow instruction.
@@ -170,8 +178,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             });
             Ok(())
         }
-        O::Bpt => match i.modifier(Field::Mode) {
-            Some(".TRAP") => {
+        O::Bpt => match cx.modifier::<Bptm>(i, Field::Mode)? {
+            Some(Bptm::Trap) => {
                 cx.finish(Terminator::Exit);
                 Ok(())
             }
@@ -188,5 +196,38 @@ pub fn norm(t: u32) -> u32 {
         t + 8
     } else {
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use dmsh_isa::mods::{Ccn, Cct, Ccx};
+
+    /// `cc_condition` reads a branch's or EXIT's test as the CSETP test of the same value: the
+    /// table's CCT and CCX lines must name CCN's tests in CCN's order (CCT with a comma).
+    #[test]
+    fn cc_tests_share_their_values() {
+        let texts = |v: u64| {
+            let n = Ccn::from_value(v).expect("CCN names every value");
+            (n, format!("CC{n}"))
+        };
+        for t in Cct::ALL {
+            let (n, want) = texts(t.value());
+            let got = t.name().trim_end_matches(',');
+            assert!(
+                got == want || (got.is_empty() && n == Ccn::T),
+                "{t:?}: {got} vs {want}"
+            );
+        }
+        for t in Ccx::ALL {
+            let (n, want) = texts(t.value());
+            let got = t.name();
+            assert!(
+                got == want || (got.is_empty() && n == Ccn::T),
+                "{t:?}: {got} vs {want}"
+            );
+        }
+        assert_eq!(Cct::ALL.len(), Ccn::ALL.len());
+        assert_eq!(Ccx::ALL.len(), Ccn::ALL.len());
     }
 }

@@ -4,7 +4,7 @@
 use super::{Config, LiftError, Result};
 use crate::ir::Reg;
 use crate::ir::{BlockId, Flag, Function, Op, Round, Sys, Terminator, Type, Value};
-use dmsh_isa::{Field, Instr};
+use dmsh_isa::{mods, Field, Instr, Maxwell, Modifier};
 use std::collections::BTreeMap;
 
 /// The lifting context for one guest block.
@@ -531,13 +531,33 @@ impl<'a> Cx<'a> {
         self.emit(Op::SysVal(s), Type::U32, &[])
     }
 
-    /// Float round helper: `.RM/.RP/.RZ` text → [`Round`].
-    pub fn rnd(i: &Instr) -> Round {
-        match i.modifier(Field::Rnd) {
-            Some(".RM") => Round::Rm,
-            Some(".RP") => Round::Rp,
-            Some(".RZ") => Round::Rz,
-            _ => Round::Rn,
+    /// The rounding mode of a float instruction's `Rnd` field (`mods::Rnd`: FADD, FMUL, FFMA,
+    /// FSWZADD, DADD, DMUL, DFMA, I2F); round-to-nearest when the form has none.
+    pub fn rnd(&self, i: &Instr) -> Result<Round> {
+        use mods::Rnd;
+        Ok(match self.modifier::<Rnd>(i, Field::Rnd)? {
+            Some(Rnd::Rm) => Round::Rm,
+            Some(Rnd::Rp) => Round::Rp,
+            Some(Rnd::Rz) => Round::Rz,
+            Some(Rnd::Rn) | None => Round::Rn,
+        })
+    }
+
+    /// The typed modifier `M` of field `f` (`None` when the form lacks the field). A form that
+    /// has `f` with another enum of the table is [`LiftError::ModifierEnum`]: the lifter asked
+    /// for the wrong type ([`Instr::modifier_as`] alone would read it as an absent field and
+    /// silently take the default).
+    pub fn modifier<M: Modifier<Isa = Maxwell>>(&self, i: &Instr, f: Field) -> Result<Option<M>> {
+        match i.modifier_as::<M>(f) {
+            Some(m) => Ok(Some(m)),
+            // The form has the field as an enum (`modifier` gives its text), not as `M`.
+            None if i.modifier(f).is_some() => Err(LiftError::ModifierEnum {
+                offset: self.addr,
+                mnemonic: format!("{} ({})", i.opcode().name(), i.form_name()),
+                field: f.name(),
+                expected: M::TABLE_NAME,
+            }),
+            None => Ok(None),
         }
     }
 }

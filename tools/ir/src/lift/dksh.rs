@@ -1,9 +1,11 @@
-//! The DKSH container (deko3d shader module, `tests/corpus/dksh/README.md` §2): one
-//! program's code, constant data and the program-header fields the translation needs.
+//! A DKSH program (deko3d shader module, `tests/corpus/dksh/README.md` §2) as the translation
+//! takes it: one program's code, constant data and the program-header fields it needs, read
+//! through [`dmsh_formats::dksh`]; and the lifting configuration of a graphics stage.
 
 use super::abi::{Abi, Config};
 use super::layout::{BindingLayout, Gfx};
 use crate::shader::Stage;
+use dmsh_formats::dksh::Dksh;
 use std::collections::BTreeMap;
 
 /// One program of a DKSH file.
@@ -30,71 +32,31 @@ pub struct DkshProgram {
     pub local_bytes: u32,
 }
 
-fn u32_at(b: &[u8], off: usize) -> Result<u32, String> {
-    b.get(off..off + 4)
-        .map(|s| u32::from_le_bytes(s.try_into().expect("4")))
-        .ok_or_else(|| format!("DKSH: truncated at {off:#x}"))
-}
-
-/// Parses the first program of a DKSH file.
+/// Parses the first program of a DKSH file (the container is read by
+/// [`dmsh_formats::dksh`]; an error names the offset).
 pub fn parse(b: &[u8]) -> Result<DkshProgram, String> {
-    if u32_at(b, 0)? != 0x4853_4B44 {
-        return Err("DKSH: bad magic at 0x0".into());
-    }
-    let control = u32_at(b, 8)? as usize;
-    let code_sz = u32_at(b, 12)? as usize;
-    let progs = u32_at(b, 16)? as usize;
-    if u32_at(b, 20)? == 0 {
-        return Err("DKSH: no programs (offset 0x14)".into());
-    }
-    let code_end = control
-        .checked_add(code_sz)
-        .filter(|&e| e <= b.len())
-        .ok_or_else(|| format!("DKSH: code section {control:#x}+{code_sz:#x} past the end"))?;
-    let section = &b[control..code_end];
-    let p = progs;
-    let stage = match u32_at(b, p)? {
-        0 => Stage::Vertex,
-        1 => Stage::Fragment,
-        2 => Stage::Geometry,
-        3 => Stage::TessControl,
-        4 => Stage::TessEval,
-        5 => Stage::Compute,
-        t => return Err(format!("DKSH: program type {t} at {p:#x}")),
+    let d = Dksh::parse(b).map_err(|e| e.to_string())?;
+    let Some(p) = d.programs.first() else {
+        return Err("DKSH: offset 0x14: no programs".into());
     };
-    let entry = u32_at(b, p + 4)? as usize;
-    let num_gprs = u32_at(b, p + 8)?;
-    let c1_off = u32_at(b, p + 12)? as usize;
-    let c1_sz = u32_at(b, p + 16)? as usize;
-    let code_stop = if c1_sz > 0 && c1_off > entry {
-        c1_off
-    } else {
-        section.len()
-    };
-    let code = section
-        .get(entry..code_stop.min(section.len()))
-        .ok_or_else(|| format!("DKSH: entry point {entry:#x} outside the code section"))?
-        .to_vec();
-    let cbuf1 = if c1_sz > 0 {
-        let d = section
-            .get(c1_off..c1_off + c1_sz)
-            .ok_or_else(|| format!("DKSH: c[1] data {c1_off:#x}+{c1_sz:#x} outside the code"))?;
-        d.chunks(4)
-            .map(|c| {
-                let mut w = [0u8; 4];
-                w[..c.len()].copy_from_slice(c);
-                u32::from_le_bytes(w)
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let u = p + 24;
+    let stage = p
+        .stage()
+        .ok_or_else(|| format!("DKSH: offset {:#x}: program type {}", p.offset, p.kind))?;
+    let cbuf1 = d
+        .cbuf1(0)
+        .map_err(|e| e.to_string())?
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect();
     let mut prog = DkshProgram {
         stage,
-        code,
+        code: d.program_code(0).to_vec(),
         cbuf1,
-        num_gprs,
+        num_gprs: p.num_gprs,
         early_fragment_tests: false,
         tess_param: None,
         local_size: [1, 1, 1],
@@ -102,12 +64,12 @@ pub fn parse(b: &[u8]) -> Result<DkshProgram, String> {
         local_bytes: 0,
     };
     match stage {
-        Stage::Fragment => prog.early_fragment_tests = b.get(u + 1).copied().unwrap_or(0) != 0,
-        Stage::TessEval => prog.tess_param = Some(u32_at(b, u)?),
+        Stage::Fragment => prog.early_fragment_tests = p.early_fragment_tests(),
+        Stage::TessEval => prog.tess_param = Some(p.tess_param()),
         Stage::Compute => {
-            prog.local_size = [u32_at(b, u)?, u32_at(b, u + 4)?, u32_at(b, u + 8)?];
-            prog.shared_bytes = u32_at(b, u + 12)?;
-            prog.local_bytes = u32_at(b, u + 16)?;
+            prog.local_size = p.block_dims();
+            prog.shared_bytes = p.shared_bytes();
+            prog.local_bytes = p.local_bytes();
         }
         _ => {}
     }

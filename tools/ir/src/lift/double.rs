@@ -1,6 +1,6 @@
 //! Double precision: DADD, DMUL, DFMA, DMNMX, DSETP, DSET (register pairs, D20 immediates).
 
-use super::float::{fcmp, min_max};
+use super::float::{fcmp, fcmp_of, min_max};
 use super::int::bop;
 use super::{Cx, Result};
 use crate::ir::{Op, Type, Value};
@@ -35,13 +35,13 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Dadd => {
             let a = dsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA));
             let b = dsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB));
-            let r = cx.emit(Op::FAdd(Cx::rnd(i)), Type::F64, &[a, b]);
+            let r = cx.emit(Op::FAdd(cx.rnd(i)?), Type::F64, &[a, b]);
             set_rd64(cx, i, r);
         }
         O::Dmul => {
             let a = dsrc(cx, a, false, false);
             let b = dsrc(cx, b, i.flag(Field::NegB), false);
-            let r = cx.emit(Op::FMul(Cx::rnd(i)), Type::F64, &[a, b]);
+            let r = cx.emit(Op::FMul(cx.rnd(i)?), Type::F64, &[a, b]);
             set_rd64(cx, i, r);
         }
         O::Dfma => {
@@ -49,7 +49,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let a = dsrc(cx, a, false, false);
             let b = dsrc(cx, b, i.flag(Field::NegB), false);
             let c = dsrc(cx, c, i.flag(Field::NegC), false);
-            let r = cx.emit(Op::FFma(Cx::rnd(i)), Type::F64, &[a, b, c]);
+            let r = cx.emit(Op::FFma(cx.rnd(i)?), Type::F64, &[a, b, c]);
             set_rd64(cx, i, r);
         }
         O::Dmnmx => {
@@ -64,8 +64,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Dsetp | O::Dset => {
             let a = dsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA));
             let b = dsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB));
-            let name = i.modifier(Field::Cmp).unwrap_or(".F");
-            let t = fcmp(cx, i, name, a, b)?;
+            let c = fcmp_of(cx, i)?;
+            let t = fcmp(cx, c, a, b);
             let pc = cx.p(i, Field::Pc, Field::NotC);
             let v = bop(cx, i, Field::Bop, t, pc)?;
             if i.opcode() == O::Dsetp {

@@ -4,6 +4,7 @@
 use super::int::bop;
 use super::{Cx, Result};
 use crate::ir::{Op, Round, Type, Value};
+use dmsh_isa::mods::{self, Fcmp, Fscale, Mufu};
 use dmsh_isa::{Field, Instr, Opcode};
 
 /// Flushes an f32 denormal to a zero of the same sign.
@@ -57,43 +58,75 @@ pub fn fres(cx: &mut Cx, i: &Instr, r: Value, flush: bool) {
     cx.set_rd(i, r);
 }
 
-/// Float comparison by name (`.LT`, `.GEU`, `.NUM`, …) → Bool.
-pub fn fcmp(cx: &mut Cx, i: &Instr, name: &str, a: Value, b: Value) -> Result<Value> {
-    Ok(match name {
-        ".F" => cx.cbool(false),
-        ".T" => cx.cbool(true),
-        ".LT" => cx.cmp(Op::FOLt, a, b),
-        ".EQ" => cx.cmp(Op::FOEq, a, b),
-        ".LE" => cx.cmp(Op::FOLe, a, b),
-        ".GT" => cx.cmp(Op::FOGt, a, b),
-        ".NE" => cx.cmp(Op::FONe, a, b),
-        ".GE" => cx.cmp(Op::FOGe, a, b),
-        ".LTU" => cx.cmp(Op::FULt, a, b),
-        ".EQU" => cx.cmp(Op::FUEq, a, b),
-        ".LEU" => cx.cmp(Op::FULe, a, b),
-        ".GTU" => cx.cmp(Op::FUGt, a, b),
-        ".NEU" => cx.cmp(Op::FUNe, a, b),
-        ".GEU" => cx.cmp(Op::FUGe, a, b),
-        ".NUM" | ".NAN" => {
+/// The comparison of a float compare-and-set (FSETP, FSET, DSETP, DSET, HSETP2, HSET2: the
+/// `Cmp` field, `mods::Fcmp`); `.F` when the form has none.
+pub fn fcmp_of(cx: &Cx, i: &Instr) -> Result<Fcmp> {
+    Ok(cx.modifier::<Fcmp>(i, Field::Cmp)?.unwrap_or(Fcmp::F))
+}
+
+/// Float comparison (`.LT`, `.GEU`, `.NUM`, …) → Bool.
+pub fn fcmp(cx: &mut Cx, c: Fcmp, a: Value, b: Value) -> Value {
+    match c {
+        Fcmp::F => cx.cbool(false),
+        Fcmp::T => cx.cbool(true),
+        Fcmp::Lt => cx.cmp(Op::FOLt, a, b),
+        Fcmp::Eq => cx.cmp(Op::FOEq, a, b),
+        Fcmp::Le => cx.cmp(Op::FOLe, a, b),
+        Fcmp::Gt => cx.cmp(Op::FOGt, a, b),
+        Fcmp::Ne => cx.cmp(Op::FONe, a, b),
+        Fcmp::Ge => cx.cmp(Op::FOGe, a, b),
+        Fcmp::Ltu => cx.cmp(Op::FULt, a, b),
+        Fcmp::Equ => cx.cmp(Op::FUEq, a, b),
+        Fcmp::Leu => cx.cmp(Op::FULe, a, b),
+        Fcmp::Gtu => cx.cmp(Op::FUGt, a, b),
+        Fcmp::Neu => cx.cmp(Op::FUNe, a, b),
+        Fcmp::Geu => cx.cmp(Op::FUGe, a, b),
+        Fcmp::Num | Fcmp::Nan => {
             let na = cx.emit(Op::IsNan, Type::Bool, &[a]);
             let nb = cx.emit(Op::IsNan, Type::Bool, &[b]);
             let any = cx.or(na, nb);
-            if name == ".NAN" {
+            if c == Fcmp::Nan {
                 any
             } else {
                 cx.not(any)
             }
         }
-        m => return Err(cx.unsupported(i, format!("comparison {m}"))),
+    }
+}
+
+/// FCMP's comparison (`mods::Fcmpc`) as the compare-and-set one: the same tests at the same
+/// values, but value 4 (`.GT` elsewhere) prints nothing and is not supported.
+fn fcmpc(cx: &Cx, i: &Instr) -> Result<Fcmp> {
+    use mods::Fcmpc as C;
+    Ok(match cx.modifier::<C>(i, Field::Cmp)?.unwrap_or(C::F) {
+        C::F => Fcmp::F,
+        C::Lt => Fcmp::Lt,
+        C::Eq => Fcmp::Eq,
+        C::Le => Fcmp::Le,
+        C::Ne => Fcmp::Ne,
+        C::Ge => Fcmp::Ge,
+        C::Num => Fcmp::Num,
+        C::Nan => Fcmp::Nan,
+        C::Ltu => Fcmp::Ltu,
+        C::Equ => Fcmp::Equ,
+        C::Leu => Fcmp::Leu,
+        C::Gtu => Fcmp::Gtu,
+        C::Neu => Fcmp::Neu,
+        C::Geu => Fcmp::Geu,
+        C::T => Fcmp::T,
+        C::Default => return Err(cx.unsupported(i, "comparison (value 4)")),
     })
 }
 
-fn fmz_modes(i: &Instr) -> (bool, bool) {
-    match i.modifier(Field::Fmz) {
-        Some(".FTZ") => (true, false),
-        Some(".FMZ") => (true, true),
-        _ => (i.flag(Field::Ftz), false),
-    }
+/// (flush denormals, FMZ) of an instruction with the FTZ/FMZ field (`mods::Ftzfmz`), or its
+/// one-bit `Ftz` where it has none.
+pub fn fmz_modes(cx: &Cx, i: &Instr) -> Result<(bool, bool)> {
+    use mods::Ftzfmz as Z;
+    Ok(match cx.modifier::<Z>(i, Field::Fmz)? {
+        Some(Z::Ftz) => (true, false),
+        Some(Z::Fmz) => (true, true),
+        Some(Z::Default) | None => (i.flag(Field::Ftz), false),
+    })
 }
 
 /// FMZ: if either factor is zero, both become +0 (0 × anything = 0, even ∞ or NaN).
@@ -121,26 +154,25 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let b = cx.src_b(i)?;
             let a = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), fl);
             let b = fsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB), fl);
-            let r = cx.emit(Op::FAdd(Cx::rnd(i)), Type::F32, &[a, b]);
+            let r = cx.emit(Op::FAdd(cx.rnd(i)?), Type::F32, &[a, b]);
             fres(cx, i, r, fl);
         }
         O::Fmul | O::Fmul32i => {
-            let (fl, z) = fmz_modes(i);
+            let (fl, z) = fmz_modes(cx, i)?;
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
             let a = fsrc(cx, a, false, false, fl);
             let b = fsrc(cx, b, i.flag(Field::NegB), false, fl);
             let (a, b) = if z { fmz(cx, a, b) } else { (a, b) };
-            let mut r = cx.emit(Op::FMul(Cx::rnd(i)), Type::F32, &[a, b]);
-            let scale = match i.modifier(Field::Scale).unwrap_or("") {
-                "" => None,
-                ".D2" => Some(0.5),
-                ".D4" => Some(0.25),
-                ".D8" => Some(0.125),
-                ".M2" => Some(2.0),
-                ".M4" => Some(4.0),
-                ".M8" => Some(8.0),
-                m => return Err(cx.unsupported(i, format!("FMUL scale {m}"))),
+            let mut r = cx.emit(Op::FMul(cx.rnd(i)?), Type::F32, &[a, b]);
+            let scale = match cx.modifier::<mods::Fscale>(i, Field::Scale)? {
+                Some(Fscale::Default) | None => None,
+                Some(Fscale::D2) => Some(0.5),
+                Some(Fscale::D4) => Some(0.25),
+                Some(Fscale::D8) => Some(0.125),
+                Some(Fscale::M2) => Some(2.0),
+                Some(Fscale::M4) => Some(4.0),
+                Some(Fscale::M8) => Some(8.0),
             };
             if let Some(s) = scale {
                 let k = cx.cf32(s);
@@ -149,7 +181,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             fres(cx, i, r, fl);
         }
         O::Ffma | O::Ffma32i => {
-            let (fl, z) = fmz_modes(i);
+            let (fl, z) = fmz_modes(cx, i)?;
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
             let c = if op == O::Ffma32i {
@@ -161,7 +193,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let b = fsrc(cx, b, i.flag(Field::NegB), false, fl);
             let c = fsrc(cx, c, i.flag(Field::NegC), false, fl);
             let (a, b) = if z { fmz(cx, a, b) } else { (a, b) };
-            let r = cx.emit(Op::FFma(Cx::rnd(i)), Type::F32, &[a, b, c]);
+            let r = cx.emit(Op::FFma(cx.rnd(i)?), Type::F32, &[a, b, c]);
             fres(cx, i, r, fl);
         }
         O::Fmnmx => {
@@ -182,8 +214,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let b = cx.src_b(i)?;
             let a = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), fl);
             let b = fsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB), fl);
-            let name = i.modifier(Field::Cmp).unwrap_or(".F");
-            let t = fcmp(cx, i, name, a, b)?;
+            let t = fcmp_of(cx, i)?;
+            let t = fcmp(cx, t, a, b);
             let pc = cx.p(i, Field::Pc, Field::NotC);
             let v = bop(cx, i, Field::Bop, t, pc)?;
             if op == O::Fsetp {
@@ -205,8 +237,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let c = cx.src_c(i)?;
             let cf = fsrc(cx, c, false, false, fl);
             let z = cx.cf32(0.0);
-            let name = i.modifier(Field::Cmp).unwrap_or(".F");
-            let t = fcmp(cx, i, name, cf, z)?;
+            let t = fcmpc(cx, i)?;
+            let t = fcmp(cx, t, cf, z);
             let r = cx.sel(t, a, b);
             cx.set_rd(i, r);
         }
@@ -217,34 +249,37 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         O::Mufu => {
             let a = cx.r(i, Field::Ra);
-            let mode = i.modifier(Field::Mode).unwrap_or("");
-            if mode == ".RCP64H" || mode == ".RSQ64H" {
-                let af = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), false);
-                let bits = cx.cast(Type::U32, af);
-                let z = cx.c32(0);
-                let d = cx.pack(z, bits);
-                let d = cx.cast(Type::F64, d);
-                let r = if mode == ".RCP64H" {
-                    cx.un(Op::FRcp, d)
-                } else {
-                    cx.un(Op::FRsqrt, d)
-                };
-                let rb = cx.cast(Type::U64, r);
-                let h = cx.hi(rb);
-                cx.set_rd(i, h);
-                return Ok(());
-            }
-            let x = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), true);
-            let o = match mode {
-                ".COS" => Op::FCos,
-                ".SIN" => Op::FSin,
-                ".EX2" => Op::FExp2,
-                ".LG2" => Op::FLog2,
-                ".RCP" => Op::FRcp,
-                ".RSQ" => Op::FRsqrt,
-                ".SQRT" => Op::FSqrt,
-                m => return Err(cx.unsupported(i, format!("MUFU{m}"))),
+            // MUFU's `Mode` always prints (`mods::Mufu`, every value named).
+            let Some(mode) = cx.modifier::<Mufu>(i, Field::Mode)? else {
+                return Err(cx.unsupported(i, "MUFU without a function"));
             };
+            let o = match mode {
+                Mufu::Cos => Op::FCos,
+                Mufu::Sin => Op::FSin,
+                Mufu::Ex2 => Op::FExp2,
+                Mufu::Lg2 => Op::FLog2,
+                Mufu::Rcp => Op::FRcp,
+                Mufu::Rsq => Op::FRsqrt,
+                Mufu::Sqrt => Op::FSqrt,
+                Mufu::Rcp64h | Mufu::Rsq64h => {
+                    // The high word of the f64 reciprocal (square root) of {hi: a, lo: 0}.
+                    let af = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), false);
+                    let bits = cx.cast(Type::U32, af);
+                    let z = cx.c32(0);
+                    let d = cx.pack(z, bits);
+                    let d = cx.cast(Type::F64, d);
+                    let r = if mode == Mufu::Rcp64h {
+                        cx.un(Op::FRcp, d)
+                    } else {
+                        cx.un(Op::FRsqrt, d)
+                    };
+                    let rb = cx.cast(Type::U64, r);
+                    let h = cx.hi(rb);
+                    cx.set_rd(i, h);
+                    return Ok(());
+                }
+            };
+            let x = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), true);
             let r = cx.un(o, x);
             fres(cx, i, r, true);
         }

@@ -1,10 +1,11 @@
 //! Packed half precision: HADD2, HMUL2, HFMA2, HSET2, HSETP2. Lanes are computed in f32
 //! (exact for add and multiply before the single rounding to f16) or as an f16 FMA.
 
-use super::float::{fcmp, saturate};
+use super::float::{fcmp, fcmp_of, fmz_modes, saturate};
 use super::int::bop;
 use super::{Cx, Result};
 use crate::ir::{Op, Round, Type, Value};
+use dmsh_isa::mods::{Hfmt, Hswz};
 use dmsh_isa::{Field, Instr, Opcode};
 
 fn h2f(cx: &mut Cx, bits16: Value) -> Value {
@@ -41,9 +42,9 @@ fn lanes(
     neg: bool,
     abs: bool,
     flush: bool,
-) -> (Value, Value) {
-    let (mut lo, mut hi) = match i.modifier(sel).unwrap_or("") {
-        ".F32" => {
+) -> Result<(Value, Value)> {
+    let (mut lo, mut hi) = match cx.modifier::<Hswz>(i, sel)? {
+        Some(Hswz::F32) => {
             let f = cx.cast(Type::F32, v);
             let h = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[f]);
             let x = cx.emit(Op::FConvert(Round::Rn), Type::F32, &[h]);
@@ -55,9 +56,9 @@ fn lanes(
             let l = h2f(cx, l);
             let h = h2f(cx, h);
             match s {
-                ".H0_H0" => (l, l),
-                ".H1_H1" => (h, h),
-                _ => (l, h),
+                Some(Hswz::H0H0) => (l, l),
+                Some(Hswz::H1H1) => (h, h),
+                Some(Hswz::Default | Hswz::F32) | None => (l, h),
             }
         }
     };
@@ -72,7 +73,7 @@ fn lanes(
             *x = cx.un(Op::FNeg, *x);
         }
     }
-    (lo, hi)
+    Ok((lo, hi))
 }
 
 fn imm_pair(cx: &mut Cx, i: &Instr) -> Value {
@@ -104,26 +105,26 @@ fn write(cx: &mut Cx, i: &Instr, lo: Value, hi: Value, flush: bool) -> Result<()
     };
     let l = fin(cx, lo);
     let h = fin(cx, hi);
-    let mode = i.modifier(Field::Mode).unwrap_or("");
+    let mode = cx.modifier::<Hfmt>(i, Field::Mode)?;
     let rd = cx.rf(i, Field::Rd);
     let r = match mode {
-        "" => {
+        Some(Hfmt::Default) | None => {
             let hs = cx.shl_c(h, 16);
             cx.or(l, hs)
         }
-        ".MRG_H0" => {
+        Some(Hfmt::MrgH0) => {
             let old = cx.reg(rd);
             let k = cx.bits(old, 16, 16);
             let ks = cx.shl_c(k, 16);
             cx.or(ks, l)
         }
-        ".MRG_H1" => {
+        Some(Hfmt::MrgH1) => {
             let old = cx.reg(rd);
             let k = cx.bits(old, 0, 16);
             let hs = cx.shl_c(h, 16);
             cx.or(k, hs)
         }
-        m => return Err(cx.unsupported(i, format!("half result format {m}"))),
+        Some(m @ Hfmt::F32) => return Err(cx.unsupported(i, format!("half result format {m}"))),
     };
     cx.set_reg(rd, r);
     Ok(())
@@ -139,11 +140,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     } else {
         cx.src_b(i)?
     };
-    let (fl, fmz) = match i.modifier(Field::Fmz) {
-        Some(".FTZ") => (true, false),
-        Some(".FMZ") => (true, true),
-        _ => (i.flag(Field::Ftz), false),
-    };
+    let (fl, fmz) = fmz_modes(cx, i)?;
     if fmz {
         return Err(cx.unsupported(i, "half FMZ"));
     }
@@ -156,7 +153,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         i.flag(Field::NegA),
         i.flag(Field::AbsA),
         fl,
-    );
+    )?;
     let (nb, abs_b) = if imm && op == O::Hadd2 {
         (false, false)
     } else {
@@ -167,7 +164,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     } else {
         Field::SelB
     };
-    let (bl, bh) = lanes(cx, i, b, selb, nb, abs_b, fl);
+    let (bl, bh) = lanes(cx, i, b, selb, nb, abs_b, fl)?;
     match op {
         O::Hadd2 | O::Hmul2 => {
             let o = if op == O::Hadd2 {
@@ -186,7 +183,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 Field::SelC
             };
-            let (cl, ch) = lanes(cx, i, c, selc, i.flag(Field::NegC), false, fl);
+            let (cl, ch) = lanes(cx, i, c, selc, i.flag(Field::NegC), false, fl)?;
             let mut out = Vec::new();
             for (x, y, z) in [(al, bl, cl), (ah, bh, ch)] {
                 let hx = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[x]);
@@ -197,9 +194,9 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             write(cx, i, out[0], out[1], fl)
         }
         O::Hset2 | O::Hsetp2 => {
-            let name = i.modifier(Field::Cmp).unwrap_or(".F");
-            let tl = fcmp(cx, i, name, al, bl)?;
-            let th = fcmp(cx, i, name, ah, bh)?;
+            let c = fcmp_of(cx, i)?;
+            let tl = fcmp(cx, c, al, bl);
+            let th = fcmp(cx, c, ah, bh);
             let pc = cx.p(i, Field::Pc, Field::NotC);
             if op == O::Hsetp2 {
                 if i.flag(Field::HAnd) {

@@ -3,15 +3,17 @@
 
 use super::{Cx, Result};
 use crate::ir::{Flag, Op, Type, Value};
+use dmsh_isa::mods::{self, Ccn, Icmp};
 use dmsh_isa::{Field, Instr, Opcode};
 
-/// Combines two Bools with a Maxwell boolean op (`.AND`, `.OR`, `.XOR`).
+/// Combines two Bools with a Maxwell boolean op (`.AND`, `.OR`, `.XOR`: `mods::Bop`; `.AND`
+/// when the form has none).
 pub fn bop(cx: &mut Cx, i: &Instr, f: Field, a: Value, b: Value) -> Result<Value> {
-    Ok(match i.modifier(f) {
-        Some(".AND") | None => cx.and(a, b),
-        Some(".OR") => cx.or(a, b),
-        Some(".XOR") => cx.bin(Op::Xor, a, b),
-        Some(m) => return Err(cx.unsupported(i, format!("boolean op {m}"))),
+    use mods::Bop;
+    Ok(match cx.modifier::<Bop>(i, f)? {
+        Some(Bop::And) | None => cx.and(a, b),
+        Some(Bop::Or) => cx.or(a, b),
+        Some(Bop::Xor) => cx.bin(Op::Xor, a, b),
     })
 }
 
@@ -72,28 +74,34 @@ pub fn set_cc_logic(cx: &mut Cx, s: Value) {
     cx.set_flag(Flag::Overflow, f);
 }
 
-fn signed(i: &Instr) -> bool {
-    i.modifier(Field::Signed) != Some(".U32")
+/// Whether an integer operation is signed: its `Signed` field (`mods::U32`: `.U32` or
+/// nothing, meaning `.S32`); signed when the form has none.
+fn signed(cx: &Cx, i: &Instr) -> Result<bool> {
+    Ok(cx.modifier::<mods::U32>(i, Field::Signed)? != Some(mods::U32::U32))
 }
 
-/// Integer comparison by name (`.LT`, …) → Bool.
-pub fn icmp(cx: &mut Cx, i: &Instr, name: &str, s: bool, a: Value, b: Value) -> Result<Value> {
-    Ok(match name {
-        ".F" => cx.cbool(false),
-        ".T" => cx.cbool(true),
-        ".EQ" => cx.cmp(Op::IEq, a, b),
-        ".NE" => cx.cmp(Op::INe, a, b),
-        ".LT" => cx.cmp(if s { Op::SLt } else { Op::ULt }, a, b),
-        ".LE" => cx.cmp(if s { Op::SLe } else { Op::ULe }, a, b),
-        ".GT" => cx.cmp(if s { Op::SGt } else { Op::UGt }, a, b),
-        ".GE" => cx.cmp(if s { Op::SGe } else { Op::UGe }, a, b),
-        m => return Err(cx.unsupported(i, format!("comparison {m}"))),
-    })
+/// The comparison of ISETP, ISET and ICMP (`Cmp`, `mods::Icmp`); `.F` when the form has none.
+fn icmp_of(cx: &Cx, i: &Instr) -> Result<Icmp> {
+    Ok(cx.modifier::<Icmp>(i, Field::Cmp)?.unwrap_or(Icmp::F))
+}
+
+/// Integer comparison (`.LT`, …) → Bool.
+pub fn icmp(cx: &mut Cx, c: Icmp, s: bool, a: Value, b: Value) -> Value {
+    match c {
+        Icmp::F => cx.cbool(false),
+        Icmp::T => cx.cbool(true),
+        Icmp::Eq => cx.cmp(Op::IEq, a, b),
+        Icmp::Ne => cx.cmp(Op::INe, a, b),
+        Icmp::Lt => cx.cmp(if s { Op::SLt } else { Op::ULt }, a, b),
+        Icmp::Le => cx.cmp(if s { Op::SLe } else { Op::ULe }, a, b),
+        Icmp::Gt => cx.cmp(if s { Op::SGt } else { Op::UGt }, a, b),
+        Icmp::Ge => cx.cmp(if s { Op::SGe } else { Op::UGe }, a, b),
+    }
 }
 
 /// The 64-bit comparison `{hi_a:lo_a} cmp {hi_b:lo_b}` whose low half was subtracted by a
 /// preceding `.CC` instruction (Z and C flags), as ISETP/ISET `.X` do.
-fn icmp_x(cx: &mut Cx, i: &Instr, name: &str, s: bool, a: Value, b: Value) -> Result<Value> {
+fn icmp_x(cx: &mut Cx, cmp: Icmp, s: bool, a: Value, b: Value) -> Value {
     let z = cx.flag(Flag::Zero);
     let c = cx.flag(Flag::Carry);
     let heq = cx.cmp(Op::IEq, a, b);
@@ -103,21 +111,20 @@ fn icmp_x(cx: &mut Cx, i: &Instr, name: &str, s: bool, a: Value, b: Value) -> Re
     let eq = cx.and(heq, z);
     let lt0 = cx.and(heq, nc);
     let lt = cx.or(hlt, lt0);
-    Ok(match name {
-        ".F" => cx.cbool(false),
-        ".T" => cx.cbool(true),
-        ".EQ" => eq,
-        ".NE" => cx.not(eq),
-        ".LT" => lt,
-        ".GE" => cx.not(lt),
-        ".LE" => cx.or(lt, eq),
-        ".GT" => {
+    match cmp {
+        Icmp::F => cx.cbool(false),
+        Icmp::T => cx.cbool(true),
+        Icmp::Eq => eq,
+        Icmp::Ne => cx.not(eq),
+        Icmp::Lt => lt,
+        Icmp::Ge => cx.not(lt),
+        Icmp::Le => cx.or(lt, eq),
+        Icmp::Gt => {
             let le = cx.or(lt, eq);
             let _ = hgt;
             cx.not(le)
         }
-        m => return Err(cx.unsupported(i, format!("comparison {m}"))),
-    })
+    }
 }
 
 fn mul_ext(cx: &mut Cx, v: Value, s: bool) -> Value {
@@ -131,13 +138,15 @@ fn mul64(cx: &mut Cx, a: Value, b: Value, sa: bool, sb: bool) -> Value {
     cx.bin(Op::IMul, a, b)
 }
 
-fn mul_signs(i: &Instr) -> (bool, bool) {
-    match i.modifier(Field::Signed) {
-        Some(".U32.U32") => (false, false),
-        Some(".S32.U32") => (true, false),
-        Some(".U32.S32") => (false, true),
-        _ => (true, true),
-    }
+/// (A signed, B signed) of IMUL/IMAD (`Signed`, `mods::Multy`; nothing prints `.S32.S32`).
+fn mul_signs(cx: &Cx, i: &Instr) -> Result<(bool, bool)> {
+    use mods::Multy;
+    Ok(match cx.modifier::<Multy>(i, Field::Signed)? {
+        Some(Multy::U32U32) => (false, false),
+        Some(Multy::S32U32) => (true, false),
+        Some(Multy::U32S32) => (false, true),
+        Some(Multy::Default) | None => (true, true),
+    })
 }
 
 /// Shift count handling shared by SHL/SHR: returns (count masked to 0..31, out of range).
@@ -207,39 +216,42 @@ pub fn lut3(cx: &mut Cx, lut: u8, a: Value, b: Value, c: Value) -> Value {
 
 /// Writes the LOP/LOP3 predicate output (`.T/.Z/.NZ`).
 fn lop_pred(cx: &mut Cx, i: &Instr, r: Value) -> Result<()> {
-    let po = i.modifier(Field::Po).unwrap_or("");
-    let v = match po {
-        "" => return Ok(()),
-        ".T" => cx.cbool(true),
-        ".Z" => {
+    use mods::Po;
+    let v = match cx.modifier::<Po>(i, Field::Po)? {
+        Some(Po::Default) | None => return Ok(()),
+        Some(Po::T) => cx.cbool(true),
+        Some(Po::Z) => {
             let z = cx.c32(0);
             cx.cmp(Op::IEq, r, z)
         }
-        ".NZ" => {
+        Some(Po::Nz) => {
             let z = cx.c32(0);
             cx.cmp(Op::INe, r, z)
         }
-        m => return Err(cx.unsupported(i, format!("predicate output {m}"))),
     };
     cx.set_p(i, Field::Pd, v);
     Ok(())
 }
 
 /// PRMT byte index tables for the special modes: `[mode][selector & 3][output byte]`.
-fn prmt_table(mode: &str) -> Option<[[u32; 4]; 4]> {
+/// `None` for the default (per-byte selector) mode.
+fn prmt_table(mode: mods::Prmt) -> Option<[[u32; 4]; 4]> {
+    use mods::Prmt as P;
     Some(match mode {
-        ".F4E" => [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]],
-        ".B4E" => [[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]],
-        ".RC8" => [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]],
-        ".ECL" => [[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]],
-        ".ECR" => [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]],
-        ".RC16" => [[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]],
-        _ => return None,
+        P::F4e => [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]],
+        P::B4e => [[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]],
+        P::Rc8 => [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]],
+        P::Ecl => [[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]],
+        P::Ecr => [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]],
+        P::Rc16 => [[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]],
+        P::Default => return None,
     })
 }
 
 fn prmt(cx: &mut Cx, i: &Instr, a: Value, sel: Value, c: Value) -> Result<Value> {
-    let mode = i.modifier(Field::Mode).unwrap_or("");
+    let mode = cx
+        .modifier::<mods::Prmt>(i, Field::Mode)?
+        .unwrap_or(mods::Prmt::Default);
     let wide = cx.pack(a, c);
     let byte_at = |cx: &mut Cx, idx: Value| -> Value {
         let eight = cx.c32(8);
@@ -250,7 +262,7 @@ fn prmt(cx: &mut Cx, i: &Instr, a: Value, sel: Value, c: Value) -> Result<Value>
         cx.bits(lo, 0, 8)
     };
     let mut out = cx.c32(0);
-    if mode.is_empty() {
+    let Some(t) = prmt_table(mode) else {
         for k in 0..4u32 {
             let nib = cx.bits(sel, 4 * k, 4);
             let seven = cx.c32(7);
@@ -267,8 +279,7 @@ fn prmt(cx: &mut Cx, i: &Instr, a: Value, sel: Value, c: Value) -> Result<Value>
             out = cx.or(out, sh);
         }
         return Ok(out);
-    }
-    let t = prmt_table(mode).ok_or_else(|| cx.unsupported(i, format!("PRMT mode {mode}")))?;
+    };
     let three = cx.c32(3);
     let s = cx.and(sel, three);
     for k in 0..4usize {
@@ -392,16 +403,17 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let a0 = cx.r(i, Field::Ra);
             let b0 = cx.src_b(i)?;
             let c0 = cx.r(i, Field::Rc);
-            let half = |cx: &mut Cx, v: Value, f: Field| -> Value {
-                match i.modifier(f) {
-                    Some(".H0") => cx.bits(v, 0, 16),
-                    Some(".H1") => cx.bits(v, 16, 16),
-                    _ => v,
-                }
+            let half = |cx: &mut Cx, v: Value, f: Field| -> Result<Value> {
+                use mods::Iadd3h as H;
+                Ok(match cx.modifier::<H>(i, f)? {
+                    Some(H::H0) => cx.bits(v, 0, 16),
+                    Some(H::H1) => cx.bits(v, 16, 16),
+                    Some(H::Default) | None => v,
+                })
             };
-            let a = half(cx, a0, Field::SelA);
-            let b = half(cx, b0, Field::SelB);
-            let c = half(cx, c0, Field::SelC);
+            let a = half(cx, a0, Field::SelA)?;
+            let b = half(cx, b0, Field::SelB)?;
+            let c = half(cx, c0, Field::SelC)?;
             let neg =
                 |cx: &mut Cx, v: Value, f: Field| if i.flag(f) { cx.un(Op::INeg, v) } else { v };
             let a = neg(cx, a, Field::NegA);
@@ -411,18 +423,17 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let b64 = mul_ext(cx, b, false);
             let c64 = mul_ext(cx, c, false);
             let mut ab = cx.add(a64, b64);
-            match i.modifier(Field::Mode).unwrap_or("") {
-                "" => {}
-                ".RS" => {
+            match cx.modifier::<mods::Iadd3sh>(i, Field::Mode)? {
+                Some(mods::Iadd3sh::Default) | None => {}
+                Some(mods::Iadd3sh::Rs) => {
                     // The 33-bit sum of the first two operands, shifted right by 16.
                     let k = cx.c64(16);
                     ab = cx.bin(Op::LShr, ab, k);
                 }
-                ".LS" => {
+                Some(mods::Iadd3sh::Ls) => {
                     let k = cx.c64(16);
                     ab = cx.bin(Op::Shl, ab, k);
                 }
-                m => return Err(cx.unsupported(i, format!("IADD3 mode {m}"))),
             }
             let mut s = cx.add(ab, c64);
             if i.flag(Field::X) {
@@ -442,7 +453,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Imul | O::Imul32i => {
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
-            let (sa, sb) = mul_signs(i);
+            let (sa, sb) = mul_signs(cx, i)?;
             let r = if i.flag(Field::Hi) {
                 let p = mul64(cx, a, b, sa, sb);
                 cx.hi(p)
@@ -465,7 +476,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             if i.flag(Field::Sat) {
                 return Err(cx.unsupported(i, "IMAD.SAT"));
             }
-            let (sa, sb) = mul_signs(i);
+            let (sa, sb) = mul_signs(cx, i)?;
             let p = mul64(cx, a, b, sa, sb);
             let p = if i.flag(Field::NegA) ^ i.flag(Field::NegB) {
                 cx.un(Op::INeg, p)
@@ -498,13 +509,13 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
             let p = cx.p(i, Field::Pc, Field::NotC);
-            let s = signed(i);
-            match i.modifier(Field::XMode).unwrap_or("") {
-                "" => {}
+            let s = signed(cx, i)?;
+            match cx.modifier::<mods::Xmode>(i, Field::XMode)? {
+                Some(mods::Xmode::Default) | None => {}
                 // 64-bit min/max in two steps: .XHI picks between the high words and records
                 // in CC whether they were equal (Z) and whether A won (C); .XLO then picks the
                 // low word of the same operand, or compares the low words (unsigned) on a tie.
-                ".XHI" => {
+                Some(mods::Xmode::Xhi) => {
                     let lt = cx.cmp(if s { Op::SLt } else { Op::ULt }, a, b);
                     let gt = cx.cmp(if s { Op::SGt } else { Op::UGt }, a, b);
                     let eq = cx.cmp(Op::IEq, a, b);
@@ -517,7 +528,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                     cx.set_rd(i, r);
                     return Ok(());
                 }
-                ".XLO" => {
+                Some(mods::Xmode::Xlo) => {
                     let z = cx.flag(Flag::Zero);
                     let c = cx.flag(Flag::Carry);
                     let mn = cx.bin(Op::UMin, a, b);
@@ -528,7 +539,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                     cx.set_rd(i, r);
                     return Ok(());
                 }
-                m => return Err(cx.unsupported(i, format!("IMNMX{m}"))),
+                Some(m @ mods::Xmode::Xmed) => return Err(cx.unsupported(i, format!("IMNMX{m}"))),
             }
             let mn = cx.bin(if s { Op::SMin } else { Op::UMin }, a, b);
             let mx = cx.bin(if s { Op::SMax } else { Op::UMax }, a, b);
@@ -541,12 +552,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Isetp | O::Iset => {
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
-            let name = i.modifier(Field::Cmp).unwrap_or(".F");
-            let s = signed(i);
+            let c = icmp_of(cx, i)?;
+            let s = signed(cx, i)?;
             let r = if i.flag(Field::X) {
-                icmp_x(cx, i, name, s, a, b)?
+                icmp_x(cx, c, s, a, b)
             } else {
-                icmp(cx, i, name, s, a, b)?
+                icmp(cx, c, s, a, b)
             };
             let pc = cx.p(i, Field::Pc, Field::NotC);
             let v = bop(cx, i, Field::Bop, r, pc)?;
@@ -570,8 +581,9 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let b = cx.src_b(i)?;
             let c = cx.src_c(i)?;
             let z = cx.c32(0);
-            let name = i.modifier(Field::Cmp).unwrap_or(".F");
-            let t = icmp(cx, i, name, signed(i), c, z)?;
+            let cmp = icmp_of(cx, i)?;
+            let s = signed(cx, i)?;
+            let t = icmp(cx, cmp, s, c, z);
             let r = cx.sel(t, a, b);
             cx.set_rd(i, r);
         }
@@ -583,12 +595,13 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let b = cx.src_b(i)?;
             let a = if i.flag(Field::InvA) { cx.not(a) } else { a };
             let b = if i.flag(Field::InvB) { cx.not(b) } else { b };
-            let r = match i.modifier(Field::Mode) {
-                Some(".AND") => cx.and(a, b),
-                Some(".OR") => cx.or(a, b),
-                Some(".XOR") => cx.bin(Op::Xor, a, b),
-                Some(".PASS_B") => b,
-                m => return Err(cx.unsupported(i, format!("LOP mode {m:?}"))),
+            use mods::Lopop;
+            let r = match cx.modifier::<Lopop>(i, Field::Mode)? {
+                Some(Lopop::And) => cx.and(a, b),
+                Some(Lopop::Or) => cx.or(a, b),
+                Some(Lopop::Xor) => cx.bin(Op::Xor, a, b),
+                Some(Lopop::PassB) => b,
+                None => return Err(cx.unsupported(i, "LOP without an operation")),
             };
             lop_pred(cx, i, r)?;
             if i.flag(Field::Cc) {
@@ -638,7 +651,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             };
             let s = cx.src_b(i)?;
             let (sc, big) = shift_count(cx, s, i.flag(Field::W));
-            let sg = signed(i);
+            let sg = signed(cx, i)?;
             let r = cx.bin(if sg { Op::AShr } else { Op::LShr }, a, sc);
             let fill = if sg {
                 let k = cx.c32(31);
@@ -654,16 +667,17 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         O::Shf => {
             let left = i.form_name().starts_with("SHF_L");
-            let hi_out = match i.modifier(Field::Hi).unwrap_or("") {
-                "" => false,
-                ".HI" if !left => true,
-                m => return Err(cx.unsupported(i, format!("SHF with {m}"))),
+            use mods::{Shfhi, Shfty};
+            let hi_out = match cx.modifier::<Shfhi>(i, Field::Hi)? {
+                Some(Shfhi::Default) | None => false,
+                Some(Shfhi::Hi) if !left => true,
+                Some(m) => return Err(cx.unsupported(i, format!("SHF with {m}"))),
             };
             let lo = cx.r(i, Field::Ra);
             let s = cx.src_b(i)?;
             let hi = cx.r(i, Field::Rc);
-            let mode = i.modifier(Field::Mode).unwrap_or("");
-            let wide64 = mode == ".U64" || mode == ".S64";
+            let mode = cx.modifier::<Shfty>(i, Field::Mode)?;
+            let wide64 = matches!(mode, Some(Shfty::U64 | Shfty::S64));
             let max = if wide64 { 64 } else { 32 };
             let s = if i.flag(Field::W) {
                 let m = cx.c32(max - 1);
@@ -684,7 +698,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 let z = cx.c32(0);
                 cx.sel(full, z, h)
             } else {
-                let arith = mode == ".S64";
+                let arith = mode == Some(Shfty::S64);
                 let t = cx.bin(if arith { Op::AShr } else { Op::LShr }, w, sc64);
                 let l = if hi_out { cx.hi(t) } else { cx.lo(t) };
                 let fill = if arith {
@@ -708,7 +722,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let b = cx.src_b(i)?;
             let pos = cx.bits(b, 0, 8);
             let len = cx.bits(b, 8, 8);
-            let sg = signed(i);
+            let sg = signed(cx, i)?;
             let k31 = cx.c32(31);
             let pc = cx.bin(Op::UMin, pos, k31);
             let pos_big = cx.cmp(Op::UGt, pos, k31);
@@ -764,7 +778,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let b = cx.src_b(i)?;
             let b = if i.flag(Field::InvB) { cx.not(b) } else { b };
             let idx = cx.un(
-                if signed(i) {
+                if signed(cx, i)? {
                     Op::FindSMsb
                 } else {
                     Op::FindUMsb
@@ -863,9 +877,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             }
         }
         O::P2r => {
-            if i.modifier(Field::Mode) != Some("PR")
-                || !i.modifier(Field::SelB).unwrap_or("").is_empty()
-            {
+            if !predicate_register_byte_0(cx, i)? {
                 return Err(cx.unsupported(i, "P2R of CC or a byte other than 0"));
             }
             let a = cx.r(i, Field::Ra);
@@ -885,9 +897,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             cx.set_rd(i, r);
         }
         O::R2p => {
-            if i.modifier(Field::Mode) != Some("PR")
-                || !i.modifier(Field::SelB).unwrap_or("").is_empty()
-            {
+            if !predicate_register_byte_0(cx, i)? {
                 return Err(cx.unsupported(i, "R2P to CC or from a byte other than 0"));
             }
             let a = cx.r(i, Field::Ra);
@@ -908,6 +918,53 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     Ok(())
 }
 
+/// Whether P2R/R2P move the predicate register (`mods::P2rm::Pr`, not CC) through byte 0 of
+/// the register (`SelB`, `mods::Bsel`).
+fn predicate_register_byte_0(cx: &Cx, i: &Instr) -> Result<bool> {
+    use mods::{Bsel, P2rm};
+    Ok(cx.modifier::<P2rm>(i, Field::Mode)? == Some(P2rm::Pr)
+        && matches!(
+            cx.modifier::<Bsel>(i, Field::SelB)?,
+            Some(Bsel::Default) | None
+        ))
+}
+
+/// (A signed, B signed) of XMAD: `Signed` is `mods::Xmadty` (register and constant forms),
+/// `mods::Xmadtyu` (XMAD_I) or `mods::Xmadtys` (XMAD_IS); nothing prints `.U16.U16`.
+fn xmad_signs(cx: &Cx, i: &Instr) -> Result<(bool, bool)> {
+    use mods::{Xmadty as T, Xmadtys as S, Xmadtyu as U};
+    if let Some(t) = i.modifier_as::<U>(Field::Signed) {
+        return Ok((t == U::S16U16, false));
+    }
+    if let Some(t) = i.modifier_as::<S>(Field::Signed) {
+        return Ok((t == S::S16S16, true));
+    }
+    Ok(match cx.modifier::<T>(i, Field::Signed)? {
+        Some(T::S16U16) => (true, false),
+        Some(T::U16S16) => (false, true),
+        Some(T::S16S16) => (true, true),
+        Some(T::Default) | None => (false, false),
+    })
+}
+
+/// XMAD's `Mode`: `mods::Xmadmode`, or `mods::Xmadmode2` (the constant-bank forms, without
+/// `.CBCC`) as the same variant of it.
+fn xmad_mode(cx: &Cx, i: &Instr) -> Result<mods::Xmadmode> {
+    use mods::{Xmadmode as M, Xmadmode2 as M2};
+    Ok(match i.modifier_as::<M2>(Field::Mode) {
+        Some(M2::Default) => M::Default,
+        Some(M2::Clo) => M::Clo,
+        Some(M2::Chi) => M::Chi,
+        Some(M2::Csfu) => M::Csfu,
+        None => cx.modifier::<M>(i, Field::Mode)?.unwrap_or(M::Default),
+    })
+}
+
+/// Whether XMAD's `SelA`/`SelB` (`mods::Hsel`) picks the high half.
+fn xmad_high(cx: &Cx, i: &Instr, f: Field) -> Result<bool> {
+    Ok(cx.modifier::<mods::Hsel>(i, f)? == Some(mods::Hsel::H1))
+}
+
 fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
     let a_full = cx.r(i, Field::Ra);
     let variant = Cx::variant(i);
@@ -919,31 +976,31 @@ fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
         _ => cx.src_b(i)?,
     };
     let c = cx.src_c(i)?;
-    let (sa, sb) = match i.modifier(Field::Signed).unwrap_or("") {
-        ".S16.U16" => (true, false),
-        ".U16.S16" => (false, true),
-        ".S16.S16" => (true, true),
-        _ => (false, false),
-    };
-    let half = |cx: &mut Cx, v: Value, f: Field, s: bool| -> Value {
-        let off = if i.modifier(f) == Some(".H1") { 16 } else { 0 };
+    let (sa, sb) = xmad_signs(cx, i)?;
+    let (a_high, b_high) = (
+        xmad_high(cx, i, Field::SelA)?,
+        xmad_high(cx, i, Field::SelB)?,
+    );
+    let half = |cx: &mut Cx, v: Value, high: bool, s: bool| -> Value {
+        let off = if high { 16 } else { 0 };
         if s {
             cx.sbits(v, off, 16)
         } else {
             cx.bits(v, off, 16)
         }
     };
-    let a = half(cx, a_full, Field::SelA, sa);
-    let b = half(cx, b_full, Field::SelB, sb);
+    let a = half(cx, a_full, a_high, sa);
+    let b = half(cx, b_full, b_high, sb);
     let mut p = cx.bin(Op::IMul, a, b);
     if i.flag(Field::Psl) {
         p = cx.shl_c(p, 16);
     }
-    let c = match i.modifier(Field::Mode).unwrap_or("") {
-        "" => c,
-        ".CLO" => cx.bits(c, 0, 16),
-        ".CHI" => cx.bits(c, 16, 16),
-        ".CBCC" => {
+    use mods::Xmadmode as M;
+    let c = match xmad_mode(cx, i)? {
+        M::Default => c,
+        M::Clo => cx.bits(c, 0, 16),
+        M::Chi => cx.bits(c, 16, 16),
+        M::Cbcc => {
             let t = cx.shl_c(b_full, 16);
             cx.add(c, t)
         }
@@ -951,28 +1008,12 @@ fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
         // documentation confirms it): C is corrected for the unsigned 33-bit middle sum that
         // IADD3.RS shifts, subtracting 2^16 for each negative signed 16-bit factor whose
         // partner half (the other half of the other operand) is non-zero.
-        ".CSFU" => {
+        M::Csfu => {
             let z = cx.c32(0);
             let an0 = cx.cmp(Op::SLt, a, z);
             let bn0 = cx.cmp(Op::SLt, b, z);
-            let a_other = cx.bits(
-                a_full,
-                if i.modifier(Field::SelA) == Some(".H1") {
-                    0
-                } else {
-                    16
-                },
-                16,
-            );
-            let b_other = cx.bits(
-                b_full,
-                if i.modifier(Field::SelB) == Some(".H1") {
-                    0
-                } else {
-                    16
-                },
-                16,
-            );
+            let a_other = cx.bits(a_full, if a_high { 0 } else { 16 }, 16);
+            let b_other = cx.bits(b_full, if b_high { 0 } else { 16 }, 16);
             let ao = cx.cmp(Op::INe, a_other, z);
             let bo = cx.cmp(Op::INe, b_other, z);
             let an = cx.and(an0, bo);
@@ -983,7 +1024,6 @@ fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
             let t = cx.add(ka, kb);
             cx.bin(Op::ISub, c, t)
         }
-        m => return Err(cx.unsupported(i, format!("XMAD mode {m}"))),
     };
     let k = if i.flag(Field::X) {
         cx.carry_u32()
@@ -1007,17 +1047,17 @@ fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
 
 /// Evaluates a condition-code test (`CSETP`/`CSET`) on the flags.
 fn cc_test(cx: &mut Cx, i: &Instr) -> Result<Value> {
-    let name = i.modifier(Field::CcTest).unwrap_or(".T");
-    flag_test(cx, name).ok_or_else(|| cx.unsupported(i, format!("condition-code test {name}")))
+    let t = cx.modifier::<Ccn>(i, Field::CcTest)?.unwrap_or(Ccn::T);
+    flag_test(cx, t).ok_or_else(|| cx.unsupported(i, format!("condition-code test {t}")))
 }
 
-/// A condition-code test (`.LT`, `.NEU`, `.HS`, … without the `CC` prefix) on the Z, S, C, O
+/// A condition-code test (`.LT`, `.NEU`, `.HS`, …: `mods::Ccn`) on the Z, S, C, O
 /// flags; `None` for the CSM tests. The float-style names are for flags set by float compares
 /// (S and Z both set mean unordered): `.NUM` = !(S·Z), `.NAN` = S·Z, and the unordered
 /// variants (`U`) are true for unordered results too. For integer flags S·Z never holds, so
 /// each `U` test equals its ordered one. (Flag formulas: yuzu's shader recompiler,
 /// `GetFlowTest`.)
-pub fn flag_test(cx: &mut Cx, name: &str) -> Option<Value> {
+pub fn flag_test(cx: &mut Cx, t: Ccn) -> Option<Value> {
     let z = cx.flag(Flag::Zero);
     let s = cx.flag(Flag::Sign);
     let c = cx.flag(Flag::Carry);
@@ -1025,42 +1065,44 @@ pub fn flag_test(cx: &mut Cx, name: &str) -> Option<Value> {
     let s_ne_o = cx.bin(Op::Xor, s, o);
     let nz = cx.not(z);
     let ns = cx.not(s);
-    Some(match name {
-        ".F" => cx.cbool(false),
-        ".T" => cx.cbool(true),
-        ".LT" | ".LTU" => s_ne_o,
-        ".EQ" | ".EQU" => z,
-        ".LE" | ".LEU" => cx.or(z, s_ne_o),
-        ".GT" => {
+    Some(match t {
+        Ccn::F => cx.cbool(false),
+        Ccn::T => cx.cbool(true),
+        Ccn::Lt | Ccn::Ltu => s_ne_o,
+        Ccn::Eq | Ccn::Equ => z,
+        Ccn::Le | Ccn::Leu => cx.or(z, s_ne_o),
+        Ccn::Gt => {
             let t = cx.or(z, s_ne_o);
             cx.not(t)
         }
-        ".GTU" => {
+        Ccn::Gtu => {
             let zo = cx.or(z, o);
             cx.bin(Op::Xor, ns, zo)
         }
-        ".NE" => nz,
-        ".NEU" => cx.or(s, nz),
-        ".GE" => cx.not(s_ne_o),
-        ".GEU" => {
+        Ccn::Ne => nz,
+        Ccn::Neu => cx.or(s, nz),
+        Ccn::Ge => cx.not(s_ne_o),
+        Ccn::Geu => {
             let t = cx.or(ns, z);
             cx.bin(Op::Xor, t, o)
         }
-        ".NUM" => cx.or(ns, nz),
-        ".NAN" => cx.and(s, z),
-        ".LO" => cx.not(c),
-        ".LS" => {
+        Ccn::Num => cx.or(ns, nz),
+        Ccn::Nan => cx.and(s, z),
+        Ccn::Lo => cx.not(c),
+        Ccn::Ls => {
             let nc = cx.not(c);
             cx.or(nc, z)
         }
-        ".HI" => cx.and(c, nz),
-        ".HS" => c,
-        ".SFF" => ns,
-        ".SFT" => s,
-        ".OFF" => cx.not(o),
-        ".OFT" => o,
-        ".RLE" => cx.or(s, z),
-        ".RGT" => cx.and(ns, nz),
-        _ => return None,
+        Ccn::Hi => cx.and(c, nz),
+        Ccn::Hs => c,
+        Ccn::Sff => ns,
+        Ccn::Sft => s,
+        Ccn::Off => cx.not(o),
+        Ccn::Oft => o,
+        Ccn::Rle => cx.or(s, z),
+        Ccn::Rgt => cx.and(ns, nz),
+        Ccn::CsmTa | Ccn::CsmTr | Ccn::CsmMx | Ccn::FcsmTa | Ccn::FcsmTr | Ccn::FcsmMx => {
+            return None
+        }
     })
 }

@@ -5,18 +5,21 @@ use super::{Cx, Result};
 use crate::gfx::{GSys, IpaMode, IpaSample};
 use crate::ir::{Op, Type, Value};
 use crate::shader::Stage;
+use dmsh_isa::mods::{self, Sreg};
 use dmsh_isa::{Field, Instr, Opcode};
 
 /// Highest attribute byte address the hardware defines (`a[0x3fc]`, front facing).
 pub const ATTR_END: u32 = 0x400;
 
-fn words(i: &Instr) -> u32 {
-    match i.modifier(Field::Size).unwrap_or("") {
-        ".64" => 2,
-        ".96" => 3,
-        ".128" => 4,
-        _ => 1,
-    }
+/// The words an ALD/AST moves (`Size`, `mods::Aldsz`).
+fn words(cx: &Cx, i: &Instr) -> Result<u32> {
+    use mods::Aldsz;
+    Ok(match cx.modifier::<Aldsz>(i, Field::Size)? {
+        Some(Aldsz::N64) => 2,
+        Some(Aldsz::N96) => 3,
+        Some(Aldsz::N128) => 4,
+        Some(Aldsz::Default) | None => 1,
+    })
 }
 
 /// Why a constant attribute address cannot be translated (None when it can): outside the
@@ -62,7 +65,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     }
     match i.opcode() {
         Opcode::Ald => {
-            let n = words(i);
+            let n = words(cx, i)?;
             let output = i.flag(Field::O);
             let patch = i.flag(Field::P);
             let vtx = cx.r(i, Field::Rc);
@@ -77,7 +80,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             }
         }
         Opcode::Ast => {
-            let n = words(i);
+            let n = words(cx, i)?;
             let patch = i.flag(Field::P);
             let vtx = cx.r(i, Field::Rc);
             let rd = cx.rf(i, Field::Rd);
@@ -88,16 +91,17 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             }
         }
         Opcode::Ipa => {
-            let mode = match i.modifier(Field::Interp).unwrap_or("") {
-                ".PASS" => IpaMode::Pass,
-                ".CONSTANT" => IpaMode::Constant,
-                ".SC" => IpaMode::Sc,
-                _ => IpaMode::Multiply,
+            use mods::{Ipai, Ipas};
+            let mode = match cx.modifier::<Ipai>(i, Field::Interp)? {
+                Some(Ipai::Pass) => IpaMode::Pass,
+                Some(Ipai::Constant) => IpaMode::Constant,
+                Some(Ipai::Sc) => IpaMode::Sc,
+                Some(Ipai::Default) | None => IpaMode::Multiply,
             };
-            let sample = match i.modifier(Field::Sample).unwrap_or("") {
-                ".CENTROID" => IpaSample::Centroid,
-                ".OFFSET" => IpaSample::Offset,
-                _ => IpaSample::Default,
+            let sample = match cx.modifier::<Ipas>(i, Field::Sample)? {
+                Some(Ipas::Centroid) => IpaSample::Centroid,
+                Some(Ipas::Offset) => IpaSample::Offset,
+                Some(Ipas::Default) | None => IpaSample::Default,
             };
             let a = if i.form_name() == "IPA_IDX" {
                 cx.r(i, Field::Ra)
@@ -123,11 +127,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             cx.set_rd(i, v);
         }
         Opcode::Out => {
-            let m = i.modifier(Field::Mode).unwrap_or("");
-            if m.contains("EMIT") {
+            use mods::Outm;
+            let m = cx.modifier::<Outm>(i, Field::Mode)?;
+            if matches!(m, Some(Outm::Emit | Outm::EmitThenCut)) {
                 cx.emit(Op::EmitVertex, Type::Void, &[]);
             }
-            if m.contains("CUT") {
+            if matches!(m, Some(Outm::Cut | Outm::EmitThenCut)) {
                 cx.emit(Op::EndPrimitive, Type::Void, &[]);
             }
             let z = cx.c32(0);
@@ -138,10 +143,14 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             cx.set_rd(i, v);
         }
         Opcode::Pixld => {
-            let s = match i.modifier(Field::Mode).unwrap_or("") {
-                ".MY_INDEX" => GSys::SampleId,
-                ".COVMASK" => GSys::SampleMaskIn,
-                m => return Err(cx.unsupported(i, format!("PIXLD{m}"))),
+            use mods::Pixldm;
+            let s = match cx.modifier::<Pixldm>(i, Field::Mode)? {
+                Some(Pixldm::MyIndex) => GSys::SampleId,
+                Some(Pixldm::Covmask) => GSys::SampleMaskIn,
+                m => {
+                    let m = m.map_or("", Pixldm::name);
+                    return Err(cx.unsupported(i, format!("PIXLD{m}")));
+                }
             };
             let v = cx.emit(Op::GfxSys(s), Type::U32, &[]);
             cx.set_rd(i, v);
@@ -151,14 +160,18 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             }
         }
         Opcode::S2r => {
-            let v = match i.modifier(Field::Sreg).unwrap_or("") {
-                "SR_INVOCATION_ID" => cx.emit(Op::GfxSys(GSys::InvocationId), Type::U32, &[]),
+            let v = match cx.modifier::<Sreg>(i, Field::Sreg)? {
+                Some(Sreg::SrInvocationId) => {
+                    cx.emit(Op::GfxSys(GSys::InvocationId), Type::U32, &[])
+                }
                 // The translator reports 0 (vertex handles are plain indices, see ISBERD): a
                 // constant, so the vertex indices computed from it fold to constants too.
-                "SR_INVOCATION_INFO" => cx.c32(0),
-                "SR_Y_DIRECTION" => cx.c32(0x3f80_0000),
-                "SR_THREAD_KILL" => cx.emit(Op::GfxSys(GSys::HelperInvocation), Type::U32, &[]),
-                "SR_PRIM_TYPE" => cx.emit(Op::GfxSys(GSys::PrimType), Type::U32, &[]),
+                Some(Sreg::SrInvocationInfo) => cx.c32(0),
+                Some(Sreg::SrYDirection) => cx.c32(0x3f80_0000),
+                Some(Sreg::SrThreadKill) => {
+                    cx.emit(Op::GfxSys(GSys::HelperInvocation), Type::U32, &[])
+                }
+                Some(Sreg::SrPrimType) => cx.emit(Op::GfxSys(GSys::PrimType), Type::U32, &[]),
                 _ => return Err(cx.unsupported(i, "system register")),
             };
             cx.set_rd(i, v);
@@ -205,7 +218,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let bf = cx.cast(Type::F32, b);
             let x = cx.emit(Op::FMul(crate::Round::Rn), Type::F32, &[af, fa]);
             let y = cx.emit(Op::FMul(crate::Round::Rn), Type::F32, &[bf, fb]);
-            let r = cx.emit(Op::FAdd(super::Cx::rnd(i)), Type::F32, &[x, y]);
+            let r = cx.emit(Op::FAdd(cx.rnd(i)?), Type::F32, &[x, y]);
             cx.set_rd(i, r);
         }
         _ => return Err(cx.unsupported(i, "not a stage-I/O instruction")),
@@ -216,12 +229,14 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
 /// Whether an S2R reads a graphics system register this module handles.
 pub fn is_gfx_sreg(i: &Instr) -> bool {
     matches!(
-        i.modifier(Field::Sreg).unwrap_or(""),
-        "SR_INVOCATION_ID"
-            | "SR_INVOCATION_INFO"
-            | "SR_Y_DIRECTION"
-            | "SR_THREAD_KILL"
-            | "SR_PRIM_TYPE"
+        i.modifier_as::<Sreg>(Field::Sreg),
+        Some(
+            Sreg::SrInvocationId
+                | Sreg::SrInvocationInfo
+                | Sreg::SrYDirection
+                | Sreg::SrThreadKill
+                | Sreg::SrPrimType
+        )
     )
 }
 

@@ -14,6 +14,7 @@
 //! never takes at run time.
 
 use super::Config;
+use dmsh_isa::mods::{Ldcm, Ldcsz};
 use dmsh_isa::{Field, Instr, Opcode};
 
 /// Most table entries read.
@@ -88,8 +89,14 @@ fn table_load(off: u32, rt: u8, get: &impl Fn(u32) -> Option<Instr>) -> Option<(
             && rd.0 == rt
             && i.guard().0.is_pt()
             && !i.guard().1
-            && i.modifier(Field::Size).unwrap_or("").is_empty()
-            && i.modifier(Field::Mode).unwrap_or("").is_empty();
+            && matches!(
+                i.modifier_as::<Ldcsz>(Field::Size),
+                Some(Ldcsz::Default) | None
+            )
+            && matches!(
+                i.modifier_as::<Ldcm>(Field::Mode),
+                Some(Ldcm::Default) | None
+            );
         if !plain_ldc {
             return None;
         }
@@ -103,7 +110,9 @@ fn table_load(off: u32, rt: u8, get: &impl Fn(u32) -> Option<Instr>) -> Option<(
 }
 
 /// Whether `i` may write more than one register from its `Rd` (checked only for the few
-/// instructions just before an indirect branch).
+/// instructions just before an indirect branch). A conservative reading of the printed text
+/// (any `.64`, `.128` or `F64` modifier, whatever its field and enum, or a D-opcode) rather
+/// than a per-opcode list of size enums.
 fn wide(i: &Instr, at: u32) -> bool {
     let text = i.print(at as u64, 0);
     let mnemonic = text.split_whitespace().find(|w| !w.starts_with('@'));

@@ -3,6 +3,7 @@
 
 use super::{Cx, Result};
 use crate::ir::{AtomOp, Op, Space, Type, Value, Width};
+use dmsh_isa::mods::{self, Atomop, Atomssz, Atomsz, Ldcm, Ldcsz, Ldssz, Ldsz, Redop, Stsz};
 use dmsh_isa::{Field, Instr, Opcode};
 
 /// Access shape: a scalar width, or a number of 32-bit words (2 or 4).
@@ -12,21 +13,51 @@ enum Shape {
     Words(u32),
 }
 
+/// The access shape of a load or store's `Size`: `mods::Ldsz` (LDG, LD), `mods::Ldssz` (LDS,
+/// whose `.U.` prefix, a uniform access, changes nothing here), `mods::Ldcsz` (LDC) or
+/// `mods::Stsz` (the others); nothing is one 32-bit word.
 fn shape(cx: &Cx, i: &Instr) -> Result<Shape> {
-    let m = i.modifier(Field::Size).unwrap_or("");
-    let m = m
-        .strip_prefix(".U.")
-        .map(|r| format!(".{r}"))
-        .unwrap_or_else(|| m.to_string());
-    Ok(match m.as_str() {
-        ".U8" => Shape::One(Width::U8),
-        ".S8" => Shape::One(Width::S8),
-        ".U16" => Shape::One(Width::U16),
-        ".S16" => Shape::One(Width::S16),
-        "" | ".32" => Shape::One(Width::B32),
-        ".64" => Shape::Words(2),
-        ".128" | ".U.128" => Shape::Words(4),
-        other => return Err(cx.unsupported(i, format!("access size {other}"))),
+    use Shape::{One, Words};
+    let f = Field::Size;
+    let bad = |m: &dyn std::fmt::Display| Err(cx.unsupported(i, format!("access size {m}")));
+    Ok(match i.opcode() {
+        Opcode::Ldg | Opcode::Ld => match cx.modifier::<Ldsz>(i, f)? {
+            Some(Ldsz::U8) => One(Width::U8),
+            Some(Ldsz::S8) => One(Width::S8),
+            Some(Ldsz::U16) => One(Width::U16),
+            Some(Ldsz::S16) => One(Width::S16),
+            Some(Ldsz::Default) | None => One(Width::B32),
+            Some(Ldsz::N64) => Words(2),
+            Some(Ldsz::N128 | Ldsz::U128) => Words(4),
+        },
+        Opcode::Lds => match cx.modifier::<Ldssz>(i, f)? {
+            Some(Ldssz::U8 | Ldssz::UU8) => One(Width::U8),
+            Some(Ldssz::S8 | Ldssz::US8) => One(Width::S8),
+            Some(Ldssz::U16 | Ldssz::UU16) => One(Width::U16),
+            Some(Ldssz::S16 | Ldssz::US16) => One(Width::S16),
+            Some(Ldssz::Default | Ldssz::U32) | None => One(Width::B32),
+            Some(Ldssz::N64 | Ldssz::U64) => Words(2),
+            Some(Ldssz::N128 | Ldssz::U128) => Words(4),
+            Some(m @ (Ldssz::Invalidsize7 | Ldssz::UInvalidsize7)) => return bad(&m),
+        },
+        Opcode::Ldc => match cx.modifier::<Ldcsz>(i, f)? {
+            Some(Ldcsz::U8) => One(Width::U8),
+            Some(Ldcsz::S8) => One(Width::S8),
+            Some(Ldcsz::U16) => One(Width::U16),
+            Some(Ldcsz::S16) => One(Width::S16),
+            Some(Ldcsz::Default) | None => One(Width::B32),
+            Some(Ldcsz::N64) => Words(2),
+        },
+        _ => match cx.modifier::<Stsz>(i, f)? {
+            Some(Stsz::U8) => One(Width::U8),
+            Some(Stsz::S8) => One(Width::S8),
+            Some(Stsz::U16) => One(Width::U16),
+            Some(Stsz::S16) => One(Width::S16),
+            Some(Stsz::Default) | None => One(Width::B32),
+            Some(Stsz::N64) => Words(2),
+            Some(Stsz::N128) => Words(4),
+            Some(m @ Stsz::Invalidsize7) => return bad(&m),
+        },
     })
 }
 
@@ -136,29 +167,79 @@ fn store(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
     Ok(())
 }
 
-fn atom_op(cx: &Cx, i: &Instr, op: &str, size: &str) -> Result<(AtomOp, Width)> {
-    let w = match size {
-        "" | ".S32" | ".F32.FTZ.RN" => Width::B32,
-        ".U64" | ".64" | ".S64" => Width::B64,
-        s => return Err(cx.unsupported(i, format!("atomic size {s}"))),
+/// The element type of an atomic: 32 or 64 bits, signed, float.
+#[derive(Clone, Copy)]
+struct AtomType {
+    width: Width,
+    signed: bool,
+    float: bool,
+}
+
+/// The operation and width of ATOM, ATOMS and RED: `Op` is `mods::Atomop` (ATOM, ATOMS) or
+/// `mods::Redop` (RED, the same operations less EXCH and SAFEADD); `Size` is `mods::Atomsz`
+/// (ATOM, RED) or `mods::Atomssz` (ATOMS); nothing is an unsigned 32-bit word.
+fn atom_op(cx: &Cx, i: &Instr) -> Result<(AtomOp, Width)> {
+    let t = |width, signed, float| AtomType {
+        width,
+        signed,
+        float,
     };
-    let signed = size.starts_with(".S");
+    let ty = if let Some(s) = i.modifier_as::<Atomssz>(Field::Size) {
+        match s {
+            Atomssz::Default => t(Width::B32, false, false),
+            Atomssz::S32 => t(Width::B32, true, false),
+            Atomssz::U64 => t(Width::B64, false, false),
+            Atomssz::S64 => t(Width::B64, true, false),
+        }
+    } else {
+        match cx.modifier::<Atomsz>(i, Field::Size)? {
+            Some(Atomsz::Default) | None => t(Width::B32, false, false),
+            Some(Atomsz::S32) => t(Width::B32, true, false),
+            Some(Atomsz::F32FtzRn) => t(Width::B32, false, true),
+            Some(Atomsz::U64) => t(Width::B64, false, false),
+            Some(Atomsz::S64) => t(Width::B64, true, false),
+            Some(s @ Atomsz::F16x2FtzRn) => {
+                return Err(cx.unsupported(i, format!("atomic size {s}")))
+            }
+        }
+    };
+    let op = match i.modifier_as::<Redop>(Field::Op) {
+        Some(o) => Some(red_as_atom(o)),
+        None => cx.modifier::<Atomop>(i, Field::Op)?,
+    };
     let o = match op {
-        ".ADD" if size == ".F32.FTZ.RN" => AtomOp::FAdd,
-        ".ADD" => AtomOp::Add,
-        ".MIN" if signed => AtomOp::SMin,
-        ".MIN" => AtomOp::UMin,
-        ".MAX" if signed => AtomOp::SMax,
-        ".MAX" => AtomOp::UMax,
-        ".INC" => AtomOp::Inc,
-        ".DEC" => AtomOp::Dec,
-        ".AND" => AtomOp::And,
-        ".OR" => AtomOp::Or,
-        ".XOR" => AtomOp::Xor,
-        ".EXCH" => AtomOp::Exch,
-        o => return Err(cx.unsupported(i, format!("atomic op {o}"))),
+        Some(Atomop::Add) if ty.float => AtomOp::FAdd,
+        Some(Atomop::Add) => AtomOp::Add,
+        Some(Atomop::Min) if ty.signed => AtomOp::SMin,
+        Some(Atomop::Min) => AtomOp::UMin,
+        Some(Atomop::Max) if ty.signed => AtomOp::SMax,
+        Some(Atomop::Max) => AtomOp::UMax,
+        Some(Atomop::Inc) => AtomOp::Inc,
+        Some(Atomop::Dec) => AtomOp::Dec,
+        Some(Atomop::And) => AtomOp::And,
+        Some(Atomop::Or) => AtomOp::Or,
+        Some(Atomop::Xor) => AtomOp::Xor,
+        Some(Atomop::Exch) => AtomOp::Exch,
+        o => {
+            let o = o.map_or("", Atomop::name);
+            return Err(cx.unsupported(i, format!("atomic op {o}")));
+        }
     };
-    Ok((o, w))
+    Ok((o, ty.width))
+}
+
+/// RED's operation as the ATOM operation of the same name.
+fn red_as_atom(o: Redop) -> Atomop {
+    match o {
+        Redop::Add => Atomop::Add,
+        Redop::Min => Atomop::Min,
+        Redop::Max => Atomop::Max,
+        Redop::Inc => Atomop::Inc,
+        Redop::Dec => Atomop::Dec,
+        Redop::And => Atomop::And,
+        Redop::Or => Atomop::Or,
+        Redop::Xor => Atomop::Xor,
+    }
 }
 
 fn atomic(cx: &mut Cx, i: &Instr, space: Space, red: bool) -> Result<()> {
@@ -180,9 +261,7 @@ fn atomic(cx: &mut Cx, i: &Instr, space: Space, red: bool) -> Result<()> {
         }
         return Ok(());
     }
-    let op = i.modifier(Field::Op).unwrap_or("");
-    let size = i.modifier(Field::Size).unwrap_or("");
-    let (o, w) = atom_op(cx, i, op, size)?;
+    let (o, w) = atom_op(cx, i)?;
     let src = if red { Field::Rd } else { Field::Rb };
     let rs = cx.rf(i, src);
     let t = if w == Width::B64 {
@@ -223,7 +302,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Lds => load(cx, i, Space::Shared),
         O::Sts => store(cx, i, Space::Shared),
         O::Ldc => {
-            if !i.modifier(Field::Mode).unwrap_or("").is_empty() {
+            if !matches!(
+                cx.modifier::<Ldcm>(i, Field::Mode)?,
+                Some(Ldcm::Default) | None
+            ) {
                 return Err(cx.unsupported(i, "LDC addressing mode"));
             }
             let bank = i.get(Field::CbufBank).unwrap_or(0) as u8;
@@ -271,7 +353,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Red => atomic(cx, i, Space::Global, true),
         O::Cctl => Ok(()),
         O::Membar => {
-            let dev = i.modifier(Field::Level) != Some(".CTA");
+            let dev = cx.modifier::<mods::Membarl>(i, Field::Level)? != Some(mods::Membarl::Cta);
             cx.emit(Op::MemBarrier(dev), Type::Void, &[]);
             Ok(())
         }

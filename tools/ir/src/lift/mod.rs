@@ -57,6 +57,20 @@ pub enum LiftError {
         /// What is missing.
         why: String,
     },
+    /// The lifter read a modifier field with another enum than the form gives it: a
+    /// translator bug (`tests/lift.rs` lifts every form to find one), reported rather than
+    /// read as an absent field.
+    #[error("offset {offset:#x}: {mnemonic}: the lifter reads field {field} as enum {expected}, which this form does not use")]
+    ModifierEnum {
+        /// Byte offset.
+        offset: u32,
+        /// The mnemonic (with the form name).
+        mnemonic: String,
+        /// The field.
+        field: &'static str,
+        /// The table name of the enum the lifter asked for.
+        expected: &'static str,
+    },
     /// Control flow leaves the code.
     #[error("offset {offset:#x}: branch target {target:#x} outside the code")]
     BadTarget {

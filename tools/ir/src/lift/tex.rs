@@ -7,6 +7,7 @@ use super::{Cx, LiftError, Result};
 use crate::gfx::{ImgDesc, TexDesc, TexDim, TexKind, TexLod};
 use crate::ir::{AtomOp, BlockId, Function, Op, Type, Value};
 use crate::ir::{Reg, RegFile};
+use dmsh_isa::mods::{self, Suatomty, Sudsz, Suredsz, Sutt};
 use dmsh_isa::{Field, Instr, Opcode};
 
 fn unresolved(cx: &Cx, i: &Instr, why: String) -> LiftError {
@@ -468,7 +469,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 texs_comps(i, rd2 == 255)
             };
-            let f16 = i.modifier(Field::F16) == Some(".F16");
+            // TEXS/TLDS: `mods::F16n`; TLD4S's `.F16` is a one-bit flag, not read here.
+            let f16 = cx.modifier::<mods::F16n>(i, Field::F16)? == Some(mods::F16n::F16);
             let mut dests = vec![rd, regk(rd, 1)];
             dests.push(rd2);
             dests.push(regk(rd2, 1));
@@ -538,11 +540,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let mut grad = None;
             match i.opcode() {
                 Opcode::Tex => {
-                    d.lod = match i.modifier(Field::Lod).unwrap_or("") {
-                        ".LZ" => TexLod::Zero,
-                        ".LB" | ".LBA" => TexLod::Bias,
-                        ".LL" | ".LLA" => TexLod::Level,
-                        _ => TexLod::Implicit,
+                    use mods::Texlod as L;
+                    d.lod = match cx.modifier::<L>(i, Field::Lod)? {
+                        Some(L::Lz) => TexLod::Zero,
+                        Some(L::Lb | L::Lba) => TexLod::Bias,
+                        Some(L::Ll | L::Lla) => TexLod::Level,
+                        Some(L::Default) | None => TexLod::Implicit,
                     };
                     if matches!(d.lod, TexLod::Bias | TexLod::Level) {
                         lod = take(cx);
@@ -558,7 +561,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 }
                 Opcode::Tld => {
                     d.kind = TexKind::Fetch;
-                    d.lod = if i.modifier(Field::Lod) == Some(".LL") {
+                    let ll = cx.modifier::<mods::Tldlod>(i, Field::Lod)? == Some(mods::Tldlod::Ll);
+                    d.lod = if ll {
                         lod = take(cx);
                         TexLod::Level
                     } else {
@@ -575,13 +579,13 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 }
                 Opcode::Tld4 => {
                     d.kind = TexKind::Gather(i.get(Field::Component).unwrap_or(0) as u8);
-                    let ao = i.modifier(Field::Aoffi).unwrap_or("");
-                    if ao == ".PTP" {
+                    let ao = cx.modifier::<mods::Toff>(i, Field::Aoffi)?;
+                    if ao == Some(mods::Toff::Ptp) {
                         d.ptp = true;
                         off = take(cx);
                         sample = take(cx);
                     }
-                    if ao == ".AOFFI" {
+                    if ao == Some(mods::Toff::Aoffi) {
                         d.offset = true;
                         off = take(cx);
                     }
@@ -640,11 +644,14 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             write(cx, r, &comps, &dests);
         }
         Opcode::Txq => {
-            let mode = i.modifier(Field::Mode).unwrap_or("");
-            let samples = match mode {
-                "TEX_HEADER_DIMENSION" => false,
-                "TEX_HEADER_TEXTURE_TYPE" => true,
-                _ => return Err(cx.unsupported(i, format!("TXQ {mode}"))),
+            use mods::Txqm;
+            let samples = match cx.modifier::<Txqm>(i, Field::Mode)? {
+                Some(Txqm::TexHeaderDimension) => false,
+                Some(Txqm::TexHeaderTextureType) => true,
+                m => {
+                    let m = m.map_or("", Txqm::name);
+                    return Err(cx.unsupported(i, format!("TXQ {m}")));
+                }
             };
             let hreg = if bindless { Some(rr(cx, ra, 0)) } else { None };
             let lodr = if bindless {
@@ -863,15 +870,15 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
     } else {
         slot(cx, i, true, None)?
     };
-    let tt = i.modifier(Field::TexType).unwrap_or("");
-    let (dim, array) = match tt {
-        ".1D" => (TexDim::D1, false),
-        ".1D_BUFFER" => (TexDim::Buffer, false),
-        ".1D_ARRAY" => (TexDim::D1, true),
-        ".2D" => (TexDim::D2, false),
-        ".2D_ARRAY" => (TexDim::D2, true),
-        ".3D" => (TexDim::D3, false),
-        _ if i.opcode() == Opcode::Suatom => {
+    // `TexType` is `mods::Sutt`, but for the immediate-handle SUATOM forms (a raw field).
+    let (dim, array) = match cx.modifier::<Sutt>(i, Field::TexType)? {
+        Some(Sutt::N1d) => (TexDim::D1, false),
+        Some(Sutt::N1dBuffer) => (TexDim::Buffer, false),
+        Some(Sutt::N1dArray) => (TexDim::D1, true),
+        Some(Sutt::N2d) => (TexDim::D2, false),
+        Some(Sutt::N2dArray) => (TexDim::D2, true),
+        Some(Sutt::N3d) => (TexDim::D3, false),
+        None if i.opcode() == Opcode::Suatom => {
             // Immediate-handle SUATOM: the target (SUTT order) in bits 33-35; bit 32 is the
             // high bit of the 4-bit atomic op (bits 29-32: EXCH = 8 sets it, dksh README §1).
             match i.raw(Field::TexType).unwrap_or(6) >> 1 {
@@ -884,7 +891,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
                 t => return Err(cx.unsupported(i, format!("SUATOM target {t}"))),
             }
         }
-        t => return Err(cx.unsupported(i, format!("surface type {t}"))),
+        None => return Err(cx.unsupported(i, "surface type")),
     };
     let ra = cx.rf(i, Field::Ra);
     let z = cx.c32(0);
@@ -896,29 +903,44 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
     if array {
         c[3] = rr(cx, ra, n);
     }
-    let size = i.modifier(Field::Size).unwrap_or("");
-    // Raw accesses: words moved, and the texel size in bytes (for `.BA`).
-    let atomic = matches!(i.opcode(), Opcode::Sured | Opcode::Suatom);
-    let (words, bytes) = match (form, size) {
+    // Raw accesses: words moved, the texel size in bytes (for `.BA`), and whether a narrow
+    // texel is signed.
+    let (words, bytes, signed) = match i.opcode() {
         // Atomics: one 32-bit word, unsigned (no size) or `.S32`.
-        (_, "" | ".S32") if atomic => (1, 4),
-        (_, s) if atomic => return Err(cx.unsupported(i, format!("surface atomic type {s}"))),
-        (f, _) if f.starts_with("SULD_P") || f.starts_with("SUST_P") => {
-            let m = i.modifier(Field::Mode).unwrap_or("");
-            if !m.is_empty() && m != ".RGBA" {
-                return Err(cx.unsupported(i, format!("partial surface mask {m}")));
-            }
-            (4, 0)
+        Opcode::Sured | Opcode::Suatom => {
+            // `Size`: `mods::Suredsz` (SURED) or `mods::Suatomty` (SUATOM).
+            let s32 = match i.modifier_as::<Suredsz>(Field::Size) {
+                Some(Suredsz::Default) => Ok(false),
+                Some(Suredsz::S32) => Ok(true),
+                Some(s) => Err(s.name()),
+                None => match cx.modifier::<Suatomty>(i, Field::Size)? {
+                    Some(Suatomty::Default) | None => Ok(false),
+                    Some(Suatomty::S32) => Ok(true),
+                    Some(s) => Err(s.name()),
+                },
+            };
+            let s32 = s32.map_err(|s| cx.unsupported(i, format!("surface atomic type {s}")))?;
+            (1, 4, s32)
         }
-        (_, ".U8" | ".S8") => (1, 1),
-        (_, ".U16" | ".S16") => (1, 2),
-        (_, ".64") => (2, 8),
-        (_, ".128") => (4, 16),
-        (_, "") => (1, 4),
-        (_, s) => return Err(cx.unsupported(i, format!("surface size {s}"))),
+        _ if form.starts_with("SULD_P") || form.starts_with("SUST_P") => {
+            use mods::Supm;
+            match cx.modifier::<Supm>(i, Field::Mode)? {
+                Some(Supm::Default) | None => (4, 0, false),
+                Some(m) => return Err(cx.unsupported(i, format!("partial surface mask {m}"))),
+            }
+        }
+        _ => match cx.modifier::<Sudsz>(i, Field::Size)? {
+            Some(Sudsz::U8) => (1, 1, false),
+            Some(Sudsz::S8) => (1, 1, true),
+            Some(Sudsz::U16) => (1, 2, false),
+            Some(Sudsz::S16) => (1, 2, true),
+            Some(Sudsz::N64) => (2, 8, false),
+            Some(Sudsz::N128) => (4, 16, false),
+            Some(Sudsz::Default) | None => (1, 4, false),
+        },
     };
     // `.BA`: x is a byte offset (PTX `suld.b`/`sust.b`); the image is indexed by texel.
-    if i.modifier(Field::Ba) == Some(".BA") && bytes > 1 {
+    if cx.modifier::<mods::Suba>(i, Field::Ba)? == Some(mods::Suba::Ba) && bytes > 1 {
         c[0] = cx.shr_c(c[0], (bytes as u32).trailing_zeros());
     }
     let ct = tuple(cx, c);
@@ -939,7 +961,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
                 // A narrow texel: its value, zero- or sign-extended per `.U8/.S8/.U16/.S16`.
                 let x = cx.emit(Op::Extract(0), Type::U32, &[r]);
                 let n = 8 * bytes as u32;
-                let x = if size.starts_with(".S") {
+                let x = if signed {
                     cx.sbits(x, 0, n)
                 } else {
                     cx.bits(x, 0, n)
@@ -986,7 +1008,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
                         )
                     })
                 } else {
-                    size.is_empty()
+                    !signed
                 };
                 Some(match op {
                     0 => AtomOp::Add,

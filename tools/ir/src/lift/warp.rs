@@ -2,29 +2,36 @@
 
 use super::{Cx, Result};
 use crate::ir::{Op, ShflMode, Sys, Type, VoteMode};
+use dmsh_isa::mods::{Barm, Shflm, Sreg, Votem};
 use dmsh_isa::{Field, Instr, Opcode};
 
-fn sreg(name: &str) -> Option<Sys> {
-    Some(match name {
-        "SR_TID.X" => Sys::Tid(0),
-        "SR_TID.Y" => Sys::Tid(1),
-        "SR_TID.Z" => Sys::Tid(2),
-        "SR_CTAID.X" => Sys::Ctaid(0),
-        "SR_CTAID.Y" => Sys::Ctaid(1),
-        "SR_CTAID.Z" => Sys::Ctaid(2),
-        "SR_LANEID" => Sys::LaneId,
-        "SR_EQMASK" => Sys::LaneMask(0),
-        "SR_LTMASK" => Sys::LaneMask(1),
-        "SR_LEMASK" => Sys::LaneMask(2),
-        "SR_GTMASK" => Sys::LaneMask(3),
-        "SR_GEMASK" => Sys::LaneMask(4),
-        "SR_CLOCKLO" | "SR_CLOCKHI" | "SR_CLOCK" | "SR_GLOBALTIMERLO" | "SR_GLOBALTIMERHI" => {
+fn sreg(s: Sreg) -> Option<Sys> {
+    use Sreg as S;
+    Some(match s {
+        S::SrTidX => Sys::Tid(0),
+        S::SrTidY => Sys::Tid(1),
+        S::SrTidZ => Sys::Tid(2),
+        S::SrCtaidX => Sys::Ctaid(0),
+        S::SrCtaidY => Sys::Ctaid(1),
+        S::SrCtaidZ => Sys::Ctaid(2),
+        S::SrLaneid => Sys::LaneId,
+        S::SrEqmask => Sys::LaneMask(0),
+        S::SrLtmask => Sys::LaneMask(1),
+        S::SrLemask => Sys::LaneMask(2),
+        S::SrGtmask => Sys::LaneMask(3),
+        S::SrGemask => Sys::LaneMask(4),
+        S::SrClocklo | S::SrClockhi | S::SrClock | S::SrGlobaltimerlo | S::SrGlobaltimerhi => {
             Sys::Clock
         }
-        "SR_VIRTCFG" | "SR_VIRTID" | "SR_MACHINE_ID_0" | "SR_MACHINE_ID_1" | "SR_MACHINE_ID_2"
-        | "SR_MACHINE_ID_3" | "SR_AFFINITY" | "SR_HWTASKID" | "SR_ORDERING_TICKET" | "SR_YIELD" => {
-            Sys::Zero
-        }
+        S::SrVirtcfg
+        | S::SrVirtid
+        | S::SrMachineId0
+        | S::SrMachineId1
+        | S::SrMachineId2
+        | S::SrMachineId3
+        | S::SrAffinity
+        | S::SrHwtaskid
+        | S::SrOrderingTicket => Sys::Zero,
         _ => return None,
     })
 }
@@ -33,7 +40,7 @@ fn sreg(name: &str) -> Option<Sys> {
 pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     use Opcode as O;
     match i.opcode() {
-        O::S2r | O::Cs2r if i.modifier(Field::Sreg) == Some("SR_TID") => {
+        O::S2r | O::Cs2r if cx.modifier::<Sreg>(i, Field::Sreg)? == Some(Sreg::SrTid) => {
             // Packed: x in bits 0..15, y in 16..25, z in 26..31.
             let x = cx.sys(Sys::Tid(0));
             let y = cx.sys(Sys::Tid(1));
@@ -46,12 +53,14 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             Ok(())
         }
         O::S2r | O::Cs2r => {
-            let name = i.modifier(Field::Sreg).unwrap_or("");
-            let s =
-                sreg(name).ok_or_else(|| cx.unsupported(i, format!("system register {name}")))?;
+            let Some(r) = cx.modifier::<Sreg>(i, Field::Sreg)? else {
+                return Err(cx.unsupported(i, "system register"));
+            };
+            let s = sreg(r).ok_or_else(|| cx.unsupported(i, format!("system register {r}")))?;
             let v = cx.sys(s);
             cx.set_rd(i, v);
-            if i.opcode() == O::Cs2r && name.ends_with("LO") {
+            // CS2R of a 64-bit counter's low word writes the pair (high word 0).
+            if i.opcode() == O::Cs2r && matches!(r, Sreg::SrClocklo | Sreg::SrGlobaltimerlo) {
                 let z = cx.c32(0);
                 let rd = cx.rf(i, Field::Rd);
                 if rd < 254 {
@@ -61,11 +70,11 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             Ok(())
         }
         O::Shfl => {
-            let mode = match i.modifier(Field::Mode).unwrap_or("") {
-                ".IDX" => ShflMode::Idx,
-                ".UP" => ShflMode::Up,
-                ".DOWN" => ShflMode::Down,
-                _ => ShflMode::Bfly,
+            let mode = match cx.modifier::<Shflm>(i, Field::Mode)? {
+                Some(Shflm::Idx) => ShflMode::Idx,
+                Some(Shflm::Up) => ShflMode::Up,
+                Some(Shflm::Down) => ShflMode::Down,
+                Some(Shflm::Bfly) | None => ShflMode::Bfly,
             };
             let a = cx.r(i, Field::Ra);
             let v = Cx::variant(i);
@@ -91,11 +100,11 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         O::Vote => {
             let p = cx.p(i, Field::Pc, Field::NotC);
-            let mode = match i.modifier(Field::Mode).unwrap_or("") {
-                ".ALL" => VoteMode::All,
-                ".ANY" => VoteMode::Any,
-                ".EQ" => VoteMode::Eq,
-                m => return Err(cx.unsupported(i, format!("VOTE{m}"))),
+            let mode = match cx.modifier::<Votem>(i, Field::Mode)? {
+                Some(Votem::All) => VoteMode::All,
+                Some(Votem::Any) => VoteMode::Any,
+                Some(Votem::Eq) => VoteMode::Eq,
+                None => return Err(cx.unsupported(i, "VOTE without a mode")),
             };
             let rd = cx.rf(i, Field::Rd);
             if rd != 255 {
@@ -109,7 +118,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             Ok(())
         }
         O::Bar => {
-            let mode = i.modifier(Field::Mode).unwrap_or("");
+            let mode = cx.modifier::<Barm>(i, Field::Mode)?;
             let form = i.form_name();
             // Barrier 0, or a barrier id in a register (deko3d writes RZ); a thread count,
             // where given, is taken to be the whole workgroup.
@@ -118,12 +127,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 return Err(cx.unsupported(i, "named barrier other than 0"));
             }
             match mode {
-                ".SYNC" => {
+                Some(Barm::Sync) => {
                     start_barrier_block(cx);
                     cx.emit(Op::Barrier, Type::Void, &[]);
                     Ok(())
                 }
-                ".RED.POPC" => {
+                Some(Barm::RedPopc) => {
                     let p = cx.p(i, Field::Pc, Field::NotC);
                     cx.emit(Op::SetBarPred, Type::Void, &[p]);
                     start_barrier_block(cx);
@@ -131,7 +140,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                     cx.emit(Op::SetBarResult, Type::Void, &[n]);
                     Ok(())
                 }
-                _ => Err(cx.unsupported(i, format!("BAR{mode}"))),
+                _ => {
+                    let m = mode.map_or("", Barm::name);
+                    Err(cx.unsupported(i, format!("BAR{m}")))
+                }
             }
         }
         O::B2r => {
