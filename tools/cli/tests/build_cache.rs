@@ -251,6 +251,41 @@ fn the_cache_converts_exactly_what_changed() {
     let (conv, _, dir4) = build(&split, &game, &out);
     assert_ne!(dir4, dir, "the pairs table moves V");
     assert_eq!(conv, 2, "the pair's vertex and fragment shaders");
+    // Across chain versions outputs compare without V: still only the keys whose MSL or
+    // reflection changed are listed, and the pair's keys show their partners changed.
+    ok(dmsh(&[
+        "report",
+        "--split",
+        s(&split),
+        "--build",
+        s(&dir4),
+        "--since",
+        s(&before),
+        "--out",
+        s(&tmp.join("report4")),
+    ]));
+    let r4: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.join("report4/report.json")).unwrap())
+            .unwrap();
+    assert_ne!(r4["since"]["from"], r4["since"]["to"]);
+    let keys_of = |r: &serde_json::Value| -> Vec<String> {
+        r["since"]["changed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["key"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(keys_of(&r4), keys_of(&r), "the same outputs differ");
+    let partners_changed = r4["since"]["inputs_changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "partners")
+        .unwrap()["count"]
+        .as_u64()
+        .unwrap();
+    assert!(partners_changed >= 2, "{}", r4["since"]);
 
     // `dmsh chain` prints the build's V, and writes the host's header.
     let v4 = dir4.file_name().unwrap().to_string_lossy()[2..].to_string();

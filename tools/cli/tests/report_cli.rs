@@ -2,6 +2,8 @@
 //! DIR/report/): the coverage agrees with `_b_build.json` and the shader map, every failure
 //! is in exactly one cause group, the HTML page is self-contained, and `dmsh build --strict`
 //! fails the run on the demo's failing shaders while the build still writes every record.
+//! Bad input (a shader whose code is damaged or cut short) fails that key only, recorded with
+//! its cause, and the build goes on.
 
 use std::path::Path;
 use std::process::Command;
@@ -110,5 +112,59 @@ fn demo_report_covers_every_shader() {
     let again: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(b.join("_b_build.json")).unwrap()).unwrap();
     assert_eq!(again, build);
+
+    // Bad input: one compute shader's instructions overwritten with words no form matches,
+    // one vertex shader's code cut short. Those two keys fail, with their causes; the rest
+    // build as before.
+    let built_key = |stage: &str| {
+        shaders
+            .iter()
+            .find(|s| s["stage"] == stage && s["status"] == "built")
+            .unwrap()["key"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (compute, vertex) = (built_key("compute"), built_key("vertex"));
+    let code = |k: &str| out.join("pkg").join(format!("{k}.code"));
+    let mut bytes = std::fs::read(code(&compute)).unwrap();
+    let end = bytes.len().min(0x140);
+    bytes[0x100..end].fill(0xff);
+    std::fs::write(code(&compute), bytes).unwrap();
+    std::fs::write(code(&vertex), [0u8; 10]).unwrap();
+    let o = dmsh(&[
+        "build",
+        "--split",
+        out.to_str().unwrap(),
+        "--game",
+        game.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "bad input fails keys, not the build");
+    let o = dmsh(&["report", "--split", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let group = |cause: &str| {
+        r["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["cause"] == cause)
+            .unwrap_or_else(|| panic!("no {cause} group"))
+            .clone()
+    };
+    assert_eq!(
+        group("unknown_encoding")["examples"][0]["key"],
+        compute.as_str()
+    );
+    assert_eq!(
+        group("translation_error")["examples"][0]["key"],
+        vertex.as_str()
+    );
+    let levels = r["levels"].as_array().unwrap();
+    assert_eq!(
+        levels[4]["count"].as_u64(),
+        Some(build["built"].as_u64().unwrap() - 2)
+    );
     let _ = std::fs::remove_dir_all(&out);
 }

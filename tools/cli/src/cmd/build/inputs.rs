@@ -56,6 +56,11 @@ impl InputDigests {
         ]
     }
 
+    /// The inputs' names, in the order of [`InputDigests::fields`].
+    pub fn names() -> [&'static str; 7] {
+        Self::default().fields().map(|(n, _)| n)
+    }
+
     /// The key's cache entry: a digest of all of its inputs.
     pub fn cache_key(&self) -> String {
         let mut text = String::from("dmsh-build-cache 1\n");

@@ -14,8 +14,8 @@ fn esc(text: &str) -> String {
 
 /// A horizontal bar chart, one bar per count, scaled to `total`.
 fn chart(rows: &[Count], total: usize) -> String {
-    const W: usize = 640;
-    const LABEL: usize = 200;
+    const W: usize = 800;
+    const LABEL: usize = 300;
     const ROW: usize = 22;
     let h = rows.len() * ROW + 4;
     let mut s = format!("<svg width=\"{W}\" height=\"{h}\" viewBox=\"0 0 {W} {h}\" role=\"img\">");
@@ -144,6 +144,15 @@ pub fn html(r: &Report) -> String {
             since.changed.len(),
             since.unchanged
         ));
+        if !since.inputs_changed.is_empty() {
+            let n = since.changed.len() + since.unchanged;
+            section(
+                &mut s,
+                "Inputs that changed, in how many keys",
+                &since.inputs_changed,
+                n,
+            );
+        }
         if !since.changed.is_empty() {
             s.push_str("<table><tr><th>key</th><th>stage</th><th>change</th><th>before</th><th>now</th><th>inputs changed</th></tr>\n");
             for c in &since.changed {

@@ -108,6 +108,11 @@ pub fn markdown(r: &Report) -> String {
             since.changed.len(),
             since.unchanged
         ));
+        if !since.inputs_changed.is_empty() {
+            s.push_str("Inputs that changed, in how many keys:\n\n");
+            let n = since.changed.len() + since.unchanged;
+            table(&mut s, "input", &since.inputs_changed, n);
+        }
         if !since.changed.is_empty() {
             s.push_str("| key | stage | change | before | now | inputs changed |\n|---|---|---|---|---|---|\n");
             for c in &since.changed {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::cmd::build::inputs::InputDigests;
 use crate::cmd::build::record::{BuildRecord, KeyRecord};
 
 /// One key whose outputs differ.
@@ -36,6 +37,8 @@ pub struct Since {
     pub changed: Vec<Change>,
     /// Keys with the same outputs and status.
     pub unchanged: usize,
+    /// Per input, the keys in both builds whose digest of it differs (outputs changed or not).
+    pub inputs_changed: Vec<super::Count>,
 }
 
 /// The inputs of `a` and `b` whose digests differ.
@@ -59,6 +62,14 @@ pub fn since(before: &BuildRecord, now: &BuildRecord) -> Since {
     keys.dedup();
     let mut changed = Vec::new();
     let mut unchanged = 0;
+    let mut inputs_changed: BTreeMap<String, usize> = BTreeMap::new();
+    for (k, a) in &old {
+        if let Some(b) = new.get(k) {
+            for name in changed_inputs(a, b) {
+                *inputs_changed.entry(name).or_default() += 1;
+            }
+        }
+    }
     for k in keys {
         let change = |kind: &str, r: &KeyRecord, before: &str, now: &str, inputs| Change {
             key: k.to_string(),
@@ -89,6 +100,15 @@ pub fn since(before: &BuildRecord, now: &BuildRecord) -> Since {
         to: now.chain.clone(),
         changed,
         unchanged,
+        inputs_changed: InputDigests::names()
+            .iter()
+            .filter_map(|name| {
+                inputs_changed.get(*name).map(|&count| super::Count {
+                    name: name.to_string(),
+                    count,
+                })
+            })
+            .collect(),
     }
 }
 
@@ -132,6 +152,12 @@ mod tests {
         );
         let s = since(&a, &b);
         assert_eq!(s.unchanged, 2);
+        let counts: Vec<(&str, usize)> = s
+            .inputs_changed
+            .iter()
+            .map(|c| (c.name.as_str(), c.count))
+            .collect();
+        assert_eq!(counts, [("translator", 1), ("facts", 2)]);
         assert_eq!(s.changed.len(), 2);
         assert_eq!(
             (s.changed[0].key.as_str(), s.changed[0].kind.as_str()),
