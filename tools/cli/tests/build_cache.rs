@@ -125,7 +125,21 @@ fn the_cache_converts_exactly_what_changed() {
         "a fresh cache converts every key"
     );
     let first = snapshot(&dir);
+    let mtime = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let some_json = dir.join(
+        &first
+            .iter()
+            .find(|(n, _)| n.ends_with("_b.json"))
+            .unwrap()
+            .0,
+    );
+    let t0 = mtime(&some_json);
     let (conv, cached, dir2) = build(&split, &game, &out);
+    assert_eq!(
+        mtime(&some_json),
+        t0,
+        "an output already right is not rewritten"
+    );
     assert_eq!(
         (conv, cached),
         (0, keys),

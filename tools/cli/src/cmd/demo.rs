@@ -76,7 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     println!("{}", built.line);
     // Then the title's coverage report over that build: DIR/report/.
     let r = super::report::Args {
-        split: o.to_path_buf(),
+        split: Some(o.to_path_buf()),
         build: Some(built.dir),
         game: Some(title.clone()),
         out: Some(o.join("report")),

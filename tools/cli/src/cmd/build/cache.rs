@@ -147,14 +147,19 @@ impl Cache {
         Ok(e)
     }
 
-    /// Writes an entry's files into `dir` (each atomically), reflections with chain `v`.
+    /// Writes an entry's files into `dir` (each atomically), reflections with chain `v`; a
+    /// file that already holds the bytes is left alone (its time too).
     pub fn materialise(&self, e: &Entry, dir: &Path, v: &str) -> anyhow::Result<()> {
         for (n, sha) in &e.files {
             let mut bytes = self.blob(sha)?;
             if is_reflection(n) {
                 bytes = with_chain(&bytes, Some(v)).with_context(|| format!("cache blob {sha}"))?;
             }
-            write_atomic(&dir.join(n), &bytes)?;
+            let path = dir.join(n);
+            if std::fs::read(&path).is_ok_and(|old| old == bytes) {
+                continue;
+            }
+            write_atomic(&path, &bytes)?;
         }
         Ok(())
     }

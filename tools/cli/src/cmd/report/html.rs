@@ -55,6 +55,10 @@ fn notes(s: &mut String, title: &str, empty: &str, list: &[KeyNote]) {
         s.push_str(&format!("<p>{}</p>\n", esc(empty)));
         return;
     }
+    key_table(s, list);
+}
+
+fn key_table(s: &mut String, list: &[KeyNote]) {
     s.push_str("<table><tr><th>key</th><th>stage</th><th></th></tr>\n");
     for n in list {
         s.push_str(&format!(
@@ -106,12 +110,13 @@ pub fn html(r: &Report) -> String {
         .collect();
     section(&mut s, "Failures by cause", &causes, r.shaders);
     for g in &r.failures {
-        notes(
-            &mut s,
-            &format!("{} ({} examples)", g.label, g.examples.len()),
-            "",
-            &g.examples,
-        );
+        s.push_str(&format!(
+            "<h3>{} (<code>{}</code>): {} shaders, for example</h3>\n",
+            esc(&g.label),
+            esc(&g.cause),
+            g.count
+        ));
+        key_table(&mut s, &g.examples);
     }
     notes(
         &mut s,

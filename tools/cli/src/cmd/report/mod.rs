@@ -25,9 +25,10 @@ use cause::{classify, Cause, LEVELS};
 /// Arguments of `dmsh report`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The split folder (shader_map.tsv).
+    /// The split folder (shader_map.tsv; default: the title's folder, when the tables are
+    /// there, as in the seed's games/<id>/).
     #[arg(long)]
-    pub split: PathBuf,
+    pub split: Option<PathBuf>,
     /// The build folder, `b-<V>/` (default: the one b-* folder in the split folder).
     #[arg(long)]
     pub build: Option<PathBuf>,
@@ -301,18 +302,27 @@ fn only_build(split: &Path) -> anyhow::Result<PathBuf> {
 
 /// Writes the report of a split folder's build into `out`; returns a one-line summary.
 pub fn write_report(args: &Args) -> anyhow::Result<String> {
+    let split = match (&args.split, &args.game) {
+        (Some(s), _) => s.clone(),
+        (None, Some(g)) if g.join("shader_map.tsv").is_file() => g.clone(),
+        (None, Some(g)) => anyhow::bail!(
+            "{}: no shader_map.tsv here; give the split folder with --split",
+            g.display()
+        ),
+        (None, None) => anyhow::bail!("give the split folder with --split (or --game)"),
+    };
     let build = match &args.build {
         Some(b) => b.clone(),
-        None => only_build(&args.split)?,
+        None => only_build(&split)?,
     };
     let record = BuildRecord::read(&build.join("_b_build.json"))?;
-    let map = map_kinds(&args.split.join("shader_map.tsv"))?;
+    let map = map_kinds(&split.join("shader_map.tsv"))?;
     let title = match &args.game {
-        Some(g) => dmsh_scan::Profile::load(g)?.title,
-        None => String::new(),
+        Some(g) if g.join("profile.toml").is_file() => dmsh_scan::Profile::load(g)?.title,
+        _ => String::new(),
     };
     let title = if title.is_empty() {
-        args.split
+        split
             .file_name()
             .map_or("title".into(), |n| n.to_string_lossy().into_owned())
     } else {
@@ -323,10 +333,7 @@ pub fn write_report(args: &Args) -> anyhow::Result<String> {
         let before = BuildRecord::read(&old.join("_b_build.json"))?;
         rep.since = Some(since::since(&before, &record));
     }
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| args.split.join("report"));
+    let out = args.out.clone().unwrap_or_else(|| split.join("report"));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let json = serde_json::to_string_pretty(&rep).expect("serialises") + "\n";
     write_atomic(&out.join("report.json"), json.as_bytes())?;
