@@ -23,6 +23,11 @@ pub enum Level {
     Metallib,
 }
 
+/// What the levels mean, for the report's readers.
+pub const LEVELS_NOTE: &str = "Validation is the build's binding check: the MSL's arguments \
+and locations agree with the reflection (dmsh_msl::check_bindings); it comes after MSL. \
+A metallib is counted when the build wrote one (xcrun metal).";
+
 /// Every level, with its label, in chain order.
 pub const LEVELS: [(Level, &str); 6] = [
     (Level::Found, "found"),

@@ -87,6 +87,7 @@ pub fn html(r: &Report) -> String {
         n = r.shaders
     );
     section(&mut s, "Along the chain", &r.levels, r.shaders);
+    s.push_str(&format!("<p>{}</p>\n", esc(super::cause::LEVELS_NOTE)));
     section(&mut s, "Shaders per stage", &r.stages, r.shaders);
     section(
         &mut s,

@@ -42,6 +42,7 @@ pub fn markdown(r: &Report) -> String {
         r.title, r.chain, r.shaders
     );
     table(&mut s, "step", &r.levels, r.shaders);
+    s.push_str(&format!("{}\n\n", super::cause::LEVELS_NOTE));
     s.push_str("## Shaders per stage\n\n");
     table(&mut s, "stage", &r.stages, r.shaders);
     s.push_str("## Shaders per container kind\n\n");
