@@ -185,6 +185,41 @@ fn the_cache_converts_exactly_what_changed() {
         "the resumed build is the whole build"
     );
 
+    // A damaged blob: the keys whose outputs it holds are converted again, and it is whole.
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("_b_build.json")).unwrap()).unwrap();
+    let shaders = rec["shaders"].as_array().unwrap();
+    let sha = shaders.iter().find(|k| k["status"] == "built").unwrap()["outputs"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_string();
+    let users = shaders
+        .iter()
+        .filter(|k| {
+            k["outputs"]
+                .as_object()
+                .unwrap()
+                .values()
+                .any(|v| v == sha.as_str())
+        })
+        .count();
+    let blob = out.join("cache/blobs").join(&sha[..2]).join(&sha);
+    std::fs::write(&blob, "damaged").unwrap();
+    for f in std::fs::read_dir(&dir).unwrap().flatten() {
+        std::fs::remove_file(f.path()).unwrap();
+    }
+    let (conv, _, _) = build(&split, &game, &out);
+    assert!(
+        (1..=users).contains(&conv),
+        "{conv} converted, {users} keys use the blob"
+    );
+    assert!(snapshot(&dir) == first, "the damaged blob is repaired");
+
     // A facts row of a compute shader without partners: exactly that key, same V.
     let facts = split.join("shader_facts.tsv");
     let text = std::fs::read_to_string(&facts).unwrap();

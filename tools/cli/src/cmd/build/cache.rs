@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
@@ -98,10 +99,17 @@ impl Cache {
     fn put_blob(&self, bytes: &[u8]) -> anyhow::Result<String> {
         let sha = sha256_hex(bytes);
         let p = self.blob_path(&sha);
-        if !p.is_file() {
+        // A blob already there is kept only when whole.
+        if self.blob(&sha).is_err() {
             let d = p.parent().expect("blob paths have a folder");
             std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-            write_atomic(&p, bytes)?;
+            // Keys with the same output store the same blob, maybe at once: each writer has
+            // a temporary file of its own, and the renames all put the same bytes in place.
+            static WRITER: AtomicUsize = AtomicUsize::new(0);
+            let n = WRITER.fetch_add(1, Ordering::Relaxed);
+            let tmp = d.join(format!("{sha}.{}.{n}.tmp~", std::process::id()));
+            std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+            std::fs::rename(&tmp, &p).with_context(|| format!("renaming to {}", p.display()))?;
         }
         Ok(sha)
     }
@@ -208,6 +216,9 @@ mod tests {
         std::fs::write(cache.blob_path(sha), "damaged").unwrap();
         let err = cache.materialise(&e, &out, "v").unwrap_err().to_string();
         assert!(err.contains("damaged cache blob"), "{err}");
+        // Storing the same bytes again repairs it.
+        let again = cache.put("k", "built", "", "", &staged).unwrap();
+        cache.materialise(&again, &out, "v").unwrap();
         std::fs::remove_file(cache.blob_path(sha)).unwrap();
         assert!(cache.get("k").is_none());
         let _ = std::fs::remove_dir_all(&d);

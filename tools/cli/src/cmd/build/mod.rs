@@ -101,39 +101,35 @@ fn key_record(run: &Run, r: &MapRow) -> (KeyRecord, bool) {
         inputs: digests,
         ..Default::default()
     };
-    let (entry, converted) = match cache.get(&cache_key) {
-        Some(e) => (Ok(e), false),
-        None => {
-            let stage = dir.join(format!(".stage-{}", r.key));
-            let _ = std::fs::remove_dir_all(&stage);
-            let entry = std::fs::create_dir_all(&stage)
-                .with_context(|| format!("creating {}", stage.display()))
-                .and_then(|_| {
-                    let o = convert::build_key(&args.split, r, &stage, manual.as_deref(), opts, v);
-                    if o.step == "write" {
-                        // A file-system failure says nothing about the shader: not cached.
-                        anyhow::bail!("{}", o.message)
-                    }
-                    cache.put(&cache_key, o.status, o.step, &o.message, &stage)
-                });
-            let _ = std::fs::remove_dir_all(&stage);
-            (entry, true)
+    // A hit whose outputs cannot be written (a damaged blob) is converted again.
+    if let Some(e) = cache.get(&cache_key) {
+        if cache.materialise(&e, dir, v).is_ok() {
+            return (rec.with(e), false);
         }
-    };
-    match entry.and_then(|e| cache.materialise(&e, dir, v).map(|_| e)) {
-        Ok(e) => {
-            rec.status = e.status;
-            rec.step = e.step;
-            rec.message = e.message;
-            rec.outputs = e.files;
-        }
+    }
+    let stage = dir.join(format!(".stage-{}", r.key));
+    let _ = std::fs::remove_dir_all(&stage);
+    let entry = std::fs::create_dir_all(&stage)
+        .with_context(|| format!("creating {}", stage.display()))
+        .and_then(|_| {
+            let o = convert::build_key(&args.split, r, &stage, manual.as_deref(), opts, v);
+            if o.step == "write" {
+                // A file-system failure says nothing about the shader: not cached.
+                anyhow::bail!("{}", o.message)
+            }
+            cache.put(&cache_key, o.status, o.step, &o.message, &stage)
+        })
+        .and_then(|e| cache.materialise(&e, dir, v).map(|_| e));
+    let _ = std::fs::remove_dir_all(&stage);
+    match entry {
+        Ok(e) => (rec.with(e), true),
         Err(e) => {
             rec.status = "failed".into();
             rec.step = "write".into();
             rec.message = format!("{e:#}").replace(['\t', '\n'], " ");
+            (rec, true)
         }
     }
-    (rec, converted)
 }
 
 /// Removes what `dir` holds besides `_b_build.json` and `keep`: an interrupted build's

@@ -35,6 +35,17 @@ pub struct KeyRecord {
     pub outputs: BTreeMap<String, String>,
 }
 
+impl KeyRecord {
+    /// This record with a cache entry's outcome and outputs.
+    pub fn with(mut self, e: super::cache::Entry) -> Self {
+        self.status = e.status;
+        self.step = e.step;
+        self.message = e.message;
+        self.outputs = e.files;
+        self
+    }
+}
+
 /// The whole `_b_build.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
