@@ -21,6 +21,10 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Metal shading language for every shader of a split title, into b-<V>/.
     Build(cmd::build::Args),
+    /// The chain version V; check or register the tools; write the host's header.
+    Chain(cmd::chain::Args),
+    /// A title's coverage as JSON, Markdown and one self-contained HTML page.
+    Report(cmd::report::Args),
     /// Disassemble Maxwell machine code as NVIDIA's nvdisasm prints it.
     Disasm(cmd::disasm::Args),
     /// Translate one shader to SPIR-V plus reflection JSON.
@@ -37,6 +41,8 @@ fn main() -> std::process::ExitCode {
         Command::Split(a) => cmd::split::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Build(a) => cmd::build::run(a),
+        Command::Chain(a) => cmd::chain::run(a),
+        Command::Report(a) => cmd::report::run(a),
         Command::Disasm(a) => cmd::disasm::run(a),
         Command::Translate(a) => cmd::translate::run(*a),
         Command::Exec(a) => cmd::exec::run(a),

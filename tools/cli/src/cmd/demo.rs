@@ -1,7 +1,8 @@
 //! `dmsh demo`: runs the chain that exists so far on the bundled demo title, games/demo:
 //! split (tables and the per-key control/code files), then translation of every unique shader
 //! to SPIR-V with its reflection, and a coverage report (found, translated, failed and why),
-//! then the Metal build of the split (`dmsh build`: `b-<V>/`, MSL per key, `_b_build.json`).
+//! then the Metal build of the split (`dmsh build`: `b-<V>/`, MSL per key, `_b_build.json`)
+//! and the coverage report over it (`dmsh report`: `report/`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,7 +12,7 @@ use super::split::{split_main, Args as SplitArgs};
 /// Arguments of `dmsh demo`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Output folder (pkg/, shader_map.tsv, shader_facts.tsv, shader_pairs.tsv).
+    /// Output folder (pkg/, the tables, spv/, b-<V>/, cache/, report/).
     #[arg(long, default_value = "out/demo")]
     pub out: PathBuf,
     /// The demo title's folder (default: games/demo of this source tree).
@@ -67,11 +68,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         game: Some(title.clone()),
         split: o.to_path_buf(),
         out: None,
+        cache: None,
         ios: false,
         strict: false,
     };
-    let (_, line, _) = super::build::build(&b)?;
-    println!("{line}");
+    let built = super::build::build(&b)?;
+    println!("{}", built.line);
+    // Then the title's coverage report over that build: DIR/report/.
+    let r = super::report::Args {
+        split: Some(o.to_path_buf()),
+        build: Some(built.dir),
+        game: Some(title.clone()),
+        out: Some(o.join("report")),
+        since: None,
+    };
+    println!("{}", super::report::write_report(&r)?);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,11 +1,13 @@
 //! One module per subcommand.
 
 pub mod build;
+pub mod chain;
 pub mod demo;
 pub mod disasm;
 pub mod exec;
 pub mod facts;
 pub mod render;
+pub mod report;
 pub mod split;
 pub mod title;
 pub mod translate;

@@ -1,0 +1,280 @@
+//! `dmsh build`: Metal shading language for every shader of a split title, into a versioned
+//! `b-<V>/` folder (docs/build.md). Per key: its input digests (`inputs`), then the cache
+//! (`cache`): a hit writes the cached outputs, a miss converts the key (`convert`: translate →
+//! SPIR-V → MSL → `<key>_b.metal` and `<key>_b.json`) in a staging folder and stores what it
+//! wrote. `_b_build.json` (`record`) records, per key, `built` or the failing step and its
+//! message, and the digests of its inputs and outputs. One failing shader never stops the
+//! build; the exit code is non-zero only with `--strict`.
+//! Vertex shaders are converted after every other stage, so vs_pad (dmsh-fixup) sees their
+//! fragment partners' inputs. Not yet: `xcrun metal`, c1_full.tsv.
+
+pub mod cache;
+pub mod convert;
+pub mod inputs;
+pub mod record;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use rayon::prelude::*;
+
+use super::title::{read_map, MapRow};
+pub use convert::write_atomic;
+use record::{BuildRecord, KeyRecord};
+
+/// Arguments of `dmsh build`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The title's folder (profile.toml, shader_facts_manual.tsv): its manual facts are used.
+    #[arg(long)]
+    pub game: Option<PathBuf>,
+    /// The split folder (`dmsh split`'s outputs: shader_map.tsv, shader_facts.tsv, pkg/).
+    #[arg(long)]
+    pub split: PathBuf,
+    /// Where `b-<V>/` is written (default: the split folder).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The per-shader cache (default: OUT/cache).
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+    /// MSL for iOS instead of macOS.
+    #[arg(long)]
+    pub ios: bool,
+    /// Exit non-zero when any shader fails.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// The MSL options of a build for macOS, or iOS.
+pub fn msl_options(ios: bool) -> dmsh_msl::MslOptions {
+    dmsh_msl::MslOptions {
+        platform: if ios {
+            dmsh_msl::Platform::Ios
+        } else {
+            dmsh_msl::Platform::MacOs
+        },
+    }
+}
+
+/// What one build did.
+pub struct Summary {
+    /// The `b-<V>` folder.
+    pub dir: PathBuf,
+    /// The summary line, then one line per failure.
+    pub line: String,
+    /// Whether every key built.
+    pub all_built: bool,
+}
+
+/// What every key of one build shares.
+struct Run<'a> {
+    args: &'a Args,
+    title: inputs::TitleInputs,
+    cache: cache::Cache,
+    /// The `b-<V>` folder.
+    dir: PathBuf,
+    manual: Option<PathBuf>,
+    opts: dmsh_msl::MslOptions,
+    /// The chain version.
+    v: String,
+}
+
+/// One key: from the cache, else converted in `dir/.stage-<key>` and stored; its outputs are
+/// then written into `dir`. Returns the record and whether it was converted. `partners`: the
+/// inputs its fragment partners read (vs_pad; empty for other stages).
+fn key_record(run: &Run, r: &MapRow, partners: &dmsh_fixup::Partners) -> (KeyRecord, bool) {
+    let Run {
+        args,
+        title,
+        cache,
+        dir,
+        manual,
+        opts,
+        v,
+    } = run;
+    let digests = title.digests(&args.split, r);
+    let cache_key = digests.cache_key();
+    let mut rec = KeyRecord {
+        key: r.key.clone(),
+        stage: r.stage.clone(),
+        cache_key: cache_key.clone(),
+        inputs: digests,
+        ..Default::default()
+    };
+    // A hit whose outputs cannot be written (a damaged blob) is converted again.
+    if let Some(e) = cache.get(&cache_key) {
+        if cache.materialise(&e, dir, v).is_ok() {
+            return (rec.with(e), false);
+        }
+    }
+    let stage = dir.join(format!(".stage-{}", r.key));
+    let _ = std::fs::remove_dir_all(&stage);
+    let entry = std::fs::create_dir_all(&stage)
+        .with_context(|| format!("creating {}", stage.display()))
+        .and_then(|_| {
+            let o =
+                convert::build_key(&args.split, r, &stage, manual.as_deref(), opts, v, partners);
+            if o.step == "write" {
+                // A file-system failure says nothing about the shader: not cached.
+                anyhow::bail!("{}", o.message)
+            }
+            cache.put(&cache_key, o.status, o.step, &o.message, &stage)
+        })
+        .and_then(|e| cache.materialise(&e, dir, v).map(|_| e));
+    let _ = std::fs::remove_dir_all(&stage);
+    match entry {
+        Ok(e) => (rec.with(e), true),
+        Err(e) => {
+            rec.status = "failed".into();
+            rec.step = "write".into();
+            rec.message = format!("{e:#}").replace(['\t', '\n'], " ");
+            (rec, true)
+        }
+    }
+}
+
+/// The inputs the built fragment partners of vertex shader `key` read (from their
+/// `<key>_b.json` in the `b-<V>` folder; a partner that did not build gives none).
+fn fragment_inputs(run: &Run, key: &str) -> dmsh_fixup::Partners {
+    let mut p = dmsh_fixup::Partners::default();
+    for f in run.title.partners_of(key) {
+        let Ok(text) = std::fs::read_to_string(run.dir.join(format!("{f}_b.json"))) else {
+            continue;
+        };
+        if let Ok(r) = dmsh_reflect::Reflection::from_json(&text) {
+            if r.stage == "fragment" {
+                p.inputs.extend(r.inputs);
+            }
+        }
+    }
+    p
+}
+
+/// Removes what `dir` holds besides `_b_build.json` and `keep`: an interrupted build's
+/// staging folders and temporary files, and the outputs of keys that no longer build.
+fn remove_strays(dir: &Path, keep: &BTreeSet<String>) -> anyhow::Result<()> {
+    let rd = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == "_b_build.json" || keep.contains(&name) {
+            continue;
+        }
+        let p = e.path();
+        let removed = if p.is_dir() {
+            std::fs::remove_dir_all(&p)
+        } else {
+            std::fs::remove_file(&p)
+        };
+        removed.with_context(|| format!("removing {}", p.display()))?;
+    }
+    Ok(())
+}
+
+/// Runs `dmsh build`.
+pub fn build(args: &Args) -> anyhow::Result<Summary> {
+    let opts = msl_options(args.ios);
+    let manual = match &args.game {
+        Some(g) => super::title::manual_facts(g)?,
+        None => None,
+    };
+    let title = inputs::TitleInputs::load(
+        Some(&args.split),
+        args.game.as_deref(),
+        manual.as_deref(),
+        &opts,
+    )?;
+    let v = super::chain::version(&title.chain_parts());
+    let out = args.out.clone().unwrap_or_else(|| args.split.clone());
+    let dir = out.join(format!("b-{v}"));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let cache = cache::Cache::open(&args.cache.clone().unwrap_or_else(|| out.join("cache")))?;
+    let rows = read_map(&args.split.join("shader_map.tsv"))?;
+    let bar = indicatif::ProgressBar::new(rows.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("build {bar:40} {pos}/{len} shaders {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let run = Run {
+        args,
+        title,
+        cache,
+        dir: dir.clone(),
+        manual,
+        opts,
+        v: v.clone(),
+    };
+    // Vertex shaders last: vs_pad gives each the inputs its built fragment partners read
+    // (their reflections in `dir`; the partners' keys and facts are in the cache key).
+    let (vertex, others): (Vec<&MapRow>, Vec<&MapRow>) =
+        rows.iter().partition(|r| r.stage == "vertex");
+    let mut done: Vec<(KeyRecord, bool)> = others
+        .par_iter()
+        .map(|r| {
+            let o = key_record(&run, r, &dmsh_fixup::Partners::default());
+            bar.inc(1);
+            o
+        })
+        .collect();
+    done.par_extend(vertex.par_iter().map(|r| {
+        let o = key_record(&run, r, &fragment_inputs(&run, &r.key));
+        bar.inc(1);
+        o
+    }));
+    done.sort_by(|a, b| a.0.key.cmp(&b.0.key));
+    bar.finish_and_clear();
+    let converted = done.iter().filter(|(_, c)| *c).count();
+    let record = BuildRecord::new(&v, done.into_iter().map(|(r, _)| r).collect());
+    let keep: BTreeSet<String> = record
+        .shaders
+        .iter()
+        .flat_map(|s| s.outputs.keys().cloned())
+        .collect();
+    remove_strays(&dir, &keep)?;
+    write_atomic(&dir.join("_b_build.json"), record.to_json().as_bytes())?;
+    let n = record.shaders.len();
+    let mut line = format!(
+        "build: b-{v}: {} of {n} shaders reach MSL ({}); {converted} converted, {} from the cache",
+        record.built,
+        dir.display(),
+        n - converted
+    );
+    for o in record.shaders.iter().filter(|o| o.status != "built") {
+        line.push_str(&format!(
+            "\n  {} {} ({}) at {}: {}",
+            o.status, o.key, o.stage, o.step, o.message
+        ));
+    }
+    Ok(Summary {
+        dir,
+        line,
+        all_built: record.built == n,
+    })
+}
+
+/// Runs `dmsh build`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let s = build(&args)?;
+    println!("{}", s.line);
+    Ok(if s.all_built || !args.strict {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_options_are_on_the_chain() {
+        let parts = |ios| {
+            let t = inputs::TitleInputs::load(None, None, None, &msl_options(ios)).unwrap();
+            super::super::chain::version(&t.chain_parts())
+        };
+        assert_ne!(parts(false), parts(true));
+        assert_eq!(parts(false), parts(false));
+    }
+}

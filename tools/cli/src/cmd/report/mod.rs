@@ -1,0 +1,367 @@
+//! `dmsh report`: a title's coverage from its split tables and one build (`b-<V>/`), as
+//! `report.json`, `report.md` and one self-contained `report.html` (inline SVG charts, no
+//! network): shaders per container kind and stage, how far they got along the chain
+//! (`cause::LEVELS`), failures grouped by cause with example keys, bindings whose slot was
+//! not decoded, driver-segment reads, and the geometry and tessellation shaders Metal cannot
+//! run directly. With `--since` an earlier build: the keys whose outputs differ and which of
+//! their inputs changed (`since`). docs/build.md, "The report".
+
+pub mod cause;
+mod html;
+mod markdown;
+pub mod since;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use super::build::record::BuildRecord;
+use super::build::write_atomic;
+use cause::{classify, Cause, LEVELS};
+
+/// Arguments of `dmsh report`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The split folder (shader_map.tsv; default: the title's folder, when the tables are
+    /// there, as in the seed's games/<id>/).
+    #[arg(long)]
+    pub split: Option<PathBuf>,
+    /// The build folder, `b-<V>/` (default: the one b-* folder in the split folder).
+    #[arg(long)]
+    pub build: Option<PathBuf>,
+    /// The title's folder (profile.toml: its name).
+    #[arg(long)]
+    pub game: Option<PathBuf>,
+    /// Where report.json, report.md and report.html go (default: SPLIT/report).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// An earlier build folder, `DIR/b-<V'>`: list what changed since.
+    #[arg(long)]
+    pub since: Option<PathBuf>,
+}
+
+/// A count with a name.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Count {
+    /// What is counted.
+    pub name: String,
+    /// How many.
+    pub count: usize,
+}
+
+/// The keys that failed one way.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct CauseGroup {
+    /// The cause (`cause::Cause::name`).
+    pub cause: String,
+    /// Its label.
+    pub label: String,
+    /// How many keys.
+    pub count: usize,
+    /// The first few keys, with their messages.
+    pub examples: Vec<KeyNote>,
+}
+
+/// A key with a note.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct KeyNote {
+    /// The key.
+    pub key: String,
+    /// Its stage.
+    pub stage: String,
+    /// The note (a message, a status, the offsets read).
+    pub note: String,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Report {
+    /// The title's name (profile.toml), or the split folder's name.
+    pub title: String,
+    /// The chain version of the build.
+    pub chain: String,
+    /// Unique shaders in the map.
+    pub shaders: usize,
+    /// Shaders per container kind.
+    pub containers: Vec<Count>,
+    /// Shaders per stage.
+    pub stages: Vec<Count>,
+    /// Shaders per container kind and stage (`kind/stage`).
+    pub container_stages: Vec<Count>,
+    /// Keys that reached each level along the chain.
+    pub levels: Vec<Count>,
+    /// Failures grouped by cause, most common first.
+    pub failures: Vec<CauseGroup>,
+    /// Shaders with a binding whose slot was not decoded (the host's red line).
+    pub unresolved_bindings: Vec<KeyNote>,
+    /// Built shaders that pick a texture slot at run time (`tex_dyn` arrays).
+    pub dynamic_slots: Vec<KeyNote>,
+    /// Built shaders that read the driver constant segment (cbuf bank 0).
+    pub driver_reads: Vec<KeyNote>,
+    /// Geometry and tessellation shaders, which Metal cannot run directly.
+    pub not_in_metal: Vec<KeyNote>,
+    /// What changed since an earlier build (`--since`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<since::Since>,
+}
+
+/// Examples kept per cause.
+const EXAMPLES: usize = 5;
+
+/// The first map row per key: its container kind and stage.
+fn map_kinds(path: &Path) -> anyhow::Result<BTreeMap<String, (String, String)>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .with_context(|| format!("{}: no column {name}", path.display()))
+    };
+    let (k, s, c) = (col("key")?, col("stage")?, col("container")?);
+    let mut out = BTreeMap::new();
+    for line in lines {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if let (Some(key), Some(stage), Some(kind)) = (cols.get(k), cols.get(s), cols.get(c)) {
+            out.entry(key.to_string())
+                .or_insert_with(|| (kind.to_string(), stage.to_string()));
+        }
+    }
+    Ok(out)
+}
+
+fn counts<'a>(names: impl Iterator<Item = &'a str>) -> Vec<Count> {
+    let mut m: BTreeMap<&str, usize> = BTreeMap::new();
+    for n in names {
+        *m.entry(n).or_default() += 1;
+    }
+    m.into_iter()
+        .map(|(name, count)| Count {
+            name: name.to_string(),
+            count,
+        })
+        .collect()
+}
+
+/// The driver-segment offsets a built key's reflection reads (cbuf bank 0), and whether it
+/// binds run-time slot arrays.
+fn reflection_notes(build: &Path, key: &str) -> (Option<String>, bool) {
+    let Some(r) = std::fs::read_to_string(build.join(format!("{key}_b.json")))
+        .ok()
+        .and_then(|t| dmsh_reflect::Reflection::from_json(&t).ok())
+    else {
+        return (None, false);
+    };
+    let driver: Vec<String> = r
+        .resources
+        .iter()
+        .filter(|x| x.kind == "cbuf" && x.bank == 0)
+        .map(|x| match x.size {
+            Some(n) => format!("c0 {:#x}..{:#x}", x.guest_offset, x.guest_offset as u64 + n),
+            None => format!("c0 from {:#x}", x.guest_offset),
+        })
+        .collect();
+    let dynamic = r
+        .resources
+        .iter()
+        .any(|x| x.kind == "tex_dyn" || x.kind == "samp_dyn");
+    ((!driver.is_empty()).then(|| driver.join(", ")), dynamic)
+}
+
+/// Builds the report of `record` (the build in `build`) over the split's map.
+pub fn report(
+    title: &str,
+    map: &BTreeMap<String, (String, String)>,
+    record: &BuildRecord,
+    build: &Path,
+) -> Report {
+    let keys: Vec<(&String, &(String, String))> = map.iter().collect();
+    let stage_of = |k: &str| map.get(k).map_or("?", |(_, s)| s.as_str()).to_string();
+    let mut levels = vec![0usize; LEVELS.len()];
+    let mut groups: BTreeMap<Cause, Vec<KeyNote>> = BTreeMap::new();
+    let mut driver_reads = Vec::new();
+    let mut dynamic_slots = Vec::new();
+    for r in &record.shaders {
+        let (level, cause) = classify(r);
+        for (i, (l, _)) in LEVELS.iter().enumerate() {
+            if *l <= level {
+                levels[i] += 1;
+            }
+        }
+        let note = |note: String| KeyNote {
+            key: r.key.clone(),
+            stage: stage_of(&r.key),
+            note,
+        };
+        if let Some(c) = cause {
+            groups.entry(c).or_default().push(note(r.message.clone()));
+        } else {
+            let (driver, dynamic) = reflection_notes(build, &r.key);
+            if let Some(d) = driver {
+                driver_reads.push(note(d));
+            }
+            if dynamic {
+                dynamic_slots.push(note("texture slot chosen at run time".into()));
+            }
+        }
+    }
+    let unresolved_bindings = groups
+        .get(&Cause::UnresolvedBinding)
+        .cloned()
+        .unwrap_or_default();
+    let mut failures: Vec<CauseGroup> = groups
+        .into_iter()
+        .map(|(c, notes)| CauseGroup {
+            cause: c.name().into(),
+            label: c.label().into(),
+            count: notes.len(),
+            examples: notes.into_iter().take(EXAMPLES).collect(),
+        })
+        .collect();
+    failures.sort_by(|a, b| b.count.cmp(&a.count).then(a.cause.cmp(&b.cause)));
+    let status: BTreeMap<&str, &str> = record
+        .shaders
+        .iter()
+        .map(|r| (r.key.as_str(), r.status.as_str()))
+        .collect();
+    let not_in_metal = keys
+        .iter()
+        .filter(|(_, (_, s))| matches!(s.as_str(), "geometry" | "tess_control" | "tess_eval"))
+        .map(|(k, (_, s))| KeyNote {
+            key: k.to_string(),
+            stage: s.clone(),
+            note: status.get(k.as_str()).unwrap_or(&"not built").to_string(),
+        })
+        .collect();
+    Report {
+        title: title.to_string(),
+        chain: record.chain.clone(),
+        shaders: map.len(),
+        containers: counts(keys.iter().map(|(_, (c, _))| c.as_str())),
+        stages: counts(keys.iter().map(|(_, (_, s))| s.as_str())),
+        container_stages: counts(
+            keys.iter()
+                .map(|(_, (c, s))| format!("{c}/{s}"))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(String::as_str),
+        ),
+        levels: LEVELS
+            .iter()
+            .zip(levels)
+            .map(|((_, name), count)| Count {
+                name: name.to_string(),
+                count,
+            })
+            .collect(),
+        failures,
+        unresolved_bindings,
+        dynamic_slots,
+        driver_reads,
+        not_in_metal,
+        since: None,
+    }
+}
+
+/// The one `b-*` folder in `split`.
+fn only_build(split: &Path) -> anyhow::Result<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(split)
+        .with_context(|| format!("reading {}", split.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("b-"))
+        })
+        .collect();
+    found.sort();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => anyhow::bail!(
+            "{}: no b-<V> folder (run dmsh build first)",
+            split.display()
+        ),
+        _ => anyhow::bail!(
+            "{}: several builds ({}): name one with --build",
+            split.display(),
+            found
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Writes the report of a split folder's build into `out`; returns a one-line summary.
+pub fn write_report(args: &Args) -> anyhow::Result<String> {
+    let split = match (&args.split, &args.game) {
+        (Some(s), _) => s.clone(),
+        (None, Some(g)) if g.join("shader_map.tsv").is_file() => g.clone(),
+        (None, Some(g)) => anyhow::bail!(
+            "{}: no shader_map.tsv here; give the split folder with --split",
+            g.display()
+        ),
+        (None, None) => anyhow::bail!("give the split folder with --split (or --game)"),
+    };
+    let build = match &args.build {
+        Some(b) => b.clone(),
+        None => only_build(&split)?,
+    };
+    let record = BuildRecord::read(&build.join("_b_build.json"))?;
+    let map = map_kinds(&split.join("shader_map.tsv"))?;
+    let title = match &args.game {
+        Some(g) if g.join("profile.toml").is_file() => dmsh_scan::Profile::load(g)?.title,
+        _ => String::new(),
+    };
+    let title = if title.is_empty() {
+        split
+            .file_name()
+            .map_or("title".into(), |n| n.to_string_lossy().into_owned())
+    } else {
+        title
+    };
+    let mut rep = report(&title, &map, &record, &build);
+    if let Some(old) = &args.since {
+        let before = BuildRecord::read(&old.join("_b_build.json"))?;
+        rep.since = Some(since::since(&before, &record));
+    }
+    let out = args.out.clone().unwrap_or_else(|| split.join("report"));
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let json = serde_json::to_string_pretty(&rep).expect("serialises") + "\n";
+    write_atomic(&out.join("report.json"), json.as_bytes())?;
+    write_atomic(&out.join("report.md"), markdown::markdown(&rep).as_bytes())?;
+    write_atomic(&out.join("report.html"), html::html(&rep).as_bytes())?;
+    let reached = |i: usize| rep.levels.get(i).map_or(0, |c| c.count);
+    let mut line = format!(
+        "report: {} shaders, {} translated, {} reach MSL, {} pass validation; {} failure causes ({})",
+        rep.shaders,
+        reached(2),
+        reached(3),
+        reached(4),
+        rep.failures.len(),
+        out.display()
+    );
+    if let Some(s) = &rep.since {
+        line.push_str(&format!(
+            "\n  since b-{}: {} keys with other outputs, {} unchanged",
+            s.from,
+            s.changed.len(),
+            s.unchanged
+        ));
+    }
+    Ok(line)
+}
+
+/// Runs `dmsh report`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    println!("{}", write_report(&args)?);
+    Ok(ExitCode::SUCCESS)
+}
