@@ -9,9 +9,10 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod corpus;
 
-use dmsh_ir::lift::{dksh, BindingLayout, Config};
-use dmsh_spv::{translate, translate_graphics, Options, Output};
+use corpus::{corpus, Job};
+use dmsh_spv::Options;
 use std::time::{Duration, Instant};
 
 /// Issue 4's goal: twice yuzu's shader recompiler on one core.
@@ -47,114 +48,6 @@ impl Clock {
         self.wall += w0.elapsed().as_secs_f64();
         r
     }
-}
-
-/// One corpus shader: name, code (graphics: SPH + instructions), configuration, and whether
-/// it takes the graphics path (`lift_graphics` / `translate_graphics`).
-struct Job {
-    name: String,
-    code: Vec<u8>,
-    cfg: Config,
-    graphics: bool,
-}
-
-impl Job {
-    /// Guest instruction slots (excluding scheduling words and the SPH).
-    fn insts(&self) -> usize {
-        let sph = if self.graphics {
-            dmsh_isa::sph::SPH_SIZE
-        } else {
-            0
-        };
-        (self.code.len() - sph) / 8 * 3 / 4
-    }
-
-    /// The instruction bytes (the code after the SPH for graphics).
-    fn instrs(&self) -> &[u8] {
-        if self.graphics {
-            &self.code[dmsh_isa::sph::SPH_SIZE..]
-        } else {
-            &self.code
-        }
-    }
-
-    fn translate(&self, opts: &Options) -> Result<Output, dmsh_spv::TranslateError> {
-        if self.graphics {
-            translate_graphics(&self.code, &self.cfg, opts)
-        } else {
-            translate(&self.code, &self.cfg, opts)
-        }
-    }
-
-    fn lift(&self) -> dmsh_ir::Shader {
-        if self.graphics {
-            dmsh_ir::lift::lift_graphics(&self.code, &self.cfg).expect("lifts")
-        } else {
-            dmsh_ir::lift::lift(&self.code, &self.cfg).expect("lifts")
-        }
-    }
-}
-
-/// The 92 corpus shaders: the sm53 kernels of tests/corpus/sass and every DKSH program of
-/// tests/corpus/dksh (compute and graphics), configured as the corpus tests configure them.
-fn corpus() -> Vec<Job> {
-    let mut jobs: Vec<Job> = Vec::new();
-    for (name, path) in common::sass_kernels() {
-        let c = dmsh_cubin::read(&path).expect("cubin");
-        let k = c.kernel(&name).expect("kernel");
-        let cfg = common::cuda_config(k, common::io_block(&name).unwrap_or([32, 1, 1]));
-        jobs.push(Job {
-            name,
-            code: k.code.clone(),
-            cfg,
-            graphics: false,
-        });
-    }
-    for (name, code, ls, shared, local) in common::dksh_compute() {
-        jobs.push(Job {
-            name,
-            code,
-            cfg: common::deko3d_config(ls, shared, local),
-            graphics: false,
-        });
-    }
-    let dir = common::root().join("tests/corpus/dksh");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("dksh dir")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "dksh"))
-        .collect();
-    files.sort();
-    for p in files {
-        let bytes = std::fs::read(&p).expect("dksh");
-        let prog = dksh::parse(&bytes).expect("dksh parses");
-        if prog.stage == dmsh_ir::Stage::Compute {
-            continue;
-        }
-        let name = p.file_name().unwrap().to_string_lossy().to_string();
-        let mut cfg = dksh::graphics_config(
-            prog.stage,
-            &prog.code,
-            &prog.cbuf1,
-            BindingLayout::deko3d(prog.stage),
-            &name,
-        )
-        .expect("graphics config");
-        if let Some(g) = cfg.gfx.as_mut() {
-            g.early_fragment_tests = prog.early_fragment_tests;
-            if let Some(t) = prog.tess_param {
-                g.tess_from_container(t);
-            }
-        }
-        jobs.push(Job {
-            name,
-            code: prog.code,
-            cfg,
-            graphics: true,
-        });
-    }
-    jobs
 }
 
 /// Measures whole translations of `set` (as a user calls it) and prints rates and the ratio
