@@ -2,7 +2,7 @@
 //! outputs in ../shared/corpus/msl-reference (third-party data, used when present): every
 //! vertex, fragment and compute file must pass except those in `KNOWN` (known-valid MSL that
 //! the stand-in cannot take, each with the reason), and deterministic mutations of the
-//! passing files (a narrowed vector, a bad swizzle, a wrong member name, a texture call
+//! passing files (a narrowed vector, a double, a bad swizzle, a wrong member name, a texture call
 //! without its sampler or value, a constructor with a component too many or too few) must
 //! be rejected. Skips with a message when the folder or clang is absent.
 
@@ -166,6 +166,12 @@ fn narrow_vector(src: &str, from: usize) -> Option<String> {
     Some(format!("{}float2{}", &src[..i], &src[i + 6..]))
 }
 
+/// `float name = …` → `double name = …`: Metal has no 64-bit float.
+fn double_local(src: &str, from: usize) -> Option<String> {
+    let i = src[from..].find("\n    float ").map(|i| from + i + 5)?;
+    Some(format!("{}double{}", &src[..i], &src[i + 5..]))
+}
+
 /// The first swizzle `.xy` (followed by no identifier character) → `.xq`.
 fn bad_swizzle(src: &str, from: usize) -> Option<String> {
     let b = src.as_bytes();
@@ -289,6 +295,7 @@ type Mutation = (&'static str, fn(&str, usize) -> Option<String>);
 
 const MUTATIONS: &[Mutation] = &[
     ("narrowed float4 local", narrow_vector),
+    ("float local made double", double_local),
     ("swizzle .xq", bad_swizzle),
     ("float2 component .z", swizzle_past_the_end),
     ("wrong member name", wrong_member),
