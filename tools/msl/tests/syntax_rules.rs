@@ -96,6 +96,18 @@ fn what_msl_refuses_is_rejected_on_its_line() {
             "    int4 i = int4(1);\n    out.c = i;",
         ),
         ("sample without sampler", "    out.c = t.sample(p.xy);"),
+        (
+            "3D coordinate for a 2D texture",
+            "    out.c = t.sample(s, p.xyz);",
+        ),
+        (
+            "two LOD options",
+            "    out.c = t.sample(s, p.xy, bias(0.0), level(0.0));",
+        ),
+        (
+            "as_type of another size",
+            "    out.c = float4(as_type<float>(p.xy));",
+        ),
         ("wrong member", "    out.colour = p;"),
         (
             "float to int",
@@ -123,4 +135,24 @@ fn what_msl_refuses_is_rejected_on_its_line() {
         }
     }
     assert!(missed.is_empty(), "not rejected on their line: {missed:?}");
+}
+
+#[test]
+fn a_write_through_constant_is_rejected() {
+    if !clang_present() {
+        return;
+    }
+    let msl = format!(
+        "{HEAD}\nstruct U\n{{\n    float4 v;\n}};\n\n\
+         kernel void main0(constant U& u [[buffer(0)]], device U& d [[buffer(1)]])\n{{\n\
+         \x20   d.v = u.v;\n    u.v = d.v;\n}}\n"
+    );
+    match check(&msl) {
+        Err(SyntaxError::Rejected(d)) => {
+            println!("{d}");
+            assert_eq!(d.errors.len(), 1, "{d}");
+            assert_eq!(d.errors[0].line, 14, "{d}");
+        }
+        r => panic!("accepted a write through constant: {r:?}"),
+    }
 }
