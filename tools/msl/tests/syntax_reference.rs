@@ -2,9 +2,10 @@
 //! outputs in ../shared/corpus/msl-reference (third-party data, used when present): every
 //! vertex, fragment and compute file must pass except those in `KNOWN` (known-valid MSL that
 //! the stand-in cannot take, each with the reason), and deterministic mutations of the
-//! passing files (a narrowed vector, a double, a bad swizzle, a wrong member name, a texture call
-//! without its sampler or value, a constructor with a component too many or too few) must
-//! be rejected. Skips with a message when the folder or clang is absent.
+//! passing files (a narrowed vector, a double, a bad swizzle, a wrong member name, a texture
+//! call without its sampler or value, a written texture made read-only, a constructor with a
+//! component too many or too few) must be rejected. Skips with a message when the folder or
+//! clang is absent.
 
 use dmsh_msl::syntax::{check, SyntaxError};
 use rayon::prelude::*;
@@ -252,6 +253,16 @@ fn texture_call(src: &str, from: usize) -> Option<String> {
     None
 }
 
+/// A written texture made read-only: the first `access::write>` or `access::read_write>`
+/// (from the entry point's parameters on) → `access::read>`.
+fn read_only_texture(src: &str, from: usize) -> Option<String> {
+    let (i, w) = ["access::write>", "access::read_write>"]
+        .iter()
+        .filter_map(|w| src[from..].find(w).map(|i| (from + i, *w)))
+        .min()?;
+    Some(format!("{}access::read>{}", &src[..i], &src[i + w.len()..]))
+}
+
 /// A vector constructor `floatN(…)`, `intN(…)`, … of two or more arguments with the last
 /// argument repeated (one component too many) or, for N ≥ 3, dropped (too few).
 fn constructor_arity(src: &str, from: usize, drop: bool) -> Option<String> {
@@ -300,6 +311,7 @@ const MUTATIONS: &[Mutation] = &[
     ("float2 component .z", swizzle_past_the_end),
     ("wrong member name", wrong_member),
     ("texture call missing an argument", texture_call),
+    ("written texture made read-only", read_only_texture),
     ("constructor with a component too many", |s, f| {
         constructor_arity(s, f, false)
     }),

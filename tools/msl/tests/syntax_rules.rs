@@ -109,6 +109,7 @@ fn what_msl_refuses_is_rejected_on_its_line() {
             "    out.c = float4(as_type<float>(p.xy));",
         ),
         ("wrong member", "    out.colour = p;"),
+        ("write to a sampled texture", "    t.write(p, uint2(0));"),
         (
             "float to int",
             "    int i = p.x;\n    out.c = float4(float(i));",
