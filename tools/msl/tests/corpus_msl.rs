@@ -423,6 +423,8 @@ fn native_fma_msl_passes_the_standin_check() {
 
 /// The iOS libraries: every shader that reaches MSL for macOS reaches it for iOS with the same
 /// binding check result, and the same shaders fail. One line per difference, then totals.
+/// The iOS MSL (SIMD-group functions, base vertex and instance) goes through the clang
+/// stand-in check too: it passes, or is rejected for `double` where it uses `double`.
 #[test]
 fn ios_matches_macos() {
     let (mac, ios) = (
@@ -432,21 +434,39 @@ fn ios_matches_macos() {
         },
     );
     let (mut n, mut same, mut diffs) = (0, 0, Vec::new());
+    let (mut ios_msl, mut ios_doubles) = (Vec::new(), Vec::new());
     for c in all_cases(&Options::default()) {
         let Ok(o) = &c.out else { continue };
         n += 1;
-        let outcome = |opts: &MslOptions| match to_msl(&o.words, &o.reflection, opts) {
+        let id = format!("{}/{}", c.set, c.name);
+        let msl = |opts: &MslOptions| to_msl(&o.words, &o.reflection, opts);
+        let outcome = |m: &Result<dmsh_msl::Msl, Error>| match m {
             Ok(m) => Ok(check_bindings(&m.source, &o.reflection)),
             Err(e) => Err(e.to_string()),
         };
-        let (a, b) = (outcome(&mac), outcome(&ios));
+        let ios_m = msl(&ios);
+        let (a, b) = (outcome(&msl(&mac)), outcome(&ios_m));
         if a == b {
             same += 1;
         } else {
-            println!("differs {}/{}: macOS {a:?}, iOS {b:?}", c.set, c.name);
-            diffs.push(format!("{}/{}", c.set, c.name));
+            println!("differs {id}: macOS {a:?}, iOS {b:?}");
+            diffs.push(id.clone());
+        }
+        if let Ok(m) = ios_m {
+            if uses_double(&m.source) {
+                ios_doubles.push(id.clone());
+            }
+            ios_msl.push((id, m.source));
         }
     }
     println!("iOS: {same} of {n} shaders have the macOS outcome");
+    let (rejected_doubles, unexpected) = standin_check(&ios_msl, KNOWN_SYNTAX);
+    if syntax::clang().is_ok() {
+        assert_eq!(
+            rejected_doubles, ios_doubles,
+            "iOS: `double` rejections differ from its uses"
+        );
+    }
     assert!(diffs.is_empty(), "{diffs:?}");
+    assert!(unexpected.is_empty(), "iOS: {unexpected:#?}");
 }
