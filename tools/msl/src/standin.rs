@@ -27,34 +27,37 @@ const VECTOR_ELEMENTS: &[&str] = &[
     "bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float",
 ];
 
-/// The folder holding [`HEADERS`], written once per process under the system temp folder
-/// (named by a hash of the headers, so processes share it and a changed header gets a new
-/// one).
+/// The folder holding [`HEADERS`] under the system temp folder, named by a hash of the
+/// headers (processes share it; a changed header gets a new one). Once per process, each
+/// header missing there or different is written (atomically: a temp file, then a rename).
 pub fn include_dir() -> std::io::Result<&'static Path> {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    if let Some(d) = DIR.get() {
-        return Ok(d);
-    }
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for (name, text) in HEADERS {
-        for b in name.bytes().chain(text.bytes()) {
-            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-    let dir = std::env::temp_dir().join(format!("dmsh-msl-standin-{h:016x}"));
-    if !dir.join(HEADERS[0].0).exists() {
-        let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let write = || -> std::io::Result<PathBuf> {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         for (name, text) in HEADERS {
-            let p = tmp.join(name);
-            std::fs::create_dir_all(p.parent().unwrap_or(&tmp))?;
-            std::fs::write(p, text)?;
+            for b in name.bytes().chain(text.bytes()) {
+                h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+            }
         }
-        if std::fs::rename(&tmp, &dir).is_err() {
-            // Another process wrote it first; ours is the same text.
-            let _ = std::fs::remove_dir_all(&tmp);
+        let dir = std::env::temp_dir().join(format!("dmsh-msl-standin-{h:016x}"));
+        for (name, text) in HEADERS {
+            let p = dir.join(name);
+            if std::fs::read(&p).is_ok_and(|t| t == text.as_bytes()) {
+                continue;
+            }
+            std::fs::create_dir_all(p.parent().unwrap_or(&dir))?;
+            let tmp = p.with_extension(format!("tmp{}", std::process::id()));
+            std::fs::write(&tmp, text)?;
+            std::fs::rename(&tmp, &p)?;
         }
+        Ok(dir)
+    };
+    match DIR.get_or_init(|| write().map_err(|e| e.to_string())) {
+        Ok(d) => Ok(d),
+        Err(e) => Err(std::io::Error::other(format!(
+            "writing the stand-in headers: {e}"
+        ))),
     }
-    Ok(DIR.get_or_init(|| dir))
 }
 
 /// Whether `c` can continue an identifier.

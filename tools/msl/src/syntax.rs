@@ -180,7 +180,8 @@ fn diagnostics(text: &str) -> Diagnostics {
 }
 
 /// `<metal_stdlib>` precompiled by `clang` (beside the headers, named by the clang's path),
-/// once per process; None when clang cannot precompile it (the check then parses the header
+/// once per process, and rebuilt when clang refuses the one there (a header rewritten since,
+/// another clang); None when clang cannot precompile it (the check then parses the header
 /// each time, three times slower).
 fn precompiled(clang: &Path, include: &Path) -> Option<PathBuf> {
     static PCH: OnceLock<Option<PathBuf>> = OnceLock::new();
@@ -190,22 +191,40 @@ fn precompiled(clang: &Path, include: &Path) -> Option<PathBuf> {
             h = (h ^ *b as u64).wrapping_mul(0x100_0000_01b3);
         }
         let pch = include.join(format!("metal_stdlib-{h:016x}.pch"));
-        if pch.is_file() {
+        let runs = |cmd: &mut Command| {
+            cmd.stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let usable = |pch: &Path| {
+            runs(
+                Command::new(clang)
+                    .args(["-x", "c++", "-fsyntax-only"])
+                    .args(FLAGS)
+                    .arg("-I")
+                    .arg(include)
+                    .arg("-include-pch")
+                    .arg(pch)
+                    .arg("-"),
+            )
+        };
+        if pch.is_file() && usable(&pch) {
             return Some(pch);
         }
         let tmp = pch.with_extension(format!("tmp{}", std::process::id()));
-        let ok = Command::new(clang)
-            .args(["-x", "c++-header"])
-            .args(FLAGS)
-            .arg("-I")
-            .arg(include)
-            .arg(include.join("metal_stdlib"))
-            .arg("-o")
-            .arg(&tmp)
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        (ok && std::fs::rename(&tmp, &pch).is_ok()).then_some(pch)
+        let built = runs(
+            Command::new(clang)
+                .args(["-x", "c++-header"])
+                .args(FLAGS)
+                .arg("-I")
+                .arg(include)
+                .arg(include.join("metal_stdlib"))
+                .arg("-o")
+                .arg(&tmp),
+        );
+        (built && std::fs::rename(&tmp, &pch).is_ok()).then_some(pch)
     })
     .clone()
 }
