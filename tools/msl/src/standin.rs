@@ -1,6 +1,6 @@
 //! The stand-in Metal headers (`tools/msl/standin/`: `<metal_stdlib>`, `<simd/simd.h>`,
 //! `<metal_atomic>`) and the line-preserving rewrite that adapts SPIRV-Cross's MSL to them
-//! where C++ cannot say what MSL says (docs/build.md, "Checking the MSL").
+//! where C++ cannot say what MSL says (docs/build.md, "Checking the MSL: three checks").
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -1,5 +1,5 @@
 //! A syntax and type check of MSL without Apple's compiler (criterion (a) of the Metal build,
-//! docs/build.md "Checking the MSL"): Debian's clang 19 parses the MSL as C++17 against the
+//! docs/build.md "Checking the MSL: three checks"): Debian's clang 19 parses the MSL as C++17 against the
 //! stand-in `<metal_stdlib>` ([`crate::standin`]).
 //!
 //! ```no_run
@@ -28,8 +28,9 @@ pub const CLANG: &str = "clang++-19";
 /// - `-cl-single-precision-constant`: an unsuffixed floating literal is `float`, as in MSL
 ///   (C++ makes it `double`, which changes overload resolution and template deduction);
 /// - `-flax-vector-conversions=none`: no implicit conversion between vector types, as in MSL;
-/// - errors for what MSL refuses and clang only warns about: implicit float → integer and
-///   float → half conversions, variable-length arrays;
+/// - errors for variable-length arrays (MSL has none) and, stricter than Apple's compiler,
+///   for implicit float → integer and float → half conversions (SPIRV-Cross writes every
+///   conversion explicitly, so an implicit one in our MSL is a fix-up's mistake);
 /// - MSL's attributes (`[[buffer(0)]]`, …) are unknown to C++ and ignored; the stand-in's
 ///   `constant` is `const`, so `const constant T` repeats `const`.
 pub const FLAGS: &[&str] = &[
