@@ -5,7 +5,8 @@
 //! [`to_msl`] pins the MSL version, platform and SPIRV-Cross options ([`options`],
 //! docs/build.md) and gives each (set, binding) of the reflection its `metal_index` /
 //! `metal_sampler`; [`check_bindings`] reads the MSL's entry-point signature back and lists
-//! every disagreement with the reflection (criterion (b) of the Metal build).
+//! every disagreement with the reflection (criterion (b) of the Metal build); [`syntax::check`]
+//! parses and type-checks the MSL with clang 19 and a stand-in `<metal_stdlib>` (criterion (a)).
 
 #![warn(missing_docs)]
 
@@ -15,6 +16,8 @@ mod error;
 mod merge;
 pub mod options;
 pub mod signature;
+pub mod standin;
+pub mod syntax;
 
 pub use check::check_bindings;
 pub use error::Error;

@@ -3,14 +3,18 @@
 //! tests/corpus/dksh, tests/corpus/extra/glsl and ../shared/corpus/external (when present).
 //! Each must reach MSL (or be in `KNOWN` with the reason) and `check_bindings` must find
 //! nothing. One line per shader with SPIRV-Cross's time; totals per set; the MSL files that
-//! use `double` (Metal has none) are counted and listed. `DMSH_MSL_OUT=dir` writes the MSL.
+//! use `double` (Metal has none) are counted and listed. Every MSL file also goes through the
+//! clang stand-in check (`dmsh_msl::syntax`, skipped without clang): it must pass, or be
+//! rejected for `double` only, or be in `KNOWN_SYNTAX`. `DMSH_MSL_OUT=dir` writes the MSL.
 
 #[path = "../../spv/tests/common/mod.rs"]
 mod common;
 
 use dmsh_ir::lift::dksh;
+use dmsh_msl::syntax::{self, SyntaxError};
 use dmsh_msl::{check_bindings, to_msl, Error, MslOptions, Platform};
 use dmsh_spv::{translate, translate_graphics, FmaMode, Options, Output};
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// Stages that are refused before SPIRV-Cross, with the reason: Metal has no geometry stage,
@@ -54,6 +58,77 @@ const KNOWN: &[(&str, &str)] = &[
          queries and samples): two arguments at texture / sampler 5, 6 and 9",
     ),
 ];
+
+/// MSL files the clang stand-in check rejects for a reason other than `double`, with the
+/// cause: real problems of our MSL, not gaps of the stand-in.
+const KNOWN_SYNTAX: &[(&str, &str)] = &[];
+
+/// With `FmaMode::Native` (what `dmsh build` uses), the MSL files that still use `double`,
+/// which Metal does not have: f64 guest code, and f64 in the translation of conversions,
+/// directed rounding and division. The clang stand-in check rejects them.
+const DOUBLE_WITH_NATIVE_FMA: &[&str] = &[
+    "sass/ctrl_early_return",
+    "sass/ctrl_switch_brx",
+    "sass/cvt_f16",
+    "sass/cvt_f64",
+    "sass/cvt_i2f",
+    "sass/f32_approx",
+    "sass/f32_arith",
+    "sass/f32_divsqrt",
+    "sass/f64_arith",
+    "sass/f64_divsqrt",
+    "sass/int64_divrem",
+    "sass/int_divrem",
+    "dksh compute/cs_fp64_int64.comp",
+    "dksh graphics/vs_image_fp64.vert",
+];
+
+/// Whether every error of `d` is the stand-in's refusal of `double` (the type, or an `lf`
+/// literal).
+fn only_double(d: &syntax::Diagnostics) -> bool {
+    d.errors
+        .iter()
+        .all(|e| e.message.contains("__metal_has_no_double") || e.message.contains("suffix 'lf'"))
+}
+
+/// The clang stand-in check of every (id, MSL) in `msl`, in parallel: one line per file
+/// that does not pass, then the totals. Returns the ids rejected for `double` only, and
+/// the unexpected results (a rejection not in `known`, or a `known` entry that passes).
+/// Empty lists, after a message, when clang is absent.
+fn standin_check(msl: &[(String, String)], known: &[(&str, &str)]) -> (Vec<String>, Vec<String>) {
+    if let Err(e) = syntax::clang() {
+        println!("clang stand-in check skipped: {e}");
+        return (Vec::new(), Vec::new());
+    }
+    let start = Instant::now();
+    let results: Vec<_> = msl.par_iter().map(|(_, src)| syntax::check(src)).collect();
+    let secs = start.elapsed().as_secs_f64();
+    let (mut passed, mut doubles, mut unexpected) = (0, Vec::new(), Vec::new());
+    for ((id, _), r) in msl.iter().zip(&results) {
+        let why = known.iter().find(|k| k.0 == id).map(|k| k.1);
+        match (r, why) {
+            (Ok(()), None) => passed += 1,
+            (Ok(()), Some(_)) => unexpected.push(format!("{id}: in KNOWN_SYNTAX but passes")),
+            (Err(SyntaxError::Rejected(d)), _) if only_double(d) => {
+                println!("double {id}: {}", d.errors[0].message);
+                doubles.push(id.clone());
+            }
+            (Err(SyntaxError::Rejected(d)), Some(why)) => println!("known {id}: {d} [{why}]"),
+            (Err(e), _) => {
+                println!("FAIL {id}: clang stand-in: {e}");
+                unexpected.push(format!("{id}: {e}"));
+            }
+        }
+    }
+    println!(
+        "clang stand-in: {passed} of {} MSL files pass, {} rejected for `double`, {} known; \
+         {secs:.1} s",
+        msl.len(),
+        doubles.len(),
+        msl.len() - passed - doubles.len() - unexpected.len()
+    );
+    (doubles, unexpected)
+}
 
 /// One translated corpus shader.
 struct Case {
@@ -196,6 +271,7 @@ fn corpus_reaches_msl_with_the_reflections_indices() {
     let cases = all_cases(&Options::default());
     let mut sets: Vec<(&str, Totals)> = Vec::new();
     let (mut unexpected, mut doubles) = (Vec::new(), Vec::new());
+    let mut produced = Vec::new();
     for c in &cases {
         if sets.last().is_none_or(|s| s.0 != c.set) {
             sets.push((c.set, Totals::default()));
@@ -235,6 +311,7 @@ fn corpus_reaches_msl_with_the_reflections_indices() {
             std::fs::write(f, &m.source).unwrap();
         }
         let bad = check_bindings(&m.source, &o.reflection);
+        produced.push((id.clone(), m.source.clone()));
         let mut notes = String::new();
         if uses_double(&m.source) {
             doubles.push(id.clone());
@@ -283,36 +360,71 @@ fn corpus_reaches_msl_with_the_reflections_indices() {
         doubles.len(),
         all.msl
     );
+    let (rejected_doubles, syntax_unexpected) = standin_check(&produced, KNOWN_SYNTAX);
+    unexpected.extend(syntax_unexpected);
+    // The stand-in refuses `double` where the word test finds it, and nowhere else.
+    if syntax::clang().is_ok() {
+        assert_eq!(
+            rejected_doubles, doubles,
+            "`double` rejections differ from its uses"
+        );
+    }
     assert!(unexpected.is_empty(), "unexpected: {unexpected:#?}");
 }
 
-/// With `FmaMode::Native` (what Apple GPUs, which fuse, can use) the exact-FMA emulation's
-/// f64 arithmetic is gone; the shaders that still use `double` have f64 in the guest code or
-/// in other emulation (conversions, division). Prints the count and the list.
+/// With `FmaMode::Native` (what Apple GPUs, which fuse, can use, and `dmsh build` uses) the
+/// exact-FMA emulation's f64 arithmetic is gone; the shaders that still use `double` have f64
+/// in the guest code or in other emulation (conversions, division). Prints the count and the
+/// list; every MSL file goes through the clang stand-in check, which must reject exactly
+/// `DOUBLE_WITH_NATIVE_FMA` (for `double`) and `KNOWN_SYNTAX`.
 #[test]
-fn double_in_msl_with_native_fma() {
+fn native_fma_msl_passes_the_standin_check() {
     let opts = Options {
         fma: FmaMode::Native,
         ..Options::default()
     };
-    let (mut msl, mut doubles) = (0, Vec::new());
+    let (mut produced, mut doubles) = (Vec::new(), Vec::new());
     for c in all_cases(&opts) {
         let Ok(o) = &c.out else { continue };
         if let Ok(m) = to_msl(&o.words, &o.reflection, &MslOptions::default()) {
-            msl += 1;
+            let id = format!("{}/{}", c.set, c.name);
             if uses_double(&m.source) {
-                doubles.push(format!("{}/{}", c.set, c.name));
+                doubles.push(id.clone());
             }
+            produced.push((id, m.source));
         }
     }
     println!(
-        "FmaMode::Native: {} of {msl} MSL files use `double`: {doubles:?}",
-        doubles.len()
+        "FmaMode::Native: {} of {} MSL files use `double`: {doubles:?}",
+        doubles.len(),
+        produced.len()
     );
+    let (rejected_doubles, mut unexpected) = standin_check(&produced, KNOWN_SYNTAX);
+    if syntax::clang().is_ok() {
+        assert_eq!(
+            rejected_doubles, doubles,
+            "`double` rejections differ from its uses"
+        );
+        for id in &rejected_doubles {
+            if !DOUBLE_WITH_NATIVE_FMA.contains(&id.as_str()) {
+                unexpected.push(format!(
+                    "{id}: uses `double`, not in DOUBLE_WITH_NATIVE_FMA"
+                ));
+            }
+        }
+        for id in DOUBLE_WITH_NATIVE_FMA {
+            if !rejected_doubles.iter().any(|d| d == id) {
+                unexpected.push(format!("{id}: in DOUBLE_WITH_NATIVE_FMA, no `double` now"));
+            }
+        }
+    }
+    assert!(unexpected.is_empty(), "unexpected: {unexpected:#?}");
 }
 
 /// The iOS libraries: every shader that reaches MSL for macOS reaches it for iOS with the same
 /// binding check result, and the same shaders fail. One line per difference, then totals.
+/// The iOS MSL (SIMD-group functions, base vertex and instance) goes through the clang
+/// stand-in check too: it passes, or is rejected for `double` where it uses `double`.
 #[test]
 fn ios_matches_macos() {
     let (mac, ios) = (
@@ -322,21 +434,39 @@ fn ios_matches_macos() {
         },
     );
     let (mut n, mut same, mut diffs) = (0, 0, Vec::new());
+    let (mut ios_msl, mut ios_doubles) = (Vec::new(), Vec::new());
     for c in all_cases(&Options::default()) {
         let Ok(o) = &c.out else { continue };
         n += 1;
-        let outcome = |opts: &MslOptions| match to_msl(&o.words, &o.reflection, opts) {
+        let id = format!("{}/{}", c.set, c.name);
+        let msl = |opts: &MslOptions| to_msl(&o.words, &o.reflection, opts);
+        let outcome = |m: &Result<dmsh_msl::Msl, Error>| match m {
             Ok(m) => Ok(check_bindings(&m.source, &o.reflection)),
             Err(e) => Err(e.to_string()),
         };
-        let (a, b) = (outcome(&mac), outcome(&ios));
+        let ios_m = msl(&ios);
+        let (a, b) = (outcome(&msl(&mac)), outcome(&ios_m));
         if a == b {
             same += 1;
         } else {
-            println!("differs {}/{}: macOS {a:?}, iOS {b:?}", c.set, c.name);
-            diffs.push(format!("{}/{}", c.set, c.name));
+            println!("differs {id}: macOS {a:?}, iOS {b:?}");
+            diffs.push(id.clone());
+        }
+        if let Ok(m) = ios_m {
+            if uses_double(&m.source) {
+                ios_doubles.push(id.clone());
+            }
+            ios_msl.push((id, m.source));
         }
     }
     println!("iOS: {same} of {n} shaders have the macOS outcome");
+    let (rejected_doubles, unexpected) = standin_check(&ios_msl, KNOWN_SYNTAX);
+    if syntax::clang().is_ok() {
+        assert_eq!(
+            rejected_doubles, ios_doubles,
+            "iOS: `double` rejections differ from its uses"
+        );
+    }
     assert!(diffs.is_empty(), "{diffs:?}");
+    assert!(unexpected.is_empty(), "iOS: {unexpected:#?}");
 }
