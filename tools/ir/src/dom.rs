@@ -59,6 +59,37 @@ where
     idom
 }
 
+/// The immediate dominator of every block of `f` (the entry is its own; unreachable blocks
+/// get [`NONE`]), over the blocks' successor edges.
+pub fn block_idoms(f: &crate::ir::Function) -> Vec<u32> {
+    let nb = f.blocks.len();
+    let order: Vec<u32> = crate::passes::rpo(f).into_iter().map(|b| b.0).collect();
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); nb];
+    for &b in &order {
+        for s in f.succs(crate::ir::BlockId(b)) {
+            if !preds[s.index()].contains(&b) {
+                preds[s.index()].push(b);
+            }
+        }
+    }
+    immediate_dominators(nb, &order, |b| preds[b as usize].clone())
+}
+
+/// Whether block `a` dominates block `b` under `idom` ([`block_idoms`]); a block dominates
+/// itself.
+pub fn dominates(idom: &[u32], a: u32, mut b: u32) -> bool {
+    loop {
+        if a == b {
+            return true;
+        }
+        let d = idom[b as usize];
+        if d == NONE || d == b {
+            return false;
+        }
+        b = d;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

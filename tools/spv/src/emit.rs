@@ -82,6 +82,12 @@ pub(crate) mod glsl {
     pub const NMAX: u32 = 80;
 }
 
+/// A word index: known at translation time, or computed in the shader.
+enum Index {
+    Known(u32),
+    Computed(Word),
+}
+
 /// Emission state.
 pub(crate) struct E {
     pub b: Builder,
@@ -143,6 +149,12 @@ pub(crate) struct E {
     img_vars: HashMap<(u16, dmsh_ir::TexDim, bool, bool, u32), (Word, Word)>,
     /// Storage-buffer variables (`emit/sbuf.rs`).
     sb: sbuf::SbufState,
+    /// The result type of every id made by [`E::op`] / [`E::ext`], and the source of each
+    /// `OpBitcast` made there: a bit cast back to a source's own type is that source (the
+    /// register file is U32 bits, so float code casts to and fro; the FTZ and modifier
+    /// sequences cast again).
+    rtys: HashMap<Word, Word, Fast>,
+    bitcast_src: HashMap<Word, Word, Fast>,
 }
 
 /// The SPIR-V instruction of an atomic read-modify-write that has one (`None`: float add and
@@ -235,8 +247,19 @@ impl E {
 
     /// Appends an instruction with id operands; returns its result id.
     pub fn op(&mut self, op: spirv::Op, ty: Word, args: &[Word]) -> Word {
+        if op == spirv::Op::Bitcast {
+            if let Some(&src) = self.bitcast_src.get(&args[0]) {
+                if self.rtys.get(&src) == Some(&ty) {
+                    return src;
+                }
+            }
+        }
         let id = self.b.id();
         self.b.op_ids(op, ty, id, args).expect("block selected");
+        self.rtys.insert(id, ty);
+        if op == spirv::Op::Bitcast {
+            self.bitcast_src.insert(id, args[0]);
+        }
         id
     }
 
@@ -253,6 +276,7 @@ impl E {
         self.b
             .ext_ids(ty, id, set, inst, args)
             .expect("block selected");
+        self.rtys.insert(id, ty);
         id
     }
 
@@ -809,27 +833,53 @@ impl E {
         Ok(v)
     }
 
-    fn load_const(&mut self, sh: &dmsh_ir::Shader, bank: u8, off: Word) -> Result<Word, Error> {
+    /// Reads the word of constant bank `bank` at byte offset `off` (`known`: its value when it
+    /// is a constant, so the index is computed here instead of in the shader).
+    fn load_const(
+        &mut self,
+        sh: &dmsh_ir::Shader,
+        bank: u8,
+        off: Word,
+        known: Option<u32>,
+    ) -> Result<Word, Error> {
         let (var, base, words, ubo) = self.bank_var(sh, bank)?;
         let u = self.ty(Type::U32);
-        let b = self.u32c(base);
-        let rel = self.op(spirv::Op::ISub, u, &[off, b]);
-        let two = self.u32c(2);
-        let w = self.op(spirv::Op::ShiftRightLogical, u, &[rel, two]);
-        let maxw = self.u32c(words - 1);
-        let w = self.ext(u, glsl::UMIN, &[w, maxw]);
+        // The word index, clamped to the bank (as the run-time sequence below computes it).
+        let w = match known {
+            Some(o) => Index::Known((o.wrapping_sub(base) >> 2).min(words - 1)),
+            None => {
+                let b = self.u32c(base);
+                let rel = self.op(spirv::Op::ISub, u, &[off, b]);
+                let two = self.u32c(2);
+                let w = self.op(spirv::Op::ShiftRightLogical, u, &[rel, two]);
+                let maxw = self.u32c(words - 1);
+                Index::Computed(self.ext(u, glsl::UMIN, &[w, maxw]))
+            }
+        };
         if ubo {
             let pu = self.ptr(StorageClass::Uniform, u);
             let zero = self.u32c(0);
-            let w4 = self.op(spirv::Op::ShiftRightLogical, u, &[w, two]);
-            let three = self.u32c(3);
-            let c = self.op(spirv::Op::BitwiseAnd, u, &[w, three]);
+            let (w4, c) = match w {
+                Index::Known(k) => (self.u32c(k >> 2), self.u32c(k & 3)),
+                Index::Computed(w) => {
+                    let two = self.u32c(2);
+                    let three = self.u32c(3);
+                    (
+                        self.op(spirv::Op::ShiftRightLogical, u, &[w, two]),
+                        self.op(spirv::Op::BitwiseAnd, u, &[w, three]),
+                    )
+                }
+            };
             let p = self
                 .b
                 .access_chain(pu, None, var, [zero, w4, c])
                 .expect("block");
             Ok(self.load(Type::U32, p))
         } else {
+            let w = match w {
+                Index::Known(k) => self.u32c(k),
+                Index::Computed(w) => w,
+            };
             let pu = self.ptr(StorageClass::Private, u);
             let p = self.b.access_chain(pu, None, var, [w]).expect("block");
             Ok(self.load(Type::U32, p))
@@ -1499,7 +1549,10 @@ impl E {
                     &[p, sc, sem, sem, a[2], a[1]],
                 )
             }
-            Op::LoadConst(bank) => self.load_const(sh, bank, a[0])?,
+            Op::LoadConst(bank) => {
+                let c = f.const_of(inst.args[0]).map(|c| c as u32);
+                self.load_const(sh, bank, a[0], c)?
+            }
             Op::Barrier if self.sync_mode => 0,
             Op::Barrier => {
                 let wg = self.u32c(SCOPE_WORKGROUP);
@@ -1630,6 +1683,8 @@ pub(crate) fn emit_planned(
         tex_vars: HashMap::new(),
         img_vars: HashMap::new(),
         sb: Default::default(),
+        rtys: HashMap::default(),
+        bitcast_src: HashMap::default(),
         opts: *opts,
         b,
     };

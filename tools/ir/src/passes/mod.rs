@@ -12,6 +12,7 @@ use crate::ir::Function;
 
 pub mod const_fold;
 pub mod dce;
+pub mod ftz;
 pub mod handles;
 pub mod local_state;
 pub mod sbuf;
@@ -26,6 +27,7 @@ pub const PASSES: &[Pass] = &[
     ("split_irreducible", crate::structure::split::run),
     ("ssa", ssa::run),
     ("const_fold", const_fold::run),
+    ("ftz", ftz::run),
     ("handles", handles::run),
     ("sbuf", sbuf::run),
     ("dce", dce::run),

@@ -1,0 +1,127 @@
+//! Redundant flushes: `Ftz` of a value that can never be an f32 denormal is that value.
+//!
+//! The lifter flushes every operand and result of an `.FTZ` instruction (`lift::float::ftz`),
+//! so after `ssa` a chain of `.FTZ` arithmetic flushes each value twice: as the result of one
+//! instruction and as the operand of the next. Each flush is several SPIR-V instructions, the
+//! largest single share of a translated module, and SPIRV-Cross's and Metal's compile time grow
+//! with module size. A value is known not to be a denormal when it is:
+//!
+//! - a flush (`Ftz`), or a constant whose bits are not a denormal;
+//! - an integer-to-float conversion (`UToF`, `SToF`: zero, or a magnitude of at least 1);
+//! - a same-width `Bitcast`, `FNeg` or `FAbs` of such a value (the exponent field is kept);
+//! - a `Select`, `FMinMaxZ` or phi all of whose operands are such values (pessimistic: a loop
+//!   phi fed from its own back edge is not known).
+//!
+//! A flush of a value already flushed in a dominating position is that earlier flush (the
+//! same value is often an operand of several `.FTZ` instructions).
+//!
+//! Blocks are visited in reverse postorder, so operands (but back-edge phi operands) are
+//! decided first. The result is bit-identical: a flush of a non-denormal is the identity.
+
+use crate::dom::{block_idoms, dominates};
+use crate::ir::{Function, Op, Value};
+use std::collections::HashMap;
+
+/// Whether the 32 bits of `c` are not an f32 denormal (zero counts as flushed).
+fn not_denormal(c: u64) -> bool {
+    let b = c as u32;
+    b & 0x7f80_0000 != 0 || b & 0x007f_ffff == 0
+}
+
+/// Runs the pass.
+pub fn run(f: &mut Function) {
+    let n = f.insts.len();
+    let mut known = vec![false; n];
+    let mut alias = vec![Value::NONE; n];
+    let resolve = |alias: &[Value], mut v: Value| {
+        while v.is_some() && alias[v.index()].is_some() {
+            v = alias[v.index()];
+        }
+        v
+    };
+    let order: Vec<usize> = if f.blocks.len() > 1 {
+        super::rpo(f).into_iter().map(|b| b.index()).collect()
+    } else {
+        (0..f.blocks.len()).collect()
+    };
+    let idom = block_idoms(f);
+    // The first flush of each value: (its block, the flush).
+    let mut first: HashMap<Value, (u32, Value)> = HashMap::new();
+    let mut removed = 0usize;
+    for b in order {
+        for &v in &f.blocks[b].insts {
+            let i = f.insts[v.index()];
+            let arg = |k: usize| resolve(&alias, i.args[k]);
+            let k = |x: Value| x.is_some() && known[x.index()];
+            let flushed = match i.op {
+                Op::Ftz => {
+                    let x = arg(0);
+                    if k(x) && f.ty(x) == i.ty {
+                        alias[v.index()] = x;
+                        removed += 1;
+                    } else {
+                        match first.get(&x) {
+                            Some(&(fb, fv)) if dominates(&idom, fb, b as u32) => {
+                                alias[v.index()] = fv;
+                                removed += 1;
+                            }
+                            _ => {
+                                first.insert(x, (b as u32, v));
+                            }
+                        }
+                    }
+                    true
+                }
+                Op::Const(c) => i.ty.bits() == 32 && not_denormal(c),
+                Op::UToF(_) | Op::SToF(_) => true,
+                Op::Bitcast | Op::FNeg | Op::FAbs => i.ty.bits() == 32 && k(arg(0)),
+                Op::Select => k(arg(1)) && k(arg(2)),
+                Op::FMinMaxZ(_) => k(arg(0)) && k(arg(1)),
+                Op::Phi(p) => f.phi_in[p as usize]
+                    .iter()
+                    .all(|&(_, x)| k(resolve(&alias, x))),
+                _ => false,
+            };
+            known[v.index()] = flushed;
+        }
+    }
+    if removed > 0 {
+        super::apply_aliases(f, &alias);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Terminator, Type};
+
+    #[test]
+    fn a_flush_of_a_flush_goes_and_others_stay() {
+        let mut f = Function::new();
+        let b = f.add_block(Some(0));
+        let x = f.push(b, Op::Const(0x0000_0001), Type::F32, &[]); // a denormal
+        let one = f.push(b, Op::Const(0x3f80_0000), Type::F32, &[]);
+        let a = f.push(b, Op::Ftz, Type::F32, &[x]);
+        let aa = f.push(b, Op::Ftz, Type::F32, &[a]);
+        let n = f.push(b, Op::FNeg, Type::F32, &[aa]);
+        let nn = f.push(b, Op::Ftz, Type::F32, &[n]);
+        let s = f.push(b, Op::FAdd(crate::ir::Round::Rn), Type::F32, &[nn, one]);
+        let ss = f.push(b, Op::Ftz, Type::F32, &[s]);
+        let c1 = f.push(b, Op::Ftz, Type::F32, &[one]);
+        let use_ = f.push(b, Op::FAdd(crate::ir::Round::Rn), Type::F32, &[ss, c1]);
+        let x2 = f.push(b, Op::Ftz, Type::F32, &[x]);
+        let use2 = f.push(b, Op::FNeg, Type::F32, &[x2]);
+        f.blocks[b.index()].term = Terminator::Exit;
+        run(&mut f);
+        let args = |v: Value| f.inst(v).args;
+        // Ftz(Ftz(x)) → Ftz(x); Ftz(−Ftz(x)) → −Ftz(x); a flush of 1.0 is 1.0.
+        assert_eq!(args(n)[0], a);
+        assert_eq!(args(s)[0], n);
+        assert_eq!(args(use_)[1], one);
+        // The flush of an addition's result stays, and so does the first flush of x.
+        assert_eq!(args(use_)[0], ss);
+        assert_eq!(args(a)[0], x);
+        // A second flush of x in the same block is the first.
+        assert_eq!(args(use2)[0], a);
+    }
+}
