@@ -1,7 +1,8 @@
 //! `c1_full.tsv`: the shaders whose run-time c1 index is not proven bounded (docs/runtime.md).
 //!
 //! The first line is `b-<V>` (the build it was made for); then one shader key per line
-//! (16 lower-case hex digits); blank lines are ignored. A shader on the list gets its own
+//! (16 lower-case hex digits); blank lines are ignored; every line ends with a newline (a list
+//! without one at the end is truncated). A shader on the list gets its own
 //! whole 64 KiB c1 buffer. A missing list, a list for another `b-<V>` or a malformed one is
 //! reported and not used: every shader is then treated as unprovable.
 
@@ -63,6 +64,12 @@ pub fn read(path: &Path, chain: &str) -> C1 {
 
 /// Parses a c1 list's text for chain version `chain`: its keys, sorted.
 pub fn parse(text: &str, chain: &str) -> Result<Vec<u64>, Error> {
+    if !text.ends_with('\n') {
+        return Err(Error::new(
+            Status::C1Bad,
+            "no newline at the end: the list is truncated",
+        ));
+    }
     let mut lines = text.lines().map(|l| l.trim_end_matches('\r'));
     let first = lines.next().unwrap_or("");
     let Some(v) = first.strip_prefix("b-") else {
@@ -117,7 +124,12 @@ mod tests {
         let e = parse("b-ffffffffffff\n0000000000000001\n", V).unwrap_err();
         assert_eq!(e.status, Status::C1Version);
         assert!(e.text().contains("made for b-ffffffffffff"), "{e}");
-        for t in ["", "0000000000000001\n", "b-0123456789ab\nxyz\n"] {
+        for t in [
+            "",
+            "0000000000000001\n",
+            "b-0123456789ab\nxyz\n",
+            "b-0123456789ab\n00",
+        ] {
             assert_eq!(parse(t, V).unwrap_err().status, Status::C1Bad, "{t:?}");
         }
         let c = C1::Unusable(e);

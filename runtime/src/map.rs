@@ -2,7 +2,8 @@
 //!
 //! A header line names the columns (`key` and `stage` must be among them; the others are
 //! ignored), then one row per shader variant; a key may repeat (variants sharing a shader)
-//! but always with one stage.
+//! but always with one stage. Every line ends with a newline (a map without one at the end
+//! is truncated).
 
 use std::path::Path;
 
@@ -22,6 +23,12 @@ pub fn read(path: &Path) -> Result<Vec<(u64, Stage)>, Error> {
 
 /// Parses the text of a shader map (errors name the line).
 pub fn parse(text: &str) -> Result<Vec<(u64, Stage)>, String> {
+    if !text.is_empty() && !text.ends_with('\n') {
+        return Err(format!(
+            "line {}: no newline at the end: the file is truncated",
+            text.lines().count()
+        ));
+    }
     let mut lines = text.lines();
     let header: Vec<&str> = lines
         .next()
@@ -94,6 +101,7 @@ mod tests {
         let h = "key\tstage\n";
         for (body, want) in [
             ("0000000000000001\n", "line 2: fewer than 2 columns"),
+            ("0000000000000001\tvertex", "line 2: no newline at the end"),
             ("000000000000001\tvertex\n", "line 2: key"),
             ("0000000000000001\tpixel\n", "line 2: unknown stage"),
             (
