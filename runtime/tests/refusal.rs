@@ -214,7 +214,7 @@ fn truncated_and_hostile_maps_and_reflections_are_errors() {
     ] {
         std::fs::write(&json, bad).unwrap();
         let t = open(&d).unwrap();
-        let e = t.lookup(KN, DEPTH_GL).err().expect("refused");
+        let e = t.lookup(KN, DEPTH_GL).expect_err("refused");
         println!("hostile reflection: {e}");
         assert_eq!(e.status, Status::Reflection, "{e}");
     }
