@@ -227,3 +227,126 @@ fn truncated_and_hostile_maps_and_reflections_are_errors() {
     assert_eq!(map_errors, good_map.len() - 1);
     assert_eq!(refl_errors, good_json.len());
 }
+
+/// The C ABI's answers to bad arguments and bad files: a status and a message, no panic.
+#[test]
+fn the_c_abi_reports_bad_input_with_a_status_and_a_message() {
+    use dmsh_runtime::abi::OpenParams;
+    use dmsh_runtime::ffi::*;
+    use std::ffi::{CStr, CString};
+    use std::ptr::{null, null_mut};
+
+    let last = || {
+        // SAFETY: dmsh_last_error returns a NUL-terminated string.
+        unsafe { CStr::from_ptr(dmsh_last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let d = hand_title("cabi", &[(K, "vertex")], &[(K, vertex_json(V, 1))]);
+    let map = CString::new(d.join("shader_map.tsv").to_str().unwrap()).unwrap();
+    let lib = CString::new(d.to_str().unwrap()).unwrap();
+    let v = CString::new(V).unwrap();
+    let params = |chain: *const std::ffi::c_char| OpenParams {
+        size: std::mem::size_of::<OpenParams>() as u32,
+        flags: 0,
+        shader_map: map.as_ptr(),
+        library_dir: lib.as_ptr(),
+        c1_list: null(),
+        chain,
+    };
+    let mut t: *mut DmshTitle = null_mut();
+    // SAFETY (all calls below): the pointers are live or NULL, as each case says.
+    unsafe {
+        assert_eq!(dmsh_open(null(), &mut t), Status::Argument);
+        assert!(last().contains("params is NULL"), "{}", last());
+        let mut p = params(v.as_ptr());
+        p.size = 8;
+        assert_eq!(dmsh_open(&p, &mut t), Status::Argument);
+        assert!(last().contains("DmshOpenParams.size 8"), "{}", last());
+        let mut p = params(v.as_ptr());
+        p.shader_map = null();
+        assert_eq!(dmsh_open(&p, &mut t), Status::Argument);
+        assert!(last().contains("shader_map is NULL"), "{}", last());
+        let bad = CString::new("0123").unwrap();
+        assert_eq!(dmsh_open(&params(bad.as_ptr()), &mut t), Status::Chain);
+        assert!(t.is_null() && last().contains("not 12"), "{}", last());
+        let not_utf8 = CString::new(vec![0xffu8, 0xfe]).unwrap();
+        assert_eq!(
+            dmsh_open(&params(not_utf8.as_ptr()), &mut t),
+            Status::Argument
+        );
+        // A hostile map.
+        std::fs::write(d.join("shader_map.tsv"), b"key\tstage\n\xff\n").unwrap();
+        assert_eq!(dmsh_open(&params(v.as_ptr()), &mut t), Status::Map);
+        assert!(last().contains("not UTF-8"), "{}", last());
+        std::fs::write(
+            d.join("shader_map.tsv"),
+            format!("key\tstage\n{K}\tvertex\n"),
+        )
+        .unwrap();
+        // A hostile reflection: the lookup fails, twice alike, with the recorded message.
+        std::fs::write(
+            d.join(format!("b-{V}/{K}_b.json")),
+            "{\"version\": 1, \"stage\": [",
+        )
+        .unwrap();
+        assert_eq!(dmsh_open(&params(v.as_ptr()), &mut t), Status::Ok);
+        let (mut s, mut e) = (null(), null());
+        for _ in 0..2 {
+            assert_eq!(dmsh_lookup(t, KN, 0, &mut s, &mut e), Status::Reflection);
+            assert!(s.is_null() && e.is_null());
+            assert!(last().contains(&format!("{K}_b.json")), "{}", last());
+        }
+        assert_eq!(dmsh_lookup(t, KN, 2, &mut s, &mut e), Status::Argument);
+        assert_eq!(dmsh_lookup(t, 1, 0, &mut s, &mut e), Status::UnknownKey);
+        assert_eq!(last(), "the key is not in the shader map");
+        assert_eq!(dmsh_lookup(t, KN, 0, null_mut(), &mut e), Status::Argument);
+        let mut msg = null();
+        assert_eq!(dmsh_title_c1_status(t, &mut msg), Status::C1Missing);
+        assert!(CStr::from_ptr(msg).to_string_lossy().contains("no c1 list"));
+        assert_eq!(CStr::from_ptr(dmsh_title_chain(t)).to_str().unwrap(), V);
+        assert_eq!(
+            (
+                dmsh_title_key_count(t),
+                dmsh_title_key_at(t, 0),
+                dmsh_title_key_at(t, 1)
+            ),
+            (1, KN, 0)
+        );
+        dmsh_close(t);
+        dmsh_close(null_mut());
+        assert_eq!(dmsh_title_key_count(null()), 0);
+        // Keys: a control section that is not one, a short code area.
+        let mut k = 0u64;
+        let junk = [0u8; 64];
+        assert_eq!(
+            dmsh_shader_key(junk.as_ptr(), junk.len(), junk.as_ptr(), 0, &mut k),
+            Status::Key
+        );
+        assert!(last().contains("no control magic"), "{}", last());
+        assert_eq!(
+            dmsh_shader_key(null(), 0, junk.as_ptr(), 0, &mut k),
+            Status::Argument
+        );
+        let hex = CString::new("XYZ").unwrap();
+        assert_eq!(dmsh_key_parse(hex.as_ptr(), &mut k), Status::Argument);
+    }
+}
+
+/// The runtime links the shared formats and the schema, never the translation chain.
+#[test]
+fn the_runtime_depends_on_formats_and_reflect_only() {
+    let toml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
+    let deps = toml.split("[dependencies]").nth(1).unwrap();
+    let deps = deps.split("\n[").next().unwrap();
+    let names: Vec<&str> = deps
+        .lines()
+        .filter_map(|l| l.split(['=', '.']).next())
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
+    assert_eq!(
+        names,
+        ["dmsh-formats", "dmsh-reflect", "serde", "serde_json"]
+    );
+}
