@@ -1,0 +1,198 @@
+/*
+ * dmsh_runtime.h — the C ABI of dmsh-runtime (runtime/, docs/runtime.md).
+ *
+ * Hand-written; runtime/tests/c_example.rs compiles tests/c/example_host.c against it with
+ * -Wall -Werror, compares every struct's size and field offsets with the Rust definitions
+ * (src/abi.rs) and every function name with src/ffi.rs, so the header cannot drift.
+ *
+ * Link libdmsh_runtime.a (plus -lpthread -ldl -lm on Linux) or libdmsh_runtime.so / .dylib.
+ * No function unwinds into C: failures are a DmshStatus and dmsh_last_error().
+ */
+#ifndef DMSH_RUNTIME_H
+#define DMSH_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes: 0 success, one code per cause (dmsh_last_error() says more). */
+typedef uint32_t DmshStatus;
+#define DMSH_OK 0u
+#define DMSH_ERR_ARGUMENT 1u           /* NULL pointer, non-UTF-8 path, bad depth or size  */
+#define DMSH_ERR_CHAIN 2u              /* no chain version supplied nor compiled in, or bad */
+#define DMSH_ERR_MAP 3u                /* shader map unreadable or malformed               */
+#define DMSH_ERR_FOLDER_MISSING 4u     /* no b-<V> folder and no other build either        */
+#define DMSH_ERR_FOLDER_VERSION 5u     /* only other versions' b-* folders, or _b_build.json
+                                          records another chain: nothing loaded            */
+#define DMSH_ERR_UNKNOWN_KEY 6u        /* key not in the shader map                        */
+#define DMSH_ERR_NOT_BUILT 7u          /* key in the map, no <key>_b.json (build failed)   */
+#define DMSH_ERR_REFLECTION 8u         /* reflection unreadable, malformed, not the map's  */
+#define DMSH_ERR_REFLECTION_SCHEMA 9u  /* reflection schema version not this runtime's     */
+#define DMSH_ERR_REFLECTION_CHAIN 10u  /* reflection of another chain version (or none)    */
+#define DMSH_ERR_C1_MISSING 11u        /* no c1_full.tsv: every shader gets its own c1     */
+#define DMSH_ERR_C1_VERSION 12u        /* c1 list of another b-<V>: not used               */
+#define DMSH_ERR_C1_BAD 13u            /* malformed c1 list: not used                      */
+#define DMSH_ERR_KEY 14u               /* control section / code area without a key        */
+#define DMSH_ERR_INTERNAL 15u          /* a bug caught at the boundary                     */
+
+/* Stages (dmsh_formats::Stage order). */
+#define DMSH_STAGE_VERTEX 0u
+#define DMSH_STAGE_TESS_CONTROL 1u
+#define DMSH_STAGE_TESS_EVAL 2u
+#define DMSH_STAGE_GEOMETRY 3u
+#define DMSH_STAGE_FRAGMENT 4u
+#define DMSH_STAGE_COMPUTE 5u
+
+/* Depth modes: which Metal entry point dmsh_lookup returns. */
+#define DMSH_DEPTH_GL 0u          /* NVN GL mode (near -1): main0 (z' = z/2 + w/2)         */
+#define DMSH_DEPTH_ZERO_TO_ONE 1u /* NVN zero-to-one mode: main0_z on vertex shaders       */
+
+/* Binding kinds (the reflection's "kind", docs/reflection.md). */
+#define DMSH_BIND_CBUF 1u      /* uniform buffer (guest constant bank `slot`)                */
+#define DMSH_BIND_SBUF 2u      /* storage buffer slot                                        */
+#define DMSH_BIND_SBUF_UBO 3u  /* storage buffer whose address is in uniform buffer `slot`
+                                  at byte `guest_offset`                                     */
+#define DMSH_BIND_TEXTURE 4u   /* texture slot (combined, or separate with the flag)         */
+#define DMSH_BIND_SAMPLER 5u   /* separate sampler slot                                      */
+#define DMSH_BIND_IMAGE 6u     /* image slot                                                 */
+#define DMSH_BIND_TEX_UBO 7u   /* texture whose handle is in uniform buffer bank `slot`
+                                  at byte `guest_offset`                                     */
+#define DMSH_BIND_SAMP_UBO 8u  /* its sampler, from the same handle word's high 12 bits      */
+#define DMSH_BIND_SAMP_ID 9u   /* a texture's sampler given by constant sampler ID `slot`    */
+#define DMSH_BIND_TEX_DYN 10u  /* `count` textures indexed by the handle's texture ID       */
+#define DMSH_BIND_SAMP_DYN 11u /* `count` samplers indexed by the handle's sampler ID       */
+
+#define DMSH_NO_INDEX 0xffffffffu /* metal_sampler of a resource without a sampler */
+
+/* DmshBinding.flags */
+#define DMSH_BINDING_SEPARATE 1u      /* a separate image                                   */
+#define DMSH_BINDING_READS_DYNAMIC 2u /* cbuf: some read's offset is computed at run time   */
+#define DMSH_BINDING_SIZE_KNOWN 4u    /* `size` is given                                    */
+
+/* DmshShader.flags */
+#define DMSH_SHADER_C1_FULL 1u          /* give it its own whole 64 KiB c1 buffer           */
+#define DMSH_SHADER_METAL_FITS 2u       /* every Metal argument table fits                  */
+#define DMSH_SHADER_METAL_DIRECT 4u     /* Metal runs the stage directly                    */
+#define DMSH_SHADER_WARP_OPS 8u         /* needs 32-lane SIMD-groups                        */
+#define DMSH_SHADER_LOCAL_SIZE_SPEC 16u /* compute group size from the dispatch             */
+#define DMSH_SHADER_GLOBAL_ADDRESSES 32u /* 64-bit global addresses                         */
+#define DMSH_SHADER_INT64_ATOMICS 64u   /* 64-bit atomics                                   */
+
+/* Component types of DmshIo. */
+#define DMSH_TYPE_FLOAT 0u
+#define DMSH_TYPE_SINT 1u
+#define DMSH_TYPE_UINT 2u
+
+/* DmshOpenParams.flags */
+#define DMSH_OPEN_EAGER 1u /* read every reflection at open: no lookup ever reads a file */
+
+/* One resource the host binds. */
+typedef struct DmshBinding {
+    uint32_t kind;          /* DMSH_BIND_*                                                  */
+    uint32_t slot;          /* guest bank (cbuf), uniform-buffer slot (sbuf_ubo, tex_ubo,
+                               samp_ubo), else the slot (samp_id: the sampler ID)           */
+    uint32_t guest_offset;  /* cbuf: guest byte at buffer byte 0; sbuf_ubo / tex_ubo /
+                               samp_ubo: byte offset of the address or handle word          */
+    uint32_t vk_binding;    /* Vulkan binding (docs/reflection.md)                          */
+    uint32_t metal_index;   /* index in its Metal table (buffer, texture or sampler)        */
+    uint32_t metal_sampler; /* combined image sampler's Metal sampler, else DMSH_NO_INDEX   */
+    uint32_t count;         /* Metal entries from metal_index on: 1, or the array's count   */
+    uint32_t flags;         /* DMSH_BINDING_*                                               */
+    uint32_t read_first;    /* cbuf: first read range in DmshShader.reads                   */
+    uint32_t read_count;    /* cbuf: its ranges (bank 0: the driver-segment words to fill)  */
+    uint64_t size;          /* bytes when DMSH_BINDING_SIZE_KNOWN, else 0                   */
+} DmshBinding;
+
+/* A guest byte range [start, end) of a constant bank. */
+typedef struct DmshRange {
+    uint32_t start;
+    uint32_t end;
+} DmshRange;
+
+/* One stage input or output (four components of one type). */
+typedef struct DmshIo {
+    uint32_t location;
+    uint32_t component_type; /* DMSH_TYPE_* */
+} DmshIo;
+
+/* One built shader; owned by its title, valid until dmsh_close. */
+typedef struct DmshShader {
+    uint64_t key;
+    uint32_t stage;                 /* DMSH_STAGE_*                                  */
+    uint32_t flags;                 /* DMSH_SHADER_*                                 */
+    const char *library_path;       /* b-<V>/<key>_b.metallib                        */
+    const char *source_path;        /* b-<V>/<key>_b.metal                           */
+    const char *entry_gl;           /* main0                                         */
+    const char *entry_zero_one;     /* main0_z on vertex shaders, else main0         */
+    const DmshBinding *bindings;    /* binding_count                                 */
+    const DmshRange *reads;         /* read_count (cbuf read_first / read_count)     */
+    const DmshIo *inputs;           /* input_count (vertex: attribute types)         */
+    const DmshIo *outputs;          /* output_count (fragment: colour targets)       */
+    uint32_t binding_count;
+    uint32_t read_count;
+    uint32_t input_count;
+    uint32_t output_count;
+    uint32_t metal_buffers;         /* host buffers start at this index              */
+    uint32_t metal_textures;
+    uint32_t metal_samplers;
+    uint32_t local_size[3];         /* compute                                       */
+    uint32_t shared_bytes;          /* compute                                       */
+    uint32_t local_bytes;
+} DmshShader;
+
+/* What dmsh_open opens. Set `size` to sizeof(DmshOpenParams): later versions append fields
+   (the warm-up lists pso_manifest.tsv / pso_user.tsv) and read them only when `size`
+   covers them. */
+typedef struct DmshOpenParams {
+    uint32_t size;
+    uint32_t flags;          /* DMSH_OPEN_*                                          */
+    const char *shader_map;  /* shader_map.tsv; required                             */
+    const char *library_dir; /* the folder holding b-<V>/; required                  */
+    const char *c1_list;     /* c1_full.tsv; NULL: next to the shader map            */
+    const char *chain;       /* the chain version V; NULL: compiled in (DMSH_CHAIN)  */
+} DmshOpenParams;
+
+typedef struct DmshTitle DmshTitle;
+
+/* The message of this thread's last failing call ("" when none); valid until the next
+   failing call on this thread (a shader's recorded failure: while its title is open). */
+const char *dmsh_last_error(void);
+
+/* The chain version compiled in (DMSH_CHAIN when the library was built), or NULL. */
+const char *dmsh_compiled_chain(void);
+
+/* The key of the program the game hands to nvnProgramSetShaders: `control` from the
+   control section's first byte (Switch 1: at least its length, control +0x20; NVN2: at
+   least 0x64 bytes, 0xD8 when +0x30 is 0), `code` from the code area's first byte (at least
+   the code size the section gives). The rule of dmsh split; no allocation. */
+DmshStatus dmsh_shader_key(const uint8_t *control, size_t control_len, const uint8_t *code,
+                           size_t code_len, uint64_t *key);
+
+/* Parses 16 lower-case hex digits; writes 16 digits and a NUL to out[17]. */
+DmshStatus dmsh_key_parse(const char *hex, uint64_t *key);
+void dmsh_key_format(uint64_t key, char *out);
+
+/* Opens a title: reads the map and c1 list, checks b-<V>. *out is NULL on failure. */
+DmshStatus dmsh_open(const DmshOpenParams *params, DmshTitle **out);
+void dmsh_close(DmshTitle *title);
+
+/* Looks a key up: its shader and the entry point for `depth` (DMSH_DEPTH_*). Thread-safe;
+   after a shader's first lookup (or a DMSH_OPEN_EAGER open) it neither allocates nor reads
+   a file. */
+DmshStatus dmsh_lookup(const DmshTitle *title, uint64_t key, uint32_t depth,
+                       const DmshShader **shader, const char **entry);
+
+/* The map's keys (sorted), V, and the c1 list's state (DMSH_OK or DMSH_ERR_C1_*). */
+uint32_t dmsh_title_key_count(const DmshTitle *title);
+uint64_t dmsh_title_key_at(const DmshTitle *title, uint32_t i);
+const char *dmsh_title_chain(const DmshTitle *title);
+DmshStatus dmsh_title_c1_status(const DmshTitle *title, const char **message);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DMSH_RUNTIME_H */

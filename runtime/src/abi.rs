@@ -1,0 +1,184 @@
+//! The C types of the ABI (`include/dmsh_runtime.h` declares the same, field by field; the
+//! test `c_example` checks sizes and offsets through the C compiler).
+
+use std::ffi::c_char;
+
+/// No Metal index (`DMSH_NO_INDEX`): a resource without a sampler.
+pub const NO_INDEX: u32 = u32::MAX;
+
+/// Binding kinds (`DmshBindingKind`): the reflection's `kind` strings (docs/reflection.md).
+pub const BINDING_KINDS: [(&str, u32); 11] = [
+    ("cbuf", 1),
+    ("sbuf", 2),
+    ("sbuf_ubo", 3),
+    ("texture", 4),
+    ("sampler", 5),
+    ("image", 6),
+    ("tex_ubo", 7),
+    ("samp_ubo", 8),
+    ("samp_id", 9),
+    ("tex_dyn", 10),
+    ("samp_dyn", 11),
+];
+
+/// The number of a reflection `kind` (`DMSH_BIND_*`), if it is one.
+pub fn binding_kind(kind: &str) -> Option<u32> {
+    BINDING_KINDS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|&(_, n)| n)
+}
+
+/// Component types of stage inputs and outputs (`DMSH_TYPE_*`): float 0, sint 1, uint 2.
+pub const COMPONENT_TYPES: [&str; 3] = ["float", "sint", "uint"];
+
+/// `DmshBinding.flags`: a separate image (`texture` / `tex_ubo` with `separate`).
+pub const BINDING_SEPARATE: u32 = 1;
+/// `DmshBinding.flags`: a cbuf some read of which has a run-time offset (`reads_dynamic`).
+pub const BINDING_READS_DYNAMIC: u32 = 2;
+/// `DmshBinding.flags`: `size` is known (the reflection gives it).
+pub const BINDING_SIZE_KNOWN: u32 = 4;
+
+/// `DmshShader.flags`: the shader needs its own whole 64 KiB c1 buffer (on the c1 list, or
+/// the list is unusable).
+pub const SHADER_C1_FULL: u32 = 1;
+/// `DmshShader.flags`: every Metal argument table fits (`metal.fits`).
+pub const SHADER_METAL_FITS: u32 = 2;
+/// `DmshShader.flags`: Metal runs the stage directly (`metal_direct`).
+pub const SHADER_METAL_DIRECT: u32 = 4;
+/// `DmshShader.flags`: 32-lane warp operations (`warp_ops`): needs a SIMD-group of 32.
+pub const SHADER_WARP_OPS: u32 = 8;
+/// `DmshShader.flags`: compute group size from the dispatch (`local_size_spec`).
+pub const SHADER_LOCAL_SIZE_SPEC: u32 = 16;
+/// `DmshShader.flags`: 64-bit global addresses (`uses_global_addresses`).
+pub const SHADER_GLOBAL_ADDRESSES: u32 = 32;
+/// `DmshShader.flags`: 64-bit atomics (`int64_atomics`).
+pub const SHADER_INT64_ATOMICS: u32 = 64;
+
+/// Depth modes (`DmshDepthMode`): NVN's GL mode (near = −1; the `main0` entry point).
+pub const DEPTH_GL: u32 = 0;
+/// Depth modes: NVN's zero-to-one mode (near = 0; `main0_z` on vertex shaders).
+pub const DEPTH_ZERO_TO_ONE: u32 = 1;
+
+/// One resource the host binds (`DmshBinding`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Binding {
+    /// `DMSH_BIND_*` ([`BINDING_KINDS`]).
+    pub kind: u32,
+    /// The guest constant bank (cbuf), uniform-buffer slot (sbuf_ubo, tex_ubo, samp_ubo) or
+    /// slot (the others; samp_id: the sampler ID).
+    pub slot: u32,
+    /// cbuf: the guest byte mapped to byte 0; sbuf_ubo: the address's byte offset in the
+    /// uniform buffer; tex_ubo / samp_ubo: the handle word's byte offset.
+    pub guest_offset: u32,
+    /// The Vulkan binding (docs/reflection.md's table).
+    pub vk_binding: u32,
+    /// Index in the Metal table of its kind (buffer, texture or sampler).
+    pub metal_index: u32,
+    /// Metal sampler index of a combined image sampler, else [`NO_INDEX`].
+    pub metal_sampler: u32,
+    /// Metal table entries taken from `metal_index` on: 1, or the array's `count`.
+    pub count: u32,
+    /// `DMSH_BINDING_*` flags.
+    pub flags: u32,
+    /// cbuf: the first of its constant-offset read ranges in `DmshShader.reads`.
+    pub read_first: u32,
+    /// cbuf: how many ranges (for bank 0: the driver-segment words the host must fill).
+    pub read_count: u32,
+    /// Size in bytes when `DMSH_BINDING_SIZE_KNOWN`, else 0.
+    pub size: u64,
+}
+
+/// A guest byte range `[start, end)` of a constant bank (`DmshRange`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Range {
+    /// First byte.
+    pub start: u32,
+    /// One past the last byte.
+    pub end: u32,
+}
+
+/// One stage input or output vector (`DmshIo`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Io {
+    /// Location (vertex attribute, varying or colour target).
+    pub location: u32,
+    /// `DMSH_TYPE_*`: float 0, sint 1, uint 2 (four components).
+    pub component_type: u32,
+}
+
+/// What the host needs of one built shader (`DmshShader`); owned by the title, valid until
+/// it is closed.
+#[repr(C)]
+#[derive(Debug)]
+pub struct Shader {
+    /// The key.
+    pub key: u64,
+    /// `DMSH_STAGE_*`: dmsh_formats::Stage in order (vertex 0 … compute 5).
+    pub stage: u32,
+    /// `DMSH_SHADER_*` flags.
+    pub flags: u32,
+    /// `b-<V>/<key>_b.metallib`.
+    pub library_path: *const c_char,
+    /// `b-<V>/<key>_b.metal` (the MSL the library is compiled from).
+    pub source_path: *const c_char,
+    /// The entry point for GL depth mode (`main0`).
+    pub entry_gl: *const c_char,
+    /// The entry point for zero-to-one depth mode (`main0_z` on vertex shaders, else the
+    /// same as `entry_gl`).
+    pub entry_zero_one: *const c_char,
+    /// `binding_count` resources, in the reflection's order.
+    pub bindings: *const Binding,
+    /// `read_count` cbuf read ranges (each cbuf's `read_first` / `read_count` point here).
+    pub reads: *const Range,
+    /// `input_count` stage inputs (vertex: attributes with their component types).
+    pub inputs: *const Io,
+    /// `output_count` stage outputs (fragment: the colour targets written).
+    pub outputs: *const Io,
+    /// Entries of `bindings`.
+    pub binding_count: u32,
+    /// Entries of `reads`.
+    pub read_count: u32,
+    /// Entries of `inputs`.
+    pub input_count: u32,
+    /// Entries of `outputs`.
+    pub output_count: u32,
+    /// Metal buffer indices the shader takes (the host's own buffers start here).
+    pub metal_buffers: u32,
+    /// Metal texture indices taken.
+    pub metal_textures: u32,
+    /// Metal sampler indices taken.
+    pub metal_samplers: u32,
+    /// Compute: the workgroup size.
+    pub local_size: [u32; 3],
+    /// Compute: workgroup memory bytes.
+    pub shared_bytes: u32,
+    /// Per-thread local memory bytes.
+    pub local_bytes: u32,
+}
+
+/// Parameters of `dmsh_open` (`DmshOpenParams`).
+#[repr(C)]
+#[derive(Debug)]
+pub struct OpenParams {
+    /// `sizeof(DmshOpenParams)` as the caller knows it: later versions add fields at the end
+    /// (the warm-up lists) and read them only when the size covers them.
+    pub size: u32,
+    /// `DMSH_OPEN_*` flags.
+    pub flags: u32,
+    /// The shader map (`shader_map.tsv`); required.
+    pub shader_map: *const c_char,
+    /// The folder holding `b-<V>/`; required.
+    pub library_dir: *const c_char,
+    /// `c1_full.tsv`; NULL: the one next to the shader map.
+    pub c1_list: *const c_char,
+    /// The chain version V; NULL: the one compiled in (`DMSH_CHAIN`).
+    pub chain: *const c_char,
+}
+
+/// `DmshOpenParams.flags`: read and check every reflection at open, so that no lookup ever
+/// reads a file (open then costs a read and parse per shader).
+pub const OPEN_EAGER: u32 = 1;

@@ -1,0 +1,331 @@
+//! The C ABI (`include/dmsh_runtime.h`): every function catches panics, checks its pointers
+//! and returns a [`Status`]; the message of the last failure on a thread is
+//! `dmsh_last_error()`.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+
+use crate::abi::{self, OpenParams, Shader};
+use crate::error::{Error, Status};
+use crate::title::{OpenOptions, Title};
+
+/// An open title as C sees it (`DmshTitle`, opaque).
+pub struct DmshTitle(Title);
+
+/// The message of the last failure on this thread: a copy, or a pointer into a title's
+/// storage (a shader's recorded failure) valid while that title is open.
+enum Last {
+    None,
+    Owned(std::ffi::CString),
+    Static(&'static CStr),
+    Borrowed(*const c_char),
+}
+
+thread_local! {
+    static LAST: RefCell<Last> = const { RefCell::new(Last::None) };
+}
+
+fn set_last(l: Last) {
+    LAST.with(|c| *c.borrow_mut() = l);
+}
+
+fn fail(e: Error) -> Status {
+    let s = e.status;
+    set_last(match e.message {
+        std::borrow::Cow::Borrowed(m) => Last::Static(m),
+        std::borrow::Cow::Owned(m) => Last::Owned(m),
+    });
+    s
+}
+
+/// Runs `f`, turning a panic into `Status::Internal` (never unwinding into C).
+fn guard(f: impl FnOnce() -> Status) -> Status {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        let what = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        fail(Error::new(
+            Status::Internal,
+            format!("internal error (please report): {what}"),
+        ))
+    })
+}
+
+fn arg(what: &str) -> Status {
+    fail(Error::new(Status::Argument, format!("{what} is NULL")))
+}
+
+/// # Safety
+/// `p` is NULL or a NUL-terminated string.
+unsafe fn text<'a>(p: *const c_char, what: &str) -> Result<Option<&'a str>, Status> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    CStr::from_ptr(p)
+        .to_str()
+        .map(Some)
+        .map_err(|_| fail(Error::new(Status::Argument, format!("{what} is not UTF-8"))))
+}
+
+/// The message of the last call that failed on this thread (empty when none). Valid until
+/// the next failing call on this thread, and, for a shader's failure, while its title is open.
+#[no_mangle]
+pub extern "C" fn dmsh_last_error() -> *const c_char {
+    LAST.with(|c| match &*c.borrow() {
+        Last::None => c"".as_ptr(),
+        Last::Owned(m) => m.as_ptr(),
+        Last::Static(m) => m.as_ptr(),
+        Last::Borrowed(p) => *p,
+    })
+}
+
+/// The chain version compiled in (`DMSH_CHAIN`), or NULL.
+#[no_mangle]
+pub extern "C" fn dmsh_compiled_chain() -> *const c_char {
+    crate::chain::compiled_c().map_or(ptr::null(), CStr::as_ptr)
+}
+
+/// Computes the key of the program the game hands over.
+///
+/// # Safety
+/// `control` points to `control_len` readable bytes, `code` to `code_len`, `key` to a
+/// `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_shader_key(
+    control: *const u8,
+    control_len: usize,
+    code: *const u8,
+    code_len: usize,
+    key: *mut u64,
+) -> Status {
+    guard(|| {
+        if control.is_null() || code.is_null() || key.is_null() {
+            return arg("control, code or key");
+        }
+        let (c, d) = (
+            std::slice::from_raw_parts(control, control_len),
+            std::slice::from_raw_parts(code, code_len),
+        );
+        match crate::key::of(c, d) {
+            Ok(k) => {
+                *key = k;
+                Status::Ok
+            }
+            Err(e) => fail(e),
+        }
+    })
+}
+
+/// Parses a key's 16 lower-case hex digits.
+///
+/// # Safety
+/// `hex` is a NUL-terminated string, `key` points to a `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_key_parse(hex: *const c_char, key: *mut u64) -> Status {
+    guard(|| {
+        if hex.is_null() || key.is_null() {
+            return arg("hex or key");
+        }
+        match CStr::from_ptr(hex)
+            .to_str()
+            .ok()
+            .and_then(crate::key::parse)
+        {
+            Some(k) => {
+                *key = k;
+                Status::Ok
+            }
+            None => fail(Error::fixed(
+                Status::Argument,
+                c"a key is 16 lower-case hex digits",
+            )),
+        }
+    })
+}
+
+/// Writes a key's 16 hex digits and a NUL to `out` (17 bytes).
+///
+/// # Safety
+/// `out` points to 17 writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_key_format(key: u64, out: *mut c_char) {
+    if out.is_null() {
+        return;
+    }
+    let h = crate::key::format(key);
+    ptr::copy_nonoverlapping(h.as_ptr().cast::<c_char>(), out, 16);
+    *out.add(16) = 0;
+}
+
+/// The size of the first version of `DmshOpenParams`.
+const OPEN_PARAMS_V1: usize = std::mem::size_of::<OpenParams>();
+
+/// Opens a title; `*out` is the title (close it with `dmsh_close`) or NULL on failure.
+///
+/// # Safety
+/// `params` points to a `DmshOpenParams` of `params->size` bytes whose strings are NULL or
+/// NUL-terminated; `out` points to a `DmshTitle *`.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_open(params: *const OpenParams, out: *mut *mut DmshTitle) -> Status {
+    guard(|| {
+        if out.is_null() {
+            return arg("out");
+        }
+        *out = ptr::null_mut();
+        if params.is_null() {
+            return arg("params");
+        }
+        // Read the size first: an older caller's block may be shorter than ours.
+        let size = ptr::read(params.cast::<u32>()) as usize;
+        if size < OPEN_PARAMS_V1 {
+            return fail(Error::new(
+                Status::Argument,
+                format!("DmshOpenParams.size {size}, this runtime needs at least {OPEN_PARAMS_V1}"),
+            ));
+        }
+        let p = &*params;
+        let get = |ptr, what| text(ptr, what);
+        let (map, lib, c1, chain) = match (
+            get(p.shader_map, "shader_map"),
+            get(p.library_dir, "library_dir"),
+            get(p.c1_list, "c1_list"),
+            get(p.chain, "chain"),
+        ) {
+            (Ok(Some(m)), Ok(Some(l)), Ok(c), Ok(v)) => (m, l, c, v),
+            (Ok(None), ..) => return arg("shader_map"),
+            (_, Ok(None), ..) => return arg("library_dir"),
+            (Err(s), ..) | (_, Err(s), ..) | (.., Err(s), _) | (.., Err(s)) => return s,
+        };
+        let o = OpenOptions {
+            shader_map: map.into(),
+            library_dir: lib.into(),
+            c1_list: c1.map(Into::into),
+            chain: chain.map(str::to_string),
+            eager: p.flags & abi::OPEN_EAGER != 0,
+        };
+        match Title::open(&o) {
+            Ok(t) => {
+                *out = Box::into_raw(Box::new(DmshTitle(t)));
+                Status::Ok
+            }
+            Err(e) => fail(e),
+        }
+    })
+}
+
+/// Closes a title (NULL is ignored). Its shaders' records and strings go with it.
+///
+/// # Safety
+/// `title` is NULL or from `dmsh_open`, not closed before, and no other thread uses it.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_close(title: *mut DmshTitle) {
+    if !title.is_null() {
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(title))));
+    }
+}
+
+/// Looks `key` up for depth mode `depth` (`DMSH_DEPTH_*`): `*shader` is its record, `*entry`
+/// the Metal entry point for that mode. Safe from many threads at once; after a shader's
+/// first lookup (or an `DMSH_OPEN_EAGER` open) it neither allocates nor reads a file.
+///
+/// # Safety
+/// `title` is an open title, `shader` and `entry` point to writable pointers.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_lookup(
+    title: *const DmshTitle,
+    key: u64,
+    depth: u32,
+    shader: *mut *const Shader,
+    entry: *mut *const c_char,
+) -> Status {
+    guard(|| {
+        if title.is_null() || shader.is_null() || entry.is_null() {
+            return arg("title, shader or entry");
+        }
+        *shader = ptr::null();
+        *entry = ptr::null();
+        if depth > abi::DEPTH_ZERO_TO_ONE {
+            return fail(Error::fixed(
+                Status::Argument,
+                c"depth is DMSH_DEPTH_GL or DMSH_DEPTH_ZERO_TO_ONE",
+            ));
+        }
+        match (*title).0.lookup(key, depth) {
+            Ok(f) => {
+                *shader = f.shader.shader();
+                *entry = f.entry.as_ptr();
+                Status::Ok
+            }
+            Err(e) => {
+                set_last(Last::Borrowed(e.message.as_ptr()));
+                e.status
+            }
+        }
+    })
+}
+
+/// The number of keys in the title's shader map.
+///
+/// # Safety
+/// `title` is an open title or NULL (0).
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_title_key_count(title: *const DmshTitle) -> u32 {
+    if title.is_null() {
+        return 0;
+    }
+    (*title).0.keys().len().try_into().unwrap_or(u32::MAX)
+}
+
+/// The `i`-th key of the shader map (sorted), or 0 past the end.
+///
+/// # Safety
+/// `title` is an open title or NULL (0).
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_title_key_at(title: *const DmshTitle, i: u32) -> u64 {
+    if title.is_null() {
+        return 0;
+    }
+    (*title).0.keys().get(i as usize).copied().unwrap_or(0)
+}
+
+/// The title's chain version V (valid while it is open), or NULL for a NULL title.
+///
+/// # Safety
+/// `title` is an open title or NULL.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_title_chain(title: *const DmshTitle) -> *const c_char {
+    if title.is_null() {
+        return ptr::null();
+    }
+    (*title).0.chain_c().as_ptr()
+}
+
+/// The c1 list's state: `DMSH_OK` when it was read, else `DMSH_ERR_C1_MISSING`,
+/// `DMSH_ERR_C1_VERSION` or `DMSH_ERR_C1_BAD` (every shader then has `DMSH_SHADER_C1_FULL`);
+/// `*message` (when not NULL) is why, or "" (valid while the title is open).
+///
+/// # Safety
+/// `title` is an open title; `message` is NULL or points to a writable pointer.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_title_c1_status(
+    title: *const DmshTitle,
+    message: *mut *const c_char,
+) -> Status {
+    guard(|| {
+        if title.is_null() {
+            return arg("title");
+        }
+        let (s, m) = match (*title).0.c1() {
+            Ok(()) => (Status::Ok, c"".as_ptr()),
+            Err(e) => (e.status, e.message.as_ptr()),
+        };
+        if !message.is_null() {
+            *message = m;
+        }
+        s
+    })
+}

@@ -1,0 +1,24 @@
+//! dmsh-runtime: the lean loader a game's host links (docs/runtime.md). It computes the key of
+//! the program the game hands to `nvnProgramSetShaders` (through `dmsh_formats::key`), finds
+//! the shader in the shader map and the versioned `b-<V>/` folder `dmsh build` writes, checks
+//! the chain version, and hands out the reflection as fixed-size C records, so the host's draw
+//! path only walks arrays. It links `dmsh-formats` and `dmsh-reflect` only, never the
+//! translation toolchain.
+//!
+//! The C ABI is [`ffi`] (declared by `include/dmsh_runtime.h`); Rust hosts use [`Title`].
+
+#![warn(missing_docs)]
+
+pub mod abi;
+pub mod c1;
+pub mod chain;
+pub mod error;
+pub mod ffi;
+mod files;
+pub mod key;
+pub mod map;
+pub mod shader;
+pub mod title;
+
+pub use error::{Error, Status};
+pub use title::{Found, OpenOptions, Title};

@@ -1,0 +1,228 @@
+//! An open title: the shader map's keys, the checked `b-<V>/` folder, the c1 list, and each
+//! shader's record, loaded once (at its first lookup, or all at open with `eager`).
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use dmsh_formats::Stage;
+
+use crate::abi::DEPTH_ZERO_TO_ONE;
+use crate::c1::{self, C1};
+use crate::error::{Error, Status};
+use crate::shader::{self, Loaded};
+
+/// What to open.
+#[derive(Clone, Debug, Default)]
+pub struct OpenOptions {
+    /// The shader map (`shader_map.tsv`).
+    pub shader_map: PathBuf,
+    /// The folder holding `b-<V>/`.
+    pub library_dir: PathBuf,
+    /// `c1_full.tsv`; `None`: the one next to the shader map.
+    pub c1_list: Option<PathBuf>,
+    /// The chain version V; `None`: the compiled-in one.
+    pub chain: Option<String>,
+    /// Load and check every reflection at open (no lookup reads a file afterwards).
+    pub eager: bool,
+}
+
+struct Entry {
+    stage: Stage,
+    slot: OnceLock<Result<Box<Loaded>, Error>>,
+}
+
+/// An open title. Lookups take `&self` and may run on many threads at once.
+pub struct Title {
+    chain: String,
+    chain_c: std::ffi::CString,
+    dir: PathBuf,
+    keys: Vec<u64>,
+    entries: Vec<Entry>,
+    c1: C1,
+}
+
+/// A successful lookup.
+#[derive(Clone, Copy, Debug)]
+pub struct Found<'a> {
+    /// The shader's record.
+    pub shader: &'a Loaded,
+    /// The entry point for the depth mode asked for.
+    pub entry: &'a std::ffi::CStr,
+}
+
+static UNKNOWN_KEY: Error = Error::fixed(Status::UnknownKey, c"the key is not in the shader map");
+
+/// `_b_build.json`'s chain version (the rest is skipped unparsed).
+#[derive(serde::Deserialize)]
+struct BuildRecord {
+    chain: Option<String>,
+}
+
+/// The largest `_b_build.json` read.
+const MAX_BUILD_RECORD_BYTES: u64 = 256 << 20;
+
+/// Checks that `library_dir/b-<chain>` exists and is that version's build.
+fn check_folder(library_dir: &Path, chain: &str) -> Result<PathBuf, Error> {
+    let dir = library_dir.join(format!("b-{chain}"));
+    if !dir.is_dir() {
+        let mut others: Vec<String> = std::fs::read_dir(library_dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| e.file_name().to_str().map(str::to_string))
+            .filter(|n| n.strip_prefix("b-").is_some_and(crate::chain::is_version))
+            .collect();
+        others.sort();
+        if others.is_empty() {
+            return Err(Error::new(
+                Status::FolderMissing,
+                format!(
+                    "{}: no b-{chain} folder (no build at all): run dmsh build",
+                    library_dir.display()
+                ),
+            ));
+        }
+        return Err(Error::new(
+            Status::FolderVersion,
+            format!(
+                "{}: no b-{chain} folder, only {}: the libraries were built by another chain; \
+                 rebuild them or the host; nothing loaded",
+                library_dir.display(),
+                others.join(", ")
+            ),
+        ));
+    }
+    let rec = dir.join("_b_build.json");
+    if let Some(text) =
+        crate::files::read_text_opt(&rec, MAX_BUILD_RECORD_BYTES, Status::FolderVersion)?
+    {
+        let r: BuildRecord = serde_json::from_str(&text)
+            .map_err(|e| Error::new(Status::FolderVersion, format!("{}: {e}", rec.display())))?;
+        if r.chain.as_deref() != Some(chain) {
+            return Err(Error::new(
+                Status::FolderVersion,
+                format!(
+                    "{}: records chain {}, the folder's name says {chain}; nothing loaded",
+                    rec.display(),
+                    r.chain.as_deref().unwrap_or("(none)")
+                ),
+            ));
+        }
+    }
+    Ok(dir)
+}
+
+impl Title {
+    /// Opens a title: reads the map and the c1 list, checks the `b-<V>` folder; reads no
+    /// reflection unless `eager`.
+    pub fn open(o: &OpenOptions) -> Result<Title, Error> {
+        let chain = crate::chain::choose(o.chain.as_deref())?;
+        let rows = crate::map::read(&o.shader_map)?;
+        let dir = check_folder(&o.library_dir, &chain)?;
+        let c1_path = o.c1_list.clone().unwrap_or_else(|| {
+            o.shader_map
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join("c1_full.tsv")
+        });
+        let c1 = c1::read(&c1_path, &chain);
+        let (keys, entries) = rows
+            .into_iter()
+            .map(|(k, stage)| {
+                (
+                    k,
+                    Entry {
+                        stage,
+                        slot: OnceLock::new(),
+                    },
+                )
+            })
+            .unzip();
+        let t = Title {
+            chain_c: std::ffi::CString::new(chain.clone()).unwrap_or_default(),
+            chain,
+            dir,
+            keys,
+            entries,
+            c1,
+        };
+        if o.eager {
+            t.load_all();
+        }
+        Ok(t)
+    }
+
+    /// Loads every shader's record, on as many threads as the machine has.
+    fn load_all(&self) {
+        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunk = self.keys.len().div_ceil(n).max(1);
+        std::thread::scope(|s| {
+            for i in (0..self.keys.len()).step_by(chunk) {
+                s.spawn(move || {
+                    for j in i..(i + chunk).min(self.keys.len()) {
+                        let _ = self.get(j);
+                    }
+                });
+            }
+        });
+    }
+
+    fn get(&self, i: usize) -> &Result<Box<Loaded>, Error> {
+        let e = &self.entries[i];
+        let key = self.keys[i];
+        e.slot.get_or_init(|| {
+            shader::load(&self.dir, key, e.stage, &self.chain, self.c1.full(key)).map(Box::new)
+        })
+    }
+
+    /// Looks `key` up for depth mode `depth` (`abi::DEPTH_*`). After the shader's first
+    /// lookup (or an eager open) this neither allocates nor reads a file.
+    pub fn lookup(&self, key: u64, depth: u32) -> Result<Found<'_>, &Error> {
+        let i = self.keys.binary_search(&key).map_err(|_| &UNKNOWN_KEY)?;
+        let shader = self.get(i).as_deref()?;
+        let entry = shader.entry(if depth == DEPTH_ZERO_TO_ONE {
+            DEPTH_ZERO_TO_ONE
+        } else {
+            crate::abi::DEPTH_GL
+        });
+        Ok(Found { shader, entry })
+    }
+
+    /// The chain version V.
+    pub fn chain(&self) -> &str {
+        &self.chain
+    }
+
+    /// V as a C string.
+    pub fn chain_c(&self) -> &std::ffi::CStr {
+        &self.chain_c
+    }
+
+    /// The `b-<V>` folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The map's keys, sorted.
+    pub fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// The stage the map gives `key`.
+    pub fn stage(&self, key: u64) -> Option<Stage> {
+        self.keys
+            .binary_search(&key)
+            .ok()
+            .map(|i| self.entries[i].stage)
+    }
+
+    /// The c1 list's state: `Ok` when it was read, else why every shader gets its own c1
+    /// buffer.
+    pub fn c1(&self) -> Result<(), &Error> {
+        match &self.c1 {
+            C1::Listed(_) => Ok(()),
+            C1::Unusable(e) => Err(e),
+        }
+    }
+}

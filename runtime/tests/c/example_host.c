@@ -1,0 +1,157 @@
+/*
+ * An example host: links dmsh-runtime and walks a built title the way a game's host does —
+ * open, look every key up in both depth modes, read every array. It prints one block per
+ * shader (the test c_example compares it with the build's JSON) and a summary line.
+ *
+ *   example_host MAP LIBRARY_DIR CHAIN   walk the title
+ *   example_host layout                  print the ABI structs' sizes and offsets
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dmsh_runtime.h"
+
+#define FIELD(T, f) printf("offset %s.%s %zu\n", #T, #f, offsetof(T, f))
+
+static void layout(void) {
+    printf("size DmshBinding %zu\n", sizeof(DmshBinding));
+    FIELD(DmshBinding, kind);
+    FIELD(DmshBinding, slot);
+    FIELD(DmshBinding, guest_offset);
+    FIELD(DmshBinding, vk_binding);
+    FIELD(DmshBinding, metal_index);
+    FIELD(DmshBinding, metal_sampler);
+    FIELD(DmshBinding, count);
+    FIELD(DmshBinding, flags);
+    FIELD(DmshBinding, read_first);
+    FIELD(DmshBinding, read_count);
+    FIELD(DmshBinding, size);
+    printf("size DmshRange %zu\n", sizeof(DmshRange));
+    FIELD(DmshRange, start);
+    FIELD(DmshRange, end);
+    printf("size DmshIo %zu\n", sizeof(DmshIo));
+    FIELD(DmshIo, location);
+    FIELD(DmshIo, component_type);
+    printf("size DmshShader %zu\n", sizeof(DmshShader));
+    FIELD(DmshShader, key);
+    FIELD(DmshShader, stage);
+    FIELD(DmshShader, flags);
+    FIELD(DmshShader, library_path);
+    FIELD(DmshShader, source_path);
+    FIELD(DmshShader, entry_gl);
+    FIELD(DmshShader, entry_zero_one);
+    FIELD(DmshShader, bindings);
+    FIELD(DmshShader, reads);
+    FIELD(DmshShader, inputs);
+    FIELD(DmshShader, outputs);
+    FIELD(DmshShader, binding_count);
+    FIELD(DmshShader, read_count);
+    FIELD(DmshShader, input_count);
+    FIELD(DmshShader, output_count);
+    FIELD(DmshShader, metal_buffers);
+    FIELD(DmshShader, metal_textures);
+    FIELD(DmshShader, metal_samplers);
+    FIELD(DmshShader, local_size);
+    FIELD(DmshShader, shared_bytes);
+    FIELD(DmshShader, local_bytes);
+    printf("size DmshOpenParams %zu\n", sizeof(DmshOpenParams));
+    FIELD(DmshOpenParams, size);
+    FIELD(DmshOpenParams, flags);
+    FIELD(DmshOpenParams, shader_map);
+    FIELD(DmshOpenParams, library_dir);
+    FIELD(DmshOpenParams, c1_list);
+    FIELD(DmshOpenParams, chain);
+}
+
+static void print_shader(const DmshShader *s, const char *z_entry) {
+    char hex[17];
+    uint32_t i;
+    dmsh_key_format(s->key, hex);
+    printf("shader %s stage=%u flags=%u gl=%s z=%s lib=%s src=%s tables=%u,%u,%u "
+           "local=%u,%u,%u shared=%u lbytes=%u\n",
+           hex, s->stage, s->flags, s->entry_gl, z_entry, s->library_path, s->source_path,
+           s->metal_buffers, s->metal_textures, s->metal_samplers, s->local_size[0],
+           s->local_size[1], s->local_size[2], s->shared_bytes, s->local_bytes);
+    for (i = 0; i < s->binding_count; i++) {
+        const DmshBinding *b = &s->bindings[i];
+        printf("bind %u %u %u %u %u %u %u %u %u %u %llu\n", b->kind, b->slot, b->guest_offset,
+               b->vk_binding, b->metal_index, b->metal_sampler, b->count, b->flags,
+               b->read_first, b->read_count, (unsigned long long)b->size);
+    }
+    for (i = 0; i < s->read_count; i++)
+        printf("read %u %u\n", s->reads[i].start, s->reads[i].end);
+    for (i = 0; i < s->input_count; i++)
+        printf("in %u %u\n", s->inputs[i].location, s->inputs[i].component_type);
+    for (i = 0; i < s->output_count; i++)
+        printf("out %u %u\n", s->outputs[i].location, s->outputs[i].component_type);
+}
+
+int main(int argc, char **argv) {
+    DmshOpenParams p;
+    DmshTitle *t = NULL;
+    const char *c1_message = NULL;
+    uint32_t n, i, built = 0, failed = 0;
+
+    if (argc == 2 && strcmp(argv[1], "layout") == 0) {
+        layout();
+        return 0;
+    }
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s MAP LIBRARY_DIR CHAIN | layout\n", argv[0]);
+        return 2;
+    }
+    memset(&p, 0, sizeof p);
+    p.size = sizeof p;
+    p.shader_map = argv[1];
+    p.library_dir = argv[2];
+    p.chain = argv[3];
+    if (dmsh_open(&p, &t) != DMSH_OK || t == NULL) {
+        fprintf(stderr, "open: %s\n", dmsh_last_error());
+        return 1;
+    }
+    if (dmsh_title_c1_status(t, &c1_message) != DMSH_OK)
+        fprintf(stderr, "c1: %s\n", c1_message);
+    n = dmsh_title_key_count(t);
+    for (i = 0; i < n; i++) {
+        uint64_t key = dmsh_title_key_at(t, i), back = 0;
+        const DmshShader *gl = NULL, *z = NULL;
+        const char *gl_entry = NULL, *z_entry = NULL;
+        char hex[17];
+        DmshStatus s;
+        dmsh_key_format(key, hex);
+        if (dmsh_key_parse(hex, &back) != DMSH_OK || back != key) {
+            fprintf(stderr, "key %s does not round-trip\n", hex);
+            return 1;
+        }
+        s = dmsh_lookup(t, key, DMSH_DEPTH_GL, &gl, &gl_entry);
+        if (s != DMSH_OK) {
+            printf("fail %s %u\n", hex, s);
+            fprintf(stderr, "%s: %s\n", hex, dmsh_last_error());
+            failed++;
+            continue;
+        }
+        if (dmsh_lookup(t, key, DMSH_DEPTH_ZERO_TO_ONE, &z, &z_entry) != DMSH_OK || z != gl ||
+            strcmp(gl_entry, gl->entry_gl) != 0 || strcmp(z_entry, z->entry_zero_one) != 0) {
+            fprintf(stderr, "%s: the depth modes disagree\n", hex);
+            return 1;
+        }
+        print_shader(z, z_entry);
+        built++;
+    }
+    {
+        const DmshShader *s = NULL;
+        const char *e = NULL;
+        if (dmsh_lookup(t, 0, DMSH_DEPTH_GL, &s, &e) != DMSH_ERR_UNKNOWN_KEY || s != NULL ||
+            dmsh_lookup(t, dmsh_title_key_at(t, 0), 7, &s, &e) != DMSH_ERR_ARGUMENT ||
+            dmsh_lookup(NULL, 0, DMSH_DEPTH_GL, &s, &e) != DMSH_ERR_ARGUMENT) {
+            fprintf(stderr, "bad lookups were not refused\n");
+            return 1;
+        }
+    }
+    fprintf(stderr, "example_host: b-%s: %u keys, %u found, %u failed\n", dmsh_title_chain(t),
+            n, built, failed);
+    dmsh_close(t);
+    return 0;
+}

@@ -1,0 +1,372 @@
+//! What the runtime's integration tests share: the demo title split and built by the `dmsh`
+//! binary (`cargo build --release -p dmsh-cli`), and small hand-made titles.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The demo title, split and built: `split/` holds shader_map.tsv, pkg/ and `b-<V>/`.
+pub struct Demo {
+    /// The split folder (also the library folder: `dmsh demo` builds into it).
+    pub split: PathBuf,
+    /// The chain version of its `b-<V>/`.
+    pub chain: String,
+}
+
+impl Demo {
+    /// `split/shader_map.tsv`.
+    pub fn map(&self) -> PathBuf {
+        self.split.join("shader_map.tsv")
+    }
+
+    /// `split/b-<V>`.
+    pub fn b_dir(&self) -> PathBuf {
+        self.split.join(format!("b-{}", self.chain))
+    }
+
+    /// The map's keys, as split wrote them.
+    pub fn keys(&self) -> Vec<String> {
+        let map = std::fs::read_to_string(self.map()).unwrap();
+        let mut k: Vec<String> = map
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').next().unwrap().to_string())
+            .collect();
+        k.sort();
+        k.dedup();
+        k
+    }
+}
+
+/// The `dmsh` binary: `$DMSH_BIN`, else `dmsh` in this test's target folder.
+pub fn dmsh_bin() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("DMSH_BIN") {
+        return Some(p.into());
+    }
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.parent()?.join("dmsh");
+    p.is_file().then_some(p)
+}
+
+/// The demo title, split and built once per test binary; `None` (with a message) when the
+/// `dmsh` binary is not built.
+pub fn demo() -> Option<&'static Demo> {
+    static D: OnceLock<Option<Demo>> = OnceLock::new();
+    D.get_or_init(|| {
+        let Some(bin) = dmsh_bin() else {
+            println!(
+                "SKIP: no dmsh binary next to this test (build it: cargo build --release -p \
+                 dmsh-cli, or set DMSH_BIN)"
+            );
+            return None;
+        };
+        let exe = std::env::current_exe().unwrap();
+        let name = exe.file_name().unwrap().to_string_lossy().into_owned();
+        let split = std::env::temp_dir().join(format!("dmsh-rt-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&split);
+        let o = Command::new(&bin)
+            .args(["demo", "--out"])
+            .arg(&split)
+            .arg("--title")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/demo"))
+            .output()
+            .expect("dmsh runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let chain = std::fs::read_dir(&split)
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().map(str::to_string))
+            .find_map(|n| n.strip_prefix("b-").map(str::to_string))
+            .expect("dmsh demo writes a b-<V> folder");
+        Some(Demo { split, chain })
+    })
+    .as_ref()
+}
+
+/// The chain version of the hand-made titles.
+pub const V: &str = "0123456789ab";
+
+/// A hand-made title in a fresh folder: `shader_map.tsv` with `rows` (key, stage),
+/// `b-<V>/` with `_b_build.json` and `<key>_b.json` for each of `jsons`.
+pub fn hand_title(name: &str, rows: &[(&str, &str)], jsons: &[(&str, String)]) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dmsh-rt-hand-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let b = d.join(format!("b-{V}"));
+    std::fs::create_dir_all(&b).unwrap();
+    let mut map = String::from("key\tstage\tgen\n");
+    for (k, s) in rows {
+        map.push_str(&format!("{k}\t{s}\tnvn1\n"));
+    }
+    std::fs::write(d.join("shader_map.tsv"), map).unwrap();
+    std::fs::write(b.join("_b_build.json"), format!("{{\"chain\": \"{V}\"}}")).unwrap();
+    for (k, j) in jsons {
+        std::fs::write(b.join(format!("{k}_b.json")), j).unwrap();
+    }
+    d
+}
+
+/// A small vertex shader's build record for chain `chain` and schema `version`.
+pub fn vertex_json(chain: &str, version: u32) -> String {
+    format!(
+        r#"{{"version": {version}, "stage": "vertex", "chain": "{chain}",
+  "metal_entry_points": ["main0", "main0_z"], "metal_entry_z": "main0_z",
+  "metal": {{"buffers": 2, "textures": 1, "samplers": 1, "fits": true}}, "metal_direct": true,
+  "resources": [
+    {{"kind": "cbuf", "bank": 0, "guest_offset": 0, "size": 512, "binding": 0, "metal_index": 0,
+      "reads": [[0, 64], [256, 272]], "reads_dynamic": true}},
+    {{"kind": "sbuf_ubo", "bank": 1, "guest_offset": 56, "ubo": 1, "offset": 56,
+      "binding": 17486, "metal_index": 1}},
+    {{"kind": "texture", "bank": 2, "binding": 66, "metal_index": 0, "metal_sampler": 0}}
+  ],
+  "inputs": [{{"location": 0, "component_type": "float"}}, {{"location": 3, "component_type": "uint"}}],
+  "outputs": [{{"location": 0, "component_type": "float"}}]}}"#
+    )
+}
+
+/// Opens `dir` (map, `b-<V>` beneath it) with chain `V`.
+pub fn open(dir: &Path) -> Result<dmsh_runtime::Title, dmsh_runtime::Error> {
+    dmsh_runtime::Title::open(&dmsh_runtime::OpenOptions {
+        shader_map: dir.join("shader_map.tsv"),
+        library_dir: dir.to_path_buf(),
+        chain: Some(V.into()),
+        ..Default::default()
+    })
+}
+
+/// The reflection `kind` numbers, written out again (independently of `abi::BINDING_KINDS`).
+fn kind_number(k: &str) -> u64 {
+    match k {
+        "cbuf" => 1,
+        "sbuf" => 2,
+        "sbuf_ubo" => 3,
+        "texture" => 4,
+        "sampler" => 5,
+        "image" => 6,
+        "tex_ubo" => 7,
+        "samp_ubo" => 8,
+        "samp_id" => 9,
+        "tex_dyn" => 10,
+        "samp_dyn" => 11,
+        _ => panic!("kind {k}"),
+    }
+}
+
+fn type_number(t: &str) -> u64 {
+    ["float", "sint", "uint"]
+        .iter()
+        .position(|x| *x == t)
+        .unwrap_or_else(|| panic!("type {t}")) as u64
+}
+
+/// The dump of one shader (the lines the C example prints), made from its reflection JSON
+/// read as plain JSON values: what the runtime's records must say.
+pub fn dump_from_json(
+    j: &serde_json::Value,
+    key: &str,
+    stage: u64,
+    c1_full: bool,
+    dir: &Path,
+) -> String {
+    let u = |v: &serde_json::Value, f: &str| v.get(f).and_then(|x| x.as_u64());
+    let b = |v: &serde_json::Value, f: &str| v.get(f).and_then(|x| x.as_bool()).unwrap_or(false);
+    let z = j["metal_entry_z"].as_str();
+    let gl = j["metal_entry_points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .find(|e| Some(*e) != z)
+        .unwrap();
+    let mut flags = 0;
+    for (on, f) in [
+        (c1_full, 1),
+        (b(&j["metal"], "fits"), 2),
+        (b(j, "metal_direct"), 4),
+        (b(j, "warp_ops"), 8),
+        (b(j, "local_size_spec"), 16),
+        (b(j, "uses_global_addresses"), 32),
+        (b(j, "int64_atomics"), 64),
+    ] {
+        if on {
+            flags |= f;
+        }
+    }
+    let ls: Vec<String> = j["local_size"]
+        .as_array()
+        .map(|a| a.iter().map(|x| x.to_string()).collect())
+        .unwrap_or_else(|| vec!["0".into(); 3]);
+    let mut s = format!(
+        "shader {key} stage={stage} flags={flags} gl={gl} z={} lib={}/{key}_b.metallib src={}/{key}_b.metal tables={},{},{} local={} shared={} lbytes={}\n",
+        z.unwrap_or(gl),
+        dir.display(),
+        dir.display(),
+        u(&j["metal"], "buffers").unwrap_or(0),
+        u(&j["metal"], "textures").unwrap_or(0),
+        u(&j["metal"], "samplers").unwrap_or(0),
+        ls.join(","),
+        u(j, "shared_bytes").unwrap_or(0),
+        u(j, "local_bytes").unwrap_or(0),
+    );
+    let mut reads = Vec::new();
+    for r in j["resources"].as_array().into_iter().flatten() {
+        let kind = r["kind"].as_str().unwrap();
+        let (slot, off) = if kind == "sbuf_ubo" {
+            (
+                u(r, "ubo").or(u(r, "bank")).unwrap_or(0),
+                u(r, "offset").or(u(r, "guest_offset")).unwrap_or(0),
+            )
+        } else {
+            (u(r, "bank").unwrap_or(0), u(r, "guest_offset").unwrap_or(0))
+        };
+        let rr: Vec<(u64, u64)> = r["reads"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap()))
+            .collect();
+        let mut fl = 0;
+        if b(r, "separate") {
+            fl |= 1;
+        }
+        if b(r, "reads_dynamic") {
+            fl |= 2;
+        }
+        if r.get("size").is_some() {
+            fl |= 4;
+        }
+        s += &format!(
+            "bind {} {slot} {off} {} {} {} {} {fl} {} {} {}\n",
+            kind_number(kind),
+            u(r, "binding").expect("build records give bindings"),
+            u(r, "metal_index").unwrap_or(0),
+            u(r, "metal_sampler").unwrap_or(0xffff_ffff),
+            u(r, "count").unwrap_or(0).max(1),
+            reads.len(),
+            rr.len(),
+            u(r, "size").unwrap_or(0),
+        );
+        reads.extend(rr);
+    }
+    for (a, e) in reads {
+        s += &format!("read {a} {e}\n");
+    }
+    for (what, f) in [("in", "inputs"), ("out", "outputs")] {
+        for io in j[f].as_array().into_iter().flatten() {
+            s += &format!(
+                "{what} {} {}\n",
+                u(io, "location").unwrap(),
+                type_number(io["component_type"].as_str().unwrap())
+            );
+        }
+    }
+    s
+}
+
+/// `n` records at `p` (none when `n` is 0).
+///
+/// # Safety
+/// `p` points to `n` records that outlive the slice.
+unsafe fn sl<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if n == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(p, n as usize)
+    }
+}
+
+/// The same dump made from the runtime's C records (through their pointers, as C reads them).
+pub fn dump_from_record(s: &dmsh_runtime::abi::Shader, z_entry: &std::ffi::CStr) -> String {
+    use std::ffi::CStr;
+    // SAFETY: the record's pointers and counts come from a title that is open.
+    unsafe {
+        let st = |p| CStr::from_ptr(p).to_str().unwrap().to_string();
+        let mut out = format!(
+            "shader {} stage={} flags={} gl={} z={} lib={} src={} tables={},{},{} local={},{},{} shared={} lbytes={}\n",
+            dmsh_runtime::key::to_string(s.key),
+            s.stage,
+            s.flags,
+            st(s.entry_gl),
+            z_entry.to_str().unwrap(),
+            st(s.library_path),
+            st(s.source_path),
+            s.metal_buffers,
+            s.metal_textures,
+            s.metal_samplers,
+            s.local_size[0],
+            s.local_size[1],
+            s.local_size[2],
+            s.shared_bytes,
+            s.local_bytes
+        );
+        assert_eq!(st(s.entry_zero_one), z_entry.to_str().unwrap());
+        for b in sl(s.bindings, s.binding_count) {
+            out += &format!(
+                "bind {} {} {} {} {} {} {} {} {} {} {}\n",
+                b.kind,
+                b.slot,
+                b.guest_offset,
+                b.vk_binding,
+                b.metal_index,
+                b.metal_sampler,
+                b.count,
+                b.flags,
+                b.read_first,
+                b.read_count,
+                b.size
+            );
+        }
+        for r in sl(s.reads, s.read_count) {
+            out += &format!("read {} {}\n", r.start, r.end);
+        }
+        for i in sl(s.inputs, s.input_count) {
+            out += &format!("in {} {}\n", i.location, i.component_type);
+        }
+        for o in sl(s.outputs, s.output_count) {
+            out += &format!("out {} {}\n", o.location, o.component_type);
+        }
+        out
+    }
+}
+
+/// The map's stage names in `DMSH_STAGE_*` order.
+pub const STAGES: [&str; 6] = [
+    "vertex",
+    "tess_control",
+    "tess_eval",
+    "geometry",
+    "fragment",
+    "compute",
+];
+
+/// The whole expected dump of the demo title (no c1 list: every shader is c1-full), one
+/// block per key in key order; keys without a reflection are `fail KEY 7`.
+pub fn expected_demo_dump(d: &Demo) -> String {
+    let map = std::fs::read_to_string(d.map()).unwrap();
+    let stage_of: std::collections::HashMap<&str, &str> = map
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            (c[0], c[1])
+        })
+        .collect();
+    let dir = d.b_dir();
+    let mut out = String::new();
+    for k in d.keys() {
+        let p = dir.join(format!("{k}_b.json"));
+        match std::fs::read_to_string(&p) {
+            Ok(t) => {
+                let j: serde_json::Value = serde_json::from_str(&t).unwrap();
+                let st = STAGES
+                    .iter()
+                    .position(|s| *s == stage_of[k.as_str()])
+                    .unwrap() as u64;
+                out += &dump_from_json(&j, &k, st, true, &dir);
+            }
+            Err(_) => out += &format!("fail {k} 7\n"),
+        }
+    }
+    out
+}
