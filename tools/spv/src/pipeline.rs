@@ -134,7 +134,7 @@ pub fn translate(
     cfg: &dmsh_ir::lift::Config,
     opts: &Options,
 ) -> Result<Output, TranslateError> {
-    let sh = dmsh_ir::lift::lift(code, cfg)?;
+    let sh = dmsh_ir::lift::lifter(cfg.arch).lift_compute(code, cfg)?;
     run(sh, opts)
 }
 
@@ -145,7 +145,7 @@ pub fn translate_graphics(
     cfg: &dmsh_ir::lift::Config,
     opts: &Options,
 ) -> Result<Output, TranslateError> {
-    let sh = dmsh_ir::lift::lift_graphics(code, cfg)?;
+    let sh = dmsh_ir::lift::lifter(cfg.arch).lift_graphics(code, cfg)?;
     run(sh, opts)
 }
 

@@ -76,6 +76,8 @@ pub enum Resolved {
 /// Everything lifting needs besides the code.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// The instruction set of the code (which [`super::Lifter`] lifts it).
+    pub arch: super::Arch,
     /// The binding ABI.
     pub abi: Abi,
     /// The stage.
@@ -107,6 +109,7 @@ impl Config {
     /// A compute configuration for an ABI with no banks.
     pub fn compute(abi: Abi, local_size: [u32; 3]) -> Self {
         Config {
+            arch: super::Arch::Maxwell,
             abi,
             stage: Stage::Compute,
             local_size,

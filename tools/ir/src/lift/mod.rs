@@ -17,6 +17,7 @@ pub mod float;
 pub mod half;
 pub mod int;
 pub mod io;
+pub mod isa;
 pub mod jump_table;
 pub mod layout;
 pub mod mem;
@@ -27,6 +28,7 @@ pub mod warp;
 
 pub use abi::{Abi, Config};
 pub use ctx::Cx;
+pub use isa::{lifter, Arch, Lifter};
 pub use layout::{BindingLayout, CompType, Gfx, ImageFmt};
 pub use pipeline_state::{GsInput, StateSource};
 
