@@ -122,22 +122,10 @@ pub fn shader_key(args: &Args, code: &[u8]) -> anyhow::Result<String> {
     if let (Some(cpath), Some(path)) = (&args.control, &args.code) {
         let control =
             std::fs::read(cpath).with_context(|| format!("reading {}", cpath.display()))?;
-        let ctl = dmsh_formats::control::parse(&control, None)
-            .map_err(|e| anyhow::anyhow!("{}: {}", cpath.display(), e.0))?;
-        if code.len() < ctl.code_size {
-            bail!(
-                "{}: {:#x} bytes, shorter than the code size {:#x} the control section {} gives",
-                path.display(),
-                code.len(),
-                ctl.code_size,
-                cpath.display()
-            );
-        }
-        return Ok(dmsh_formats::key::key(
-            &ctl,
-            &control,
-            &code[..ctl.code_size],
-        ));
+        let k = dmsh_formats::key::key_of(&control, code).map_err(|e| {
+            anyhow::anyhow!("{} with {}: {e}", path.display(), cpath.display())
+        })?;
+        return Ok(dmsh_formats::key::hex16(&k));
     }
     Ok(args
         .code
