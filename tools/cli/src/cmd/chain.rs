@@ -68,7 +68,7 @@ pub fn version(parts: &ChainParts) -> String {
 /// `xcrun metal --version`'s first line.
 pub fn tools() -> Vec<(String, String)> {
     let mut v = vec![("spirv-cross".to_string(), dmsh_msl::SPIRV_CROSS.to_string())];
-    let xcrun = std::process::Command::new("xcrun")
+    let xcrun = std::process::Command::new(super::build::metallib::xcrun())
         .args(["metal", "--version"])
         .output();
     if let Ok(o) = xcrun {

@@ -122,9 +122,8 @@ pub fn shader_key(args: &Args, code: &[u8]) -> anyhow::Result<String> {
     if let (Some(cpath), Some(path)) = (&args.control, &args.code) {
         let control =
             std::fs::read(cpath).with_context(|| format!("reading {}", cpath.display()))?;
-        let k = dmsh_formats::key::key_of(&control, code).map_err(|e| {
-            anyhow::anyhow!("{} with {}: {e}", path.display(), cpath.display())
-        })?;
+        let k = dmsh_formats::key::key_of(&control, code)
+            .map_err(|e| anyhow::anyhow!("{} with {}: {e}", path.display(), cpath.display()))?;
         return Ok(dmsh_formats::key::hex16(&k));
     }
     Ok(args

@@ -20,7 +20,8 @@ pub struct Outcome {
     pub stage: String,
     /// `built`, `failed` or `unsupported`.
     pub status: &'static str,
-    /// The failing step (`translate`, `fix-up`, `msl`, `bindings`, `write`), empty when built.
+    /// The failing step (`translate`, `fix-up`, `msl`, `bindings`, `metallib`, `write`), empty
+    /// when built.
     pub step: &'static str,
     /// What failed, on one line; empty when built.
     pub message: String,
@@ -42,6 +43,7 @@ pub fn build_key(
     opts: &dmsh_msl::MslOptions,
     v: &str,
     partners: &dmsh_fixup::Partners,
+    metal: Option<&super::metallib::MetalCompiler>,
 ) -> Outcome {
     let fail = |step: &'static str, message: String| Outcome {
         key: r.key.clone(),
@@ -103,6 +105,17 @@ pub fn build_key(
     let base = dir.join(format!("{}_b", r.key));
     let written = write_atomic(&base.with_extension("metal"), msl.source.as_bytes())
         .and_then(|_| write_atomic(&base.with_extension("json"), refl.to_json().as_bytes()));
+    if let (Ok(()), Some(m)) = (&written, metal) {
+        if let Err(e) = m.compile(
+            &base.with_extension("metal"),
+            &base.with_extension("metallib"),
+        ) {
+            for ext in ["metal", "json", "metallib"] {
+                let _ = std::fs::remove_file(base.with_extension(ext));
+            }
+            return fail("metallib", e);
+        }
+    }
     match written {
         Ok(()) => Outcome {
             key: r.key.clone(),

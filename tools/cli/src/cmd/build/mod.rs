@@ -6,11 +6,13 @@
 //! message, and the digests of its inputs and outputs. One failing shader never stops the
 //! build; the exit code is non-zero only with `--strict`.
 //! Vertex shaders are converted after every other stage, so vs_pad (dmsh-fixup) sees their
-//! fragment partners' inputs. Not yet: `xcrun metal`, c1_full.tsv.
+//! fragment partners' inputs. Where `xcrun metal` exists (`metallib`) every library is also
+//! compiled. Not yet: c1_full.tsv.
 
 pub mod cache;
 pub mod convert;
 pub mod inputs;
+pub mod metallib;
 pub mod record;
 
 use std::collections::BTreeSet;
@@ -79,6 +81,8 @@ struct Run<'a> {
     opts: dmsh_msl::MslOptions,
     /// The chain version.
     v: String,
+    /// `xcrun metal`, where it exists.
+    metal: Option<metallib::MetalCompiler>,
 }
 
 /// One key: from the cache, else converted in `dir/.stage-<key>` and stored; its outputs are
@@ -93,6 +97,7 @@ fn key_record(run: &Run, r: &MapRow, partners: &dmsh_fixup::Partners) -> (KeyRec
         manual,
         opts,
         v,
+        metal,
     } = run;
     let digests = title.digests(&args.split, r);
     let cache_key = digests.cache_key();
@@ -114,8 +119,16 @@ fn key_record(run: &Run, r: &MapRow, partners: &dmsh_fixup::Partners) -> (KeyRec
     let entry = std::fs::create_dir_all(&stage)
         .with_context(|| format!("creating {}", stage.display()))
         .and_then(|_| {
-            let o =
-                convert::build_key(&args.split, r, &stage, manual.as_deref(), opts, v, partners);
+            let o = convert::build_key(
+                &args.split,
+                r,
+                &stage,
+                manual.as_deref(),
+                opts,
+                v,
+                partners,
+                metal.as_ref(),
+            );
             if o.step == "write" {
                 // A file-system failure says nothing about the shader: not cached.
                 anyhow::bail!("{}", o.message)
@@ -204,7 +217,11 @@ pub fn build(args: &Args) -> anyhow::Result<Summary> {
         manual,
         opts,
         v: v.clone(),
+        metal: metallib::MetalCompiler::detect(args.ios),
     };
+    if run.metal.is_none() {
+        eprintln!("build: no xcrun metal here: MSL only, no .metallib (docs/build.md)");
+    }
     // Vertex shaders last: vs_pad gives each the inputs its built fragment partners read
     // (their reflections in `dir`; the partners' keys and facts are in the cache key).
     let (vertex, others): (Vec<&MapRow>, Vec<&MapRow>) =
