@@ -34,17 +34,34 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))
 }
 
-/// Builds one key into `dir`.
+/// What every key of a build converts with.
+pub struct Setting<'a> {
+    /// The split folder.
+    pub split: &'a Path,
+    /// The title's manual facts, if any.
+    pub manual: Option<&'a Path>,
+    /// The MSL options.
+    pub opts: &'a dmsh_msl::MslOptions,
+    /// The chain version.
+    pub v: &'a str,
+    /// `xcrun metal`, where it exists.
+    pub metal: Option<&'a super::metallib::MetalCompiler>,
+}
+
+/// Builds one key into `dir`; `partners`: the inputs its fragment partners read (vs_pad).
 pub fn build_key(
-    split: &Path,
+    set: &Setting,
     r: &MapRow,
     dir: &Path,
-    manual: Option<&Path>,
-    opts: &dmsh_msl::MslOptions,
-    v: &str,
     partners: &dmsh_fixup::Partners,
-    metal: Option<&super::metallib::MetalCompiler>,
 ) -> Outcome {
+    let Setting {
+        split,
+        manual,
+        opts,
+        v,
+        metal,
+    } = *set;
     let fail = |step: &'static str, message: String| Outcome {
         key: r.key.clone(),
         stage: r.stage.clone(),

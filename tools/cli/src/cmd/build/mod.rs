@@ -120,14 +120,16 @@ fn key_record(run: &Run, r: &MapRow, partners: &dmsh_fixup::Partners) -> (KeyRec
         .with_context(|| format!("creating {}", stage.display()))
         .and_then(|_| {
             let o = convert::build_key(
-                &args.split,
+                &convert::Setting {
+                    split: &args.split,
+                    manual: manual.as_deref(),
+                    opts,
+                    v,
+                    metal: metal.as_ref(),
+                },
                 r,
                 &stage,
-                manual.as_deref(),
-                opts,
-                v,
                 partners,
-                metal.as_ref(),
             );
             if o.step == "write" {
                 // A file-system failure says nothing about the shader: not cached.
