@@ -106,20 +106,20 @@ fn demo_title_builds_to_msl() {
                 );
             }
             status => {
-                // The known kinds, each with its step: NVN2 (Ampere) code, geometry and
-                // tessellation (not lowered yet), and one guest texture slot declared as two
-                // SPIR-V variables (two Metal arguments at one index).
+                // The known kinds, each with its step: NVN2 (Ampere) code, and geometry and
+                // tessellation (not lowered yet). Every texture and image slot is one Metal
+                // argument (docs/reflection.md "One declaration per slot"): no overlaps.
                 let (step, msg) = (s["step"].as_str().unwrap(), s["message"].as_str().unwrap());
                 let known = (status == "unsupported" && msg.contains("nvn2"))
                     || (step == "msl"
-                        && (msg.contains("geometry") || msg.contains("tessellation")))
-                    || (step == "bindings" && msg.contains("overlaps"));
+                        && (msg.contains("geometry") || msg.contains("tessellation")));
                 assert!(known, "{key}: {status} at {step}: {msg}");
                 assert!(!dir.join(format!("{key}_b.metal")).exists(), "{key}");
             }
         }
     }
-    assert!(built >= 40, "{built} shaders built");
+    // 44 of the 54: the 6 NVN2 keys and the 4 geometry / tessellation ones are the rest.
+    assert!(built >= 44, "{built} shaders built");
     // vs_pad: every built vertex shader writes every location its built fragment partners
     // read (shader_pairs.tsv).
     let refl = |key: &str| {
