@@ -346,10 +346,13 @@ fn decorated_bindings(words: &[u32]) -> Vec<(u32, u32)> {
 /// at one index — and every reflection resource's binding is declared.
 #[test]
 fn one_variable_per_binding() {
-    let mut bad = Vec::new();
+    let (mut bad, mut aliases) = (Vec::new(), Vec::new());
     let cases = all_cases(&Options::default());
     for c in &cases {
         let Ok(o) = &c.out else { continue };
+        for r in o.reflection.resources.iter().filter(|r| r.view.is_some()) {
+            aliases.push(format!("{}/{} {} {}", c.set, c.name, r.kind, r.bank));
+        }
         let mut b = decorated_bindings(&o.words);
         let n = b.len();
         b.sort_unstable();
@@ -375,7 +378,7 @@ fn one_variable_per_binding() {
             }
         }
     }
-    println!("{} shaders checked", cases.len());
+    println!("{} shaders checked; aliases: {aliases:?}", cases.len());
     assert!(bad.is_empty(), "{bad:#?}");
 }
 
