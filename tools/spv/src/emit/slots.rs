@@ -187,8 +187,9 @@ impl Slots {
 
 /// An image slot's one declaration. A format from the facts decides the sampled type (uint
 /// for r32ui, rgba32ui and r32i — whose bits are an int's —, float otherwise), so raw and
-/// formatted accesses agree. Without one: atomics need a 32-bit integer texel, so the slot is
-/// r32ui (its formatted accesses then move integers, exactly as raw ones do); else a
+/// formatted accesses agree. Atomics need a 32-bit integer texel: a slot with atomics and no
+/// r32ui / r32i fact is r32ui (its formatted accesses then move integers, as raw ones do).
+/// Otherwise, without a format, a
 /// formatted access assumes a float format, and raw accesses read and write the bits of its
 /// 32-bit float components (bit casts, exact for r32f, rg32f and rgba32f); a slot only raw
 /// has uint texels (exact for 32-bit integer formats).
