@@ -153,20 +153,20 @@ fn demo_title_builds_to_msl() {
                 built.push((key.to_string(), metal));
             }
             status => {
-                // The known kinds, each with its step: NVN2 (Ampere) code, geometry and
-                // tessellation (not lowered yet), and one guest texture slot declared as two
-                // SPIR-V variables (two Metal arguments at one index).
+                // The known kinds, each with its step: NVN2 (Ampere) code, and geometry and
+                // tessellation (not lowered yet). Every texture and image slot is one Metal
+                // argument (docs/reflection.md "One declaration per slot"): no overlaps.
                 let (step, msg) = (s["step"].as_str().unwrap(), s["message"].as_str().unwrap());
                 let known = (status == "unsupported" && msg.contains("nvn2"))
                     || (step == "msl"
-                        && (msg.contains("geometry") || msg.contains("tessellation")))
-                    || (step == "bindings" && msg.contains("overlaps"));
+                        && (msg.contains("geometry") || msg.contains("tessellation")));
                 assert!(known, "{key}: {status} at {step}: {msg}");
                 assert!(!dir.join(format!("{key}_b.metal")).exists(), "{key}");
             }
         }
     }
-    assert!(built.len() >= 40, "{} shaders built", built.len());
+    // 44 of the 54: the 6 NVN2 keys and the 4 geometry / tessellation ones are the rest.
+    assert!(built.len() >= 44, "{} shaders built", built.len());
     let unexpected = standin_check(&built);
     assert!(unexpected.is_empty(), "clang stand-in: {unexpected:#?}");
 

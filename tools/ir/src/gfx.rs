@@ -174,6 +174,10 @@ pub struct ImgDesc {
     pub array: bool,
     /// Components moved (1, 2 or 4 words).
     pub words: u8,
+    /// Formatted (`SULD.P` / `SUST.P`): each component converted from / to the image's
+    /// format (float values for a float format, integers for an integer one). False for raw
+    /// accesses (`.D`, every size including `.128`) and atomics, which move the texel's bits.
+    pub typed: bool,
     /// The resolved image slot, or [`TEX_PENDING`]: a register handle from another block that
     /// the [`handles`](crate::passes::handles) pass resolves (the handle is the last argument).
     pub slot: u16,

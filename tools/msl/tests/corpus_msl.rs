@@ -27,37 +27,11 @@ const KNOWN_STAGES: &[(&str, &str)] = &[
 ];
 
 /// Shaders that do not reach MSL, or whose MSL disagrees with the reflection, with the cause.
-const KNOWN: &[(&str, &str)] = &[
-    (
-        "sass/atomics_global",
-        "SPIRV-Cross: \"MSL currently does not support 64-bit atomics\" (ATOM.64 / RED.64; \
+const KNOWN: &[(&str, &str)] = &[(
+    "sass/atomics_global",
+    "SPIRV-Cross: \"MSL currently does not support 64-bit atomics\" (ATOM.64 / RED.64; \
          Metal has 64-bit min/max on some families only)",
-    ),
-    (
-        "sass/tex_sample",
-        "one guest texture sampled as 2D and as 2D array: two SPIR-V variables at one binding \
-         become two [[texture(0)]] / [[sampler(0)]] arguments, which Metal refuses",
-    ),
-    (
-        "sass/surf_rw",
-        "one guest surface declared twice (two uint 2D images) at one binding: two [[texture(2)]]",
-    ),
-    (
-        "dksh compute/cs_image_ops.comp",
-        "images at slots 0 and 4 declared twice with different types at one binding: \
-         two [[texture(0)]] and two [[texture(4)]]",
-    ),
-    (
-        "dksh graphics/fs_texelfetch_size.frag",
-        "the multisampled texture at slot 1 also declared as a plain 2D texture (the size \
-         query): two [[texture(1)]] / [[sampler(1)]]",
-    ),
-    (
-        "extra glsl/fs_tex_dims.frag",
-        "textures at slots 5, 6 and 9 declared with two dimensions each (MS / array / cube \
-         queries and samples): two arguments at texture / sampler 5, 6 and 9",
-    ),
-];
+)];
 
 /// MSL files the clang stand-in check rejects for a reason other than `double`, with the
 /// cause: real problems of our MSL, not gaps of the stand-in.
@@ -469,4 +443,156 @@ fn ios_matches_macos() {
     }
     assert!(diffs.is_empty(), "{diffs:?}");
     assert!(unexpected.is_empty(), "iOS: {unexpected:#?}");
+}
+
+/// The (set, binding) of every `OpDecorate`d variable of a SPIR-V module, by id.
+fn decorated_bindings(words: &[u32]) -> Vec<(u32, u32)> {
+    const OP_DECORATE: u32 = 71;
+    const BINDING: u32 = 33;
+    const DESCRIPTOR_SET: u32 = 34;
+    let mut by_id: std::collections::BTreeMap<u32, (Option<u32>, Option<u32>)> = Default::default();
+    let mut i = 5;
+    while i < words.len() {
+        let (n, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        if op == OP_DECORATE && n == 4 {
+            let e = by_id.entry(words[i + 1]).or_default();
+            match words[i + 2] {
+                DESCRIPTOR_SET => e.0 = Some(words[i + 3]),
+                BINDING => e.1 = Some(words[i + 3]),
+                _ => {}
+            }
+        }
+        i += n.max(1);
+    }
+    by_id
+        .values()
+        .filter_map(|&(s, b)| Some((s?, b?)))
+        .collect()
+}
+
+/// Every guest texture and image slot is one SPIR-V variable (docs/reflection.md, "One
+/// declaration per slot"): in every corpus shader, geometry and tessellation included, no two
+/// variables share a (set, binding) — which SPIRV-Cross would turn into two Metal arguments
+/// at one index — and every reflection resource's binding is declared.
+#[test]
+fn one_variable_per_binding() {
+    let (mut bad, mut aliases) = (Vec::new(), Vec::new());
+    let cases = all_cases(&Options::default());
+    for c in &cases {
+        let Ok(o) = &c.out else { continue };
+        for r in o.reflection.resources.iter().filter(|r| r.view.is_some()) {
+            aliases.push(format!("{}/{} {} {}", c.set, c.name, r.kind, r.bank));
+        }
+        let mut b = decorated_bindings(&o.words);
+        let n = b.len();
+        b.sort_unstable();
+        b.dedup();
+        if b.len() != n {
+            bad.push(format!(
+                "{}/{}: {} variables share a binding",
+                c.set,
+                c.name,
+                n - b.len()
+            ));
+        }
+        for r in &o.reflection.resources {
+            if !b.contains(&(r.set, r.vk_binding())) {
+                bad.push(format!(
+                    "{}/{}: {} {} binding {} not declared",
+                    c.set,
+                    c.name,
+                    r.kind,
+                    r.bank,
+                    r.vk_binding()
+                ));
+            }
+        }
+    }
+    println!("{} shaders checked; aliases: {aliases:?}", cases.len());
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// The translation of `set/name` in the corpus.
+fn case(set: &str, name: &str) -> Output {
+    let cases = all_cases(&Options::default());
+    let c = cases
+        .into_iter()
+        .find(|c| c.set == set && c.name == name)
+        .unwrap_or_else(|| panic!("no case {set}/{name}"));
+    c.out.unwrap_or_else(|e| panic!("{set}/{name}: {e}"))
+}
+
+/// The MSL argument declared at `[[texture(index)]]`: its type and name.
+fn texture_argument(msl: &str, index: u32) -> Option<(String, String)> {
+    let at = msl.find(&format!("[[texture({index})]]"))?;
+    let start = msl[..at].rfind([',', '('])? + 1;
+    let decl = msl[start..at].trim();
+    let sp = decl.rfind(' ')?;
+    Some((decl[..sp].trim().to_string(), decl[sp + 1..].to_string()))
+}
+
+/// sass/tex_sample samples one texture object, `p_tex2d` (parameter word 2: texture slot 2,
+/// binding 66), with `tex.2d` and `tex.a2d` (tex_sample.ptx): two dimensionalities, so the
+/// first keeps binding 66 and the 2D-array one is an alias at 66 + 0x10000 with view
+/// `2d_array`, a `texture2d_array` argument of its own.
+#[test]
+fn two_dimensionalities_get_an_alias() {
+    let o = case("sass", "tex_sample");
+    let at = |b: u32| {
+        o.reflection
+            .resources
+            .iter()
+            .filter(|r| r.vk_binding() == b)
+            .collect::<Vec<_>>()
+    };
+    let (first, alias) = (at(66), at(66 + 0x10000));
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert_eq!(alias.len(), 1, "{alias:?}");
+    let (first, alias) = (first[0], alias[0]);
+    assert_eq!(
+        (first.kind.as_str(), first.bank, first.view.as_deref()),
+        ("texture", 2, None)
+    );
+    assert_eq!(
+        (alias.kind.as_str(), alias.bank, alias.view.as_deref()),
+        ("texture", 2, Some("2d_array"))
+    );
+    assert_ne!(alias.metal_index, first.metal_index);
+    assert_ne!(alias.metal_sampler, first.metal_sampler);
+    let m = to_msl(&o.words, &o.reflection, &MslOptions::default()).unwrap();
+    assert!(check_bindings(&m.source, &o.reflection).is_empty());
+    let ty = |i| texture_argument(&m.source, i).unwrap_or_default().0;
+    assert_eq!(ty(first.metal_index), "texture2d<float>");
+    assert_eq!(ty(alias.metal_index), "texture2d_array<float>");
+}
+
+/// fs_texelfetch_size.frag (GLSL): `msImg` (binding 1, a `sampler2DMS`) is fetched with a
+/// sample index and its size queried (`textureSize(msImg)`): one resource, no alias, and the
+/// query reads the multisampled argument; `img` (binding 0) keeps its levels query.
+#[test]
+fn queries_take_the_slots_type() {
+    let o = case("dksh graphics", "fs_texelfetch_size.frag");
+    let slot = |n: u32| {
+        o.reflection
+            .resources
+            .iter()
+            .filter(|r| r.kind == "texture" && r.bank == n)
+            .collect::<Vec<_>>()
+    };
+    let ms = slot(1);
+    assert_eq!(ms.len(), 1, "{ms:?}");
+    assert_eq!(ms[0].view, None);
+    let m = to_msl(&o.words, &o.reflection, &MslOptions::default()).unwrap();
+    assert!(check_bindings(&m.source, &o.reflection).is_empty());
+    let (ty, name) = texture_argument(&m.source, ms[0].metal_index).unwrap();
+    assert_eq!(ty, "texture2d_ms<float>");
+    assert!(m.source.contains(&format!("{name}.get_width()")), "{name}");
+    let img = slot(0);
+    assert_eq!(img.len(), 1, "{img:?}");
+    let (ty, name) = texture_argument(&m.source, img[0].metal_index).unwrap();
+    assert_eq!(ty, "texture2d<float>");
+    assert!(
+        m.source.contains(&format!("{name}.get_num_mip_levels()")),
+        "{name}"
+    );
 }

@@ -76,6 +76,11 @@ pub struct Resource {
     /// `cbuf` only: some read's offset is computed at run time (not in `reads`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reads_dynamic: bool,
+    /// `texture`, `tex_ubo` or `image` alias (binding + k << 16, k ≥ 1): the slot's texture
+    /// bound again as this texture type (`2d_array`, `cube`, `2d_ms`, …; docs/reflection.md
+    /// "One declaration per slot"). Absent for the slot's own declaration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub view: Option<String>,
 }
 
 fn is_zero(x: &u32) -> bool {

@@ -18,6 +18,7 @@ mod cross;
 mod gfx;
 mod modifiers;
 mod sbuf;
+mod slots;
 mod tex;
 mod words;
 
@@ -144,9 +145,8 @@ pub(crate) struct E {
         ),
         (Word, Word, Word),
     >,
-    /// Storage-image variables by slot, shape, raw-ness and format.
-    #[allow(clippy::type_complexity)]
-    img_vars: HashMap<(u16, dmsh_ir::TexDim, bool, bool, u32), (Word, Word)>,
+    /// Storage-image variables by slot and alias (`emit/slots.rs`).
+    img_vars: HashMap<(u16, u8), (Word, Word)>,
     /// Storage-buffer variables (`emit/sbuf.rs`).
     sb: sbuf::SbufState,
     /// The result type of every id made by [`E::op`] / [`E::ext`], and the source of each
@@ -155,6 +155,8 @@ pub(crate) struct E {
     /// sequences cast again).
     rtys: HashMap<Word, Word, Fast>,
     bitcast_src: HashMap<Word, Word, Fast>,
+    /// Each texture and image slot's declarations (`emit/slots.rs`).
+    slots: slots::Slots,
 }
 
 /// The SPIR-V instruction of an atomic read-modify-write that has one (`None`: float add and
@@ -1685,6 +1687,7 @@ pub(crate) fn emit_planned(
         sb: Default::default(),
         rtys: HashMap::default(),
         bitcast_src: HashMap::default(),
+        slots: slots::Slots::find(f, sh.gfx.as_ref()),
         opts: *opts,
         b,
     };
@@ -1910,6 +1913,7 @@ pub(crate) fn emit_planned(
                     offset: None,
                     reads: r.ranges,
                     reads_dynamic: r.dynamic,
+                    ..Default::default()
                 });
             }
         }
@@ -1920,7 +1924,8 @@ pub(crate) fn emit_planned(
         .as_ref()
         .map(|g| g.layout.first_ubo_bank)
         .unwrap_or(3) as u32;
-    for (&slot, &(var, _, _, kind)) in &e.gx.textures {
+    for (&(slot, alias), decl) in &e.gx.textures {
+        let (var, kind) = (decl.var, decl.kind);
         if slot == dmsh_ir::TEX_DYN {
             // tex_dyn_slots: texture array (element = handle & 0xfffff) and sampler array
             // (element = handle >> 20), docs/graphics.md.
@@ -1955,13 +1960,14 @@ pub(crate) fn emit_planned(
         // ORed with another sampler, its sampler ID (high 12 bits) is the samp_ubo half of
         // the same combined binding.
         let ubo = |w: u16| (first_ubo + ((w >> 11) & 0xf) as u32, 4 * (w & 0x7ff) as u32);
+        let binding = slots::alias_binding(64 + slot as u32, alias);
         let res = |kind: &str, (bank, guest_offset)| Resource {
             kind: kind.into(),
             bank,
             guest_offset,
             size: Some(0),
             set: 0,
-            binding: Some(64 + slot as u32),
+            binding: Some(binding),
             metal_index: 0,
             count: 0,
             separate: false,
@@ -1971,13 +1977,17 @@ pub(crate) fn emit_planned(
             ..Default::default()
         };
         let mut samp = e.gx.tex_samp.get(&slot).copied().unwrap_or(0);
+        let view = |mut r: Resource| {
+            r.view = decl.view.clone();
+            r
+        };
         if slot >= dmsh_ir::TEX_UBO {
-            resources.push(res("tex_ubo", ubo(slot)));
+            resources.push(view(res("tex_ubo", ubo(slot))));
             if samp == 0 {
                 samp = slot;
             }
         } else {
-            resources.push(res(kind, (slot as u32, 0)));
+            resources.push(view(res(kind, (slot as u32, 0))));
             // A run-time indexed sampler array: element k is texture slot `slot` + k.
             let count = e
                 .tex_vars
@@ -2023,14 +2033,15 @@ pub(crate) fn emit_planned(
              binding per slot)"
         )));
     }
-    for (&slot, &(_, _, kind)) in &e.gx.images {
+    for (&(slot, alias), view) in &e.gx.images {
         resources.push(Resource {
-            kind: kind.into(),
+            kind: "image".into(),
             bank: slot as u32,
             guest_offset: 0,
             size: Some(0),
             set: 0,
-            binding: Some(128 + slot as u32),
+            binding: Some(slots::alias_binding(128 + slot as u32, alias)),
+            view: view.clone(),
             metal_index: 0,
             count: 0,
             separate: false,

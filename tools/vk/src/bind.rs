@@ -105,6 +105,17 @@ pub(crate) fn plan(
             // (below).
             continue;
         }
+        if let Some(v) = &r.view {
+            // An alias (docs/reflection.md "One declaration per slot") needs a second view of
+            // the job's texture, of another type; binding the texture's own view there would
+            // not match the shader's image type.
+            return Err(Error::Job(format!(
+                "{stage}: {} {n} alias at binding {} wants a {v} view of the texture, which \
+                 dmsh-vk does not make yet",
+                r.kind,
+                r.vk_binding()
+            )));
+        }
         let push = |slots: &mut Vec<Slot>, slot: Slot| {
             if slots.iter().any(|s| s.binding == slot.binding) {
                 return Err(Error::Job(format!(
@@ -465,6 +476,30 @@ mod tests {
         );
         let e = plan(&refl, &[tex], 0, &[spec(), spec()], "fragment").unwrap_err();
         assert!(e.to_string().contains("samp_id 0x105"), "{e}");
+    }
+
+    #[test]
+    fn aliases_with_a_view_are_refused() {
+        let refl = Reflection::from_json(
+            r#"{"stage":"compute","resources":[
+                {"kind":"texture","bank":2,"binding":66},
+                {"kind":"texture","bank":2,"binding":65602,"view":"2d_array"}]}"#,
+        )
+        .unwrap();
+        let binds = [Bind {
+            resource: ResourceRef::Texture(2),
+            buffer: 0,
+        }];
+        let e = plan(&refl, &binds, 0, &[spec()], "compute").unwrap_err();
+        assert!(e.to_string().contains("2d_array view"), "{e}");
+        let own = Reflection::from_json(
+            r#"{"stage":"compute","resources":[{"kind":"texture","bank":2,"binding":66}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            plan(&own, &binds, 0, &[spec()], "compute").unwrap().len(),
+            1
+        );
     }
 
     /// A texture spec (an image, not a texel buffer).

@@ -905,6 +905,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
     }
     // Raw accesses: words moved, the texel size in bytes (for `.BA`), and whether a narrow
     // texel is signed.
+    let typed = form.starts_with("SULD_P") || form.starts_with("SUST_P");
     let (words, bytes, signed) = match i.opcode() {
         // Atomics: one 32-bit word, unsigned (no size) or `.S32`.
         Opcode::Sured | Opcode::Suatom => {
@@ -922,7 +923,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
             let s32 = s32.map_err(|s| cx.unsupported(i, format!("surface atomic type {s}")))?;
             (1, 4, s32)
         }
-        _ if form.starts_with("SULD_P") || form.starts_with("SUST_P") => {
+        _ if typed => {
             use mods::Supm;
             match cx.modifier::<Supm>(i, Field::Mode)? {
                 Some(Supm::Default) | None => (4, 0, false),
@@ -948,6 +949,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
         dim,
         array,
         words,
+        typed,
         slot: s,
         pending: pending.map_or(0, |p| p.0),
     };
@@ -1025,7 +1027,11 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
                     o => return Err(cx.unsupported(i, format!("surface atomic op {o}"))),
                 })
             };
-            let d = ImgDesc { words: 1, ..d };
+            let d = ImgDesc {
+                words: 1,
+                typed: false,
+                ..d
+            };
             let (val, cmpv) = if i.opcode() == Opcode::Sured {
                 (rr(cx, rd, 0), z)
             } else {

@@ -33,6 +33,16 @@ enum Place {
     Const(u32),
 }
 
+/// One texture declaration, for the reflection.
+pub(crate) struct TexDecl {
+    /// Its variable.
+    pub var: Word,
+    /// Its resource kind (`texture`, `tex_dyn`).
+    pub kind: &'static str,
+    /// An alias's texture type (`Shape::view`); None for the slot's own declaration.
+    pub view: Option<String>,
+}
+
 /// What the graphics part of the emitter keeps.
 #[derive(Default)]
 pub(crate) struct GfxState {
@@ -44,7 +54,8 @@ pub(crate) struct GfxState {
     pub inputs: BTreeMap<u32, CompType>,
     /// Declared colour targets / varyings written.
     pub outputs: BTreeMap<u32, CompType>,
-    pub textures: BTreeMap<u16, (Word, Word, Word, &'static str)>,
+    /// Texture declarations by (slot, alias; `emit/slots.rs`).
+    pub textures: BTreeMap<(u16, u8), TexDecl>,
     /// Where each texture slot's sampler comes from (`TexDesc::samp`; absent = bound with it),
     /// and slots used with two different sampler sources.
     pub tex_samp: BTreeMap<u16, u16>,
@@ -55,7 +66,8 @@ pub(crate) struct GfxState {
     pub sep_slots: Option<BTreeSet<u16>>,
     pub sep_vars: BTreeSet<Word>,
     pub samplers: BTreeMap<u16, Word>,
-    pub images: BTreeMap<u16, (Word, Word, &'static str)>,
+    /// Storage-image declarations by (slot, alias), with an alias's view.
+    pub images: BTreeMap<(u16, u8), Option<String>>,
     /// Geometry: input vertices per primitive.
     pub gs_in: u32,
     /// Geometry: the input primitive declared and where it came from (dmsh-ir's

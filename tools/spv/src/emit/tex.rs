@@ -1,6 +1,8 @@
 //! Textures (combined image samplers at binding 64 + slot) and storage images (binding
 //! 128 + slot): sampling, fetch, gather, queries, derivatives, image load/store/atomics.
 
+use super::gfx::TexDecl;
+use super::slots::{alias_binding, ImgDecl, Shape};
 use super::{berr, E};
 use crate::Error;
 use dmsh_ir::gfx::{ImgDesc, TexDesc, TexDim, TexKind, TexLod};
@@ -44,6 +46,13 @@ impl E {
         if let Some(&v) = self.tex_vars.get(&key) {
             return v;
         }
+        let shape = Shape {
+            dim: d.dim,
+            array: d.array,
+            shadow: d.shadow,
+            ms: d.ms,
+        };
+        let alias = self.slots.tex_alias(d.slot, d.dyn_count, shape);
         match (d.dim, d.array) {
             (TexDim::D1, _) => self.cap(Capability::Sampled1D),
             (TexDim::Buffer, _) => self.cap(Capability::SampledBuffer),
@@ -79,7 +88,12 @@ impl E {
                 [Operand::LiteralBit32(64 + d.slot as u32)],
             );
             self.tex_vars.insert(key, (var, sit, it));
-            self.gx.textures.insert(d.slot, (var, sit, it, "tex_dyn"));
+            let decl = TexDecl {
+                var,
+                kind: "tex_dyn",
+                view: None,
+            };
+            self.gx.textures.insert((d.slot, 0), decl);
             return (var, sit, it);
         }
         let separate = d.dyn_count == 0
@@ -107,13 +121,21 @@ impl E {
         self.b.decorate(
             var,
             Decoration::Binding,
-            [Operand::LiteralBit32(64 + d.slot as u32)],
+            [Operand::LiteralBit32(alias_binding(
+                64 + d.slot as u32,
+                alias,
+            ))],
         );
         if separate {
             self.gx.sep_vars.insert(var);
         }
         self.tex_vars.insert(key, (var, sit, it));
-        self.gx.textures.insert(d.slot, (var, sit, it, "texture"));
+        let decl = TexDecl {
+            var,
+            kind: "texture",
+            view: (alias > 0).then(|| shape.view()),
+        };
+        self.gx.textures.insert((d.slot, alias), decl);
         (var, sit, it)
     }
 
@@ -377,30 +399,6 @@ impl E {
         id
     }
 
-    /// The shape of a multisampled slot (dimension, array, ms) from its other uses.
-    fn slot_shape_ms(f: &Function, s: u16) -> (TexDim, bool, bool) {
-        for i in &f.insts {
-            if let Op::Tex(d) = i.op {
-                if d.slot == s && d.ms && d.kind == TexKind::Fetch {
-                    return (d.dim, d.array, true);
-                }
-            }
-        }
-        (TexDim::D2, false, true)
-    }
-
-    /// The dimension the code samples slot `s` with (TXQ does not say).
-    fn slot_shape(f: &Function, s: u16) -> (TexDim, bool) {
-        for i in &f.insts {
-            if let Op::Tex(d) = i.op {
-                if d.slot == s && !matches!(d.kind, TexKind::QuerySize | TexKind::QuerySamples) {
-                    return (d.dim, d.array);
-                }
-            }
-        }
-        (TexDim::D2, false)
-    }
-
     pub(crate) fn tex_op(&mut self, f: &Function, inst: &Inst) -> Result<Word, Error> {
         match inst.op {
             Op::Tex(d) => self.tex(f, inst, d),
@@ -442,39 +440,48 @@ impl E {
         let u = self.ty(Type::U32);
         let i32t = self.b.type_int(32, 1);
         if d.kind == TexKind::QuerySamples {
-            self.cap(Capability::ImageQuery);
-            let (dim, array, _) = Self::slot_shape_ms(f, d.slot);
-            let dd = TexDesc {
-                dim,
-                array,
-                ms: true,
-                kind: TexKind::Sample,
-                ..d
-            };
-            let (var, sit, it) = self.tex_var(&dd);
-            let img = self.tex_image(var, sit, it);
-            let n = self.op(spirv::Op::ImageQuerySamples, i32t, &[img]);
-            let nu = self.op(spirv::Op::Bitcast, u, &[n]);
+            // The sample count of the slot's multisampled declaration; a slot the code only
+            // samples without `.MS` is a single-sample texture.
             let z = self.u32c(0);
             let uv4 = self.b.type_vector(u, 4);
+            let ms = self
+                .slots
+                .tex_shapes(d.slot, d.dyn_count)
+                .iter()
+                .find(|s| s.ms)
+                .copied();
+            let nu = match ms {
+                Some(s) => {
+                    self.cap(Capability::ImageQuery);
+                    let dd = TexDesc {
+                        dim: s.dim,
+                        array: s.array,
+                        shadow: s.shadow,
+                        ms: true,
+                        kind: TexKind::Sample,
+                        ..d
+                    };
+                    let (var, sit, it) = self.tex_var(&dd);
+                    let img = self.tex_image(var, sit, it);
+                    let n = self.op(spirv::Op::ImageQuerySamples, i32t, &[img]);
+                    self.op(spirv::Op::Bitcast, u, &[n])
+                }
+                None => self.u32c(1),
+            };
             return berr(self.b.composite_construct(uv4, None, [z, z, nu, z]));
         }
         if d.kind == TexKind::QuerySize {
             self.cap(Capability::ImageQuery);
             let uv4 = self.b.type_vector(u, 4);
+            let size_comps = |s: Shape| match s.dim {
+                TexDim::Cube => 2 + s.array as usize,
+                _ => s.dim.coords() + s.array as usize,
+            };
             if d.ms {
-                // An image (TXQ on a surface handle).
-                let (dim, array) = Self::img_shape(f, d.slot);
-                let fmt = self.img_fmt(d.slot);
-                let raw = fmt == LFmt::Unknown;
-                let (var, it) = self.img_var(d.slot, dim, array, raw, fmt);
+                // An image (TXQ on a surface handle): the slot's declaration.
+                let (shape, var, it, _) = self.img_var(d.slot, None);
                 let img = self.load_id(it, var);
-                let n = dim.coords() + array as usize;
-                let n = if dim == TexDim::Cube {
-                    2 + array as usize
-                } else {
-                    n
-                };
+                let n = size_comps(shape);
                 let qt = if n == 1 {
                     i32t
                 } else {
@@ -483,9 +490,25 @@ impl E {
                 let q = self.op(spirv::Op::ImageQuerySize, qt, &[img]);
                 return Ok(self.spread(q, n, None, uv4));
             }
-            let (dim, array) = Self::slot_shape(f, d.slot);
-            let dd = TexDesc { dim, array, ..d };
-            let dd = TexDesc { ms: false, ..dd };
+            // The slot's first declaration (TXQ does not say the shape).
+            let s = self
+                .slots
+                .tex_shapes(d.slot, d.dyn_count)
+                .first()
+                .copied()
+                .unwrap_or(Shape {
+                    dim: TexDim::D2,
+                    array: false,
+                    shadow: false,
+                    ms: false,
+                });
+            let dd = TexDesc {
+                dim: s.dim,
+                array: s.array,
+                shadow: s.shadow,
+                ms: s.ms,
+                ..d
+            };
             let (var, sit, it) = self.tex_var(&dd);
             let img = if d.slot == dmsh_ir::TEX_DYN {
                 let h = self.vals[inst.args[3].index()];
@@ -493,16 +516,17 @@ impl E {
             } else {
                 self.tex_image(var, sit, it)
             };
-            let n = if dim == TexDim::Cube {
-                2 + array as usize
-            } else {
-                dim.coords() + array as usize
-            };
+            let n = size_comps(s);
             let qt = if n == 1 {
                 i32t
             } else {
                 self.b.type_vector(i32t, n as u32)
             };
+            if s.ms {
+                // A multisampled texture has one level: its size, and 1 level.
+                let q = self.op(spirv::Op::ImageQuerySize, qt, &[img]);
+                return Ok(self.spread(q, n, None, uv4));
+            }
             let lod = self.op(spirv::Op::Bitcast, i32t, &[e[0]]);
             let q = self.op(spirv::Op::ImageQuerySizeLod, qt, &[img, lod]);
             let lv = self.op(spirv::Op::ImageQueryLevels, i32t, &[img]);
@@ -770,45 +794,14 @@ impl E {
         self.b.load(t, None, var, None, []).expect("block")
     }
 
-    fn img_shape(f: &Function, s: u16) -> (TexDim, bool) {
-        for i in &f.insts {
-            match i.op {
-                Op::ImageLoad(d) | Op::ImageStore(d) | Op::ImageAtomic(d, _) if d.slot == s => {
-                    return (d.dim, d.array)
-                }
-                _ => {}
-            }
+    /// The variable of an image slot's declaration for an access of shape `s` (`None`: a
+    /// size query, the first shape): (shape, variable, image type, declaration).
+    fn img_var(&mut self, slot: u16, s: Option<Shape>) -> (Shape, Word, Word, ImgDecl) {
+        let (shape, alias, decl) = self.slots.img(slot, s);
+        if let Some(&(var, it)) = self.img_vars.get(&(slot, alias)) {
+            return (shape, var, it, decl);
         }
-        (TexDim::D2, false)
-    }
-
-    fn img_fmt(&self, slot: u16) -> LFmt {
-        self.gfxcfg
-            .as_ref()
-            .map(|g| g.images[slot as usize % 8])
-            .unwrap_or_default()
-    }
-
-    /// The sampled type of an image: uint for raw words of an unknown format and integer
-    /// formats, int for r32i, float otherwise.
-    fn img_scalar(&mut self, raw: bool, fmt: LFmt) -> Word {
-        match fmt {
-            LFmt::R32ui | LFmt::Rgba32ui => self.ty(Type::U32),
-            LFmt::R32i => self.b.type_int(32, 1),
-            LFmt::Unknown if raw => self.ty(Type::U32),
-            _ => self.ty(Type::F32),
-        }
-    }
-
-    fn img_var(
-        &mut self,
-        slot: u16,
-        dim: TexDim,
-        array: bool,
-        raw: bool,
-        lfmt: LFmt,
-    ) -> (Word, Word) {
-        let fmt = match lfmt {
+        let fmt = match decl.fmt {
             LFmt::Unknown => ImageFormat::Unknown,
             LFmt::Rgba8 => ImageFormat::Rgba8,
             LFmt::R32ui => ImageFormat::R32ui,
@@ -818,11 +811,7 @@ impl E {
             LFmt::Rgba32f => ImageFormat::Rgba32f,
             LFmt::Rgba32ui => ImageFormat::Rgba32ui,
         };
-        let key = (slot, dim, array, raw, fmt as u32);
-        if let Some(&v) = self.img_vars.get(&key) {
-            return v;
-        }
-        match dim {
+        match shape.dim {
             TexDim::D1 => self.cap(Capability::Image1D),
             TexDim::Buffer => self.cap(Capability::ImageBuffer),
             _ => {}
@@ -831,15 +820,11 @@ impl E {
             self.cap(Capability::StorageImageReadWithoutFormat);
             self.cap(Capability::StorageImageWriteWithoutFormat);
         }
-        // The sampled type the reads and writes use (img_scalar); r32i keeps uint, which its
-        // atomics' texel pointers use.
-        let st = match lfmt {
-            LFmt::R32i => self.ty(Type::U32),
-            _ => self.img_scalar(raw, lfmt),
-        };
+        // r32i keeps uint texels (the same bits), which its atomics' texel pointers use.
+        let st = self.img_scalar(decl);
         let it = self
             .b
-            .type_image(st, sdim(dim), 0, array as u32, 0, 2, fmt, None);
+            .type_image(st, sdim(shape.dim), 0, shape.array as u32, 0, 2, fmt, None);
         let pty = self.ptr(StorageClass::UniformConstant, it);
         let var = self.global_var(pty, StorageClass::UniformConstant, None);
         self.interface.push(var);
@@ -848,11 +833,24 @@ impl E {
         self.b.decorate(
             var,
             Decoration::Binding,
-            [Operand::LiteralBit32(128 + slot as u32)],
+            [Operand::LiteralBit32(alias_binding(
+                128 + slot as u32,
+                alias,
+            ))],
         );
-        self.img_vars.insert(key, (var, it));
-        self.gx.images.insert(slot, (var, it, "image"));
-        (var, it)
+        self.img_vars.insert((slot, alias), (var, it));
+        let view = (alias > 0).then(|| shape.view());
+        self.gx.images.insert((slot, alias), view);
+        (shape, var, it, decl)
+    }
+
+    /// The sampled type of an image declaration: float or uint (`ImgDecl`).
+    fn img_scalar(&mut self, decl: ImgDecl) -> Word {
+        if decl.float {
+            self.ty(Type::F32)
+        } else {
+            self.ty(Type::U32)
+        }
     }
 
     fn image(&mut self, f: &Function, inst: &Inst, d: ImgDesc) -> Result<Word, Error> {
@@ -861,13 +859,19 @@ impl E {
         let u = self.ty(Type::U32);
         let uv4 = self.b.type_vector(u, 4);
         let f32t = self.ty(Type::F32);
-        let raw = d.words != 4;
+        let raw = !d.typed;
+        let shape = Shape {
+            dim: d.dim,
+            array: d.array,
+            shadow: false,
+            ms: false,
+        };
         match inst.op {
             Op::ImageLoad(_) => {
-                let fmt = self.img_fmt(d.slot);
-                let (var, it) = self.img_var(d.slot, d.dim, d.array, raw, fmt);
+                let (_, var, it, decl) = self.img_var(d.slot, Some(shape));
+                let fmt = decl.fmt;
                 let img = self.load_id(it, var);
-                let st = self.img_scalar(raw, fmt);
+                let st = self.img_scalar(decl);
                 let v4 = self.b.type_vector(st, 4);
                 let r = self.op(spirv::Op::ImageRead, v4, &[img, coords]);
                 Ok(match (raw, fmt) {
@@ -896,11 +900,11 @@ impl E {
                 })
             }
             Op::ImageStore(_) => {
-                let fmt = self.img_fmt(d.slot);
-                let (var, it) = self.img_var(d.slot, d.dim, d.array, raw, fmt);
+                let (_, var, it, decl) = self.img_var(d.slot, Some(shape));
+                let fmt = decl.fmt;
                 let img = self.load_id(it, var);
                 let v = self.tuple_vals(f, inst.args[1]);
-                let st = self.img_scalar(raw, fmt);
+                let st = self.img_scalar(decl);
                 let texel = match (raw, fmt) {
                     (true, LFmt::Rgba8) if d.words == 1 => {
                         let v4 = self.b.type_vector(f32t, 4);
@@ -932,11 +936,7 @@ impl E {
                 Ok(0)
             }
             Op::ImageAtomic(_, op) => {
-                let fmt = match self.img_fmt(d.slot) {
-                    LFmt::R32i => LFmt::R32i,
-                    _ => LFmt::R32ui,
-                };
-                let (var, _) = self.img_var(d.slot, d.dim, d.array, true, fmt);
+                let (_, var, _, _) = self.img_var(d.slot, Some(shape));
                 let pt = self.ptr(StorageClass::Image, u);
                 let z = self.u32c(0);
                 let p = self.op(spirv::Op::ImageTexelPointer, pt, &[var, coords, z]);
