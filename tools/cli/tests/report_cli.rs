@@ -68,13 +68,11 @@ fn demo_report_covers_every_shader() {
         .iter()
         .map(|g| g["cause"].as_str().unwrap())
         .collect();
-    for c in [
-        "unsupported_generation",
-        "stage_not_in_metal",
-        "binding_mismatch",
-    ] {
+    for c in ["unsupported_generation", "stage_not_in_metal"] {
         assert!(causes.contains(&c), "{c} missing from {causes:?}");
     }
+    // One Metal argument per guest slot: no binding mismatches are left in the demo.
+    assert!(!causes.contains(&"binding_mismatch"), "{causes:?}");
     // The demo's geometry and tessellation shaders are listed.
     let gt = shaders
         .iter()

@@ -16,25 +16,12 @@ mod common;
 #[path = "../../spv/benches/corpus/mod.rs"]
 mod corpus;
 
+use corpus::cpu_now;
 use dmsh_fixup::Partners;
 use dmsh_msl::{check_bindings, to_msl, MslOptions};
 use dmsh_spv::{FmaMode, Options};
 use rayon::prelude::*;
 use std::time::Instant;
-
-/// CPU time consumed by this thread, in seconds.
-fn cpu_now() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec.
-    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if r != 0 {
-        return 0.0;
-    }
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
 
 /// Thread-CPU seconds per step of one conversion, and its sizes.
 #[derive(Default, Clone, Copy)]

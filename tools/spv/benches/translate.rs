@@ -11,27 +11,13 @@
 mod common;
 mod corpus;
 
-use corpus::{corpus, Job};
+use corpus::{corpus, cpu_now, Job};
 use dmsh_spv::Options;
 use std::time::{Duration, Instant};
 
 /// Issue 4's goal: twice yuzu's shader recompiler on one core.
 const GOAL_SHADERS: f64 = 12_000.0;
 const GOAL_INSTS: f64 = 900_000.0;
-
-/// CPU time consumed by this thread, in seconds.
-fn cpu_now() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec.
-    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if r != 0 {
-        return 0.0;
-    }
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
 
 /// Wall and CPU seconds of a stretch of work.
 #[derive(Default, Clone, Copy)]

@@ -8,6 +8,20 @@ use super::common;
 use dmsh_ir::lift::{dksh, BindingLayout, Config};
 use dmsh_spv::{translate, translate_graphics, Options, Output};
 
+/// CPU time consumed by this thread, in seconds.
+pub fn cpu_now() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if r != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
 /// One corpus shader: name, code (graphics: SPH + instructions), configuration, and whether
 /// it takes the graphics path (`lift_graphics` / `translate_graphics`).
 pub struct Job {
