@@ -30,7 +30,11 @@ fn example() -> Option<PathBuf> {
             .parent()?
             .to_path_buf();
         let lib = lib_dir.join("libdmsh_runtime.a");
-        assert!(lib.is_file(), "{} not built", lib.display());
+        assert!(
+            lib.is_file(),
+            "{} not built: `cargo build --release -p dmsh-runtime` (scripts/test does) makes it",
+            lib.display()
+        );
         let out = std::env::temp_dir().join(format!("dmsh-rt-example-{}", std::process::id()));
         let mut c = Command::new(&cc);
         c.args([
