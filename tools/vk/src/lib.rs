@@ -20,6 +20,8 @@
 #![warn(missing_docs)]
 
 pub mod b64;
+pub mod validate;
+pub use validate::spirv_val;
 mod bind;
 pub mod compute;
 pub mod device;
