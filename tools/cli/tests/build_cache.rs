@@ -5,15 +5,10 @@
 //! moves V; `dmsh report --since` names the keys whose outputs changed and the input that
 //! did; `dmsh chain` prints the build's V, writes the header and checks the lock.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+use common::{dmsh, snapshot};
 
-fn dmsh(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_dmsh"))
-        .args(args)
-        .output()
-        .expect("dmsh runs")
-}
+use std::path::{Path, PathBuf};
 
 fn ok(o: std::process::Output) -> String {
     assert!(
@@ -52,23 +47,6 @@ fn build(split: &Path, game: &Path, out: &Path) -> (usize, usize, PathBuf) {
         num(" from the cache"),
         out.join(format!("b-{v}")),
     )
-}
-
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| {
-            let p = e.path();
-            assert!(p.is_file(), "{} is not a file", p.display());
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 fn copy_dir(from: &Path, to: &Path) {

@@ -4,6 +4,9 @@
 //! skipped without clang) unless `KNOWN_SYNTAX` lists it; the failures are the known kinds,
 //! each with its step; two builds of the same inputs are byte-identical.
 
+mod common;
+use common::{b_dir, dmsh, snapshot};
+
 use dmsh_msl::syntax::{self, SyntaxError};
 use rayon::prelude::*;
 use std::path::Path;
@@ -51,42 +54,6 @@ fn standin_check(metal: &[(String, String)]) -> Vec<String> {
         metal.len()
     );
     unexpected
-}
-
-fn dmsh(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_dmsh"))
-        .args(args)
-        .output()
-        .expect("dmsh runs")
-}
-
-fn b_dir(out: &Path) -> std::path::PathBuf {
-    std::fs::read_dir(out)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("b-"))
-        })
-        .expect("a b-<V> folder")
-}
-
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| {
-            let p = e.path();
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]

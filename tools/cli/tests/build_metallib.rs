@@ -6,7 +6,10 @@
 //! iOS), a compiler failure fails that key alone at step `metallib`, and the compiler's
 //! version is on the chain (V differs from a build without xcrun).
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::b_dir;
+
+use std::path::Path;
 use std::process::Command;
 
 const STAND_IN: &str = r#"#!/bin/sh
@@ -33,15 +36,6 @@ fn dmsh(args: &[&str], envs: &[(&str, &Path)], fail: &str) -> std::process::Outp
         c.env(k, v);
     }
     c.output().expect("dmsh runs")
-}
-
-fn b_dir(out: &Path) -> PathBuf {
-    std::fs::read_dir(out)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("b-"))
-        .expect("a b-<V> folder")
 }
 
 #[test]

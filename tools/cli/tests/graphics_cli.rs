@@ -2,21 +2,14 @@
 //! reflection), a vertex code.bin with facts and a partner, and clear errors for a bad SPH.
 
 mod common;
+use common::dmsh;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 fn corpus(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/corpus/dksh")
         .join(name)
-}
-
-fn dmsh(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_dmsh"))
-        .args(args)
-        .output()
-        .expect("dmsh runs")
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! shader translates from the split's outputs alone exactly as from its full container.
 
 mod common;
+use common::dmsh;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -17,13 +18,6 @@ fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dmsh-pipeline-state-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
-}
-
-fn dmsh(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dmsh"))
-        .args(args)
-        .output()
-        .expect("dmsh runs")
 }
 
 /// Runs `dmsh translate --stage STAGE --code CODE EXTRA… -o OUT`: (arguments, output).

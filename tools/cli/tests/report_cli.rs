@@ -5,15 +5,10 @@
 //! Bad input (a shader whose code is damaged or cut short) fails that key only, recorded with
 //! its cause, and the build goes on.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
+use common::dmsh;
 
-fn dmsh(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_dmsh"))
-        .args(args)
-        .output()
-        .expect("dmsh runs")
-}
+use std::path::Path;
 
 #[test]
 fn demo_report_covers_every_shader() {

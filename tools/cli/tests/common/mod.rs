@@ -1,5 +1,6 @@
 //! Helpers shared by the CLI tests: the repository root, NVN code areas and control sections,
-//! `dmsh translate` with a control section, spirv-val on a written module.
+//! `dmsh translate` with a control section, spirv-val on a written module, running `dmsh`, and
+//! a build's `b-<V>` folder and its bytes.
 
 #![allow(dead_code)]
 
@@ -88,4 +89,44 @@ pub fn assert_spirv_val(path: &Path) {
     if let Err(e) = dmsh_vk::spirv_val(&words) {
         panic!("spirv-val rejects {}: {e}", path.display());
     }
+}
+
+/// Runs `dmsh` with `args`.
+pub fn dmsh(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_dmsh"))
+        .args(args)
+        .output()
+        .expect("dmsh runs")
+}
+
+/// The `b-<V>` folder a build wrote into `out`.
+pub fn b_dir(out: &Path) -> std::path::PathBuf {
+    std::fs::read_dir(out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("b-"))
+        })
+        .expect("a b-<V> folder")
+}
+
+/// Every file of `dir` (which holds only files) with its bytes, by name.
+pub fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let p = e.path();
+            assert!(p.is_file(), "{} is not a file", p.display());
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
 }
