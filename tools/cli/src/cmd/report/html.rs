@@ -119,30 +119,9 @@ pub fn html(r: &Report) -> String {
         ));
         key_table(&mut s, &g.examples);
     }
-    notes(
-        &mut s,
-        "Shaders with a binding whose slot was not decoded",
-        "None: every binding's slot was decoded.",
-        &r.unresolved_bindings,
-    );
-    notes(
-        &mut s,
-        "Shaders that choose a texture slot at run time",
-        "None.",
-        &r.dynamic_slots,
-    );
-    notes(
-        &mut s,
-        "Driver-segment reads (c0)",
-        "None of the built shaders reads the driver segment.",
-        &r.driver_reads,
-    );
-    notes(
-        &mut s,
-        "Geometry and tessellation shaders (Metal cannot run them directly)",
-        "None.",
-        &r.not_in_metal,
-    );
+    for (title, empty, list) in r.note_sections() {
+        notes(&mut s, title, empty, list);
+    }
     if let Some(since) = &r.since {
         s.push_str(&format!(
             "<h2>Since b-{}</h2>\n<p>{} keys have other outputs, {} are unchanged.</p>\n",

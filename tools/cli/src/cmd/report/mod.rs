@@ -108,6 +108,34 @@ pub struct Report {
     pub since: Option<since::Since>,
 }
 
+impl Report {
+    /// The per-shader lists every rendering shows, in order: (heading, text when empty, list).
+    pub fn note_sections(&self) -> [(&'static str, &'static str, &[KeyNote]); 4] {
+        [
+            (
+                "Shaders with a binding whose slot was not decoded",
+                "None: every binding's slot was decoded.",
+                &self.unresolved_bindings,
+            ),
+            (
+                "Shaders that choose a texture slot at run time",
+                "None.",
+                &self.dynamic_slots,
+            ),
+            (
+                "Driver-segment reads (c0)",
+                "None of the built shaders reads the driver segment.",
+                &self.driver_reads,
+            ),
+            (
+                "Geometry and tessellation shaders (Metal cannot run them directly)",
+                "None.",
+                &self.not_in_metal,
+            ),
+        ]
+    }
+}
+
 /// Examples kept per cause.
 const EXAMPLES: usize = 5;
 
