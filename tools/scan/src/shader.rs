@@ -274,6 +274,25 @@ impl Hits {
         self.errors.append(&mut o.errors);
     }
 
+    /// Adds a shader found at `offset` (its `index` within the container), noting `stage` and
+    /// its key in `group`, the program it belongs to, for
+    /// [`pair_vertex_with_next_fragment`](Self::pair_vertex_with_next_fragment).
+    pub fn push_in_group(
+        &mut self,
+        group: &mut Vec<(Stage, String)>,
+        stage: Stage,
+        piece: Piece,
+        offset: u64,
+        index: String,
+    ) {
+        group.push((stage, piece.key.clone()));
+        self.shaders.push(Hit {
+            piece,
+            offset,
+            index,
+        });
+    }
+
     /// Pairs each vertex shader of `group` with the fragment shader right after it.
     pub fn pair_vertex_with_next_fragment(&mut self, group: &[(Stage, String)]) {
         for (i, (s, k)) in group.iter().enumerate() {

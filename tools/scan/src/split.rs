@@ -351,49 +351,14 @@ impl fmt::Display for Summary {
             self.files,
             self.bytes as f64 / 1e6
         )?;
-        let opened: Vec<String> = self
-            .opened
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        writeln!(
-            f,
-            "containers opened: {}",
-            if opened.is_empty() {
-                "none".into()
-            } else {
-                opened.join(", ")
-            }
-        )?;
-        let kinds: Vec<String> = self
-            .shaders_by_kind
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
+        writeln!(f, "containers opened: {}", counts(&self.opened))?;
         writeln!(
             f,
             "shaders: {} unique ({})",
             self.unique,
-            if kinds.is_empty() {
-                "none".into()
-            } else {
-                kinds.join(", ")
-            }
+            counts(&self.shaders_by_kind)
         )?;
-        let stages: Vec<String> = self
-            .by_stage
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        writeln!(
-            f,
-            "by stage: {}",
-            if stages.is_empty() {
-                "none".into()
-            } else {
-                stages.join(", ")
-            }
-        )?;
+        writeln!(f, "by stage: {}", counts(&self.by_stage))?;
         writeln!(f, "duplicates merged: {}", self.duplicates)?;
         writeln!(
             f,
@@ -403,21 +368,25 @@ impl fmt::Display for Summary {
         if self.warnings.is_empty() {
             write!(f, "files skipped: 0")?;
         } else {
-            let kinds: Vec<String> = self
-                .warnings_by_kind
-                .iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect();
             write!(
                 f,
                 "problems: {} in {} file(s) ({}); the scan went on",
                 self.warnings.len(),
                 self.files_with_warnings,
-                kinds.join(", ")
+                counts(&self.warnings_by_kind)
             )?;
         }
         Ok(())
     }
+}
+
+/// `name count` pairs joined by commas, or `none`.
+fn counts<K: fmt::Display, V: fmt::Display>(m: &BTreeMap<K, V>) -> String {
+    if m.is_empty() {
+        return "none".into();
+    }
+    let items: Vec<String> = m.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    items.join(", ")
 }
 
 /// Runs the whole split: scan, merge, write. Returns the summary.

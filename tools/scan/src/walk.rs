@@ -153,7 +153,7 @@ impl<'a> FileScan<'a> {
             return s;
         }
         let input = self.input(b, path);
-        if let Some(r) = containers::ROMFS.iter().find(|r| (r.sniff)(&input)) {
+        if let Some(r) = containers::ROMFS.iter().find(|r| r.sniff.takes(&input)) {
             self.apply(&mut s, r, &input, path, depth, Then::Romfs);
         }
         s
@@ -165,7 +165,10 @@ impl<'a> FileScan<'a> {
     /// when the profile asks).
     pub fn scan_main(&self, b: &[u8], path: &str) -> Scan {
         let input = self.input(b, path);
-        match containers::EXECUTABLES.iter().find(|r| (r.sniff)(&input)) {
+        match containers::EXECUTABLES
+            .iter()
+            .find(|r| r.sniff.takes(&input))
+        {
             Some(r) => {
                 let mut s = Scan::default();
                 self.apply(&mut s, r, &input, path, 0, Then::MainImage);
@@ -178,7 +181,10 @@ impl<'a> FileScan<'a> {
     fn scan_image(&self, img: &[u8], path: &str, depth: usize) -> Scan {
         let mut s = Scan::default();
         let input = self.input(img, path);
-        for r in containers::MAIN_IMAGE.iter().filter(|r| (r.sniff)(&input)) {
+        for r in containers::MAIN_IMAGE
+            .iter()
+            .filter(|r| r.sniff.takes(&input))
+        {
             self.apply(&mut s, r, &input, path, depth, Then::Romfs);
         }
         s

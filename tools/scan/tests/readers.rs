@@ -204,7 +204,7 @@ fn yaz0_written_by_the_yaz0_crate() {
         let mut data: Vec<u8> = (0..n).map(|_| rng.gen_range(0..4u8)).collect();
         data.extend(std::iter::repeat_n(7u8, n / 3));
         let z = w::yaz0(&data);
-        assert!(yaz0::is(&z));
+        assert!(z.starts_with(yaz0::MAGIC));
         assert_eq!(yaz0::decode(&z, 1 << 30).unwrap(), data, "{n} bytes");
     }
 }

@@ -1,9 +1,9 @@
 //! agl BAHS shader archives (`*.sharcb`): 16-byte binary records pair code with a control section.
 
-use super::{ContainerReader, Found};
+use super::{ContainerReader, Found, Sniff};
 use crate::bytes::{need_u32, u32le};
 use crate::error::{ReadError, ReadResult, WarnKind};
-use crate::shader::{ContainerKind, Extractor, Hit, Hits, Spot};
+use crate::shader::{ContainerKind, Extractor, Hits, Spot};
 
 /// BAHS magic.
 pub const MAGIC: &[u8; 4] = b"BAHS";
@@ -11,15 +11,10 @@ pub const MAGIC: &[u8; 4] = b"BAHS";
 /// Control sizes a record may carry (Switch 1: 0x880, 0x88C; version 9: 0x848).
 pub const CONTROL_SIZES: [u32; 3] = [0x848, 0x880, 0x88C];
 
-/// Whether `b` starts with a BAHS header.
-pub fn is(b: &[u8]) -> bool {
-    b.starts_with(MAGIC)
-}
-
 /// The registry's BAHS reader.
 pub const READER: ContainerReader = ContainerReader {
     name: ContainerKind::Bahs.as_str(),
-    sniff: |i| is(i.bytes),
+    sniff: Sniff::Magic(0, MAGIC),
     read: |i| read(i.bytes).map(|h| Found::shaders(ContainerKind::Bahs, h)),
 };
 
@@ -52,12 +47,8 @@ pub fn read(b: &[u8]) -> ReadResult<Hits> {
         if let Some((spot, code_rel)) = record(f, r, region_off, region_end) {
             match ex.get(f, spot) {
                 Ok(piece) => {
-                    group.push((piece.stage, piece.key.clone()));
-                    hits.shaders.push(Hit {
-                        piece,
-                        offset: 0,
-                        index: format!("rec{r:#x}.code{code_rel:#x}"),
-                    });
+                    let index = format!("rec{r:#x}.code{code_rel:#x}");
+                    hits.push_in_group(&mut group, piece.stage, piece, 0, index);
                     next = r + 16;
                 }
                 Err(e) => hits.errors.push(e),

@@ -1,9 +1,9 @@
 //! BNSH shader files (NintendoWare), found by magic anywhere: bfsha, effects, layouts, main.
 
-use super::{ContainerReader, Found};
+use super::{ContainerReader, Found, Sniff};
 use crate::bytes::{need_u32, need_u64, range, u32le};
 use crate::error::{ReadError, ReadResult, WarnKind};
-use crate::shader::{ContainerKind, Extractor, Hit, Hits, Spot};
+use crate::shader::{ContainerKind, Extractor, Hits, Spot};
 use crate::stage::Stage;
 
 /// BNSH magic (`BNSH` and four zero bytes).
@@ -12,7 +12,7 @@ pub const MAGIC: &[u8; 8] = b"BNSH\0\0\0\0";
 /// The registry's BNSH reader: every BNSH at any offset of the buffer, so it takes any input.
 pub const READER: ContainerReader = ContainerReader {
     name: ContainerKind::Bnsh.as_str(),
-    sniff: |_| true,
+    sniff: Sniff::By(|_| true),
     read: |i| Ok(read_all(i.bytes)),
 };
 
@@ -95,12 +95,8 @@ pub fn read(b: &[u8], at: usize) -> ReadResult<Hits> {
             match stage_at(&mut ex, f, sp, stage) {
                 Ok(mut piece) => {
                     piece.shift(at);
-                    group.push((stage, piece.key.clone()));
-                    hits.shaders.push(Hit {
-                        piece,
-                        offset: at as u64,
-                        index: format!("var{v}.{stage}"),
-                    });
+                    let index = format!("var{v}.{stage}");
+                    hits.push_in_group(&mut group, stage, piece, at as u64, index);
                 }
                 Err(e) => hits.errors.push(e.shifted(at)),
             }

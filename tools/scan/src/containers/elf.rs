@@ -5,20 +5,15 @@ use object::elf::{FileHeader64, ProgramHeader64, ELFCLASS64, ELFDATA2LSB, PT_LOA
 use object::read::elf::{FileHeader as _, ProgramHeader as _};
 use object::{LittleEndian as LE, ReadRef as _};
 
-use super::{ContainerReader, Found};
+use super::{ContainerReader, Found, Sniff};
 use crate::error::{ReadError, ReadResult, WarnKind};
 
 /// The registry's ELF reader: the image built from the PT_LOAD segments (`|elf`).
 pub const READER: ContainerReader = ContainerReader {
     name: "elf",
-    sniff: |i| is(i.bytes),
+    sniff: Sniff::Magic(0, b"\x7fELF"),
     read: |i| flat_image(i.bytes, i.cap).map(Found::layer),
 };
-
-/// Whether `b` starts with an ELF identification.
-pub fn is(b: &[u8]) -> bool {
-    b.starts_with(b"\x7fELF")
-}
 
 /// The flat image of a little-endian ELF64 file.
 ///

@@ -1,7 +1,7 @@
 //! GLSLC compiler outputs (magic 0x19866891, total size at +0x44): one control section with
 //! the code area right after it. Read in `main` when the profile sets `shader_main_glslc`.
 
-use super::{ContainerReader, Found};
+use super::{ContainerReader, Found, Sniff};
 use crate::bytes::{align_up, u32le};
 use crate::control::CONTROL_MAGIC;
 use crate::error::{ReadError, WarnKind};
@@ -14,7 +14,7 @@ pub const MAGIC: u32 = 0x1986_6891;
 /// output counts as one container opened.
 pub const READER: ContainerReader = ContainerReader {
     name: ContainerKind::Glslc.as_str(),
-    sniff: |i| i.glslc_in_main,
+    sniff: Sniff::By(|i| i.glslc_in_main),
     read: |i| {
         let hits = scan(i.bytes);
         Ok(Found::Shaders {

@@ -119,6 +119,25 @@ impl<'b> Found<'b> {
     }
 }
 
+/// How a reader recognizes its input, without allocating.
+#[derive(Debug, Clone, Copy)]
+pub enum Sniff {
+    /// These bytes at this offset (the container's magic).
+    Magic(usize, &'static [u8]),
+    /// A look of the reader's own (the file name, a profile switch, or always).
+    By(fn(&Input) -> bool),
+}
+
+impl Sniff {
+    /// Whether `i` is taken.
+    pub fn takes(&self, i: &Input) -> bool {
+        match *self {
+            Sniff::Magic(at, m) => i.bytes.get(at..).is_some_and(|b| b.starts_with(m)),
+            Sniff::By(f) => f(i),
+        }
+    }
+}
+
 /// A container reader: one per container kind, the `READER` of its module, listed in a
 /// registry above.
 ///
@@ -132,7 +151,7 @@ pub struct ContainerReader {
     /// shader container's name is its [`ContainerKind::as_str`].
     pub name: &'static str,
     /// Whether this reader takes the input: a look at its magic (or name), without allocating.
-    pub sniff: fn(&Input) -> bool,
+    pub sniff: Sniff,
     /// Reads the input. An error becomes one warning at the input's path; the scan goes on.
     pub read: for<'b> fn(&Input<'b>) -> ReadResult<Found<'b>>,
 }
@@ -153,7 +172,9 @@ mod tests {
     #[test]
     fn registries_sniff_by_magic_in_order() {
         let first = |reg: &[ContainerReader], b: &[u8]| {
-            reg.iter().find(|r| (r.sniff)(&input(b))).map(|r| r.name)
+            reg.iter()
+                .find(|r| r.sniff.takes(&input(b)))
+                .map(|r| r.name)
         };
         let mut nro = [0u8; 0x20];
         nro[0x10..0x14].copy_from_slice(b"NRO0");
@@ -191,14 +212,14 @@ mod tests {
             ..input(b"????")
         };
         assert_eq!(
-            ROMFS.iter().find(|r| (r.sniff)(&pck)).map(|r| r.name),
+            ROMFS.iter().find(|r| r.sniff.takes(&pck)).map(|r| r.name),
             Some("ndsr")
         );
         let glslc = |on| {
             MAIN_IMAGE
                 .iter()
                 .filter(|r| {
-                    (r.sniff)(&Input {
+                    r.sniff.takes(&Input {
                         glslc_in_main: on,
                         ..input(b"")
                     })

@@ -1,7 +1,7 @@
 //! MSHD shader data (`.bshdat`, MercurySteam): control sections each followed (after optional
 //! text) by the next code-area header; stages alternate vertex / pixel and pair two by two.
 
-use super::{ContainerReader, Found};
+use super::{ContainerReader, Found, Sniff};
 use crate::bytes::{align_up, u32le};
 use crate::code::{COMPUTE_MAGIC, GFX_MAGIC};
 use crate::control::CONTROL_MAGIC;
@@ -12,15 +12,10 @@ use crate::stage::Stage;
 /// MSHD magic.
 pub const MAGIC: &[u8; 4] = b"MSHD";
 
-/// Whether `b` starts with an MSHD header.
-pub fn is(b: &[u8]) -> bool {
-    b.starts_with(MAGIC)
-}
-
 /// The registry's MSHD reader.
 pub const READER: ContainerReader = ContainerReader {
     name: ContainerKind::Mshd.as_str(),
-    sniff: |i| is(i.bytes),
+    sniff: Sniff::Magic(0, MAGIC),
     read: |i| read(i.bytes).map(|h| Found::shaders(ContainerKind::Mshd, h)),
 };
 

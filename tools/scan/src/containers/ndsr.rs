@@ -2,10 +2,10 @@
 //! `{control offset, control length << 4 | type, code offset, (code length / 16) << 8 | type}`,
 //! up to an all-zero record. Type: NVN stage numbering (0 vertex, 1 pixel, 5 compute).
 
-use super::{ContainerReader, Found};
+use super::{ContainerReader, Found, Sniff};
 use crate::bytes::u32le;
 use crate::error::{ReadError, ReadResult, WarnKind};
-use crate::shader::{ContainerKind, Extractor, Hit, Hits, Spot};
+use crate::shader::{ContainerKind, Extractor, Hits, Spot};
 use crate::stage::Stage;
 
 /// NDSR magic.
@@ -22,7 +22,7 @@ pub fn is(b: &[u8], name: &str) -> bool {
 /// The registry's NDSR reader (by magic, or by agl's file name).
 pub const READER: ContainerReader = ContainerReader {
     name: ContainerKind::Ndsr.as_str(),
-    sniff: |i| is(i.bytes, i.name),
+    sniff: Sniff::By(|i| is(i.bytes, i.name)),
     read: |i| read(i.bytes).map(|h| Found::shaders(ContainerKind::Ndsr, h)),
 };
 
@@ -73,12 +73,8 @@ pub fn read(b: &[u8]) -> ReadResult<Hits> {
         };
         match ex.get(b, spot) {
             Ok(piece) => {
-                group.push((piece.stage, piece.key.clone()));
-                hits.shaders.push(Hit {
-                    piece,
-                    offset: 0,
-                    index: format!("rec{}", (r - 0x10) / 16),
-                });
+                let index = format!("rec{}", (r - 0x10) / 16);
+                hits.push_in_group(&mut group, piece.stage, piece, 0, index);
             }
             Err(e) => hits.errors.push(e.shifted(0)),
         }

@@ -1,18 +1,13 @@
 //! NRO executables: uncompressed, file offset = memory offset, so the file is the flat image.
 
-use super::{ContainerReader, Found};
+use super::{ContainerReader, Found, Sniff};
 use crate::bytes::u32le;
 use crate::error::{ReadError, ReadResult, WarnKind};
-
-/// Whether `b` is an NRO (`NRO0` at +0x10).
-pub fn is(b: &[u8]) -> bool {
-    b.get(0x10..0x14) == Some(b"NRO0")
-}
 
 /// The registry's NRO reader: the image is a range of the file (`|nro`).
 pub const READER: ContainerReader = ContainerReader {
     name: "nro",
-    sniff: |i| is(i.bytes),
+    sniff: Sniff::Magic(0x10, b"NRO0"),
     read: |i| flat_image(i.bytes).map(Found::layer),
 };
 

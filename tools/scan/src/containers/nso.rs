@@ -2,22 +2,17 @@
 
 use sha2::{Digest, Sha256};
 
-use super::{ContainerReader, Found};
+use super::{ContainerReader, Found, Sniff};
 use crate::bytes::{need_u32, range};
 use crate::error::{ReadError, ReadResult, WarnKind};
 
 /// NSO magic.
 pub const MAGIC: &[u8; 4] = b"NSO0";
 
-/// Whether `b` starts with an NSO header.
-pub fn is(b: &[u8]) -> bool {
-    b.starts_with(MAGIC)
-}
-
 /// The registry's NSO reader: the decoded image (`|nso`); hash mismatches are problems.
 pub const READER: ContainerReader = ContainerReader {
     name: "nso",
-    sniff: |i| is(i.bytes),
+    sniff: Sniff::Magic(0, MAGIC),
     read: |i| flat_image(i.bytes, i.cap).map(|(img, p)| Found::layer(img).with_problems(p)),
 };
 

@@ -2,21 +2,16 @@
 
 use std::borrow::Cow;
 
-use super::{ContainerReader, Found, Inner};
+use super::{ContainerReader, Found, Inner, Sniff};
 use crate::error::{ReadError, ReadResult, WarnKind};
 
 /// SARC magic.
 pub const MAGIC: &[u8; 4] = b"SARC";
 
-/// Whether `b` starts with a SARC header.
-pub fn is(b: &[u8]) -> bool {
-    b.starts_with(MAGIC)
-}
-
 /// The registry's SARC reader: every member, scanned again as `//name` (in parallel).
 pub const READER: ContainerReader = ContainerReader {
     name: "sarc",
-    sniff: |i| is(i.bytes),
+    sniff: Sniff::Magic(0, MAGIC),
     read: |i| {
         let inner = members(i.bytes)?
             .into_iter()

@@ -1,21 +1,16 @@
 //! Yaz0 streams (`*.szs`, `*.s*`): Nintendo's LZ77 variant, decoded with bounds checks.
 
-use super::{ContainerReader, Found};
+use super::{ContainerReader, Found, Sniff};
 use crate::bytes::u32be;
 use crate::error::{ReadError, ReadResult, WarnKind};
 
 /// Yaz0 magic.
 pub const MAGIC: &[u8; 4] = b"Yaz0";
 
-/// Whether `b` starts with a Yaz0 header.
-pub fn is(b: &[u8]) -> bool {
-    b.starts_with(MAGIC)
-}
-
 /// The registry's Yaz0 reader: decodes the stream into one layer (`|yaz0`).
 pub const READER: ContainerReader = ContainerReader {
     name: "yaz0",
-    sniff: |i| is(i.bytes),
+    sniff: Sniff::Magic(0, MAGIC),
     read: |i| decode(i.bytes, i.cap).map(Found::layer),
 };
 

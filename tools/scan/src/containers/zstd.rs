@@ -4,21 +4,16 @@ use std::cell::RefCell;
 
 use ::zstd::zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
 
-use super::{ContainerReader, Found};
+use super::{ContainerReader, Found, Sniff};
 use crate::error::{ReadError, ReadResult, WarnKind};
 
 /// zstd frame magic.
 pub const MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
-/// Whether `b` starts with a zstd frame.
-pub fn is(b: &[u8]) -> bool {
-    b.starts_with(&MAGIC)
-}
-
 /// The registry's zstd reader: decodes the frames into one layer (`|zstd`).
 pub const READER: ContainerReader = ContainerReader {
     name: "zstd",
-    sniff: |i| is(i.bytes),
+    sniff: Sniff::Magic(0, &MAGIC),
     read: |i| decode(i.bytes, i.cap).map(Found::layer),
 };
 
