@@ -596,13 +596,18 @@ impl E {
         v
     }
 
+    /// A new function-scope `u32` variable that starts at 0.
+    pub(crate) fn zero_u32_var(&mut self) -> Word {
+        let u = self.ty(Type::U32);
+        let z = self.u32c(0);
+        self.fn_var(u, Some(z))
+    }
+
     fn popc_value_var(&mut self) -> Word {
         if let Some(v) = self.popc_value {
             return v;
         }
-        let u = self.ty(Type::U32);
-        let z = self.u32c(0);
-        let v = self.fn_var(u, Some(z));
+        let v = self.zero_u32_var();
         self.popc_value = Some(v);
         v
     }
@@ -640,9 +645,7 @@ impl E {
         if let Some(v) = self.bar_result {
             return v;
         }
-        let u = self.ty(Type::U32);
-        let z = self.u32c(0);
-        let v = self.fn_var(u, Some(z));
+        let v = self.zero_u32_var();
         self.bar_result = Some(v);
         v
     }
@@ -953,7 +956,6 @@ impl E {
         if let Space::Storage(s) = space {
             return self.sbuf_load(s, w, addr);
         }
-        let u = self.ty(Type::U32);
         match space {
             Space::Global => {
                 let elem = self.width_elem(w);
@@ -983,17 +985,7 @@ impl E {
                 _ => {
                     let p = self.word_ptr(space, addr, 0);
                     let word = self.load(Type::U32, p);
-                    let three = self.u32c(3);
-                    let b = self.op(spirv::Op::BitwiseAnd, u, &[addr, three]);
-                    let eight = self.u32c(3);
-                    let sh = self.op(spirv::Op::ShiftLeftLogical, u, &[b, eight]);
-                    let cnt = self.u32c(w.bytes() * 8);
-                    let op = if matches!(w, Width::S8 | Width::S16) {
-                        spirv::Op::BitFieldSExtract
-                    } else {
-                        spirv::Op::BitFieldUExtract
-                    };
-                    self.op(op, u, &[word, sh, cnt])
+                    self.narrow_of(word, addr, w)
                 }
             },
         }

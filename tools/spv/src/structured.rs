@@ -49,15 +49,25 @@ pub(super) fn emit_tree(e: &mut E, sh: &Shader, f: &Function, t: &Structured) ->
 }
 
 impl S<'_> {
+    /// Branches to the merge block of the innermost construct (`of_loop`: the innermost
+    /// loop), marking it broken.
+    fn break_to(&mut self, e: &mut E, of_loop: bool) -> Result<(), Error> {
+        let fr = self
+            .frames
+            .iter_mut()
+            .rev()
+            .find(|f| !of_loop || f.cont.is_some())
+            .ok_or_else(|| {
+                let what = if of_loop { "loop" } else { "construct" };
+                Error::Unsupported(format!("structured: break outside a {what}"))
+            })?;
+        fr.broken = true;
+        let m = fr.merge;
+        self.branch(e, m)
+    }
+
     fn goto_var(&mut self, e: &mut E) -> Word {
-        if let Some(v) = self.goto_var {
-            return v;
-        }
-        let u = e.ty(Type::U32);
-        let zero = e.u32c(0);
-        let v = e.fn_var(u, Some(zero));
-        self.goto_var = Some(v);
-        v
+        *self.goto_var.get_or_insert_with(|| e.zero_u32_var())
     }
 
     /// Closes the open block with a branch to `to`.
@@ -186,25 +196,8 @@ impl S<'_> {
                 berr(e.b.branch(head))?;
                 self.begin(e, merge, fr.broken)?;
             }
-            Node::Break => {
-                let fr = self.frames.last_mut().ok_or_else(|| {
-                    Error::Unsupported("structured: break outside a construct".into())
-                })?;
-                fr.broken = true;
-                let m = fr.merge;
-                self.branch(e, m)?;
-            }
-            Node::BreakLoop => {
-                let fr = self
-                    .frames
-                    .iter_mut()
-                    .rev()
-                    .find(|f| f.cont.is_some())
-                    .ok_or_else(|| Error::Unsupported("structured: break outside a loop".into()))?;
-                fr.broken = true;
-                let m = fr.merge;
-                self.branch(e, m)?;
-            }
+            Node::Break => self.break_to(e, false)?,
+            Node::BreakLoop => self.break_to(e, true)?,
             Node::Continue => {
                 let c = self
                     .frames

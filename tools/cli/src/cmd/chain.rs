@@ -11,18 +11,16 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use super::build::inputs::{sha256_hex, TitleInputs};
+use super::build::inputs::sha256_hex;
 use super::build::write_atomic;
 
 /// Arguments of `dmsh chain`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The split folder (its shader_pairs.tsv is on the chain).
-    #[arg(long)]
-    pub split: Option<PathBuf>,
-    /// The title's folder (its profile's translation rows are on the chain).
-    #[arg(long)]
-    pub game: Option<PathBuf>,
+    /// The title and its split (the profile's translation rows and shader_pairs.tsv are on
+    /// the chain).
+    #[command(flatten)]
+    pub title: super::title::TitleArgs,
     /// The iOS build's version instead of macOS's.
     #[arg(long)]
     pub ios: bool,
@@ -124,16 +122,7 @@ pub fn header_text(v: &str) -> String {
 /// Runs `dmsh chain`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let opts = super::build::msl_options(args.ios);
-    let manual = match &args.game {
-        Some(g) => super::title::manual_facts(g)?,
-        None => None,
-    };
-    let title = TitleInputs::load(
-        args.split.as_deref(),
-        args.game.as_deref(),
-        manual.as_deref(),
-        &opts,
-    )?;
+    let title = args.title.inputs(args.title.split.as_deref(), &opts)?;
     let v = version(&title.chain_parts());
     let lock = args.lock.clone().unwrap_or_else(default_lock);
     if args.check_tools {
@@ -158,6 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if args.header {
         let game = args
+            .title
             .game
             .as_deref()
             .context("--header needs --game DIR (the header goes into the title's folder)")?;
@@ -198,40 +188,25 @@ mod tests {
         assert_eq!(v, version(&base()));
     }
 
+    /// One case per input on the chain: changing it alone changes V.
     #[test]
-    fn version_follows_the_translator() {
-        let mut p = base();
-        p.translator.push('!');
-        assert_ne!(version(&p), version(&base()));
-    }
-
-    #[test]
-    fn version_follows_the_options() {
-        let mut p = base();
-        p.options.push('!');
-        assert_ne!(version(&p), version(&base()));
-    }
-
-    #[test]
-    fn version_follows_the_tools() {
-        let mut p = base();
-        p.tools
-            .push_str("xcrun-metal\tApple metal version 32023.404\n");
-        assert_ne!(version(&p), version(&base()));
-    }
-
-    #[test]
-    fn version_follows_the_profile() {
-        let mut p = base();
-        p.profile.push('!');
-        assert_ne!(version(&p), version(&base()));
-    }
-
-    #[test]
-    fn version_follows_the_pairs() {
-        let mut p = base();
-        p.pairs.push('!');
-        assert_ne!(version(&p), version(&base()));
+    fn version_follows_every_input() {
+        type Edit = fn(&mut ChainParts);
+        let edits: [(&str, Edit); 5] = [
+            ("translator", |p| p.translator.push('!')),
+            ("options", |p| p.options.push('!')),
+            ("tools", |p| {
+                p.tools
+                    .push_str("xcrun-metal\tApple metal version 32023.404\n")
+            }),
+            ("profile", |p| p.profile.push('!')),
+            ("pairs", |p| p.pairs.push('!')),
+        ];
+        for (input, edit) in edits {
+            let mut p = base();
+            edit(&mut p);
+            assert_ne!(version(&p), version(&base()), "{input}");
+        }
     }
 
     #[test]

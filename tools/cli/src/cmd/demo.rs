@@ -64,9 +64,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let report = translate_all(o, manual.as_deref())?;
     println!("{report}");
     // Then the Metal build of the same split: b-<V>/ next to the tables.
-    let b = super::build::Args {
+    let t = super::title::TitleArgs {
         game: Some(title.clone()),
-        split: o.to_path_buf(),
+        split: Some(o.to_path_buf()),
+    };
+    let b = super::build::Args {
+        title: t.clone(),
         out: None,
         cache: None,
         ios: false,
@@ -76,9 +79,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     println!("{}", built.line);
     // Then the title's coverage report over that build: DIR/report/.
     let r = super::report::Args {
-        split: Some(o.to_path_buf()),
+        title: t,
         build: Some(built.dir),
-        game: Some(title.clone()),
         out: Some(o.join("report")),
         since: None,
     };

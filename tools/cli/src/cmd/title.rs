@@ -1,7 +1,55 @@
 //! A split title folder (what `dmsh split` wrote: shader_map.tsv, shader_facts.tsv, pkg/) as
 //! `dmsh demo` and `dmsh build` read it: its rows, and one key's translation.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use super::build::inputs::TitleInputs;
+
+/// The title arguments `dmsh build`, `dmsh chain` and `dmsh report` share.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct TitleArgs {
+    /// The title's folder (profile.toml and its name, shader_facts_manual.tsv; the split's
+    /// tables too when they are there, as in the seed's games/<id>/).
+    #[arg(long)]
+    pub game: Option<PathBuf>,
+    /// The split folder (`dmsh split`'s outputs: shader_map.tsv, shader_facts.tsv,
+    /// shader_pairs.tsv, pkg/; default: the title's folder when it has a shader_map.tsv).
+    #[arg(long)]
+    pub split: Option<PathBuf>,
+}
+
+impl TitleArgs {
+    /// The split folder: `--split`, else the title's folder when it holds a shader map.
+    pub fn split_dir(&self) -> anyhow::Result<PathBuf> {
+        match (&self.split, &self.game) {
+            (Some(s), _) => Ok(s.clone()),
+            (None, Some(g)) if g.join("shader_map.tsv").is_file() => Ok(g.clone()),
+            (None, Some(g)) => anyhow::bail!(
+                "{}: no shader_map.tsv here; give the split folder with --split",
+                g.display()
+            ),
+            (None, None) => anyhow::bail!("give the split folder with --split (or --game)"),
+        }
+    }
+
+    /// The chain's inputs from this title (and `split`, the split folder if there is one).
+    pub fn inputs(
+        &self,
+        split: Option<&Path>,
+        opts: &dmsh_msl::MslOptions,
+    ) -> anyhow::Result<TitleInputs> {
+        let manual = self.manual()?;
+        TitleInputs::load(split, self.game.as_deref(), manual.as_deref(), opts)
+    }
+
+    /// The title's manual facts file, if it has a profile naming one.
+    pub fn manual(&self) -> anyhow::Result<Option<PathBuf>> {
+        match &self.game {
+            Some(g) => manual_facts(g),
+            None => Ok(None),
+        }
+    }
+}
 
 /// One row of shader_map.tsv that translation needs.
 pub struct MapRow {
@@ -11,9 +59,11 @@ pub struct MapRow {
     pub stage: String,
     /// Its code generation (`nvn1`, `nvn2`).
     pub gen: String,
+    /// The container kind of its first origin.
+    pub container: String,
 }
 
-/// The unique (key, stage, generation) rows of a shader_map.tsv.
+/// The unique rows of a shader_map.tsv (the first row of each key), sorted by key.
 pub fn read_map(path: &Path) -> anyhow::Result<Vec<MapRow>> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))?;
@@ -25,11 +75,13 @@ pub fn read_map(path: &Path) -> anyhow::Result<Vec<MapRow>> {
             .position(|h| *h == name)
             .ok_or_else(|| anyhow::anyhow!("{}: no column {name}", path.display()))
     };
-    let (k, st, g) = (col("key")?, col("stage")?, col("gen")?);
+    let (k, st, g, ct) = (col("key")?, col("stage")?, col("gen")?, col("container")?);
     let mut rows: Vec<MapRow> = Vec::new();
     for line in lines {
         let c: Vec<&str> = line.split('\t').collect();
-        let (Some(key), Some(stage), Some(gen)) = (c.get(k), c.get(st), c.get(g)) else {
+        let (Some(key), Some(stage), Some(gen), Some(container)) =
+            (c.get(k), c.get(st), c.get(g), c.get(ct))
+        else {
             continue;
         };
         if rows.last().is_some_and(|r| r.key == *key) {
@@ -39,6 +91,7 @@ pub fn read_map(path: &Path) -> anyhow::Result<Vec<MapRow>> {
             key: key.to_string(),
             stage: stage.to_string(),
             gen: gen.to_string(),
+            container: container.to_string(),
         });
     }
     rows.sort_by(|a, b| a.key.cmp(&b.key));

@@ -94,6 +94,21 @@ pub struct Args {
     pub out: PathBuf,
 }
 
+impl Args {
+    /// The translation options the arguments ask for (`--fma`).
+    pub fn options(&self) -> anyhow::Result<Options> {
+        let fma = match self.fma.as_str() {
+            "exact" => FmaMode::Exact,
+            "native" => FmaMode::Native,
+            f => bail!("--fma {f}: expected exact or native"),
+        };
+        Ok(Options {
+            fma,
+            ..Default::default()
+        })
+    }
+}
+
 fn parse_size(s: &str) -> Result<[u32; 3], String> {
     let v: Vec<u32> = s
         .split(',')
@@ -200,11 +215,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "deko3d" => Abi::Deko3d,
         a => bail!("--abi {a}: expected nvn, cuda or deko3d"),
     };
-    let fma = match args.fma.as_str() {
-        "exact" => FmaMode::Exact,
-        "native" => FmaMode::Native,
-        f => bail!("--fma {f}: expected exact or native"),
-    };
+    let options = args.options()?;
     let ls = args.local_size.unwrap_or([1, 1, 1]);
     let (code, mut cfg, name) = if let Some(path) = &args.cubin {
         let cubin =
@@ -282,15 +293,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         cfg.local_bytes = l;
         cfg.declared_local_bytes = 0;
     }
-    let out = dmsh_spv::translate(
-        &code,
-        &cfg,
-        &Options {
-            fma,
-            ..Default::default()
-        },
-    )
-    .with_context(|| format!("translating {name}"))?;
+    let out = dmsh_spv::translate(&code, &cfg, &options)
+        .with_context(|| format!("translating {name}"))?;
     let bytes: Vec<u8> = out.words.iter().flat_map(|w| w.to_le_bytes()).collect();
     write_atomic(&args.out, &bytes)?;
     let json = args.out.with_extension("json");

@@ -9,7 +9,6 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use dmsh_ir::lift::{dksh, BindingLayout, CompType};
 use dmsh_ir::Stage;
-use dmsh_spv::{FmaMode, Options};
 
 use super::translate::Args;
 
@@ -203,20 +202,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             None => facts.clip_cull(&fkey)?,
         };
     }
-    let fma = match args.fma.as_str() {
-        "exact" => FmaMode::Exact,
-        "native" => FmaMode::Native,
-        f => bail!("--fma {f}: expected exact or native"),
-    };
-    let out = dmsh_spv::translate_graphics(
-        &code,
-        &cfg,
-        &Options {
-            fma,
-            ..Default::default()
-        },
-    )
-    .with_context(|| format!("translating {key}"))?;
+    let out = dmsh_spv::translate_graphics(&code, &cfg, &args.options()?)
+        .with_context(|| format!("translating {key}"))?;
     let (mut words, mut refl) = (out.words, out.reflection);
     if let Some(p) = &args.partner {
         if stage != Stage::Vertex {

@@ -162,7 +162,7 @@ impl E {
     }
 
     /// `(byte_off & 3) * 8`: the bit position of a narrow access in its word.
-    fn sbuf_bit(&mut self, byte_off: Word) -> Word {
+    pub(crate) fn byte_bit(&mut self, byte_off: Word) -> Word {
         let u = self.ty(Type::U32);
         let three = self.u32c(3);
         let b = self.op(spirv::Op::BitwiseAnd, u, &[byte_off, three]);
@@ -171,7 +171,6 @@ impl E {
 
     /// A load of width `w` at byte `off` of storage buffer `slot` (U32, or U64 for `B64`).
     pub(crate) fn sbuf_load(&mut self, slot: u8, w: Width, off: Word) -> Word {
-        let u = self.ty(Type::U32);
         match w {
             Width::B32 => {
                 let p = self.sbuf_ptr(slot, WORDS, off, 0);
@@ -187,16 +186,23 @@ impl E {
             _ => {
                 let p = self.sbuf_ptr(slot, WORDS, off, 0);
                 let word = self.load(Type::U32, p);
-                let sh = self.sbuf_bit(off);
-                let n = self.u32c(w.bytes() * 8);
-                let op = if matches!(w, Width::S8 | Width::S16) {
-                    spirv::Op::BitFieldSExtract
-                } else {
-                    spirv::Op::BitFieldUExtract
-                };
-                self.op(op, u, &[word, sh, n])
+                self.narrow_of(word, off, w)
             }
         }
+    }
+
+    /// The narrow value of width `w` at byte address `byte_off` inside `word` (the word that
+    /// holds it), sign- or zero-extended to `u32`.
+    pub(crate) fn narrow_of(&mut self, word: Word, byte_off: Word, w: Width) -> Word {
+        let u = self.ty(Type::U32);
+        let sh = self.byte_bit(byte_off);
+        let n = self.u32c(w.bytes() * 8);
+        let op = if matches!(w, Width::S8 | Width::S16) {
+            spirv::Op::BitFieldSExtract
+        } else {
+            spirv::Op::BitFieldUExtract
+        };
+        self.op(op, u, &[word, sh, n])
     }
 
     /// A store of width `w` at byte `off` of storage buffer `slot`.
@@ -216,7 +222,7 @@ impl E {
             }
             _ => {
                 let p = self.sbuf_ptr(slot, WORDS, off, 0);
-                let sh = self.sbuf_bit(off);
+                let sh = self.byte_bit(off);
                 let fm = self.u32c(if w.bytes() == 1 { 0xff } else { 0xffff });
                 let m = self.op(spirv::Op::ShiftLeftLogical, u, &[fm, sh]);
                 let vm = self.op(spirv::Op::BitwiseAnd, u, &[v, fm]);

@@ -316,6 +316,7 @@ mod tests {
             key: k.into(),
             stage: "vertex".into(),
             gen: "nvn1".into(),
+            container: "bnsh".into(),
         };
         let t1 = TitleInputs::load(Some(&d), None, None, &opts).unwrap();
         std::fs::write(

@@ -29,12 +29,9 @@ use record::{BuildRecord, KeyRecord};
 /// Arguments of `dmsh build`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The title's folder (profile.toml, shader_facts_manual.tsv): its manual facts are used.
-    #[arg(long)]
-    pub game: Option<PathBuf>,
-    /// The split folder (`dmsh split`'s outputs: shader_map.tsv, shader_facts.tsv, pkg/).
-    #[arg(long)]
-    pub split: PathBuf,
+    /// The title (profile, manual facts) and its split folder.
+    #[command(flatten)]
+    pub title: super::title::TitleArgs,
     /// Where `b-<V>/` is written (default: the split folder).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -71,8 +68,9 @@ pub struct Summary {
 }
 
 /// What every key of one build shares.
-struct Run<'a> {
-    args: &'a Args,
+struct Run {
+    /// The split folder.
+    split: PathBuf,
     title: inputs::TitleInputs,
     cache: cache::Cache,
     /// The `b-<V>` folder.
@@ -90,7 +88,7 @@ struct Run<'a> {
 /// inputs its fragment partners read (vs_pad; empty for other stages).
 fn key_record(run: &Run, r: &MapRow, partners: &dmsh_fixup::Partners) -> (KeyRecord, bool) {
     let Run {
-        args,
+        split,
         title,
         cache,
         dir,
@@ -99,7 +97,7 @@ fn key_record(run: &Run, r: &MapRow, partners: &dmsh_fixup::Partners) -> (KeyRec
         v,
         metal,
     } = run;
-    let digests = title.digests(&args.split, r);
+    let digests = title.digests(split, r);
     let cache_key = digests.cache_key();
     let mut rec = KeyRecord {
         key: r.key.clone(),
@@ -121,7 +119,7 @@ fn key_record(run: &Run, r: &MapRow, partners: &dmsh_fixup::Partners) -> (KeyRec
         .and_then(|_| {
             let o = convert::build_key(
                 &convert::Setting {
-                    split: &args.split,
+                    split,
                     manual: manual.as_deref(),
                     opts,
                     v,
@@ -190,29 +188,22 @@ fn remove_strays(dir: &Path, keep: &BTreeSet<String>) -> anyhow::Result<()> {
 /// Runs `dmsh build`.
 pub fn build(args: &Args) -> anyhow::Result<Summary> {
     let opts = msl_options(args.ios);
-    let manual = match &args.game {
-        Some(g) => super::title::manual_facts(g)?,
-        None => None,
-    };
-    let title = inputs::TitleInputs::load(
-        Some(&args.split),
-        args.game.as_deref(),
-        manual.as_deref(),
-        &opts,
-    )?;
+    let split = args.title.split_dir()?;
+    let title = args.title.inputs(Some(&split), &opts)?;
+    let manual = args.title.manual()?;
     let v = super::chain::version(&title.chain_parts());
-    let out = args.out.clone().unwrap_or_else(|| args.split.clone());
+    let out = args.out.clone().unwrap_or_else(|| split.clone());
     let dir = out.join(format!("b-{v}"));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let cache = cache::Cache::open(&args.cache.clone().unwrap_or_else(|| out.join("cache")))?;
-    let rows = read_map(&args.split.join("shader_map.tsv"))?;
+    let rows = read_map(&split.join("shader_map.tsv"))?;
     let bar = indicatif::ProgressBar::new(rows.len() as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("build {bar:40} {pos}/{len} shaders {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let run = Run {
-        args,
+        split,
         title,
         cache,
         dir: dir.clone(),

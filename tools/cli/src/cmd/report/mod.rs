@@ -25,16 +25,12 @@ use cause::{classify, Cause, LEVELS};
 /// Arguments of `dmsh report`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The split folder (shader_map.tsv; default: the title's folder, when the tables are
-    /// there, as in the seed's games/<id>/).
-    #[arg(long)]
-    pub split: Option<PathBuf>,
+    /// The title (its name) and the split folder (shader_map.tsv).
+    #[command(flatten)]
+    pub title: super::title::TitleArgs,
     /// The build folder, `b-<V>/` (default: the one b-* folder in the split folder).
     #[arg(long)]
     pub build: Option<PathBuf>,
-    /// The title's folder (profile.toml: its name).
-    #[arg(long)]
-    pub game: Option<PathBuf>,
     /// Where report.json, report.md and report.html go (default: SPLIT/report).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -138,30 +134,6 @@ impl Report {
 
 /// Examples kept per cause.
 const EXAMPLES: usize = 5;
-
-/// The first map row per key: its container kind and stage.
-fn map_kinds(path: &Path) -> anyhow::Result<BTreeMap<String, (String, String)>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .with_context(|| format!("{}: no column {name}", path.display()))
-    };
-    let (k, s, c) = (col("key")?, col("stage")?, col("container")?);
-    let mut out = BTreeMap::new();
-    for line in lines {
-        let cols: Vec<&str> = line.split('\t').collect();
-        if let (Some(key), Some(stage), Some(kind)) = (cols.get(k), cols.get(s), cols.get(c)) {
-            out.entry(key.to_string())
-                .or_insert_with(|| (kind.to_string(), stage.to_string()));
-        }
-    }
-    Ok(out)
-}
 
 fn counts<'a>(names: impl Iterator<Item = &'a str>) -> Vec<Count> {
     let mut m: BTreeMap<&str, usize> = BTreeMap::new();
@@ -330,22 +302,18 @@ fn only_build(split: &Path) -> anyhow::Result<PathBuf> {
 
 /// Writes the report of a split folder's build into `out`; returns a one-line summary.
 pub fn write_report(args: &Args) -> anyhow::Result<String> {
-    let split = match (&args.split, &args.game) {
-        (Some(s), _) => s.clone(),
-        (None, Some(g)) if g.join("shader_map.tsv").is_file() => g.clone(),
-        (None, Some(g)) => anyhow::bail!(
-            "{}: no shader_map.tsv here; give the split folder with --split",
-            g.display()
-        ),
-        (None, None) => anyhow::bail!("give the split folder with --split (or --game)"),
-    };
+    let split = args.title.split_dir()?;
     let build = match &args.build {
         Some(b) => b.clone(),
         None => only_build(&split)?,
     };
     let record = BuildRecord::read(&build.join("_b_build.json"))?;
-    let map = map_kinds(&split.join("shader_map.tsv"))?;
-    let title = match &args.game {
+    let map: BTreeMap<String, (String, String)> =
+        super::title::read_map(&split.join("shader_map.tsv"))?
+            .into_iter()
+            .map(|r| (r.key, (r.container, r.stage)))
+            .collect();
+    let title = match &args.title.game {
         Some(g) if g.join("profile.toml").is_file() => dmsh_scan::Profile::load(g)?.title,
         _ => String::new(),
     };
