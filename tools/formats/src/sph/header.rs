@@ -16,6 +16,27 @@ fn bits(w: u32, lo: u32, len: u32) -> u32 {
     (w >> lo) & ((1u64 << len) - 1) as u32
 }
 
+/// The common bit fields `describe` prints after the shader type, in order: (name, word,
+/// low bit, width, printed in hex).
+const FIELDS: &[(&str, usize, u32, u32, bool)] = &[
+    ("mrt_enable", 0, 14, 1, false),
+    ("kills_pixels", 0, 15, 1, false),
+    ("does_global_store", 0, 16, 1, false),
+    ("sass_version", 0, 17, 4, false),
+    ("does_load_or_store", 0, 26, 1, false),
+    ("does_fp64", 0, 27, 1, false),
+    ("stream_out_mask", 0, 28, 4, true),
+    ("shader_local_memory_low_size", 1, 0, 24, true),
+    ("per_patch_attribute_count", 1, 24, 8, false),
+    ("shader_local_memory_high_size", 2, 0, 24, true),
+    ("threads_per_input_primitive", 2, 24, 8, false),
+    ("shader_local_memory_crs_size", 3, 0, 24, true),
+    ("output_topology", 3, 24, 4, false),
+    ("max_output_vertex_count", 4, 0, 12, false),
+    ("store_req_start", 4, 12, 8, true),
+    ("store_req_end", 4, 24, 8, true),
+];
+
 impl Sph {
     /// Reads an SPH from 0x50 bytes; `None` if too short.
     pub fn parse(b: &[u8]) -> Option<Sph> {
@@ -71,37 +92,10 @@ impl Sph {
                 st.get(bits(w[0], 10, 4) as usize).unwrap_or(&"?")
             ),
         );
-        line("mrt_enable", format!("{}", bits(w[0], 14, 1)));
-        line("kills_pixels", format!("{}", bits(w[0], 15, 1)));
-        line("does_global_store", format!("{}", bits(w[0], 16, 1)));
-        line("sass_version", format!("{}", bits(w[0], 17, 4)));
-        line("does_load_or_store", format!("{}", bits(w[0], 26, 1)));
-        line("does_fp64", format!("{}", bits(w[0], 27, 1)));
-        line("stream_out_mask", format!("{:#x}", bits(w[0], 28, 4)));
-        line(
-            "shader_local_memory_low_size",
-            format!("{:#x}", bits(w[1], 0, 24)),
-        );
-        line(
-            "per_patch_attribute_count",
-            format!("{}", bits(w[1], 24, 8)),
-        );
-        line(
-            "shader_local_memory_high_size",
-            format!("{:#x}", bits(w[2], 0, 24)),
-        );
-        line(
-            "threads_per_input_primitive",
-            format!("{}", bits(w[2], 24, 8)),
-        );
-        line(
-            "shader_local_memory_crs_size",
-            format!("{:#x}", bits(w[3], 0, 24)),
-        );
-        line("output_topology", format!("{}", bits(w[3], 24, 4)));
-        line("max_output_vertex_count", format!("{}", bits(w[4], 0, 12)));
-        line("store_req_start", format!("{:#x}", bits(w[4], 12, 8)));
-        line("store_req_end", format!("{:#x}", bits(w[4], 24, 8)));
+        for &(name, word, lo, len, hex) in FIELDS {
+            let v = bits(w[word], lo, len);
+            line(name, if hex { format!("{v:#x}") } else { v.to_string() });
+        }
         line("imap_system_values_a_b", format!("{:#010x}", w[5]));
         if self.sph_type() == 2 {
             let imap: Vec<String> = w[6..14].iter().map(|x| format!("{x:08x}")).collect();
