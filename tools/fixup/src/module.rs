@@ -48,7 +48,9 @@ impl Spirv {
 
     /// Reorders `types_global_values` so that every instruction follows the globals it uses:
     /// the original order, with each not-yet-placed dependency placed just before its first
-    /// user (cycles through forward pointers keep the original order).
+    /// user, however far it lies (an early variable re-typed to a new pointer whose new
+    /// pointee was appended before it: both move up); cycles through forward pointers keep
+    /// the original order.
     fn order_globals(&mut self) {
         let globals = std::mem::take(&mut self.m.types_global_values);
         let index: HashMap<Word, usize> = globals
@@ -78,9 +80,7 @@ impl Spirv {
                 }));
             for d in deps.collect::<Vec<_>>() {
                 if let Some(&j) = index.get(&d) {
-                    if j > k {
-                        place(j, g, index, placed, order);
-                    }
+                    place(j, g, index, placed, order);
                 }
             }
             order.push(k);
@@ -352,4 +352,39 @@ pub enum Kind {
     Uint,
     /// Floating point.
     Float,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The int_inputs case: an early variable re-typed to a pointer appended after the
+    /// vector type it points to (both new) — every global must follow what it uses.
+    #[test]
+    fn globals_follow_their_dependencies_after_retyping() {
+        let mut b = rspirv::dr::Builder::new();
+        b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+        let f = b.type_float(32);
+        let v4f = b.type_vector(f, 4);
+        let pf = b.type_pointer(None, StorageClass::Input, v4f);
+        let var = b.variable(pf, None, StorageClass::Input, None);
+        let mut sp = Spirv { m: b.module() };
+        let i = sp.type_int(32, false);
+        let v4 = sp.type_vector(i, 4);
+        let p = sp.type_pointer(StorageClass::Input, v4);
+        let d =
+            sp.m.types_global_values
+                .iter_mut()
+                .find(|g| g.result_id == Some(var))
+                .unwrap();
+        d.result_type = Some(p);
+        sp.order_globals();
+        let pos = |id: Word| {
+            sp.m.types_global_values
+                .iter()
+                .position(|g| g.result_id == Some(id))
+                .unwrap()
+        };
+        assert!(pos(i) < pos(v4) && pos(v4) < pos(p) && pos(p) < pos(var));
+    }
 }

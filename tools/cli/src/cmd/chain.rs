@@ -62,21 +62,35 @@ pub fn version(parts: &ChainParts) -> String {
     sha256_hex(text.as_bytes())[..12].to_string()
 }
 
-/// The local tools' fingerprints, by name: SPIRV-Cross (linked in) and, where xcrun exists,
-/// `xcrun metal --version`'s first line.
+/// The local tools' fingerprints, by name: SPIRV-Cross (linked in) and the first line of
+/// `spirv-val --version` and of `xcrun metal --version` where they run.
 pub fn tools() -> Vec<(String, String)> {
     let mut v = vec![("spirv-cross".to_string(), dmsh_msl::SPIRV_CROSS.to_string())];
-    let xcrun = std::process::Command::new(super::build::metallib::xcrun())
-        .args(["metal", "--version"])
-        .output();
-    if let Ok(o) = xcrun {
-        if o.status.success() {
-            let text = String::from_utf8_lossy(&o.stdout);
-            let first = text.lines().next().unwrap_or("").trim().to_string();
-            v.push(("xcrun-metal".into(), first));
+    let xcrun = super::build::metallib::xcrun();
+    for (name, program, args) in [
+        (SPIRV_VAL, "spirv-val", &["--version"][..]),
+        ("xcrun-metal", xcrun.as_str(), &["metal", "--version"][..]),
+    ] {
+        if let Some(first) = first_line_of(program, args) {
+            v.push((name.into(), first));
         }
     }
     v
+}
+
+/// The tool name of spirv-val, the build's `validate` step, in the fingerprints.
+pub const SPIRV_VAL: &str = "spirv-val";
+
+/// The first line `program args` prints, when it runs and succeeds.
+fn first_line_of(program: &str, args: &[&str]) -> Option<String> {
+    let o = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&o.stdout);
+    o.status
+        .success()
+        .then(|| text.lines().next().unwrap_or("").trim().to_string())
 }
 
 /// Tool fingerprints as the lock file holds them: `name<TAB>fingerprint` lines.

@@ -94,7 +94,14 @@ impl Sph {
         );
         for &(name, word, lo, len, hex) in FIELDS {
             let v = bits(w[word], lo, len);
-            line(name, if hex { format!("{v:#x}") } else { v.to_string() });
+            line(
+                name,
+                if hex {
+                    format!("{v:#x}")
+                } else {
+                    v.to_string()
+                },
+            );
         }
         line("imap_system_values_a_b", format!("{:#010x}", w[5]));
         if self.sph_type() == 2 {

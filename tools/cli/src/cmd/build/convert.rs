@@ -20,7 +20,7 @@ pub struct Outcome {
     pub stage: String,
     /// `built`, `failed` or `unsupported`.
     pub status: &'static str,
-    /// The failing step (`translate`, `fix-up`, `msl`, `bindings`, `metallib`, `write`), empty
+    /// The failing step (`translate`, `fix-up`, `validate`, `msl`, `bindings`, `metallib`, `write`), empty
     /// when built.
     pub step: &'static str,
     /// What failed, on one line; empty when built.
@@ -46,6 +46,8 @@ pub struct Setting<'a> {
     pub v: &'a str,
     /// `xcrun metal`, where it exists.
     pub metal: Option<&'a super::metallib::MetalCompiler>,
+    /// Whether spirv-val checks each module after the fix-ups (where it is installed).
+    pub validate: bool,
 }
 
 /// Builds one key into `dir`; `partners`: the inputs its fragment partners read (vs_pad).
@@ -61,6 +63,7 @@ pub fn build_key(
         opts,
         v,
         metal,
+        validate,
     } = *set;
     let fail = |step: &'static str, message: String| Outcome {
         key: r.key.clone(),
@@ -104,6 +107,11 @@ pub fn build_key(
         Ok(w) => w,
         Err(e) => return fail("fix-up", e.to_string()),
     };
+    if validate {
+        if let Err(e) = dmsh_vk::spirv_val(&words) {
+            return fail("validate", e);
+        }
+    }
     let msl = match dmsh_msl::to_msl(&words, &refl, opts) {
         Ok(m) => m,
         Err(e) => return fail("msl", e.to_string()),

@@ -81,6 +81,8 @@ struct Run {
     v: String,
     /// `xcrun metal`, where it exists.
     metal: Option<metallib::MetalCompiler>,
+    /// Whether spirv-val is installed (the `validate` step).
+    validate: bool,
 }
 
 /// One key: from the cache, else converted in `dir/.stage-<key>` and stored; its outputs are
@@ -96,6 +98,7 @@ fn key_record(run: &Run, r: &MapRow, partners: &dmsh_fixup::Partners) -> (KeyRec
         opts,
         v,
         metal,
+        validate,
     } = run;
     let digests = title.digests(split, r);
     let cache_key = digests.cache_key();
@@ -124,6 +127,7 @@ fn key_record(run: &Run, r: &MapRow, partners: &dmsh_fixup::Partners) -> (KeyRec
                     opts,
                     v,
                     metal: metal.as_ref(),
+                    validate: *validate,
                 },
                 r,
                 &stage,
@@ -191,6 +195,13 @@ pub fn build(args: &Args) -> anyhow::Result<Summary> {
     let split = args.title.split_dir()?;
     let title = args.title.inputs(Some(&split), &opts)?;
     let manual = args.title.manual()?;
+    let validate = title
+        .tools
+        .iter()
+        .any(|(n, _)| n == super::chain::SPIRV_VAL);
+    if !validate {
+        eprintln!("build: no spirv-val here: modules are not validated (docs/build.md)");
+    }
     let v = super::chain::version(&title.chain_parts());
     let out = args.out.clone().unwrap_or_else(|| split.clone());
     let dir = out.join(format!("b-{v}"));
@@ -211,6 +222,7 @@ pub fn build(args: &Args) -> anyhow::Result<Summary> {
         opts,
         v: v.clone(),
         metal: metallib::MetalCompiler::detect(args.ios),
+        validate,
     };
     if run.metal.is_none() {
         eprintln!("build: no xcrun metal here: MSL only, no .metallib (docs/build.md)");

@@ -26,6 +26,8 @@ pub enum Level {
 /// What the levels mean, for the report's readers.
 pub const LEVELS_NOTE: &str = "Validation is the build's binding check: the MSL's arguments \
 and locations agree with the reflection (dmsh_msl::check_bindings); it comes after MSL. \
+Before MSL every module passed spirv-val (where it is installed; a refused one is not \
+counted as translated). \
 A metallib is counted when the build wrote one (xcrun metal).";
 
 /// Every level, with its label, in chain order.
@@ -52,6 +54,10 @@ pub enum Cause {
     UnresolvedBinding,
     /// Any other translation error (facts, control section, files).
     TranslationError,
+    /// spirv-val refused the module (after the fix-ups): a translator or fix-up defect.
+    InvalidSpirv,
+    /// A Metal fix-up (dmsh-fixup) could not rewrite the module.
+    FixUp,
     /// A geometry or tessellation stage, which Metal cannot run directly.
     StageNotInMetal,
     /// SPIRV-Cross refused the module.
@@ -77,6 +83,8 @@ impl Cause {
             (_, "translate") if message.contains("unresolvable handle") => Cause::UnresolvedBinding,
             (_, "translate") if is_instruction_error(message) => Cause::UnimplementedInstruction,
             (_, "translate") => Cause::TranslationError,
+            (_, "validate") => Cause::InvalidSpirv,
+            (_, "fix-up") => Cause::FixUp,
             (_, "msl") if message.starts_with("SPIRV-Cross") => Cause::SpirvCross,
             (_, "msl") if message.starts_with("reflection") => Cause::ReflectionError,
             (_, "msl") => Cause::StageNotInMetal,
@@ -94,6 +102,8 @@ impl Cause {
             Cause::UnimplementedInstruction => "unimplemented_instruction",
             Cause::UnresolvedBinding => "unresolved_binding",
             Cause::TranslationError => "translation_error",
+            Cause::InvalidSpirv => "invalid_spirv",
+            Cause::FixUp => "fix_up",
             Cause::StageNotInMetal => "stage_not_in_metal",
             Cause::SpirvCross => "spirv_cross",
             Cause::ReflectionError => "reflection_error",
@@ -111,6 +121,8 @@ impl Cause {
             Cause::UnimplementedInstruction => "unimplemented instruction",
             Cause::UnresolvedBinding => "unresolved binding",
             Cause::TranslationError => "other translation error",
+            Cause::InvalidSpirv => "invalid SPIR-V (spirv-val)",
+            Cause::FixUp => "Metal fix-up error",
             Cause::StageNotInMetal => "stage Metal cannot run directly",
             Cause::SpirvCross => "SPIRV-Cross error",
             Cause::ReflectionError => "reflection error",
@@ -126,8 +138,9 @@ impl Cause {
             Cause::UnsupportedGeneration | Cause::UnknownEncoding => Level::Found,
             Cause::UnimplementedInstruction
             | Cause::UnresolvedBinding
-            | Cause::TranslationError => Level::Decoded,
-            Cause::StageNotInMetal | Cause::SpirvCross | Cause::ReflectionError => {
+            | Cause::TranslationError
+            | Cause::InvalidSpirv => Level::Decoded,
+            Cause::FixUp | Cause::StageNotInMetal | Cause::SpirvCross | Cause::ReflectionError => {
                 Level::Translated
             }
             Cause::BindingMismatch => Level::Msl,
@@ -219,6 +232,20 @@ mod tests {
                 rec("failed", "translate", "reading facts x.tsv: line 3"),
                 Cause::TranslationError,
                 Level::Decoded,
+            ),
+            (
+                rec(
+                    "failed",
+                    "validate",
+                    "error: line 12: ID 5 has not been defined",
+                ),
+                Cause::InvalidSpirv,
+                Level::Decoded,
+            ),
+            (
+                rec("failed", "fix-up", "vs_depth: no Position output"),
+                Cause::FixUp,
+                Level::Translated,
             ),
             (
                 rec(
