@@ -13,6 +13,7 @@
 pub mod bindings;
 mod check;
 mod error;
+pub mod limits;
 mod merge;
 pub mod options;
 pub mod signature;

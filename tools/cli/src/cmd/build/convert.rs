@@ -20,7 +20,7 @@ pub struct Outcome {
     pub stage: String,
     /// `built`, `failed` or `unsupported`.
     pub status: &'static str,
-    /// The failing step (`translate`, `fix-up`, `validate`, `msl`, `bindings`, `metallib`, `write`), empty
+    /// The failing step (`translate`, `fix-up`, `validate`, `f64`, `msl`, `bindings`, `metallib`, `write`), empty
     /// when built.
     pub step: &'static str,
     /// What failed, on one line; empty when built.
@@ -111,6 +111,15 @@ pub fn build_key(
         if let Err(e) = dmsh_vk::spirv_val(&words) {
             return fail("validate", e);
         }
+    }
+    if dmsh_msl::limits::uses_f64(&words) {
+        return fail(
+            "f64",
+            "the shader computes in 64-bit floating point (DADD / DMUL / DFMA / DSETP / DMNMX \
+             / F2F.F64, …), which Metal does not have; an exact lowering to 32-bit integer \
+             arithmetic is not built yet"
+                .into(),
+        );
     }
     let msl = match dmsh_msl::to_msl(&words, &refl, opts) {
         Ok(m) => m,

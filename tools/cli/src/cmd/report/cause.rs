@@ -58,6 +58,8 @@ pub enum Cause {
     InvalidSpirv,
     /// A Metal fix-up (dmsh-fixup) could not rewrite the module.
     FixUp,
+    /// The shader computes in 64-bit floating point, which Metal does not have.
+    NoDoubles,
     /// A geometry or tessellation stage, which Metal cannot run directly.
     StageNotInMetal,
     /// SPIRV-Cross refused the module.
@@ -85,6 +87,7 @@ impl Cause {
             (_, "translate") => Cause::TranslationError,
             (_, "validate") => Cause::InvalidSpirv,
             (_, "fix-up") => Cause::FixUp,
+            (_, "f64") => Cause::NoDoubles,
             (_, "msl") if message.starts_with("SPIRV-Cross") => Cause::SpirvCross,
             (_, "msl") if message.starts_with("reflection") => Cause::ReflectionError,
             (_, "msl") => Cause::StageNotInMetal,
@@ -104,6 +107,7 @@ impl Cause {
             Cause::TranslationError => "translation_error",
             Cause::InvalidSpirv => "invalid_spirv",
             Cause::FixUp => "fix_up",
+            Cause::NoDoubles => "no_doubles",
             Cause::StageNotInMetal => "stage_not_in_metal",
             Cause::SpirvCross => "spirv_cross",
             Cause::ReflectionError => "reflection_error",
@@ -123,6 +127,7 @@ impl Cause {
             Cause::TranslationError => "other translation error",
             Cause::InvalidSpirv => "invalid SPIR-V (spirv-val)",
             Cause::FixUp => "Metal fix-up error",
+            Cause::NoDoubles => "64-bit floating point (Metal has none)",
             Cause::StageNotInMetal => "stage Metal cannot run directly",
             Cause::SpirvCross => "SPIRV-Cross error",
             Cause::ReflectionError => "reflection error",
@@ -140,9 +145,11 @@ impl Cause {
             | Cause::UnresolvedBinding
             | Cause::TranslationError
             | Cause::InvalidSpirv => Level::Decoded,
-            Cause::FixUp | Cause::StageNotInMetal | Cause::SpirvCross | Cause::ReflectionError => {
-                Level::Translated
-            }
+            Cause::FixUp
+            | Cause::NoDoubles
+            | Cause::StageNotInMetal
+            | Cause::SpirvCross
+            | Cause::ReflectionError => Level::Translated,
             Cause::BindingMismatch => Level::Msl,
             Cause::Metal => Level::Validated,
             // A write error can come at any step; count it as translated only.
@@ -241,6 +248,15 @@ mod tests {
                 ),
                 Cause::InvalidSpirv,
                 Level::Decoded,
+            ),
+            (
+                rec(
+                    "failed",
+                    "f64",
+                    "the shader computes in 64-bit floating point",
+                ),
+                Cause::NoDoubles,
+                Level::Translated,
             ),
             (
                 rec("failed", "fix-up", "vs_depth: no Position output"),
