@@ -40,6 +40,7 @@ typedef uint32_t DmshStatus;
 #define DMSH_ERR_WARM_MISSING 16u      /* a warm-up list does not exist or was not given   */
 #define DMSH_ERR_WARM_BAD 17u          /* a warm-up list unusable as a whole: not used     */
 #define DMSH_ERR_WARM_WRITE 18u        /* the device list could not be written (or none)   */
+#define DMSH_ERR_METAL 19u             /* the macOS Metal layer (Rust, feature metal) failed */
 
 /* Stages (dmsh_formats::Stage order). */
 #define DMSH_STAGE_VERTEX 0u

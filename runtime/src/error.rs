@@ -49,6 +49,9 @@ pub enum Status {
     WarmBad = 17,
     /// The device warm-up list could not be written (or none was given at open).
     WarmWrite = 18,
+    /// The macOS Metal layer could not make a library, function or pipeline (reported once
+    /// with its keys; `metal` feature).
+    Metal = 19,
 }
 
 /// A failure: its status and a message (a C string, so the C ABI hands it out as it is).

@@ -17,6 +17,8 @@ pub mod ffi;
 mod files;
 pub mod key;
 pub mod map;
+#[cfg(all(feature = "metal", target_os = "macos"))]
+pub mod metal;
 pub mod prewarm;
 pub mod shader;
 pub mod title;
