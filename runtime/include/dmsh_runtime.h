@@ -37,6 +37,10 @@ typedef uint32_t DmshStatus;
 #define DMSH_ERR_C1_BAD 13u            /* malformed c1 list: not used                      */
 #define DMSH_ERR_KEY 14u               /* control section / code area without a key        */
 #define DMSH_ERR_INTERNAL 15u          /* a bug caught at the boundary                     */
+#define DMSH_ERR_WARM_MISSING 16u      /* a warm-up list does not exist or was not given   */
+#define DMSH_ERR_WARM_BAD 17u          /* a warm-up list unusable as a whole: not used     */
+#define DMSH_ERR_WARM_WRITE 18u        /* the device list could not be written (or none)   */
+#define DMSH_ERR_METAL 19u             /* the macOS Metal layer (Rust, feature metal) failed */
 
 /* Stages (dmsh_formats::Stage order). */
 #define DMSH_STAGE_VERTEX 0u
@@ -87,7 +91,16 @@ typedef uint32_t DmshStatus;
 #define DMSH_TYPE_UINT 2u
 
 /* DmshOpenParams.flags */
-#define DMSH_OPEN_EAGER 1u /* read every reflection at open: no lookup ever reads a file */
+#define DMSH_OPEN_EAGER 1u     /* read every reflection at open: no lookup ever reads a file */
+#define DMSH_OPEN_WARM_OFF 2u  /* read neither warm-up list (DM_PSO_MANIFEST=off)            */
+
+/* DmshWarmRow.kind: the rows' letters S, R, C (docs/runtime.md, "Warm-up lists"). */
+#define DMSH_WARM_SHADER 1u  /* S: a shader's library and functions */
+#define DMSH_WARM_RENDER 2u  /* R: a render pipeline                */
+#define DMSH_WARM_COMPUTE 3u /* C: a compute pipeline               */
+/* DmshWarmRow.list */
+#define DMSH_WARM_SEED 0u    /* the bundled seed list pso_manifest.tsv (pre-built first)   */
+#define DMSH_WARM_DEVICE 1u  /* this device's list pso_user.tsv (pre-built after the seed) */
 
 /* One resource the host binds. */
 typedef struct DmshBinding {
@@ -143,17 +156,36 @@ typedef struct DmshShader {
     uint32_t local_bytes;
 } DmshShader;
 
-/* What dmsh_open opens. Set `size` to sizeof(DmshOpenParams): later versions append fields
-   (the warm-up lists pso_manifest.tsv / pso_user.tsv) and read them only when `size`
-   covers them. */
+/* What dmsh_open opens. Set `size` to sizeof(DmshOpenParams): fields are appended in later
+   versions and read only when `size` covers them (a block that ends after `chain`, from
+   before the warm-up lists, opens with the seed list next to the map and no device list). */
 typedef struct DmshOpenParams {
     uint32_t size;
-    uint32_t flags;          /* DMSH_OPEN_*                                          */
-    const char *shader_map;  /* shader_map.tsv; required                             */
-    const char *library_dir; /* the folder holding b-<V>/; required                  */
-    const char *c1_list;     /* c1_full.tsv; NULL: next to the shader map            */
-    const char *chain;       /* the chain version V; NULL: compiled in (DMSH_CHAIN)  */
+    uint32_t flags;           /* DMSH_OPEN_*                                          */
+    const char *shader_map;   /* shader_map.tsv; required                             */
+    const char *library_dir;  /* the folder holding b-<V>/; required                  */
+    const char *c1_list;      /* c1_full.tsv; NULL: next to the shader map            */
+    const char *chain;        /* the chain version V; NULL: compiled in (DMSH_CHAIN)  */
+    const char *pso_manifest; /* seed warm-up list; NULL: pso_manifest.tsv next to the
+                                 shader map                                           */
+    const char *pso_user;     /* device warm-up list (pso_user.tsv next to the save
+                                 folder); NULL: none, and dmsh_warm_append refuses     */
 } DmshOpenParams;
+
+/* One warm-up row, resolved to the open title's shaders; owned by it. Rows come seed list
+   first, then device list, each in its file's order (the pre-build order). */
+typedef struct DmshWarmRow {
+    uint32_t kind;               /* DMSH_WARM_*                                         */
+    uint32_t list;               /* DMSH_WARM_SEED or DMSH_WARM_DEVICE                  */
+    uint32_t line;               /* its line in that list (1 is the header)             */
+    uint32_t depth;              /* R: DMSH_DEPTH_*; else DMSH_DEPTH_GL                 */
+    const DmshShader *shader;    /* S, C: the shader; R: the vertex shader              */
+    const DmshShader *fragment;  /* R: the fragment shader, NULL for none; else NULL    */
+    const char *entry;           /* shader's entry point for `depth` (main0 / main0_z)  */
+    const char *fragment_entry;  /* fragment's entry point, or NULL                     */
+    const uint8_t *state;        /* R: the host's pipeline settings (NULL when 0 bytes) */
+    uint32_t state_len;
+} DmshWarmRow;
 
 typedef struct DmshTitle DmshTitle;
 
@@ -190,6 +222,28 @@ uint32_t dmsh_title_key_count(const DmshTitle *title);
 uint64_t dmsh_title_key_at(const DmshTitle *title, uint32_t i);
 const char *dmsh_title_chain(const DmshTitle *title);
 DmshStatus dmsh_title_c1_status(const DmshTitle *title, const char **message);
+
+/* The warm-up rows: count, and the i-th (NULL past the end). No allocation. Their shaders
+   were loaded at open, so looking them up never reads a file. */
+uint32_t dmsh_warm_count(const DmshTitle *title);
+const DmshWarmRow *dmsh_warm_row(const DmshTitle *title, uint32_t i);
+
+/* A warm-up list's state (list: DMSH_WARM_SEED / DMSH_WARM_DEVICE): DMSH_OK when read, else
+   DMSH_ERR_WARM_MISSING or DMSH_ERR_WARM_BAD (nothing pre-built from it; the other list is
+   still read). *rows, *skipped: its rows and the lines skipped (a build cannot use them);
+   *message: why it is not used, or the skipped lines with their reasons (the first 64), or
+   "" (valid while the title is open). Each out pointer may be NULL. */
+DmshStatus dmsh_warm_list(const DmshTitle *title, uint32_t list, uint32_t *rows,
+                          uint32_t *skipped, const char **message);
+
+/* Appends a row built on the spot to the device list crash-safely (a temporary file in its
+   folder with the old rows and the new one, fsync, rename over it, fsync the folder: a kill
+   leaves the old list or the new one). R rows: fragment_key (NULL: none), depth and
+   state_len bytes of the host's settings; S and C rows: NULL, DMSH_DEPTH_GL, NULL, 0. A row
+   already listed is not written again. Thread-safe; rows read at open do not change. */
+DmshStatus dmsh_warm_append(const DmshTitle *title, uint32_t kind, uint64_t key,
+                            const uint64_t *fragment_key, uint32_t depth, const uint8_t *state,
+                            size_t state_len);
 
 #ifdef __cplusplus
 }

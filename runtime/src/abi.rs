@@ -177,8 +177,54 @@ pub struct OpenParams {
     pub c1_list: *const c_char,
     /// The chain version V; NULL: the one compiled in (`DMSH_CHAIN`).
     pub chain: *const c_char,
+    /// The seed warm-up list (`pso_manifest.tsv`); NULL: the one next to the shader map.
+    /// Read only when `size` covers it (later field: NULL for older callers).
+    pub pso_manifest: *const c_char,
+    /// The device warm-up list (`pso_user.tsv`, next to the save folder); NULL: none (nothing
+    /// read, and `dmsh_warm_append` refuses). Read only when `size` covers it.
+    pub pso_user: *const c_char,
 }
 
 /// `DmshOpenParams.flags`: read and check every reflection at open, so that no lookup ever
 /// reads a file (open then costs a read and parse per shader).
 pub const OPEN_EAGER: u32 = 1;
+/// `DmshOpenParams.flags`: read neither warm-up list (the seed's `DM_PSO_MANIFEST=off`).
+pub const OPEN_WARM_OFF: u32 = 2;
+
+/// One row of the warm-up lists, resolved to the title's shaders (`DmshWarmRow`); owned by
+/// the title.
+#[repr(C)]
+#[derive(Debug)]
+pub struct WarmRow {
+    /// `DMSH_WARM_SHADER` (`S`), `DMSH_WARM_RENDER` (`R`) or `DMSH_WARM_COMPUTE` (`C`).
+    pub kind: u32,
+    /// `DMSH_WARM_SEED` or `DMSH_WARM_DEVICE`: the list it comes from.
+    pub list: u32,
+    /// Its line in that list (line 1 is the header).
+    pub line: u32,
+    /// `R`: the depth mode (`DMSH_DEPTH_*`); else `DMSH_DEPTH_GL`.
+    pub depth: u32,
+    /// The shader (`S`, `C`) or the vertex shader (`R`).
+    pub shader: *const Shader,
+    /// `R`: the fragment shader, or NULL for a pipeline without one; else NULL.
+    pub fragment: *const Shader,
+    /// `shader`'s entry point for `depth`.
+    pub entry: *const c_char,
+    /// `fragment`'s entry point, or NULL.
+    pub fragment_entry: *const c_char,
+    /// `R`: the host's pipeline settings, `state_len` bytes (NULL when 0).
+    pub state: *const u8,
+    /// Bytes at `state`.
+    pub state_len: u32,
+}
+
+/// `DmshWarmRow.kind`: a shader (`S`).
+pub const WARM_SHADER: u32 = crate::warm::Kind::Shader.code();
+/// `DmshWarmRow.kind`: a render pipeline (`R`).
+pub const WARM_RENDER: u32 = crate::warm::Kind::Render.code();
+/// `DmshWarmRow.kind`: a compute pipeline (`C`).
+pub const WARM_COMPUTE: u32 = crate::warm::Kind::Compute.code();
+/// `DmshWarmRow.list`: the seed list.
+pub const WARM_SEED: u32 = crate::warm::List::Seed as u32;
+/// `DmshWarmRow.list`: the device list.
+pub const WARM_DEVICE: u32 = crate::warm::List::Device as u32;

@@ -42,6 +42,16 @@ pub enum Status {
     Key = 14,
     /// An internal error was caught at the C boundary (a bug; please report it).
     Internal = 15,
+    /// A warm-up list does not exist (or none was given): nothing is pre-built from it.
+    WarmMissing = 16,
+    /// A warm-up list is unusable as a whole (unreadable, too large, no or another header, a
+    /// line over the bound, truncated): nothing is pre-built from it.
+    WarmBad = 17,
+    /// The device warm-up list could not be written (or none was given at open).
+    WarmWrite = 18,
+    /// The macOS Metal layer could not make a library, function or pipeline (reported once
+    /// with its keys; `metal` feature).
+    Metal = 19,
 }
 
 /// A failure: its status and a message (a C string, so the C ABI hands it out as it is).

@@ -7,11 +7,13 @@ use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
-use crate::abi::{self, OpenParams, Shader};
+use crate::abi::{self, OpenParams, Shader, WarmRow};
 use crate::error::{Error, Status};
 use crate::title::{OpenOptions, Title};
+use crate::warm::{Kind, List, Row};
 
-/// An open title as C sees it (`DmshTitle`, opaque).
+/// An open title as C sees it (`DmshTitle`, opaque; the same layout as [`Title`]).
+#[repr(transparent)]
 pub struct DmshTitle(Title);
 
 /// The message of the last failure on this thread: a copy, or a pointer into a title's
@@ -38,6 +40,17 @@ fn fail(e: Error) -> Status {
         std::borrow::Cow::Owned(m) => Last::Owned(m),
     });
     s
+}
+
+/// Runs `f` on an open title under [`guard`] (a NULL title is `DMSH_ERR_ARGUMENT`).
+///
+/// # Safety
+/// `title` is NULL or an open title.
+unsafe fn with_title(title: *const DmshTitle, f: impl FnOnce(&Title) -> Status) -> Status {
+    guard(|| match title.as_ref() {
+        Some(t) => f(&t.0),
+        None => arg("title"),
+    })
 }
 
 /// Runs `f`, turning a panic into `Status::Internal` (never unwinding into C).
@@ -161,8 +174,10 @@ pub unsafe extern "C" fn dmsh_key_format(key: u64, out: *mut c_char) {
     *out.add(16) = 0;
 }
 
-/// The size of the first version of `DmshOpenParams`.
-const OPEN_PARAMS_V1: usize = std::mem::size_of::<OpenParams>();
+/// The size of the first version of `DmshOpenParams` (up to `chain`).
+const OPEN_PARAMS_V1: usize = std::mem::offset_of!(OpenParams, pso_manifest);
+/// The size of the version with the warm-up lists.
+const OPEN_PARAMS_V2: usize = std::mem::size_of::<OpenParams>();
 
 /// Opens a title; `*out` is the title (close it with `dmsh_close`) or NULL on failure.
 ///
@@ -187,7 +202,24 @@ pub unsafe extern "C" fn dmsh_open(params: *const OpenParams, out: *mut *mut Dms
                 format!("DmshOpenParams.size {size}, this runtime needs at least {OPEN_PARAMS_V1}"),
             ));
         }
-        let p = &*params;
+        // Fields after `chain` only when the caller's block has them.
+        let v1 = ptr::read(params.cast::<[u8; OPEN_PARAMS_V1]>());
+        let p = if size >= OPEN_PARAMS_V2 {
+            ptr::read(params)
+        } else {
+            let mut p = OpenParams {
+                size: 0,
+                flags: 0,
+                shader_map: ptr::null(),
+                library_dir: ptr::null(),
+                c1_list: ptr::null(),
+                chain: ptr::null(),
+                pso_manifest: ptr::null(),
+                pso_user: ptr::null(),
+            };
+            ptr::copy_nonoverlapping(v1.as_ptr(), ptr::addr_of_mut!(p).cast::<u8>(), v1.len());
+            p
+        };
         let get = |ptr, what| text(ptr, what);
         let (map, lib, c1, chain) = match (
             get(p.shader_map, "shader_map"),
@@ -200,12 +232,22 @@ pub unsafe extern "C" fn dmsh_open(params: *const OpenParams, out: *mut *mut Dms
             (_, Ok(None), ..) => return arg("library_dir"),
             (Err(s), ..) | (_, Err(s), ..) | (.., Err(s), _) | (.., Err(s)) => return s,
         };
+        let (seed, device) = match (
+            get(p.pso_manifest, "pso_manifest"),
+            get(p.pso_user, "pso_user"),
+        ) {
+            (Ok(s), Ok(d)) => (s, d),
+            (Err(s), _) | (_, Err(s)) => return s,
+        };
         let o = OpenOptions {
             shader_map: map.into(),
             library_dir: lib.into(),
             c1_list: c1.map(Into::into),
             chain: chain.map(str::to_string),
             eager: p.flags & abi::OPEN_EAGER != 0,
+            warm_seed: seed.map(Into::into),
+            warm_device: device.map(Into::into),
+            warm_off: p.flags & abi::OPEN_WARM_OFF != 0,
         };
         match Title::open(&o) {
             Ok(t) => {
@@ -327,5 +369,121 @@ pub unsafe extern "C" fn dmsh_title_c1_status(
             *message = m;
         }
         s
+    })
+}
+
+/// The number of warm-up rows (seed list first, then device list), 0 for a NULL title.
+///
+/// # Safety
+/// `title` is an open title or NULL.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_warm_count(title: *const DmshTitle) -> u32 {
+    if title.is_null() {
+        return 0;
+    }
+    (*title).0.warm_c_rows().len() as u32
+}
+
+/// The `i`-th warm-up row (valid while the title is open), or NULL past the end. No
+/// allocation.
+///
+/// # Safety
+/// `title` is an open title or NULL.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_warm_row(title: *const DmshTitle, i: u32) -> *const WarmRow {
+    if title.is_null() {
+        return ptr::null();
+    }
+    (*title)
+        .0
+        .warm_c_rows()
+        .get(i as usize)
+        .map_or(ptr::null(), |r| r as *const WarmRow)
+}
+
+/// A warm-up list's state (`list`: `DMSH_WARM_SEED` or `DMSH_WARM_DEVICE`): `DMSH_OK` when it
+/// was read, else `DMSH_ERR_WARM_MISSING` or `DMSH_ERR_WARM_BAD`. `*rows` and `*skipped`
+/// (when not NULL) are its rows and skipped lines; `*message` (when not NULL) is why it is not
+/// used, or its skipped lines with their reasons, or "" (valid while the title is open).
+///
+/// # Safety
+/// `title` is an open title; `rows`, `skipped` and `message` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_warm_list(
+    title: *const DmshTitle,
+    list: u32,
+    rows: *mut u32,
+    skipped: *mut u32,
+    message: *mut *const c_char,
+) -> Status {
+    with_title(title, |t| {
+        let l = match list {
+            abi::WARM_SEED => List::Seed,
+            abi::WARM_DEVICE => List::Device,
+            _ => {
+                return fail(Error::fixed(
+                    Status::Argument,
+                    c"list is DMSH_WARM_SEED or DMSH_WARM_DEVICE",
+                ))
+            }
+        };
+        let st = t.warm_list(l);
+        if !rows.is_null() {
+            *rows = st.rows();
+        }
+        if !skipped.is_null() {
+            *skipped = st.skipped();
+        }
+        if !message.is_null() {
+            *message = st.report().as_ptr();
+        }
+        st.status().map_or_else(|e| e.status, |()| Status::Ok)
+    })
+}
+
+/// Appends a row built on the spot to the device list, crash-safely (the old list or the
+/// new one survives a kill): `kind` `DMSH_WARM_*`; `R` rows give `fragment_key` (NULL: none),
+/// `depth` and `state_len` bytes of the host's settings; `S` and `C` rows NULL, 0, NULL, 0.
+/// A row already listed is not written again (`DMSH_OK`). Thread-safe.
+///
+/// # Safety
+/// `title` is an open title; `fragment_key` is NULL or readable; `state` points to
+/// `state_len` readable bytes (or is NULL with 0).
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_warm_append(
+    title: *const DmshTitle,
+    kind: u32,
+    key: u64,
+    fragment_key: *const u64,
+    depth: u32,
+    state: *const u8,
+    state_len: usize,
+) -> Status {
+    with_title(title, |t| {
+        if state.is_null() && state_len != 0 {
+            return arg("state");
+        }
+        let Some(kind) = Kind::from_u32(kind) else {
+            return fail(Error::fixed(
+                Status::Argument,
+                c"kind is DMSH_WARM_SHADER, DMSH_WARM_RENDER or DMSH_WARM_COMPUTE",
+            ));
+        };
+        let state = if state_len == 0 {
+            &[][..]
+        } else {
+            std::slice::from_raw_parts(state, state_len)
+        };
+        let row = Row {
+            kind,
+            key,
+            fragment: (!fragment_key.is_null()).then(|| *fragment_key),
+            depth,
+            state: state.into(),
+        };
+        match t.warm_append(&row) {
+            Ok(_) => Status::Ok,
+            Err(e) => fail(e),
+        }
     })
 }

@@ -45,3 +45,29 @@ pub fn read_text_opt(path: &Path, max: u64, status: Status) -> Result<Option<Str
         )
     })
 }
+
+/// Replaces `path` with `bytes` crash-safely: a killed process or a lost power leaves the old
+/// file or the new one, never a mix. It writes `.<name>.tmp` in the same folder, syncs it,
+/// renames it over `path` and syncs the folder (so the rename itself is durable).
+pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file")
+    })?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(".tmp");
+    let tmp = dir.join(tmp_name);
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(&tmp, path)?;
+    #[cfg(unix)]
+    std::fs::File::open(dir)?.sync_all()?;
+    Ok(())
+}

@@ -17,8 +17,13 @@ pub mod ffi;
 mod files;
 pub mod key;
 pub mod map;
+#[cfg(all(feature = "metal", target_os = "macos"))]
+pub mod metal;
+pub mod prewarm;
 pub mod shader;
 pub mod title;
+pub mod warm;
 
 pub use error::{Error, Status};
+pub use prewarm::WarmRow;
 pub use title::{Found, OpenOptions, Title};

@@ -9,7 +9,9 @@ use dmsh_formats::Stage;
 use crate::abi::DEPTH_ZERO_TO_ONE;
 use crate::c1::{self, C1};
 use crate::error::{Error, Status};
+use crate::prewarm::{ListState, Warm, WarmRow};
 use crate::shader::{self, Loaded};
+use crate::warm::{List, Row};
 
 /// What to open.
 #[derive(Clone, Debug, Default)]
@@ -24,6 +26,12 @@ pub struct OpenOptions {
     pub chain: Option<String>,
     /// Load and check every reflection at open (no lookup reads a file afterwards).
     pub eager: bool,
+    /// The seed warm-up list (`pso_manifest.tsv`); `None`: the one next to the shader map.
+    pub warm_seed: Option<PathBuf>,
+    /// The device warm-up list (`pso_user.tsv`); `None`: none (and no appends).
+    pub warm_device: Option<PathBuf>,
+    /// Read neither warm-up list (the seed's `DM_PSO_MANIFEST=off`).
+    pub warm_off: bool,
 }
 
 struct Entry {
@@ -39,6 +47,9 @@ pub struct Title {
     keys: Vec<u64>,
     entries: Vec<Entry>,
     c1: C1,
+    warm: Warm,
+    warm_device: Option<PathBuf>,
+    appending: std::sync::Mutex<()>,
 }
 
 /// A successful lookup.
@@ -139,33 +150,56 @@ impl Title {
                 )
             })
             .unzip();
-        let t = Title {
+        let mut t = Title {
             chain_c: std::ffi::CString::new(chain.clone()).unwrap_or_default(),
             chain,
             dir,
             keys,
             entries,
             c1,
+            warm: Warm::default(),
+            warm_device: o.warm_device.clone(),
+            appending: std::sync::Mutex::new(()),
         };
         if o.eager {
-            t.load_all();
+            t.load(&(0..t.keys.len()).collect::<Vec<_>>());
+        }
+        if !o.warm_off {
+            let seed = (o.warm_seed.clone())
+                .unwrap_or_else(|| crate::prewarm::default_seed(&o.shader_map));
+            t.warm = Warm::read(&t, Some(&seed), o.warm_device.as_deref());
         }
         Ok(t)
     }
 
-    /// Loads every shader's record, on as many threads as the machine has.
-    fn load_all(&self) {
+    /// Loads the records of the shaders at `indices`, on as many threads as the machine has.
+    pub(crate) fn load(&self, indices: &[usize]) {
         let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let chunk = self.keys.len().div_ceil(n).max(1);
+        let chunk = indices.len().div_ceil(n).max(1);
         std::thread::scope(|s| {
-            for i in (0..self.keys.len()).step_by(chunk) {
+            for part in indices.chunks(chunk) {
                 s.spawn(move || {
-                    for j in i..(i + chunk).min(self.keys.len()) {
+                    for &j in part {
                         let _ = self.get(j);
                     }
                 });
             }
         });
+    }
+
+    /// The index of `key` in the map.
+    pub(crate) fn index(&self, key: u64) -> Option<usize> {
+        self.keys.binary_search(&key).ok()
+    }
+
+    /// The map's stage of the shader at `i`.
+    pub(crate) fn stage_at(&self, i: usize) -> Stage {
+        self.entries[i].stage
+    }
+
+    /// The record of the shader at `i` (loaded now if it was not).
+    pub(crate) fn loaded_at(&self, i: usize) -> Result<&Loaded, &Error> {
+        self.get(i).as_deref()
     }
 
     fn get(&self, i: usize) -> &Result<Box<Loaded>, Error> {
@@ -215,6 +249,36 @@ impl Title {
             .binary_search(&key)
             .ok()
             .map(|i| self.entries[i].stage)
+    }
+
+    /// The warm-up rows, seed list first, then device list, each in its order (resolved to
+    /// this title's shaders; no allocation).
+    pub fn warm_rows(&self) -> impl ExactSizeIterator<Item = WarmRow<'_>> + '_ {
+        self.warm.rows(self)
+    }
+
+    /// The warm-up rows as C records (`DmshWarmRow`), in the same order.
+    pub fn warm_c_rows(&self) -> &[crate::abi::WarmRow] {
+        self.warm.c_rows()
+    }
+
+    /// A warm-up list's state: read or why not, rows, skipped lines and their reasons.
+    pub fn warm_list(&self, list: List) -> &ListState {
+        self.warm.list(list)
+    }
+
+    /// Appends `row` (built on the spot) to the device list crash-safely: `Ok(true)` when
+    /// written, `Ok(false)` when the list already holds it. Appends from many threads are
+    /// serialised; the rows read at open are unchanged.
+    pub fn warm_append(&self, row: &Row) -> Result<bool, Error> {
+        let Some(path) = &self.warm_device else {
+            return Err(Error::fixed(
+                Status::WarmWrite,
+                c"no device warm-up list (pso_user) was given at open",
+            ));
+        };
+        let _one = self.appending.lock().unwrap_or_else(|e| e.into_inner());
+        crate::prewarm::append(path, row)
     }
 
     /// The c1 list's state: `Ok` when it was read, else why every shader gets its own c1

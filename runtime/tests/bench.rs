@@ -115,6 +115,77 @@ fn open_and_lookup_speed_on_a_22852_key_title() {
     for &k in &order {
         e.lookup(k, DEPTH_GL).unwrap();
     }
+    // Seed 002's seed list: 1,726 shaders, 2,030 render pipelines, 37 compute pipelines.
+    let stage_keys = |st: &str| -> Vec<String> {
+        (0..KEYS)
+            .filter(|i| built[i % built.len()].1.split('\t').next() == Some(st))
+            .map(|i| dmsh_runtime::key::to_string(keys[i]))
+            .collect()
+    };
+    let (vs, fs, cs) = (
+        stage_keys("vertex"),
+        stage_keys("fragment"),
+        stage_keys("compute"),
+    );
+    let mut seed = format!("{}\n", dmsh_runtime::warm::HEADER);
+    for i in 0..1726 {
+        seed += &format!("S\t{}\n", dmsh_runtime::key::to_string(keys[i * 13 % KEYS]));
+    }
+    for i in 0..2030 {
+        seed += &format!(
+            "R\t{}\t{}\tgl\t{:032x}\n",
+            vs[i % vs.len()],
+            fs[i * 7 % fs.len()],
+            i
+        );
+    }
+    for c in cs.iter().take(37) {
+        seed += &format!("C\t{c}\n");
+    }
+    std::fs::write(dir.join("pso_manifest.tsv"), &seed).unwrap();
+    let device = dir.join("pso_user.tsv");
+    let mut warm_opens = Vec::new();
+    let mut rows = 0;
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        let w = Title::open(&OpenOptions {
+            warm_device: Some(device.clone()),
+            ..opts(false)
+        })
+        .unwrap();
+        warm_opens.push(t0.elapsed());
+        rows = w.warm_rows().len();
+    }
+    let w = Title::open(&OpenOptions {
+        warm_device: Some(device.clone()),
+        ..opts(false)
+    })
+    .unwrap();
+    std::fs::write(&device, &seed).unwrap();
+    let appends = 50;
+    let t0 = Instant::now();
+    for i in 0..appends {
+        let r = dmsh_runtime::warm::Row {
+            kind: dmsh_runtime::warm::Kind::Render,
+            key: keys[0],
+            fragment: None,
+            depth: DEPTH_GL,
+            state: (i as u64).to_be_bytes().into(),
+        };
+        assert_eq!(w.warm_append(&r), Ok(true));
+    }
+    let append = t0.elapsed();
+    println!(
+        "open with a {}-row seed list ({} KiB; 1,726 S, 2,030 R, {} C, as seed 002's): {:.0} ms \
+         (median of 3, its shaders loaded); crash-safe append to a {} KiB device list: {:.1} ms \
+         each (fsync twice)",
+        rows,
+        seed.len() / 1024,
+        cs.len().min(37),
+        median(warm_opens).as_secs_f64() * 1e3,
+        seed.len() / 1024,
+        append.as_secs_f64() * 1e3 / appends as f64
+    );
     let lookups = (rounds * KEYS) as f64;
     println!(
         "{KEYS} keys ({} demo shaders repeated): open {:.2} ms (median of 7, lazy), eager open \

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use dmsh_runtime::abi::{Binding, Io, OpenParams, Range, Shader};
+use dmsh_runtime::abi::{Binding, Io, OpenParams, Range, Shader, WarmRow};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -132,7 +132,33 @@ fn the_header_has_the_rust_layout() {
         want,
         OpenParams,
         "DmshOpenParams",
-        [size, flags, shader_map, library_dir, c1_list, chain]
+        [
+            size,
+            flags,
+            shader_map,
+            library_dir,
+            c1_list,
+            chain,
+            pso_manifest,
+            pso_user
+        ]
+    );
+    layout!(
+        want,
+        WarmRow,
+        "DmshWarmRow",
+        [
+            kind,
+            list,
+            line,
+            depth,
+            shader,
+            fragment,
+            entry,
+            fragment_entry,
+            state,
+            state_len
+        ]
     );
     let got: Vec<&str> = got.lines().collect();
     assert_eq!(got, want);
@@ -173,20 +199,37 @@ fn the_header_declares_exactly_the_library_functions() {
 fn the_c_example_walks_the_demo_title() {
     let Some(ex) = example() else { return };
     let Some(d) = common::demo() else { return };
+    let w = common::demo_warm(d, "warm-c");
     let o = Command::new(&ex)
         .arg(d.map())
         .arg(&d.split)
         .arg(&d.chain)
+        .arg(&w.seed)
+        .arg(&w.device)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     println!("{}", err.lines().last().unwrap_or(""));
     assert!(o.status.success(), "{err}");
     let got = String::from_utf8(o.stdout).unwrap();
-    let want = common::expected_demo_dump(d);
-    for (g, w) in got.lines().zip(want.lines()) {
-        assert_eq!(g, w);
+    let want = common::expected_demo_dump(d) + &w.expected;
+    for (g, e) in got.lines().zip(want.lines()) {
+        assert_eq!(g, e);
     }
     assert_eq!(got, want);
+    // The host appended an S row of the map's first key (unless the list held it).
+    let first = &d.keys()[0];
+    let row = format!("S\t{first}\n");
+    let listed = w.device_text.contains(&format!("\n{row}"));
+    let after = std::fs::read_to_string(&w.device).unwrap();
+    if listed {
+        assert_eq!(after, w.device_text);
+    } else {
+        assert_eq!(after, w.device_text + &row);
+    }
+    assert!(
+        err.contains("warm-up list 0: ") && err.contains("lines skipped"),
+        "{err}"
+    );
     assert!(err.contains("c1: ") && err.contains("no c1 list"), "{err}");
 }

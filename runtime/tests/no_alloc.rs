@@ -92,6 +92,8 @@ fn c_abi_lookups_after_the_first_allocate_nothing() {
         library_dir: lib.as_ptr(),
         c1_list: std::ptr::null(),
         chain: v.as_ptr(),
+        pso_manifest: std::ptr::null(),
+        pso_user: std::ptr::null(),
     };
     let mut t = std::ptr::null_mut();
     let (mut s, mut e) = (std::ptr::null(), std::ptr::null());
@@ -115,4 +117,50 @@ fn c_abi_lookups_after_the_first_allocate_nothing() {
         assert_eq!(after, before);
         assert!(statuses[0] > 0 && statuses[7] > 0 && statuses[6] > 0);
     }
+}
+
+/// The warm-up rows' shaders are loaded at open: their very first lookups, and walking the
+/// rows (Rust API and C ABI), allocate nothing.
+#[test]
+fn warm_up_rows_and_their_first_lookups_allocate_nothing() {
+    use dmsh_runtime::warm::HEADER;
+    let (vs, fs) = ("00000000000000aa", "00000000000000bb");
+    let d = common::hand_title(
+        "noalloc-warm",
+        &[(vs, "vertex"), (fs, "fragment")],
+        &[
+            (vs, common::vertex_json(common::V, 1)),
+            (fs, common::plain_json(common::V, "fragment")),
+        ],
+    );
+    std::fs::write(
+        d.join("pso_manifest.tsv"),
+        format!("{HEADER}\nR\t{vs}\t{fs}\tz\t0102\nS\t{fs}\n"),
+    )
+    .unwrap();
+    let t = common::open_warm(&d, None, None).unwrap();
+    let before = allocs();
+    let mut seen = 0;
+    for i in 0..10_000 {
+        let k = [0xaa_u64, 0xbb][i % 2];
+        seen += std::hint::black_box(t.lookup(k, (i % 2) as u32).unwrap().shader.bindings().len());
+        for r in t.warm_rows() {
+            seen += std::hint::black_box(r.state.len() + r.entry.to_bytes().len());
+        }
+        // SAFETY: the title is open; the C records point into it.
+        unsafe {
+            let tp = std::ptr::addr_of!(t).cast::<dmsh_runtime::ffi::DmshTitle>();
+            let n = dmsh_runtime::ffi::dmsh_warm_count(tp);
+            for j in 0..n {
+                seen += (*dmsh_runtime::ffi::dmsh_warm_row(tp, j)).state_len as usize;
+            }
+        }
+    }
+    let after = allocs();
+    println!(
+        "10000 first-and-later lookups and row walks of a warmed title: {} allocations ({seen})",
+        after - before
+    );
+    assert_eq!(t.warm_rows().len(), 2);
+    assert_eq!(after, before);
 }

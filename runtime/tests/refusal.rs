@@ -253,6 +253,8 @@ fn the_c_abi_reports_bad_input_with_a_status_and_a_message() {
         library_dir: lib.as_ptr(),
         c1_list: null(),
         chain,
+        pso_manifest: null(),
+        pso_user: null(),
     };
     let mut t: *mut DmshTitle = null_mut();
     // SAFETY (all calls below): the pointers are live or NULL, as each case says.

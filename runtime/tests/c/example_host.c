@@ -3,7 +3,8 @@
  * open, look every key up in both depth modes, read every array. It prints one block per
  * shader (the test c_example compares it with the build's JSON) and a summary line.
  *
- *   example_host MAP LIBRARY_DIR CHAIN   walk the title
+ *   example_host MAP LIBRARY_DIR CHAIN [SEED DEVICE]   walk the title (and its warm-up
+ *                                                      lists; then append to DEVICE)
  *   example_host layout                  print the ABI structs' sizes and offsets
  */
 #include <stddef.h>
@@ -63,6 +64,65 @@ static void layout(void) {
     FIELD(DmshOpenParams, library_dir);
     FIELD(DmshOpenParams, c1_list);
     FIELD(DmshOpenParams, chain);
+    FIELD(DmshOpenParams, pso_manifest);
+    FIELD(DmshOpenParams, pso_user);
+    printf("size DmshWarmRow %zu\n", sizeof(DmshWarmRow));
+    FIELD(DmshWarmRow, kind);
+    FIELD(DmshWarmRow, list);
+    FIELD(DmshWarmRow, line);
+    FIELD(DmshWarmRow, depth);
+    FIELD(DmshWarmRow, shader);
+    FIELD(DmshWarmRow, fragment);
+    FIELD(DmshWarmRow, entry);
+    FIELD(DmshWarmRow, fragment_entry);
+    FIELD(DmshWarmRow, state);
+    FIELD(DmshWarmRow, state_len);
+}
+
+/* Walks the warm-up rows in pre-build order the way a host's background thread does: one
+   line per row (the test compares them with the lists it wrote and the build's JSON), one
+   per list with its state, then appends a row built "on the spot" to the device list. */
+static int walk_warm(const DmshTitle *t) {
+    uint32_t n = dmsh_warm_count(t), i, l;
+    static const char kinds[] = "?SRC";
+    for (i = 0; i < n; i++) {
+        const DmshWarmRow *r = dmsh_warm_row(t, i);
+        char key[17], frag[17] = "-";
+        uint32_t b;
+        if (r == NULL || r->kind < 1 || r->kind > 3 || r->shader == NULL) {
+            fprintf(stderr, "warm row %u is malformed\n", i);
+            return 1;
+        }
+        dmsh_key_format(r->shader->key, key);
+        if (r->fragment != NULL)
+            dmsh_key_format(r->fragment->key, frag);
+        printf("warm %u %u %c %s %s %u %s %s ", r->list, r->line, kinds[r->kind], key, frag,
+               r->depth, r->entry, r->fragment_entry != NULL ? r->fragment_entry : "-");
+        for (b = 0; b < r->state_len; b++)
+            printf("%02x", r->state[b]);
+        printf("\n");
+    }
+    if (dmsh_warm_row(t, n) != NULL) {
+        fprintf(stderr, "a row past the end\n");
+        return 1;
+    }
+    for (l = DMSH_WARM_SEED; l <= DMSH_WARM_DEVICE; l++) {
+        uint32_t rows = 0, skipped = 0;
+        const char *m = NULL;
+        DmshStatus s = dmsh_warm_list(t, l, &rows, &skipped, &m);
+        printf("warmlist %u %u %u %u\n", l, s, rows, skipped);
+        fprintf(stderr, "warm-up list %u: %s\n", l, m);
+    }
+    {
+        uint64_t first = dmsh_title_key_at(t, 0);
+        if (dmsh_warm_append(t, DMSH_WARM_SHADER, first, NULL, DMSH_DEPTH_GL, NULL, 0) !=
+                DMSH_OK ||
+            dmsh_warm_append(t, 9, first, NULL, DMSH_DEPTH_GL, NULL, 0) != DMSH_ERR_ARGUMENT) {
+            fprintf(stderr, "append: %s\n", dmsh_last_error());
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static void print_shader(const DmshShader *s, const char *z_entry) {
@@ -98,8 +158,8 @@ int main(int argc, char **argv) {
         layout();
         return 0;
     }
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s MAP LIBRARY_DIR CHAIN | layout\n", argv[0]);
+    if (argc != 4 && argc != 6) {
+        fprintf(stderr, "usage: %s MAP LIBRARY_DIR CHAIN [SEED DEVICE] | layout\n", argv[0]);
         return 2;
     }
     memset(&p, 0, sizeof p);
@@ -107,6 +167,10 @@ int main(int argc, char **argv) {
     p.shader_map = argv[1];
     p.library_dir = argv[2];
     p.chain = argv[3];
+    if (argc == 6) {
+        p.pso_manifest = argv[4];
+        p.pso_user = argv[5];
+    }
     if (dmsh_open(&p, &t) != DMSH_OK || t == NULL) {
         fprintf(stderr, "open: %s\n", dmsh_last_error());
         return 1;
@@ -150,8 +214,10 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
-    fprintf(stderr, "example_host: b-%s: %u keys, %u found, %u failed\n", dmsh_title_chain(t),
-            n, built, failed);
+    if (argc == 6 && walk_warm(t) != 0)
+        return 1;
+    fprintf(stderr, "example_host: b-%s: %u keys, %u found, %u failed, %u warm-up rows\n",
+            dmsh_title_chain(t), n, built, failed, dmsh_warm_count(t));
     dmsh_close(t);
     return 0;
 }

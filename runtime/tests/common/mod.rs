@@ -370,3 +370,205 @@ pub fn expected_demo_dump(d: &Demo) -> String {
     }
     out
 }
+
+/// The smallest build record of a `stage` shader (one entry point, `main0`).
+pub fn plain_json(chain: &str, stage: &str) -> String {
+    format!(
+        r#"{{"version": 1, "stage": "{stage}", "chain": "{chain}", "metal_entry_points": ["main0"]}}"#
+    )
+}
+
+/// Opens `dir` (map, `b-<V>` beneath it) with chain `V` and the warm-up lists `seed` (`None`:
+/// next to the map) and `device`.
+pub fn open_warm(
+    dir: &Path,
+    seed: Option<&Path>,
+    device: Option<&Path>,
+) -> Result<dmsh_runtime::Title, dmsh_runtime::Error> {
+    dmsh_runtime::Title::open(&dmsh_runtime::OpenOptions {
+        shader_map: dir.join("shader_map.tsv"),
+        library_dir: dir.to_path_buf(),
+        chain: Some(V.into()),
+        warm_seed: seed.map(Path::to_path_buf),
+        warm_device: device.map(Path::to_path_buf),
+        ..Default::default()
+    })
+}
+
+/// One warm-up row as the C example prints it:
+/// `warm LIST LINE KIND KEY FRAGMENT|- DEPTH ENTRY FRAGMENT_ENTRY|- STATE_HEX`.
+pub fn warm_line(r: &dmsh_runtime::WarmRow) -> String {
+    let state: String = r.state.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "warm {} {} {} {} {} {} {} {} {state}\n",
+        r.list as u32,
+        r.line,
+        r.kind.letter(),
+        dmsh_runtime::key::to_string(r.shader.shader().key),
+        r.fragment
+            .map_or("-".into(), |f| dmsh_runtime::key::to_string(f.shader().key)),
+        r.depth,
+        r.entry.to_str().unwrap(),
+        r.fragment.map_or("-", |f| f.entry(0).to_str().unwrap()),
+    )
+}
+
+/// Warm-up lists written for the demo title, and what walking them must give.
+pub struct DemoWarm {
+    /// The seed list.
+    pub seed: PathBuf,
+    /// The device list.
+    pub device: PathBuf,
+    /// The device list's text as written.
+    pub device_text: String,
+    /// The warm lines (`warm_line`) and the two `warmlist LIST STATUS ROWS SKIPPED` lines,
+    /// made from the lists and the build's JSON (read as plain JSON), not through the runtime.
+    pub expected: String,
+}
+
+/// A row as walked: kind, key, fragment key, depth, entry, fragment entry, state hex.
+type Want = (char, String, String, u32, String, String, String);
+
+/// Writes a seed list and a device list for the demo title into `d.split/name/`: every built
+/// shader (S), every built compute shader (C), render pipelines of built vertex and fragment
+/// shaders in both depth modes with host state bytes, one without a fragment shader, and
+/// lines a build cannot use (an unknown key, a compute row naming a vertex shader, a shader
+/// that was not built, an unknown kind), which must be skipped.
+pub fn demo_warm(d: &Demo, name: &str) -> DemoWarm {
+    let dir = d.split.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let map = std::fs::read_to_string(d.map()).unwrap();
+    let mut shaders: Vec<(String, String)> = Vec::new();
+    for l in map.lines().skip(1) {
+        let c: Vec<&str> = l.split('\t').collect();
+        if !shaders.iter().any(|(k, _)| k == c[0]) {
+            shaders.push((c[0].to_string(), c[1].to_string()));
+        }
+    }
+    let json = |k: &str| -> Option<serde_json::Value> {
+        let t = std::fs::read_to_string(d.b_dir().join(format!("{k}_b.json"))).ok()?;
+        Some(serde_json::from_str(&t).unwrap())
+    };
+    // (gl entry, z entry) from the JSON.
+    let entries = |k: &str| {
+        let j = json(k).unwrap();
+        let z = j["metal_entry_z"].as_str().map(str::to_string);
+        let gl = j["metal_entry_points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_str().unwrap().to_string())
+            .find(|e| Some(e) != z.as_ref())
+            .unwrap();
+        (gl.clone(), z.unwrap_or(gl))
+    };
+    let built: Vec<&(String, String)> = shaders.iter().filter(|(k, _)| json(k).is_some()).collect();
+    let of = |st: &str| -> Vec<&str> {
+        built
+            .iter()
+            .filter(|(_, s)| s == st)
+            .map(|(k, _)| k.as_str())
+            .collect()
+    };
+    let (vs, fs, cs) = (of("vertex"), of("fragment"), of("compute"));
+    assert!(
+        !vs.is_empty() && !fs.is_empty(),
+        "the demo builds graphics pairs"
+    );
+    let not_built = shaders.iter().find(|(k, _)| json(k).is_none());
+    const H: &str = "kind\tkey\tfragment\tdepth\tstate";
+    let warm = |kind: char, k: &str, f: Option<&str>, z: bool, state: &str| {
+        let (gl, ze) = entries(k);
+        let e = if z { ze } else { gl };
+        let fe = f.map_or("-".to_string(), |f| entries(f).0);
+        (
+            kind,
+            k.to_string(),
+            f.unwrap_or("-").to_string(),
+            u32::from(z),
+            e,
+            fe,
+            state.to_string(),
+        )
+    };
+    let line = |w: &Want, list: u32, n: usize| {
+        format!(
+            "warm {list} {n} {} {} {} {} {} {} {}\n",
+            w.0, w.1, w.2, w.3, w.4, w.5, w.6
+        )
+    };
+    // (row text, what walking it gives; None: skipped, or a blank line)
+    let mut rows: Vec<(String, Option<Want>)> = Vec::new();
+    for (k, _) in &built {
+        rows.push((format!("S\t{k}"), Some(warm('S', k, None, false, ""))));
+    }
+    for k in &cs {
+        rows.push((format!("C\t{k}"), Some(warm('C', k, None, false, ""))));
+    }
+    rows.push(("S\t0000000000000001".into(), None));
+    rows.push((format!("C\t{}", vs[0]), None));
+    rows.push((format!("Q\t{}", vs[0]), None));
+    rows.push(("".into(), None)); // a blank line: neither a row nor skipped
+    if let Some((k, _)) = not_built {
+        rows.push((format!("S\t{k}"), None));
+    }
+    for (i, v) in vs.iter().take(3).enumerate() {
+        for f in fs.iter().take(2) {
+            for z in [false, true] {
+                let state = format!("{:02x}{:02x}ab", i, u8::from(z));
+                rows.push((
+                    format!("R\t{v}\t{f}\t{}\t{state}", if z { "z" } else { "gl" }),
+                    Some(warm('R', v, Some(f), z, &state)),
+                ));
+            }
+        }
+    }
+    rows.push((
+        format!("R\t{}\t-\tz\t", vs[0]),
+        Some(warm('R', vs[0], None, true, "")),
+    ));
+    rows.push((format!("R\t{}\t{}\tgl\t00", fs[0], fs[0]), None));
+    let mut text = format!("{H}\n");
+    let mut expected = String::new();
+    let (mut used, mut skipped) = (0, 0);
+    for (n, (r, w)) in rows.iter().enumerate() {
+        text += &format!("{r}\n");
+        match w {
+            Some(w) => {
+                expected += &line(w, 0, n + 2);
+                used += 1;
+            }
+            None if r.is_empty() => {}
+            None => skipped += 1,
+        }
+    }
+    let seed_path = dir.join("pso_manifest.tsv");
+    std::fs::write(&seed_path, text).unwrap();
+    let dev_rows = [
+        (
+            format!("R\t{}\t{}\tz\tdeadbeef", vs[0], fs[0]),
+            warm('R', vs[0], Some(fs[0]), true, "deadbeef"),
+        ),
+        (
+            format!("S\t{}", built[0].0),
+            warm('S', &built[0].0, None, false, ""),
+        ),
+    ];
+    let mut device_text = format!("{H}\n");
+    for (n, (r, w)) in dev_rows.iter().enumerate() {
+        device_text += &format!("{r}\n");
+        expected += &line(w, 1, n + 2);
+    }
+    let device = dir.join("pso_user.tsv");
+    std::fs::write(&device, &device_text).unwrap();
+    expected += &format!(
+        "warmlist 0 0 {used} {skipped}\nwarmlist 1 0 {} 0\n",
+        dev_rows.len()
+    );
+    DemoWarm {
+        seed: seed_path,
+        device,
+        device_text,
+        expected,
+    }
+}
