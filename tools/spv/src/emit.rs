@@ -2056,6 +2056,7 @@ pub(crate) fn emit_planned(
             .map(|(&location, ct)| crate::reflect::IoVar {
                 location,
                 component_type: ct.name().into(),
+                ..Default::default()
             })
             .collect::<Vec<_>>()
     };

@@ -66,7 +66,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Then the Metal build of the same split: b-<V>/ next to the tables.
     let b = super::build::Args {
         game: Some(title.clone()),
-        split: o.to_path_buf(),
+        split: Some(o.to_path_buf()),
+        spirv: None,
         out: None,
         cache: None,
         ios: false,
