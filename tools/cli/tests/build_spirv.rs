@@ -2,12 +2,14 @@
 //! below; seed 000, Super Mario Galaxy): a vertex shader with push constants and an array of
 //! 4 uniform blocks, a fragment shader with push constants, a uniform block and 8 combined
 //! samplers, a fragment shader writing locations 0 and 1 (dual source), a fragment shader made
-//! Vulkan-style (ArrayStride on the struct members), a truncated module and random bytes.
-//! Every module builds; every `.metal` passes the clang stand-in check (skipped without clang)
+//! Vulkan-style (ArrayStride on the struct members), one with a runtime-sized sampler array,
+//! a truncated module and random bytes.
+//! Every other module builds; every `.metal` passes the clang stand-in check (skipped without clang)
 //! and `check_bindings` against its reflection; the push block's `[[buffer(n)]]` is the
 //! reflection's, after every other buffer; the dual-source variant has `[[color(0),
-//! index(1)]]`; the two bad files are recorded with their file and offset and the build goes
-//! on; a second build is all from the cache and byte-identical.
+//! index(1)]]`; the runtime-sized array fails at its fix-up step and the two bad files are
+//! recorded with their file and offset, and the build goes on; a second build takes every
+//! module from the cache and is byte-identical.
 
 mod common;
 use common::{b_dir, dmsh, snapshot};
@@ -61,6 +63,15 @@ void main() {
 }
 "#;
 
+/// Valid SPIR-V the Metal build cannot bind without argument buffers: a runtime-sized array.
+const FS_UNBOUNDED: &str = r#"#version 450
+#extension GL_EXT_nonuniform_qualifier : require
+layout(set = 0, binding = 0) uniform sampler2D tex[];
+layout(location = 0) flat in int i;
+layout(location = 0) out vec4 o;
+void main() { o = texture(tex[nonuniformEXT(i)], vec2(0.5)); }
+"#;
+
 fn bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
@@ -90,6 +101,7 @@ fn capture(dir: &Path) -> Vec<(String, Vec<u8>)> {
         ),
         ("fs_dual.spv".into(), bytes(&spv(FS_DUAL, "frag"))),
         ("deep/fs_strides.spv".into(), bytes(&strides)),
+        ("fs_unbounded.spv".into(), bytes(&spv(FS_UNBOUNDED, "frag"))),
         ("deep/truncated.spv".into(), truncated),
         ("random.spv".into(), random),
         ("notes.txt".into(), b"not a module".to_vec()),
@@ -193,7 +205,7 @@ fn a_capture_folder_builds_every_module() {
         serde_json::from_str(&std::fs::read_to_string(b.join("_b_build.json")).unwrap()).unwrap();
     assert_eq!(
         (record["built"].as_u64(), record["failed"].as_u64()),
-        (Some(4), Some(2))
+        (Some(4), Some(3))
     );
     let by_key: std::collections::BTreeMap<&str, &serde_json::Value> = record["shaders"]
         .as_array()
@@ -215,6 +227,15 @@ fn a_capture_folder_builds_every_module() {
         assert!(m.contains(name) && m.contains(offset), "{m}");
         println!("{name}: {m}");
     }
+    let r = rec(&key("fs_unbounded.spv"));
+    assert_eq!(
+        (r["step"].as_str(), r["stage"].as_str()),
+        (Some("fix-up"), Some("fragment"))
+    );
+    assert!(
+        r["message"].as_str().unwrap().contains("runtime-sized"),
+        "{r}"
+    );
     assert!(rec(&key("deep/truncated.spv"))["message"]
         .as_str()
         .unwrap()
@@ -296,7 +317,7 @@ fn a_capture_folder_builds_every_module() {
     let before = snapshot(&b);
     let o = build(&dir, &out, &["--strict"]);
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("2 converted, 4 from the cache"), "{text}");
+    assert!(text.contains("2 converted, 5 from the cache"), "{text}");
     assert!(
         !o.status.success(),
         "--strict: the two bad files fail the build"
