@@ -90,6 +90,16 @@ fn fix_strides_makes_member_strides_draw_like_glslang() {
     println!("SPIRV-Cross on the Vulkan-style module: {e}");
     assert!(e.to_string().contains("ArrayStride"), "{e}");
 
+    let mut sp = Spirv::parse(&original.spirv).unwrap();
+    let nothing = strides::run(&mut sp).expect("fix_strides");
+    assert_eq!(
+        nothing,
+        strides::Strides::default(),
+        "glslang's module needs nothing"
+    );
+    let round_trip = Spirv::parse(&original.spirv).unwrap().assemble();
+    assert_eq!(sp.assemble(), round_trip, "and changes nothing");
+
     let mut sp = Spirv::parse(&bad).unwrap();
     let done = strides::run(&mut sp).expect("fix_strides");
     assert_eq!(
