@@ -10,6 +10,11 @@
 //! | [`pad`] (`vs_pad`) | vertex | outputs the partners read but the shader does not write, at (0, 0, 0, 1) |
 //! | [`depth`] (`vs_depth`) | vertex | a second entry point `main_z`; `main` gets z' = z/2 + w/2 |
 //!
+//! Vulkan modules (a capture folder's run-time SPIR-V, [`vulkan`]) first get
+//! [`strides`] (`fix_strides`: member `ArrayStride` moved onto the array type) and their
+//! reflection from the module; fragment modules with a plain location-1 output also get the
+//! dual-source variant [`dual_source`] (`<key>_d`, that output at location 0 index 1).
+//!
 //! The others the seeds name are done elsewhere: position invariance (the translator decorates
 //! `gl_Position` `Invariant`), unwritten output components (`vs_init`: the translator starts
 //! every output the SPH declares at (0, 0, 0, 1)), native FMA (a translator option).
@@ -20,10 +25,13 @@
 #![warn(missing_docs)]
 
 pub mod depth;
+pub mod dual_source;
 pub mod int_inputs;
 pub mod module;
 pub mod pad;
 pub mod single_lane;
+pub mod strides;
+pub mod vulkan;
 
 use dmsh_reflect::{IoVar, Reflection};
 use module::Spirv;

@@ -179,6 +179,15 @@ impl Spirv {
             .find(|i| i.result_id == Some(id))
     }
 
+    /// The literal of the 32-bit `OpConstant` `id` (array lengths, struct indices).
+    pub fn constant_literal(&self, id: Word) -> Option<u32> {
+        let d = self.global_def(id)?;
+        match (d.class.opcode, d.operands.first()) {
+            (Op::Constant, Some(Operand::LiteralBit32(v))) => Some(*v),
+            _ => None,
+        }
+    }
+
     /// What a type is, for building constants of it.
     pub fn scalar_kind(&self, ty: Word) -> Result<(Kind, u32), Error> {
         let d = self
@@ -238,6 +247,16 @@ impl Spirv {
                 Some([Operand::Decoration(x), Operand::LiteralBit32(v)]) if *x == d => Some(*v),
                 _ => None,
             })
+    }
+
+    /// Adds `OpDecorate id d value`.
+    pub fn decorate(&mut self, id: Word, d: Decoration, value: u32) {
+        let ops = vec![
+            Operand::IdRef(id),
+            Operand::Decoration(d),
+            Operand::LiteralBit32(value),
+        ];
+        self.m.annotations.push(inst(Op::Decorate, ops));
     }
 
     /// The built-in `id` is decorated with.

@@ -76,6 +76,7 @@ pub fn run(sp: &mut Spirv, partner_inputs: &[IoVar]) -> Result<Vec<IoVar>, Error
         added.push(IoVar {
             location: loc,
             component_type: ct.to_string(),
+            ..Default::default()
         });
     }
     let entry = sp.m.functions[fi]

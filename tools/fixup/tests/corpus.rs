@@ -23,6 +23,7 @@ fn corpus_vertex_shaders_pass_spirv_val_after_the_fixups() {
         inputs: vec![IoVar {
             location: 30,
             component_type: "float".into(),
+            ..Default::default()
         }],
     };
     let mut failed = Vec::new();

@@ -14,6 +14,8 @@
 //!   subgroup built-ins runs after the rewrite (lavapipe's vertex stage has no subgroup
 //!   operations) and draws like the same GLSL with the one-lane values written in.
 
+mod common;
+use common::texels;
 use dmsh_fixup::{for_metal, module::Spirv, single_lane, Partners};
 use dmsh_reflect::IoVar;
 use dmsh_testsupport::reference::dksh_render::{self, PairCase, Side};
@@ -42,17 +44,6 @@ fn draw(dir: &Path, case: &PairCase, vertex: Stage, fs: &str) -> RenderOutputs {
     let mut job = dksh_render::job(&case, vertex, fragment).expect("job");
     job.clear = [-1.0; 4];
     dmsh_vk::render::render(&job).expect("draw")
-}
-
-/// The RGBA32F texels of a draw's first target.
-fn texels(o: &RenderOutputs) -> Vec<[f32; 4]> {
-    o.targets[0]
-        .data
-        .chunks_exact(16)
-        .map(|c| {
-            std::array::from_fn(|i| f32::from_le_bytes(c[4 * i..4 * i + 4].try_into().unwrap()))
-        })
-        .collect()
 }
 
 /// Our translation and glslang's SPIR-V of the same vertex shader may round a position
@@ -131,6 +122,7 @@ fn vs_pad_gives_unwritten_partner_inputs_the_default() {
     let io = |location, t: &str| IoVar {
         location,
         component_type: t.into(),
+        ..Default::default()
     };
     let partners = Partners {
         inputs: vec![io(0, "float"), io(5, "float"), io(6, "uint")],

@@ -78,6 +78,13 @@ pub fn key_of(control: &[u8], code: &[u8]) -> Result<[u8; 8], KeyError> {
     Ok(key_bytes(&ctl, control, code))
 }
 
+/// The key of a Vulkan module a capture folder holds without its host's key (docs/build.md,
+/// "Vulkan modules"): the first 16 hex digits of the sha256 of the module's bytes, in the
+/// style of [`key`].
+pub fn spirv_key(module: &[u8]) -> String {
+    hex16(&Sha256::digest(module))
+}
+
 /// The first 16 lower-case hex digits of a digest.
 pub fn hex16(d: &[u8]) -> String {
     d[..8].iter().map(|b| format!("{b:02x}")).collect()
@@ -91,6 +98,7 @@ mod tests {
     fn sixteen_lower_case_hex_digits() {
         let d = Sha256::digest(b"abc");
         assert_eq!(hex16(&d), "ba7816bf8f01cfea");
+        assert_eq!(spirv_key(b"abc"), "ba7816bf8f01cfea");
     }
 
     #[test]

@@ -41,6 +41,12 @@ pub struct MetalBinding {
     pub count: u32,
 }
 
+/// The descriptor set SPIRV-Cross gives a push constant block (its `kPushConstDescSet`);
+/// with binding [`PUSH_BINDING`] it names the block in `add_resource_binding`.
+pub const PUSH_SET: u32 = !0;
+/// The binding SPIRV-Cross gives a push constant block (its `kPushConstBinding`).
+pub const PUSH_BINDING: u32 = 0;
+
 /// Whether a kind shares its texture's binding and indices (`samp_ubo`, `samp_id`).
 fn is_companion(kind: &str) -> bool {
     matches!(kind, "samp_ubo" | "samp_id")
@@ -63,7 +69,7 @@ fn slots(r: &Resource) -> Result<Option<Vec<(Table, u32)>>, String> {
         Ok(v)
     };
     Ok(Some(match r.kind.as_str() {
-        "cbuf" | "sbuf" | "sbuf_ubo" => vec![(Table::Buffer, r.metal_index)],
+        "cbuf" | "sbuf" | "sbuf_ubo" | dmsh_reflect::PUSH => vec![(Table::Buffer, r.metal_index)],
         "texture" | "tex_ubo" => combined(r)?,
         "image" | "tex_dyn" => vec![(Table::Texture, r.metal_index)],
         "sampler" | "samp_dyn" => vec![(Table::Sampler, r.metal_index)],
@@ -77,19 +83,25 @@ fn slots(r: &Resource) -> Result<Option<Vec<(Table, u32)>>, String> {
     }))
 }
 
-/// Every (set, binding) of `refl` with its Metal arguments, in resource order. `samp_ubo` /
-/// `samp_id` add nothing (they complete the texture at their binding) but must repeat its
-/// indices; two resources at one (set, binding) with different arguments are an error.
+/// Every (set, binding) of `refl` with its Metal arguments, in resource order (a push
+/// constant block at ([`PUSH_SET`], [`PUSH_BINDING`])). `samp_ubo` / `samp_id` add nothing
+/// (they complete the texture at their binding) but must repeat its indices; two resources
+/// at one (set, binding) with different arguments are an error.
 pub fn metal_bindings(refl: &Reflection) -> Result<Vec<MetalBinding>, String> {
     let mut out: Vec<MetalBinding> = Vec::new();
     for (i, r) in refl.resources.iter().enumerate() {
         let Some(slots) = slots(r)? else {
             continue;
         };
+        let (set, binding) = if r.kind == dmsh_reflect::PUSH {
+            (PUSH_SET, PUSH_BINDING)
+        } else {
+            (r.set, r.vk_binding())
+        };
         let b = MetalBinding {
             resource: i,
-            set: r.set,
-            binding: r.vk_binding(),
+            set,
+            binding,
             slots,
             count: r.count.max(1),
         };

@@ -117,10 +117,24 @@ fn check_resources(f: &Function, refl: &Reflection, bad: &mut Vec<String>) {
             );
             match args.iter().find(|a| (a.0, a.1) == (t, i)) {
                 None => bad.push(format!("{what}: no {at} argument in the MSL")),
-                Some(a) if a.2 != b.count => bad.push(format!(
-                    "{what}: {at} {} has {} elements, the reflection {}",
-                    a.3, a.2, b.count
-                )),
+                Some(a) if a.2 != b.count => {
+                    // SPIRV-Cross writes an array of buffers as one argument per element,
+                    // element k at index i + k.
+                    let elems: Vec<(Table, u32)> = (1..b.count).map(|k| (t, i + k)).collect();
+                    let split = t == Table::Buffer
+                        && a.2 == 1
+                        && elems
+                            .iter()
+                            .all(|e| args.iter().any(|x| (x.0, x.1, x.2) == (e.0, e.1, 1)));
+                    if split {
+                        expected.extend(elems);
+                    } else {
+                        bad.push(format!(
+                            "{what}: {at} {} has {} elements, the reflection {}",
+                            a.3, a.2, b.count
+                        ))
+                    }
+                }
                 Some(_) => {}
             }
         }
@@ -148,9 +162,10 @@ fn check_resources(f: &Function, refl: &Reflection, bad: &mut Vec<String>) {
     }
 }
 
-/// The locations of `members` carrying attribute `attr` (`attribute`, `color`, or `user`
-/// with `locnN` / `locnN_C`).
-fn locations(members: &[Decl], attr: &str, bad: &mut Vec<String>) -> BTreeSet<u32> {
+/// The (location, dual-source index) of `members` carrying attribute `attr` (`attribute`,
+/// `color` with its `index(n)`, or `user` with `locnN` / `locnN_C`; the index is 0 but for
+/// `[[color(n), index(1)]]`).
+fn locations(members: &[Decl], attr: &str, bad: &mut Vec<String>) -> BTreeSet<(u32, u32)> {
     let mut out = BTreeSet::new();
     for m in members {
         let Some(a) = m.attr(attr) else { continue };
@@ -162,14 +177,26 @@ fn locations(members: &[Decl], attr: &str, bad: &mut Vec<String>) -> BTreeSet<u3
         } else {
             a
         };
-        match n.parse() {
-            Ok(n) => {
-                out.insert(n);
+        let index = match (attr, m.attr("index")) {
+            ("color", Some(i)) => i.parse().ok(),
+            _ => Some(0),
+        };
+        match (n.parse(), index) {
+            (Ok(n), Some(i)) => {
+                out.insert((n, i));
             }
-            Err(_) => bad.push(format!("{} [[{attr}({a})]]: not a location", m.name)),
+            _ => bad.push(format!("{} [[{attr}({a})]]: not a location", m.name)),
         }
     }
     out
+}
+
+/// `location l` (and `index i` when not 0), for messages.
+fn at_location((l, i): (u32, u32)) -> String {
+    match i {
+        0 => format!("location {l}"),
+        i => format!("location {l} index {i}"),
+    }
 }
 
 fn check_io(msl: &str, f: &Function, refl: &Reflection, bad: &mut Vec<String>) {
@@ -202,15 +229,17 @@ fn check_io(msl: &str, f: &Function, refl: &Reflection, bad: &mut Vec<String>) {
     ];
     for (side, attr, decls, vars) in sides {
         let got = locations(&decls, attr, bad);
-        let want: BTreeSet<u32> = vars.iter().map(|v| v.location).collect();
+        let want: BTreeSet<(u32, u32)> = vars.iter().map(|v| (v.location, v.index)).collect();
         for l in want.difference(&got) {
             bad.push(format!(
-                "{side} location {l}: no [[{attr}]] member in the MSL"
+                "{side} {}: no [[{attr}]] member in the MSL",
+                at_location(*l)
             ));
         }
         for l in got.difference(&want) {
             bad.push(format!(
-                "{side} location {l}: in the MSL ([[{attr}]]), not in the reflection"
+                "{side} {}: in the MSL ([[{attr}]]), not in the reflection",
+                at_location(*l)
             ));
         }
     }
@@ -250,10 +279,12 @@ constant uint* spvBufferSizeConstants [[buffer(25)]])
         r.inputs = vec![IoVar {
             location: 1,
             component_type: "float".into(),
+            ..Default::default()
         }];
         r.outputs = vec![IoVar {
             location: 0,
             component_type: "float".into(),
+            ..Default::default()
         }];
         r
     }
@@ -301,6 +332,46 @@ constant uint* spvBufferSizeConstants [[buffer(25)]])
             bad.iter().any(|b| b.contains("no entry point main0")),
             "{bad:?}"
         );
+    }
+
+    #[test]
+    fn dual_source_outputs_are_checked_by_index() {
+        let mut r = reflection();
+        r.outputs.push(IoVar {
+            location: 0,
+            index: 1,
+            ..Default::default()
+        });
+        let two = MSL.replace(
+            "[[color(0)]];",
+            "[[color(0)]];\n    float4 m_2 [[color(0), index(1)]];",
+        );
+        assert_eq!(check_bindings(&two, &r), Vec::<String>::new());
+        let bad = check_bindings(MSL, &r);
+        assert!(
+            bad.iter().any(|b| b.contains("output location 0 index 1")),
+            "{bad:?}"
+        );
+        let bad = check_bindings(&two.replace("color(0), index(1)", "color(1)"), &r);
+        assert_eq!(bad.len(), 2, "{bad:?}");
+    }
+
+    #[test]
+    fn a_buffer_array_may_be_one_argument_per_element() {
+        let mut r = reflection();
+        r.resources[0].count = 3;
+        let split = MSL.replace(
+            "constant uint4* c2 [[buffer(0)]],",
+            "constant uint4* c2_0 [[buffer(0)]], constant uint4* c2_1 [[buffer(1)]], \
+             constant uint4* c2_2 [[buffer(2)]],",
+        );
+        assert_eq!(check_bindings(&split, &r), Vec::<String>::new());
+        let short = MSL.replace(
+            "constant uint4* c2 [[buffer(0)]],",
+            "constant uint4* c2_0 [[buffer(0)]], constant uint4* c2_1 [[buffer(1)]],",
+        );
+        let bad = check_bindings(&short, &r);
+        assert!(bad.iter().any(|b| b.contains("has 1 elements")), "{bad:?}");
     }
 
     #[test]

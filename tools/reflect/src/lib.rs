@@ -31,7 +31,8 @@ impl Default for SchemaVersion {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct Resource {
-    /// `cbuf`, `sbuf`, `texture`, `sampler`, `image`, …
+    /// `cbuf`, `sbuf`, `texture`, `sampler`, `image`, … (`push`: a Vulkan module's push
+    /// constant block, no set or binding, `size` bytes the host sets at `metal_index`).
     pub kind: String,
     /// The guest constant bank (cbuf) or slot (everything else; readers also accept `slot`).
     #[serde(alias = "slot")]
@@ -56,7 +57,9 @@ pub struct Resource {
     /// `separate`, and its samp_ubo / samp_id companion).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metal_sampler: Option<u32>,
-    /// Array elements (`tex_dyn` / `samp_dyn`); omitted for single resources.
+    /// Array elements (`tex_dyn` / `samp_dyn`, a Vulkan module's descriptor arrays); omitted
+    /// for single resources. An array takes `count` consecutive Metal indices from
+    /// `metal_index` (element k at `metal_index + k`).
     #[serde(skip_serializing_if = "is_zero")]
     pub count: u32,
     /// `texture` only: a separate image (OpTypeImage, Vulkan SAMPLED_IMAGE) that the code
@@ -214,6 +217,10 @@ pub struct IoVar {
     pub location: u32,
     /// `float`, `sint` or `uint` (4 components).
     pub component_type: String,
+    /// Fragment outputs: the dual-source blend index (1: the second source of colour
+    /// target `location`, MSL `[[color(n), index(1)]]`); omitted when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub index: u32,
 }
 
 /// Entries in a Metal stage's buffer argument table (indices 0–30).
@@ -248,6 +255,9 @@ enum MetalTable {
     Companion,
 }
 
+/// The kind of a push constant block: in the buffer table after every other buffer.
+pub const PUSH: &str = "push";
+
 fn metal_table(kind: &str) -> MetalTable {
     match kind {
         "texture" | "image" | "tex_ubo" | "tex_dyn" => MetalTable::Texture,
@@ -257,10 +267,12 @@ fn metal_table(kind: &str) -> MetalTable {
     }
 }
 
-/// Gives every resource a compact Metal index per argument table — in Vulkan binding order
-/// (then guest offset), an array taking `count` entries — and combined image samplers a sampler
-/// index after the separate samplers. Metal's tables are small (31 buffers, 16 samplers), so
-/// the Vulkan binding numbers, which encode the guest slot, cannot be used directly. The
+/// Gives every resource a compact Metal index per argument table — in Vulkan (set, binding)
+/// order (then guest offset), an array taking `count` entries — and combined image samplers a
+/// sampler index after the separate samplers; a push constant block ([`PUSH`]) takes the next
+/// buffer index after every uniform and storage buffer (SPIRV-Cross would put it at buffer 0,
+/// where the first uniform buffer goes). Metal's tables are small (31 buffers, 16 samplers),
+/// so the Vulkan binding numbers, which encode the guest slot, cannot be used directly. The
 /// result depends only on the resource list, so builds stay deterministic.
 pub fn assign_metal_indices(res: &mut [Resource]) -> MetalTables {
     let mut order: Vec<usize> = (0..res.len()).collect();
@@ -268,6 +280,8 @@ pub fn assign_metal_indices(res: &mut [Resource]) -> MetalTables {
         let r = &res[i];
         (
             metal_table(&r.kind),
+            r.kind == PUSH,
+            r.set,
             r.binding,
             r.guest_offset,
             r.bank,
@@ -488,6 +502,27 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(Reflection::from_json(&w.to_json()).unwrap(), w);
+    }
+
+    #[test]
+    fn push_constants_follow_every_buffer_and_arrays_take_count_indices() {
+        let mut push = r(PUSH, 0, 0, false);
+        push.binding = None;
+        let mut res = vec![
+            push,
+            r("cbuf", 0, 4, false),
+            r("sbuf", 1, 0, false),
+            r("texture", 2, 8, false),
+        ];
+        res[2].set = 1;
+        let t = assign_metal_indices(&mut res);
+        let idx: Vec<(u32, Option<u32>)> = res
+            .iter()
+            .map(|r| (r.metal_index, r.metal_sampler))
+            .collect();
+        // cbuf array 0..4, sbuf (set 1) 4, push 5; 8 combined samplers 0..8.
+        assert_eq!(idx, vec![(5, None), (0, None), (4, None), (0, Some(0))]);
+        assert_eq!((t.buffers, t.textures, t.samplers), (6, 8, 8));
     }
 
     #[test]

@@ -2048,6 +2048,7 @@ pub(crate) fn emit_planned(
             .map(|(&location, ct)| crate::reflect::IoVar {
                 location,
                 component_type: ct.name().into(),
+                ..Default::default()
             })
             .collect::<Vec<_>>()
     };

@@ -970,6 +970,7 @@ impl RenderJobFile {
                 targets,
                 clear: self.clear,
                 blend: self.blend,
+                dual_source: false,
                 samples: self.samples,
                 layers: self.layers,
                 viewports: self.viewports.clone(),

@@ -147,6 +147,10 @@ pub struct RenderJob {
     pub clear: [f32; 4],
     /// Standard alpha blending (src alpha, one minus src alpha) instead of replace.
     pub blend: bool,
+    /// Dual-source blending instead (needs the dualSrcBlend feature; target 0 only): colour
+    /// = source 0 × SRC1_COLOR + destination × ONE_MINUS_SRC1_COLOR, alpha likewise with
+    /// SRC1_ALPHA, source 1 being the fragment output at location 0 index 1.
+    pub dual_source: bool,
     /// Samples per pixel (0 or 1: single-sampled; 2, 4, 8: multisampled targets resolved
     /// (averaged) into the read-back images; float and normalised formats only).
     pub samples: u32,
@@ -189,6 +193,19 @@ pub struct Image {
     pub format: TexFormat,
     /// Tightly packed rows, top row first.
     pub data: Vec<u8>,
+}
+
+/// `a` blending with the second source: colour = source 0 × SRC1_COLOR + destination ×
+/// ONE_MINUS_SRC1_COLOR, alpha with SRC1_ALPHA likewise ([`RenderJob::dual_source`]).
+fn dual_source(a: vk::PipelineColorBlendAttachmentState) -> vk::PipelineColorBlendAttachmentState {
+    use vk::BlendFactor as F;
+    let [s, d] = [F::SRC1_COLOR, F::ONE_MINUS_SRC1_COLOR];
+    let [sa, da] = [F::SRC1_ALPHA, F::ONE_MINUS_SRC1_ALPHA];
+    let a = a.blend_enable(true).color_blend_op(vk::BlendOp::ADD);
+    let a = a.src_color_blend_factor(s).dst_color_blend_factor(d);
+    a.src_alpha_blend_factor(sa)
+        .dst_alpha_blend_factor(da)
+        .alpha_blend_op(vk::BlendOp::ADD)
 }
 
 fn f16_to_f32(h: u16) -> f32 {
@@ -710,6 +727,7 @@ impl Device {
                         .alpha_blend_op(vk::BlendOp::ADD)
                         .color_write_mask(vk::ColorComponentFlags::RGBA)
                 })
+                .map(|a| if job.dual_source { dual_source(a) } else { a })
                 .collect();
             let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&cba);
             let ci = [vk::GraphicsPipelineCreateInfo::default()

@@ -70,6 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let b = super::build::Args {
         title: t.clone(),
+        spirv: None,
         out: None,
         cache: None,
         ios: false,

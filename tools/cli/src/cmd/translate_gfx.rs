@@ -215,6 +215,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             .map(|location| dmsh_reflect::IoVar {
                 location,
                 component_type: "float".into(),
+                ..Default::default()
             })
             .collect();
         let mut sp = dmsh_fixup::module::Spirv::parse(&words).map_err(anyhow::Error::msg)?;

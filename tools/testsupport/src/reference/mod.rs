@@ -6,3 +6,4 @@ pub mod dksh;
 pub mod dksh_render;
 pub mod glsl;
 pub mod translate;
+pub mod vulkan_style;

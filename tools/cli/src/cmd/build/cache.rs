@@ -31,9 +31,10 @@ pub struct Entry {
     pub files: BTreeMap<String, String>,
 }
 
-/// Whether an output file is a reflection (its `chain` is not stored).
+/// Whether an output file is a reflection (its `chain` is not stored): `<key>_b.json`, and
+/// the dual-source variant's `<key>_d.json`.
 fn is_reflection(name: &str) -> bool {
-    name.ends_with("_b.json")
+    name.ends_with("_b.json") || name.ends_with("_d.json")
 }
 
 /// An output name the cache accepts: a plain file name.

@@ -1,7 +1,10 @@
 //! Converting one key: translate (native FMA: Metal's `fma` is fused) → SPIR-V → the fix-ups
-//! (dmsh-fixup: spv_single_lane, int_inputs, vs_pad with the partners' inputs, vs_depth) → MSL through
+//! (dmsh-fixup: spv_single_lane, int_inputs, vs_pad with the partners' inputs, vs_depth) →
+//! spirv-val → no f64 → MSL through
 //! SPIRV-Cross (dmsh-msl) → `<key>_b.metal` and `<key>_b.json` (the reflection, with the chain
-//! version and the Metal entry points), checked against the reflection. The build runs it in
+//! version and the Metal entry points), checked against the reflection. A Vulkan module of a
+//! capture folder (`build_module`) skips the translation and gets `fix_strides`, its
+//! reflection from the module, and the dual-source variant `<key>_d` where it applies. The build runs it in
 //! a staging folder of its own per key and takes every file it leaves there as the key's
 //! outputs (the cache, `super::cache`, stores them).
 
@@ -20,8 +23,8 @@ pub struct Outcome {
     pub stage: String,
     /// `built`, `failed` or `unsupported`.
     pub status: &'static str,
-    /// The failing step (`translate`, `fix-up`, `validate`, `f64`, `msl`, `bindings`, `metallib`, `write`), empty
-    /// when built.
+    /// The failing step (`read`, `translate`, `fix-up`, `validate`, `f64`, `msl`, `bindings`,
+    /// `metallib`, `write`), empty when built.
     pub step: &'static str,
     /// What failed, on one line; empty when built.
     pub message: String,
@@ -36,10 +39,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 
 /// What every key of a build converts with.
 pub struct Setting<'a> {
-    /// The split folder.
-    pub split: &'a Path,
-    /// The title's manual facts, if any.
-    pub manual: Option<&'a Path>,
     /// The MSL options.
     pub opts: &'a dmsh_msl::MslOptions,
     /// The chain version.
@@ -50,81 +49,123 @@ pub struct Setting<'a> {
     pub validate: bool,
 }
 
-/// Builds one key into `dir`; `partners`: the inputs its fragment partners read (vs_pad).
+/// A failure: the step and what failed.
+type Failed = (&'static str, String);
+
+impl Outcome {
+    /// `built`, or `failed` at a step.
+    fn of(key: &str, stage: &str, r: Result<(), Failed>) -> Outcome {
+        let (status, step, message) = match r {
+            Ok(()) => ("built", "", String::new()),
+            Err((step, m)) => ("failed", step, m.replace(['\t', '\n'], " ")),
+        };
+        Outcome {
+            key: key.to_string(),
+            stage: stage.to_string(),
+            status,
+            step,
+            message,
+        }
+    }
+}
+
+/// Builds one key of a split into `dir`; `partners`: the inputs its fragment partners read
+/// (vs_pad).
 pub fn build_key(
     set: &Setting,
+    split: &Path,
+    manual: Option<&Path>,
     r: &MapRow,
     dir: &Path,
     partners: &dmsh_fixup::Partners,
 ) -> Outcome {
-    let Setting {
-        split,
-        manual,
-        opts,
-        v,
-        metal,
-        validate,
-    } = *set;
-    let fail = |step: &'static str, message: String| Outcome {
-        key: r.key.clone(),
-        stage: r.stage.clone(),
-        status: "failed",
-        step,
-        message: message.replace(['\t', '\n'], " "),
-    };
     if r.gen != "nvn1" {
         return Outcome {
             status: "unsupported",
-            step: "translate",
-            ..fail(
-                "translate",
-                format!("{} (Ampere) code is not translated yet", r.gen),
+            ..Outcome::of(
+                &r.key,
+                &r.stage,
+                Err((
+                    "translate",
+                    format!("{} (Ampere) code is not translated yet", r.gen),
+                )),
             )
         };
     }
+    let built = translate(split, manual, r, dir).and_then(|(words, mut refl)| {
+        let words = dmsh_fixup::for_metal(&words, &mut refl, partners)
+            .map_err(|e| ("fix-up", e.to_string()))?;
+        emit(set, &words, refl, &dir.join(format!("{}_b", r.key)))
+    });
+    Outcome::of(&r.key, &r.stage, built)
+}
+
+/// Translates key `r` (native FMA) in `dir`: its SPIR-V words and reflection.
+fn translate(
+    split: &Path,
+    manual: Option<&Path>,
+    r: &MapRow,
+    dir: &Path,
+) -> Result<(Vec<u32>, dmsh_reflect::Reflection), Failed> {
+    let fail = |m: String| ("translate", m);
     let spv = dir.join(format!(".{}.spv", r.key));
-    if let Err(e) = translate_key(split, r, &spv, manual, "native") {
-        return fail("translate", format!("{e:#}"));
-    }
-    let words: Vec<u32> = match std::fs::read(&spv) {
-        Ok(b) => b
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect(),
-        Err(e) => return fail("translate", e.to_string()),
-    };
+    translate_key(split, r, &spv, manual, "native").map_err(|e| fail(format!("{e:#}")))?;
+    let words = std::fs::read(&spv).map_err(|e| fail(e.to_string()));
     let json = spv.with_extension("json");
     let refl = std::fs::read_to_string(&json)
         .map_err(|e| e.to_string())
         .and_then(|t| dmsh_reflect::Reflection::from_json(&t).map_err(|e| e.to_string()));
     let _ = std::fs::remove_file(&spv);
     let _ = std::fs::remove_file(&json);
-    let mut refl = match refl {
-        Ok(r) => r,
-        Err(e) => return fail("translate", e),
-    };
-    let words = match dmsh_fixup::for_metal(&words, &mut refl, partners) {
-        Ok(w) => w,
-        Err(e) => return fail("fix-up", e.to_string()),
-    };
-    if validate {
-        if let Err(e) = dmsh_vk::spirv_val(&words) {
-            return fail("validate", e);
+    let words = dmsh_vk::spirv_words(&words?).map_err(|e| fail(e.to_string()))?;
+    Ok((words, refl.map_err(fail)?))
+}
+
+/// Builds one Vulkan module of a capture folder into `dir` (docs/build.md, "Vulkan
+/// modules"): `fix_strides` and its reflection (`dmsh_fixup::vulkan::prepare`), the Metal
+/// fix-ups, `<key>_b.*`, and for a fragment shader with a plain location-1 output the
+/// dual-source variant `<key>_d.*`.
+pub fn build_module(set: &Setting, key: &str, stage: &str, words: &[u32], dir: &Path) -> Outcome {
+    let built = (|| {
+        let (words, mut refl) =
+            dmsh_fixup::vulkan::prepare(words).map_err(|e| ("fix-up", e.to_string()))?;
+        let words = dmsh_fixup::for_metal(&words, &mut refl, &Default::default())
+            .map_err(|e| ("fix-up", e.to_string()))?;
+        let variant = dmsh_fixup::dual_source::variant(&words, &refl)
+            .map_err(|e| ("fix-up", format!("dual_source: {e}")))?;
+        emit(set, &words, refl, &dir.join(format!("{key}_b")))?;
+        if let Some((words, refl)) = variant {
+            let d = dmsh_fixup::dual_source::SUFFIX;
+            emit(set, &words, refl, &dir.join(format!("{key}{d}")))
+                .map_err(|(step, e)| (step, format!("variant {d}: {e}")))?;
         }
+        Ok(())
+    })();
+    Outcome::of(key, stage, built)
+}
+
+/// Why a module that computes in f64 is not built.
+const NO_DOUBLES: &str = "the shader computes in 64-bit floating point (DADD / DMUL / DFMA / \
+DSETP / DMNMX / F2F.F64, …), which Metal does not have; an exact lowering to 32-bit integer \
+arithmetic is not built yet";
+
+/// The Metal library of fixed-up `words` with reflection `refl`: spirv-val (where installed),
+/// no f64 (Metal has none), MSL through SPIRV-Cross (dmsh-msl), checked against the reflection, written to `<base>.metal` and `<base>.json`
+/// (the reflection with the chain version and the Metal entry points), and compiled to
+/// `<base>.metallib` where `xcrun metal` exists.
+fn emit(
+    set: &Setting,
+    words: &[u32],
+    mut refl: dmsh_reflect::Reflection,
+    base: &Path,
+) -> Result<(), Failed> {
+    if set.validate {
+        dmsh_vk::spirv_val(words).map_err(|e| ("validate", e))?;
     }
-    if dmsh_msl::limits::uses_f64(&words) {
-        return fail(
-            "f64",
-            "the shader computes in 64-bit floating point (DADD / DMUL / DFMA / DSETP / DMNMX \
-             / F2F.F64, …), which Metal does not have; an exact lowering to 32-bit integer \
-             arithmetic is not built yet"
-                .into(),
-        );
+    if dmsh_msl::limits::uses_f64(words) {
+        return Err(("f64", NO_DOUBLES.into()));
     }
-    let msl = match dmsh_msl::to_msl(&words, &refl, opts) {
-        Ok(m) => m,
-        Err(e) => return fail("msl", e.to_string()),
-    };
+    let msl = dmsh_msl::to_msl(words, &refl, set.opts).map_err(|e| ("msl", e.to_string()))?;
     refl.metal_entry_z = msl
         .entry_points
         .iter()
@@ -132,14 +173,14 @@ pub fn build_key(
         .map(|e| e.name.clone());
     let bad = dmsh_msl::check_bindings(&msl.source, &refl);
     if !bad.is_empty() {
-        return fail("bindings", bad.join("; "));
+        return Err(("bindings", bad.join("; ")));
     }
-    refl.chain = Some(v.to_string());
+    refl.chain = Some(set.v.to_string());
     refl.metal_entry_points = msl.entry_points.iter().map(|e| e.name.clone()).collect();
-    let base = dir.join(format!("{}_b", r.key));
-    let written = write_atomic(&base.with_extension("metal"), msl.source.as_bytes())
-        .and_then(|_| write_atomic(&base.with_extension("json"), refl.to_json().as_bytes()));
-    if let (Ok(()), Some(m)) = (&written, metal) {
+    write_atomic(&base.with_extension("metal"), msl.source.as_bytes())
+        .and_then(|_| write_atomic(&base.with_extension("json"), refl.to_json().as_bytes()))
+        .map_err(|e| ("write", format!("{e:#}")))?;
+    if let Some(m) = set.metal {
         if let Err(e) = m.compile(
             &base.with_extension("metal"),
             &base.with_extension("metallib"),
@@ -147,17 +188,8 @@ pub fn build_key(
             for ext in ["metal", "json", "metallib"] {
                 let _ = std::fs::remove_file(base.with_extension(ext));
             }
-            return fail("metallib", e);
+            return Err(("metallib", e));
         }
     }
-    match written {
-        Ok(()) => Outcome {
-            key: r.key.clone(),
-            stage: r.stage.clone(),
-            status: "built",
-            step: "",
-            message: String::new(),
-        },
-        Err(e) => fail("write", format!("{e:#}")),
-    }
+    Ok(())
 }

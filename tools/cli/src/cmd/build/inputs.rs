@@ -240,20 +240,33 @@ impl TitleInputs {
                 Err(_) => shader.extend(format!("{ext} missing\n").as_bytes()),
             }
         }
+        self.with_shader(&r.key, &shader)
+    }
+
+    /// The input digests of a capture folder's Vulkan module: its key, stage and bytes (no
+    /// facts or partners).
+    pub fn module_digests(&self, key: &str, stage: &str, bytes: &[u8]) -> InputDigests {
+        let mut shader = format!("{key}\t{stage}\tspirv\n").into_bytes();
+        shader.extend(bytes);
+        self.with_shader(key, &shader)
+    }
+
+    /// Key `key`'s digests with `shader` the bytes of its shader input.
+    fn with_shader(&self, key: &str, shader: &[u8]) -> InputDigests {
         let partners: String = self
             .partners
-            .get(&r.key)
+            .get(key)
             .into_iter()
             .flatten()
             .map(|p| format!("{p} {}\n", self.facts_digest(p)))
             .collect();
         InputDigests {
-            shader: sha256_hex(&shader),
+            shader: sha256_hex(shader),
             options: self.options.clone(),
             tools: sha256_hex(chain::tools_text(&self.tools).as_bytes()),
             translator: self.translator.clone(),
             profile: self.profile.clone(),
-            facts: self.facts_digest(&r.key),
+            facts: self.facts_digest(key),
             partners: sha256_hex(partners.as_bytes()),
         }
     }

@@ -7,9 +7,13 @@
 //! build; the exit code is non-zero only with `--strict`.
 //! Vertex shaders are converted after every other stage, so vs_pad (dmsh-fixup) sees their
 //! fragment partners' inputs. Where `xcrun metal` exists (`metallib`) every library is also
-//! compiled. Not yet: c1_full.tsv.
+//! compiled. With `--spirv DIR` the keys are a capture folder's Vulkan modules (`capture`)
+//! instead of a split title's shaders: no translation, `fix_strides`, their reflection from
+//! the module and the dual-source variant `<key>_d` (`convert::build_module`).
+//! Not yet: c1_full.tsv.
 
 pub mod cache;
+pub mod capture;
 pub mod convert;
 pub mod inputs;
 pub mod metallib;
@@ -32,7 +36,11 @@ pub struct Args {
     /// The title (profile, manual facts) and its split folder.
     #[command(flatten)]
     pub title: super::title::TitleArgs,
-    /// Where `b-<V>/` is written (default: the split folder).
+    /// A capture folder of a Vulkan title's SPIR-V modules (every `*.spv` under it) to build
+    /// instead of a split title (docs/build.md, "Vulkan modules").
+    #[arg(long, conflicts_with_all = ["game", "split"])]
+    pub spirv: Option<PathBuf>,
+    /// Where `b-<V>/` is written (default: the split or capture folder).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// The per-shader cache (default: OUT/cache).
@@ -69,13 +77,10 @@ pub struct Summary {
 
 /// What every key of one build shares.
 struct Run {
-    /// The split folder.
-    split: PathBuf,
     title: inputs::TitleInputs,
     cache: cache::Cache,
     /// The `b-<V>` folder.
     dir: PathBuf,
-    manual: Option<PathBuf>,
     opts: dmsh_msl::MslOptions,
     /// The chain version.
     v: String,
@@ -85,26 +90,31 @@ struct Run {
     validate: bool,
 }
 
-/// One key: from the cache, else converted in `dir/.stage-<key>` and stored; its outputs are
-/// then written into `dir`. Returns the record and whether it was converted. `partners`: the
-/// inputs its fragment partners read (vs_pad; empty for other stages).
-fn key_record(run: &Run, r: &MapRow, partners: &dmsh_fixup::Partners) -> (KeyRecord, bool) {
-    let Run {
-        split,
-        title,
-        cache,
-        dir,
-        manual,
-        opts,
-        v,
-        metal,
-        validate,
-    } = run;
-    let digests = title.digests(split, r);
+impl Run {
+    fn setting(&self) -> convert::Setting<'_> {
+        convert::Setting {
+            opts: &self.opts,
+            v: &self.v,
+            metal: self.metal.as_ref(),
+            validate: self.validate,
+        }
+    }
+}
+
+/// One key: from the cache, else converted (`convert`) in `dir/.stage-<key>` and stored; its
+/// outputs are then written into `dir`. Returns the record and whether it was converted.
+fn key_record(
+    run: &Run,
+    key: &str,
+    stage_name: &str,
+    digests: inputs::InputDigests,
+    convert: impl FnOnce(&convert::Setting, &Path) -> convert::Outcome,
+) -> (KeyRecord, bool) {
+    let Run { cache, dir, v, .. } = run;
     let cache_key = digests.cache_key();
     let mut rec = KeyRecord {
-        key: r.key.clone(),
-        stage: r.stage.clone(),
+        key: key.to_string(),
+        stage: stage_name.to_string(),
         cache_key: cache_key.clone(),
         inputs: digests,
         ..Default::default()
@@ -115,24 +125,12 @@ fn key_record(run: &Run, r: &MapRow, partners: &dmsh_fixup::Partners) -> (KeyRec
             return (rec.with(e), false);
         }
     }
-    let stage = dir.join(format!(".stage-{}", r.key));
+    let stage = dir.join(format!(".stage-{key}"));
     let _ = std::fs::remove_dir_all(&stage);
     let entry = std::fs::create_dir_all(&stage)
         .with_context(|| format!("creating {}", stage.display()))
         .and_then(|_| {
-            let o = convert::build_key(
-                &convert::Setting {
-                    split,
-                    manual: manual.as_deref(),
-                    opts,
-                    v,
-                    metal: metal.as_ref(),
-                    validate: *validate,
-                },
-                r,
-                &stage,
-                partners,
-            );
+            let o = convert(&run.setting(), &stage);
             if o.step == "write" {
                 // A file-system failure says nothing about the shader: not cached.
                 anyhow::bail!("{}", o.message)
@@ -150,6 +148,24 @@ fn key_record(run: &Run, r: &MapRow, partners: &dmsh_fixup::Partners) -> (KeyRec
             (rec, true)
         }
     }
+}
+
+/// One key of a split title (`partners`: the inputs its fragment partners read, vs_pad;
+/// empty for other stages).
+fn split_record(
+    run: &Run,
+    split: &Path,
+    manual: Option<&Path>,
+    r: &MapRow,
+    partners: &dmsh_fixup::Partners,
+) -> (KeyRecord, bool) {
+    key_record(
+        run,
+        &r.key,
+        &r.stage,
+        run.title.digests(split, r),
+        |set, dir| convert::build_key(set, split, manual, r, dir, partners),
+    )
 }
 
 /// The inputs the built fragment partners of vertex shader `key` read (from their
@@ -189,71 +205,134 @@ fn remove_strays(dir: &Path, keep: &BTreeSet<String>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `dmsh build`.
-pub fn build(args: &Args) -> anyhow::Result<Summary> {
-    let opts = msl_options(args.ios);
-    let split = args.title.split_dir()?;
-    let title = args.title.inputs(Some(&split), &opts)?;
-    let manual = args.title.manual()?;
-    let validate = title
-        .tools
-        .iter()
-        .any(|(n, _)| n == super::chain::SPIRV_VAL);
-    if !validate {
-        eprintln!("build: no spirv-val here: modules are not validated (docs/build.md)");
-    }
-    let v = super::chain::version(&title.chain_parts());
-    let out = args.out.clone().unwrap_or_else(|| split.clone());
-    let dir = out.join(format!("b-{v}"));
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let cache = cache::Cache::open(&args.cache.clone().unwrap_or_else(|| out.join("cache")))?;
-    let rows = read_map(&split.join("shader_map.tsv"))?;
-    let bar = indicatif::ProgressBar::new(rows.len() as u64);
+/// A progress bar over `n` shaders.
+fn progress(n: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(n as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("build {bar:40} {pos}/{len} shaders {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let run = Run {
-        split,
-        title,
-        cache,
-        dir: dir.clone(),
-        manual,
-        opts,
-        v: v.clone(),
-        metal: metallib::MetalCompiler::detect(args.ios),
-        validate,
-    };
-    if run.metal.is_none() {
+    bar
+}
+
+/// Opens the build: the chain version of `title`'s inputs, `OUT/b-<V>/`, the cache, xcrun.
+fn open(args: &Args, title: inputs::TitleInputs, default_out: &Path) -> anyhow::Result<Run> {
+    let v = super::chain::version(&title.chain_parts());
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out.to_path_buf());
+    let dir = out.join(format!("b-{v}"));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let cache = cache::Cache::open(&args.cache.clone().unwrap_or_else(|| out.join("cache")))?;
+    let metal = metallib::MetalCompiler::detect(args.ios);
+    if metal.is_none() {
         eprintln!("build: no xcrun metal here: MSL only, no .metallib (docs/build.md)");
     }
+    let validate = (title.tools.iter()).any(|(n, _)| n == super::chain::SPIRV_VAL);
+    if !validate {
+        eprintln!("build: no spirv-val here: modules are not validated (docs/build.md)");
+    }
+    Ok(Run {
+        title,
+        cache,
+        dir,
+        opts: msl_options(args.ios),
+        v,
+        metal,
+        validate,
+    })
+}
+
+/// Runs `dmsh build`: a split title (`--split`) or a capture folder (`--spirv`).
+pub fn build(args: &Args) -> anyhow::Result<Summary> {
+    if let Some(capture) = &args.spirv {
+        return build_capture(args, capture);
+    }
+    let split = &args.title.split_dir()?;
+    let manual = args.title.manual()?;
+    let title = args.title.inputs(Some(split), &msl_options(args.ios))?;
+    let run = open(args, title, split)?;
+    let rows = read_map(&split.join("shader_map.tsv"))?;
+    let bar = progress(rows.len());
     // Vertex shaders last: vs_pad gives each the inputs its built fragment partners read
     // (their reflections in `dir`; the partners' keys and facts are in the cache key).
     let (vertex, others): (Vec<&MapRow>, Vec<&MapRow>) =
         rows.iter().partition(|r| r.stage == "vertex");
+    let manual = manual.as_deref();
     let mut done: Vec<(KeyRecord, bool)> = others
         .par_iter()
         .map(|r| {
-            let o = key_record(&run, r, &dmsh_fixup::Partners::default());
+            let o = split_record(&run, split, manual, r, &dmsh_fixup::Partners::default());
             bar.inc(1);
             o
         })
         .collect();
     done.par_extend(vertex.par_iter().map(|r| {
-        let o = key_record(&run, r, &fragment_inputs(&run, &r.key));
+        let o = split_record(&run, split, manual, r, &fragment_inputs(&run, &r.key));
         bar.inc(1);
         o
     }));
-    done.sort_by(|a, b| a.0.key.cmp(&b.0.key));
     bar.finish_and_clear();
+    finish(&run, done)
+}
+
+/// Builds capture folder `capture`'s Vulkan modules (`capture::read`); a file that is not a
+/// module is recorded as failed at step `read`.
+fn build_capture(args: &Args, capture: &Path) -> anyhow::Result<Summary> {
+    let title = inputs::TitleInputs::load(None, None, None, &msl_options(args.ios))?;
+    let run = open(args, title, capture)?;
+    let modules = capture::read(capture)?;
+    let bar = progress(modules.len());
+    let done: Vec<(KeyRecord, bool)> = modules
+        .par_iter()
+        .map(|m| {
+            let o = module_record(&run, m);
+            bar.inc(1);
+            o
+        })
+        .collect();
+    bar.finish_and_clear();
+    finish(&run, done)
+}
+
+/// One file of a capture folder: a module through the cache, or failed at step `read`.
+fn module_record(run: &Run, m: &capture::Module) -> (KeyRecord, bool) {
+    match &m.read {
+        Ok((stage, words)) => {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let digests = run.title.module_digests(&m.key, stage, &bytes);
+            key_record(run, &m.key, stage, digests, |set, dir| {
+                convert::build_module(set, &m.key, stage, words, dir)
+            })
+        }
+        Err(e) => {
+            let rec = KeyRecord {
+                key: m.key.clone(),
+                stage: "unknown".into(),
+                status: "failed".into(),
+                step: "read".into(),
+                message: e.clone(),
+                ..Default::default()
+            };
+            (rec, true)
+        }
+    }
+}
+
+/// Writes `_b_build.json` for the keys `done` (each with whether it was converted), removes
+/// what is not an output of this build, and sums up.
+fn finish(run: &Run, mut done: Vec<(KeyRecord, bool)>) -> anyhow::Result<Summary> {
+    let (v, dir) = (&run.v, &run.dir);
+    done.sort_by(|a, b| a.0.key.cmp(&b.0.key));
     let converted = done.iter().filter(|(_, c)| *c).count();
-    let record = BuildRecord::new(&v, done.into_iter().map(|(r, _)| r).collect());
+    let record = BuildRecord::new(v, done.into_iter().map(|(r, _)| r).collect());
     let keep: BTreeSet<String> = record
         .shaders
         .iter()
         .flat_map(|s| s.outputs.keys().cloned())
         .collect();
-    remove_strays(&dir, &keep)?;
+    remove_strays(dir, &keep)?;
     write_atomic(&dir.join("_b_build.json"), record.to_json().as_bytes())?;
     let n = record.shaders.len();
     let mut line = format!(
@@ -269,7 +348,7 @@ pub fn build(args: &Args) -> anyhow::Result<Summary> {
         ));
     }
     Ok(Summary {
-        dir,
+        dir: dir.clone(),
         line,
         all_built: record.built == n,
     })

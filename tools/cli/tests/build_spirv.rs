@@ -1,0 +1,327 @@
+//! `dmsh build --spirv` on a capture folder of Vulkan modules (glslang's SPIR-V of the GLSL
+//! below; seed 000, Super Mario Galaxy): a vertex shader with push constants and an array of
+//! 4 uniform blocks, a fragment shader with push constants, a uniform block and 8 combined
+//! samplers, a fragment shader writing locations 0 and 1 (dual source), a fragment shader made
+//! Vulkan-style (ArrayStride on the struct members), one with a runtime-sized sampler array,
+//! a truncated module and random bytes.
+//! Every other module builds; every `.metal` passes the clang stand-in check (skipped without clang)
+//! and `check_bindings` against its reflection; the push block's `[[buffer(n)]]` is the
+//! reflection's, after every other buffer; the dual-source variant has `[[color(0),
+//! index(1)]]`; the runtime-sized array fails at its fix-up step and the two bad files are
+//! recorded with their file and offset, and the build goes on; a second build takes every
+//! module from the cache and is byte-identical.
+
+mod common;
+use common::{b_dir, dmsh, snapshot};
+
+use dmsh_reflect::Reflection;
+use dmsh_testsupport::reference::{glsl, vulkan_style};
+use std::path::Path;
+
+const VS_PUSH: &str = r#"#version 450
+layout(push_constant) uniform P { mat4 mvp; vec4 tint; } pc;
+layout(std140, set = 0, binding = 0) uniform M { vec4 rows[4]; } mats[4];
+layout(location = 0) in vec4 pos;
+layout(location = 0) out vec4 col;
+void main() {
+    int k = gl_InstanceIndex & 3;
+    vec4 p = vec4(dot(mats[k].rows[0], pos), dot(mats[k].rows[1], pos),
+                  dot(mats[k].rows[2], pos), dot(mats[k].rows[3], pos));
+    col = pc.tint + mats[0].rows[0] + mats[3].rows[3];
+    gl_Position = pc.mvp * p;
+}
+"#;
+
+const FS_TEXTURES: &str = r#"#version 450
+layout(push_constant) uniform P { layout(offset = 80) vec4 k; } pc;
+layout(std140, set = 0, binding = 0) uniform U { vec4 c; } u;
+layout(set = 0, binding = 1) uniform sampler2D tex[8];
+layout(location = 0) in vec4 col;
+layout(location = 0) out vec4 o;
+void main() {
+    o = col * pc.k + u.c;
+    for (int i = 0; i < 8; i++) o += texture(tex[i], col.xy);
+}
+"#;
+
+const FS_DUAL: &str = r#"#version 450
+layout(std140, set = 0, binding = 0) uniform U { vec4 c; } u;
+layout(location = 0) in vec4 col;
+layout(location = 0) out vec4 c0;
+layout(location = 1) out vec4 c1;
+void main() { c0 = col; c1 = u.c * col.w; }
+"#;
+
+const FS_STRIDES: &str = r#"#version 450
+struct Item { vec4 c; float w; };
+layout(std140, set = 0, binding = 0) uniform U { vec4 a[4]; float f[3]; } u;
+layout(std430, set = 0, binding = 1) readonly buffer S { float g[3]; Item items[2]; } s;
+layout(location = 0) out vec4 o;
+void main() {
+    int i = int(gl_FragCoord.x) & 3;
+    o = u.a[i] * u.f[i % 3] + vec4(s.g[i % 3]) + s.items[i & 1].c * s.items[1].w;
+}
+"#;
+
+/// Valid SPIR-V the Metal build cannot bind without argument buffers: a runtime-sized array.
+const FS_UNBOUNDED: &str = r#"#version 450
+#extension GL_EXT_nonuniform_qualifier : require
+layout(set = 0, binding = 0) uniform sampler2D tex[];
+layout(location = 0) flat in int i;
+layout(location = 0) out vec4 o;
+void main() { o = texture(tex[nonuniformEXT(i)], vec2(0.5)); }
+"#;
+
+fn bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The capture folder: file name → bytes.
+fn capture(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let spv = |src: &str, stage: &str| glsl::compile_source(src, stage, &[]).expect("glslang");
+    let vs = spv(VS_PUSH, "vert");
+    let (strides, moved) = vulkan_style::member_strides(&spv(FS_STRIDES, "frag"), false);
+    assert_eq!(moved, 4);
+    dmsh_vk::spirv_val(&strides).expect_err("the Vulkan-style module is invalid SPIR-V");
+    let truncated = bytes(&vs)[..vs.len() / 2 * 4].to_vec();
+    let mut x = 0x2545_f491u32;
+    let random: Vec<u8> = (0..999)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect();
+    let files = vec![
+        ("vs_push.spv".to_string(), bytes(&vs)),
+        (
+            "0123456789abcdef.spv".into(),
+            bytes(&spv(FS_TEXTURES, "frag")),
+        ),
+        ("fs_dual.spv".into(), bytes(&spv(FS_DUAL, "frag"))),
+        ("deep/fs_strides.spv".into(), bytes(&strides)),
+        ("fs_unbounded.spv".into(), bytes(&spv(FS_UNBOUNDED, "frag"))),
+        ("deep/truncated.spv".into(), truncated),
+        ("random.spv".into(), random),
+        ("notes.txt".into(), b"not a module".to_vec()),
+    ];
+    for (name, b) in &files {
+        let p = dir.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, b).unwrap();
+    }
+    files
+}
+
+/// The key the build gives a file: its stem when it is a key, else sha256's first 16 digits.
+fn key_of(name: &str, b: &[u8]) -> String {
+    let stem = Path::new(name).file_stem().unwrap().to_str().unwrap();
+    if stem.len() == 16 && stem.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return stem.into();
+    }
+    use sha2::Digest;
+    sha2::Sha256::digest(b)[..8]
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
+/// Checks one built library: the stand-in syntax check, check_bindings, and the push block.
+fn check_library(b: &Path, base: &str, clang: bool) -> Reflection {
+    let msl = std::fs::read_to_string(b.join(format!("{base}.metal"))).unwrap();
+    let refl =
+        Reflection::from_json(&std::fs::read_to_string(b.join(format!("{base}.json"))).unwrap())
+            .unwrap();
+    assert_eq!(
+        dmsh_msl::check_bindings(&msl, &refl),
+        Vec::<String>::new(),
+        "{base}"
+    );
+    if clang {
+        if let Err(e) = dmsh_msl::syntax::check(&msl) {
+            panic!("{base}.metal: clang stand-in: {e}\n{msl}");
+        }
+    }
+    if let Some(push) = refl.resources.iter().find(|r| r.kind == dmsh_reflect::PUSH) {
+        let after = refl
+            .resources
+            .iter()
+            .filter(|r| matches!(r.kind.as_str(), "cbuf" | "sbuf"))
+            .map(|r| r.metal_index + r.count.max(1))
+            .max()
+            .unwrap_or(0);
+        assert_eq!(push.metal_index, after, "{base}: push after every buffer");
+        let f = &dmsh_msl::signature::functions(&msl)[0];
+        let args: Vec<(&str, &str)> = f
+            .params
+            .iter()
+            .filter_map(|p| Some((p.name.as_str(), p.attr("buffer")?)))
+            .collect();
+        let want = push.metal_index.to_string();
+        let at: Vec<&str> = args.iter().filter(|a| a.1 == want).map(|a| a.0).collect();
+        assert_eq!(
+            at,
+            ["pc"],
+            "{base}: the push block alone at buffer({want}); {args:?}"
+        );
+        println!(
+            "{base}: push constants ({:?} bytes) at [[buffer({want})]]",
+            push.size
+        );
+    }
+    refl
+}
+
+/// `dmsh build --spirv dir --out out` and `extra`.
+fn build(dir: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let (d, o) = (dir.to_str().unwrap(), out.to_str().unwrap());
+    dmsh(&[&["build", "--spirv", d, "--out", o], extra].concat())
+}
+
+#[test]
+fn a_capture_folder_builds_every_module() {
+    if !glsl::available() {
+        println!("skipped: glslangValidator not installed");
+        return;
+    }
+    let root = std::env::temp_dir().join(format!("dmsh-build-spirv-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (dir, out) = (root.join("capture"), root.join("out"));
+    let files = capture(&dir);
+    let key = |name: &str| {
+        let f = files.iter().find(|f| f.0 == name).unwrap();
+        key_of(&f.0, &f.1)
+    };
+    let o = build(&dir, &out, &[]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    println!("{text}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "a failing module does not fail the build without --strict"
+    );
+    let b = b_dir(&out);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(b.join("_b_build.json")).unwrap()).unwrap();
+    assert_eq!(
+        (record["built"].as_u64(), record["failed"].as_u64()),
+        (Some(4), Some(3))
+    );
+    let by_key: std::collections::BTreeMap<&str, &serde_json::Value> = record["shaders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["key"].as_str().unwrap(), s))
+        .collect();
+    let rec = |k: &str| by_key[k].clone();
+    for (name, offset) in [
+        ("deep/truncated.spv", "offset 0x"),
+        ("random.spv", "offset 0x0: not SPIR-V"),
+    ] {
+        let r = rec(&key(name));
+        assert_eq!(
+            (r["status"].as_str(), r["step"].as_str()),
+            (Some("failed"), Some("read"))
+        );
+        let m = r["message"].as_str().unwrap();
+        assert!(m.contains(name) && m.contains(offset), "{m}");
+        println!("{name}: {m}");
+    }
+    let r = rec(&key("fs_unbounded.spv"));
+    assert_eq!(
+        (r["step"].as_str(), r["stage"].as_str()),
+        (Some("fix-up"), Some("fragment"))
+    );
+    assert!(
+        r["message"].as_str().unwrap().contains("runtime-sized"),
+        "{r}"
+    );
+    assert!(rec(&key("deep/truncated.spv"))["message"]
+        .as_str()
+        .unwrap()
+        .contains("truncated"));
+    let clang = match dmsh_msl::syntax::clang() {
+        Ok(_) => true,
+        Err(e) => {
+            println!("clang stand-in check skipped: {e}");
+            false
+        }
+    };
+    let (vs, fs, dual, strides) = (
+        key("vs_push.spv"),
+        key("0123456789abcdef.spv"),
+        key("fs_dual.spv"),
+        key("deep/fs_strides.spv"),
+    );
+    assert_eq!(fs, "0123456789abcdef", "a key-named file keeps its key");
+    for k in [&vs, &fs, &dual, &strides] {
+        let r = rec(k);
+        assert_eq!(r["status"], "built", "{r}");
+        let outputs: Vec<&str> = r["outputs"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|s| s.as_str())
+            .collect();
+        let mut want = vec![format!("{k}_b.json"), format!("{k}_b.metal")];
+        if *k == dual {
+            want.extend([format!("{k}_d.json"), format!("{k}_d.metal")]);
+        }
+        assert_eq!(outputs, want);
+    }
+    let v = check_library(&b, &format!("{vs}_b"), clang);
+    assert_eq!(v.stage, "vertex");
+    assert_eq!(v.metal_entry_points, ["main0", "main0_z"]);
+    assert!(v.fixups.contains(&"vs_depth".to_string()), "{:?}", v.fixups);
+    let mats = v.resources.iter().find(|r| r.kind == "cbuf").unwrap();
+    assert_eq!((mats.count, mats.metal_index, mats.size), (4, 0, Some(64)));
+    let push = v.resources.iter().find(|r| r.kind == "push").unwrap();
+    assert_eq!((push.metal_index, push.size), (4, Some(80)));
+
+    let f = check_library(&b, &format!("{fs}_b"), clang);
+    let tex = f.resources.iter().find(|r| r.kind == "texture").unwrap();
+    assert_eq!(
+        (tex.count, tex.metal_index, tex.metal_sampler),
+        (8, 0, Some(0))
+    );
+    assert_eq!(
+        (f.metal.textures, f.metal.samplers, f.metal.buffers),
+        (8, 8, 2)
+    );
+    let push = f.resources.iter().find(|r| r.kind == "push").unwrap();
+    assert_eq!((push.metal_index, push.size), (1, Some(96)));
+
+    let d = check_library(&b, &format!("{dual}_b"), clang);
+    let dd = check_library(&b, &format!("{dual}_d"), clang);
+    let at = |r: &Reflection| -> Vec<(u32, u32)> {
+        r.outputs.iter().map(|o| (o.location, o.index)).collect()
+    };
+    assert_eq!(
+        (at(&d), at(&dd)),
+        (vec![(0, 0), (1, 0)], vec![(0, 0), (0, 1)])
+    );
+    let dmsl = std::fs::read_to_string(b.join(format!("{dual}_d.metal"))).unwrap();
+    assert!(dmsl.contains("[[color(0), index(1)]]"), "{dmsl}");
+    assert!(dd.chain.is_some() && dd.fixups.contains(&"dual_source".to_string()));
+
+    let s = check_library(&b, &format!("{strides}_b"), clang);
+    assert_eq!(s.fixups, ["fix_strides"]);
+    for k in [&vs, &fs, &strides] {
+        assert!(
+            !b.join(format!("{k}_d.metal")).exists(),
+            "{k}: no dual-source variant"
+        );
+    }
+
+    // Again: every module from the cache, the same bytes.
+    let before = snapshot(&b);
+    let o = build(&dir, &out, &["--strict"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("2 converted, 5 from the cache"), "{text}");
+    assert!(
+        !o.status.success(),
+        "--strict: the two bad files fail the build"
+    );
+    assert_eq!(snapshot(&b), before);
+    let _ = std::fs::remove_dir_all(&root);
+}
