@@ -453,6 +453,15 @@ impl<'a> Cx<'a> {
             _ => Ok(self.r(i, Field::Rc)),
         }
     }
+    /// Operand C of a multiply-add: Rd itself where `c_is_rd` (the 32I forms, FFMA32I and
+    /// IMAD32I, accumulate into their destination), else [`Self::src_c`].
+    pub fn src_c_or_rd(&mut self, i: &Instr, c_is_rd: bool) -> Result<Value> {
+        if c_is_rd {
+            Ok(self.r(i, Field::Rd))
+        } else {
+            self.src_c(i)
+        }
+    }
     /// Operand B as 64 bits (register pair, constant pair, or D20/F20 immediate in the high word).
     pub fn src_b64(&mut self, i: &Instr) -> Result<Value> {
         match Self::variant(i) {
