@@ -873,6 +873,13 @@ impl Function {
             _ => &[],
         }
     }
+    /// The incoming values of phi `v`, to fill in or change (`None` when `v` is not a phi).
+    pub fn phi_args_mut(&mut self, v: Value) -> Option<&mut Vec<(BlockId, Value)>> {
+        match self.inst(v).op {
+            Op::Phi(k) => Some(&mut self.phi_in[k as usize]),
+            _ => None,
+        }
+    }
     /// Creates a phi of type `ty` with no incoming values yet (not placed in a block).
     pub fn make_phi(&mut self, ty: Type) -> Value {
         let k = self.phi_in.len() as u32;
