@@ -790,6 +790,13 @@ impl Function {
     pub fn new() -> Self {
         Self::default()
     }
+    /// A function of one empty block per address, in order: the start of a hand-built
+    /// function (`let (mut f, [b0, b1]) = Function::with_blocks([0, 8]);`).
+    pub fn with_blocks<const N: usize>(addrs: [u32; N]) -> (Self, [BlockId; N]) {
+        let mut f = Self::new();
+        let b = addrs.map(|a| f.add_block(Some(a)));
+        (f, b)
+    }
     /// Adds an empty block.
     pub fn add_block(&mut self, addr: Option<u32>) -> BlockId {
         self.blocks.push(Block {

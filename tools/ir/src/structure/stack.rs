@@ -358,13 +358,8 @@ mod tests {
     /// SSY 0x30; @P0 SYNC; …; SYNC; 0x30: EXIT — and a CAL/RET called twice.
     #[test]
     fn ssy_sync_and_calls_become_static() {
-        let mut f = Function::new();
-        let b0 = f.add_block(Some(0x8));
-        let b1 = f.add_block(Some(0x10));
-        let b2 = f.add_block(Some(0x30));
-        let sub = f.add_block(Some(0x100));
-        let r1 = f.add_block(Some(0x40));
-        f.add_block(Some(0x48));
+        let (mut f, [b0, b1, b2, sub, r1, _]) =
+            Function::with_blocks([0x8, 0x10, 0x30, 0x100, 0x40, 0x48]);
         let t = c32(&mut f, b0, 0x30);
         f.push(b0, Op::StackPush(StackKind::Sync), Type::Void, &[t]);
         let p = f.push(b0, Op::Get(Reg::pred(0)), Type::Bool, &[]);
@@ -395,9 +390,7 @@ mod tests {
     /// static: tested below).
     #[test]
     fn recursion_is_left_dynamic() {
-        let mut f = Function::new();
-        let b0 = f.add_block(Some(0x8));
-        let b1 = f.add_block(Some(0x10));
+        let (mut f, [b0, b1]) = Function::with_blocks([0x8, 0x10]);
         let ra = c32(&mut f, b0, 0x10);
         f.push(b0, Op::StackPush(StackKind::Call), Type::Void, &[ra]);
         f.blocks[0].term = Terminator::Jump(b0);
@@ -409,10 +402,7 @@ mod tests {
     /// A BRX with known targets becomes a switch.
     #[test]
     fn indirect_jump_becomes_switch() {
-        let mut f = Function::new();
-        let b0 = f.add_block(Some(0x8));
-        let b1 = f.add_block(Some(0x28));
-        let b2 = f.add_block(Some(0x30));
+        let (mut f, [b0, _, _]) = Function::with_blocks([0x8, 0x28, 0x30]);
         let v = f.push(b0, Op::Get(Reg::gpr(1)), Type::U32, &[]);
         f.blocks[0].term = Terminator::Dynamic(v);
         f.blocks[1].term = Terminator::Exit;
@@ -423,17 +413,13 @@ mod tests {
             Terminator::Switch(_, cases, _) => assert_eq!(cases.len(), 2),
             t => panic!("{t:?}"),
         }
-        let _ = (b1, b2);
     }
 
     /// Recursion: the run-time stack stays, the returns become switches over the pushed
     /// return addresses.
     #[test]
     fn recursion_keeps_the_stack_with_static_targets() {
-        let mut f = Function::new();
-        let b0 = f.add_block(Some(0x8));
-        let b1 = f.add_block(Some(0x10));
-        let b2 = f.add_block(Some(0x18));
+        let (mut f, [b0, b1, b2]) = Function::with_blocks([0x8, 0x10, 0x18]);
         let ra = c32(&mut f, b0, 0x18);
         f.push(b0, Op::StackPush(StackKind::Call), Type::Void, &[ra]);
         let p = f.push(b0, Op::Get(Reg::pred(0)), Type::Bool, &[]);

@@ -39,13 +39,7 @@ fn all_passes(f: &mut Function) {
 #[test]
 fn loop_counter_gets_a_phi() {
     // b0: R0 = 0; b1: if R0 < 10 { b2: R0 += 1; goto b1 } else { b3: store R0 }
-    let mut f = Function::new();
-    let (b0, b1, b2, b3) = (
-        f.add_block(Some(0)),
-        f.add_block(Some(8)),
-        f.add_block(Some(16)),
-        f.add_block(Some(24)),
-    );
+    let (mut f, [b0, b1, b2, b3]) = Function::with_blocks([0, 8, 16, 24]);
     let z = f.push(b0, Op::Const(0), Type::U32, &[]);
     f.push(b0, Op::Set(Reg::gpr(0)), Type::Void, &[z]);
     f.blocks[0].term = Terminator::Jump(b1);
@@ -85,8 +79,7 @@ fn loop_counter_gets_a_phi() {
 
 #[test]
 fn if_else_merge_gets_a_phi() {
-    let mut f = Function::new();
-    let b: Vec<BlockId> = (0..4).map(|i| f.add_block(Some(i * 8))).collect();
+    let (mut f, b) = Function::with_blocks([0, 8, 16, 24]);
     let p = f.push(b[0], Op::Get(Reg::pred(0)), Type::Bool, &[]);
     f.blocks[0].term = Terminator::Branch(p, b[1], b[2]);
     let five = f.push(b[1], Op::Const(5), Type::U32, &[]);
@@ -112,8 +105,7 @@ fn if_else_merge_gets_a_phi() {
 
 #[test]
 fn value_crosses_two_blocks() {
-    let mut f = Function::new();
-    let b: Vec<BlockId> = (0..3).map(|i| f.add_block(Some(i * 8))).collect();
+    let (mut f, b) = Function::with_blocks([0, 8, 16]);
     let r3 = f.push(b[0], Op::Get(Reg::gpr(3)), Type::U32, &[]);
     let x = f.push(b[0], Op::IMul, Type::U32, &[r3, r3]);
     f.push(b[0], Op::Set(Reg::gpr(2)), Type::Void, &[x]);
@@ -139,8 +131,7 @@ fn value_crosses_two_blocks() {
 fn trivial_loop_phi_is_removed() {
     // R5 is set before a loop that reads but never writes it: the header's phi would be
     // phi(k, itself), which is trivial.
-    let mut f = Function::new();
-    let b: Vec<BlockId> = (0..4).map(|i| f.add_block(Some(i * 8))).collect();
+    let (mut f, b) = Function::with_blocks([0, 8, 16, 24]);
     let k = f.push(b[0], Op::SysVal(crate::ir::Sys::Tid(0)), Type::U32, &[]);
     f.push(b[0], Op::Set(Reg::gpr(5)), Type::Void, &[k]);
     f.blocks[0].term = Terminator::Jump(b[1]);
@@ -168,8 +159,7 @@ fn trivial_loop_phi_is_removed() {
 
 #[test]
 fn dead_cross_block_writes_are_removed() {
-    let mut f = Function::new();
-    let b: Vec<BlockId> = (0..3).map(|i| f.add_block(Some(i * 8))).collect();
+    let (mut f, b) = Function::with_blocks([0, 8, 16]);
     let t = f.push(b[0], Op::SysVal(crate::ir::Sys::Tid(0)), Type::U32, &[]);
     let dead = f.push(b[0], Op::IMul, Type::U32, &[t, t]);
     f.push(b[0], Op::Set(Reg::gpr(1)), Type::Void, &[dead]);
@@ -199,9 +189,7 @@ fn dead_cross_block_writes_are_removed() {
 
 #[test]
 fn dynamic_jump_keeps_variables() {
-    let mut f = Function::new();
-    let b0 = f.add_block(Some(0));
-    let b1 = f.add_block(Some(8));
+    let (mut f, [b0, b1]) = Function::with_blocks([0, 8]);
     let r = f.push(b0, Op::Get(Reg::gpr(0)), Type::U32, &[]);
     f.push(b0, Op::Set(Reg::gpr(1)), Type::Void, &[r]);
     f.blocks[0].term = Terminator::Dynamic(r);
@@ -217,9 +205,7 @@ fn dynamic_jump_keeps_variables() {
 fn entry_in_a_loop_moves_behind_a_new_entry() {
     // b0: R0 += 1; store R0; if P0 (never set: false) goto b0 else exit — but make the
     // branch data dependent: loop while R0 < 3.
-    let mut f = Function::new();
-    let b0 = f.add_block(Some(0));
-    let b1 = f.add_block(Some(8));
+    let (mut f, [b0, b1]) = Function::with_blocks([0, 8]);
     let r = f.push(b0, Op::Get(Reg::gpr(0)), Type::U32, &[]);
     let one = f.push(b0, Op::Const(1), Type::U32, &[]);
     let n = f.push(b0, Op::IAdd, Type::U32, &[r, one]);
