@@ -887,6 +887,14 @@ impl Function {
             _ => None,
         }
     }
+    /// How many phis the blocks hold.
+    pub fn placed_phis(&self) -> usize {
+        self.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter(|&&v| matches!(self.inst(v).op, Op::Phi(_)))
+            .count()
+    }
     /// Creates a phi of type `ty` with no incoming values yet (not placed in a block).
     pub fn make_phi(&mut self, ty: Type) -> Value {
         let k = self.phi_in.len() as u32;
