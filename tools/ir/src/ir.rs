@@ -790,6 +790,13 @@ impl Function {
     pub fn new() -> Self {
         Self::default()
     }
+    /// A function of one empty block per address, in order: the start of a hand-built
+    /// function (`let (mut f, [b0, b1]) = Function::with_blocks([0, 8]);`).
+    pub fn with_blocks<const N: usize>(addrs: [u32; N]) -> (Self, [BlockId; N]) {
+        let mut f = Self::new();
+        let b = addrs.map(|a| f.add_block(Some(a)));
+        (f, b)
+    }
     /// Adds an empty block.
     pub fn add_block(&mut self, addr: Option<u32>) -> BlockId {
         self.blocks.push(Block {
@@ -872,6 +879,21 @@ impl Function {
             Op::Phi(k) => &self.phi_in[k as usize],
             _ => &[],
         }
+    }
+    /// The incoming values of phi `v`, to fill in or change (`None` when `v` is not a phi).
+    pub fn phi_args_mut(&mut self, v: Value) -> Option<&mut Vec<(BlockId, Value)>> {
+        match self.inst(v).op {
+            Op::Phi(k) => Some(&mut self.phi_in[k as usize]),
+            _ => None,
+        }
+    }
+    /// How many phis the blocks hold.
+    pub fn placed_phis(&self) -> usize {
+        self.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter(|&&v| matches!(self.inst(v).op, Op::Phi(_)))
+            .count()
     }
     /// Creates a phi of type `ty` with no incoming values yet (not placed in a block).
     pub fn make_phi(&mut self, ty: Type) -> Value {

@@ -24,34 +24,8 @@ mod words;
 
 pub(crate) const EXIT_PC: u32 = 0xffff_ffff;
 
-/// A small fast hasher for the emitter's id caches (keys are small integers).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FastHasher(u64);
-
-impl std::hash::Hasher for FastHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(v as u64);
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v as u64);
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-}
-
-type Fast = std::hash::BuildHasherDefault<FastHasher>;
+/// The hasher of the id caches (dmsh-ir's, shared with the lifter's constant cache).
+type Fast = dmsh_ir::hash::FastState;
 const STACK_DEPTH: u32 = 16;
 /// U32 constants below this get a direct-indexed cache.
 const SMALL: usize = 64;

@@ -361,10 +361,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 cx.bits(v, 0, db)
             };
-            if i.flag(Field::Cc) {
-                super::int::set_cc_logic(cx, r);
-            }
-            cx.set_rd(i, r);
+            super::int::set_rd_logic(cx, i, r);
         }
         _ => return Err(cx.unsupported(i, "no semantics for this instruction")),
     }

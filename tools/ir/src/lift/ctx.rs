@@ -45,40 +45,8 @@ pub struct Cx<'a> {
 }
 
 /// The constant cache of [`Cx`] (kept across the blocks of one lifting: keys carry the block).
-pub(crate) type ConstCache = std::collections::HashMap<(u32, Type, u64), Value, FastState>;
-
-/// A small multiplicative hasher for the constant cache (keys are a few small integers;
-/// SipHash costs more than the lookup saves).
-#[derive(Default, Clone, Copy)]
-pub struct FastHasher(u64);
-
-impl std::hash::Hasher for FastHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(v as u64);
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v as u64);
-    }
-    fn write_isize(&mut self, v: isize) {
-        self.write_u64(v as u64);
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type FastState = std::hash::BuildHasherDefault<FastHasher>;
+pub(crate) type ConstCache =
+    std::collections::HashMap<(u32, Type, u64), Value, crate::hash::FastState>;
 
 impl<'a> Cx<'a> {
     /// A context filling block `b`, which starts at `addr`.
@@ -451,6 +419,15 @@ impl<'a> Cx<'a> {
         match Self::variant(i) {
             "RC" => self.cbuf_operand(i, 0),
             _ => Ok(self.r(i, Field::Rc)),
+        }
+    }
+    /// Operand C of a multiply-add: Rd itself where `c_is_rd` (the 32I forms, FFMA32I and
+    /// IMAD32I, accumulate into their destination), else [`Self::src_c`].
+    pub fn src_c_or_rd(&mut self, i: &Instr, c_is_rd: bool) -> Result<Value> {
+        if c_is_rd {
+            Ok(self.r(i, Field::Rd))
+        } else {
+            self.src_c(i)
         }
     }
     /// Operand B as 64 bits (register pair, constant pair, or D20/F20 immediate in the high word).

@@ -1,7 +1,7 @@
 //! Double precision: DADD, DMUL, DFMA, DMNMX, DSETP, DSET (register pairs, D20 immediates).
 
 use super::float::{fcmp, fcmp_of, min_max};
-use super::int::bop;
+use super::int::set_compare;
 use super::{Cx, Result};
 use crate::ir::{Op, Type, Value};
 use dmsh_isa::{Field, Instr, Opcode};
@@ -67,18 +67,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let c = fcmp_of(cx, i)?;
             let t = fcmp(cx, c, a, b);
             let pc = cx.p(i, Field::Pc, Field::NotC);
-            let v = bop(cx, i, Field::Bop, t, pc)?;
-            if i.opcode() == O::Dsetp {
-                cx.set_p(i, Field::Pd, v);
-                let nt = cx.not(t);
-                let v2 = bop(cx, i, Field::Bop, nt, pc)?;
-                cx.set_p(i, Field::Pd2, v2);
-            } else {
-                let tv = cx.c32(if i.flag(Field::Bf) { 0x3f80_0000 } else { !0 });
-                let z = cx.c32(0);
-                let r = cx.sel(v, tv, z);
-                cx.set_rd(i, r);
-            }
+            set_compare(cx, i, i.opcode() == O::Dsetp, t, pc, false)?;
         }
         _ => return Err(cx.unsupported(i, "no semantics for this instruction")),
     }

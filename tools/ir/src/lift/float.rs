@@ -1,7 +1,7 @@
 //! Single-precision float: FADD, FMUL, FFMA (+32I forms), FMNMX, FSETP, FSET, FCMP, MUFU,
 //! RRO, FCHK — with FTZ, FMZ, saturation, negate/absolute modifiers and rounding modes.
 
-use super::int::bop;
+use super::int::set_compare;
 use super::{Cx, Result};
 use crate::ir::{Op, Round, Type, Value};
 use dmsh_isa::mods::{self, Fcmp, Fscale, Mufu};
@@ -140,6 +140,17 @@ fn fmz(cx: &mut Cx, a: Value, b: Value) -> (Value, Value) {
     (a2, b2)
 }
 
+/// The `.FTZ` flag and operands A and B with their negate and absolute-value modifiers
+/// (FADD, FMNMX, FSETP, FSET), flushed under `.FTZ`.
+fn ftz_ab(cx: &mut Cx, i: &Instr) -> Result<(bool, Value, Value)> {
+    let fl = i.flag(Field::Ftz);
+    let a = cx.r(i, Field::Ra);
+    let b = cx.src_b(i)?;
+    let a = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), fl);
+    let b = fsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB), fl);
+    Ok((fl, a, b))
+}
+
 /// Lifts one f32 instruction.
 pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     use Opcode as O;
@@ -149,11 +160,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     }
     match op {
         O::Fadd | O::Fadd32i => {
-            let fl = i.flag(Field::Ftz);
-            let a = cx.r(i, Field::Ra);
-            let b = cx.src_b(i)?;
-            let a = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), fl);
-            let b = fsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB), fl);
+            let (fl, a, b) = ftz_ab(cx, i)?;
             let r = cx.emit(Op::FAdd(cx.rnd(i)?), Type::F32, &[a, b]);
             fres(cx, i, r, fl);
         }
@@ -184,11 +191,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let (fl, z) = fmz_modes(cx, i)?;
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
-            let c = if op == O::Ffma32i {
-                cx.r(i, Field::Rd)
-            } else {
-                cx.src_c(i)?
-            };
+            let c = cx.src_c_or_rd(i, op == O::Ffma32i)?;
             let a = fsrc(cx, a, i.flag(Field::NegA), false, fl);
             let b = fsrc(cx, b, i.flag(Field::NegB), false, fl);
             let c = fsrc(cx, c, i.flag(Field::NegC), false, fl);
@@ -197,11 +200,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             fres(cx, i, r, fl);
         }
         O::Fmnmx => {
-            let fl = i.flag(Field::Ftz);
-            let a = cx.r(i, Field::Ra);
-            let b = cx.src_b(i)?;
-            let a = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), fl);
-            let b = fsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB), fl);
+            let (fl, a, b) = ftz_ab(cx, i)?;
             let p = cx.p(i, Field::Pc, Field::NotC);
             let mn = min_max(cx, a, b, true);
             let mx = min_max(cx, a, b, false);
@@ -209,26 +208,11 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             fres(cx, i, r, fl);
         }
         O::Fsetp | O::Fset => {
-            let fl = i.flag(Field::Ftz);
-            let a = cx.r(i, Field::Ra);
-            let b = cx.src_b(i)?;
-            let a = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), fl);
-            let b = fsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB), fl);
+            let (_, a, b) = ftz_ab(cx, i)?;
             let t = fcmp_of(cx, i)?;
             let t = fcmp(cx, t, a, b);
             let pc = cx.p(i, Field::Pc, Field::NotC);
-            let v = bop(cx, i, Field::Bop, t, pc)?;
-            if op == O::Fsetp {
-                cx.set_p(i, Field::Pd, v);
-                let nt = cx.not(t);
-                let v2 = bop(cx, i, Field::Bop, nt, pc)?;
-                cx.set_p(i, Field::Pd2, v2);
-            } else {
-                let tv = cx.c32(if i.flag(Field::Bf) { 0x3f80_0000 } else { !0 });
-                let z = cx.c32(0);
-                let r = cx.sel(v, tv, z);
-                cx.set_rd(i, r);
-            }
+            set_compare(cx, i, op == O::Fsetp, t, pc, false)?;
         }
         O::Fcmp => {
             let fl = i.flag(Field::Ftz);

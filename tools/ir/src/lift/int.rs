@@ -74,6 +74,64 @@ pub fn set_cc_logic(cx: &mut Cx, s: Value) {
     cx.set_flag(Flag::Overflow, f);
 }
 
+/// Writes a logic-style result to Rd, and with `.CC` its zero/sign flags first
+/// ([`set_cc_logic`]).
+pub fn set_rd_logic(cx: &mut Cx, i: &Instr, r: Value) {
+    if i.flag(Field::Cc) {
+        set_cc_logic(cx, r);
+    }
+    cx.set_rd(i, r);
+}
+
+/// The carry-in of an `.X` (extended) addition: the CC carry as 0/1, else 0.
+fn carry_in(cx: &mut Cx, i: &Instr) -> Value {
+    if i.flag(Field::X) {
+        cx.carry_u32()
+    } else {
+        cx.c32(0)
+    }
+}
+
+/// `a + b + k`, with `.CC` the addition's flags written ([`set_cc_add`]); the sum.
+fn add_cc(cx: &mut Cx, i: &Instr, a: Value, b: Value, k: Value) -> Value {
+    let cc = i.flag(Field::Cc);
+    let (s, carry) = add3_cc(cx, a, b, k, cc);
+    if cc {
+        set_cc_add(cx, a, b, s, carry);
+    }
+    s
+}
+
+/// The shared tail of the xSETP / xSET comparisons: the test `t` combined with `pc` by `.BOP`.
+/// xSETP (`setp`) writes it to Pd and `!t` combined likewise to Pd2; xSET writes Rd = 1.0
+/// (`.BF`) or `!0` where it holds and 0 elsewhere, with `logic_cc` through [`set_rd_logic`].
+pub fn set_compare(
+    cx: &mut Cx,
+    i: &Instr,
+    setp: bool,
+    t: Value,
+    pc: Value,
+    logic_cc: bool,
+) -> Result<()> {
+    let v = bop(cx, i, Field::Bop, t, pc)?;
+    if setp {
+        cx.set_p(i, Field::Pd, v);
+        let nt = cx.not(t);
+        let v2 = bop(cx, i, Field::Bop, nt, pc)?;
+        cx.set_p(i, Field::Pd2, v2);
+    } else {
+        let tv = cx.c32(if i.flag(Field::Bf) { 0x3f80_0000 } else { !0 });
+        let z = cx.c32(0);
+        let r = cx.sel(v, tv, z);
+        if logic_cc {
+            set_rd_logic(cx, i, r);
+        } else {
+            cx.set_rd(i, r);
+        }
+    }
+    Ok(())
+}
+
 /// Whether an integer operation is signed: its `Signed` field (`mods::U32`: `.U32` or
 /// nothing, meaning `.S32`); signed when the form has none.
 fn signed(cx: &Cx, i: &Instr) -> Result<bool> {
@@ -322,9 +380,35 @@ fn quad_lane_masked(cx: &mut Cx, i: &Instr, v: Value) -> Value {
     cx.sel(on, v, old)
 }
 
+/// Operand A, bit-reversed under `.BREV` (SHR, BFE).
+fn ra_brev(cx: &mut Cx, i: &Instr) -> Value {
+    let a = cx.r(i, Field::Ra);
+    if i.flag(Field::Brev) {
+        cx.un(Op::Brev, a)
+    } else {
+        a
+    }
+}
+
+/// The forms whose `.X` (extended, carry-chained) variant is not lifted, with the name an
+/// error gives it.
+const NO_X: [(Opcode, &str); 5] = [
+    (Opcode::Lop, "LOP.X"),
+    (Opcode::Lop32i, "LOP.X"),
+    (Opcode::Lop3, "LOP3.X"),
+    (Opcode::Shl, "SHL.X"),
+    (Opcode::Shr, "SHR.X"),
+];
+
+/// Lifts one integer, logic, shift, bit-field, move, select, permute or predicate instruction.
 pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     use Opcode as O;
     let op = i.opcode();
+    if i.flag(Field::X) {
+        if let Some(&(_, name)) = NO_X.iter().find(|(o, _)| *o == op) {
+            return Err(cx.unsupported(i, name));
+        }
+    }
     match op {
         O::Mov => {
             let b = cx.src_b(i)?;
@@ -393,10 +477,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let aa = if na { cx.not(a2) } else { a2 };
             let bb = if nb { cx.not(b) } else { b };
             let k = cx.c32(na as u32 + nb as u32);
-            let (s, carry) = add3_cc(cx, aa, bb, k, i.flag(Field::Cc));
-            if i.flag(Field::Cc) {
-                set_cc_add(cx, aa, bb, s, carry);
-            }
+            let s = add_cc(cx, i, aa, bb, k);
             cx.set_rd(i, s);
         }
         O::Iadd3 => {
@@ -460,19 +541,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 cx.bin(Op::IMul, a, b)
             };
-            if i.flag(Field::Cc) {
-                set_cc_logic(cx, r);
-            }
-            cx.set_rd(i, r);
+            set_rd_logic(cx, i, r);
         }
         O::Imad | O::Imad32i => {
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
-            let c = if op == O::Imad32i {
-                cx.r(i, Field::Rd)
-            } else {
-                cx.src_c(i)?
-            };
+            let c = cx.src_c_or_rd(i, op == O::Imad32i)?;
             if i.flag(Field::Sat) {
                 return Err(cx.unsupported(i, "IMAD.SAT"));
             }
@@ -493,15 +567,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 c
             };
-            let k = if i.flag(Field::X) {
-                cx.carry_u32()
-            } else {
-                cx.c32(0)
-            };
-            let (s, carry) = add3_cc(cx, m, c, k, i.flag(Field::Cc));
-            if i.flag(Field::Cc) {
-                set_cc_add(cx, m, c, s, carry);
-            }
+            let k = carry_in(cx, i);
+            let s = add_cc(cx, i, m, c, k);
             cx.set_rd(i, s);
         }
         O::Xmad => xmad(cx, i)?,
@@ -544,10 +611,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let mn = cx.bin(if s { Op::SMin } else { Op::UMin }, a, b);
             let mx = cx.bin(if s { Op::SMax } else { Op::UMax }, a, b);
             let r = cx.sel(p, mn, mx);
-            if i.flag(Field::Cc) {
-                set_cc_logic(cx, r);
-            }
-            cx.set_rd(i, r);
+            set_rd_logic(cx, i, r);
         }
         O::Isetp | O::Iset => {
             let a = cx.r(i, Field::Ra);
@@ -560,21 +624,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 icmp(cx, c, s, a, b)
             };
             let pc = cx.p(i, Field::Pc, Field::NotC);
-            let v = bop(cx, i, Field::Bop, r, pc)?;
-            if op == O::Isetp {
-                cx.set_p(i, Field::Pd, v);
-                let nr = cx.not(r);
-                let v2 = bop(cx, i, Field::Bop, nr, pc)?;
-                cx.set_p(i, Field::Pd2, v2);
-            } else {
-                let t = cx.c32(if i.flag(Field::Bf) { 0x3f80_0000 } else { !0 });
-                let z = cx.c32(0);
-                let r = cx.sel(v, t, z);
-                if i.flag(Field::Cc) {
-                    set_cc_logic(cx, r);
-                }
-                cx.set_rd(i, r);
-            }
+            set_compare(cx, i, op == O::Isetp, r, pc, true)?;
         }
         O::Icmp => {
             let a = cx.r(i, Field::Ra);
@@ -588,9 +638,6 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             cx.set_rd(i, r);
         }
         O::Lop | O::Lop32i => {
-            if i.flag(Field::X) {
-                return Err(cx.unsupported(i, "LOP.X"));
-            }
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
             let a = if i.flag(Field::InvA) { cx.not(a) } else { a };
@@ -604,51 +651,28 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 None => return Err(cx.unsupported(i, "LOP without an operation")),
             };
             lop_pred(cx, i, r)?;
-            if i.flag(Field::Cc) {
-                set_cc_logic(cx, r);
-            }
-            cx.set_rd(i, r);
+            set_rd_logic(cx, i, r);
         }
         O::Lop3 => {
-            if i.flag(Field::X) {
-                return Err(cx.unsupported(i, "LOP3.X"));
-            }
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
             let c = cx.r(i, Field::Rc);
             let lut = i.get(Field::Lut).unwrap_or(0) as u8;
             let r = lut3(cx, lut, a, b, c);
             lop_pred(cx, i, r)?;
-            if i.flag(Field::Cc) {
-                set_cc_logic(cx, r);
-            }
-            cx.set_rd(i, r);
+            set_rd_logic(cx, i, r);
         }
         O::Shl => {
-            if i.flag(Field::X) {
-                return Err(cx.unsupported(i, "SHL.X"));
-            }
             let a = cx.r(i, Field::Ra);
             let s = cx.src_b(i)?;
             let (sc, big) = shift_count(cx, s, i.flag(Field::W));
             let r = cx.bin(Op::Shl, a, sc);
             let z = cx.c32(0);
             let r = cx.sel(big, z, r);
-            if i.flag(Field::Cc) {
-                set_cc_logic(cx, r);
-            }
-            cx.set_rd(i, r);
+            set_rd_logic(cx, i, r);
         }
         O::Shr => {
-            if i.flag(Field::X) {
-                return Err(cx.unsupported(i, "SHR.X"));
-            }
-            let a = cx.r(i, Field::Ra);
-            let a = if i.flag(Field::Brev) {
-                cx.un(Op::Brev, a)
-            } else {
-                a
-            };
+            let a = ra_brev(cx, i);
             let s = cx.src_b(i)?;
             let (sc, big) = shift_count(cx, s, i.flag(Field::W));
             let sg = signed(cx, i)?;
@@ -660,10 +684,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 cx.c32(0)
             };
             let r = cx.sel(big, fill, r);
-            if i.flag(Field::Cc) {
-                set_cc_logic(cx, r);
-            }
-            cx.set_rd(i, r);
+            set_rd_logic(cx, i, r);
         }
         O::Shf => {
             let left = i.form_name().starts_with("SHF_L");
@@ -713,12 +734,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             cx.set_rd(i, r);
         }
         O::Bfe => {
-            let a = cx.r(i, Field::Ra);
-            let a = if i.flag(Field::Brev) {
-                cx.un(Op::Brev, a)
-            } else {
-                a
-            };
+            let a = ra_brev(cx, i);
             let b = cx.src_b(i)?;
             let pos = cx.bits(b, 0, 8);
             let len = cx.bits(b, 8, 8);
@@ -748,10 +764,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             );
             let r = cx.sel(lfull, shifted, ext);
             let r = cx.sel(len0, z, r);
-            if i.flag(Field::Cc) {
-                set_cc_logic(cx, r);
-            }
-            cx.set_rd(i, r);
+            set_rd_logic(cx, i, r);
         }
         O::Bfi => {
             let a = cx.r(i, Field::Ra);
@@ -769,10 +782,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let p2 = cx.bin(Op::UMin, p, k31);
             let ins = cx.emit(Op::Bfi, Type::U32, &[c, a, p2, l]);
             let r = cx.sel(l0, c, ins);
-            if i.flag(Field::Cc) {
-                set_cc_logic(cx, r);
-            }
-            cx.set_rd(i, r);
+            set_rd_logic(cx, i, r);
         }
         O::Flo => {
             let b = cx.src_b(i)?;
@@ -806,7 +816,6 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
             let sh = i.get(Field::Shift).unwrap_or(0) as u32 & 31;
-            let x = i.flag(Field::X);
             let base = if i.form_name().starts_with("LEA_HI") {
                 let c = cx.r(i, Field::Rc);
                 let w = cx.pack(a, c);
@@ -826,7 +835,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 };
                 cx.shl_c(a, sh)
             };
-            let k = if x { cx.carry_u32() } else { cx.c32(0) };
+            let k = carry_in(cx, i);
             let (s, carry) = add3_carry(cx, base, b, k);
             if i.flag(Field::Cc) {
                 set_cc_add(cx, base, b, s, carry);
@@ -847,34 +856,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let pb = cx.p(i, Field::Pb, Field::NotB);
             let pc = cx.p(i, Field::Pc, Field::NotC);
             let t = bop(cx, i, Field::Bop2, pa, pb)?;
-            let v = bop(cx, i, Field::Bop, t, pc)?;
-            if op == O::Psetp {
-                cx.set_p(i, Field::Pd, v);
-                let nt = cx.not(t);
-                let v2 = bop(cx, i, Field::Bop, nt, pc)?;
-                cx.set_p(i, Field::Pd2, v2);
-            } else {
-                let tv = cx.c32(if i.flag(Field::Bf) { 0x3f80_0000 } else { !0 });
-                let z = cx.c32(0);
-                let r = cx.sel(v, tv, z);
-                cx.set_rd(i, r);
-            }
+            set_compare(cx, i, op == O::Psetp, t, pc, false)?;
         }
         O::Csetp | O::Cset => {
             let t = cc_test(cx, i)?;
             let pc = cx.p(i, Field::Pc, Field::NotC);
-            let v = bop(cx, i, Field::Bop, t, pc)?;
-            if op == O::Csetp {
-                cx.set_p(i, Field::Pd, v);
-                let nt = cx.not(t);
-                let v2 = bop(cx, i, Field::Bop, nt, pc)?;
-                cx.set_p(i, Field::Pd2, v2);
-            } else {
-                let tv = cx.c32(if i.flag(Field::Bf) { 0x3f80_0000 } else { !0 });
-                let z = cx.c32(0);
-                let r = cx.sel(v, tv, z);
-                cx.set_rd(i, r);
-            }
+            set_compare(cx, i, op == O::Csetp, t, pc, false)?;
         }
         O::P2r => {
             if !predicate_register_byte_0(cx, i)? {
@@ -1025,15 +1012,8 @@ fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
             cx.bin(Op::ISub, c, t)
         }
     };
-    let k = if i.flag(Field::X) {
-        cx.carry_u32()
-    } else {
-        cx.c32(0)
-    };
-    let (s, carry) = add3_cc(cx, p, c, k, i.flag(Field::Cc));
-    if i.flag(Field::Cc) {
-        set_cc_add(cx, p, c, s, carry);
-    }
+    let k = carry_in(cx, i);
+    let s = add_cc(cx, i, p, c, k);
     let r = if i.flag(Field::Mrg) {
         let lo = cx.bits(s, 0, 16);
         let hi = cx.shl_c(b_full, 16);

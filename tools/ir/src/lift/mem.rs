@@ -115,11 +115,17 @@ fn note_local(cx: &mut Cx, i: &Instr, space: Space, sh: &Shape) {
     }
 }
 
-fn load(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
+/// The shape, address and data register (Rd) of a load or store, its local extent noted.
+fn access(cx: &mut Cx, i: &Instr, space: Space) -> Result<(Shape, Value, u8)> {
     let sh = shape(cx, i)?;
     note_local(cx, i, space, &sh);
     let a = address(cx, i, space);
     let rd = cx.rf(i, Field::Rd);
+    Ok((sh, a, rd))
+}
+
+fn load(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
+    let (sh, a, rd) = access(cx, i, space)?;
     match sh {
         Shape::One(w) => {
             let v = cx.emit(Op::Load(space, w), Type::U32, &[a]);
@@ -139,10 +145,7 @@ fn load(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
 }
 
 fn store(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
-    let sh = shape(cx, i)?;
-    note_local(cx, i, space, &sh);
-    let a = address(cx, i, space);
-    let rd = cx.rf(i, Field::Rd);
+    let (sh, a, rd) = access(cx, i, space)?;
     match sh {
         Shape::One(w) => {
             let v = cx.reg(rd);

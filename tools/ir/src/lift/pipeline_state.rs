@@ -191,8 +191,7 @@ mod tests {
 
     /// A function reading input vertex `idx` (a constant, or `None` for a run-time index).
     fn reads(idx: &[Option<u64>]) -> Function {
-        let mut f = Function::new();
-        let b = f.add_block(Some(0));
+        let (mut f, [b]) = Function::with_blocks([0]);
         let addr = f.push(b, Op::Const(0x80), Type::U32, &[]);
         let dynv = f.push(b, Op::Undef, Type::U32, &[]);
         for i in idx {

@@ -286,8 +286,7 @@ mod tests {
 
     #[test]
     fn folds_and_simplifies() {
-        let mut f = Function::new();
-        let b = f.add_block(Some(0));
+        let (mut f, [b]) = Function::with_blocks([0]);
         let a = f.push(b, Op::Const(0xffff_fff0), Type::U32, &[]);
         let c = f.push(b, Op::Const(0x20), Type::U32, &[]);
         let s = f.push(b, Op::IAdd, Type::U32, &[a, c]);
@@ -307,8 +306,7 @@ mod tests {
     #[test]
     fn zero_absorbs() {
         // uam's geometry vertex index: XMAD/BFE chains over SR_INVOCATION_INFO (0) plus k.
-        let mut f = Function::new();
-        let b = f.add_block(Some(0));
+        let (mut f, [b]) = Function::with_blocks([0]);
         let r = f.push(b, Op::Get(Reg::gpr(3)), Type::U32, &[]);
         let z = f.push(b, Op::Const(0), Type::U32, &[]);
         let k = f.push(b, Op::Const(16), Type::U32, &[]);

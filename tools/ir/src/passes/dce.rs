@@ -60,8 +60,7 @@ mod tests {
 
     #[test]
     fn removes_unused_pure_values() {
-        let mut f = Function::new();
-        let b = f.add_block(Some(0));
+        let (mut f, [b]) = Function::with_blocks([0]);
         let a = f.push(b, Op::Const(1), Type::U32, &[]);
         let c = f.push(b, Op::Const(2), Type::U32, &[]);
         let _dead = f.push(b, Op::IAdd, Type::U32, &[a, c]);

@@ -97,8 +97,7 @@ mod tests {
 
     #[test]
     fn a_flush_of_a_flush_goes_and_others_stay() {
-        let mut f = Function::new();
-        let b = f.add_block(Some(0));
+        let (mut f, [b]) = Function::with_blocks([0]);
         let x = f.push(b, Op::Const(0x0000_0001), Type::F32, &[]); // a denormal
         let one = f.push(b, Op::Const(0x3f80_0000), Type::F32, &[]);
         let a = f.push(b, Op::Ftz, Type::F32, &[x]);

@@ -263,10 +263,7 @@ mod tests {
         let h1 = handle(&mut f, l, body_off);
         f.blocks[l.index()].term = Terminator::Jump(h);
         f.blocks[x.index()].term = Terminator::Exit;
-        let Op::Phi(k) = f.inst(phi).op else {
-            unreachable!()
-        };
-        f.phi_in[k as usize] = vec![(e, h0), (l, h1)];
+        *f.phi_args_mut(phi).expect("a phi") = vec![(e, h0), (l, h1)];
         f.ssa = true;
         let mut layout = BindingLayout::nvn(crate::Stage::Fragment, 0x20);
         layout.septex_base = Some(0x168);

@@ -81,8 +81,7 @@ mod tests {
 
     #[test]
     fn forwards_reads_and_drops_dead_writes() {
-        let mut f = Function::new();
-        let b = f.add_block(Some(0));
+        let (mut f, [b]) = Function::with_blocks([0]);
         let r0 = f.push(b, Op::Get(Reg::gpr(0)), Type::U32, &[]);
         let r0b = f.push(b, Op::Get(Reg::gpr(0)), Type::U32, &[]);
         let s = f.push(b, Op::IAdd, Type::U32, &[r0, r0b]);

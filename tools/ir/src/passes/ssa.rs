@@ -325,6 +325,23 @@ fn fresh_entry(f: &mut Function) -> bool {
 /// Marks, in the alias table, an entry read whose value the global half still has to find.
 const READ: Value = Value(u32::MAX - 2);
 
+/// Calls `visit(block, successor)` once per distinct successor of each block, blocks in order;
+/// `stamp` is scratch, one entry per block.
+fn distinct_edges(f: &Function, stamp: &mut [u32], mut visit: impl FnMut(BlockId, BlockId)) {
+    stamp.fill(u32::MAX);
+    for b in 0..f.blocks.len() {
+        let id = BlockId(b as u32);
+        let mut i = 0;
+        while let Some(t) = f.succ(id, i) {
+            i += 1;
+            if stamp[t.index()] != b as u32 {
+                stamp[t.index()] = b as u32;
+                visit(id, t);
+            }
+        }
+    }
+}
+
 /// Runs the pass.
 pub fn run(f: &mut Function) {
     f.ssa = false;
@@ -415,35 +432,16 @@ pub fn run(f: &mut Function) {
     // Distinct predecessors, as one list with a start per block.
     let mut stamp = vec![u32::MAX; nb];
     let mut pstart = vec![0u32; nb + 1];
-    for b in 0..nb {
-        let id = BlockId(b as u32);
-        let mut i = 0;
-        while let Some(t) = f.succ(id, i) {
-            i += 1;
-            if stamp[t.index()] != b as u32 {
-                stamp[t.index()] = b as u32;
-                pstart[t.index() + 1] += 1;
-            }
-        }
-    }
+    distinct_edges(f, &mut stamp, |_, t| pstart[t.index() + 1] += 1);
     for b in 0..nb {
         pstart[b + 1] += pstart[b];
     }
     let mut plist = vec![BlockId(0); pstart[nb] as usize];
     let mut fill: Vec<u32> = pstart[..nb].to_vec();
-    stamp.fill(u32::MAX);
-    for b in 0..nb {
-        let id = BlockId(b as u32);
-        let mut i = 0;
-        while let Some(t) = f.succ(id, i) {
-            i += 1;
-            if stamp[t.index()] != b as u32 {
-                stamp[t.index()] = b as u32;
-                plist[fill[t.index()] as usize] = id;
-                fill[t.index()] += 1;
-            }
-        }
-    }
+    distinct_edges(f, &mut stamp, |b, t| {
+        plist[fill[t.index()] as usize] = b;
+        fill[t.index()] += 1;
+    });
     let mut last = vec![Value::NONE; nb * k];
     for &(b, d, a) in &writes {
         last[b as usize * k + d as usize] = a;

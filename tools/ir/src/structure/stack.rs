@@ -351,33 +351,33 @@ mod tests {
     use super::*;
     use crate::ir::Reg;
 
-    fn c32(f: &mut Function, b: BlockId, x: u32) -> Value {
-        f.push(b, Op::Const(x as u64), Type::U32, &[])
+    /// SSY / CAL: pushes the address `to` on the `kind` stack in block `b`.
+    fn push(f: &mut Function, b: BlockId, kind: StackKind, to: u32) {
+        let t = f.push(b, Op::Const(to as u64), Type::U32, &[]);
+        f.push(b, Op::StackPush(kind), Type::Void, &[t]);
+    }
+
+    /// SYNC / RET: block `b` ends in a jump to the address popped from the `kind` stack,
+    /// which it returns.
+    fn pop_jump(f: &mut Function, b: BlockId, kind: StackKind) -> Value {
+        let pop = f.push(b, Op::StackPop(kind), Type::U32, &[]);
+        f.blocks[b.index()].term = Terminator::Dynamic(pop);
+        pop
     }
 
     /// SSY 0x30; @P0 SYNC; …; SYNC; 0x30: EXIT — and a CAL/RET called twice.
     #[test]
     fn ssy_sync_and_calls_become_static() {
-        let mut f = Function::new();
-        let b0 = f.add_block(Some(0x8));
-        let b1 = f.add_block(Some(0x10));
-        let b2 = f.add_block(Some(0x30));
-        let sub = f.add_block(Some(0x100));
-        let r1 = f.add_block(Some(0x40));
-        f.add_block(Some(0x48));
-        let t = c32(&mut f, b0, 0x30);
-        f.push(b0, Op::StackPush(StackKind::Sync), Type::Void, &[t]);
+        let (mut f, [b0, b1, b2, sub, r1, _]) =
+            Function::with_blocks([0x8, 0x10, 0x30, 0x100, 0x40, 0x48]);
+        push(&mut f, b0, StackKind::Sync, 0x30);
         let p = f.push(b0, Op::Get(Reg::pred(0)), Type::Bool, &[]);
         f.blocks[0].term = Terminator::Branch(p, b1, b1);
-        let pop = f.push(b1, Op::StackPop(StackKind::Sync), Type::U32, &[]);
-        f.blocks[1].term = Terminator::Dynamic(pop);
-        let ra = c32(&mut f, b2, 0x40);
-        f.push(b2, Op::StackPush(StackKind::Call), Type::Void, &[ra]);
+        pop_jump(&mut f, b1, StackKind::Sync);
+        push(&mut f, b2, StackKind::Call, 0x40);
         f.blocks[2].term = Terminator::Jump(sub);
-        let ret = f.push(sub, Op::StackPop(StackKind::Call), Type::U32, &[]);
-        f.blocks[3].term = Terminator::Dynamic(ret);
-        let rb = c32(&mut f, r1, 0x48);
-        f.push(r1, Op::StackPush(StackKind::Call), Type::Void, &[rb]);
+        pop_jump(&mut f, sub, StackKind::Call);
+        push(&mut f, r1, StackKind::Call, 0x48);
         f.blocks[4].term = Terminator::Jump(sub);
         f.blocks[5].term = Terminator::Exit;
         let g = resolve(&f).expect("static");
@@ -395,24 +395,17 @@ mod tests {
     /// static: tested below).
     #[test]
     fn recursion_is_left_dynamic() {
-        let mut f = Function::new();
-        let b0 = f.add_block(Some(0x8));
-        let b1 = f.add_block(Some(0x10));
-        let ra = c32(&mut f, b0, 0x10);
-        f.push(b0, Op::StackPush(StackKind::Call), Type::Void, &[ra]);
+        let (mut f, [b0, b1]) = Function::with_blocks([0x8, 0x10]);
+        push(&mut f, b0, StackKind::Call, 0x10);
         f.blocks[0].term = Terminator::Jump(b0);
-        let pop = f.push(b1, Op::StackPop(StackKind::Call), Type::U32, &[]);
-        f.blocks[1].term = Terminator::Dynamic(pop);
+        pop_jump(&mut f, b1, StackKind::Call);
         assert!(resolve(&f).is_none());
     }
 
     /// A BRX with known targets becomes a switch.
     #[test]
     fn indirect_jump_becomes_switch() {
-        let mut f = Function::new();
-        let b0 = f.add_block(Some(0x8));
-        let b1 = f.add_block(Some(0x28));
-        let b2 = f.add_block(Some(0x30));
+        let (mut f, [b0, _, _]) = Function::with_blocks([0x8, 0x28, 0x30]);
         let v = f.push(b0, Op::Get(Reg::gpr(1)), Type::U32, &[]);
         f.blocks[0].term = Terminator::Dynamic(v);
         f.blocks[1].term = Terminator::Exit;
@@ -423,23 +416,17 @@ mod tests {
             Terminator::Switch(_, cases, _) => assert_eq!(cases.len(), 2),
             t => panic!("{t:?}"),
         }
-        let _ = (b1, b2);
     }
 
     /// Recursion: the run-time stack stays, the returns become switches over the pushed
     /// return addresses.
     #[test]
     fn recursion_keeps_the_stack_with_static_targets() {
-        let mut f = Function::new();
-        let b0 = f.add_block(Some(0x8));
-        let b1 = f.add_block(Some(0x10));
-        let b2 = f.add_block(Some(0x18));
-        let ra = c32(&mut f, b0, 0x18);
-        f.push(b0, Op::StackPush(StackKind::Call), Type::Void, &[ra]);
+        let (mut f, [b0, b1, b2]) = Function::with_blocks([0x8, 0x10, 0x18]);
+        push(&mut f, b0, StackKind::Call, 0x18);
         let p = f.push(b0, Op::Get(Reg::pred(0)), Type::Bool, &[]);
         f.blocks[0].term = Terminator::Branch(p, b0, b1);
-        let pop = f.push(b1, Op::StackPop(StackKind::Call), Type::U32, &[]);
-        f.blocks[1].term = Terminator::Dynamic(pop);
+        let pop = pop_jump(&mut f, b1, StackKind::Call);
         f.blocks[2].term = Terminator::Exit;
         run(&mut f);
         match &f.blocks[1].term {

@@ -48,11 +48,24 @@ fn jump(f: &mut Function, b: BlockId, t: BlockId) {
 fn phi(f: &mut Function, b: BlockId, ins: &[(BlockId, Value)]) -> Value {
     let p = f.make_phi(Type::U32);
     f.blocks[b.index()].insts.push(p);
-    let Op::Phi(k) = f.inst(p).op else {
-        unreachable!()
-    };
-    f.phi_in[k as usize] = ins.to_vec();
+    *f.phi_args_mut(p).expect("a phi") = ins.to_vec();
     p
+}
+
+/// `tid.x < k ? t : e` from block `b`: its `tid.x`.
+fn tid_below(f: &mut Function, b: BlockId, k: u64, t: BlockId, e: BlockId) -> Value {
+    let x = tid(f, b);
+    let k = konst(f, k);
+    let c = f.push(b, Op::ULt, Type::Bool, &[x, k]);
+    branch(f, b, c, t, e);
+    x
+}
+
+/// Stores `v` to shared memory at address 0 in block `b`.
+fn store_shared(f: &mut Function, b: BlockId, v: Value) {
+    let a = konst(f, 0);
+    let st = Op::Store(crate::ir::Space::Shared, crate::ir::Width::B32);
+    f.push(b, st, Type::Void, &[a, v]);
 }
 
 /// (a) `if (tid >= n) return; barrier` — invocations that leave never reach the barrier.
@@ -91,18 +104,9 @@ fn barrier_after_uniform_return_is_not_divergent() {
 fn divergent_return_after_the_last_barrier_is_fine() {
     let (mut f, b) = blocks(3);
     barrier(&mut f, b[0]);
-    let t = tid(&mut f, b[0]);
-    let k = konst(&mut f, 7);
-    let c = f.push(b[0], Op::ULt, Type::Bool, &[t, k]);
-    branch(&mut f, b[0], c, b[1], b[2]);
+    let t = tid_below(&mut f, b[0], 7, b[1], b[2]);
     exit(&mut f, b[1]);
-    let a = konst(&mut f, 0);
-    f.push(
-        b[2],
-        Op::Store(crate::ir::Space::Shared, crate::ir::Width::B32),
-        Type::Void,
-        &[a, t],
-    );
+    store_shared(&mut f, b[2], t);
     exit(&mut f, b[2]);
     assert_eq!(exit_divergent_barrier(&f), None);
 }
@@ -129,10 +133,7 @@ fn loop_with_barrier_and_divergent_return_is_divergent() {
     let more = f.push(b[4], Op::ULt, Type::Bool, &[i1, eight]);
     branch(&mut f, b[4], more, b[1], b[5]);
     exit(&mut f, b[5]);
-    let Op::Phi(k) = f.inst(i).op else {
-        unreachable!()
-    };
-    f.phi_in[k as usize].push((b[4], i1));
+    f.phi_args_mut(i).expect("a phi").push((b[4], i1));
     assert_eq!(exit_divergent_barrier(&f), Some(b[2]));
     // The loop counter differs by the iteration an invocation left in: not uniform.
     let pd = PostDom::new(&f);
@@ -155,13 +156,7 @@ fn barrier_after_a_divergent_if_in_a_uniform_loop_is_fine() {
     let i = phi(&mut f, b[1], &[(b[0], zero)]);
     let c = f.push(b[1], Op::ULt, Type::Bool, &[t, i]);
     branch(&mut f, b[1], c, b[2], b[3]);
-    let a = konst(&mut f, 0);
-    f.push(
-        b[2],
-        Op::Store(crate::ir::Space::Shared, crate::ir::Width::B32),
-        Type::Void,
-        &[a, t],
-    );
+    store_shared(&mut f, b[2], t);
     jump(&mut f, b[2], b[3]);
     barrier(&mut f, b[3]);
     let one = konst(&mut f, 1);
@@ -169,10 +164,7 @@ fn barrier_after_a_divergent_if_in_a_uniform_loop_is_fine() {
     let more = f.push(b[3], Op::ULt, Type::Bool, &[i1, n]);
     branch(&mut f, b[3], more, b[1], b[4]);
     exit(&mut f, b[4]);
-    let Op::Phi(k) = f.inst(i).op else {
-        unreachable!()
-    };
-    f.phi_in[k as usize].push((b[3], i1));
+    f.phi_args_mut(i).expect("a phi").push((b[3], i1));
     assert_eq!(exit_divergent_barrier(&f), None);
     let pd = PostDom::new(&f);
     let u = analyse(&f, &pd);
@@ -184,10 +176,7 @@ fn barrier_after_a_divergent_if_in_a_uniform_loop_is_fine() {
 #[test]
 fn barrier_inside_a_divergent_if_is_divergent() {
     let (mut f, b) = blocks(3);
-    let t = tid(&mut f, b[0]);
-    let k = konst(&mut f, 3);
-    let c = f.push(b[0], Op::ULt, Type::Bool, &[t, k]);
-    branch(&mut f, b[0], c, b[1], b[2]);
+    tid_below(&mut f, b[0], 3, b[1], b[2]);
     barrier(&mut f, b[1]);
     jump(&mut f, b[1], b[2]);
     exit(&mut f, b[2]);
@@ -201,10 +190,7 @@ fn phis_depend_on_the_branch_they_merge() {
     // b0: tid < 5 ? b1 : b2; b1 -> b3; b2 -> b3; b3: x = phi(1, 2); w == 0 ? b4 : b5;
     // b4 -> b6; b5 -> b6; b6: y = phi(1, 2); x == 1 ? b7 : b7; b7 exit.
     let (mut f, b) = blocks(8);
-    let t = tid(&mut f, b[0]);
-    let five = konst(&mut f, 5);
-    let c = f.push(b[0], Op::ULt, Type::Bool, &[t, five]);
-    branch(&mut f, b[0], c, b[1], b[2]);
+    tid_below(&mut f, b[0], 5, b[1], b[2]);
     jump(&mut f, b[1], b[3]);
     jump(&mut f, b[2], b[3]);
     let (one, two) = (konst(&mut f, 1), konst(&mut f, 2));
@@ -232,10 +218,7 @@ fn phis_depend_on_the_branch_they_merge() {
 #[test]
 fn no_barrier_no_answer() {
     let (mut f, b) = blocks(3);
-    let t = tid(&mut f, b[0]);
-    let k = konst(&mut f, 3);
-    let c = f.push(b[0], Op::ULt, Type::Bool, &[t, k]);
-    branch(&mut f, b[0], c, b[1], b[2]);
+    tid_below(&mut f, b[0], 3, b[1], b[2]);
     exit(&mut f, b[1]);
     exit(&mut f, b[2]);
     assert_eq!(exit_divergent_barrier(&f), None);

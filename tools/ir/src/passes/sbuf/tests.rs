@@ -41,14 +41,51 @@ fn carry_pair_in(
     (hi_bank, hi_off): (u8, u32),
 ) -> Value {
     let base = cb(f, b, lo_bank, lo_off);
-    let lo = f.push(b, Op::IAdd, Type::U32, &[x, base]);
-    let c = f.push(b, Op::AddCarry, Type::Bool, &[x, base]);
+    let bh = cb(f, b, hi_bank, hi_off);
+    let (lo, hi) = add_carry(f, b, x, base, bh);
+    f.push(b, Op::Pack64, Type::U64, &[lo, hi])
+}
+
+/// `IADD lo.CC, a, k; IADD.X hi, hi, RZ` as the lifter writes it: `(a + k, hi + carry)`.
+fn add_carry(f: &mut Function, b: BlockId, a: Value, k: Value, hi: Value) -> (Value, Value) {
+    let lo = f.push(b, Op::IAdd, Type::U32, &[a, k]);
+    let c = f.push(b, Op::AddCarry, Type::Bool, &[a, k]);
     let one = f.push(b, Op::Const(1), Type::U32, &[]);
     let zero = f.push(b, Op::Const(0), Type::U32, &[]);
     let cv = f.push(b, Op::Select, Type::U32, &[c, one, zero]);
-    let bh = cb(f, b, hi_bank, hi_off);
-    let hi = f.push(b, Op::IAdd, Type::U32, &[bh, cv]);
-    f.push(b, Op::Pack64, Type::U64, &[lo, hi])
+    (lo, f.push(b, Op::IAdd, Type::U32, &[hi, cv]))
+}
+
+/// Writes the halves of the 64-bit address `a` (a `Pack64`) to R0 and R1 in block `b`.
+fn set_r0_r1(f: &mut Function, b: BlockId, a: Value) {
+    let (lo, hi) = (f.inst(a).args[0], f.inst(a).args[1]);
+    f.push(b, Op::Set(Reg::gpr(0)), Type::Void, &[lo]);
+    f.push(b, Op::Set(Reg::gpr(1)), Type::Void, &[hi]);
+}
+
+/// Reads R0:R1 in block `b` as a 64-bit address: `(R0, R1, {R0, R1})`.
+fn get_r0_r1(f: &mut Function, b: BlockId) -> (Value, Value, Value) {
+    let r0 = f.push(b, Op::Get(Reg::gpr(0)), Type::U32, &[]);
+    let r1 = f.push(b, Op::Get(Reg::gpr(1)), Type::U32, &[]);
+    (r0, r1, f.push(b, Op::Pack64, Type::U64, &[r0, r1]))
+}
+
+/// `{lo, hi} + 4` with the carry into the high word, as the lifter writes it.
+fn plus4(f: &mut Function, b: BlockId, lo: Value, hi: Value) -> (Value, Value) {
+    let k = f.push(b, Op::Const(4), Type::U32, &[]);
+    add_carry(f, b, lo, k, hi)
+}
+
+/// Three blocks, the first of which puts slot 0's address plus R2 in R0:R1 and jumps to the
+/// second.
+fn slot0_in_r0_r1() -> (Function, [BlockId; 3]) {
+    let mut f = func();
+    let b = [0, 8, 16].map(|addr| f.add_block(Some(addr)));
+    let x = f.push(b[0], Op::Get(Reg::gpr(2)), Type::U32, &[]);
+    let a = carry_pair(&mut f, b[0], x, 0x140, 0x144);
+    set_r0_r1(&mut f, b[0], a);
+    f.blocks[0].term = Terminator::Jump(b[1]);
+    (f, b)
 }
 
 #[test]
@@ -109,23 +146,11 @@ fn ldc64_base_and_lea_shapes() {
 
 #[test]
 fn register_from_another_block_subtracts_the_base() {
-    let mut f = func();
-    let b0 = f.add_block(Some(0));
-    let b1 = f.add_block(Some(8));
-    let b2 = f.add_block(Some(16));
-    let x = f.push(b0, Op::Get(Reg::gpr(2)), Type::U32, &[]);
-    let a = carry_pair(&mut f, b0, x, 0x140, 0x144);
-    let lo = f.inst(a).args[0];
-    let hi = f.inst(a).args[1];
-    f.push(b0, Op::Set(Reg::gpr(0)), Type::Void, &[lo]);
-    f.push(b0, Op::Set(Reg::gpr(1)), Type::Void, &[hi]);
-    f.blocks[0].term = Terminator::Jump(b1);
+    let (mut f, [_, b1, b2]) = slot0_in_r0_r1();
     // b1 is a loop that keeps R0/R1 unchanged.
     let p = f.push(b1, Op::Get(Reg::pred(0)), Type::Bool, &[]);
     f.blocks[1].term = Terminator::Branch(p, b1, b2);
-    let r0 = f.push(b2, Op::Get(Reg::gpr(0)), Type::U32, &[]);
-    let r1 = f.push(b2, Op::Get(Reg::gpr(1)), Type::U32, &[]);
-    let a2 = f.push(b2, Op::Pack64, Type::U64, &[r0, r1]);
+    let (r0, _, a2) = get_r0_r1(&mut f, b2);
     let v = f.push(b2, Op::Get(Reg::gpr(5)), Type::U32, &[]);
     let at = f.push(
         b2,
@@ -160,15 +185,10 @@ fn merge(lo1: u32, hi1: u32) -> (Function, Value) {
     for (b, lo_off, hi_off) in [(b0, 0x140, 0x144), (b1, lo1, hi1)] {
         let x = f.push(b, Op::Get(Reg::gpr(2)), Type::U32, &[]);
         let a = carry_pair(&mut f, b, x, lo_off, hi_off);
-        let lo = f.inst(a).args[0];
-        let hi = f.inst(a).args[1];
-        f.push(b, Op::Set(Reg::gpr(0)), Type::Void, &[lo]);
-        f.push(b, Op::Set(Reg::gpr(1)), Type::Void, &[hi]);
+        set_r0_r1(&mut f, b, a);
         f.blocks[b.index()].term = Terminator::Jump(b2);
     }
-    let r0 = f.push(b2, Op::Get(Reg::gpr(0)), Type::U32, &[]);
-    let r1 = f.push(b2, Op::Get(Reg::gpr(1)), Type::U32, &[]);
-    let a = f.push(b2, Op::Pack64, Type::U64, &[r0, r1]);
+    let (_, _, a) = get_r0_r1(&mut f, b2);
     let ld = f.push(b2, Op::Load(Space::Global, Width::B32), Type::U32, &[a]);
     f.blocks[3].term = Terminator::Exit;
     (f, ld)
@@ -213,9 +233,7 @@ fn untraceable_addresses_stay_global() {
     let a3 = carry_pair(&mut f, b, x, 0x148, 0x14c);
     let ld3 = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a3]);
     // The register's value at entry (no predecessor wrote it).
-    let r0 = f.push(b, Op::Get(Reg::gpr(0)), Type::U32, &[]);
-    let r1 = f.push(b, Op::Get(Reg::gpr(1)), Type::U32, &[]);
-    let a4 = f.push(b, Op::Pack64, Type::U64, &[r0, r1]);
+    let (_, _, a4) = get_r0_r1(&mut f, b);
     let ld4 = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a4]);
     f.blocks[0].term = Terminator::Exit;
     let mut g = f.clone();
@@ -340,13 +358,9 @@ fn uniform_address_in_a_register_from_another_block() {
     let b1 = f.add_block(Some(8));
     let x = f.push(b0, Op::Get(Reg::gpr(2)), Type::U32, &[]);
     let a = carry_pair_in(&mut f, b0, x, (UBO, 0x38), (UBO, 0x3c));
-    let (lo, hi) = (f.inst(a).args[0], f.inst(a).args[1]);
-    f.push(b0, Op::Set(Reg::gpr(0)), Type::Void, &[lo]);
-    f.push(b0, Op::Set(Reg::gpr(1)), Type::Void, &[hi]);
+    set_r0_r1(&mut f, b0, a);
     f.blocks[0].term = Terminator::Jump(b1);
-    let r0 = f.push(b1, Op::Get(Reg::gpr(0)), Type::U32, &[]);
-    let r1 = f.push(b1, Op::Get(Reg::gpr(1)), Type::U32, &[]);
-    let a2 = f.push(b1, Op::Pack64, Type::U64, &[r0, r1]);
+    let (r0, _, a2) = get_r0_r1(&mut f, b1);
     let ld = f.push(b1, Op::Load(Space::Global, Width::B32), Type::U32, &[a2]);
     f.blocks[1].term = Terminator::Exit;
     run(&mut f);
@@ -367,19 +381,8 @@ fn uniform_address_in_a_register_from_another_block() {
 fn pointer_loop(
     step: fn(&mut Function, BlockId, Value, Value) -> (Value, Value),
 ) -> (Function, Value) {
-    let mut f = func();
-    let b0 = f.add_block(Some(0));
-    let b1 = f.add_block(Some(8));
-    let b2 = f.add_block(Some(16));
-    let x = f.push(b0, Op::Get(Reg::gpr(2)), Type::U32, &[]);
-    let a = carry_pair(&mut f, b0, x, 0x140, 0x144);
-    let (lo, hi) = (f.inst(a).args[0], f.inst(a).args[1]);
-    f.push(b0, Op::Set(Reg::gpr(0)), Type::Void, &[lo]);
-    f.push(b0, Op::Set(Reg::gpr(1)), Type::Void, &[hi]);
-    f.blocks[0].term = Terminator::Jump(b1);
-    let r0 = f.push(b1, Op::Get(Reg::gpr(0)), Type::U32, &[]);
-    let r1 = f.push(b1, Op::Get(Reg::gpr(1)), Type::U32, &[]);
-    let a = f.push(b1, Op::Pack64, Type::U64, &[r0, r1]);
+    let (mut f, [_, b1, b2]) = slot0_in_r0_r1();
+    let (r0, r1, a) = get_r0_r1(&mut f, b1);
     let ld = f.push(b1, Op::Load(Space::Global, Width::B32), Type::U32, &[a]);
     let (lo, hi) = step(&mut f, b1, r0, r1);
     f.push(b1, Op::Set(Reg::gpr(0)), Type::Void, &[lo]);
@@ -403,16 +406,7 @@ fn traces_through_phis_after_ssa() {
     run(&mut f);
     assert_eq!(f.inst(ld).op, Op::Load(Space::Global, Width::B32));
     // p += 4 round a loop: the header's phis come back to themselves (a neutral cycle).
-    let (mut f, ld) = pointer_loop(|f, b, r0, r1| {
-        let k = f.push(b, Op::Const(4), Type::U32, &[]);
-        let lo = f.push(b, Op::IAdd, Type::U32, &[r0, k]);
-        let c = f.push(b, Op::AddCarry, Type::Bool, &[r0, k]);
-        let one = f.push(b, Op::Const(1), Type::U32, &[]);
-        let zero = f.push(b, Op::Const(0), Type::U32, &[]);
-        let cv = f.push(b, Op::Select, Type::U32, &[c, one, zero]);
-        let hi = f.push(b, Op::IAdd, Type::U32, &[r1, cv]);
-        (lo, hi)
-    });
+    let (mut f, ld) = pointer_loop(plus4);
     ssa(&mut f);
     run(&mut f);
     assert_eq!(f.inst(ld).op, Op::Load(Space::Storage(0), Width::B32));
@@ -422,16 +416,7 @@ fn traces_through_phis_after_ssa() {
 #[test]
 fn pointer_incremented_in_a_loop() {
     // p += 4 with the carry into the high word: still slot 0.
-    let (mut f, ld) = pointer_loop(|f, b, r0, r1| {
-        let k = f.push(b, Op::Const(4), Type::U32, &[]);
-        let lo = f.push(b, Op::IAdd, Type::U32, &[r0, k]);
-        let c = f.push(b, Op::AddCarry, Type::Bool, &[r0, k]);
-        let one = f.push(b, Op::Const(1), Type::U32, &[]);
-        let zero = f.push(b, Op::Const(0), Type::U32, &[]);
-        let cv = f.push(b, Op::Select, Type::U32, &[c, one, zero]);
-        let hi = f.push(b, Op::IAdd, Type::U32, &[r1, cv]);
-        (lo, hi)
-    });
+    let (mut f, ld) = pointer_loop(plus4);
     run(&mut f);
     assert_eq!(f.inst(ld).op, Op::Load(Space::Storage(0), Width::B32));
     assert_eq!(f.inst(f.inst(ld).args[0]).op, Op::ISub);

@@ -16,6 +16,21 @@ fn store(f: &mut Function, b: BlockId, addr: u64, v: Value) {
     f.push(b, Op::Store(Space::Shared, Width::B32), Type::Void, &[a, v]);
 }
 
+/// Stores R`n`, read in block `b`, at `addr`.
+fn store_reg(f: &mut Function, b: BlockId, addr: u64, n: u8) {
+    let r = f.push(b, Op::Get(Reg::gpr(n)), Type::U32, &[]);
+    store(f, b, addr, r);
+}
+
+/// `R{n} += 1` in block `b`: the sum.
+fn increment(f: &mut Function, b: BlockId, n: u8) -> Value {
+    let r = f.push(b, Op::Get(Reg::gpr(n)), Type::U32, &[]);
+    let one = f.push(b, Op::Const(1), Type::U32, &[]);
+    let sum = f.push(b, Op::IAdd, Type::U32, &[r, one]);
+    f.push(b, Op::Set(Reg::gpr(n)), Type::Void, &[sum]);
+    sum
+}
+
 /// The value the (only) store of block `b` writes.
 fn stored(f: &Function, b: usize) -> Value {
     let v = f.blocks[b]
@@ -39,13 +54,7 @@ fn all_passes(f: &mut Function) {
 #[test]
 fn loop_counter_gets_a_phi() {
     // b0: R0 = 0; b1: if R0 < 10 { b2: R0 += 1; goto b1 } else { b3: store R0 }
-    let mut f = Function::new();
-    let (b0, b1, b2, b3) = (
-        f.add_block(Some(0)),
-        f.add_block(Some(8)),
-        f.add_block(Some(16)),
-        f.add_block(Some(24)),
-    );
+    let (mut f, [b0, b1, b2, b3]) = Function::with_blocks([0, 8, 16, 24]);
     let z = f.push(b0, Op::Const(0), Type::U32, &[]);
     f.push(b0, Op::Set(Reg::gpr(0)), Type::Void, &[z]);
     f.blocks[0].term = Terminator::Jump(b1);
@@ -53,13 +62,9 @@ fn loop_counter_gets_a_phi() {
     let ten = f.push(b1, Op::Const(10), Type::U32, &[]);
     let c = f.push(b1, Op::ULt, Type::Bool, &[r, ten]);
     f.blocks[1].term = Terminator::Branch(c, b2, b3);
-    let r2 = f.push(b2, Op::Get(Reg::gpr(0)), Type::U32, &[]);
-    let one = f.push(b2, Op::Const(1), Type::U32, &[]);
-    let n = f.push(b2, Op::IAdd, Type::U32, &[r2, one]);
-    f.push(b2, Op::Set(Reg::gpr(0)), Type::Void, &[n]);
+    let n = increment(&mut f, b2, 0);
     f.blocks[2].term = Terminator::Jump(b1);
-    let r3 = f.push(b3, Op::Get(Reg::gpr(0)), Type::U32, &[]);
-    store(&mut f, b3, 0, r3);
+    store_reg(&mut f, b3, 0, 0);
     f.blocks[3].term = Terminator::Exit;
     all_passes(&mut f);
     assert!(f.ssa);
@@ -85,8 +90,7 @@ fn loop_counter_gets_a_phi() {
 
 #[test]
 fn if_else_merge_gets_a_phi() {
-    let mut f = Function::new();
-    let b: Vec<BlockId> = (0..4).map(|i| f.add_block(Some(i * 8))).collect();
+    let (mut f, b) = Function::with_blocks([0, 8, 16, 24]);
     let p = f.push(b[0], Op::Get(Reg::pred(0)), Type::Bool, &[]);
     f.blocks[0].term = Terminator::Branch(p, b[1], b[2]);
     let five = f.push(b[1], Op::Const(5), Type::U32, &[]);
@@ -95,8 +99,7 @@ fn if_else_merge_gets_a_phi() {
     let seven = f.push(b[2], Op::Const(7), Type::U32, &[]);
     f.push(b[2], Op::Set(Reg::gpr(1)), Type::Void, &[seven]);
     f.blocks[2].term = Terminator::Jump(b[3]);
-    let r = f.push(b[3], Op::Get(Reg::gpr(1)), Type::U32, &[]);
-    store(&mut f, b[3], 4, r);
+    store_reg(&mut f, b[3], 4, 1);
     f.blocks[3].term = Terminator::Exit;
     all_passes(&mut f);
     let phi = stored(&f, 3);
@@ -112,25 +115,18 @@ fn if_else_merge_gets_a_phi() {
 
 #[test]
 fn value_crosses_two_blocks() {
-    let mut f = Function::new();
-    let b: Vec<BlockId> = (0..3).map(|i| f.add_block(Some(i * 8))).collect();
+    let (mut f, b) = Function::with_blocks([0, 8, 16]);
     let r3 = f.push(b[0], Op::Get(Reg::gpr(3)), Type::U32, &[]);
     let x = f.push(b[0], Op::IMul, Type::U32, &[r3, r3]);
     f.push(b[0], Op::Set(Reg::gpr(2)), Type::Void, &[x]);
     f.blocks[0].term = Terminator::Jump(b[1]);
-    let y = f.push(b[1], Op::Get(Reg::gpr(4)), Type::U32, &[]);
-    store(&mut f, b[1], 0, y);
+    store_reg(&mut f, b[1], 0, 4);
     f.blocks[1].term = Terminator::Jump(b[2]);
-    let r2 = f.push(b[2], Op::Get(Reg::gpr(2)), Type::U32, &[]);
-    store(&mut f, b[2], 4, r2);
+    store_reg(&mut f, b[2], 4, 2);
     f.blocks[2].term = Terminator::Exit;
     all_passes(&mut f);
     assert_eq!(stored(&f, 2), x);
-    assert!(f
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .all(|&v| !matches!(f.inst(v).op, Op::Phi(_))));
+    assert_eq!(f.placed_phis(), 0, "{f}");
     // R3 and R4 are never written: reads are 0; 0 * 0 folds.
     assert_eq!(f.const_of(x), Some(0));
 }
@@ -139,13 +135,11 @@ fn value_crosses_two_blocks() {
 fn trivial_loop_phi_is_removed() {
     // R5 is set before a loop that reads but never writes it: the header's phi would be
     // phi(k, itself), which is trivial.
-    let mut f = Function::new();
-    let b: Vec<BlockId> = (0..4).map(|i| f.add_block(Some(i * 8))).collect();
+    let (mut f, b) = Function::with_blocks([0, 8, 16, 24]);
     let k = f.push(b[0], Op::SysVal(crate::ir::Sys::Tid(0)), Type::U32, &[]);
     f.push(b[0], Op::Set(Reg::gpr(5)), Type::Void, &[k]);
     f.blocks[0].term = Terminator::Jump(b[1]);
-    let r5 = f.push(b[1], Op::Get(Reg::gpr(5)), Type::U32, &[]);
-    store(&mut f, b[1], 0, r5);
+    store_reg(&mut f, b[1], 0, 5);
     let p = f.push(b[1], Op::Get(Reg::pred(1)), Type::Bool, &[]);
     f.blocks[1].term = Terminator::Branch(p, b[2], b[3]);
     let t = f.push(b[2], Op::Const(1), Type::Bool, &[]);
@@ -157,19 +151,12 @@ fn trivial_loop_phi_is_removed() {
     assert_eq!(stored(&f, 1), k, "{f}");
     // The predicate's phi (false from the entry, !true from the latch) has equal constant
     // operands and folds away too.
-    let phis = f
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .filter(|&&v| matches!(f.inst(v).op, Op::Phi(_)))
-        .count();
-    assert_eq!(phis, 0, "{f}");
+    assert_eq!(f.placed_phis(), 0, "{f}");
 }
 
 #[test]
 fn dead_cross_block_writes_are_removed() {
-    let mut f = Function::new();
-    let b: Vec<BlockId> = (0..3).map(|i| f.add_block(Some(i * 8))).collect();
+    let (mut f, b) = Function::with_blocks([0, 8, 16]);
     let t = f.push(b[0], Op::SysVal(crate::ir::Sys::Tid(0)), Type::U32, &[]);
     let dead = f.push(b[0], Op::IMul, Type::U32, &[t, t]);
     f.push(b[0], Op::Set(Reg::gpr(1)), Type::Void, &[dead]);
@@ -178,8 +165,7 @@ fn dead_cross_block_writes_are_removed() {
     let live = f.push(b[1], Op::IAdd, Type::U32, &[t, t]);
     f.push(b[1], Op::Set(Reg::gpr(1)), Type::Void, &[live]);
     f.blocks[1].term = Terminator::Jump(b[2]);
-    let r = f.push(b[2], Op::Get(Reg::gpr(1)), Type::U32, &[]);
-    store(&mut f, b[2], 0, r);
+    store_reg(&mut f, b[2], 0, 1);
     f.blocks[2].term = Terminator::Exit;
     all_passes(&mut f);
     assert_eq!(stored(&f, 2), live);
@@ -199,14 +185,11 @@ fn dead_cross_block_writes_are_removed() {
 
 #[test]
 fn dynamic_jump_keeps_variables() {
-    let mut f = Function::new();
-    let b0 = f.add_block(Some(0));
-    let b1 = f.add_block(Some(8));
+    let (mut f, [b0, b1]) = Function::with_blocks([0, 8]);
     let r = f.push(b0, Op::Get(Reg::gpr(0)), Type::U32, &[]);
     f.push(b0, Op::Set(Reg::gpr(1)), Type::Void, &[r]);
     f.blocks[0].term = Terminator::Dynamic(r);
-    let r1 = f.push(b1, Op::Get(Reg::gpr(1)), Type::U32, &[]);
-    store(&mut f, b1, 0, r1);
+    store_reg(&mut f, b1, 0, 1);
     f.blocks[1].term = Terminator::Exit;
     all_passes(&mut f);
     assert!(!f.ssa);
@@ -217,13 +200,8 @@ fn dynamic_jump_keeps_variables() {
 fn entry_in_a_loop_moves_behind_a_new_entry() {
     // b0: R0 += 1; store R0; if P0 (never set: false) goto b0 else exit — but make the
     // branch data dependent: loop while R0 < 3.
-    let mut f = Function::new();
-    let b0 = f.add_block(Some(0));
-    let b1 = f.add_block(Some(8));
-    let r = f.push(b0, Op::Get(Reg::gpr(0)), Type::U32, &[]);
-    let one = f.push(b0, Op::Const(1), Type::U32, &[]);
-    let n = f.push(b0, Op::IAdd, Type::U32, &[r, one]);
-    f.push(b0, Op::Set(Reg::gpr(0)), Type::Void, &[n]);
+    let (mut f, [b0, b1]) = Function::with_blocks([0, 8]);
+    let n = increment(&mut f, b0, 0);
     store(&mut f, b0, 0, n);
     let three = f.push(b0, Op::Const(3), Type::U32, &[]);
     let c = f.push(b0, Op::ULt, Type::Bool, &[n, three]);
@@ -243,8 +221,13 @@ fn entry_in_a_loop_moves_behind_a_new_entry() {
 /// within the step budget.
 fn interpret(f: &Function) -> (Vec<(u64, u64)>, bool) {
     let mut val = vec![0u64; f.insts.len()];
-    let mut regs = [0u64; 256];
-    let mut preds = [0u64; 8];
+    // Registers, then predicates.
+    let mut state = [[0u64; 256]; 2];
+    let file = |r: Reg| match r.file {
+        RegFile::Gpr => 0,
+        RegFile::Pred => 1,
+        f => panic!("interpreter: {f:?}"),
+    };
     let mut out = Vec::new();
     let (mut b, mut from) = (0usize, usize::MAX);
     for _ in 0..400 {
@@ -276,26 +259,9 @@ fn interpret(f: &Function) -> (Vec<(u64, u64)>, bool) {
             let r = match i.op {
                 Op::Phi(_) => continue,
                 Op::Const(c) => c,
-                Op::Get(Reg {
-                    file: RegFile::Gpr,
-                    index: n,
-                }) => regs[n as usize],
-                Op::Set(Reg {
-                    file: RegFile::Gpr,
-                    index: n,
-                }) => {
-                    regs[n as usize] = a[0];
-                    0
-                }
-                Op::Get(Reg {
-                    file: RegFile::Pred,
-                    index: n,
-                }) => preds[n as usize],
-                Op::Set(Reg {
-                    file: RegFile::Pred,
-                    index: n,
-                }) => {
-                    preds[n as usize] = a[0];
+                Op::Get(r) => state[file(r)][r.index as usize],
+                Op::Set(r) => {
+                    state[file(r)][r.index as usize] = a[0];
                     0
                 }
                 Op::IAdd => a[0].wrapping_add(a[1]),
@@ -391,8 +357,7 @@ fn random_function(rng: &mut Rng) -> Function {
                     f.push(b, Op::Set(Reg::gpr(r)), Type::Void, &[s]);
                 }
                 _ => {
-                    let x = f.push(b, Op::Get(Reg::gpr(r)), Type::U32, &[]);
-                    store(&mut f, b, r as u64, x);
+                    store_reg(&mut f, b, r as u64, r);
                 }
             }
         }
@@ -429,12 +394,7 @@ fn random_programs_store_the_same() {
             "case {case}: local_state first\n{g}"
         );
         let after = interpret(&f);
-        phis += f
-            .blocks
-            .iter()
-            .flat_map(|b| &b.insts)
-            .filter(|&&v| matches!(f.inst(v).op, Op::Phi(_)))
-            .count();
+        phis += f.placed_phis();
         // Runs that hit the step budget stop at different points (a new entry block, fewer
         // blocks): compare what both stored.
         let k = before.0.len().min(after.0.len());
