@@ -6,7 +6,7 @@
 //! did; `dmsh chain` prints the build's V, writes the header and checks the lock.
 
 mod common;
-use common::{dmsh, snapshot};
+use common::{build_args, demo_game, dmsh, snapshot};
 
 use std::path::{Path, PathBuf};
 
@@ -26,15 +26,7 @@ fn s(p: &Path) -> &str {
 
 /// The summary's "N converted, M from the cache" and the b-<V> folder.
 fn build(split: &Path, game: &Path, out: &Path) -> (usize, usize, PathBuf) {
-    let text = ok(dmsh(&[
-        "build",
-        "--split",
-        s(split),
-        "--game",
-        s(game),
-        "--out",
-        s(out),
-    ]));
+    let text = ok(dmsh(&build_args(split, game, &["--out", s(out)])));
     let first = text.lines().next().unwrap();
     println!("{first}");
     let num = |before: &str| -> usize {
@@ -79,14 +71,13 @@ fn edit_line(path: &Path, prefix: &str, f: impl Fn(&str) -> String) {
 
 #[test]
 fn the_cache_converts_exactly_what_changed() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let tmp = std::env::temp_dir().join(format!("dmsh-build-cache-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let split = tmp.join("split");
     ok(dmsh(&["demo", "--out", s(&split)]));
     // A title folder of our own (the profile and manual facts), to change.
     let game = tmp.join("game");
-    copy_dir(&root.join("games/demo"), &game);
+    copy_dir(&demo_game(), &game);
     let out = tmp.join("out");
     let keys = std::fs::read_to_string(split.join("shader_map.tsv"))
         .unwrap()

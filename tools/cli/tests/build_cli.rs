@@ -5,7 +5,7 @@
 //! each with its step; two builds of the same inputs are byte-identical.
 
 mod common;
-use common::{b_dir, dmsh, snapshot};
+use common::{b_dir, build_args, demo_game, demo_split, dmsh, snapshot};
 
 use dmsh_msl::syntax::{self, SyntaxError};
 use rayon::prelude::*;
@@ -62,22 +62,14 @@ fn standin_check(metal: &[(String, String)]) -> Vec<String> {
 
 #[test]
 fn demo_title_builds_to_msl() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let split = std::env::temp_dir().join(format!("dmsh-build-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&split);
-    let o = dmsh(&["demo", "--out", split.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let game = root.join("games/demo");
+    let (split, _) = demo_split("build-test");
+    let game = demo_game();
     let run = |out: &Path| {
-        let o = dmsh(&[
-            "build",
-            "--split",
-            split.to_str().unwrap(),
-            "--game",
-            game.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let o = dmsh(&build_args(
+            &split,
+            &game,
+            &["--out", out.to_str().unwrap()],
+        ));
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         String::from_utf8_lossy(&o.stdout).into_owned()
     };

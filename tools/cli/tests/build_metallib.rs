@@ -7,7 +7,7 @@
 //! version is on the chain (V differs from a build without xcrun).
 
 mod common;
-use common::b_dir;
+use common::{b_dir, build_args, demo_game};
 
 use std::path::Path;
 use std::process::Command;
@@ -40,7 +40,6 @@ fn dmsh(args: &[&str], envs: &[(&str, &Path)], fail: &str) -> std::process::Outp
 
 #[test]
 fn metallibs_with_a_stand_in_xcrun() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let t = std::env::temp_dir().join(format!("dmsh-metallib-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&t);
     std::fs::create_dir_all(&t).unwrap();
@@ -55,17 +54,9 @@ fn metallibs_with_a_stand_in_xcrun() {
     let split = t.join("split");
     let o = dmsh(&["demo", "--out", split.to_str().unwrap()], &[], "none");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let game = root.join("games/demo");
+    let game = demo_game();
     let build = |out: &Path, ios: bool, with_xcrun: bool, fail: &str| {
-        let mut args = vec![
-            "build",
-            "--split",
-            split.to_str().unwrap(),
-            "--game",
-            game.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ];
+        let mut args = build_args(&split, &game, &["--out", out.to_str().unwrap()]);
         if ios {
             args.push("--ios");
         }

@@ -294,36 +294,34 @@ fn exec_coverage() {
 
 #[test]
 fn shapes_abstract_numbers_not_modifiers() {
-    assert_eq!(shape("F2F.F16.F16 R7, -R8.H1 ;"), "F2F.F16.F16 R, -R.H1");
-    assert_eq!(
-        shape("@!P0 IADD R2.CC, R4.reuse, c[0x0][0x148] ;"),
-        "IADD R.CC, R, c[N][N]"
-    );
-    assert_eq!(shape("I2F.F32.U8 R13, R0.B1"), "I2F.F32.U8 R, R.B1");
-    assert_eq!(
-        shape("FMUL32I R0, R1, 4.29496678400000000000e+09"),
-        "FMUL32I R, R, N"
-    );
-    assert_eq!(
-        shape("ISETP.NE.U32.AND P0, PT, R8, RZ, !P0"),
-        "ISETP.NE.U32.AND P, PT, R, RZ, !P"
-    );
-    assert_eq!(
-        shape("RED.E.MIN.S64 [R6+0x40], R2"),
-        "RED.E.MIN.S64 [R+N], R"
-    );
-    assert_eq!(shape("S2R R0, SR_TID.X"), "S2R R, SR_TID.X");
-    assert_eq!(
-        shape("ATOM.E.CAS.64 R4, [R2+0x8], R6, R8"),
-        "ATOM.E.CAS.64 R, [R+N], R, R"
-    );
-    assert_eq!(shape("FADD R0, R1, -0.5"), "FADD R, R, -N");
-    assert_eq!(
-        shape("SULD.D.2DMS.P R0, [R2], 0x3"),
-        "SULD.D.2DMS.P R, [R], N"
-    );
-    assert_eq!(
-        shape("TEXS.NODEP.LZ R2, R0, R0, R2, 0x52, 2D, RGBA"),
-        "TEXS.NODEP.LZ R, R, R, R, N, 2D, RGBA"
-    );
+    for (line, want) in [
+        ("F2F.F16.F16 R7, -R8.H1 ;", "F2F.F16.F16 R, -R.H1"),
+        (
+            "@!P0 IADD R2.CC, R4.reuse, c[0x0][0x148] ;",
+            "IADD R.CC, R, c[N][N]",
+        ),
+        ("I2F.F32.U8 R13, R0.B1", "I2F.F32.U8 R, R.B1"),
+        (
+            "FMUL32I R0, R1, 4.29496678400000000000e+09",
+            "FMUL32I R, R, N",
+        ),
+        (
+            "ISETP.NE.U32.AND P0, PT, R8, RZ, !P0",
+            "ISETP.NE.U32.AND P, PT, R, RZ, !P",
+        ),
+        ("RED.E.MIN.S64 [R6+0x40], R2", "RED.E.MIN.S64 [R+N], R"),
+        ("S2R R0, SR_TID.X", "S2R R, SR_TID.X"),
+        (
+            "ATOM.E.CAS.64 R4, [R2+0x8], R6, R8",
+            "ATOM.E.CAS.64 R, [R+N], R, R",
+        ),
+        ("FADD R0, R1, -0.5", "FADD R, R, -N"),
+        ("SULD.D.2DMS.P R0, [R2], 0x3", "SULD.D.2DMS.P R, [R], N"),
+        (
+            "TEXS.NODEP.LZ R2, R0, R0, R2, 0x52, 2D, RGBA",
+            "TEXS.NODEP.LZ R, R, R, R, N, 2D, RGBA",
+        ),
+    ] {
+        assert_eq!(shape(line), want, "{line}");
+    }
 }

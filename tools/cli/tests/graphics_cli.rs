@@ -2,7 +2,7 @@
 //! reflection), a vertex code.bin with facts and a partner, and clear errors for a bad SPH.
 
 mod common;
-use common::dmsh;
+use common::{dmsh, translate_args};
 
 use std::path::PathBuf;
 
@@ -17,15 +17,8 @@ fn translate_graphics_stages() {
     let dir = std::env::temp_dir().join(format!("dmsh-graphics-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("fs.spv");
-    let o = dmsh(&[
-        "translate",
-        "--stage",
-        "fragment",
-        "--code",
-        corpus("fs_tex2d_basic.frag.dksh").to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let code = corpus("fs_tex2d_basic.frag.dksh");
+    let o = dmsh(&translate_args("fragment", &code, &[], &out));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let json = std::fs::read_to_string(out.with_extension("json")).unwrap();
     assert!(json.contains("\"kind\": \"texture\"") && json.contains("\"binding\": 64"));
@@ -40,21 +33,19 @@ fn translate_graphics_stages() {
     let vs = dir.join("vs.code.bin");
     std::fs::copy(corpus("vs_multi_attr_int.vert.code.bin"), &vs).unwrap();
     let out = dir.join("vs.spv");
-    let o = dmsh(&[
-        "translate",
-        "--stage",
-        "vertex",
+    let partner = corpus("fs_mrt.frag.dksh");
+    let profile_partner = [
         "--profile",
         "deko3d",
-        "--code",
-        vs.to_str().unwrap(),
-        "--facts",
-        facts.to_str().unwrap(),
         "--partner",
-        corpus("fs_mrt.frag.dksh").to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+        partner.to_str().unwrap(),
+    ];
+    let o = dmsh(&translate_args(
+        "vertex",
+        &vs,
+        &[&profile_partner[..], &["--facts", facts.to_str().unwrap()]].concat(),
+        &out,
+    ));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let json = std::fs::read_to_string(out.with_extension("json")).unwrap();
     assert!(
@@ -64,19 +55,8 @@ fn translate_graphics_stages() {
 
     // vs_fullscreen_const writes location 0 only; fs_mrt reads 0, 1 and 2: --partner pads
     // the other two (vs_pad, dmsh-fixup).
-    let o = dmsh(&[
-        "translate",
-        "--stage",
-        "vertex",
-        "--profile",
-        "deko3d",
-        "--code",
-        corpus("vs_fullscreen_const.vert.dksh").to_str().unwrap(),
-        "--partner",
-        corpus("fs_mrt.frag.dksh").to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let code = corpus("vs_fullscreen_const.vert.dksh");
+    let o = dmsh(&translate_args("vertex", &code, &profile_partner, &out));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r = dmsh_reflect::Reflection::from_json(
         &std::fs::read_to_string(out.with_extension("json")).unwrap(),
@@ -89,15 +69,8 @@ fn translate_graphics_stages() {
     );
 
     // A fragment program given as a vertex shader, and a truncated SPH.
-    let o = dmsh(&[
-        "translate",
-        "--stage",
-        "vertex",
-        "--code",
-        corpus("fs_mrt.frag.code.bin").to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let code = corpus("fs_mrt.frag.code.bin");
+    let o = dmsh(&translate_args("vertex", &code, &[], &out));
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(
         !o.status.success() && e.contains("SPH says fragment"),
@@ -105,15 +78,7 @@ fn translate_graphics_stages() {
     );
     let bad = dir.join("bad.bin");
     std::fs::write(&bad, [0u8; 16]).unwrap();
-    let o = dmsh(&[
-        "translate",
-        "--stage",
-        "vertex",
-        "--code",
-        bad.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = dmsh(&translate_args("vertex", &bad, &[], &out));
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && e.contains("need 0x50"), "{e}");
     println!("ok bad inputs: clear errors");
@@ -161,25 +126,17 @@ fn facts_by_shader_key() {
     )
     .unwrap();
     let out = dir.join("v.spv");
-    let run = |stage: &str| {
-        dmsh(&[
-            "translate",
-            "--stage",
-            stage,
-            "--profile",
-            "deko3d",
-            "--code",
-            kp.to_str().unwrap(),
-            "--control",
-            cp.to_str().unwrap(),
-            "--facts",
-            split.to_str().unwrap(),
-            "--facts",
-            manual.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ])
-    };
+    let extra = [
+        "--profile",
+        "deko3d",
+        "--control",
+        cp.to_str().unwrap(),
+        "--facts",
+        split.to_str().unwrap(),
+        "--facts",
+        manual.to_str().unwrap(),
+    ];
+    let run = |stage: &str| dmsh(&translate_args(stage, &kp, &extra, &out));
     let o = run("vertex");
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success() && !e.contains("no facts"), "{e}");
@@ -216,19 +173,13 @@ fn clip_cull_split_from_facts() {
     let code = corpus("vs_clipdist.vert.dksh");
     let out = dir.join("vs.spv");
     let run = |extra: &[&str]| {
-        let mut a = vec![
-            "translate",
-            "--stage",
+        let key = ["--key", "00c11dc011dc0000"];
+        let o = dmsh(&translate_args(
             "vertex",
-            "--code",
-            code.to_str().unwrap(),
-            "--key",
-            "00c11dc011dc0000",
-            "-o",
-            out.to_str().unwrap(),
-        ];
-        a.extend_from_slice(extra);
-        let o = dmsh(&a);
+            &code,
+            &[&key, extra].concat(),
+            &out,
+        ));
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         has_cull_capability(&std::fs::read(&out).unwrap())
     };
@@ -249,17 +200,12 @@ fn clip_cull_split_from_facts() {
     );
     let bad = dir.join("bad.tsv");
     std::fs::write(&bad, "00c11dc011dc0000 clip_cull 6 3\n").unwrap();
-    let o = dmsh(&[
-        "translate",
-        "--stage",
+    let o = dmsh(&translate_args(
         "vertex",
-        "--code",
-        code.to_str().unwrap(),
-        "--facts",
-        bad.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+        &code,
+        &["--facts", bad.to_str().unwrap()],
+        &out,
+    ));
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && e.contains("line 1"), "{e}");
     println!("ok clip/cull split from facts");

@@ -12,6 +12,10 @@ use dmsh_testsupport::reference::dksh_render::{self, Side};
 use dmsh_testsupport::reference::translate::corpus_stage as translate;
 use dmsh_vk::render::Stage;
 
+#[path = "../../spv/tests/common/asm.rs"]
+mod asm;
+use asm::{bra, ins, isetp_ne, ldc, lop_or, mov, mov32i, G};
+
 /// Cases that do not match yet, with the cause.
 const KNOWN: &[(&str, &str)] = &[];
 
@@ -120,12 +124,10 @@ fn dksh_pairs_render_like_glslang() {
 /// target); the IPA / MUFU / TEX.B / FADD / MOV words are that shader's listing's with other
 /// registers, LDC and LOP.OR as `nvn_fragment` in tools/spv/tests/graphics_valid.rs.
 fn nvn_sampling(setup: &[u64], handles: &[u64]) -> Vec<u8> {
-    let g = 7u64 << 16;
     // TEX.B Rd, R2 (x, y), Rh (handle), 2D, mask 0xf.
     let tex =
-        |rd: u64, rh: u64| 0xdeb8_0000_0000_0000 | rd | 2 << 8 | rh << 20 | 1 << 29 | 0xf << 31 | g;
+        |rd: u64, rh: u64| 0xdeb8_0000_0000_0000 | rd | 2 << 8 | rh << 20 | 1 << 29 | 0xf << 31 | G;
     let fadd = |rd: u64, ra: u64, rb: u64| 0x5c58_1000_0007_0000 | rb << 20 | ra << 8 | rd;
-    let mov = |rd: u64, rs: u64| 0x5c98_0780_0007_0000 | rs << 20 | rd;
     let mut words = vec![
         0xe003_ff87_cff7_ff00u64, // IPA.PASS R0, a[0x7c], RZ
         0x5080_0000_0047_0007,    // MUFU.RCP R7, R0
@@ -159,14 +161,6 @@ fn nvn_program(words: &[u64]) -> Vec<u8> {
     code
 }
 
-/// Encodes `form` with guard PT (`@PT`) unless `f` names another guard.
-fn enc(form: &str, f: &[(dmsh_isa::Field, i64)]) -> u64 {
-    let mut v = vec![(dmsh_isa::Field::Guard, 7)];
-    v.extend_from_slice(f);
-    let id = dmsh_isa::form_id(form).unwrap();
-    dmsh_isa::Instr::build(id, &v).unwrap().bits()
-}
-
 /// Binds what the separate-sampler NVN cases read: c\[2\] (GLSL uniform binding 0 in the
 /// harness) as the replay fills it — texture slot 0 at 0x168, sampler slots 0 and 1 (<< 20) at
 /// 0x568 and 0x570 — texture `t`, sampler 0 (nearest, clamp to edge) and sampler 1 (linear,
@@ -186,16 +180,6 @@ fn bind_separate_samplers(case: &mut dksh_render::PairCase) {
     let mut s1 = tex("s1", 1, TexFormat::Rgba8Unorm, 1);
     (s1.linear, s1.repeat) = (true, true);
     case.fs.samplers.push((1, s1));
-}
-
-/// `LDC Rd, c[bank][off]`.
-fn ldc(rd: u64, bank: u64, off: u64) -> u64 {
-    0xef90_0000_0000_0000 | 4 << 48 | bank << 36 | off << 20 | 0xff << 8 | rd | 7 << 16
-}
-
-/// `LOP.OR Rd, Ra, Rb`.
-fn lop_or(rd: u64, ra: u64, rb: u64) -> u64 {
-    0x5c40_0000_0000_0000 | 1 << 41 | rb << 20 | 7 << 48 | ra << 8 | rd | 7 << 16
 }
 
 /// A translated resource as the NVN tests check it: (kind, bank / slot, binding, separate,
@@ -435,33 +419,15 @@ fn glslang_sampler_array_binds() {
 /// image at 64, sampler 1 at 97) and draws like glslang's SPIR-V of `texture(sampler2D(t, s1))`.
 #[test]
 fn nvn_handle_through_a_merge_renders_like_glslang() {
-    use dmsh_isa::Field;
     let mut layout = BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x168);
     layout.samp_base = Some(0x568);
-    // Byte offset of word k of `nvn_sampling` (a scheduling word before every three).
-    let at = |k: i64| 8 * (k + k / 3 + 1);
     let handle = [ldc(8, 2, 0x168), ldc(9, 2, 0x570), lop_or(10, 8, 9)];
     let mut setup = handle.to_vec();
     // Words 0-3 are the IPA / MUFU prologue, the setup starts at word 4: ISETP is word 7,
-    // the branch word 8, the recomputation words 9-11, TEX.B word 12.
-    setup.push(enc(
-        "ISETP_I",
-        &[
-            (Field::Pd, 0),
-            (Field::Pd2, 7),
-            (Field::Ra, 3),
-            (Field::Cmp, 5),
-            (Field::Pc, 7),
-        ],
-    ));
-    setup.push(enc(
-        "BRA",
-        &[
-            (Field::Guard, 0),
-            (Field::Target, at(12) - at(8) - 8),
-            (Field::CcTest, 15),
-        ],
-    ));
+    // the branch word 8, the recomputation words 9-11, TEX.B word 12 (`nvn_sampling` puts a
+    // scheduling word before every three, as `asm::at` counts).
+    setup.push(isetp_ne(0, 3, 0));
+    setup.push(bra(0, false, 8, 12));
     setup.extend_from_slice(&handle);
     let (ours, kinds) = translate_nvn(&nvn_sampling(&setup, &[10]), layout);
     let kinds: Vec<_> = kinds.into_iter().filter(|k| k.0 != "cbuf").collect();
@@ -492,23 +458,8 @@ fn nvn_sampler_id_loop_handle_renders_like_glslang() {
     use dmsh_isa::Field;
     let mut layout = BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x20);
     layout.septex_base = Some(0x168);
-    let at = |k: i64| 8 * (k + k / 3 + 1);
-    let mov32i = |rd: u64, imm: u64| 0x0100_0000_0007_f000u64 | imm << 20 | rd;
-    let g = 7u64 << 16;
     // TEX.B R4, R2 (x, y), R10 (handle), 2D, mask 0xf.
-    let tex_b = 0xdeb8_0000_0000_0000u64 | 4 | 2 << 8 | 10 << 20 | 1 << 29 | 0xf << 31 | g;
-    let mov = |rd: u64, rs: u64| 0x5c98_0780_0007_0000u64 | rs << 20 | rd;
-    let bra = |guard: i64, neg: bool, from: i64, to: i64| {
-        enc(
-            "BRA",
-            &[
-                (Field::Guard, guard),
-                (Field::GuardNeg, neg as i64),
-                (Field::Target, at(to) - at(from) - 8),
-                (Field::CcTest, 15),
-            ],
-        )
-    };
+    let tex_b = 0xdeb8_0000_0000_0000u64 | 4 | 2 << 8 | 10 << 20 | 1 << 29 | 0xf << 31 | G;
     let words = [
         0xe003_ff87_cff7_ff00u64, // 0: IPA.PASS R0, a[0x7c], RZ
         0x5080_0000_0047_0007,    // 1: MUFU.RCP R7, R0
@@ -519,20 +470,11 @@ fn nvn_sampler_id_loop_handle_renders_like_glslang() {
         lop_or(10, 8, 9),         // 6: R10 = handle
         mov32i(11, 3),            // 7: R11 = 3 iterations
         tex_b,                    // 8: loop head
-        enc(
+        ins(
             "IADD32I",
             &[(Field::Rd, 11), (Field::Ra, 11), (Field::Imm, -1)],
         ), // 9: R11 -= 1
-        enc(
-            "ISETP_I",
-            &[
-                (Field::Pd, 0),
-                (Field::Pd2, 7),
-                (Field::Ra, 11),
-                (Field::Cmp, 5),
-                (Field::Pc, 7),
-            ],
-        ), // 10: P0 = R11 != 0
+        isetp_ne(0, 11, 0),       // 10: P0 = R11 != 0
         bra(0, true, 11, 16),     // 11: @!P0 BRA 16 (leave)
         ldc(8, 2, 0x1a0),         // 12
         mov32i(9, 0x1050_0000),   // 13
@@ -609,10 +551,8 @@ fn nvn_sampler_id_loop_handle_renders_like_glslang() {
 #[test]
 fn nvn_1d_texture_renders_like_glslang() {
     let layout = BindingLayout::nvn(dmsh_ir::Stage::Fragment, 0x20);
-    let g = 7u64 << 16;
     // TEX.B R4, R2 (x), R8 (handle), 1D, mask 0xf.
-    let tex_b = 0xdeb8_0000_0000_0000u64 | 4 | 2 << 8 | 8 << 20 | 0xf << 31 | g;
-    let mov = |rd: u64, rs: u64| 0x5c98_0780_0007_0000u64 | rs << 20 | rd;
+    let tex_b = 0xdeb8_0000_0000_0000u64 | 4 | 2 << 8 | 8 << 20 | 0xf << 31 | G;
     let words = [
         0xe003_ff87_cff7_ff00u64, // IPA.PASS R0, a[0x7c], RZ
         0x5080_0000_0047_0007,    // MUFU.RCP R7, R0

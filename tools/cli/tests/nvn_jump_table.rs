@@ -46,12 +46,8 @@ fn brx_through_c1_jump_table_is_structured_and_runs() {
     // c1 at the next 256-byte boundary.
     let mut code = common::nvn_code_area(&insts);
     code.resize(code.len().next_multiple_of(0x100), 0);
-    let c1_off = code.len() as u32;
-    code.extend_from_slice(&table);
-    let control = common::nvn_compute_control(code.len() as u32, c1_off, table.len() as u32, &[]);
-    let (cpath, kpath, out) = (dir.join("c.bin"), dir.join("k.bin"), dir.join("k.spv"));
-    std::fs::write(&cpath, &control).expect("write");
-    std::fs::write(&kpath, &code).expect("write");
+    let (kpath, cpath) = common::write_nvn_compute(&dir, code, &table, &[]);
+    let out = dir.join("k.spv");
     let json = common::translate_with_control("cuda", &kpath, &cpath, &[], &out);
     assert!(
         json.contains("\"control_flow\": \"structured\""),

@@ -39,10 +39,7 @@ fn nvn_compute_local_size_from_control_section() {
     let dir = std::env::temp_dir().join(format!("dmsh-nvn-local-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let code = common::nvn_code_area(&insts);
-    let len = code.len() as u32;
-    let control = common::nvn_compute_control(len, len, 0, &[(0x710, scratch)]);
-    std::fs::write(dir.join("c.bin"), &control).expect("write");
-    std::fs::write(dir.join("k.bin"), &code).expect("write");
+    common::write_nvn_compute(&dir, code, &[], &[(0x710, scratch)]);
     let from_control = local_bytes(&dir, &[]);
     println!("local_bytes {from_control} (scratch per warp {scratch}, local_pos_mem_sz {local})");
     assert!(from_control >= local, "{from_control} < {local}");

@@ -27,15 +27,7 @@ fn run_translate<'a>(
     extra: &[&'a str],
     out: &'a Path,
 ) -> (Vec<&'a str>, Output) {
-    let mut args = vec![
-        "translate",
-        "--stage",
-        stage,
-        "--code",
-        code.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    args.extend(["-o", out.to_str().unwrap()]);
+    let args = common::translate_args(stage, code, extra, out);
     let o = dmsh(&args);
     (args, o)
 }

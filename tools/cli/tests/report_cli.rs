@@ -6,17 +6,11 @@
 //! its cause, and the build goes on.
 
 mod common;
-use common::dmsh;
-
-use std::path::Path;
+use common::{build_args, demo_game, demo_split, dmsh};
 
 #[test]
 fn demo_report_covers_every_shader() {
-    let out = std::env::temp_dir().join(format!("dmsh-report-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let o = dmsh(&["demo", "--out", out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let stdout = String::from_utf8_lossy(&o.stdout);
+    let (out, stdout) = demo_split("report-test");
     let line = stdout.lines().find(|l| l.starts_with("report:")).unwrap();
     println!("{line}");
     let b = std::fs::read_dir(&out)
@@ -92,15 +86,8 @@ fn demo_report_covers_every_shader() {
         assert!(!html.contains(bad), "report.html contains {bad:?}");
     }
     // --strict: the same build, now a failing run; the records are all still there.
-    let game = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../games/demo");
-    let o = dmsh(&[
-        "build",
-        "--split",
-        out.to_str().unwrap(),
-        "--game",
-        game.to_str().unwrap(),
-        "--strict",
-    ]);
+    let game = demo_game();
+    let o = dmsh(&build_args(&out, &game, &["--strict"]));
     assert_eq!(o.status.code(), Some(1), "--strict with failing shaders");
     let again: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(b.join("_b_build.json")).unwrap()).unwrap();
@@ -125,13 +112,7 @@ fn demo_report_covers_every_shader() {
     bytes[0x100..end].fill(0xff);
     std::fs::write(code(&compute), bytes).unwrap();
     std::fs::write(code(&vertex), [0u8; 10]).unwrap();
-    let o = dmsh(&[
-        "build",
-        "--split",
-        out.to_str().unwrap(),
-        "--game",
-        game.to_str().unwrap(),
-    ]);
+    let o = dmsh(&build_args(&out, &game, &[]));
     assert!(o.status.success(), "bad input fails keys, not the build");
     let o = dmsh(&["report", "--split", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

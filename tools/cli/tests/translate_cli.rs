@@ -68,13 +68,10 @@ fn translate_nvn_compute_with_control_section() {
     // the c1 data; the instructions are a corpus compute program.
     let insts =
         std::fs::read(root().join("tests/corpus/dksh/cs_ssbo_saxpy.comp.code.bin")).expect("code");
-    let mut code = common::nvn_code_area(&insts);
-    let c1_off = code.len() as u32;
-    code.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0]);
-    let control = common::nvn_compute_control(code.len() as u32, c1_off, 8, &[(0x754, 256)]);
-    let (cpath, kpath, out) = (dir.join("c.bin"), dir.join("k.bin"), dir.join("k.spv"));
-    std::fs::write(&cpath, &control).expect("write");
-    std::fs::write(&kpath, &code).expect("write");
+    let code = common::nvn_code_area(&insts);
+    let c1 = [1, 0, 0, 0, 2, 0, 0, 0];
+    let (kpath, cpath) = common::write_nvn_compute(&dir, code, &c1, &[(0x754, 256)]);
+    let out = dir.join("k.spv");
     let json = common::translate_with_control("nvn", &kpath, &cpath, &[], &out);
     assert!(
         json.contains("\"local_size\": [\n    64,\n    1,\n    1\n  ]"),
@@ -92,26 +89,7 @@ fn translate_nvn_compute_with_control_section() {
 fn local_memory_size_covers_constant_offsets() {
     let dir = root().join("tests/corpus/dksh");
     let listing = std::fs::read_to_string(dir.join("cs_local_array.comp.sass")).unwrap();
-    let mut need = 0u32;
-    for line in listing.lines() {
-        let Some(pos) = line.find("STL").or_else(|| line.find("LDL")) else {
-            continue;
-        };
-        let text = &line[pos..];
-        let width = if text.contains(".128") {
-            16
-        } else if text.contains(".64") {
-            8
-        } else {
-            4
-        };
-        // `[R3+0x170]` or `[0x170]`: the constant offset inside the brackets.
-        let inner = &text[text.find('[').unwrap() + 1..text.find(']').unwrap()];
-        let off = inner.rsplit(['+', ' ']).next().unwrap();
-        if let Some(hex) = off.strip_prefix("0x") {
-            need = need.max(u32::from_str_radix(hex, 16).unwrap() + width);
-        }
-    }
+    let need = dmsh_testsupport::corpus_text::listing_local_bound(&listing);
     assert!(need > 0x100, "the listing has local accesses ({need:#x})");
     let out = std::env::temp_dir().join(format!("dmsh-local-{}.spv", std::process::id()));
     let st = dmsh()

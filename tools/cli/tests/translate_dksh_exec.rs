@@ -9,8 +9,9 @@ mod common;
 
 use dmsh_testsupport::child;
 
-use dmsh_spv::{translate, Options};
-use dmsh_testsupport::reference::{dksh, glsl};
+use dmsh_spv::Options;
+use dmsh_testsupport::corpus_text;
+use dmsh_testsupport::reference::{dksh, glsl, translate};
 
 /// Shaders that do not pass yet, with the cause.
 const KNOWN_FAILURES: &[(&str, &str)] = &[];
@@ -29,40 +30,14 @@ const GLOBAL_BY_DESIGN: &[(&str, &str)] = &[(
 fn glsl_buffer_bindings(name: &str) -> Result<Vec<u32>, String> {
     let path = dksh::corpus_dir().join(format!("{name}.comp.glsl"));
     let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut v = Vec::new();
-    for line in src.lines().map(str::trim) {
-        let Some(rest) = line.strip_prefix("layout(") else {
-            continue;
-        };
-        let Some((inner, decl)) = rest.split_once(')') else {
-            continue;
-        };
-        if !decl.split_whitespace().any(|w| w == "buffer") {
-            continue;
-        }
-        for p in inner.split(',').map(str::trim) {
-            if let Some(b) = p.strip_prefix("binding") {
-                if let Ok(n) = b.trim_start_matches([' ', '=']).trim().parse() {
-                    v.push(n);
-                }
-            }
-        }
-    }
-    v.sort_unstable();
-    Ok(v)
+    Ok(corpus_text::buffer_bindings(&src))
 }
 
 /// Every GLSL buffer block is an `sbuf` resource of the translation (the address trace found
 /// its c0 record), and no 64-bit global access remains unless [`GLOBAL_BY_DESIGN`] says why.
 fn check_sbufs(name: &str, r: &dmsh_spv::Reflection) -> Result<(), String> {
     let want = glsl_buffer_bindings(name)?;
-    let mut got: Vec<u32> = r
-        .resources
-        .iter()
-        .filter(|x| x.kind == "sbuf")
-        .map(|x| x.bank)
-        .collect();
-    got.sort_unstable();
+    let got = common::sbuf_slots(r);
     if got != want {
         return Err(format!("sbuf slots {got:?}, GLSL buffer bindings {want:?}"));
     }
@@ -81,33 +56,10 @@ fn check_sbufs(name: &str, r: &dmsh_spv::Reflection) -> Result<(), String> {
 /// bits. They travel in the binding profile (`Gfx`), as for graphics stages (`--facts`); a
 /// compute shader gets a neutral header there (no stage I/O).
 fn image_facts(cfg: &mut dmsh_ir::lift::Config, name: &str) -> Result<(), String> {
-    use dmsh_ir::lift::{layout::SphInfo, BindingLayout, Gfx, ImageFmt};
+    use dmsh_ir::lift::{layout::SphInfo, BindingLayout, Gfx};
     let path = dksh::corpus_dir().join(format!("{name}.comp.glsl"));
     let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut fmts = Vec::new();
-    for line in src.lines().map(str::trim) {
-        if !line.starts_with("layout") || !line.contains("image") {
-            continue;
-        }
-        let Some(inner) = line.split('(').nth(1).and_then(|x| x.split(')').next()) else {
-            continue;
-        };
-        let (mut binding, mut fmt) = (None, None);
-        for p in inner.split(',').map(str::trim) {
-            if let Some(b) = p.strip_prefix("binding") {
-                binding = b
-                    .trim_start_matches([' ', '='])
-                    .trim()
-                    .parse::<usize>()
-                    .ok();
-            } else if let Some(f) = ImageFmt::parse(p) {
-                fmt = Some(f);
-            }
-        }
-        if let (Some(b), Some(f)) = (binding, fmt) {
-            fmts.push((b, f));
-        }
-    }
+    let fmts = translate::image_formats(&src);
     if fmts.is_empty() {
         return Ok(());
     }
@@ -117,8 +69,8 @@ fn image_facts(cfg: &mut dmsh_ir::lift::Config, name: &str) -> Result<(), String
     let layout = BindingLayout::deko3d(dmsh_ir::Stage::Compute);
     let mut g = Gfx::new(sph, layout, name);
     for (b, f) in fmts {
-        if b < g.images.len() {
-            g.images[b] = f;
+        if let Some(x) = g.images.get_mut(b as usize) {
+            *x = f;
         }
     }
     cfg.gfx = Some(g);
@@ -149,7 +101,7 @@ fn run_one(name: &str) -> String {
     if let Err(e) = image_facts(&mut cfg, name) {
         return format!("error facts: {e}");
     }
-    let out = match translate(&code, &cfg, &Options::default()) {
+    let out = match dmsh_spv::translate(&code, &cfg, &Options::default()) {
         Ok(o) => o,
         Err(e) => return format!("error translate: {e}"),
     };
@@ -170,25 +122,15 @@ fn run_one(name: &str) -> String {
         refl.local_size = case.local_size;
     }
     match dksh::check_translation(&case, out.words, refl) {
-        Ok(m) if m.is_empty() => "pass".into(),
-        Ok(m) => format!(
-            "fail {}",
-            m.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
-        ),
-        Err(e) if e.is_skip() => format!("skip {e}"),
-        Err(e) => format!("error run: {e}"),
+        Ok(m) => child::verdict(&m),
+        Err(e) => child::run_failed(&e),
     }
 }
 
 #[test]
 #[ignore = "child process of dksh_compute_exec"]
 fn dksh_exec_one() {
-    if let Ok(name) = std::env::var(ENV) {
-        println!("RESULT {}", run_one(&name));
-    }
+    child::run_named(ENV, run_one);
 }
 
 #[test]

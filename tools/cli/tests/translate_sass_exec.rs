@@ -25,26 +25,22 @@ const ENV: &str = "DMSH_EXEC_ONE";
 /// Kernels written for operand modifiers no other test executed (`tests/corpus/modifiers`:
 /// PTX → ptxas, expected values from the PTX semantics, `scripts/corpus/modifiers-ref.py`).
 fn io_path(name: &str) -> Option<std::path::PathBuf> {
-    [
-        "tests/corpus/sass",
-        "tests/corpus/video",
-        "tests/corpus/modifiers",
-    ]
-    .iter()
-    .map(|d| common::root().join(format!("{d}/{name}.io.json")))
-    .find(|p| p.exists())
+    first_in(&["sass", "video", "modifiers"], &format!("{name}.io.json"))
+}
+
+/// The first `tests/corpus/DIR/file` of `dirs` that exists.
+fn first_in(dirs: &[&str], file: &str) -> Option<std::path::PathBuf> {
+    dirs.iter()
+        .map(|d| common::root().join("tests/corpus").join(d).join(file))
+        .find(|p| p.exists())
 }
 
 /// Runs one kernel (in the child); prints `RESULT pass|fail|skip|error detail`.
 fn run_one(name: &str) -> String {
-    let path = [
-        "tests/corpus/sass",
-        "tests/corpus/extra/ptx",
-        "tests/corpus/modifiers",
-    ]
-    .iter()
-    .map(|d| common::root().join(format!("{d}/{name}.sm53.cubin")))
-    .find(|p| p.exists())
+    let path = first_in(
+        &["sass", "extra/ptx", "modifiers"],
+        &format!("{name}.sm53.cubin"),
+    )
     .unwrap_or_default();
     let Some(io_path) = io_path(name) else {
         return format!("error no io.json for {name}");
@@ -80,27 +76,17 @@ fn run_one(name: &str) -> String {
     };
     match dmsh_vk::run_compute(&job) {
         Ok(o) => match io.check(&o) {
-            Ok(m) if m.is_empty() => "pass".into(),
-            Ok(m) => format!(
-                "fail {}",
-                m.iter()
-                    .map(|x| x.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
+            Ok(m) => child::verdict(&m),
             Err(e) => format!("error check: {e}"),
         },
-        Err(e) if e.is_skip() => format!("skip {e}"),
-        Err(e) => format!("error run: {e}"),
+        Err(e) => child::run_failed(&e),
     }
 }
 
 #[test]
 #[ignore = "child process of sass_sm53_exec"]
 fn exec_one() {
-    if let Ok(name) = std::env::var(ENV) {
-        println!("RESULT {}", run_one(&name));
-    }
+    child::run_named(ENV, run_one);
 }
 
 #[test]

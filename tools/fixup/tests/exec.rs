@@ -23,7 +23,7 @@ use dmsh_testsupport::reference::{dksh, glsl, translate::corpus_stage};
 use dmsh_testsupport::spirv_val;
 use dmsh_vk::render::{RenderOutputs, Stage};
 use dmsh_vk::TexFormat;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The `vs_basic_mvp` + `fs_lighting_loops` draw of the render cases.
 fn mvp_case(dir: &Path) -> PairCase {
@@ -31,6 +31,18 @@ fn mvp_case(dir: &Path) -> PairCase {
         .into_iter()
         .find(|c| c.name == "vs_basic_mvp+fs_lighting_loops")
         .expect("the vs_basic_mvp case")
+}
+
+/// What the vs_basic_mvp tests start from: the corpus folder, [`mvp_case`] and our
+/// translation of vs_basic_mvp; `None` (the test is skipped) without glslang or a Vulkan device.
+fn mvp_setup() -> Option<(PathBuf, PairCase, Stage)> {
+    if !glsl::ready_with_vulkan() {
+        return None;
+    }
+    let dir = dksh::corpus_dir();
+    let case = mvp_case(&dir);
+    let v = corpus_stage(&dir, "vs_basic_mvp.vert", false).expect("translates");
+    Some((dir, case, v))
 }
 
 /// Draws `case` with `vertex` and the GLSL fragment shader `fs` into one RGBA32F target
@@ -66,12 +78,9 @@ fn with_entry(mut s: Stage, entry: &str) -> Stage {
 
 #[test]
 fn vs_depth_entry_points_differ_exactly_by_the_gl_rewrite() {
-    if !glsl::ready_with_vulkan() {
+    let Some((dir, case, v)) = mvp_setup() else {
         return;
-    }
-    let dir = dksh::corpus_dir();
-    let case = mvp_case(&dir);
-    let v = corpus_stage(&dir, "vs_basic_mvp.vert", false).expect("translates");
+    };
     let mut refl = v.reflection.clone();
     let words = for_metal(&v.spirv, &mut refl, &Partners::default()).expect("fix-ups");
     assert_eq!(refl.fixups, ["vs_depth"]);
@@ -108,12 +117,9 @@ fn vs_depth_entry_points_differ_exactly_by_the_gl_rewrite() {
 
 #[test]
 fn vs_pad_gives_unwritten_partner_inputs_the_default() {
-    if !glsl::ready_with_vulkan() {
+    let Some((dir, case, v)) = mvp_setup() else {
         return;
-    }
-    let dir = dksh::corpus_dir();
-    let case = mvp_case(&dir);
-    let v = corpus_stage(&dir, "vs_basic_mvp.vert", false).expect("translates");
+    };
     let written: Vec<u32> = v.reflection.outputs.iter().map(|o| o.location).collect();
     assert!(
         !written.contains(&5) && !written.contains(&6),
@@ -156,12 +162,9 @@ fn vs_pad_gives_unwritten_partner_inputs_the_default() {
 
 #[test]
 fn unwritten_components_of_a_written_output_read_as_one() {
-    if !glsl::ready_with_vulkan() {
+    let Some((dir, case, v)) = mvp_setup() else {
         return;
-    }
-    let dir = dksh::corpus_dir();
-    let case = mvp_case(&dir);
-    let v = corpus_stage(&dir, "vs_basic_mvp.vert", false).expect("translates");
+    };
     // vWorldPos is a vec3 at location 0: the SPH declares x, y, z; w is never written.
     let ours = "#version 450\nlayout(location = 0) in vec4 p;\nlayout(location = 0) out vec4 o;\n\
         void main() { o = vec4(p.w); }\n";

@@ -2,7 +2,25 @@
 //! corpus, and the listing of those bytes matches nvdisasm's (one line per instruction).
 
 use dmsh_isa::{code_area, listing};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The folder of uam's outputs and their nvdisasm listings (tests/corpus/dksh).
+fn dksh_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/dksh")
+}
+
+/// The nvdisasm listings there: (file stem before `.sass`, listing text), in folder order.
+fn dksh_listings() -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dksh_dir()).unwrap().flatten() {
+        let p = e.path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if let Some(stem) = name.strip_suffix(".sass") {
+            v.push((stem.to_string(), std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+    v
+}
 
 fn check(bytes: &[u8], sass: &str, what: &str) -> usize {
     let progs = if code_area::is_dksh(bytes) {
@@ -34,15 +52,9 @@ fn check(bytes: &[u8], sass: &str, what: &str) -> usize {
 
 #[test]
 fn dksh_code_areas_disassemble_like_nvdisasm() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/dksh");
+    let dir = dksh_dir();
     let mut files = 0;
-    for e in std::fs::read_dir(&dir).unwrap().flatten() {
-        let p = e.path();
-        let name = p.file_name().unwrap().to_string_lossy().to_string();
-        let Some(stem) = name.strip_suffix(".sass") else {
-            continue;
-        };
-        let sass = std::fs::read_to_string(&p).unwrap();
+    for (stem, sass) in dksh_listings() {
         for ext in [".code.bin", ".dksh"] {
             let f = dir.join(format!("{stem}{ext}"));
             if let Ok(bytes) = std::fs::read(&f) {
@@ -64,21 +76,15 @@ fn dksh_code_areas_disassemble_like_nvdisasm() {
 /// comment and trailing blanks.
 #[test]
 fn dksh_listings_are_nvdisasm_lines() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/dksh");
+    let dir = dksh_dir();
     let mut lines_checked = 0;
-    for e in std::fs::read_dir(&dir).unwrap().flatten() {
-        let p = e.path();
-        let name = p.file_name().unwrap().to_string_lossy().to_string();
-        let Some(stem) = name.strip_suffix(".sass") else {
-            continue;
-        };
+    for (stem, sass) in dksh_listings() {
         let Ok(bytes) = std::fs::read(dir.join(format!("{stem}.code.bin"))) else {
             continue;
         };
         let prog = code_area::locate_code_area(&bytes);
         let ours = dmsh_isa::stream::listing(&bytes[prog.code_start..prog.code_end]);
         let ours: Vec<&str> = ours.lines().collect();
-        let sass = std::fs::read_to_string(&p).unwrap();
         let theirs: Vec<String> = sass
             .lines()
             .filter(|l| l.trim_start().starts_with("/*") && !l.trim_start().starts_with("/* 0x"))
@@ -88,7 +94,7 @@ fn dksh_listings_are_nvdisasm_lines() {
             if t.contains("UNDECODED") {
                 continue;
             }
-            assert_eq!(ours[k].trim_end(), t, "{name} line {k}");
+            assert_eq!(ours[k].trim_end(), t, "{stem}.sass line {k}");
             lines_checked += 1;
         }
     }

@@ -45,7 +45,32 @@ struct Count {
     text_ok: usize,
     enc_ok: usize,
     unchecked: usize,
-    known: usize,
+}
+
+impl std::ops::AddAssign<&Count> for Count {
+    fn add_assign(&mut self, c: &Count) {
+        self.instrs += c.instrs;
+        self.text_ok += c.text_ok;
+        self.enc_ok += c.enc_ok;
+        self.unchecked += c.unchecked;
+    }
+}
+
+impl Count {
+    /// The instructions nvdisasm decoded (what the text comparison covers).
+    fn checked(&self) -> usize {
+        self.instrs - self.unchecked
+    }
+
+    /// Percent of the checked instructions whose text matches nvdisasm's.
+    fn text_pct(&self) -> f64 {
+        100.0 * self.text_ok as f64 / self.checked().max(1) as f64
+    }
+
+    /// Percent of the instructions that re-encode to their bits.
+    fn enc_pct(&self) -> f64 {
+        100.0 * self.enc_ok as f64 / self.instrs.max(1) as f64
+    }
 }
 
 fn check_file(
@@ -101,7 +126,6 @@ fn check_file(
         if got == want {
             c.text_ok += 1;
         } else if let Some(k) = KNOWN.iter().find(|k| k.0 == name && k.1 == e.offset) {
-            c.known += 1;
             println!(
                 "known mismatch {name}:{:#x}: {} (want {want}, got {got})",
                 e.offset, k.2
@@ -163,17 +187,16 @@ fn corpus_prints_and_reencodes_exactly() {
             &mut seen
         };
         let c = check_file(p, &mut fails, forms_seen);
-        let checked = c.instrs - c.unchecked;
         println!(
             "{:60} instrs {:5}  text {:5}/{:5} ({:6.2}%)  encode {:5}/{:5} ({:6.2}%){}",
             p.strip_prefix(&r).unwrap_or(p).display(),
             c.instrs,
             c.text_ok,
-            checked,
-            100.0 * c.text_ok as f64 / checked.max(1) as f64,
+            c.checked(),
+            c.text_pct(),
             c.enc_ok,
             c.instrs,
-            100.0 * c.enc_ok as f64 / c.instrs.max(1) as f64,
+            c.enc_pct(),
             if c.unchecked > 0 {
                 format!("  ({} not decoded by nvdisasm)", c.unchecked)
             } else {
@@ -187,41 +210,30 @@ fn corpus_prints_and_reencodes_exactly() {
             .unwrap_or(p.parent().unwrap())
             .display()
             .to_string();
-        let d = per_dir.entry(dir).or_default();
-        d.instrs += c.instrs;
-        d.text_ok += c.text_ok;
-        d.enc_ok += c.enc_ok;
-        d.unchecked += c.unchecked;
-        d.known += c.known;
+        *per_dir.entry(dir).or_default() += &c;
     }
     let mut tot = Count::default();
     for (d, c) in &per_dir {
-        let checked = c.instrs - c.unchecked;
         println!(
             "TOTAL {d:50} text {}/{} ({:.2}%)  encode {}/{} ({:.2}%)",
             c.text_ok,
-            checked,
-            100.0 * c.text_ok as f64 / checked.max(1) as f64,
+            c.checked(),
+            c.text_pct(),
             c.enc_ok,
             c.instrs,
-            100.0 * c.enc_ok as f64 / c.instrs.max(1) as f64
+            c.enc_pct()
         );
-        tot.instrs += c.instrs;
-        tot.text_ok += c.text_ok;
-        tot.enc_ok += c.enc_ok;
-        tot.unchecked += c.unchecked;
-        tot.known += c.known;
+        tot += c;
     }
-    let checked = tot.instrs - tot.unchecked;
     println!(
         "TOTAL all: {} files, text {}/{} ({:.3}%), encode {}/{} ({:.3}%)",
         files.len(),
         tot.text_ok,
-        checked,
-        100.0 * tot.text_ok as f64 / checked.max(1) as f64,
+        tot.checked(),
+        tot.text_pct(),
         tot.enc_ok,
         tot.instrs,
-        100.0 * tot.enc_ok as f64 / tot.instrs.max(1) as f64
+        tot.enc_pct()
     );
     let forms = &dmsh_isa::table::table().forms;
     let missing: Vec<&str> = forms
@@ -270,13 +282,12 @@ fn synthetic_sets_report() {
     let mut seen = std::collections::BTreeSet::new();
     for p in &files {
         let c = check_file(p, &mut fails, &mut seen);
-        let checked = c.instrs - c.unchecked;
         println!(
             "SYNTH {:50} text {}/{} ({:.2}%)  encode {}/{}",
             p.file_name().unwrap().to_string_lossy(),
             c.text_ok,
-            checked,
-            100.0 * c.text_ok as f64 / checked.max(1) as f64,
+            c.checked(),
+            c.text_pct(),
             c.enc_ok,
             c.instrs
         );

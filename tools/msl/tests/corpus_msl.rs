@@ -13,7 +13,7 @@ mod common;
 use dmsh_ir::lift::dksh;
 use dmsh_msl::syntax::{self, SyntaxError};
 use dmsh_msl::{check_bindings, to_msl, Error, MslOptions, Platform};
-use dmsh_spv::{translate, translate_graphics, FmaMode, Options, Output};
+use dmsh_spv::{translate, translate_graphics, FmaMode, Options, Output, Resource};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -522,6 +522,11 @@ fn case(set: &str, name: &str) -> Output {
     c.out.unwrap_or_else(|e| panic!("{set}/{name}: {e}"))
 }
 
+/// The resources of a translation's reflection that `keep` selects.
+fn resources_where(o: &Output, keep: impl Fn(&Resource) -> bool) -> Vec<&Resource> {
+    o.reflection.resources.iter().filter(|r| keep(r)).collect()
+}
+
 /// The MSL argument declared at `[[texture(index)]]`: its type and name.
 fn texture_argument(msl: &str, index: u32) -> Option<(String, String)> {
     let at = msl.find(&format!("[[texture({index})]]"))?;
@@ -538,13 +543,7 @@ fn texture_argument(msl: &str, index: u32) -> Option<(String, String)> {
 #[test]
 fn two_dimensionalities_get_an_alias() {
     let o = case("sass", "tex_sample");
-    let at = |b: u32| {
-        o.reflection
-            .resources
-            .iter()
-            .filter(|r| r.vk_binding() == b)
-            .collect::<Vec<_>>()
-    };
+    let at = |b: u32| resources_where(&o, |r| r.vk_binding() == b);
     let (first, alias) = (at(66), at(66 + 0x10000));
     assert_eq!(first.len(), 1, "{first:?}");
     assert_eq!(alias.len(), 1, "{alias:?}");
@@ -572,13 +571,7 @@ fn two_dimensionalities_get_an_alias() {
 #[test]
 fn queries_take_the_slots_type() {
     let o = case("dksh graphics", "fs_texelfetch_size.frag");
-    let slot = |n: u32| {
-        o.reflection
-            .resources
-            .iter()
-            .filter(|r| r.kind == "texture" && r.bank == n)
-            .collect::<Vec<_>>()
-    };
+    let slot = |n: u32| resources_where(&o, |r| r.kind == "texture" && r.bank == n);
     let ms = slot(1);
     assert_eq!(ms.len(), 1, "{ms:?}");
     assert_eq!(ms[0].view, None);

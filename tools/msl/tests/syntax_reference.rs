@@ -136,6 +136,14 @@ fn ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
+/// Where the identifier that ends at byte `end` of `src` starts (`end` when none does).
+fn ident_start(src: &str, end: usize) -> usize {
+    src[..end]
+        .bytes()
+        .rposition(|c| !ident(c))
+        .map_or(0, |p| p + 1)
+}
+
 /// The end (index of the closing parenthesis) of the argument list opening at `open`, and
 /// the indices of its top-level commas.
 fn arguments(src: &str, open: usize) -> Option<(usize, Vec<usize>)> {
@@ -212,11 +220,7 @@ fn wrong_member(src: &str, from: usize) -> Option<String> {
     let b = src.as_bytes();
     for (i, _) in src[from..].match_indices('.') {
         let dot = from + i;
-        let base_start = src[..dot]
-            .bytes()
-            .rposition(|c| !ident(c))
-            .map_or(0, |p| p + 1);
-        let base = &src[base_start..dot];
+        let base = &src[ident_start(src, dot)..dot];
         let ok_base = base == "out"
             || base == "in"
             || (base.len() > 1
@@ -269,10 +273,7 @@ fn constructor_arity(src: &str, from: usize, drop: bool) -> Option<String> {
     let b = src.as_bytes();
     for (i, _) in src[from..].match_indices('(') {
         let open = from + i;
-        let start = src[..open]
-            .bytes()
-            .rposition(|c| !ident(c))
-            .map_or(0, |p| p + 1);
+        let start = ident_start(src, open);
         let name = &src[start..open];
         let n = match name
             .strip_prefix("float")

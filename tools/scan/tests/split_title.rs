@@ -5,7 +5,7 @@ mod support;
 
 use std::path::Path;
 
-use dmsh_scan::{split, Inputs, Limits, Outputs, Profile, Quiet};
+use dmsh_scan::{split, Inputs, Limits, Outputs, Profile, Quiet, Summary};
 use support::writers::{self as w, Wrap};
 
 fn corpus(name: &str) -> support::CorpusShader {
@@ -22,6 +22,16 @@ fn outputs(dir: &Path) -> Outputs {
         facts: dir.join("facts.tsv"),
         pairs: Some(dir.join("pairs.tsv")),
     }
+}
+
+/// Splits `inputs` into `dir` (the [`outputs`] there) under `profile`, with the default
+/// limits and no progress output.
+fn split_into(
+    dir: &Path,
+    inputs: &Inputs,
+    profile: &Profile,
+) -> Result<Summary, dmsh_scan::split::SplitError> {
+    split(inputs, &outputs(dir), profile, &Limits::default(), &Quiet)
 }
 
 fn rows(p: &Path) -> Vec<Vec<String>> {
@@ -63,14 +73,7 @@ fn base_and_update_give_the_union() {
         romfs: vec![t.path().join("base"), t.path().join("update")],
         mains: vec![t.path().join("base/main"), t.path().join("update/main")],
     };
-    let s = split(
-        &inputs,
-        &outputs(t.path()),
-        &Profile::default(),
-        &Limits::default(),
-        &Quiet,
-    )
-    .unwrap();
+    let s = split_into(t.path(), &inputs, &Profile::default()).unwrap();
     assert_eq!(s.unique, 3);
     assert_eq!(s.duplicates, 1);
     let map = rows(&t.path().join("map.tsv"));
@@ -107,14 +110,7 @@ fn separable_titles_pair_every_vertex_shader_with_the_cover() {
         mains: vec![t.path().join("main")],
     };
     let profile = Profile::parse("shader_main_glslc = true\nshader_separable = true\n").unwrap();
-    let s = split(
-        &inputs,
-        &outputs(t.path()),
-        &profile,
-        &Limits::default(),
-        &Quiet,
-    )
-    .unwrap();
+    let s = split_into(t.path(), &inputs, &profile).unwrap();
     assert_eq!(s.unique, 5);
     // fs_interp_modes reads generics 0-5, a superset of the others' inputs: it alone is the cover.
     let pairs = rows(&t.path().join("pairs.tsv"));
@@ -126,14 +122,7 @@ fn separable_titles_pair_every_vertex_shader_with_the_cover() {
     assert_eq!(pairs, want);
     assert_eq!(s.cover_pairs, 2);
     // Without the switch: no pairs and no GLSLC outputs.
-    let s = split(
-        &inputs,
-        &outputs(t.path()),
-        &Profile::default(),
-        &Limits::default(),
-        &Quiet,
-    )
-    .unwrap();
+    let s = split_into(t.path(), &inputs, &Profile::default()).unwrap();
     assert_eq!((s.unique, s.pairs), (0, 0));
     assert_eq!(
         std::fs::read_to_string(t.path().join("pairs.tsv")).unwrap(),
@@ -148,27 +137,13 @@ fn missing_inputs_are_errors_and_temp_files_do_not_remain() {
         romfs: vec![t.path().join("nope")],
         mains: vec![],
     };
-    assert!(split(
-        &inputs,
-        &outputs(t.path()),
-        &Profile::default(),
-        &Limits::default(),
-        &Quiet
-    )
-    .is_err());
+    assert!(split_into(t.path(), &inputs, &Profile::default()).is_err());
     std::fs::create_dir_all(t.path().join("r")).unwrap();
     let inputs = Inputs {
         romfs: vec![t.path().join("r")],
         mains: vec![],
     };
-    split(
-        &inputs,
-        &outputs(t.path()),
-        &Profile::default(),
-        &Limits::default(),
-        &Quiet,
-    )
-    .unwrap();
+    split_into(t.path(), &inputs, &Profile::default()).unwrap();
     let names: Vec<String> = std::fs::read_dir(t.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

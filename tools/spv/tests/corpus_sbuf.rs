@@ -17,31 +17,6 @@ const GLOBAL_BY_DESIGN: &[(&str, &str)] = &[(
      uniform-buffer record",
 )];
 
-/// The bindings of a GLSL source's `buffer` blocks, sorted.
-fn buffer_bindings(src: &str) -> Vec<u32> {
-    let mut v = Vec::new();
-    for line in src.lines().map(str::trim) {
-        let Some(rest) = line.strip_prefix("layout(") else {
-            continue;
-        };
-        let Some((inner, decl)) = rest.split_once(')') else {
-            continue;
-        };
-        if !decl.split_whitespace().any(|w| w == "buffer") {
-            continue;
-        }
-        for p in inner.split(',').map(str::trim) {
-            if let Some(b) = p.strip_prefix("binding") {
-                if let Ok(n) = b.trim_start_matches([' ', '=']).trim().parse() {
-                    v.push(n);
-                }
-            }
-        }
-    }
-    v.sort_unstable();
-    v
-}
-
 /// Translates a DKSH file under deko3d's layout.
 fn translate(p: &Path) -> Result<dmsh_spv::Output, String> {
     let bytes = std::fs::read(p).map_err(|e| e.to_string())?;
@@ -70,7 +45,7 @@ fn glsl_buffer_blocks_are_sbuf_slots() {
             let Ok(src) = std::fs::read_to_string(p.with_extension("glsl")) else {
                 continue;
             };
-            let want = buffer_bindings(&src);
+            let want = common::corpus_text::buffer_bindings(&src);
             if want.is_empty() {
                 continue;
             }
@@ -84,13 +59,7 @@ fn glsl_buffer_blocks_are_sbuf_slots() {
             };
             common::spirv_val(&out.words).unwrap_or_else(|e| panic!("{name}: {e}"));
             let r = &out.reflection;
-            let mut got: Vec<u32> = r
-                .resources
-                .iter()
-                .filter(|x| x.kind == "sbuf")
-                .map(|x| x.bank)
-                .collect();
-            got.sort_unstable();
+            let got = common::sbuf_slots(r);
             let global = GLOBAL_BY_DESIGN.iter().any(|(n, _)| *n == name);
             checked += 1;
             let line = format!(

@@ -13,26 +13,6 @@ use std::path::Path;
 /// Graphics shaders that do not translate yet, with the cause (docs/graphics.md).
 const KNOWN: &[(&str, &str)] = &[];
 
-/// (clip, cull) distance counts a GLSL source declares (`float gl_ClipDistance[C]`,
-/// `float gl_CullDistance[K]`), when it declares cull distances: what a shader's facts
-/// would give (the binary does not separate them).
-fn clip_cull(src: &str) -> Option<(u32, u32)> {
-    let count = |name: &str| -> u32 {
-        src.lines()
-            .filter_map(|l| {
-                let l = l.trim();
-                let rest = l.strip_prefix("out ").or_else(|| l.strip_prefix("in "))?;
-                let rest = rest.trim_start().strip_prefix("float ")?.trim_start();
-                let n = rest.strip_prefix(name)?.trim_start().strip_prefix('[')?;
-                n.split(']').next()?.trim().parse().ok()
-            })
-            .max()
-            .unwrap_or(0)
-    };
-    let k = count("gl_CullDistance");
-    (k > 0).then(|| (count("gl_ClipDistance"), k))
-}
-
 /// Translates one DKSH graphics program under the deko3d layout; None for compute. The
 /// clip / cull split comes from the GLSL source next to it (`NAME.glsl`), when there is one.
 pub fn translate_file(p: &Path) -> Option<Result<Vec<u32>, String>> {
@@ -54,13 +34,41 @@ fn translate_output(p: &Path) -> Option<Result<dmsh_spv::Output, String>> {
         common::deko3d_graphics_config(&prog, &key).and_then(|mut cfg| {
             if let Some(g) = cfg.gfx.as_mut() {
                 if let Ok(src) = std::fs::read_to_string(p.with_extension("glsl")) {
-                    g.clip_cull = clip_cull(&src);
+                    g.clip_cull = common::corpus_text::clip_cull(&src);
                 }
             }
             dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
                 .map_err(|e| e.to_string())
         }),
     )
+}
+
+/// Translates the corpus file `rel` (below the repository root), checks the module with
+/// spirv-val and loads it: (the translation, the module).
+fn translated_valid(rel: &str) -> (dmsh_spv::Output, rspirv::dr::Module) {
+    let o = translate_output(&common::root().join(rel))
+        .unwrap()
+        .unwrap();
+    common::spirv_val(&o.words).unwrap();
+    let m = rspirv::dr::load_words(&o.words).unwrap();
+    (o, m)
+}
+
+/// The resources of kind `kind` in a translation's reflection.
+fn resources_of<'a>(o: &'a dmsh_spv::Output, kind: &str) -> Vec<&'a dmsh_spv::Resource> {
+    o.reflection
+        .resources
+        .iter()
+        .filter(|r| r.kind == kind)
+        .collect()
+}
+
+/// The instructions of every function body of `m`.
+fn body_instructions(m: &rspirv::dr::Module) -> impl Iterator<Item = &rspirv::dr::Instruction> {
+    m.functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
 }
 
 /// fs_sampler_dyn_all's four `TXQ.B` (textureSize / textureQueryLevels of `t2[i]`, `t3[j]`,
@@ -71,10 +79,7 @@ fn translate_output(p: &Path) -> Option<Result<dmsh_spv::Output, String>> {
 /// 64 + first slot (element count = the layout's slots from there).
 #[test]
 fn txq_on_a_bare_index_queries_the_tex_dyn_array() {
-    let root = common::root();
-    let p = root.join("tests/corpus/extra/glsl/fs_sampler_dyn_all.frag.dksh");
-    let o = translate_output(&p).unwrap().unwrap();
-    common::spirv_val(&o.words).unwrap();
+    let (o, m) = translated_valid("tests/corpus/extra/glsl/fs_sampler_dyn_all.frag.dksh");
     let kinds: Vec<_> = o
         .reflection
         .resources
@@ -98,27 +103,17 @@ fn txq_on_a_bare_index_queries_the_tex_dyn_array() {
             "binding {b}: {kinds:?}"
         );
     }
-    let m = rspirv::dr::load_words(&o.words).unwrap();
-    let ops = |op| {
-        m.functions
-            .iter()
-            .flat_map(|f| f.blocks.iter())
-            .flat_map(|b| b.instructions.iter())
-            .filter(|i| i.class.opcode == op)
-            .count()
-    };
-    assert!(ops(rspirv::spirv::Op::ImageQuerySizeLod) >= 4);
+    let queries = body_instructions(&m)
+        .filter(|i| i.class.opcode == rspirv::spirv::Op::ImageQuerySizeLod)
+        .count();
+    assert!(queries >= 4);
 }
 
 /// vs_clipdist writes 4 clip distances and 1 cull distance (uam marks all 8 slots): with the
 /// split from its GLSL slot 4 is `CullDistance[0]`, and the SPIR-V validates.
 #[test]
 fn cull_distances_are_cull_distance_builtins() {
-    let root = common::root();
-    let p = root.join("tests/corpus/dksh/vs_clipdist.vert.dksh");
-    let words = translate_file(&p).unwrap().unwrap();
-    common::spirv_val(&words).unwrap();
-    let m = rspirv::dr::load_words(&words).unwrap();
+    let (_, m) = translated_valid("tests/corpus/dksh/vs_clipdist.vert.dksh");
     let builtins: Vec<String> = m
         .annotations
         .iter()
@@ -148,16 +143,8 @@ fn cull_distances_are_cull_distance_builtins() {
 /// GLSL.std.450 InterpolateAtOffset (78) with the packed S.12 offset scaled by 1/4096.
 #[test]
 fn ipa_offset_is_interpolate_at_offset() {
-    let root = common::root();
-    let p = root.join("tests/corpus/dksh/fs_interp_modes.frag.dksh");
-    let words = translate_file(&p).unwrap().unwrap();
-    common::spirv_val(&words).unwrap();
-    let m = rspirv::dr::load_words(&words).unwrap();
-    let at_offset = m
-        .functions
-        .iter()
-        .flat_map(|f| f.blocks.iter())
-        .flat_map(|b| b.instructions.iter())
+    let (_, m) = translated_valid("tests/corpus/dksh/fs_interp_modes.frag.dksh");
+    let at_offset = body_instructions(&m)
         .filter(|i| i.class.opcode == rspirv::spirv::Op::ExtInst)
         .filter(|i| {
             matches!(
@@ -394,38 +381,19 @@ fn nvn_bindless_handles_resolve_through_the_profile() {
     // Combined table slot 1 (c[2][0x28]) ORed with separate sampler 1 (c[2][0x570]).
     let o = run(&nvn_fragment((2, 0x28), (2, 0x570), true)).unwrap();
     common::spirv_val(&o.words).unwrap();
-    let t: Vec<_> = o
-        .reflection
-        .resources
-        .iter()
-        .filter(|r| r.kind == "texture")
-        .collect();
+    let t = resources_of(&o, "texture");
     assert_eq!((t.len(), t[0].bank, t[0].vk_binding()), (1, 1, 65));
     // A separate texture (c[2][0x170] = septex slot 1 → 129) with a separate sampler.
     let o = run(&nvn_fragment((2, 0x170), (2, 0x568), true)).unwrap();
     common::spirv_val(&o.words).unwrap();
-    assert!(o
-        .reflection
-        .resources
-        .iter()
-        .any(|r| r.kind == "texture" && r.bank == 129));
+    assert!(resources_of(&o, "texture").iter().any(|r| r.bank == 129));
     // A handle read from uniform buffer 4 (c[7][0xa8]): tex_ubo.
     let o = run(&nvn_fragment((7, 0xa8), (2, 0x568), false)).unwrap();
     common::spirv_val(&o.words).unwrap();
-    let r = o
-        .reflection
-        .resources
-        .iter()
-        .find(|r| r.kind == "tex_ubo")
-        .unwrap();
+    let r = resources_of(&o, "tex_ubo")[0];
     assert_eq!((r.bank, r.guest_offset), (7, 0xa8));
     // Its sampler ID (the word's high 12 bits) is the samp_ubo half of the same binding.
-    let s = o
-        .reflection
-        .resources
-        .iter()
-        .find(|r| r.kind == "samp_ubo")
-        .unwrap();
+    let s = resources_of(&o, "samp_ubo")[0];
     assert_eq!(
         (s.bank, s.guest_offset, s.vk_binding()),
         (7, 0xa8, r.vk_binding()),

@@ -12,28 +12,11 @@
 
 mod common;
 
+use common::asm::{at, bra, ins, isetp_ne, ldc, lop_or, mov32i, G};
 use dmsh_ir::lift::dksh;
 use dmsh_ir::lift::BindingLayout;
-use dmsh_isa::{form_id, Field, Instr};
+use dmsh_isa::Field;
 use dmsh_spv::{Options, Output, TranslateError};
-
-/// Guard PT (bits 16-18).
-const G: u64 = 7 << 16;
-
-/// `LDC.32 Rd, c[bank][off]`.
-fn ldc(rd: u64, bank: u64, off: u64) -> u64 {
-    0xef90_0000_0000_0000 | 4 << 48 | bank << 36 | off << 20 | 0xff << 8 | rd | G
-}
-
-/// `MOV32I Rd, imm`.
-fn mov32i(rd: u64, imm: u64) -> u64 {
-    0x0100_0000_0007_f000 | imm << 20 | rd
-}
-
-/// `LOP.OR Rd, Ra, Rb`.
-fn lop_or(rd: u64, ra: u64, rb: u64) -> u64 {
-    0x5c40_0000_0000_0000 | 1 << 41 | rb << 20 | ra << 8 | rd | 7 << 48 | G
-}
 
 /// `TEX.B R4, R2, R0, 2D, 0xf`: coordinates R2, R3; handle R0.
 const TEX_B: u64 = 0xdeb8_0000_0000_0000 | 4 | 2 << 8 | 1 << 29 | 0xf << 31 | G;
@@ -41,48 +24,6 @@ const TEX_B: u64 = 0xdeb8_0000_0000_0000 | 4 | 2 << 8 | 1 << 29 | 0xf << 31 | G;
 const MOV_R0_R4: u64 = 0x5c98_0780_0047_0000;
 /// `EXIT`.
 const EXIT: u64 = 0xe300_0000_0007_000f;
-
-/// One instruction through the encoder (unguarded unless `Guard` is given).
-fn ins(form: &str, f: &[(Field, i64)]) -> u64 {
-    let mut v = vec![(Field::Guard, 7)];
-    v.extend_from_slice(f);
-    Instr::build(form_id(form).expect("form"), &v)
-        .expect("encode")
-        .bits()
-}
-
-/// `ISETP.NE.AND Pd, PT, Ra, imm, PT`.
-fn isetp_ne(pd: i64, ra: i64, imm: i64) -> u64 {
-    ins(
-        "ISETP_I",
-        &[
-            (Field::Pd, pd),
-            (Field::Pd2, 7),
-            (Field::Ra, ra),
-            (Field::Imm, imm),
-            (Field::Cmp, 5),
-            (Field::Pc, 7),
-        ],
-    )
-}
-
-/// Byte offset of instruction k (a scheduling word before every three instructions).
-fn at(k: usize) -> i64 {
-    8 * (k + k / 3 + 1) as i64
-}
-
-/// `@Pp BRA` (or `@!Pp`) from instruction `from` to instruction `to`.
-fn bra(p: i64, neg: bool, from: usize, to: usize) -> u64 {
-    ins(
-        "BRA",
-        &[
-            (Field::Guard, p),
-            (Field::GuardNeg, neg as i64),
-            (Field::Target, at(to) - at(from) - 8),
-            (Field::CcTest, 15),
-        ],
-    )
-}
 
 /// A fragment program (SPH with one RGBA target) from instruction words.
 fn fragment(insts: &[u64]) -> Vec<u8> {

@@ -9,34 +9,6 @@ use dmsh_ir::lift::dksh;
 use dmsh_spv::Options;
 use std::path::Path;
 
-/// The highest byte a constant-offset `LDL`/`STL` of an nvdisasm listing touches (0: none).
-fn listing_bound(listing: &str) -> u32 {
-    let mut need = 0u32;
-    for line in listing.lines() {
-        let Some(pos) = line.find("STL").or_else(|| line.find("LDL")) else {
-            continue;
-        };
-        let text = &line[pos..];
-        let width = if text.contains(".128") {
-            16
-        } else if text.contains(".64") {
-            8
-        } else {
-            4
-        };
-        let (Some(a), Some(b)) = (text.find('['), text.find(']')) else {
-            continue;
-        };
-        let off = text[a + 1..b].rsplit(['+', ' ']).next().unwrap_or("");
-        if let Some(hex) = off.strip_prefix("0x") {
-            if let Ok(v) = u32::from_str_radix(hex, 16) {
-                need = need.max(v + width);
-            }
-        }
-    }
-    need
-}
-
 /// Every DKSH compute program's parsed local size is uam's `local_pos_mem_sz`.
 #[test]
 fn dksh_compute_local_size_is_local_pos_mem_sz() {
@@ -91,7 +63,7 @@ fn graphics_local_size_comes_from_the_sph() {
             let listing = std::fs::read_to_string(dir.join(format!("{stem}.sm53.sass")))
                 .or_else(|_| std::fs::read_to_string(dir.join(format!("{stem}.sass"))))
                 .expect("listing");
-            let bound = listing_bound(&listing);
+            let bound = common::corpus_text::listing_local_bound(&listing);
             let declared = scratch / 32;
             let local = graphics_local_bytes(&p);
             println!(
@@ -116,7 +88,7 @@ fn declared_local_size_beats_the_constant_offset_bound() {
     let meta = std::fs::read_to_string(dir.join("cs_local_array.comp.meta.json")).expect("meta");
     let declared = common::json_number(&meta, "local_pos_mem_sz").expect("local_pos_mem_sz");
     let listing = std::fs::read_to_string(dir.join("cs_local_array.comp.sass")).expect("listing");
-    let bound = listing_bound(&listing);
+    let bound = common::corpus_text::listing_local_bound(&listing);
     assert!(
         bound > 0 && bound < declared,
         "bound {bound}, declared {declared}"

@@ -4,6 +4,8 @@
 
 use std::process::Command;
 
+pub use crate::known::assert_only_known;
+
 /// The outcomes of one child run per case.
 pub struct ChildRuns {
     /// Cases that printed `RESULT pass`.
@@ -55,20 +57,30 @@ pub fn run_children(test: &str, env: &str, names: &[String]) -> ChildRuns {
     runs
 }
 
-/// Notes each entry of `known` (name, cause) that did not fail, and fails on any failure in
-/// `bad` that `known` does not list.
-pub fn assert_only_known(bad: &[(String, String)], known: &[(&str, &str)]) {
-    for (k, why) in known {
-        if !bad.iter().any(|(n, _)| n == k) {
-            println!("note: {k} is listed as a known failure ({why}) but did not fail");
-        }
+/// In the child process: runs the case that the environment variable `env` names with
+/// `run_one` and prints its `RESULT` line (nothing when `env` is unset).
+pub fn run_named(env: &str, run_one: impl FnOnce(&str) -> String) {
+    if let Ok(name) = std::env::var(env) {
+        println!("RESULT {}", run_one(&name));
     }
-    let unexpected: Vec<_> = bad
-        .iter()
-        .filter(|(n, _)| !known.iter().any(|(k, _)| k == n))
-        .collect();
-    assert!(
-        unexpected.is_empty(),
-        "unexpected failures: {unexpected:#?}"
-    );
+}
+
+/// The result of a case that ran and was compared: `pass` without `mismatches`, else `fail`
+/// and the mismatches joined by `; `.
+pub fn verdict(mismatches: &[impl std::fmt::Display]) -> String {
+    if mismatches.is_empty() {
+        return "pass".into();
+    }
+    let m: Vec<String> = mismatches.iter().map(|x| x.to_string()).collect();
+    format!("fail {}", m.join("; "))
+}
+
+/// The result of a case whose run failed: `skip …` where the device cannot run it (warp size,
+/// a missing feature), else `error run: …`.
+pub fn run_failed(e: &dmsh_vk::Error) -> String {
+    if e.is_skip() {
+        format!("skip {e}")
+    } else {
+        format!("error run: {e}")
+    }
 }

@@ -292,6 +292,14 @@ fn sampler_half(
     Ok(Some(b.buffer))
 }
 
+/// `f` of every target of every slot, slot by slot: a descriptor write's info array per slot.
+fn per_target<T>(slots: &[Slot], f: impl Fn(&Slot, Target) -> T) -> Vec<Vec<T>> {
+    slots
+        .iter()
+        .map(|sl| sl.targets().into_iter().map(|t| f(sl, t)).collect())
+        .collect()
+}
+
 /// The largest declared size of each job buffer over all slots.
 pub(crate) fn needed_sizes(slots: &[Slot], nbuf: usize) -> Vec<u64> {
     let mut v = vec![0u64; nbuf];
@@ -365,66 +373,40 @@ pub(crate) fn make_set(
             )
             .vk("vkAllocateDescriptorSets")?[0];
         let info = s.dev.info();
-        let binfo: Vec<Vec<vk::DescriptorBufferInfo>> = slots
-            .iter()
-            .map(|sl| {
-                sl.targets()
-                    .iter()
-                    .map(|t| match *t {
-                        Target::Buffer(b, _) => {
-                            // The range may not exceed the device's limit for the type.
-                            let limit = if sl.ty == vk::DescriptorType::UNIFORM_BUFFER {
-                                info.max_uniform_buffer_range
-                            } else {
-                                info.max_storage_buffer_range
-                            } as u64;
-                            let hb = &s.buffers[bufs[b]];
-                            vk::DescriptorBufferInfo::default()
-                                .buffer(hb.buffer)
-                                .offset(0)
-                                .range(hb.size.min(limit))
-                        }
-                        _ => vk::DescriptorBufferInfo::default(),
-                    })
-                    .collect()
-            })
-            .collect();
-        let iinfo: Vec<Vec<vk::DescriptorImageInfo>> = slots
-            .iter()
-            .map(|sl| {
-                sl.targets()
-                    .iter()
-                    .map(|t| match *t {
-                        Target::Texture(t) | Target::Image(t) => vk::DescriptorImageInfo::default()
-                            .sampler(imgs[t].sampler)
-                            .image_view(imgs[t].view)
-                            .image_layout(vk::ImageLayout::GENERAL),
-                        Target::Sampler(t) => {
-                            vk::DescriptorImageInfo::default().sampler(imgs[t].sampler)
-                        }
-                        Target::Combined(t, smp) => vk::DescriptorImageInfo::default()
-                            .sampler(imgs[smp].sampler)
-                            .image_view(imgs[t].view)
-                            .image_layout(vk::ImageLayout::GENERAL),
-                        Target::Buffer(..) => vk::DescriptorImageInfo::default(),
-                    })
-                    .collect()
-            })
-            .collect();
-        let tinfo: Vec<Vec<vk::BufferView>> = slots
-            .iter()
-            .map(|sl| {
-                sl.targets()
-                    .iter()
-                    .map(|t| match *t {
-                        Target::Texture(t) | Target::Image(t) | Target::Combined(t, _) => {
-                            imgs[t].texel_view.unwrap_or(vk::BufferView::null())
-                        }
-                        _ => vk::BufferView::null(),
-                    })
-                    .collect()
-            })
-            .collect();
+        let binfo = per_target(slots, |sl, t| match t {
+            Target::Buffer(b, _) => {
+                // The range may not exceed the device's limit for the type.
+                let limit = if sl.ty == vk::DescriptorType::UNIFORM_BUFFER {
+                    info.max_uniform_buffer_range
+                } else {
+                    info.max_storage_buffer_range
+                } as u64;
+                let hb = &s.buffers[bufs[b]];
+                vk::DescriptorBufferInfo::default()
+                    .buffer(hb.buffer)
+                    .offset(0)
+                    .range(hb.size.min(limit))
+            }
+            _ => vk::DescriptorBufferInfo::default(),
+        });
+        let iinfo = per_target(slots, |_, t| match t {
+            Target::Texture(t) | Target::Image(t) => vk::DescriptorImageInfo::default()
+                .sampler(imgs[t].sampler)
+                .image_view(imgs[t].view)
+                .image_layout(vk::ImageLayout::GENERAL),
+            Target::Sampler(t) => vk::DescriptorImageInfo::default().sampler(imgs[t].sampler),
+            Target::Combined(t, smp) => vk::DescriptorImageInfo::default()
+                .sampler(imgs[smp].sampler)
+                .image_view(imgs[t].view)
+                .image_layout(vk::ImageLayout::GENERAL),
+            Target::Buffer(..) => vk::DescriptorImageInfo::default(),
+        });
+        let tinfo = per_target(slots, |_, t| match t {
+            Target::Texture(t) | Target::Image(t) | Target::Combined(t, _) => {
+                imgs[t].texel_view.unwrap_or(vk::BufferView::null())
+            }
+            _ => vk::BufferView::null(),
+        });
         let writes: Vec<vk::WriteDescriptorSet> = slots
             .iter()
             .enumerate()

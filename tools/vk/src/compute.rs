@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use crate::bind;
 use crate::device::{Device, Scope};
-use crate::error::{Error, VkCtx};
-use crate::image::{self, TextureSpec};
+use crate::error::Error;
+use crate::image::{self, GpuImage, TextureSpec};
 use crate::reflection::Reflection;
 
 /// A buffer the job creates.
@@ -243,20 +243,9 @@ impl Device {
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         self.check_alive()?;
         let mut s = Scope::new(self);
-        let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
         let need = bind::needed_sizes(&slots, job.buffers.len());
-        let mut idx = Vec::with_capacity(job.buffers.len());
-        for (i, b) in job.buffers.iter().enumerate() {
-            idx.push(s.buffer(b.size.max(need[i]), &b.init, usage)?);
-        }
-        for p in &job.pointers {
-            let addr = s.buffers[idx[p.target]].address.wrapping_add(p.add);
-            s.write(idx[p.buffer], p.offset, &addr.to_le_bytes());
-        }
-        let mut imgs = Vec::with_capacity(job.textures.len());
-        for t in &job.textures {
-            imgs.push(image::create(&mut s, t, vk::ImageUsageFlags::SAMPLED)?);
-        }
+        let (idx, imgs) =
+            create_resources(&mut s, &job.buffers, &need, &job.pointers, &job.textures)?;
         let d = &self.device;
         let t0 = Instant::now();
         let module = s.module(&job.spirv)?;
@@ -264,14 +253,7 @@ impl Device {
             bind::make_set(&mut s, &slots, vk::ShaderStageFlags::COMPUTE, &idx, &imgs)?;
         // SAFETY: all handles come from this device and are destroyed by the scope.
         let pipeline = unsafe {
-            let layouts = [dsl];
-            let pl = d
-                .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts),
-                    None,
-                )
-                .vk("vkCreatePipelineLayout")?;
-            s.pipeline_layouts.push(pl);
+            let pl = s.pipeline_layout(&[dsl])?;
             let entry = std::ffi::CString::new(refl.entry_name())
                 .map_err(|_| Error::Job("entry point name contains NUL".into()))?;
             let mut req = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
@@ -302,13 +284,8 @@ impl Device {
             let ci = [vk::ComputePipelineCreateInfo::default()
                 .stage(stage)
                 .layout(pl)];
-            let p = d
-                .create_compute_pipelines(vk::PipelineCache::null(), &ci, None)
-                .map_err(|(_, e)| Error::Vk {
-                    call: "vkCreateComputePipelines",
-                    result: e,
-                })?[0];
-            s.pipelines.push(p);
+            let made = d.create_compute_pipelines(vk::PipelineCache::null(), &ci, None);
+            let p = s.pipeline("vkCreateComputePipelines", made)?;
             (p, pl, set)
         };
         let pipeline_ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -334,32 +311,20 @@ impl Device {
                     );
                 }
                 d.cmd_dispatch(cb, grid[0], grid[1], grid[2]);
-                let mb = [vk::MemoryBarrier::default()
-                    .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                    .dst_access_mask(vk::AccessFlags::HOST_READ)];
-                d.cmd_pipeline_barrier(
-                    cb,
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::PipelineStageFlags::HOST,
-                    vk::DependencyFlags::empty(),
-                    &mb,
-                    &[],
-                    &[],
-                );
             }
+            image::host_read_barrier(
+                d,
+                cb,
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::AccessFlags::SHADER_WRITE,
+            );
             for img in images {
                 image::record_readback(scope, d, cb, img, vk::ImageLayout::GENERAL);
             }
         };
         s.submit(record)?;
         let dispatch_ms = t1.elapsed().as_secs_f64() * 1e3;
-        let buffers = job
-            .buffers
-            .iter()
-            .zip(&idx)
-            .map(|(b, &i)| s.read(i, b.size.max(b.init.len() as u64)))
-            .collect();
-        let images = imgs.iter().map(|g| s.read(g.staging, g.bytes)).collect();
+        let (buffers, images) = read_back(&s, &job.buffers, &idx, &imgs);
         Ok(Outputs {
             buffers,
             images,
@@ -368,4 +333,47 @@ impl Device {
             dispatch_ms,
         })
     }
+}
+
+/// Creates a job's buffers (storage and uniform; buffer `i` at least `need[i]` bytes), writes
+/// the device addresses of `pointers` into them and creates the sampled `textures`: the
+/// buffers' indices in the scope, and the images.
+pub(crate) fn create_resources(
+    s: &mut Scope<'_>,
+    buffers: &[BufferSpec],
+    need: &[u64],
+    pointers: &[PointerPatch],
+    textures: &[TextureSpec],
+) -> Result<(Vec<usize>, Vec<GpuImage>), Error> {
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
+    let mut idx = Vec::with_capacity(buffers.len());
+    for (i, b) in buffers.iter().enumerate() {
+        idx.push(s.buffer(b.size.max(need[i]), &b.init, usage)?);
+    }
+    for p in pointers {
+        let addr = s.buffers[idx[p.target]].address.wrapping_add(p.add);
+        s.write(idx[p.buffer], p.offset, &addr.to_le_bytes());
+    }
+    let mut imgs = Vec::with_capacity(textures.len());
+    for t in textures {
+        imgs.push(image::create(s, t, vk::ImageUsageFlags::SAMPLED)?);
+    }
+    Ok((idx, imgs))
+}
+
+/// After the submission: the final bytes of the buffers [`create_resources`] made (each as
+/// long as its spec says, or its initial bytes) and of the images.
+pub(crate) fn read_back(
+    s: &Scope<'_>,
+    buffers: &[BufferSpec],
+    idx: &[usize],
+    imgs: &[GpuImage],
+) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    let bytes = buffers
+        .iter()
+        .zip(idx)
+        .map(|(b, &i)| s.read(i, b.size.max(b.init.len() as u64)))
+        .collect();
+    let images = imgs.iter().map(|g| s.read(g.staging, g.bytes)).collect();
+    (bytes, images)
 }

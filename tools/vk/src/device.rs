@@ -707,6 +707,34 @@ impl<'d> Scope<'d> {
         Ok(m)
     }
 
+    /// Creates a pipeline layout of the descriptor set layouts `sets` (no push constants).
+    pub fn pipeline_layout(
+        &mut self,
+        sets: &[vk::DescriptorSetLayout],
+    ) -> Result<vk::PipelineLayout, Error> {
+        // SAFETY: valid device; the set layouts come from this scope.
+        let pl = unsafe {
+            self.dev.device.create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(sets),
+                None,
+            )
+        }
+        .vk("vkCreatePipelineLayout")?;
+        self.pipeline_layouts.push(pl);
+        Ok(pl)
+    }
+
+    /// Records the pipeline a `vkCreate*Pipelines` call (`call`) made for one create info.
+    pub fn pipeline(
+        &mut self,
+        call: &'static str,
+        made: Result<Vec<vk::Pipeline>, (Vec<vk::Pipeline>, vk::Result)>,
+    ) -> Result<vk::Pipeline, Error> {
+        let p = made.map_err(|(_, result)| Error::Vk { call, result })?[0];
+        self.pipelines.push(p);
+        Ok(p)
+    }
+
     /// Records commands with `f` into a fresh command buffer, submits, and waits for the fence.
     pub fn submit(&self, f: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Result<(), Error> {
         let d = &self.dev.device;

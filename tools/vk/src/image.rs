@@ -566,6 +566,31 @@ pub(crate) fn barrier(
     };
 }
 
+/// Records a memory barrier that makes the `access` writes of `stage` visible to host reads
+/// (before the results are mapped after the submission).
+pub(crate) fn host_read_barrier(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    stage: vk::PipelineStageFlags,
+    access: vk::AccessFlags,
+) {
+    let mb = [vk::MemoryBarrier::default()
+        .src_access_mask(access)
+        .dst_access_mask(vk::AccessFlags::HOST_READ)];
+    // SAFETY: recording into a command buffer in the recording state.
+    unsafe {
+        d.cmd_pipeline_barrier(
+            cb,
+            stage,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &mb,
+            &[],
+            &[],
+        )
+    };
+}
+
 /// Records the upload of the staging buffer into the image, leaving it in `final_layout`.
 pub(crate) fn record_upload(
     s: &Scope<'_>,
@@ -648,17 +673,11 @@ pub(crate) fn record_readback(
             s.buffers[img.staging].buffer,
             &region,
         );
-        let mb = [vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ)];
-        d.cmd_pipeline_barrier(
-            cb,
-            vk::PipelineStageFlags::TRANSFER,
-            vk::PipelineStageFlags::HOST,
-            vk::DependencyFlags::empty(),
-            &mb,
-            &[],
-            &[],
-        );
     }
+    host_read_barrier(
+        d,
+        cb,
+        vk::PipelineStageFlags::TRANSFER,
+        vk::AccessFlags::TRANSFER_WRITE,
+    );
 }

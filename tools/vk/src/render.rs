@@ -10,7 +10,7 @@ use std::time::Instant;
 use ash::vk;
 
 use crate::bind;
-use crate::compute::{Bind, BufferSpec, PointerPatch};
+use crate::compute::{self, Bind, BufferSpec, PointerPatch};
 use crate::device::{Device, Scope};
 use crate::error::{Error, VkCtx};
 use crate::image::{self, TexFormat, TextureSpec};
@@ -240,6 +240,14 @@ impl Image {
                 .get(i..i + 4)
                 .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         };
+        // The half float at byte `i`, as a unit channel.
+        let f16_unit = |i: usize| {
+            let h = self
+                .data
+                .get(i..i + 2)
+                .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+            unit(f16_to_f32(h))
+        };
         for p in 0..n {
             match self.format {
                 TexFormat::Rgba8Unorm | TexFormat::Rgba8Uint => {
@@ -247,12 +255,7 @@ impl Image {
                 }
                 TexFormat::Rgba16Float => {
                     for c in 0..4 {
-                        let i = p * 8 + c * 2;
-                        let h = self
-                            .data
-                            .get(i..i + 2)
-                            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
-                        out.push(unit(f16_to_f32(h)));
+                        out.push(f16_unit(p * 8 + c * 2));
                     }
                 }
                 TexFormat::Rgba32Float => {
@@ -275,12 +278,7 @@ impl Image {
                 }
                 TexFormat::Rg16Float => {
                     for c in 0..2 {
-                        let i = p * 4 + c * 2;
-                        let h = self
-                            .data
-                            .get(i..i + 2)
-                            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
-                        out.push(unit(f16_to_f32(h)));
+                        out.push(f16_unit(p * 4 + c * 2));
                     }
                     out.extend_from_slice(&[0, 255]);
                 }
@@ -405,7 +403,7 @@ impl Device {
         } else {
             job.targets.clone()
         };
-        let (nb, nt) = (job.buffers.len(), job.textures.len());
+        let nb = job.buffers.len();
         let vslots = bind::plan(
             &job.vertex.reflection,
             &job.vertex_binds,
@@ -458,15 +456,8 @@ impl Device {
         for (a, b) in need.iter_mut().zip(bind::needed_sizes(&fslots, nb)) {
             *a = (*a).max(b);
         }
-        let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
-        let mut idx = Vec::with_capacity(nb);
-        for (i, b) in job.buffers.iter().enumerate() {
-            idx.push(s.buffer(b.size.max(need[i]), &b.init, usage)?);
-        }
-        for p in &job.pointers {
-            let addr = s.buffers[idx[p.target]].address.wrapping_add(p.add);
-            s.write(idx[p.buffer], p.offset, &addr.to_le_bytes());
-        }
+        let (idx, imgs) =
+            compute::create_resources(&mut s, &job.buffers, &need, &job.pointers, &job.textures)?;
         let mut vbufs = Vec::new();
         for vb in &job.vertex_buffers {
             let i = s.buffer(
@@ -475,10 +466,6 @@ impl Device {
                 vk::BufferUsageFlags::VERTEX_BUFFER,
             )?;
             vbufs.push(s.buffers[i].buffer);
-        }
-        let mut imgs = Vec::with_capacity(nt);
-        for t in &job.textures {
-            imgs.push(image::create(&mut s, t, vk::ImageUsageFlags::SAMPLED)?);
         }
         let msaa = job.samples > 1;
         if msaa {
@@ -540,14 +527,7 @@ impl Device {
         let d = &self.device;
         // SAFETY: every handle is created on this device and recorded in the scope.
         let (pipeline, layout, rp, fb) = unsafe {
-            let layouts = [vdsl, fdsl];
-            let pl = d
-                .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts),
-                    None,
-                )
-                .vk("vkCreatePipelineLayout")?;
-            s.pipeline_layouts.push(pl);
+            let pl = s.pipeline_layout(&[vdsl, fdsl])?;
             // Attachments: the read-back targets, then (multisampled) the sampled targets.
             let att = |f: &TexFormat, samples: u32, load: vk::AttachmentLoadOp| {
                 vk::AttachmentDescription::default()
@@ -741,13 +721,8 @@ impl Device {
                 .layout(pl)
                 .render_pass(rp)
                 .subpass(0)];
-            let p = d
-                .create_graphics_pipelines(vk::PipelineCache::null(), &ci, None)
-                .map_err(|(_, e)| Error::Vk {
-                    call: "vkCreateGraphicsPipelines",
-                    result: e,
-                })?[0];
-            s.pipelines.push(p);
+            let made = d.create_graphics_pipelines(vk::PipelineCache::null(), &ci, None);
+            let p = s.pipeline("vkCreateGraphicsPipelines", made)?;
             (p, pl, rp, fb)
         };
         let pipeline_ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -814,19 +789,13 @@ impl Device {
                 }
                 d.cmd_draw(cb, job.vertex_count, job.instance_count.max(1), 0, 0);
                 d.cmd_end_render_pass(cb);
-                let mb = [vk::MemoryBarrier::default()
-                    .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                    .dst_access_mask(vk::AccessFlags::HOST_READ)];
-                d.cmd_pipeline_barrier(
-                    cb,
-                    vk::PipelineStageFlags::ALL_GRAPHICS,
-                    vk::PipelineStageFlags::HOST,
-                    vk::DependencyFlags::empty(),
-                    &mb,
-                    &[],
-                    &[],
-                );
             }
+            image::host_read_barrier(
+                d,
+                cb,
+                vk::PipelineStageFlags::ALL_GRAPHICS,
+                vk::AccessFlags::SHADER_WRITE,
+            );
             for rt in targets_ref.iter().chain(images) {
                 image::record_readback(scope, d, cb, rt, vk::ImageLayout::GENERAL);
             }
@@ -843,13 +812,7 @@ impl Device {
                 data: s.read(rt.staging, rt.bytes),
             })
             .collect();
-        let buffers = job
-            .buffers
-            .iter()
-            .zip(&idx)
-            .map(|(b, &i)| s.read(i, b.size.max(b.init.len() as u64)))
-            .collect();
-        let images = imgs.iter().map(|g| s.read(g.staging, g.bytes)).collect();
+        let (buffers, images) = compute::read_back(&s, &job.buffers, &idx, &imgs);
         Ok(RenderOutputs {
             targets: out_targets,
             buffers,

@@ -4,12 +4,30 @@
 
 use std::path::PathBuf;
 
-use dmsh_testsupport::reference::{dksh, glsl};
+use dmsh_testsupport::reference::{dksh, dksh_render, glsl};
 use dmsh_vk::render::{attribute_format, RenderJob, Stage, VertexAttribute, VertexBuffer};
 use dmsh_vk::{Bind, BufferSpec, ResourceRef, TexFormat, TextureSpec};
 
 fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Vertex attribute `location` of vertex buffer 0: `format` as the job files name it, at
+/// byte `offset` of a vertex.
+fn attr(location: u32, format: &str, offset: u32) -> VertexAttribute {
+    VertexAttribute {
+        location,
+        binding: 0,
+        format: attribute_format(format).unwrap(),
+        offset,
+    }
+}
+
+/// Binds of (resource, job buffer or texture index).
+fn binds(list: &[(ResourceRef, usize)]) -> Vec<Bind> {
+    list.iter()
+        .map(|&(resource, buffer)| Bind { resource, buffer })
+        .collect()
 }
 
 fn ready() -> bool {
@@ -28,6 +46,18 @@ fn dksh_src(name: &str) -> String {
         .unwrap()
         .replace("gl_VertexID", "gl_VertexIndex")
         .replace("gl_InstanceID", "gl_InstanceIndex")
+}
+
+/// glslang's stages of the corpus GLSL pair `vs` + `fs` (e.g. `vs_basic_mvp.vert`), when
+/// glslang and a Vulkan device are there.
+fn dksh_pair(vs: &str, fs: &str) -> Option<(Stage, Stage)> {
+    if !ready() {
+        return None;
+    }
+    Some((
+        stage(&dksh_src(vs), "vert", "vertex"),
+        stage(&dksh_src(fs), "frag", "fragment"),
+    ))
 }
 
 #[test]
@@ -59,20 +89,7 @@ void main() { o = vec4(vcol, 1.0); }"#;
             stride: 20,
             per_instance: false,
         }],
-        attributes: vec![
-            VertexAttribute {
-                location: 0,
-                binding: 0,
-                format: attribute_format("rg32f").unwrap(),
-                offset: 0,
-            },
-            VertexAttribute {
-                location: 1,
-                binding: 0,
-                format: attribute_format("rgb32f").unwrap(),
-                offset: 8,
-            },
-        ],
+        attributes: vec![attr(0, "rg32f", 0), attr(1, "rgb32f", 8)],
         vertex_count: 3,
         ..Default::default()
     };
@@ -91,11 +108,9 @@ void main() { o = vec4(vcol, 1.0); }"#;
 
 #[test]
 fn dksh_fullscreen_textured_pair() {
-    if !ready() {
+    let Some((vs, fs)) = dksh_pair("vs_fullscreen_const.vert", "fs_tex2d_basic.frag") else {
         return;
-    }
-    let vs = stage(&dksh_src("vs_fullscreen_const.vert"), "vert", "vertex");
-    let fs = stage(&dksh_src("fs_tex2d_basic.frag"), "frag", "fragment");
+    };
     assert!(vs.reflection.resources.is_empty());
     let kinds: Vec<(String, u32)> = fs
         .reflection
@@ -124,16 +139,7 @@ fn dksh_fullscreen_textured_pair() {
             data: texels.clone(),
             ..Default::default()
         }],
-        fragment_binds: vec![
-            Bind {
-                resource: ResourceRef::Cbuf(2),
-                buffer: 0,
-            },
-            Bind {
-                resource: ResourceRef::Texture(0),
-                buffer: 0,
-            },
-        ],
+        fragment_binds: binds(&[(ResourceRef::Cbuf(2), 0), (ResourceRef::Texture(0), 0)]),
         ..Default::default()
     };
     let out = dmsh_vk::render(&job).unwrap();
@@ -151,26 +157,11 @@ fn dksh_fullscreen_textured_pair() {
 
 #[test]
 fn dksh_mvp_lighting_pair_with_per_stage_uniforms() {
-    if !ready() {
+    let Some((vs, fs)) = dksh_pair("vs_basic_mvp.vert", "fs_lighting_loops.frag") else {
         return;
-    }
-    let vs = stage(&dksh_src("vs_basic_mvp.vert"), "vert", "vertex");
-    let fs = stage(&dksh_src("fs_lighting_loops.frag"), "frag", "fragment");
-    // Transforms: model = identity, viewProj = identity, normalMat = identity (std140 mat3 =
-    // three vec4 columns).
-    let id4: Vec<f32> = (0..16)
-        .map(|i| if i % 5 == 0 { 1.0 } else { 0.0 })
-        .collect();
-    let mut transforms = [id4.clone(), id4].concat();
-    transforms.extend([1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
-    // Lights: 16 × (position, color, attenuation), numLights, eyePos.
-    let mut lights = vec![0f32; 16 * 12];
-    lights[0..12].copy_from_slice(&[0.0, 0.0, -1.0, 0.0, 1.0, 0.9, 0.8, 1.0, 1.0, 0.0, 0.0, 0.0]);
-    lights[12..24].copy_from_slice(&[0.5, 0.5, -0.5, 1.0, 0.2, 0.4, 1.0, 2.0, 1.0, 0.1, 0.1, 0.0]);
-    let mut lbytes = f32s(&lights);
-    lbytes.extend(2i32.to_le_bytes());
-    lbytes.extend([0u8; 12]);
-    lbytes.extend(f32s(&[0.0, 0.0, -2.0, 0.0]));
+    };
+    // Transforms: model = viewProj = normalMat = identity; two lights (the dksh render case's
+    // uniform blocks).
     let mat = f32s(&[0.8, 0.6, 0.4, 1.0, 0.5, 0.5, 0.5, 16.0]);
     // A quad as two triangles: pos, normal, uv.
     let mut v = Vec::new();
@@ -184,7 +175,6 @@ fn dksh_mvp_lighting_pair_with_per_stage_uniforms() {
     ] {
         v.extend([x, y, 0.5, x * 0.3, y * 0.3, -1.0, x, y]);
     }
-    let fmt = |s| attribute_format(s).unwrap();
     let job = RenderJob {
         vertex: vs,
         fragment: fs,
@@ -197,36 +187,21 @@ fn dksh_mvp_lighting_pair_with_per_stage_uniforms() {
             per_instance: false,
         }],
         attributes: vec![
-            VertexAttribute {
-                location: 0,
-                binding: 0,
-                format: fmt("rgb32f"),
-                offset: 0,
-            },
-            VertexAttribute {
-                location: 1,
-                binding: 0,
-                format: fmt("rgb32f"),
-                offset: 12,
-            },
-            VertexAttribute {
-                location: 2,
-                binding: 0,
-                format: fmt("rg32f"),
-                offset: 24,
-            },
+            attr(0, "rgb32f", 0),
+            attr(1, "rgb32f", 12),
+            attr(2, "rg32f", 24),
         ],
         vertex_count: 6,
         buffers: vec![
             BufferSpec {
                 name: "Transforms".into(),
                 size: 0,
-                init: f32s(&transforms),
+                init: dksh_render::mvp_transforms(),
             },
             BufferSpec {
                 name: "Lights".into(),
                 size: 0,
-                init: lbytes,
+                init: dksh_render::lights(),
             },
             BufferSpec {
                 name: "Mat".into(),
@@ -234,20 +209,8 @@ fn dksh_mvp_lighting_pair_with_per_stage_uniforms() {
                 init: mat,
             },
         ],
-        vertex_binds: vec![Bind {
-            resource: ResourceRef::Cbuf(2),
-            buffer: 0,
-        }],
-        fragment_binds: vec![
-            Bind {
-                resource: ResourceRef::Cbuf(3),
-                buffer: 1,
-            },
-            Bind {
-                resource: ResourceRef::Cbuf(4),
-                buffer: 2,
-            },
-        ],
+        vertex_binds: binds(&[(ResourceRef::Cbuf(2), 0)]),
+        fragment_binds: binds(&[(ResourceRef::Cbuf(3), 1), (ResourceRef::Cbuf(4), 2)]),
         ..Default::default()
     };
     let a = dmsh_vk::render(&job).unwrap();

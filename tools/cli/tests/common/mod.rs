@@ -1,10 +1,10 @@
 //! Helpers shared by the CLI tests: the repository root, NVN code areas and control sections,
-//! `dmsh translate` with a control section, spirv-val on a written module, running `dmsh`, and
-//! a build's `b-<V>` folder and its bytes.
+//! `dmsh translate` with a control section, spirv-val on a written module, running `dmsh`, the
+//! arguments of `dmsh translate` and `dmsh build`, and a build's `b-<V>` folder and its bytes.
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The repository root.
@@ -56,6 +56,24 @@ pub fn nvn_compute_control(
     control_section(&fields)
 }
 
+/// Writes an NVN compute program into `dir`: the code area `code` with `c1` appended (c1 at
+/// `code.len()`) as `k.bin`, and its control section ([`nvn_compute_control`] with the further
+/// words `extra`) as `c.bin`. Returns (code path, control path).
+pub fn write_nvn_compute(
+    dir: &Path,
+    mut code: Vec<u8>,
+    c1: &[u8],
+    extra: &[(usize, u32)],
+) -> (PathBuf, PathBuf) {
+    let c1_off = code.len() as u32;
+    code.extend_from_slice(c1);
+    let control = nvn_compute_control(code.len() as u32, c1_off, c1.len() as u32, extra);
+    let (kpath, cpath) = (dir.join("k.bin"), dir.join("c.bin"));
+    std::fs::write(&cpath, &control).expect("write");
+    std::fs::write(&kpath, &code).expect("write");
+    (kpath, cpath)
+}
+
 /// Runs `dmsh translate --abi ABI --code CODE --control CONTROL EXTRA… -o OUT`, asserts that
 /// it succeeds and returns the reflection (OUT.json).
 pub fn translate_with_control(
@@ -99,8 +117,56 @@ pub fn dmsh(args: &[&str]) -> std::process::Output {
         .expect("dmsh runs")
 }
 
+/// The arguments of `dmsh translate --stage STAGE --code CODE EXTRA… -o OUT`.
+pub fn translate_args<'a>(
+    stage: &'a str,
+    code: &'a Path,
+    extra: &[&'a str],
+    out: &'a Path,
+) -> Vec<&'a str> {
+    let mut args = vec![
+        "translate",
+        "--stage",
+        stage,
+        "--code",
+        code.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    args.extend(["-o", out.to_str().unwrap()]);
+    args
+}
+
+/// The arguments of `dmsh build --split SPLIT --game GAME EXTRA…`.
+pub fn build_args<'a>(split: &'a Path, game: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "build",
+        "--split",
+        split.to_str().unwrap(),
+        "--game",
+        game.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// Runs `dmsh demo --out DIR` into a fresh temporary folder `dmsh-NAME-<pid>` and asserts
+/// that it succeeds: the folder (the demo's split, `b-<V>/` and `report/`) and the standard
+/// output.
+pub fn demo_split(name: &str) -> (PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!("dmsh-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = dmsh(&["demo", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (dir, String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+/// The bundled demo title's game folder (`games/demo`: its profile).
+pub fn demo_game() -> PathBuf {
+    root().join("games/demo")
+}
+
 /// The `b-<V>` folder a build wrote into `out`.
-pub fn b_dir(out: &Path) -> std::path::PathBuf {
+pub fn b_dir(out: &Path) -> PathBuf {
     std::fs::read_dir(out)
         .unwrap()
         .flatten()

@@ -340,30 +340,16 @@ pub fn reference(case: &DkshCase) -> Result<(Vec<u32>, Reflection), Error> {
             ..Default::default()
         });
     }
-    for (n, _) in &case.ssbos {
-        resources.push(Resource {
-            kind: "sbuf".into(),
-            bank: *n,
-            binding: Some(32 + n),
-            ..Default::default()
-        });
-    }
-    for (n, _) in &case.textures {
-        resources.push(Resource {
-            kind: "texture".into(),
-            bank: *n,
-            binding: Some(64 + n),
-            ..Default::default()
-        });
-    }
-    for (n, _) in &case.images {
-        resources.push(Resource {
-            kind: "image".into(),
-            bank: *n,
-            binding: Some(128 + n),
-            ..Default::default()
-        });
-    }
+    // Slot n of `kind` at binding `first + n` (the shifts of DEKO3D_SHIFTS).
+    let slot = |kind: &str, first: u32, n: u32| Resource {
+        kind: kind.into(),
+        bank: n,
+        binding: Some(first + n),
+        ..Default::default()
+    };
+    resources.extend(case.ssbos.iter().map(|(n, _)| slot("sbuf", 32, *n)));
+    resources.extend(case.textures.iter().map(|(n, _)| slot("texture", 64, *n)));
+    resources.extend(case.images.iter().map(|(n, _)| slot("image", 128, *n)));
     let refl = Reflection {
         stage: "compute".into(),
         entry: "main".into(),
@@ -389,13 +375,8 @@ pub fn job(case: &DkshCase, spirv: Vec<u32>, reflection: Reflection) -> Result<C
         .chain(&case.images)
         .map(|(_, t)| t.clone())
         .collect();
-    let tex = |n: u32| case.textures.iter().position(|(b, _)| *b == n);
-    let image = |n: u32| {
-        case.images
-            .iter()
-            .position(|(b, _)| *b == n)
-            .map(|i| i + case.textures.len())
-    };
+    let tex = |n: u32| position(&case.textures, n);
+    let image = |n: u32| position(&case.images, n).map(|i| i + case.textures.len());
     let ls = reflection.local_size;
     if ls != [0, 0, 0] && ls != case.local_size {
         return Err(Error::Job(format!(
@@ -403,52 +384,34 @@ pub fn job(case: &DkshCase, spirv: Vec<u32>, reflection: Reflection) -> Result<C
             case.name, case.local_size
         )));
     }
-    let mut buffers = Vec::new();
-    for (n, b) in &case.ssbos {
-        buffers.push(BufferSpec {
-            name: format!("ssbo{n}"),
-            size: b.len() as u64,
-            init: b.clone(),
-        });
-    }
-    for (n, b) in &case.ubos {
-        buffers.push(BufferSpec {
-            name: format!("ubo{n}"),
-            size: b.len() as u64,
-            init: b.clone(),
-        });
-    }
-    let ssbo = |n: u32| case.ssbos.iter().position(|(b, _)| *b == n);
-    let ubo = |n: u32| {
-        case.ubos
-            .iter()
-            .position(|(b, _)| *b == n)
-            .map(|i| i + case.ssbos.len())
+    let mut buffers: Vec<BufferSpec> = binding_buffers("ssbo", &case.ssbos).collect();
+    buffers.extend(binding_buffers("ubo", &case.ubos));
+    let ssbo = |n: u32| position(&case.ssbos, n);
+    let ubo = |n: u32| position(&case.ubos, n).map(|i| i + case.ssbos.len());
+    // `resource` bound to the case's input at `index`; `missing` says what the shader uses
+    // when the case has no such input.
+    let bind = |resource, index: Option<usize>, missing: String| {
+        let e = || Error::Job(format!("{}: shader {missing}", case.name));
+        index.map(|buffer| Bind { resource, buffer }).ok_or_else(e)
     };
     let mut binds = Vec::new();
     let mut pointers = Vec::new();
     for r in &reflection.resources {
         let n = r.index();
         match r.kind.as_str() {
-            "sbuf" => binds.push(Bind {
-                resource: ResourceRef::Sbuf(n),
-                buffer: ssbo(n).ok_or_else(|| {
-                    Error::Job(format!(
-                        "{}: shader uses buffer binding {n}, the case has none",
-                        case.name
-                    ))
-                })?,
-            }),
-            "cbuf" if n >= 2 => binds.push(Bind {
-                resource: ResourceRef::Cbuf(n),
-                buffer: ubo(n - 2).ok_or_else(|| {
-                    Error::Job(format!(
-                        "{}: shader uses uniform binding {} (cbuf {n}), the case has none",
-                        case.name,
-                        n - 2
-                    ))
-                })?,
-            }),
+            "sbuf" => binds.push(bind(
+                ResourceRef::Sbuf(n),
+                ssbo(n),
+                format!("uses buffer binding {n}, the case has none"),
+            )?),
+            "cbuf" if n >= 2 => binds.push(bind(
+                ResourceRef::Cbuf(n),
+                ubo(n - 2),
+                format!(
+                    "uses uniform binding {} (cbuf {n}), the case has none",
+                    n - 2
+                ),
+            )?),
             "cbuf" if n == 0 => {
                 // deko3d ComputeDriverCbuf, seen from guest offset `guest_offset`.
                 let g = r.guest_offset as u64;
@@ -491,24 +454,16 @@ pub fn job(case: &DkshCase, spirv: Vec<u32>, reflection: Reflection) -> Result<C
                     buffer: idx,
                 });
             }
-            "texture" => binds.push(Bind {
-                resource: ResourceRef::Texture(n),
-                buffer: tex(n).ok_or_else(|| {
-                    Error::Job(format!(
-                        "{}: shader samples binding {n}, the case has no texture there",
-                        case.name
-                    ))
-                })?,
-            }),
-            "image" => binds.push(Bind {
-                resource: ResourceRef::Image(n),
-                buffer: image(n).ok_or_else(|| {
-                    Error::Job(format!(
-                        "{}: shader uses image binding {n}, the case has none",
-                        case.name
-                    ))
-                })?,
-            }),
+            "texture" => binds.push(bind(
+                ResourceRef::Texture(n),
+                tex(n),
+                format!("samples binding {n}, the case has no texture there"),
+            )?),
+            "image" => binds.push(bind(
+                ResourceRef::Image(n),
+                image(n),
+                format!("uses image binding {n}, the case has none"),
+            )?),
             k => {
                 return Err(Error::Job(format!(
                     "{}: resource {k} {n} has no input in this harness",
@@ -526,6 +481,23 @@ pub fn job(case: &DkshCase, spirv: Vec<u32>, reflection: Reflection) -> Result<C
         grid: case.grid,
         textures,
     })
+}
+
+/// Buffers `{prefix}{n}` holding the bytes of each (GLSL binding n, bytes) of `list`.
+pub(crate) fn binding_buffers<'a>(
+    prefix: &'a str,
+    list: &'a [(u32, Vec<u8>)],
+) -> impl Iterator<Item = BufferSpec> + 'a {
+    list.iter().map(move |(n, b)| BufferSpec {
+        name: format!("{prefix}{n}"),
+        size: b.len() as u64,
+        init: b.clone(),
+    })
+}
+
+/// Where GLSL binding `n` stands in a case's (binding, input) list.
+fn position<T>(list: &[(u32, T)], n: u32) -> Option<usize> {
+    list.iter().position(|(b, _)| *b == n)
 }
 
 /// Final contents of a run.
@@ -567,22 +539,25 @@ pub fn compare(case: &DkshCase, reference: &Results, ours: &Results) -> Vec<Mism
             .unwrap_or(&[])
             .to_vec()
     }
+    let sides = [
+        ("ssbo", &case.compare, &reference.ssbos, &ours.ssbos),
+        (
+            "image",
+            &case.compare_images,
+            &reference.images,
+            &ours.images,
+        ),
+    ];
     let mut v = Vec::new();
-    for (n, range) in &case.compare {
-        let name = format!("{} ssbo{n}[{range:?}]", case.name);
-        v.extend(compare_bytes(
-            &name,
-            &get(&reference.ssbos, *n, range),
-            &get(&ours.ssbos, *n, range),
-        ));
-    }
-    for (n, range) in &case.compare_images {
-        let name = format!("{} image{n}[{range:?}]", case.name);
-        v.extend(compare_bytes(
-            &name,
-            &get(&reference.images, *n, range),
-            &get(&ours.images, *n, range),
-        ));
+    for (what, ranges, theirs, mine) in sides {
+        for (n, range) in ranges {
+            let name = format!("{} {what}{n}[{range:?}]", case.name);
+            v.extend(compare_bytes(
+                &name,
+                &get(theirs, *n, range),
+                &get(mine, *n, range),
+            ));
+        }
     }
     v
 }

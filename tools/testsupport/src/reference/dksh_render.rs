@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::dksh;
 use dmsh_vk::compute::{Bind, BufferSpec, PointerPatch, ResourceRef};
 use dmsh_vk::error::Error;
 use dmsh_vk::image::{TexFormat, TextureSpec};
@@ -329,7 +330,6 @@ fn corpus_vertices(inputs: &[Var]) -> (Vec<VertexBuffer>, Vec<VertexAttribute>) 
 /// A texture: smooth gradients for `rgba8` (so a last-bit difference in texture coordinates
 /// cannot flip a texel into a very different color), noise for other formats.
 pub fn tex(name: &str, size: u32, format: TexFormat, seed: u32) -> TextureSpec {
-    let mut x = seed | 1;
     let n = (size * size) as u64 * format.texel_bytes();
     let data = if format == TexFormat::Rgba8Unorm {
         (0..size * size)
@@ -344,14 +344,7 @@ pub fn tex(name: &str, size: u32, format: TexFormat, seed: u32) -> TextureSpec {
             })
             .collect()
     } else {
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                (x >> 8) as u8
-            })
-            .collect()
+        xorshift_bytes(n, seed | 1)
     };
     TextureSpec {
         name: name.into(),
@@ -395,7 +388,11 @@ pub fn texl(name: &str, size: u32, layers: u32, format: TexFormat) -> TextureSpe
 
 /// `n` deterministic noise bytes.
 fn noise(n: u64, seed: u32) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
+    xorshift_bytes(n, seed.wrapping_mul(2_654_435_761) | 1)
+}
+
+/// `n` bytes of the xorshift32 sequence from the (non-zero) state `x`: bits 8-15 of each state.
+fn xorshift_bytes(n: u64, mut x: u32) -> Vec<u8> {
     (0..n)
         .map(|_| {
             x ^= x << 13;
@@ -750,15 +747,17 @@ impl Zeroed for TextureSpec {
     }
 }
 
-/// `Transforms { mat4 model; mat4 viewProj; mat3 normalMat; }` all identity (std140).
-fn mvp_transforms() -> Vec<u8> {
+/// vs_basic_mvp's `Transforms { mat4 model; mat4 viewProj; mat3 normalMat; }` all identity
+/// (std140: the mat3 is three vec4 columns).
+pub fn mvp_transforms() -> Vec<u8> {
     let mut t = [identity(), identity()].concat();
     t.extend([1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
     f32s(&t)
 }
 
-/// `Lights { Light lights[16]; int numLights; vec3 eyePos; }` with two lights.
-fn lights() -> Vec<u8> {
+/// fs_lighting_loops' `Lights { Light lights[16]; int numLights; vec3 eyePos; }` (each light
+/// position, color, attenuation) with two lights (std140).
+pub fn lights() -> Vec<u8> {
     let mut l = vec![0f32; 16 * 12];
     l[0..12].copy_from_slice(&[0.0, 0.0, -1.0, 0.0, 1.0, 0.9, 0.8, 1.0, 1.0, 0.0, 0.0, 0.0]);
     l[12..24].copy_from_slice(&[0.5, 0.5, -0.5, 1.0, 0.2, 0.4, 1.0, 2.0, 1.0, 0.1, 0.1, 0.0]);
@@ -803,21 +802,9 @@ fn bind_stage(
     let data = if fragment { &case.fs } else { &case.vs };
     let stage = if fragment { "fragment" } else { "vertex" };
     let b0 = buffers.len();
-    for (n, b) in &data.ssbos {
-        buffers.push(BufferSpec {
-            name: format!("{stage}_ssbo{n}"),
-            size: b.len() as u64,
-            init: b.clone(),
-        });
-    }
+    buffers.extend(dksh::binding_buffers(&format!("{stage}_ssbo"), &data.ssbos));
     let u0 = buffers.len();
-    for (n, b) in &data.ubos {
-        buffers.push(BufferSpec {
-            name: format!("{stage}_ubo{n}"),
-            size: b.len() as u64,
-            init: b.clone(),
-        });
-    }
+    buffers.extend(dksh::binding_buffers(&format!("{stage}_ubo"), &data.ubos));
     let t0 = textures.len();
     textures.extend(data.textures.iter().map(|(_, t)| t.clone()));
     let i0 = textures.len();

@@ -22,15 +22,23 @@ pub fn available() -> bool {
 /// Whether glslangValidator and a Vulkan device are both there (what a reference test
 /// needs); prints why the test is skipped when not.
 pub fn ready_with_vulkan() -> bool {
+    vulkan_device().is_some()
+}
+
+/// The shared Vulkan device ([`dmsh_vk::shared`]) when glslangValidator is there too, else
+/// `None` after printing why the test is skipped.
+pub fn vulkan_device() -> Option<&'static dmsh_vk::Device> {
     if !available() {
         println!("skipped: glslangValidator not installed");
-        return false;
+        return None;
     }
-    if let Err(e) = dmsh_vk::shared() {
-        println!("skipped: no Vulkan device ({e})");
-        return false;
+    match dmsh_vk::shared() {
+        Ok(dev) => Some(dev),
+        Err(e) => {
+            println!("skipped: no Vulkan device ({e})");
+            None
+        }
     }
-    true
 }
 
 fn scratch(ext: &str) -> PathBuf {
@@ -90,6 +98,21 @@ pub const DEKO3D_SHIFTS: &[&str] = &[
     "128",
 ];
 
+/// The instructions of a SPIR-V module after its 5-word header, each with its operands (up to
+/// the first malformed one).
+fn instructions(words: &[u32]) -> impl Iterator<Item = &[u32]> {
+    let mut rest = words.get(5..).unwrap_or_default();
+    std::iter::from_fn(move || {
+        let n = (*rest.first()? >> 16) as usize;
+        if n == 0 || n > rest.len() {
+            return None;
+        }
+        let (ins, tail) = rest.split_at(n);
+        rest = tail;
+        Some(ins)
+    })
+}
+
 /// Per variable: whether its type is a separate image (`OpTypeImage` rather than a combined
 /// image sampler; through one array level) and its array length (0: not an array).
 fn var_shapes(words: &[u32]) -> std::collections::HashMap<u32, (bool, u32)> {
@@ -97,40 +120,34 @@ fn var_shapes(words: &[u32]) -> std::collections::HashMap<u32, (bool, u32)> {
     let (mut images, mut arrays, mut ptrs) = (HashSet::new(), HashMap::new(), HashMap::new());
     let mut consts = HashMap::new();
     let mut vars = HashMap::new();
-    let mut i = 5;
-    while i < words.len() {
-        let n = (words[i] >> 16) as usize;
-        let op = words[i] & 0xffff;
-        if n == 0 || i + n > words.len() {
-            break;
-        }
+    for ins in instructions(words) {
+        let (n, op) = (ins.len(), ins[0] & 0xffff);
         match op {
             // OpTypeImage %id … with Sampled = 1 (sampled, not storage).
-            25 if n >= 9 && words[i + 7] == 1 => {
-                images.insert(words[i + 1]);
+            25 if n >= 9 && ins[7] == 1 => {
+                images.insert(ins[1]);
             }
             // OpConstant %type %id value
             43 if n >= 4 => {
-                consts.insert(words[i + 2], words[i + 3]);
+                consts.insert(ins[2], ins[3]);
             }
             // OpTypeArray %id %elem %length
             28 if n >= 4 => {
-                let len = consts.get(&words[i + 3]).copied().unwrap_or(0);
-                arrays.insert(words[i + 1], (words[i + 2], len));
+                let len = consts.get(&ins[3]).copied().unwrap_or(0);
+                arrays.insert(ins[1], (ins[2], len));
             }
             // OpTypePointer %id class %pointee
             32 if n >= 4 => {
-                ptrs.insert(words[i + 1], words[i + 3]);
+                ptrs.insert(ins[1], ins[3]);
             }
             // OpVariable %type %id
             59 if n >= 4 => {
-                let t = ptrs.get(&words[i + 1]).copied().unwrap_or(0);
+                let t = ptrs.get(&ins[1]).copied().unwrap_or(0);
                 let (t, count) = arrays.get(&t).copied().unwrap_or((t, 0));
-                vars.insert(words[i + 2], (images.contains(&t), count));
+                vars.insert(ins[2], (images.contains(&t), count));
             }
             _ => {}
         }
-        i += n;
     }
     vars
 }
@@ -145,16 +162,11 @@ pub fn reflect_shifted(words: &[u32], stage: &str) -> dmsh_vk::reflection::Refle
     let shapes = var_shapes(words);
     let mut resources = Vec::new();
     let mut local = [0u32; 3];
-    let mut i = 5;
-    while i < words.len() {
-        let n = (words[i] >> 16) as usize;
-        let op = words[i] & 0xffff;
-        if n == 0 || i + n > words.len() {
-            break;
-        }
+    for ins in instructions(words) {
+        let (n, op) = (ins.len(), ins[0] & 0xffff);
         // OpDecorate %x Binding b
-        if op == 71 && n >= 4 && words[i + 2] == 33 {
-            let b = words[i + 3];
+        if op == 71 && n >= 4 && ins[2] == 33 {
+            let b = ins[3];
             let (kind, idx) = match b {
                 0..=31 => ("cbuf", b),
                 32..=63 => ("sbuf", b - 32),
@@ -162,7 +174,7 @@ pub fn reflect_shifted(words: &[u32], stage: &str) -> dmsh_vk::reflection::Refle
                 96..=127 => ("sampler", b - 96),
                 _ => ("image", b - 128),
             };
-            let (separate, count) = shapes.get(&words[i + 1]).copied().unwrap_or_default();
+            let (separate, count) = shapes.get(&ins[1]).copied().unwrap_or_default();
             let sampled = matches!(kind, "texture" | "sampler");
             resources.push(Resource {
                 kind: kind.into(),
@@ -174,10 +186,9 @@ pub fn reflect_shifted(words: &[u32], stage: &str) -> dmsh_vk::reflection::Refle
             });
         }
         // OpExecutionMode %main LocalSize x y z
-        if op == 16 && n >= 6 && words[i + 2] == 17 {
-            local = [words[i + 3], words[i + 4], words[i + 5]];
+        if op == 16 && n >= 6 && ins[2] == 17 {
+            local = [ins[3], ins[4], ins[5]];
         }
-        i += n;
     }
     resources.sort_by_key(|r| r.binding);
     Reflection {

@@ -2,6 +2,7 @@
 //! image-format and sampler types its GLSL source declares (what a title's facts would give:
 //! the binary does not carry them).
 
+use crate::corpus_text;
 use crate::reference::dksh_render;
 use dmsh_ir::lift::{dksh, BindingLayout, CompType, ImageFmt};
 use dmsh_spv::Options;
@@ -40,8 +41,9 @@ fn sampler_types(src: &str) -> Vec<(u32, CompType)> {
     v
 }
 
-/// Image slots with a format qualifier: `layout(binding = N, rgba8) uniform … image2D`.
-fn image_formats(src: &str) -> Vec<(u32, ImageFmt)> {
+/// Image slots with a format qualifier: `layout(binding = N, rgba8) uniform … image2D` (the
+/// facts a porter supplies: the binary does not record them).
+pub fn image_formats(src: &str) -> Vec<(u32, ImageFmt)> {
     let mut v = Vec::new();
     for line in src.lines() {
         let l = line.trim();
@@ -66,26 +68,6 @@ fn image_formats(src: &str) -> Vec<(u32, ImageFmt)> {
         }
     }
     v
-}
-
-/// (clip, cull) distance counts a GLSL source declares (`float gl_ClipDistance[C]`,
-/// `float gl_CullDistance[K]`), when it declares cull distances: what a shader's facts
-/// would give (the binary does not separate them).
-fn clip_cull(src: &str) -> Option<(u32, u32)> {
-    let count = |name: &str| -> u32 {
-        src.lines()
-            .filter_map(|l| {
-                let l = l.trim();
-                let rest = l.strip_prefix("out ").or_else(|| l.strip_prefix("in "))?;
-                let rest = rest.trim_start().strip_prefix("float ")?.trim_start();
-                let n = rest.strip_prefix(name)?.trim_start().strip_prefix('[')?;
-                n.split(']').next()?.trim().parse().ok()
-            })
-            .max()
-            .unwrap_or(0)
-    };
-    let k = count("gl_CullDistance");
-    (k > 0).then(|| (count("gl_ClipDistance"), k))
 }
 
 /// Translates corpus shader `name` (e.g. `vs_basic_mvp.vert`) with I/O types from its GLSL.
@@ -143,7 +125,7 @@ fn stage(dir: &Path, name: &str, y_transform: bool, typed_inputs: bool) -> Resul
                 *x = t;
             }
         }
-        g.clip_cull = clip_cull(&src);
+        g.clip_cull = corpus_text::clip_cull(&src);
     }
     let out = dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
         .map_err(|e| e.to_string())?;
