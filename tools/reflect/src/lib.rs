@@ -138,6 +138,20 @@ pub struct Reflection {
     /// Whether the shader uses 64-bit atomics (`Int64Atomics`: ATOM/RED/ATOMS .64/.U64/.S64,
     /// CAS.64). Metal offers only some 64-bit atomic operations, on some GPU families.
     pub int64_atomics: bool,
+    /// Run-time-offset reads of constant bank c1 (NVN's code-area constants; docs/build.md
+    /// "c1-guard"): `none` (every c1 offset is a constant), `proven` (interval arithmetic keeps
+    /// every one inside `c1_span`) or `unproven`; absent when c1 is not embedded data (CUDA)
+    /// and in records made before the field (`dmsh c1-guard` then lists the shader).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub c1_dynamic: String,
+    /// One past the last c1 byte a run-time-offset read may reach (with `c1_dynamic`
+    /// `proven` or `unproven`; 2^32 when some offset is unbounded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub c1_dynamic_end: Option<u64>,
+    /// The bytes a shared c1 bank gives the shader: its c1 data rounded up to 256 bytes plus
+    /// the 256-byte zero gap (with `c1_dynamic`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub c1_span: Option<u64>,
     /// Resources.
     pub resources: Vec<Resource>,
     /// How much of each Metal argument table the resources take.

@@ -1894,6 +1894,7 @@ pub(crate) fn emit_planned(
     let words = std::mem::take(&mut e.b).assemble();
     let mut resources = Vec::new();
     let reads = dmsh_ir::const_reads::const_reads(f);
+    let c1 = dmsh_ir::const_reads::c1_check(sh, &reads);
     for bank in &sh.banks {
         if let BankSource::Buffer { guest_offset, size } = bank.source {
             if const_banks[bank.bank as usize] {
@@ -2119,6 +2120,9 @@ pub(crate) fn emit_planned(
         guest_state: if f.ssa { "ssa" } else { "variables" }.into(),
         warp_ops,
         int64_atomics: f.uses_int64_atomics(),
+        c1_dynamic: c1.map_or(String::new(), |c| c.status.name().into()),
+        c1_dynamic_end: c1.and_then(|c| (c.end > 0).then_some(c.end)),
+        c1_span: c1.map(|c| c.span),
         resources,
     };
     Ok(Output { words, reflection })

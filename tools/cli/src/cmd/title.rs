@@ -1,7 +1,9 @@
 //! A split title folder (what `dmsh split` wrote: shader_map.tsv, shader_facts.tsv, pkg/) as
 //! `dmsh demo` and `dmsh build` read it: its rows, and one key's translation.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
 
 /// One row of shader_map.tsv that translation needs.
 pub struct MapRow {
@@ -93,4 +95,50 @@ pub fn translate_key(
 pub fn manual_facts(title: &Path) -> anyhow::Result<Option<std::path::PathBuf>> {
     let prof = dmsh_scan::Profile::load(title)?;
     Ok((!prof.shader_facts_manual.is_empty()).then(|| title.join(&prof.shader_facts_manual)))
+}
+
+/// The split folder of `--split` / `--game`: `split`, else the title's folder when the tables
+/// are there (as in the seed's games/<id>/).
+pub fn split_folder(split: Option<&Path>, game: Option<&Path>) -> anyhow::Result<PathBuf> {
+    match (split, game) {
+        (Some(s), _) => Ok(s.to_path_buf()),
+        (None, Some(g)) if g.join("shader_map.tsv").is_file() => Ok(g.to_path_buf()),
+        (None, Some(g)) => anyhow::bail!(
+            "{}: no shader_map.tsv here; give the split folder with --split",
+            g.display()
+        ),
+        (None, None) => anyhow::bail!("give the split folder with --split (or --game)"),
+    }
+}
+
+/// The one `b-*` folder in `split`.
+pub fn only_build(split: &Path) -> anyhow::Result<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(split)
+        .with_context(|| format!("reading {}", split.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("b-"))
+        })
+        .collect();
+    found.sort();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => anyhow::bail!(
+            "{}: no b-<V> folder (run dmsh build first)",
+            split.display()
+        ),
+        _ => anyhow::bail!(
+            "{}: several builds ({}): name one with --build",
+            split.display(),
+            found
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }

@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use super::build::record::BuildRecord;
 use super::build::write_atomic;
+use super::title::{only_build, split_folder};
 use cause::{classify, Cause, LEVELS};
 
 /// Arguments of `dmsh report`.
@@ -296,49 +297,9 @@ pub fn report(
     }
 }
 
-/// The one `b-*` folder in `split`.
-fn only_build(split: &Path) -> anyhow::Result<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(split)
-        .with_context(|| format!("reading {}", split.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.is_dir()
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("b-"))
-        })
-        .collect();
-    found.sort();
-    match found.len() {
-        1 => Ok(found.remove(0)),
-        0 => anyhow::bail!(
-            "{}: no b-<V> folder (run dmsh build first)",
-            split.display()
-        ),
-        _ => anyhow::bail!(
-            "{}: several builds ({}): name one with --build",
-            split.display(),
-            found
-                .iter()
-                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
 /// Writes the report of a split folder's build into `out`; returns a one-line summary.
 pub fn write_report(args: &Args) -> anyhow::Result<String> {
-    let split = match (&args.split, &args.game) {
-        (Some(s), _) => s.clone(),
-        (None, Some(g)) if g.join("shader_map.tsv").is_file() => g.clone(),
-        (None, Some(g)) => anyhow::bail!(
-            "{}: no shader_map.tsv here; give the split folder with --split",
-            g.display()
-        ),
-        (None, None) => anyhow::bail!("give the split folder with --split (or --game)"),
-    };
+    let split = split_folder(args.split.as_deref(), args.game.as_deref())?;
     let build = match &args.build {
         Some(b) => b.clone(),
         None => only_build(&split)?,
