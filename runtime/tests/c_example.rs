@@ -188,5 +188,6 @@ fn the_c_example_walks_the_demo_title() {
         assert_eq!(g, w);
     }
     assert_eq!(got, want);
-    assert!(err.contains("c1: ") && err.contains("no c1 list"), "{err}");
+    // `dmsh demo` wrote the title's c1_full.tsv next to the map: no c1 status to report.
+    assert!(!err.contains("c1: "), "{err}");
 }

@@ -1,10 +1,10 @@
-//! `dmsh c1-guard` and the reflection's `c1_dynamic` it reads. (a) Hand-assembled NVN compute
+//! `dmsh c1-guard` and the reflection's `c1` it reads. (a) Hand-assembled NVN compute
 //! code areas (instruction words from the corpus's nvdisasm listings, fields re-encoded)
 //! with c1 in the code area, through `dmsh translate --control`: an index masked with
 //! `& 0x3c` is proven inside the span (c1 data rounded up to 256 bytes, plus 256), the raw
 //! thread ID is not. (b) On the demo title built by `dmsh demo`: the list the command writes
 //! opens in the runtime (`dmsh_runtime::c1::parse` for this build's `b-<V>`), lists exactly
-//! the shaders whose record is not `none` / `proven` (failed builds included), and a list
+//! the shaders whose record's `c1.dynamic` is not `none` / `proven` (failed builds included), and a list
 //! for another version is refused.
 
 mod common;
@@ -85,22 +85,22 @@ fn the_instruction_words_are_what_they_say() {
 fn a_masked_c1_index_is_proven_and_a_raw_one_is_not() {
     // (tid & 0x3c) reads bytes up to 0x40: inside 16 bytes of c1 rounded to 256, plus 256.
     let r = translate("masked", &program(&[(LDC_R2_C1_R1, STG_R4_R2)]), 16);
-    println!(
-        "masked: {} end {} span {}",
-        r["c1_dynamic"], r["c1_dynamic_end"], r["c1_span"]
+    println!("masked: {}", r["c1"]);
+    assert_eq!(
+        r["c1"],
+        serde_json::json!({"dynamic": "proven", "end": 0x40, "span": 512})
     );
-    assert_eq!(r["c1_dynamic"], "proven");
-    assert_eq!(r["c1_dynamic_end"], 0x40);
-    assert_eq!(r["c1_span"], 512);
     // tid + 4 straight from the register: unbounded.
     let both = &[(LDC_R2_C1_R1, STG_R4_R2), (LDC_R3_C1_R0_4, STG_R4_R3)];
     let r = translate("raw", &program(both), 16);
-    println!("raw: {} end {}", r["c1_dynamic"], r["c1_dynamic_end"]);
-    assert_eq!(r["c1_dynamic"], "unproven");
-    assert_eq!(r["c1_dynamic_end"], 1u64 << 32);
+    println!("raw: {}", r["c1"]);
+    assert_eq!(
+        (&r["c1"]["dynamic"], &r["c1"]["end"]),
+        (&"unproven".into(), &(1u64 << 32).into())
+    );
     // No run-time index: none.
     let r = translate("none", &program(&[]), 16);
-    assert_eq!(r["c1_dynamic"], "none");
+    assert_eq!(r["c1"]["dynamic"], "none");
 }
 
 /// The map's keys of a split folder.
@@ -115,11 +115,7 @@ fn keys(split: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn the_demo_list_opens_in_the_runtime_with_the_unproven_shaders_full() {
-    let split = std::env::temp_dir().join(format!("dmsh-c1g-demo-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&split);
-    let o = dmsh(&["demo", "--out", split.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let out = String::from_utf8_lossy(&o.stdout);
+    let (split, out) = common::demo_into("c1g-demo");
     assert!(out.contains("c1-guard: "), "demo runs c1-guard: {out}");
     let b = b_dir(&split);
     let v = b.file_name().unwrap().to_str().unwrap()[2..].to_string();
@@ -171,12 +167,12 @@ fn the_demo_list_opens_in_the_runtime_with_the_unproven_shaders_full() {
                 &std::fs::read_to_string(b.join(format!("{k}_b.json"))).unwrap(),
             )
             .unwrap();
-            match r["c1_dynamic"].as_str() {
+            match r["c1"]["dynamic"].as_str() {
                 Some("none") => none += 1,
                 Some("proven") => proven += 1,
                 _ => unproven += 1,
             }
-            !matches!(r["c1_dynamic"].as_str(), Some("none" | "proven"))
+            !matches!(r["c1"]["dynamic"].as_str(), Some("none" | "proven"))
         } else {
             failed += 1;
             true

@@ -12,19 +12,10 @@ use std::path::Path;
 
 #[test]
 fn demo_report_covers_every_shader() {
-    let out = std::env::temp_dir().join(format!("dmsh-report-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let o = dmsh(&["demo", "--out", out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let stdout = String::from_utf8_lossy(&o.stdout);
+    let (out, stdout) = common::demo_into("report-test");
     let line = stdout.lines().find(|l| l.starts_with("report:")).unwrap();
     println!("{line}");
-    let b = std::fs::read_dir(&out)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("b-"))
-        .expect("DIR/b-<V>");
+    let b = common::b_dir(&out);
     let build: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(b.join("_b_build.json")).unwrap()).unwrap();
     let dir = out.join("report");

@@ -134,19 +134,17 @@ pub fn c1_check(sh: &Shader, reads: &BTreeMap<u8, BankReads>) -> Option<C1Check>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Reg, Terminator, Type};
+    use crate::ir::Type;
 
     #[test]
     fn masked_offsets_are_proven_and_raw_ones_are_not() {
-        let mut f = Function::new();
-        let b = f.add_block(Some(0));
-        let x = f.push(b, Op::Get(Reg::gpr(0)), Type::U32, &[]);
-        let m = f.make(Op::Const(0x3c), Type::U32, &[]);
-        let off = f.push(b, Op::And, Type::U32, &[x, m]);
+        use crate::interval::tests::{bin, one_block};
+        let (mut f, b, x) = one_block();
+        let off = bin(&mut f, b, Op::And, x, 0x3c);
         let k = f.make(Op::Const(0x40), Type::U32, &[]);
-        f.push(b, Op::LoadConst(C1), Type::U32, &[off]);
-        f.push(b, Op::LoadConst(C1), Type::U32, &[k]);
-        f.blocks[0].term = Terminator::Exit;
+        for o in [off, k] {
+            f.push(b, Op::LoadConst(C1), Type::U32, &[o]);
+        }
         let mut sh = Shader {
             func: f,
             stage: crate::Stage::Compute,
@@ -167,8 +165,7 @@ mod tests {
         let c = c1_check(&sh, &r).unwrap();
         assert_eq!((c.status, c.end, c.span), (C1Status::Proven, 0x40, 512));
         // The raw register: unproven.
-        let b0 = crate::ir::BlockId(0);
-        sh.func.push(b0, Op::LoadConst(C1), Type::U32, &[x]);
+        sh.func.push(b, Op::LoadConst(C1), Type::U32, &[x]);
         let r = const_reads(&sh.func);
         let c = c1_check(&sh, &r).unwrap();
         assert_eq!((c.status, c.end), (C1Status::Unproven, 1 << 32));

@@ -295,18 +295,18 @@ fn eval(op: Op, w: u32, ws: &[u32], a: &[Abs]) -> Abs {
         Op::Bitcast if ws[0] == w => a[0],
         Op::Pack64 => from_u(w, a[0].u.0 + (a[1].u.0 << 32), a[0].u.1 + (a[1].u.1 << 32)),
         Op::Hi32 => from_u(w, a[0].u.0 >> 32, a[0].u.1 >> 32),
-        Op::IEq
-        | Op::INe
-        | Op::SLt
-        | Op::SLe
-        | Op::SGt
-        | Op::SGe
-        | Op::ULt
-        | Op::ULe
-        | Op::UGt
-        | Op::UGe => from_u(w, 0, 1),
+        op if is_compare(op) => from_u(w, 0, 1),
         _ => top(w),
     }
+}
+
+/// Whether `op` is an integer comparison (a Bool: `[0, 1]`).
+fn is_compare(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        IEq | INe | SLt | SLe | SGt | SGe | ULt | ULe | UGt | UGe
+    )
 }
 
 /// How many operands an operation's interval reads (the rest, e.g. a select's condition, are
@@ -336,17 +336,8 @@ fn operands(op: Op) -> Option<usize> {
         | Op::UMax
         | Op::SMin
         | Op::SMax
-        | Op::Pack64
-        | Op::IEq
-        | Op::INe
-        | Op::SLt
-        | Op::SLe
-        | Op::SGt
-        | Op::SGe
-        | Op::ULt
-        | Op::ULe
-        | Op::UGt
-        | Op::UGe => 2,
+        | Op::Pack64 => 2,
+        op if is_compare(op) => 2,
         Op::BfeU | Op::BfeS | Op::Select => 3,
         _ => return None,
     })
@@ -524,4 +515,4 @@ pub fn intervals(f: &Function) -> Intervals {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -2120,9 +2120,11 @@ pub(crate) fn emit_planned(
         guest_state: if f.ssa { "ssa" } else { "variables" }.into(),
         warp_ops,
         int64_atomics: f.uses_int64_atomics(),
-        c1_dynamic: c1.map_or(String::new(), |c| c.status.name().into()),
-        c1_dynamic_end: c1.and_then(|c| (c.end > 0).then_some(c.end)),
-        c1_span: c1.map(|c| c.span),
+        c1: c1.map(|c| crate::reflect::C1Reads {
+            dynamic: c.status.name().into(),
+            end: c.end,
+            span: c.span,
+        }),
         resources,
     };
     Ok(Output { words, reflection })

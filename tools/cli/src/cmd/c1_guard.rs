@@ -1,8 +1,8 @@
 //! `dmsh c1-guard`: `c1_full.tsv`, the shaders of a built title whose run-time c1 index is not
 //! proven inside the span a shared c1 bank gives them (seed 001; docs/build.md "c1-guard").
 //! The proof is the translator's (dmsh-ir `const_reads::c1_check`, interval arithmetic on the
-//! IR), recorded in each `<key>_b.json` as `c1_dynamic`; this command only reads the build.
-//! Listed: every shader of the map whose record says `unproven`, has no `c1_dynamic` (an
+//! IR), recorded in each `<key>_b.json` as `c1`; this command only reads the build.
+//! Listed: every shader of the map whose record says `unproven`, has no `c1` (an
 //! older record), belongs to another chain, or did not build. The first line is the `b-<V>`
 //! the list was made for; the runtime (`dmsh_runtime::c1`) reads the file.
 
@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use super::build::record::BuildRecord;
 use super::build::write_atomic;
-use super::title::{only_build, read_map, split_folder};
+use super::title::{read_map, BuiltTitle};
 
 /// The list's file name (the runtime looks for it next to shader_map.tsv).
 pub const C1_LIST: &str = "c1_full.tsv";
@@ -19,18 +19,12 @@ pub const C1_LIST: &str = "c1_full.tsv";
 /// Arguments of `dmsh c1-guard`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The title's folder (its tables, when `--split` is not given).
-    #[arg(long)]
-    pub game: PathBuf,
-    /// The split folder (shader_map.tsv; default: the title's folder).
-    #[arg(long)]
-    pub split: Option<PathBuf>,
-    /// The build folder, `b-<V>/` (default: the one b-* folder in the split folder).
-    #[arg(long)]
-    pub build: Option<PathBuf>,
     /// Where c1_full.tsv goes (default: the split folder, next to shader_map.tsv).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The split, build and title folders.
+    #[command(flatten)]
+    pub title: BuiltTitle,
 }
 
 /// Why a shader is on the list, or that it is not.
@@ -42,7 +36,7 @@ pub enum Verdict {
     Proven,
     /// Listed: some index is not proven.
     Unproven,
-    /// Listed: no usable record (did not build, another chain, no `c1_dynamic`).
+    /// Listed: no usable record (did not build, another chain, no `c1`).
     NoRecord,
 }
 
@@ -57,7 +51,7 @@ fn verdict(build: &std::path::Path, key: &str, v: &str) -> Verdict {
     if r.chain.as_deref() != Some(v) {
         return Verdict::NoRecord;
     }
-    match r.c1_dynamic.as_str() {
+    match r.c1.as_ref().map_or("", |c| c.dynamic.as_str()) {
         "none" => Verdict::NoIndex,
         "proven" => Verdict::Proven,
         "unproven" => Verdict::Unproven,
@@ -77,11 +71,7 @@ pub fn list_text(v: &str, keys: &[&str]) -> String {
 
 /// Writes `c1_full.tsv`; returns a one-line summary.
 pub fn write_list(args: &Args) -> anyhow::Result<String> {
-    let split = split_folder(args.split.as_deref(), Some(&args.game))?;
-    let build = match &args.build {
-        Some(b) => b.clone(),
-        None => only_build(&split)?,
-    };
+    let (split, build) = args.title.folders()?;
     let record = BuildRecord::read(&build.join("_b_build.json"))?;
     anyhow::ensure!(
         !record.chain.is_empty(),

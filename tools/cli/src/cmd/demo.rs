@@ -76,19 +76,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let built = super::build::build(&b)?;
     println!("{}", built.line);
     // Then the title's coverage report over that build: DIR/report/.
-    let r = super::report::Args {
+    let folders = super::title::BuiltTitle {
         split: Some(o.to_path_buf()),
         build: Some(built.dir),
         game: Some(title.clone()),
+    };
+    let r = super::report::Args {
+        title: folders.clone(),
         out: Some(o.join("report")),
         since: None,
     };
     println!("{}", super::report::write_report(&r)?);
     // And the c1 list of that build: DIR/c1_full.tsv, where the runtime looks for it.
     let c1 = super::c1_guard::Args {
-        game: title.clone(),
-        split: Some(o.to_path_buf()),
-        build: r.build.clone(),
+        title: folders,
         out: None,
     };
     println!("{}", super::c1_guard::write_list(&c1)?);

@@ -97,9 +97,36 @@ pub fn manual_facts(title: &Path) -> anyhow::Result<Option<std::path::PathBuf>> 
     Ok((!prof.shader_facts_manual.is_empty()).then(|| title.join(&prof.shader_facts_manual)))
 }
 
+/// A built title's folders as `dmsh report` and `dmsh c1-guard` take them.
+#[derive(clap::Args, Clone, Default)]
+pub struct BuiltTitle {
+    /// The split folder (shader_map.tsv; default: the title's folder, when the tables are
+    /// there, as in the seed's games/<id>/).
+    #[arg(long, value_name = "DIR")]
+    pub split: Option<PathBuf>,
+    /// The build folder, `b-<V>/` (default: the one b-* folder in the split folder).
+    #[arg(long, value_name = "DIR")]
+    pub build: Option<PathBuf>,
+    /// The title's folder (profile.toml: its name; its tables when `--split` is not given).
+    #[arg(long, value_name = "DIR")]
+    pub game: Option<PathBuf>,
+}
+
+impl BuiltTitle {
+    /// The split folder and the build folder.
+    pub fn folders(&self) -> anyhow::Result<(PathBuf, PathBuf)> {
+        let split = split_folder(self.split.as_deref(), self.game.as_deref())?;
+        let build = match &self.build {
+            Some(b) => b.clone(),
+            None => only_build(&split)?,
+        };
+        Ok((split, build))
+    }
+}
+
 /// The split folder of `--split` / `--game`: `split`, else the title's folder when the tables
 /// are there (as in the seed's games/<id>/).
-pub fn split_folder(split: Option<&Path>, game: Option<&Path>) -> anyhow::Result<PathBuf> {
+fn split_folder(split: Option<&Path>, game: Option<&Path>) -> anyhow::Result<PathBuf> {
     match (split, game) {
         (Some(s), _) => Ok(s.to_path_buf()),
         (None, Some(g)) if g.join("shader_map.tsv").is_file() => Ok(g.to_path_buf()),
@@ -112,7 +139,7 @@ pub fn split_folder(split: Option<&Path>, game: Option<&Path>) -> anyhow::Result
 }
 
 /// The one `b-*` folder in `split`.
-pub fn only_build(split: &Path) -> anyhow::Result<PathBuf> {
+fn only_build(split: &Path) -> anyhow::Result<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(split)
         .with_context(|| format!("reading {}", split.display()))?
         .flatten()

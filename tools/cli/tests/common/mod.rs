@@ -99,6 +99,16 @@ pub fn dmsh(args: &[&str]) -> std::process::Output {
         .expect("dmsh runs")
 }
 
+/// Runs `dmsh demo` into a fresh temporary folder named for `tag`; asserts that it succeeds
+/// and returns the folder and what it printed.
+pub fn demo_into(tag: &str) -> (std::path::PathBuf, String) {
+    let out = std::env::temp_dir().join(format!("dmsh-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let o = dmsh(&["demo", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (out, String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
 /// The `b-<V>` folder a build wrote into `out`.
 pub fn b_dir(out: &Path) -> std::path::PathBuf {
     std::fs::read_dir(out)

@@ -10,7 +10,7 @@ fn r(lo: u64, hi: u64) -> Range {
 }
 
 /// A function with one block and an unknown 32-bit input (a register outside SSA).
-fn one_block() -> (Function, BlockId, Value) {
+pub(crate) fn one_block() -> (Function, BlockId, Value) {
     let mut f = Function::new();
     let b = f.add_block(Some(0));
     let x = f.push(b, Op::Get(Reg::gpr(0)), Type::U32, &[]);
@@ -22,7 +22,8 @@ fn k(f: &mut Function, c: u64) -> Value {
     f.make(Op::Const(c), Type::U32, &[])
 }
 
-fn bin(f: &mut Function, b: BlockId, op: Op, x: Value, y: u64) -> Value {
+/// `op(x, y)` for a constant `y`, appended to block `b`.
+pub(crate) fn bin(f: &mut Function, b: BlockId, op: Op, x: Value, y: u64) -> Value {
     let y = k(f, y);
     f.push(b, op, Type::U32, &[x, y])
 }
@@ -38,70 +39,84 @@ fn phi(f: &mut Function, b: BlockId, ins: &[(BlockId, Value)]) -> Value {
     p
 }
 
-#[test]
-fn masks_shifts_and_extracts_bound_an_unknown_input() {
+/// An operand of a [`straight`] row: the unknown input, or an earlier row's value.
+#[derive(Clone, Copy)]
+enum Src {
+    X,
+    Row(usize),
+}
+
+/// One block over an unknown input `x`: each row is `op` (result type `ty`) of its operand
+/// and, for a binary op, the constant; asserts each row's range `[lo, hi]`.
+fn straight(rows: &[(Op, Type, Src, u64, u64, u64)]) {
     let (mut f, b, x) = one_block();
-    let m = bin(&mut f, b, Op::And, x, 0x3c);
-    let plus = bin(&mut f, b, Op::IAdd, m, 0x10);
-    let wide = bin(&mut f, b, Op::Shl, x, 2);
-    let byte = bin(&mut f, b, Op::And, x, 0xff);
-    let shifted = bin(&mut f, b, Op::Shl, byte, 2);
-    let high = bin(&mut f, b, Op::LShr, x, 28);
-    let (four, eight) = (k(&mut f, 4), k(&mut f, 8));
-    let field = f.push(b, Op::BfeU, Type::U32, &[x, four, eight]);
-    let times = bin(&mut f, b, Op::IMul, byte, 16);
-    let ored = bin(&mut f, b, Op::Or, byte, 0x100);
+    let mut vals = Vec::new();
+    for &(op, ty, src, c, _, _) in rows {
+        let a = match src {
+            Src::X => x,
+            Src::Row(i) => vals[i],
+        };
+        let v = if matches!(op, Op::UConvert | Op::SConvert | Op::Bitcast) {
+            f.push(b, op, ty, &[a])
+        } else {
+            let c = f.make(Op::Const(c), f.ty(a), &[]);
+            f.push(b, op, ty, &[a, c])
+        };
+        vals.push(v);
+    }
     let iv = intervals(&f);
     assert_eq!(iv.range(x), r(0, M32), "an unknown input is unbounded");
-    assert_eq!(iv.range(m), r(0, 0x3c));
-    assert_eq!(iv.range(plus), r(0x10, 0x4c));
-    assert_eq!(iv.range(wide), r(0, M32), "x << 2 may wrap");
-    assert_eq!(iv.range(shifted), r(0, 0x3fc));
-    assert_eq!(iv.range(high), r(0, 15));
-    assert_eq!(iv.range(field), r(0, 0xff));
-    assert_eq!(iv.range(times), r(0, 0xff0));
-    assert_eq!(iv.range(ored), r(0x100, 0x1ff));
+    for (k, &(op, _, _, _, lo, hi)) in rows.iter().enumerate() {
+        assert_eq!(iv.range(vals[k]), r(lo, hi), "row {k}: {op:?}");
+    }
 }
 
 #[test]
-fn clamps_min_max_and_casts() {
+fn masks_shifts_clamps_casts_and_wrapping_arithmetic() {
+    use Src::{Row, X};
+    const U: Type = Type::U32;
+    const MINUS_4: u64 = (-4i32) as u32 as u64;
+    straight(&[
+        // 0..: & K, then + K.
+        (Op::And, U, X, 0x3c, 0, 0x3c),
+        (Op::IAdd, U, Row(0), 0x10, 0x10, 0x4c),
+        // 2..: x << 2 may wrap; (x & 0xff) << 2 may not; x >> 28; (x & 0xff) * 16 and | 0x100.
+        (Op::Shl, U, X, 2, 0, M32),
+        (Op::And, U, X, 0xff, 0, 0xff),
+        (Op::Shl, U, Row(3), 2, 0, 0x3fc),
+        (Op::LShr, U, X, 28, 0, 15),
+        (Op::IMul, U, Row(3), 16, 0, 0xff0),
+        (Op::Or, U, Row(3), 0x100, 0x100, 0x1ff),
+        // 8..: smin alone leaves negative values (huge unsigned); smax(smin(x, 60), 0) is
+        // a clamp; umin / umax.
+        (Op::SMin, U, X, 60, 0, M32),
+        (Op::SMax, U, Row(8), 0, 0, 60),
+        (Op::UMin, U, X, 100, 0, 100),
+        (Op::UMax, U, Row(10), 8, 8, 100),
+        // 12..: casts keep the range.
+        (Op::UConvert, Type::U64, Row(9), 0, 0, 60),
+        (Op::UConvert, U, Row(12), 0, 0, 60),
+        (Op::Bitcast, U, Row(10), 0, 0, 100),
+        // 15..: + (−4) as the lifter writes it wraps at both ends: exact again; − 4 from a
+        // range that holds 0 wraps at one end only; − 0x100 from [0, 0xf0] at both.
+        (Op::And, U, X, 0xf0, 0, 0xf0),
+        (Op::IAdd, U, Row(15), 0x10, 0x10, 0x100),
+        (Op::IAdd, U, Row(16), MINUS_4, 0xc, 0xfc),
+        (Op::ISub, U, Row(15), 4, 0, M32),
+        (Op::ISub, U, Row(15), 0x100, M32 - 0xff, M32 - 0xf),
+    ]);
+}
+
+#[test]
+fn extracts_and_sign_extension() {
     let (mut f, b, x) = one_block();
-    let hi = bin(&mut f, b, Op::SMin, x, 60);
-    let clamp = bin(&mut f, b, Op::SMax, hi, 0);
-    let umin = bin(&mut f, b, Op::UMin, x, 100);
-    let umax = bin(&mut f, b, Op::UMax, umin, 8);
-    // SMin alone leaves negative values, which are huge unsigned.
-    let wide = f.push(b, Op::UConvert, Type::U64, &[clamp]);
-    let back = f.push(b, Op::UConvert, Type::U32, &[wide]);
+    let (four, eight) = (k(&mut f, 4), k(&mut f, 8));
+    let field = f.push(b, Op::BfeU, Type::U32, &[x, four, eight]);
     let neg = k(&mut f, (-8i32) as u32 as u64);
     let sext = f.push(b, Op::SConvert, Type::U64, &[neg]);
-    let cast = f.push(b, Op::Bitcast, Type::U32, &[umin]);
     let iv = intervals(&f);
-    assert_eq!(iv.range(hi), r(0, M32));
-    assert_eq!(iv.range(clamp), r(0, 60));
-    assert_eq!(iv.range(umin), r(0, 100));
-    assert_eq!(iv.range(umax), r(8, 100));
-    assert_eq!(iv.range(wide), r(0, 60));
-    assert_eq!(iv.range(back), r(0, 60));
+    assert_eq!(iv.range(field), r(0, 0xff));
     assert_eq!(iv.range(sext), r((-8i64) as u64, (-8i64) as u64));
-    assert_eq!(iv.range(cast), r(0, 100));
-}
-
-#[test]
-fn wrapping_adds_and_subtracts() {
-    let (mut f, b, x) = one_block();
-    let m = bin(&mut f, b, Op::And, x, 0xf0);
-    let up = bin(&mut f, b, Op::IAdd, m, 0x10);
-    // + (−4) as the lifter writes it: both ends wrap, so the range is exact again.
-    let down = bin(&mut f, b, Op::IAdd, up, (-4i32) as u32 as u64);
-    // − 4 straight from a range that holds 0: the low end wraps, the high end does not.
-    let under = bin(&mut f, b, Op::ISub, m, 4);
-    let all_under = bin(&mut f, b, Op::ISub, m, 0x100);
-    let iv = intervals(&f);
-    assert_eq!(iv.range(up), r(0x10, 0x100));
-    assert_eq!(iv.range(down), r(0xc, 0xfc));
-    assert_eq!(iv.range(under), r(0, M32));
-    assert_eq!(iv.range(all_under), r(M32 - 0xff, M32 - 0xf));
 }
 
 #[test]
@@ -138,43 +153,36 @@ fn looped(next: impl FnOnce(&mut Function, BlockId, Value) -> Value) -> (Functio
     (f, i, n)
 }
 
+/// The next value of a loop counter `i`, appended to the loop body `b`.
+type Next = fn(&mut Function, BlockId, Value) -> Value;
+
 #[test]
-fn a_masked_loop_counter_stays_bounded() {
-    let (f, i, n) = looped(|f, b, i| {
+fn loop_counters_widen_and_narrow() {
+    let masked: Next = |f, b, i| {
         let p = bin(f, b, Op::IAdd, i, 4);
         bin(f, b, Op::And, p, 0x3c)
-    });
-    let iv = intervals(&f);
-    assert_eq!(iv.range(i), r(0, 0x3c));
-    assert_eq!(iv.range(n), r(0, 0x3c));
-}
-
-#[test]
-fn a_free_loop_counter_widens_to_unbounded_and_terminates() {
-    let (f, i, n) = looped(|f, b, i| bin(f, b, Op::IAdd, i, 4));
-    let iv = intervals(&f);
-    assert_eq!(iv.range(i), r(0, M32));
-    assert_eq!(iv.range(n), r(0, M32));
-}
-
-#[test]
-fn a_loop_through_a_select_keeps_the_union() {
-    let (f, i, n) = looped(|f, b, i| {
+    };
+    let free: Next = |f, b, i| bin(f, b, Op::IAdd, i, 4);
+    let select: Next = |f, b, i| {
         let c = f.push(b, Op::Get(Reg::pred(1)), Type::Bool, &[]);
         let four = k(f, 4);
         f.push(b, Op::Select, Type::U32, &[c, i, four])
-    });
-    let iv = intervals(&f);
-    assert_eq!(iv.range(i), r(0, 4));
-    assert_eq!(iv.range(n), r(0, 4));
-}
-
-#[test]
-fn a_loop_clamped_with_umin_is_bounded_after_widening() {
-    let (f, i, _) = looped(|f, b, i| {
+    };
+    let clamped: Next = |f, b, i| {
         let p = bin(f, b, Op::IAdd, i, 1);
         bin(f, b, Op::UMin, p, 1000)
-    });
-    let iv = intervals(&f);
-    assert_eq!(iv.range(i), r(0, 1000));
+    };
+    // (the counter i = phi(0, next), next): a mask keeps both bounded; a free counter
+    // widens to unbounded (and the solver ends); a select keeps the union; umin bounds the
+    // widened counter again when narrowing.
+    for (name, next, want_i, want_next) in [
+        ("i = (i + 4) & 0x3c", masked, r(0, 0x3c), r(0, 0x3c)),
+        ("i = i + 4", free, r(0, M32), r(0, M32)),
+        ("i = p ? i : 4", select, r(0, 4), r(0, 4)),
+        ("i = umin(i + 1, 1000)", clamped, r(0, 1000), r(1, 1000)),
+    ] {
+        let (f, i, n) = looped(next);
+        let iv = intervals(&f);
+        assert_eq!((iv.range(i), iv.range(n)), (want_i, want_next), "{name}");
+    }
 }

@@ -20,22 +20,15 @@ use serde::Serialize;
 
 use super::build::record::BuildRecord;
 use super::build::write_atomic;
-use super::title::{only_build, split_folder};
+use super::title::BuiltTitle;
 use cause::{classify, Cause, LEVELS};
 
 /// Arguments of `dmsh report`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The split folder (shader_map.tsv; default: the title's folder, when the tables are
-    /// there, as in the seed's games/<id>/).
-    #[arg(long)]
-    pub split: Option<PathBuf>,
-    /// The build folder, `b-<V>/` (default: the one b-* folder in the split folder).
-    #[arg(long)]
-    pub build: Option<PathBuf>,
-    /// The title's folder (profile.toml: its name).
-    #[arg(long)]
-    pub game: Option<PathBuf>,
+    /// The split, build and title folders.
+    #[command(flatten)]
+    pub title: BuiltTitle,
     /// Where report.json, report.md and report.html go (default: SPLIT/report).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -299,14 +292,10 @@ pub fn report(
 
 /// Writes the report of a split folder's build into `out`; returns a one-line summary.
 pub fn write_report(args: &Args) -> anyhow::Result<String> {
-    let split = split_folder(args.split.as_deref(), args.game.as_deref())?;
-    let build = match &args.build {
-        Some(b) => b.clone(),
-        None => only_build(&split)?,
-    };
+    let (split, build) = args.title.folders()?;
     let record = BuildRecord::read(&build.join("_b_build.json"))?;
     let map = map_kinds(&split.join("shader_map.tsv"))?;
-    let title = match &args.game {
+    let title = match &args.title.game {
         Some(g) if g.join("profile.toml").is_file() => dmsh_scan::Profile::load(g)?.title,
         _ => String::new(),
     };
