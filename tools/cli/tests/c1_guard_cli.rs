@@ -4,8 +4,9 @@
 //! `& 0x3c` is proven inside the span (c1 data rounded up to 256 bytes, plus 256), the raw
 //! thread ID is not. (b) On the demo title built by `dmsh demo`: the list the command writes
 //! opens in the runtime (`dmsh_runtime::c1::parse` for this build's `b-<V>`), lists exactly
-//! the shaders whose record's `c1.dynamic` is not `none` / `proven` (failed builds included), and a list
-//! for another version is refused.
+//! the shaders whose record's `c1.dynamic` is not `none` / `proven` (failed builds
+//! included), and a list for another version is refused. A title without a build is an
+//! error naming the folder.
 
 mod common;
 
@@ -201,4 +202,21 @@ fn the_demo_list_opens_in_the_runtime_with_the_unproven_shaders_full() {
     let e = dmsh_runtime::c1::parse(&stale, &v).unwrap_err();
     assert_eq!(e.status, dmsh_runtime::Status::C1Version);
     let _ = std::fs::remove_dir_all(&split);
+}
+
+#[test]
+fn a_title_without_a_build_is_a_clear_error() {
+    let dir = std::env::temp_dir().join(format!("dmsh-c1g-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("shader_map.tsv"), "key\tstage\tgen\n").unwrap();
+    let o = dmsh(&["c1-guard", "--game", dir.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    println!("{err}");
+    assert!(!o.status.success());
+    assert!(
+        err.contains(&format!("{}: no b-<V> folder", dir.display())),
+        "{err}"
+    );
+    assert!(!dir.join("c1_full.tsv").exists(), "nothing written");
+    let _ = std::fs::remove_dir_all(&dir);
 }
