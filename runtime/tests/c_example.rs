@@ -231,5 +231,6 @@ fn the_c_example_walks_the_demo_title() {
         err.contains("warm-up list 0: ") && err.contains("lines skipped"),
         "{err}"
     );
-    assert!(err.contains("c1: ") && err.contains("no c1 list"), "{err}");
+    // `dmsh demo` wrote the title's c1_full.tsv next to the map: no c1 status to report.
+    assert!(!err.contains("c1: "), "{err}");
 }

@@ -96,11 +96,8 @@ fn dump(t: &Title, keys: &[u64]) -> String {
 fn c_records_equal_the_json_for_every_demo_shader() {
     let Some(d) = common::demo() else { return };
     let t = open(d);
-    assert_eq!(
-        t.c1().unwrap_err().status,
-        dmsh_runtime::Status::C1Missing,
-        "no tool writes c1_full.tsv yet"
-    );
+    // `dmsh demo` ran `dmsh c1-guard`: its list, next to the map, is for this build.
+    assert_eq!(t.c1(), Ok(()), "the demo's c1_full.tsv");
     let got = dump(&t, t.keys());
     let want = common::expected_demo_dump(d);
     for (g, w) in got.lines().zip(want.lines()) {

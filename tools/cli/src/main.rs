@@ -21,6 +21,8 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Metal shading language for every shader of a split title, into b-<V>/.
     Build(cmd::build::Args),
+    /// c1_full.tsv: the built shaders whose run-time c1 index is not proven bounded.
+    C1Guard(cmd::c1_guard::Args),
     /// The chain version V; check or register the tools; write the host's header.
     Chain(cmd::chain::Args),
     /// A title's coverage as JSON, Markdown and one self-contained HTML page.
@@ -41,6 +43,7 @@ fn main() -> std::process::ExitCode {
         Command::Split(a) => cmd::split::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Build(a) => cmd::build::run(a),
+        Command::C1Guard(a) => cmd::c1_guard::run(a),
         Command::Chain(a) => cmd::chain::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Disasm(a) => cmd::disasm::run(a),

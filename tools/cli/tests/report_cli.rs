@@ -13,12 +13,7 @@ fn demo_report_covers_every_shader() {
     let (out, stdout) = demo_split("report-test");
     let line = stdout.lines().find(|l| l.starts_with("report:")).unwrap();
     println!("{line}");
-    let b = std::fs::read_dir(&out)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("b-"))
-        .expect("DIR/b-<V>");
+    let b = common::b_dir(&out);
     let build: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(b.join("_b_build.json")).unwrap()).unwrap();
     let dir = out.join("report");

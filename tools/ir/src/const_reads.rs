@@ -2,9 +2,13 @@
 //! reads at constant offsets, merged, and whether any offset is computed at run time. The
 //! reflection records them per cbuf so a host knows which driver-segment (c[0]) words a shader
 //! needs filled (seed 000: a scan that missed vertex and compute shaders' c[0] reads cost Link's
-//! Awakening its tile lights and Odyssey its point sprites).
+//! Awakening its tile lights and Odyssey its point sprites). Reads at run-time offsets are
+//! bounded by interval arithmetic ([`crate::interval`]): [`c1_check`] says whether every one
+//! of NVN's c1 stays inside the span a shared bank gives the shader (seed 001's
+//! `c1_full.tsv` rule).
 
 use crate::ir::{Function, Op};
+use crate::shader::{BankSource, Shader};
 use std::collections::BTreeMap;
 
 /// The reads of one constant bank.
@@ -14,11 +18,15 @@ pub struct BankReads {
     pub ranges: Vec<[u32; 2]>,
     /// Whether some read's offset is computed at run time (its range is not in `ranges`).
     pub dynamic: bool,
+    /// One past the last byte a run-time-offset read may reach (whole words: a read at byte
+    /// offset `o` reads word `o / 4`), by interval arithmetic over its offset; 0 when none.
+    pub dynamic_end: u64,
 }
 
 /// The reads of every constant bank `f` reads, by bank.
 pub fn const_reads(f: &Function) -> BTreeMap<u8, BankReads> {
-    let mut raw: BTreeMap<u8, (Vec<[u32; 2]>, bool)> = BTreeMap::new();
+    let mut raw: BTreeMap<u8, (Vec<[u32; 2]>, u64)> = BTreeMap::new();
+    let mut ranges: Option<crate::interval::Intervals> = None;
     for &v in f.blocks.iter().flat_map(|b| b.insts.iter()) {
         let i = f.inst(v);
         let Op::LoadConst(bank) = i.op else { continue };
@@ -28,11 +36,17 @@ pub fn const_reads(f: &Function) -> BTreeMap<u8, BankReads> {
                 let off = off as u32;
                 e.0.push([off, off.saturating_add(4)]);
             }
-            None => e.1 = true,
+            None => {
+                let hi = ranges
+                    .get_or_insert_with(|| crate::interval::intervals(f))
+                    .range(i.args[0])
+                    .hi;
+                e.1 = e.1.max((hi / 4 + 1) * 4);
+            }
         }
     }
     raw.into_iter()
-        .map(|(bank, (mut r, dynamic))| {
+        .map(|(bank, (mut r, dynamic_end))| {
             r.sort_unstable();
             let mut ranges: Vec<[u32; 2]> = Vec::with_capacity(r.len());
             for x in r {
@@ -41,7 +55,122 @@ pub fn const_reads(f: &Function) -> BTreeMap<u8, BankReads> {
                     _ => ranges.push(x),
                 }
             }
-            (bank, BankReads { ranges, dynamic })
+            let dynamic = dynamic_end > 0;
+            (
+                bank,
+                BankReads {
+                    ranges,
+                    dynamic,
+                    dynamic_end,
+                },
+            )
         })
         .collect()
+}
+
+/// The bank NVN keeps in the code area (the c1 segment, control +0x700 / +0x6fc).
+pub const C1: u8 = 1;
+
+/// The bytes a shared c1 bank gives a shader whose c1 data is `bytes` long: the data rounded
+/// up to 256 bytes, then the 256-byte zero gap before the next shader's data (seed 001).
+pub fn c1_span(bytes: u64) -> u64 {
+    bytes.div_ceil(256) * 256 + 256
+}
+
+/// Whether a shader's run-time-offset c1 reads stay inside its span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum C1Status {
+    /// No c1 read has a run-time offset.
+    None,
+    /// Every one is proven inside the span.
+    Proven,
+    /// Some offset is not proven inside the span.
+    Unproven,
+}
+
+impl C1Status {
+    /// The reflection's name (`none`, `proven`, `unproven`).
+    pub fn name(self) -> &'static str {
+        match self {
+            C1Status::None => "none",
+            C1Status::Proven => "proven",
+            C1Status::Unproven => "unproven",
+        }
+    }
+}
+
+/// What [`c1_check`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct C1Check {
+    /// The verdict.
+    pub status: C1Status,
+    /// One past the last byte a run-time-offset read may reach (0: none).
+    pub end: u64,
+    /// The span a shared bank gives the shader ([`c1_span`] of its c1 data).
+    pub span: u64,
+}
+
+/// Checks `sh`'s run-time-offset c1 reads against its span; `None` when c1 is a bank bound
+/// at run time (CUDA's parameter bank), not embedded data. `reads`: [`const_reads`] of the
+/// shader's function.
+pub fn c1_check(sh: &Shader, reads: &BTreeMap<u8, BankReads>) -> Option<C1Check> {
+    let bytes = match sh.banks.iter().find(|b| b.bank == C1).map(|b| &b.source) {
+        Some(BankSource::Embedded(w)) => 4 * w.len() as u64,
+        Some(BankSource::Buffer { .. }) => return None,
+        None => 0,
+    };
+    let span = c1_span(bytes);
+    let end = reads.get(&C1).map_or(0, |r| r.dynamic_end);
+    let status = if end == 0 {
+        C1Status::None
+    } else if end <= span {
+        C1Status::Proven
+    } else {
+        C1Status::Unproven
+    };
+    Some(C1Check { status, end, span })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Type;
+
+    #[test]
+    fn masked_offsets_are_proven_and_raw_ones_are_not() {
+        use crate::interval::tests::{bin, one_block};
+        let (mut f, b, x) = one_block();
+        let off = bin(&mut f, b, Op::And, x, 0x3c);
+        let k = f.make(Op::Const(0x40), Type::U32, &[]);
+        for o in [off, k] {
+            f.push(b, Op::LoadConst(C1), Type::U32, &[o]);
+        }
+        let mut sh = Shader {
+            func: f,
+            stage: crate::Stage::Compute,
+            local_size: [1; 3],
+            shared_bytes: 0,
+            local_bytes: 0,
+            banks: vec![crate::Bank {
+                bank: C1,
+                source: BankSource::Embedded(vec![0; 3]),
+            }],
+            abi: "nvn",
+            guest_insts: 0,
+            gfx: None,
+        };
+        let r = const_reads(&sh.func);
+        assert_eq!(r[&C1].ranges, vec![[0x40, 0x44]]);
+        assert_eq!((r[&C1].dynamic, r[&C1].dynamic_end), (true, 0x40));
+        let c = c1_check(&sh, &r).unwrap();
+        assert_eq!((c.status, c.end, c.span), (C1Status::Proven, 0x40, 512));
+        // The raw register: unproven.
+        sh.func.push(b, Op::LoadConst(C1), Type::U32, &[x]);
+        let r = const_reads(&sh.func);
+        let c = c1_check(&sh, &r).unwrap();
+        assert_eq!((c.status, c.end), (C1Status::Unproven, 1 << 32));
+        assert_eq!(c1_span(0), 256);
+        assert_eq!(c1_span(256), 512);
+        assert_eq!(c1_span(257), 768);
+    }
 }

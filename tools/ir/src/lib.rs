@@ -69,6 +69,7 @@ pub mod const_reads;
 pub mod dom;
 pub mod gfx;
 pub mod hash;
+pub mod interval;
 pub mod ir;
 pub mod lift;
 pub mod passes;

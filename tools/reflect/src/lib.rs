@@ -141,6 +141,11 @@ pub struct Reflection {
     /// Whether the shader uses 64-bit atomics (`Int64Atomics`: ATOM/RED/ATOMS .64/.U64/.S64,
     /// CAS.64). Metal offers only some 64-bit atomic operations, on some GPU families.
     pub int64_atomics: bool,
+    /// Run-time-offset reads of constant bank c1 (NVN's code-area constants; docs/build.md
+    /// "c1-guard"); absent when c1 is a buffer bound at run time, and in records made before
+    /// the field (`dmsh c1-guard` then lists the shader).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub c1: Option<C1Reads>,
     /// Resources.
     pub resources: Vec<Resource>,
     /// How much of each Metal argument table the resources take.
@@ -178,6 +183,19 @@ pub struct Reflection {
     /// Whether Metal can run the stage directly (false for geometry and tessellation, which
     /// a later step must lower).
     pub metal_direct: bool,
+}
+
+/// Whether a shader's run-time c1 indices stay inside the span a shared c1 bank gives it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct C1Reads {
+    /// `none` (every c1 offset is a constant), `proven` (interval arithmetic keeps every
+    /// run-time one inside `span`) or `unproven`.
+    pub dynamic: String,
+    /// One past the last byte a run-time-offset read may reach (0: none; 2^32: unbounded).
+    pub end: u64,
+    /// The c1 data rounded up to 256 bytes, plus the 256-byte zero gap.
+    pub span: u64,
 }
 
 /// A geometry shader's input primitive as translated.

@@ -1860,6 +1860,7 @@ pub(crate) fn emit_planned(
     let words = std::mem::take(&mut e.b).assemble();
     let mut resources = Vec::new();
     let reads = dmsh_ir::const_reads::const_reads(f);
+    let c1 = dmsh_ir::const_reads::c1_check(sh, &reads);
     for bank in &sh.banks {
         if let BankSource::Buffer { guest_offset, size } = bank.source {
             if const_banks[bank.bank as usize] {
@@ -2086,6 +2087,11 @@ pub(crate) fn emit_planned(
         guest_state: if f.ssa { "ssa" } else { "variables" }.into(),
         warp_ops,
         int64_atomics: f.uses_int64_atomics(),
+        c1: c1.map(|c| crate::reflect::C1Reads {
+            dynamic: c.status.name().into(),
+            end: c.end,
+            span: c.span,
+        }),
         resources,
     };
     Ok(Output { words, reflection })

@@ -2,7 +2,8 @@
 //! split (tables and the per-key control/code files), then translation of every unique shader
 //! to SPIR-V with its reflection, and a coverage report (found, translated, failed and why),
 //! then the Metal build of the split (`dmsh build`: `b-<V>/`, MSL per key, `_b_build.json`)
-//! and the coverage report over it (`dmsh report`: `report/`).
+//! and the coverage report over it (`dmsh report`: `report/`), and its c1 list (`dmsh
+//! c1-guard`: `c1_full.tsv`, next to shader_map.tsv).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -79,13 +80,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let built = super::build::build(&b)?;
     println!("{}", built.line);
     // Then the title's coverage report over that build: DIR/report/.
-    let r = super::report::Args {
+    let folders = super::title::BuiltTitle {
         title: t,
         build: Some(built.dir),
+    };
+    let r = super::report::Args {
+        title: folders.clone(),
         out: Some(o.join("report")),
         since: None,
     };
     println!("{}", super::report::write_report(&r)?);
+    // And the c1 list of that build: DIR/c1_full.tsv, where the runtime looks for it.
+    let c1 = super::c1_guard::Args {
+        title: folders,
+        out: None,
+    };
+    println!("{}", super::c1_guard::write_list(&c1)?);
     Ok(ExitCode::SUCCESS)
 }
 

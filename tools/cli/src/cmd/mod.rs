@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod build;
+pub mod c1_guard;
 pub mod chain;
 pub mod demo;
 pub mod disasm;

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use anyhow::Context;
+
 use super::build::inputs::TitleInputs;
 
 /// The title arguments `dmsh build`, `dmsh chain` and `dmsh report` share.
@@ -146,4 +148,65 @@ pub fn translate_key(
 pub fn manual_facts(title: &Path) -> anyhow::Result<Option<std::path::PathBuf>> {
     let prof = dmsh_scan::Profile::load(title)?;
     Ok((!prof.shader_facts_manual.is_empty()).then(|| title.join(&prof.shader_facts_manual)))
+}
+
+/// A built title's folders as `dmsh report` and `dmsh c1-guard` take them: the title and
+/// its split, and the build.
+#[derive(clap::Args, Clone, Default)]
+pub struct BuiltTitle {
+    /// The title and its split folder.
+    #[command(flatten)]
+    pub title: TitleArgs,
+    /// The build folder, `b-<V>/` (default: the one b-* folder in the split folder).
+    #[arg(long, value_name = "DIR")]
+    pub build: Option<PathBuf>,
+}
+
+impl BuiltTitle {
+    /// The split folder and the build folder.
+    pub fn folders(&self) -> anyhow::Result<(PathBuf, PathBuf)> {
+        let split = self.title.split_dir()?;
+        let build = match &self.build {
+            Some(b) => b.clone(),
+            None => only_build(&split)?,
+        };
+        Ok((split, build))
+    }
+
+    /// The title's folder, if given.
+    pub fn game(&self) -> Option<&Path> {
+        self.title.game.as_deref()
+    }
+}
+
+/// The one `b-*` folder in `split`.
+fn only_build(split: &Path) -> anyhow::Result<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(split)
+        .with_context(|| format!("reading {}", split.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("b-"))
+        })
+        .collect();
+    found.sort();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => anyhow::bail!(
+            "{}: no b-<V> folder (run dmsh build first)",
+            split.display()
+        ),
+        _ => anyhow::bail!(
+            "{}: several builds ({}): name one with --build",
+            split.display(),
+            found
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }

@@ -10,7 +10,7 @@
 //! compiled. With `--spirv DIR` the keys are a capture folder's Vulkan modules (`capture`)
 //! instead of a split title's shaders: no translation, `fix_strides`, their reflection from
 //! the module and the dual-source variant `<key>_d` (`convert::build_module`).
-//! Not yet: c1_full.tsv.
+//! The c1 list (c1_full.tsv) is `dmsh c1-guard`, from the reflections this writes.
 
 pub mod cache;
 pub mod capture;

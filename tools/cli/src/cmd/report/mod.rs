@@ -20,17 +20,15 @@ use serde::Serialize;
 
 use super::build::record::BuildRecord;
 use super::build::write_atomic;
+use super::title::BuiltTitle;
 use cause::{classify, Cause, LEVELS};
 
 /// Arguments of `dmsh report`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The title (its name) and the split folder (shader_map.tsv).
+    /// The split, build and title folders.
     #[command(flatten)]
-    pub title: super::title::TitleArgs,
-    /// The build folder, `b-<V>/` (default: the one b-* folder in the split folder).
-    #[arg(long)]
-    pub build: Option<PathBuf>,
+    pub title: BuiltTitle,
     /// Where report.json, report.md and report.html go (default: SPLIT/report).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -268,52 +266,16 @@ pub fn report(
     }
 }
 
-/// The one `b-*` folder in `split`.
-fn only_build(split: &Path) -> anyhow::Result<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(split)
-        .with_context(|| format!("reading {}", split.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.is_dir()
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("b-"))
-        })
-        .collect();
-    found.sort();
-    match found.len() {
-        1 => Ok(found.remove(0)),
-        0 => anyhow::bail!(
-            "{}: no b-<V> folder (run dmsh build first)",
-            split.display()
-        ),
-        _ => anyhow::bail!(
-            "{}: several builds ({}): name one with --build",
-            split.display(),
-            found
-                .iter()
-                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
 /// Writes the report of a split folder's build into `out`; returns a one-line summary.
 pub fn write_report(args: &Args) -> anyhow::Result<String> {
-    let split = args.title.split_dir()?;
-    let build = match &args.build {
-        Some(b) => b.clone(),
-        None => only_build(&split)?,
-    };
+    let (split, build) = args.title.folders()?;
     let record = BuildRecord::read(&build.join("_b_build.json"))?;
     let map: BTreeMap<String, (String, String)> =
         super::title::read_map(&split.join("shader_map.tsv"))?
             .into_iter()
             .map(|r| (r.key, (r.container, r.stage)))
             .collect();
-    let title = match &args.title.game {
+    let title = match args.title.game() {
         Some(g) if g.join("profile.toml").is_file() => dmsh_scan::Profile::load(g)?.title,
         _ => String::new(),
     };

@@ -1,0 +1,518 @@
+//! Value ranges of a function's integers by interval arithmetic (seed 001's c1 rule: every
+//! value followed to its single SSA definition; constants, `& K`, shifts, bit-field
+//! extracts, min, max, clamps and casts bound it). Each value gets an unsigned and a signed
+//! interval of its type's width, each narrowing the other (so `smax(smin(x, 60), 0)` is
+//! `[0, 60]`).
+//!
+//! The solver is optimistic and sparse: every value starts empty and is re-evaluated when an
+//! operand changes (phis: the union of their incoming values); a value that changed more than
+//! [`WIDEN_AFTER`] times has each growing bound moved to its type's extreme, so each value
+//! changes a bounded number of times and the work is linear in the def-use edges. Two
+//! in-order passes then narrow the widened values again. Values the analysis does not
+//! understand (registers outside SSA, memory and attribute loads, constant-bank words, floats)
+//! take their type's whole range.
+
+use crate::ir::{Function, Op, Type, Value};
+
+/// Changes a value may make before its growing bounds widen to the type's extremes.
+pub const WIDEN_AFTER: u8 = 6;
+
+/// An unsigned range `[lo, hi]` (inclusive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Range {
+    /// The least value.
+    pub lo: u64,
+    /// The greatest value.
+    pub hi: u64,
+}
+
+/// A value's unsigned and signed intervals (the same set of bit patterns, both kept because
+/// each bounds what the other cannot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Abs {
+    u: (u128, u128),
+    s: (i128, i128),
+}
+
+/// The bit width of an integer type (Bool: 1); `None` for floats and Void.
+fn width(t: Type) -> Option<u32> {
+    match t {
+        Type::Bool => Some(1),
+        Type::U32 => Some(32),
+        Type::U64 => Some(64),
+        _ => None,
+    }
+}
+
+fn umax(w: u32) -> u128 {
+    (1u128 << w) - 1
+}
+
+fn smin(w: u32) -> i128 {
+    -(1i128 << (w - 1))
+}
+
+fn smax(w: u32) -> i128 {
+    (1i128 << (w - 1)) - 1
+}
+
+/// The whole range of width `w`.
+fn top(w: u32) -> Abs {
+    Abs {
+        u: (0, umax(w)),
+        s: (smin(w), smax(w)),
+    }
+}
+
+/// The set of the unsigned interval `u` of width `w` (signed one derived).
+fn from_u(w: u32, lo: u128, hi: u128) -> Abs {
+    reduce(
+        w,
+        Abs {
+            u: (lo, hi),
+            s: (smin(w), smax(w)),
+        },
+    )
+}
+
+/// The set of the signed interval `s` of width `w` (unsigned one derived).
+fn from_s(w: u32, lo: i128, hi: i128) -> Abs {
+    reduce(
+        w,
+        Abs {
+            u: (0, umax(w)),
+            s: (lo, hi),
+        },
+    )
+}
+
+/// Narrows each interval by what the other says (twice: each step may help the other).
+fn reduce(w: u32, mut a: Abs) -> Abs {
+    let half = 1u128 << (w - 1);
+    for _ in 0..2 {
+        let (lo, hi) = a.u;
+        let s = if hi < half {
+            (lo as i128, hi as i128)
+        } else if lo >= half {
+            (lo as i128 - (1i128 << w), hi as i128 - (1i128 << w))
+        } else {
+            (smin(w), smax(w))
+        };
+        a.s = (a.s.0.max(s.0), a.s.1.min(s.1));
+        let (lo, hi) = a.s;
+        let u = if lo >= 0 {
+            (lo as u128, hi as u128)
+        } else if hi < 0 {
+            ((lo + (1i128 << w)) as u128, (hi + (1i128 << w)) as u128)
+        } else {
+            (0, umax(w))
+        };
+        a.u = (a.u.0.max(u.0), a.u.1.min(u.1));
+    }
+    if a.u.0 > a.u.1 || a.s.0 > a.s.1 {
+        // Only an inconsistent input gets here; stay sound.
+        return top(w);
+    }
+    a
+}
+
+fn union(a: Abs, b: Abs) -> Abs {
+    Abs {
+        u: (a.u.0.min(b.u.0), a.u.1.max(b.u.1)),
+        s: (a.s.0.min(b.s.0), a.s.1.max(b.s.1)),
+    }
+}
+
+fn meet(w: u32, a: Abs, b: Abs) -> Abs {
+    reduce(
+        w,
+        Abs {
+            u: (a.u.0.max(b.u.0), a.u.1.min(b.u.1)),
+            s: (a.s.0.max(b.s.0), a.s.1.min(b.s.1)),
+        },
+    )
+}
+
+/// `old` with each bound that `new` moves outward set to the type's extreme.
+fn widen(w: u32, old: Abs, new: Abs) -> Abs {
+    let t = top(w);
+    Abs {
+        u: (
+            if new.u.0 < old.u.0 { t.u.0 } else { old.u.0 },
+            if new.u.1 > old.u.1 { t.u.1 } else { old.u.1 },
+        ),
+        s: (
+            if new.s.0 < old.s.0 { t.s.0 } else { old.s.0 },
+            if new.s.1 > old.s.1 { t.s.1 } else { old.s.1 },
+        ),
+    }
+}
+
+/// The intervals `[lo, hi]` of a signed expression over the corners of two signed intervals,
+/// or the whole range when a corner leaves width `w`.
+fn corners(w: u32, a: (i128, i128), b: (i128, i128), f: impl Fn(i128, i128) -> i128) -> Abs {
+    let c = [f(a.0, b.0), f(a.0, b.1), f(a.1, b.0), f(a.1, b.1)];
+    let (lo, hi) = (*c.iter().min().unwrap(), *c.iter().max().unwrap());
+    if lo < smin(w) || hi > smax(w) {
+        return top(w);
+    }
+    from_s(w, lo, hi)
+}
+
+/// The unsigned interval `[lo, hi]` of an unsigned sum or difference computed without
+/// wrapping: itself when it stays inside width `w`, shifted by 2^w when both ends wrap the
+/// same way, else the whole range.
+fn wrap(w: u32, lo: i128, hi: i128) -> Abs {
+    let m = 1i128 << w;
+    if lo >= 0 && hi < m {
+        from_u(w, lo as u128, hi as u128)
+    } else if lo >= m && hi < 2 * m {
+        from_u(w, (lo - m) as u128, (hi - m) as u128)
+    } else if lo < 0 && hi < 0 && lo >= -m {
+        from_u(w, (lo + m) as u128, (hi + m) as u128)
+    } else {
+        top(w)
+    }
+}
+
+/// All ones up to the highest set bit of `x`.
+fn ones_to(x: u128) -> u128 {
+    if x == 0 {
+        0
+    } else {
+        (1u128 << (128 - x.leading_zeros())) - 1
+    }
+}
+
+/// Evaluates one operation of result width `w` over its operands' sets.
+fn eval(op: Op, w: u32, ws: &[u32], a: &[Abs]) -> Abs {
+    let both = |fu: &dyn Fn(Abs, Abs) -> Abs, fs: &dyn Fn(Abs, Abs) -> Abs| {
+        meet(w, fu(a[0], a[1]), fs(a[0], a[1]))
+    };
+    match op {
+        Op::IAdd => both(
+            &|x, y| wrap(w, (x.u.0 + y.u.0) as i128, (x.u.1 + y.u.1) as i128),
+            &|x, y| corners(w, x.s, y.s, |p, q| p + q),
+        ),
+        Op::ISub => both(
+            &|x, y| {
+                wrap(
+                    w,
+                    x.u.0 as i128 - y.u.1 as i128,
+                    x.u.1 as i128 - y.u.0 as i128,
+                )
+            },
+            &|x, y| corners(w, x.s, y.s, |p, q| p - q),
+        ),
+        Op::IMul => both(
+            &|x, y| match x.u.1.checked_mul(y.u.1) {
+                Some(h) if h <= umax(w) => from_u(w, x.u.0 * y.u.0, h),
+                _ => top(w),
+            },
+            &|x, y| {
+                let big = |v: (i128, i128)| v.0 < -(1i128 << 63) || v.1 > 1i128 << 63;
+                if big(x.s) || big(y.s) {
+                    top(w)
+                } else {
+                    corners(w, x.s, y.s, |p, q| p * q)
+                }
+            },
+        ),
+        Op::INeg => {
+            let (lo, hi) = a[0].s;
+            meet(
+                w,
+                wrap(w, -(a[0].u.1 as i128), -(a[0].u.0 as i128)),
+                if -lo > smax(w) {
+                    top(w)
+                } else {
+                    from_s(w, -hi, -lo)
+                },
+            )
+        }
+        Op::UMulHi => from_u(w, (a[0].u.0 * a[1].u.0) >> w, (a[0].u.1 * a[1].u.1) >> w),
+        Op::And => {
+            if a[0].u.0 == a[0].u.1 && a[1].u.0 == a[1].u.1 {
+                let x = a[0].u.0 & a[1].u.0;
+                return from_u(w, x, x);
+            }
+            from_u(w, 0, a[0].u.1.min(a[1].u.1))
+        }
+        Op::Or => from_u(w, a[0].u.0.max(a[1].u.0), ones_to(a[0].u.1.max(a[1].u.1))),
+        Op::Xor => from_u(w, 0, ones_to(a[0].u.1.max(a[1].u.1))),
+        Op::Not => from_u(w, umax(w) - a[0].u.1, umax(w) - a[0].u.0),
+        Op::Shl => {
+            let (lo, hi) = (a[1].u.0.min(127) as u32, a[1].u.1.min(127) as u32);
+            if hi >= w || a[0].u.1.checked_shl(hi).is_none_or(|x| x > umax(w)) {
+                return top(w);
+            }
+            from_u(w, a[0].u.0 << lo, a[0].u.1 << hi)
+        }
+        Op::LShr => {
+            let (lo, hi) = (a[1].u.0.min(w as u128 - 1), a[1].u.1.min(w as u128 - 1));
+            from_u(w, a[0].u.0 >> hi, a[0].u.1 >> lo)
+        }
+        Op::AShr => {
+            let b = (
+                a[1].u.0.min(w as u128 - 1) as i128,
+                a[1].u.1.min(w as u128 - 1) as i128,
+            );
+            corners(w, a[0].s, b, |p, q| p >> q)
+        }
+        Op::BfeU => {
+            let count = a[2].u.1.min(w as u128) as u32;
+            let off = a[1].u.0.min(127) as u32;
+            from_u(
+                w,
+                0,
+                umax(count.max(1)).min(a[0].u.1 >> off) * (count > 0) as u128,
+            )
+        }
+        Op::BfeS => {
+            let (c_lo, c_hi) = (
+                a[2].u.0.min(w as u128) as u32,
+                a[2].u.1.min(w as u128) as u32,
+            );
+            let off = a[1].u.0.min(127) as u32;
+            let field = a[0].u.1 >> off;
+            if c_lo == c_hi && c_lo > 0 && field < 1u128 << (c_lo - 1) {
+                from_u(w, 0, field)
+            } else if c_hi > 0 {
+                from_s(w, smin(c_hi), smax(c_hi))
+            } else {
+                from_u(w, 0, 0)
+            }
+        }
+        Op::Popc => from_u(w, 0, ws[0] as u128),
+        Op::FindUMsb | Op::FindSMsb => from_s(w, -1, ws[0] as i128 - 1),
+        Op::UMin => from_u(w, a[0].u.0.min(a[1].u.0), a[0].u.1.min(a[1].u.1)),
+        Op::UMax => from_u(w, a[0].u.0.max(a[1].u.0), a[0].u.1.max(a[1].u.1)),
+        Op::SMin => from_s(w, a[0].s.0.min(a[1].s.0), a[0].s.1.min(a[1].s.1)),
+        Op::SMax => from_s(w, a[0].s.0.max(a[1].s.0), a[0].s.1.max(a[1].s.1)),
+        Op::Select => reduce(w, union(a[1], a[2])),
+        Op::UConvert if a[0].u.1 <= umax(w) => from_u(w, a[0].u.0, a[0].u.1),
+        Op::SConvert if ws[0] <= w => from_s(w, a[0].s.0, a[0].s.1),
+        Op::Bitcast if ws[0] == w => a[0],
+        Op::Pack64 => from_u(w, a[0].u.0 + (a[1].u.0 << 32), a[0].u.1 + (a[1].u.1 << 32)),
+        Op::Hi32 => from_u(w, a[0].u.0 >> 32, a[0].u.1 >> 32),
+        op if is_compare(op) => from_u(w, 0, 1),
+        _ => top(w),
+    }
+}
+
+/// Whether `op` is an integer comparison (a Bool: `[0, 1]`).
+fn is_compare(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        IEq | INe | SLt | SLe | SGt | SGe | ULt | ULe | UGt | UGe
+    )
+}
+
+/// How many operands an operation's interval reads (the rest, e.g. a select's condition, are
+/// ignored); `None`: the operation is not evaluated (its value is its type's whole range).
+fn operands(op: Op) -> Option<usize> {
+    Some(match op {
+        Op::INeg
+        | Op::Not
+        | Op::Popc
+        | Op::FindUMsb
+        | Op::FindSMsb
+        | Op::UConvert
+        | Op::SConvert
+        | Op::Bitcast
+        | Op::Hi32 => 1,
+        Op::IAdd
+        | Op::ISub
+        | Op::IMul
+        | Op::UMulHi
+        | Op::And
+        | Op::Or
+        | Op::Xor
+        | Op::Shl
+        | Op::LShr
+        | Op::AShr
+        | Op::UMin
+        | Op::UMax
+        | Op::SMin
+        | Op::SMax
+        | Op::Pack64 => 2,
+        op if is_compare(op) => 2,
+        Op::BfeU | Op::BfeS | Op::Select => 3,
+        _ => return None,
+    })
+}
+
+/// The ranges of every value of a function.
+pub struct Intervals {
+    state: Vec<Option<Abs>>,
+    widths: Vec<Option<u32>>,
+}
+
+impl Intervals {
+    /// The unsigned range of `v` (its type's whole range when unknown or not an integer; a
+    /// 32-bit value's range lies in `[0, 2^32)`).
+    pub fn range(&self, v: Value) -> Range {
+        let w = self.widths[v.index()].unwrap_or(64);
+        let a = self.state[v.index()].unwrap_or(top(w));
+        Range {
+            lo: a.u.0 as u64,
+            hi: a.u.1 as u64,
+        }
+    }
+}
+
+/// The state of the solver.
+struct Solver<'a> {
+    f: &'a Function,
+    state: Vec<Option<Abs>>,
+    widths: Vec<Option<u32>>,
+    placed: Vec<bool>,
+}
+
+impl Solver<'_> {
+    /// The current set of operand `v` (`None`: not yet reached).
+    fn get(&self, v: Value) -> Option<Abs> {
+        let i = v.index();
+        let w = self.widths[i]?;
+        if let Op::Const(c) = self.f.insts[i].op {
+            let c = c as u128 & umax(w);
+            return Some(from_u(w, c, c));
+        }
+        if !self.placed[i] {
+            return Some(top(w));
+        }
+        self.state[i]
+    }
+
+    /// `v`'s set from its operands' current sets (`None`: an operand is not yet reached).
+    fn eval(&self, v: Value) -> Option<Abs> {
+        let i = self.f.inst(v);
+        let w = self.widths[v.index()]?;
+        if let Op::Phi(_) = i.op {
+            return self
+                .f
+                .phi_args(v)
+                .iter()
+                .filter_map(|&(_, x)| self.get(x))
+                .reduce(union);
+        }
+        if let Op::Const(_) = i.op {
+            return self.get(v);
+        }
+        let Some(n) = operands(i.op) else {
+            return Some(top(w));
+        };
+        let mut a = [top(w); 3];
+        let mut ws = [w; 3];
+        for k in 0..n {
+            let x = i.args[k];
+            if x.is_none() {
+                return Some(top(w));
+            }
+            let Some(xw) = self.widths[x.index()] else {
+                // A float operand (a bitcast from float): nothing known.
+                if k == 0 || i.op != Op::Select {
+                    return Some(top(w));
+                }
+                continue;
+            };
+            ws[k] = xw;
+            if i.op == Op::Select && k == 0 {
+                continue;
+            }
+            a[k] = self.get(x)?;
+        }
+        Some(eval(i.op, w, &ws[..n], &a[..n]))
+    }
+}
+
+/// Computes the ranges of every value of `f`.
+pub fn intervals(f: &Function) -> Intervals {
+    let n = f.insts.len();
+    let widths: Vec<Option<u32>> = f.insts.iter().map(|i| width(i.ty)).collect();
+    let mut placed = vec![false; n];
+    let order: Vec<Value> = f
+        .blocks
+        .iter()
+        .flat_map(|b| b.insts.iter().copied())
+        .collect();
+    for v in &order {
+        placed[v.index()] = true;
+    }
+    // Users of each placed value (phi operands included).
+    let mut users: Vec<Vec<Value>> = vec![Vec::new(); n];
+    for &v in &order {
+        let i = f.inst(v);
+        if widths[v.index()].is_none() {
+            continue;
+        }
+        if let Op::Phi(_) = i.op {
+            for &(_, x) in f.phi_args(v) {
+                users[x.index()].push(v);
+            }
+        } else {
+            for x in i.args() {
+                users[x.index()].push(v);
+            }
+        }
+    }
+    let mut s = Solver {
+        f,
+        state: vec![None; n],
+        widths,
+        placed,
+    };
+    let mut changes = vec![0u8; n];
+    let mut queued = vec![false; n];
+    let mut work: std::collections::VecDeque<Value> = order.iter().copied().collect();
+    for v in &order {
+        queued[v.index()] = true;
+    }
+    while let Some(v) = work.pop_front() {
+        queued[v.index()] = false;
+        let Some(new) = s.eval(v) else { continue };
+        let w = s.widths[v.index()].unwrap_or(64);
+        let old = s.state[v.index()];
+        let next = match old {
+            None => new,
+            Some(o) => {
+                let j = union(o, new);
+                if j == o {
+                    continue;
+                }
+                changes[v.index()] = changes[v.index()].saturating_add(1);
+                if changes[v.index()] > WIDEN_AFTER {
+                    widen(w, o, j)
+                } else {
+                    j
+                }
+            }
+        };
+        s.state[v.index()] = Some(next);
+        for &u in &users[v.index()] {
+            if !queued[u.index()] {
+                queued[u.index()] = true;
+                work.push_back(u);
+            }
+        }
+    }
+    // Narrowing: the fixpoint holds every run's values, so re-evaluating on it stays sound.
+    for _ in 0..2 {
+        for &v in &order {
+            let (Some(old), Some(w)) = (s.state[v.index()], s.widths[v.index()]) else {
+                continue;
+            };
+            if let Some(new) = s.eval(v) {
+                s.state[v.index()] = Some(meet(w, old, new));
+            }
+        }
+    }
+    Intervals {
+        state: s.state,
+        widths: s.widths,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;
