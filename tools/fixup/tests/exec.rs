@@ -3,8 +3,8 @@
 //! glslang's SPIR-V of GLSL that computes the definition by hand.
 //!
 //! - vs_depth: the translated `vs_basic_mvp` drawn through `main` and `main_z`; every pixel's
-//!   depth (the fragment's `gl_FragCoord.z`, the value a depth target stores) differs exactly
-//!   by the rewrite: d(main) = d(main_z) / 2 + 1/2.
+//!   depth differs exactly by the rewrite, d(main) = d(main_z) / 2 + 1/2, both as the
+//!   fragment's `gl_FragCoord.z` and as the value a real D32 depth target stores.
 //! - vs_pad: a fragment partner reads two locations the vertex shader never writes (a float
 //!   and a uint vector); after the fix-up it draws like glslang's pair whose fragment shader
 //!   uses (0, 0, 0, 1) in their place.
@@ -48,6 +48,17 @@ fn mvp_setup() -> Option<(PathBuf, PairCase, Stage)> {
 /// Draws `case` with `vertex` and the GLSL fragment shader `fs` into one RGBA32F target
 /// cleared to −1.
 fn draw(dir: &Path, case: &PairCase, vertex: Stage, fs: &str) -> RenderOutputs {
+    draw_with_depth(dir, case, vertex, fs, false)
+}
+
+/// [`draw`], with a D32 depth target as well when `depth` (cleared to 1, written always).
+fn draw_with_depth(
+    dir: &Path,
+    case: &PairCase,
+    vertex: Stage,
+    fs: &str,
+    depth: bool,
+) -> RenderOutputs {
     let mut case = case.clone();
     case.fragment = Side::Helper(fs.to_string());
     case.targets = vec![TexFormat::Rgba32Float];
@@ -55,6 +66,7 @@ fn draw(dir: &Path, case: &PairCase, vertex: Stage, fs: &str) -> RenderOutputs {
     let fragment = dksh_render::reference_stage(dir, &case.fragment, "fragment").expect("GLSL");
     let mut job = dksh_render::job(&case, vertex, fragment).expect("job");
     job.clear = [-1.0; 4];
+    job.depth = depth;
     dmsh_vk::render::render(&job).expect("draw")
 }
 
@@ -106,6 +118,58 @@ fn vs_depth_entry_points_differ_exactly_by_the_gl_rewrite() {
         }
     }
     println!("vs_depth: {both} pixels drawn by both entry points");
+    assert!(both > 1000, "too few pixels to compare: {both}");
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ, e.g. {:?}",
+        bad.len(),
+        &bad[..bad.len().min(5)]
+    );
+}
+
+/// vs_depth into a real depth target: the D32 values `main` stores are those `main_z` stores
+/// mapped by z' = z/2 + 1/2, and `main_z` stores what its fragments see as `gl_FragCoord.z`.
+#[test]
+fn vs_depth_entry_points_store_depths_that_differ_by_the_gl_rewrite() {
+    let Some((dir, case, v)) = mvp_setup() else {
+        return;
+    };
+    let mut refl = v.reflection.clone();
+    let words = for_metal(&v.spirv, &mut refl, &Partners::default()).expect("fix-ups");
+    let fs = "#version 450\nlayout(location = 0) out vec4 o;\nvoid main() { o = vec4(gl_FragCoord.z); }\n";
+    let stage = Stage {
+        spirv: words,
+        reflection: refl,
+    };
+    let run = |entry: &str| {
+        let o = draw_with_depth(&dir, &case, with_entry(stage.clone(), entry), fs, true);
+        let depth = o.depth.clone().expect("a depth target");
+        (texels(&o), depth)
+    };
+    let (gl_colour, gl) = run("main");
+    let (z_colour, z) = run("main_z");
+    assert_eq!(gl.len(), gl_colour.len());
+    let (mut both, mut bad) = (0, Vec::new());
+    for k in 0..gl.len() {
+        let covered = gl_colour[k][0] != -1.0 && z_colour[k][0] != -1.0;
+        if !covered {
+            // Not drawn: the cleared depth.
+            if gl_colour[k][0] == -1.0 {
+                assert_eq!(gl[k], 1.0, "pixel {k}");
+            }
+            continue;
+        }
+        both += 1;
+        assert_eq!(
+            z[k], z_colour[k][0],
+            "pixel {k}: stored depth = gl_FragCoord.z"
+        );
+        let want = z[k] / 2.0 + 0.5;
+        if (gl[k] - want).abs() > 2e-7 {
+            bad.push((k, gl[k], z[k]));
+        }
+    }
+    println!("vs_depth (depth target): {both} pixels drawn by both entry points");
     assert!(both > 1000, "too few pixels to compare: {both}");
     assert!(
         bad.is_empty(),

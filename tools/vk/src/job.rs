@@ -971,6 +971,7 @@ impl RenderJobFile {
                 clear: self.clear,
                 blend: self.blend,
                 dual_source: false,
+                depth: false,
                 samples: self.samples,
                 layers: self.layers,
                 viewports: self.viewports.clone(),

@@ -151,6 +151,9 @@ pub struct RenderJob {
     /// = source 0 × SRC1_COLOR + destination × ONE_MINUS_SRC1_COLOR, alpha likewise with
     /// SRC1_ALPHA, source 1 being the fragment output at location 0 index 1.
     pub dual_source: bool,
+    /// A 32-bit float depth target as well (single-sampled, one layer): cleared to 1, every
+    /// fragment's depth written (compare ALWAYS), read back as [`RenderOutputs::depth`].
+    pub depth: bool,
     /// Samples per pixel (0 or 1: single-sampled; 2, 4, 8: multisampled targets resolved
     /// (averaged) into the read-back images; float and normalised formats only).
     pub samples: u32,
@@ -337,6 +340,8 @@ pub struct RenderOutputs {
     pub buffers: Vec<Vec<u8>>,
     /// Final texels of every texture / storage image, in job order.
     pub images: Vec<Vec<u8>>,
+    /// The depth target's values, row by row, when the job asked for one.
+    pub depth: Option<Vec<f32>>,
     /// Device name.
     pub device: String,
     /// Milliseconds to create the pipeline.
@@ -515,6 +520,25 @@ impl Device {
                 )?);
             }
         }
+        if job.depth && (msaa || layers > 1) {
+            return Err(Error::Job(
+                "a depth target needs one sample and one layer".into(),
+            ));
+        }
+        let depth_rt = match job.depth {
+            true => Some(image::create(
+                &mut s,
+                &TextureSpec {
+                    name: "depth".into(),
+                    width: job.width,
+                    height: job.height,
+                    format: TexFormat::Depth32Float,
+                    ..Default::default()
+                },
+                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+            )?),
+            false => None,
+        };
         let t0 = Instant::now();
         let vmod = s.module(&job.vertex.spirv)?;
         let mut fwords = job.fragment.spirv.clone();
@@ -569,9 +593,22 @@ impl Device {
             } else {
                 ((0..n).map(aref).collect(), Vec::new())
             };
+            let dref = vk::AttachmentReference::default()
+                .attachment(atts.len() as u32)
+                .layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+            if depth_rt.is_some() {
+                atts.push(att(
+                    &TexFormat::Depth32Float,
+                    1,
+                    vk::AttachmentLoadOp::CLEAR,
+                ));
+            }
             let mut sub0 = vk::SubpassDescription::default()
                 .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
                 .color_attachments(&refs);
+            if depth_rt.is_some() {
+                sub0 = sub0.depth_stencil_attachment(&dref);
+            }
             if msaa {
                 sub0 = sub0.resolve_attachments(&resolves);
             }
@@ -593,7 +630,9 @@ impl Device {
                 )
                 .vk("vkCreateRenderPass")?;
             s.render_passes.push(rp);
-            let views: Vec<vk::ImageView> = rts.iter().chain(&ms).map(|r| r.view).collect();
+            let views: Vec<vk::ImageView> = (rts.iter().chain(&ms).chain(&depth_rt))
+                .map(|r| r.view)
+                .collect();
             let fb = d
                 .create_framebuffer(
                     &vk::FramebufferCreateInfo::default()
@@ -710,7 +749,11 @@ impl Device {
                 .map(|a| if job.dual_source { dual_source(a) } else { a })
                 .collect();
             let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&cba);
-            let ci = [vk::GraphicsPipelineCreateInfo::default()
+            let ds = vk::PipelineDepthStencilStateCreateInfo::default()
+                .depth_test_enable(true)
+                .depth_write_enable(true)
+                .depth_compare_op(vk::CompareOp::ALWAYS);
+            let mut ci = [vk::GraphicsPipelineCreateInfo::default()
                 .stages(&stages)
                 .vertex_input_state(&vi)
                 .input_assembly_state(&ia)
@@ -721,6 +764,9 @@ impl Device {
                 .layout(pl)
                 .render_pass(rp)
                 .subpass(0)];
+            if depth_rt.is_some() {
+                ci[0] = ci[0].depth_stencil_state(&ds);
+            }
             let made = d.create_graphics_pipelines(vk::PipelineCache::null(), &ci, None);
             let p = s.pipeline("vkCreateGraphicsPipelines", made)?;
             (p, pl, rp, fb)
@@ -744,11 +790,19 @@ impl Device {
                 color: vk::ClearColorValue { float32: job.clear },
             },
         };
-        let clears: Vec<vk::ClearValue> = targets
+        let mut clears: Vec<vk::ClearValue> = targets
             .iter()
             .chain(if msaa { &targets[..] } else { &[] })
             .map(clear_value)
             .collect();
+        if depth_rt.is_some() {
+            clears.push(vk::ClearValue {
+                depth_stencil: vk::ClearDepthStencilValue {
+                    depth: 1.0,
+                    stencil: 0,
+                },
+            });
+        }
         let record = |d: &ash::Device, cb: vk::CommandBuffer| {
             for img in images {
                 image::record_upload(scope, d, cb, img, vk::ImageLayout::GENERAL);
@@ -796,7 +850,7 @@ impl Device {
                 vk::PipelineStageFlags::ALL_GRAPHICS,
                 vk::AccessFlags::SHADER_WRITE,
             );
-            for rt in targets_ref.iter().chain(images) {
+            for rt in targets_ref.iter().chain(images).chain(&depth_rt) {
                 image::record_readback(scope, d, cb, rt, vk::ImageLayout::GENERAL);
             }
         };
@@ -813,10 +867,18 @@ impl Device {
             })
             .collect();
         let (buffers, images) = compute::read_back(&s, &job.buffers, &idx, &imgs);
+        let depth = depth_rt.as_ref().map(|d| {
+            let bytes = s.read(d.staging, d.bytes);
+            bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        });
         Ok(RenderOutputs {
             targets: out_targets,
             buffers,
             images,
+            depth,
             device: self.info().name.clone(),
             pipeline_ms,
             draw_ms,
