@@ -7,7 +7,7 @@
 //! version is on the chain (V differs from a build without xcrun).
 
 mod common;
-use common::{b_dir, build_args, demo_game};
+use common::{b_dir, build_args, demo_game, stand_in};
 
 use std::path::Path;
 use std::process::Command;
@@ -42,14 +42,7 @@ fn dmsh(args: &[&str], envs: &[(&str, &Path)], fail: &str) -> std::process::Outp
 fn metallibs_with_a_stand_in_xcrun() {
     let t = std::env::temp_dir().join(format!("dmsh-metallib-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&t);
-    std::fs::create_dir_all(&t).unwrap();
-    let xcrun = t.join("xcrun");
-    std::fs::write(&xcrun, STAND_IN).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&xcrun, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    let xcrun = stand_in(&t, "xcrun", STAND_IN);
     let log = t.join("xcrun.log");
     let split = t.join("split");
     let o = dmsh(&["demo", "--out", split.to_str().unwrap()], &[], "none");

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::b_dir;
+use common::{b_dir, build_args, demo_game, demo_split, stand_in};
 
 const STAND_IN: &str = r#"#!/bin/sh
 case "$*" in
@@ -19,16 +19,15 @@ echo "error: line 1: stand-in spirv-val refuses $1" >&2
 exit 1
 "#;
 
-fn dmsh(args: &[&str], path: Option<&Path>) -> std::process::Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_dmsh"));
-    c.args(args);
-    if let Some(p) = path {
-        let old = std::env::var_os("PATH").unwrap_or_default();
-        let mut dirs = vec![p.to_path_buf()];
-        dirs.extend(std::env::split_paths(&old));
-        c.env("PATH", std::env::join_paths(dirs).unwrap());
-    }
-    c.output().expect("dmsh runs")
+/// `dmsh args` with `bin` first on PATH.
+fn dmsh_with(bin: &Path, args: &[&str]) -> std::process::Output {
+    let old = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = std::iter::once(bin.to_path_buf()).chain(std::env::split_paths(&old));
+    Command::new(env!("CARGO_BIN_EXE_dmsh"))
+        .args(args)
+        .env("PATH", std::env::join_paths(dirs).unwrap())
+        .output()
+        .expect("dmsh runs")
 }
 
 fn json(p: PathBuf) -> serde_json::Value {
@@ -37,48 +36,21 @@ fn json(p: PathBuf) -> serde_json::Value {
 
 #[test]
 fn a_module_spirv_val_refuses_fails_at_validate() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let t = std::env::temp_dir().join(format!("dmsh-validate-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&t);
-    let bin = t.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let val = bin.join("spirv-val");
-    std::fs::write(&val, STAND_IN).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&val, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let split = t.join("split");
-    let o = dmsh(&["demo", "--out", split.to_str().unwrap()], None);
+    let (split, _) = demo_split("validate-test");
+    let bin = split.join("bin");
+    stand_in(&bin, "spirv-val", STAND_IN);
+    let game = demo_game();
+    let out = split.join("o");
+    let o_arg = ["--out", out.to_str().unwrap()];
+    let o = dmsh_with(&bin, &build_args(&split, &game, &o_arg));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let game = root.join("games/demo");
-    let build = |out: &Path, strict: bool| {
-        let mut a = vec![
-            "build",
-            "--split",
-            split.to_str().unwrap(),
-            "--game",
-            game.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        if strict {
-            a.push("--strict");
-        }
-        dmsh(&a, Some(&bin))
-    };
-    let out = t.join("o");
-    let o = build(&out, false);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(!build(&out, true).status.success(), "--strict fails");
+    let strict = [o_arg[0], o_arg[1], "--strict"];
+    let o = dmsh_with(&bin, &build_args(&split, &game, &strict));
+    assert!(!o.status.success(), "--strict fails");
     let dir = b_dir(&out);
     let real = b_dir(&split);
-    assert_ne!(
-        dir.file_name(),
-        real.file_name(),
-        "spirv-val's version is on V"
-    );
+    let same = dir.file_name() == real.file_name();
+    assert!(!same, "spirv-val's version is on V");
     let rec = json(dir.join("_b_build.json"));
     let mut refused = 0;
     for s in rec["shaders"].as_array().unwrap() {
@@ -87,41 +59,25 @@ fn a_module_spirv_val_refuses_fails_at_validate() {
         assert_ne!(status, "built", "{key}: every translated module is refused");
         if step == "validate" {
             refused += 1;
-            assert!(
-                s["message"]
-                    .as_str()
-                    .unwrap()
-                    .contains("stand-in spirv-val refuses"),
-                "{key}: the validator's message"
-            );
+            let msg = s["message"].as_str().unwrap();
+            assert!(msg.contains("stand-in spirv-val refuses"), "{key}: {msg}");
             assert!(!dir.join(format!("{key}_b.metal")).exists(), "{key}");
         } else {
             // Only keys that never reach a module: NVN2 code.
             assert_eq!(status, "unsupported", "{key} at {step}");
         }
     }
-    // The 48 keys that translate (44 that reach MSL, 4 geometry / tessellation).
+    // The 48 keys that translate (42 that reach MSL, 4 geometry / tessellation, 2 f64).
     assert!(refused >= 48, "{refused} refused");
-    let o = dmsh(
-        &[
-            "report",
-            "--split",
-            split.to_str().unwrap(),
-            "--build",
-            dir.to_str().unwrap(),
-            "--out",
-            t.join("report").to_str().unwrap(),
-        ],
-        None,
-    );
+    let report = split.join("report-validate");
+    let [sp, b, r] = [&split, &dir, &report].map(|p| p.to_str().unwrap());
+    let args = ["report", "--split", sp, "--build", b, "--out", r];
+    let o = common::dmsh(&args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let rep = json(t.join("report/report.json"));
-    let group = rep["failures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|g| g["cause"] == "invalid_spirv")
-        .expect("an invalid_spirv group");
+    let rep = json(report.join("report.json"));
+    let failures = rep["failures"].as_array().unwrap();
+    let group = failures.iter().find(|g| g["cause"] == "invalid_spirv");
+    let group = group.expect("an invalid_spirv group");
     assert_eq!(group["count"].as_u64(), Some(refused as u64));
-    let _ = std::fs::remove_dir_all(&t);
+    let _ = std::fs::remove_dir_all(&split);
 }

@@ -88,36 +88,33 @@ fn with_entry(mut s: Stage, entry: &str) -> Stage {
     s
 }
 
-#[test]
-fn vs_depth_entry_points_differ_exactly_by_the_gl_rewrite() {
-    let Some((dir, case, v)) = mvp_setup() else {
-        return;
-    };
+/// A fragment shader writing its `gl_FragCoord.z`.
+const FRAG_Z: &str =
+    "#version 450\nlayout(location = 0) out vec4 o;\nvoid main() { o = vec4(gl_FragCoord.z); }\n";
+
+/// `v` after the Metal fix-ups (vs_depth only, spirv-val clean): entry points main and main_z.
+fn depth_fixed(v: &Stage) -> Stage {
     let mut refl = v.reflection.clone();
     let words = for_metal(&v.spirv, &mut refl, &Partners::default()).expect("fix-ups");
     assert_eq!(refl.fixups, ["vs_depth"]);
     spirv_val(&words).expect("spirv-val");
-    let fs = "#version 450\nlayout(location = 0) out vec4 o;\nvoid main() { o = vec4(gl_FragCoord.z); }\n";
-    let stage = Stage {
+    Stage {
         spirv: words,
         reflection: refl,
-    };
-    let gl = texels(&draw(&dir, &case, with_entry(stage.clone(), "main"), fs));
-    let z = texels(&draw(&dir, &case, with_entry(stage, "main_z"), fs));
-    let plain = texels(&draw(&dir, &case, v, fs));
-    assert_eq!(z, plain, "main_z is the shader as translated");
+    }
+}
+
+/// Every (pixel, depth through `main`, depth through `main_z`) of the pixels both drew obeys
+/// d(main) = d(main_z) / 2 + 1/2 (to 2e-7), and there are enough of them.
+fn assert_gl_rewrite(what: &str, pixels: impl Iterator<Item = (usize, f32, f32)>) {
     let (mut both, mut bad) = (0, Vec::new());
-    for (k, (g, z)) in gl.iter().zip(&z).enumerate() {
-        if g[0] == -1.0 || z[0] == -1.0 {
-            continue;
-        }
+    for (k, gl, z) in pixels {
         both += 1;
-        let want = z[0] / 2.0 + 0.5;
-        if (g[0] - want).abs() > 2e-7 {
-            bad.push((k, g[0], z[0]));
+        if (gl - (z / 2.0 + 0.5)).abs() > 2e-7 {
+            bad.push((k, gl, z));
         }
     }
-    println!("vs_depth: {both} pixels drawn by both entry points");
+    println!("vs_depth ({what}): {both} pixels drawn by both entry points");
     assert!(both > 1000, "too few pixels to compare: {both}");
     assert!(
         bad.is_empty(),
@@ -127,56 +124,41 @@ fn vs_depth_entry_points_differ_exactly_by_the_gl_rewrite() {
     );
 }
 
-/// vs_depth into a real depth target: the D32 values `main` stores are those `main_z` stores
-/// mapped by z' = z/2 + 1/2, and `main_z` stores what its fragments see as `gl_FragCoord.z`.
+/// vs_depth, seen twice: as the fragments' `gl_FragCoord.z` in a colour target and as the
+/// values a real D32 depth target stores, `main` gives `main_z`'s depth mapped by
+/// z' = z/2 + 1/2; `main_z` stores what its fragments see and is the shader as translated.
 #[test]
-fn vs_depth_entry_points_store_depths_that_differ_by_the_gl_rewrite() {
+fn vs_depth_entry_points_differ_exactly_by_the_gl_rewrite() {
     let Some((dir, case, v)) = mvp_setup() else {
         return;
     };
-    let mut refl = v.reflection.clone();
-    let words = for_metal(&v.spirv, &mut refl, &Partners::default()).expect("fix-ups");
-    let fs = "#version 450\nlayout(location = 0) out vec4 o;\nvoid main() { o = vec4(gl_FragCoord.z); }\n";
-    let stage = Stage {
-        spirv: words,
-        reflection: refl,
-    };
+    let stage = depth_fixed(&v);
     let run = |entry: &str| {
-        let o = draw_with_depth(&dir, &case, with_entry(stage.clone(), entry), fs, true);
+        let o = draw_with_depth(&dir, &case, with_entry(stage.clone(), entry), FRAG_Z, true);
         let depth = o.depth.clone().expect("a depth target");
         (texels(&o), depth)
     };
     let (gl_colour, gl) = run("main");
     let (z_colour, z) = run("main_z");
+    let plain = texels(&draw(&dir, &case, v, FRAG_Z));
+    assert_eq!(z_colour, plain, "main_z is the shader as translated");
     assert_eq!(gl.len(), gl_colour.len());
-    let (mut both, mut bad) = (0, Vec::new());
+    let (mut colour, mut stored) = (Vec::new(), Vec::new());
     for k in 0..gl.len() {
-        let covered = gl_colour[k][0] != -1.0 && z_colour[k][0] != -1.0;
-        if !covered {
+        let (g, zc) = (gl_colour[k][0], z_colour[k][0]);
+        if g == -1.0 || zc == -1.0 {
             // Not drawn: the cleared depth.
-            if gl_colour[k][0] == -1.0 {
+            if g == -1.0 {
                 assert_eq!(gl[k], 1.0, "pixel {k}");
             }
             continue;
         }
-        both += 1;
-        assert_eq!(
-            z[k], z_colour[k][0],
-            "pixel {k}: stored depth = gl_FragCoord.z"
-        );
-        let want = z[k] / 2.0 + 0.5;
-        if (gl[k] - want).abs() > 2e-7 {
-            bad.push((k, gl[k], z[k]));
-        }
+        assert_eq!(z[k], zc, "pixel {k}: stored depth = gl_FragCoord.z");
+        colour.push((k, g, zc));
+        stored.push((k, gl[k], z[k]));
     }
-    println!("vs_depth (depth target): {both} pixels drawn by both entry points");
-    assert!(both > 1000, "too few pixels to compare: {both}");
-    assert!(
-        bad.is_empty(),
-        "{} pixels differ, e.g. {:?}",
-        bad.len(),
-        &bad[..bad.len().min(5)]
-    );
+    assert_gl_rewrite("gl_FragCoord.z", colour.into_iter());
+    assert_gl_rewrite("depth target", stored.into_iter());
 }
 
 #[test]

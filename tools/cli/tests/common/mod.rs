@@ -165,6 +165,20 @@ pub fn demo_game() -> PathBuf {
     root().join("games/demo")
 }
 
+/// Writes `script` as the executable `dir/name` (a stand-in for a tool this machine lacks or
+/// a test wants to control) and returns its path.
+pub fn stand_in(dir: &Path, name: &str, script: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    p
+}
+
 /// The `b-<V>` folder a build wrote into `out`.
 pub fn b_dir(out: &Path) -> PathBuf {
     std::fs::read_dir(out)
