@@ -330,16 +330,6 @@ pub fn dump_from_record(s: &dmsh_runtime::abi::Shader, z_entry: &std::ffi::CStr)
     }
 }
 
-/// The map's stage names in `DMSH_STAGE_*` order.
-pub const STAGES: [&str; 6] = [
-    "vertex",
-    "tess_control",
-    "tess_eval",
-    "geometry",
-    "fragment",
-    "compute",
-];
-
 /// The whole expected dump of the demo title, one block per key in key order; keys without a
 /// reflection are `fail KEY 7`. A shader is c1-full unless its reflection's `c1.dynamic`
 /// is `none` or `proven` (what `dmsh c1-guard`, run by `dmsh demo`, lists).
@@ -360,9 +350,10 @@ pub fn expected_demo_dump(d: &Demo) -> String {
         match std::fs::read_to_string(&p) {
             Ok(t) => {
                 let j: serde_json::Value = serde_json::from_str(&t).unwrap();
-                let st = STAGES
+                // `DMSH_STAGE_*` is the order of `Stage::ALL`.
+                let st = dmsh_formats::Stage::ALL
                     .iter()
-                    .position(|s| *s == stage_of[k.as_str()])
+                    .position(|s| s.as_str() == stage_of[k.as_str()])
                     .unwrap() as u64;
                 let full = !matches!(j["c1"]["dynamic"].as_str(), Some("none" | "proven"));
                 out += &dump_from_json(&j, &k, st, full, &dir);

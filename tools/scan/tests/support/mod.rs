@@ -13,16 +13,6 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-/// Stage names as the tables write them.
-pub const STAGES: [&str; 6] = [
-    "vertex",
-    "tess_control",
-    "tess_eval",
-    "geometry",
-    "fragment",
-    "compute",
-];
-
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

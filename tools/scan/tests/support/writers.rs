@@ -176,7 +176,10 @@ pub fn build_nvn2(
 
 /// Slot order of BNSH stage pointers.
 pub fn slot(stage: &str) -> usize {
-    super::STAGES.iter().position(|s| *s == stage).unwrap()
+    dmsh_formats::Stage::ALL
+        .iter()
+        .position(|s| s.as_str() == stage)
+        .unwrap()
 }
 
 /// A BNSH file: one variation per entry of `variations`, each a list of built stages.
