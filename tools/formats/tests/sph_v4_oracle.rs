@@ -174,9 +174,15 @@ fn check(sm: &str, version: u32, size: usize) -> (usize, usize) {
         fields += want.len();
         // The code-layout view agrees: the code starts right after the SPH.
         let layout = &meta["code_bin_layout"];
-        if let Some(off) = layout.get("instructions_offset").and_then(|o| o.as_u64()) {
-            assert_eq!(off as usize, raw.size(), "{}", p.display());
-        }
+        let off = layout["instructions_offset"]
+            .as_u64()
+            .expect("instructions_offset");
+        assert_eq!(off as usize, raw.size(), "{}", p.display());
+        // The code-area locator finds the same SPH and code start in the code.bin.
+        let bin = std::fs::read(p.to_string_lossy().replace(".meta.json", ".code.bin")).unwrap();
+        let prog = dmsh_formats::code_area::locate_code_area(&bin);
+        assert_eq!(prog.sph.as_ref(), Some(&raw), "{}", p.display());
+        assert_eq!(prog.code_start as u64, off, "{}", p.display());
     }
     println!("{sm}: {shaders} graphics SPHs, {fields} oracle fields matched (non-zero table fields, v4 maps)");
     (shaders, fields)
