@@ -61,10 +61,12 @@ pub fn locate_code_area(b: &[u8]) -> Program {
         };
     }
     if let Some(sph) = plausible_sph(b, 0) {
+        // 0x50 bytes for a v3 SPH (uam / NVN), 0x80 for v4 (NAK sm86 / NVN2).
+        let code_start = sph.size().min(end);
         return Program {
             kind: "graphics code (SPH at 0)",
             sph: Some(sph),
-            code_start: SPH_SIZE.min(end),
+            code_start,
             code_end: end,
         };
     }

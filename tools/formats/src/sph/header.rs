@@ -1,18 +1,24 @@
-//! The Shader Program Header (SPH): 20 words (0x50 bytes) in front of graphics code.
+//! The Shader Program Header (SPH) in front of graphics code: version 3 (Maxwell, 20 words,
+//! 0x50 bytes) or version 4 (SM75+ / Ampere, 32 words, 0x80 bytes; words 0..19 keep the v3
+//! positions, words 20..31 add the per-vertex map).
 
 use std::fmt::Write;
 
 /// A decoded SPH (the common words; the attribute maps are kept raw).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sph {
-    /// The 20 raw words.
-    pub words: [u32; 20],
+    /// The raw words: 20 for version 3, 32 for version 4 (words 20..31 are 0 in v3).
+    pub words: [u32; 32],
 }
 
-/// Size of the SPH in bytes.
+/// Size of a version 3 SPH in bytes (Maxwell: every NVN / deko3d program).
 pub const SPH_SIZE: usize = 0x50;
 
-fn bits(w: u32, lo: u32, len: u32) -> u32 {
+/// Size of a version 4 SPH in bytes (SM75+: NVN2 / NAK sm86 programs).
+pub const SPH_V4_SIZE: usize = 0x80;
+
+/// Bits `lo..lo+len` of `w`.
+pub(crate) fn bits(w: u32, lo: u32, len: u32) -> u32 {
     (w >> lo) & ((1u64 << len) - 1) as u32
 }
 
@@ -38,14 +44,39 @@ const FIELDS: &[(&str, usize, u32, u32, bool)] = &[
 ];
 
 impl Sph {
-    /// Reads an SPH from 0x50 bytes; `None` if too short.
+    /// Reads an SPH: 0x50 bytes, or 0x80 when the version field (word 0 bits 5..9) says 4;
+    /// `None` if too short.
     pub fn parse(b: &[u8]) -> Option<Sph> {
-        let b = b.get(..SPH_SIZE)?;
-        let mut words = [0u32; 20];
-        for (i, w) in words.iter_mut().enumerate() {
-            *w = u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().ok()?);
+        let word = |i: usize| {
+            Some(u32::from_le_bytes(
+                b.get(i * 4..i * 4 + 4)?.try_into().ok()?,
+            ))
+        };
+        let n = if bits(word(0)?, 5, 5) == 4 {
+            SPH_V4_SIZE
+        } else {
+            SPH_SIZE
+        };
+        b.get(..n)?;
+        let mut words = [0u32; 32];
+        for (i, w) in words.iter_mut().enumerate().take(n / 4) {
+            *w = word(i)?;
         }
         Some(Sph { words })
+    }
+
+    /// The version field (word 0 bits 5..9): 3 Maxwell, 4 SM75+.
+    pub fn version(&self) -> u32 {
+        bits(self.words[0], 5, 5)
+    }
+
+    /// Bytes this SPH occupies in front of the code (0x80 for version 4, else 0x50).
+    pub fn size(&self) -> usize {
+        if self.version() == 4 {
+            SPH_V4_SIZE
+        } else {
+            SPH_SIZE
+        }
     }
 
     /// Whether word 0 looks like an SPH: type 1 (VTG) or 2 (PS), a known shader type that
@@ -79,6 +110,7 @@ impl Sph {
             "GEOMETRY",
             "PIXEL",
         ];
+        let v4 = self.version() == 4;
         let mut line = |k: &str, v: String| {
             let _ = writeln!(s, "{k} = {v}");
         };
@@ -116,6 +148,11 @@ impl Sph {
             line("omap_target", format!("{:#010x}", w[18]));
             line("omap_sample_mask", format!("{}", bits(w[19], 0, 1)));
             line("omap_depth", format!("{}", bits(w[19], 1, 1)));
+            if v4 {
+                line("imap_system_values_d", format!("{:#06x}", w[17] >> 16));
+                line("does_interlock", format!("{}", bits(w[19], 2, 1)));
+                line("uses_underestimate", format!("{}", bits(w[19], 3, 1)));
+            }
         } else {
             let imap: Vec<String> = w[6..10].iter().map(|x| format!("{x:08x}")).collect();
             line("imap_generic_vector", imap.join(" "));
@@ -148,6 +185,17 @@ impl Sph {
                     w[19] >> 16
                 ),
             );
+            if v4 {
+                line(
+                    "imap_system_values_d",
+                    format!("{:#04x}", w[12] >> 8 & 0xff),
+                );
+                line("omap_system_values_d", format!("{:#04x}", w[19] >> 24));
+            }
+        }
+        if v4 {
+            let ext: Vec<String> = w[20..].iter().map(|x| format!("{x:08x}")).collect();
+            line("v4_words_20_31", ext.join(" "));
         }
         s
     }

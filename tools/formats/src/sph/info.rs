@@ -1,8 +1,11 @@
 //! The Shader Program Header as a typed structure (every stage): the common words and the
 //! input/output attribute maps, decoded from a raw [`Sph`] (layout: NVIDIA's
-//! "Shader-Program-Header", summarised in `tests/corpus/dksh/README.md` §3).
+//! "Shader-Program-Header", summarised in `tests/corpus/dksh/README.md` §3; version 4:
+//! `clc797sph.h`, summarised in `tests/corpus/nak/README.md` §5). Both versions decode into
+//! the same [`SphInfo`]; v4 keeps every v3 position and adds the `*_sys_d` maps and two pixel
+//! flags.
 
-use super::header::Sph;
+use super::header::{bits, Sph, SPH_SIZE, SPH_V4_SIZE};
 
 /// The pipeline stage an SPH declares (`shader_type`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -49,7 +52,7 @@ pub enum Interp {
 /// Why an SPH is not usable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SphError {
-    /// Fewer than 0x50 bytes.
+    /// Fewer than 0x50 bytes (0x80 when word 0 says version 4).
     Short(usize),
     /// `sph_type` is neither 1 (VTG) nor 2 (pixel), or disagrees with `shader_type`.
     BadType(u32),
@@ -58,7 +61,10 @@ pub enum SphError {
 impl std::fmt::Display for SphError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SphError::Short(n) => write!(f, "SPH: {n} bytes, need 0x50"),
+            SphError::Short(n) => write!(
+                f,
+                "SPH: {n} bytes, need {SPH_SIZE:#x} ({SPH_V4_SIZE:#x} for version 4)"
+            ),
             SphError::BadType(w) => write!(
                 f,
                 "SPH word 0 {w:#010x}: sph_type/shader_type not a known combination"
@@ -134,10 +140,17 @@ pub struct SphInfo {
     pub omap_sample_mask: bool,
     /// Pixel: depth is written.
     pub omap_depth: bool,
-}
-
-fn bits(w: u32, lo: u32, len: u32) -> u32 {
-    (w >> lo) & ((1u64 << len) - 1) as u32
+    /// Version 4 input system values D (VTG: 8 bits, viewport mask / barycentrics; pixel:
+    /// 2 bits per value). 0 in v3.
+    pub imap_sys_d: u16,
+    /// Version 4, VTG: output system values D. 0 in v3.
+    pub omap_sys_d: u8,
+    /// Version 4, pixel: reads the interlock ticket (bit 610).
+    pub does_interlock: bool,
+    /// Version 4, pixel: uses inner (underestimated) coverage (bit 611).
+    pub uses_underestimate: bool,
+    /// Version 4, pixel: per-vertex generic input components (bits 672..799, bit 4n+c).
+    pub imap_pervertex: u128,
 }
 
 fn bytes_le(s: &Sph, off: usize, n: usize) -> u128 {
@@ -151,7 +164,7 @@ fn bytes_le(s: &Sph, off: usize, n: usize) -> u128 {
 }
 
 impl SphInfo {
-    /// Decodes an SPH from its first 0x50 bytes.
+    /// Decodes an SPH from its first 0x50 bytes (0x80 for version 4).
     pub fn parse(b: &[u8]) -> Result<SphInfo, SphError> {
         let s = Sph::parse(b).ok_or(SphError::Short(b.len()))?;
         SphInfo::from_sph(&s)
@@ -169,6 +182,9 @@ impl SphInfo {
             (2, 5) => SphStage::Fragment,
             _ => return Err(SphError::BadType(w[0])),
         };
+        let v4 = bits(w[0], 5, 5) == 4;
+        // Version 4 reserves the v3 fields does_load_or_store, does_fp64 and the CRS size.
+        let v3_only = |x: u32| if v4 { 0 } else { x };
         let mut info = SphInfo {
             stage,
             sph_type,
@@ -177,14 +193,14 @@ impl SphInfo {
             kills_pixels: bits(w[0], 15, 1) != 0,
             does_global_store: bits(w[0], 16, 1) != 0,
             sass_version: bits(w[0], 17, 4),
-            does_load_or_store: bits(w[0], 26, 1) != 0,
-            does_fp64: bits(w[0], 27, 1) != 0,
+            does_load_or_store: v3_only(bits(w[0], 26, 1)) != 0,
+            does_fp64: v3_only(bits(w[0], 27, 1)) != 0,
             stream_out_mask: bits(w[0], 28, 4),
             local_memory_low: bits(w[1], 0, 24),
             per_patch_attribute_count: bits(w[1], 24, 8),
             local_memory_high: bits(w[2], 0, 24),
             threads_per_input_primitive: bits(w[2], 24, 8),
-            local_memory_crs: bits(w[3], 0, 24),
+            local_memory_crs: v3_only(bits(w[3], 0, 24)),
             output_topology: bits(w[3], 24, 4),
             max_output_vertex_count: bits(w[4], 0, 12),
             store_req_start: bits(w[4], 12, 8),
@@ -200,6 +216,11 @@ impl SphInfo {
             omap_target: 0,
             omap_sample_mask: false,
             omap_depth: false,
+            imap_sys_d: 0,
+            omap_sys_d: 0,
+            does_interlock: false,
+            uses_underestimate: false,
+            imap_pervertex: 0,
         };
         if stage == SphStage::Fragment {
             for k in 0..128usize {
@@ -220,6 +241,12 @@ impl SphInfo {
             info.omap_target = w[18];
             info.omap_sample_mask = bits(w[19], 0, 1) != 0;
             info.omap_depth = bits(w[19], 1, 1) != 0;
+            if v4 {
+                info.imap_sys_d = bytes_le(s, 0x46, 2) as u16;
+                info.does_interlock = bits(w[19], 2, 1) != 0;
+                info.uses_underestimate = bits(w[19], 3, 1) != 0;
+                info.imap_pervertex = bytes_le(s, 0x54, 16);
+            }
         } else {
             info.imap_generic = bytes_le(s, 0x18, 16);
             info.imap_sys_c = bytes_le(s, 0x2a, 2) as u16;
@@ -227,6 +254,10 @@ impl SphInfo {
             info.omap_generic = bytes_le(s, 0x36, 16);
             info.omap_sys_c = bytes_le(s, 0x48, 2) as u16;
             info.omap_viewport_mask = bytes_le(s, 0x4f, 1) & 1 != 0;
+            if v4 {
+                info.imap_sys_d = bytes_le(s, 0x31, 1) as u16;
+                info.omap_sys_d = bytes_le(s, 0x4f, 1) as u8;
+            }
         }
         Ok(info)
     }

@@ -1,16 +1,17 @@
-//! The shader program header (SPH) of Maxwell graphics programs: the raw words with their
-//! names ([`header`]), the typed decode every stage uses ([`info`]: `SphInfo`), and the
+//! The shader program header (SPH) of graphics programs, version 3 (Maxwell) and 4 (SM75+):
+//! the raw words with their names ([`header`]), the system values by name ([`sysval`]), the typed decode every stage uses ([`info`]: `SphInfo`), and the
 //! input/output masks the split writes to shader_facts.tsv ([`io`], from `SphInfo`). One
 //! decoder: the scanner, the disassembler and the lifter all read the SPH through it.
 
 pub mod header;
 pub mod info;
+pub mod sysval;
 
 use crate::stage::Stage;
-pub use header::{Sph, SPH_SIZE};
+pub use header::{Sph, SPH_SIZE, SPH_V4_SIZE};
 pub use info::{Interp, SphError, SphInfo, SphStage};
 
-/// Inputs and outputs read from an SPH (Maxwell layout, 0x50 bytes).
+/// Inputs and outputs read from an SPH (either version).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SphIo {
     /// Generic input components: bit 4·a + c = attribute a, component c.
