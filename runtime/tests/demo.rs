@@ -23,15 +23,7 @@ fn open(d: &common::Demo) -> Title {
 fn keys_agree_with_split_for_every_demo_shader() {
     let Some(d) = common::demo() else { return };
     let mut by_len: BTreeMap<(String, usize), usize> = BTreeMap::new();
-    let map = std::fs::read_to_string(d.map()).unwrap();
-    let gen: BTreeMap<&str, &str> = map
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let c: Vec<&str> = l.split('\t').collect();
-            (c[0], c[2])
-        })
-        .collect();
+    let gen = d.map_column(2);
     let keys = d.keys();
     for k in &keys {
         let control = std::fs::read(d.split.join(format!("pkg/{k}.control"))).unwrap();

@@ -16,6 +16,18 @@ pub struct Demo {
 }
 
 impl Demo {
+    /// Column `col` of the shader map by key (its first column), the header skipped.
+    pub fn map_column(&self, col: usize) -> std::collections::BTreeMap<String, String> {
+        let map = std::fs::read_to_string(self.map()).unwrap();
+        map.lines()
+            .skip(1)
+            .map(|l| {
+                let c: Vec<&str> = l.split('\t').collect();
+                (c[0].to_string(), c[col].to_string())
+            })
+            .collect()
+    }
+
     /// `split/shader_map.tsv`.
     pub fn map(&self) -> PathBuf {
         self.split.join("shader_map.tsv")
@@ -334,15 +346,7 @@ pub fn dump_from_record(s: &dmsh_runtime::abi::Shader, z_entry: &std::ffi::CStr)
 /// reflection are `fail KEY 7`. A shader is c1-full unless its reflection's `c1.dynamic`
 /// is `none` or `proven` (what `dmsh c1-guard`, run by `dmsh demo`, lists).
 pub fn expected_demo_dump(d: &Demo) -> String {
-    let map = std::fs::read_to_string(d.map()).unwrap();
-    let stage_of: std::collections::HashMap<&str, &str> = map
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let c: Vec<&str> = l.split('\t').collect();
-            (c[0], c[1])
-        })
-        .collect();
+    let stage_of = d.map_column(1);
     let dir = d.b_dir();
     let mut out = String::new();
     for k in d.keys() {
