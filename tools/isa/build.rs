@@ -11,8 +11,22 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use table_syntax::{FieldDecl, Syntax};
 
-/// The ISAs: name (prefix of the generated files) and table.
-const ISAS: &[(&str, &str)] = &[("maxwell", "src/maxwell.tbl")];
+/// The ISAs: name (prefix of the generated files) and the files of its table, read in order.
+const ISAS: &[(&str, &[&str])] = &[
+    ("maxwell", &["src/maxwell.tbl"]),
+    ("ampere", AMPERE_FILES),
+];
+
+/// Ampere's table files (the same list as `src/ampere.rs`'s `TABLE_FILES`).
+const AMPERE_FILES: &[&str] = &[
+    "src/ampere/header.tbl",
+    "src/ampere/int.tbl",
+    "src/ampere/uniform.tbl",
+    "src/ampere/float.tbl",
+    "src/ampere/mem.tbl",
+    "src/ampere/tex.tbl",
+    "src/ampere/ctrl.tbl",
+];
 
 fn fail(msg: impl std::fmt::Display) -> ! {
     eprintln!("error: {msg}");
@@ -36,19 +50,25 @@ fn write(out: &Path, name: &str, text: &str) {
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/table_syntax");
+    println!("cargo:rerun-if-changed=src/ampere");
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let (fpath, ftext) = read(&dir, "src/fields.tbl");
     let fields = table_syntax::parse_fields(&fpath, &ftext).unwrap_or_else(|e| fail(e));
     let mut tables = Vec::new();
-    for (isa, rel) in ISAS {
-        let (path, text) = read(&dir, rel);
-        let syn = table_syntax::parse(fields.clone(), &path, &text).unwrap_or_else(|e| fail(e));
+    for (isa, rels) in ISAS {
+        let texts: Vec<(String, String)> = rels.iter().map(|r| read(&dir, r)).collect();
+        let files: Vec<(&str, &str)> = texts
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let syn = table_syntax::parse_files(fields.clone(), &files).unwrap_or_else(|e| fail(e));
+        let rel = rels[0];
         if syn.isa != *isa {
-            fail(format!("{path}: isa {} where {isa} was expected", syn.isa));
+            fail(format!("{rel}: isa {} where {isa} was expected", syn.isa));
         }
         write(&out, &format!("{isa}_opcode.rs"), &opcodes(&syn, rel));
-        write(&out, &format!("{isa}_mods.rs"), &mods(&syn, isa, rel));
+        write(&out, &format!("{isa}_mods.rs"), &mods(&syn, isa, &dir));
         tables.push(syn);
     }
     if let Some(d) = table_syntax::unused_fields(&fields, &tables).first() {
@@ -182,7 +202,7 @@ fn pattern(vals: &[usize]) -> String {
     parts.join(" | ")
 }
 
-fn mods(syn: &Syntax, isa: &str, rel: &str) -> String {
+fn mods(syn: &Syntax, isa: &str, dir: &Path) -> String {
     let isa_ty = table_syntax::type_name(isa);
     let mut s = String::new();
     for (k, e) in syn.enums.iter().enumerate() {
@@ -194,10 +214,13 @@ fn mods(syn: &Syntax, isa: &str, rel: &str) -> String {
         };
         let _ = writeln!(
             s,
-            "/// `enum {}` of `{rel}` (line {}), {} values.\n///\n/// Used by {}.\n\
+            "/// `enum {}` of `{}` (line {}), {} values.\n///\n/// Used by {}.\n\
              #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n\
              pub enum {ty} {{",
             e.name,
+            Path::new(&e.file)
+                .strip_prefix(dir)
+                .map_or(e.file.clone(), |p| p.display().to_string()),
             e.line,
             e.entries.len(),
             users(syn, k)

@@ -1,7 +1,8 @@
 //! dmsh-isa: NVIDIA GPU instructions described as data: decoder, bit-exact encoder and an
-//! nvdisasm-exact printer. Maxwell (sm_50–53, Tegra X1) today; the engine is generic over the
-//! instruction word and the ISA's table ([`engine`], [`Word`], [`Isa`]) so that Ampere's
-//! 128-bit instructions are a second table, not a second decoder.
+//! nvdisasm-exact printer. Maxwell (sm_50–53, Tegra X1) and Ampere ([`ampere`]: sm_86-class,
+//! Switch 2) share one engine, generic over the instruction word and the ISA's table
+//! ([`engine`], [`Word`], [`Isa`]): Ampere's 128-bit instructions are a second table, not a
+//! second decoder.
 //!
 //! The instruction set is one table of encodings per ISA, `src/maxwell.tbl` (see
 //! [`table_syntax`] for its language), over one field vocabulary, `src/fields.tbl`: each form
@@ -68,6 +69,7 @@
 pub mod code_area {
     pub use dmsh_formats::code_area::*;
 }
+pub mod ampere;
 pub mod engine;
 pub mod error;
 pub mod field;

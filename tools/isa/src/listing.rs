@@ -1,13 +1,15 @@
 //! Readers for nvdisasm listings used as ground truth: the corpus TSV format
 //! (`offset  encoding  sass  sass_raw  dual`) and nvdisasm's own `-hex` text.
 
-/// One slot of a listing.
+use crate::word::Word;
+
+/// One slot of a listing, with its word of type `W` (`u64` for Maxwell, `u128` for Ampere).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct Entry<W = u64> {
     /// Byte offset in the instruction stream.
     pub offset: u64,
-    /// The 64-bit word.
-    pub word: u64,
+    /// The instruction (or scheduling) word.
+    pub word: W,
     /// nvdisasm's text (`None` for scheduling words and for words nvdisasm rejected).
     pub text: Option<String>,
 }
@@ -29,8 +31,14 @@ pub fn parse(text: &str) -> Vec<Entry> {
     }
 }
 
-/// Parses the corpus TSV format.
+/// Parses the corpus TSV format (64-bit words; other lines are skipped).
 pub fn parse_tsv(text: &str) -> Vec<Entry> {
+    parse_tsv_as(text)
+}
+
+/// Parses the corpus TSV format with words of type `W` (`parse_tsv_as::<u128>` for sm86
+/// listings); lines whose encoding is not exactly `W`'s width are skipped.
+pub fn parse_tsv_as<W: Word>(text: &str) -> Vec<Entry<W>> {
     let mut out = Vec::new();
     for l in text.lines() {
         if l.starts_with('#') || l.trim().is_empty() {
@@ -40,12 +48,16 @@ pub fn parse_tsv(text: &str) -> Vec<Entry> {
         if c.len() < 3 {
             continue;
         }
+        if c[1].len() != W::BYTES * 2 {
+            continue;
+        }
         let (Ok(offset), Ok(word)) = (
             u64::from_str_radix(c[0].trim_start_matches("0x"), 16),
-            u64::from_str_radix(c[1], 16),
+            u128::from_str_radix(c[1], 16),
         ) else {
             continue;
         };
+        let word = W::from_u128(word);
         let t = c[2].trim();
         let text = (t != ".ctrl" && !t.contains("UNDECODED")).then(|| t.to_string());
         out.push(Entry { offset, word, text });

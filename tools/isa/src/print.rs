@@ -61,7 +61,11 @@ impl<I: Isa> Instr<I> {
             if neg {
                 out.push('!');
             }
-            push_pred(out, g.0 as u64);
+            if self.guard_is_uniform() {
+                push_upred(out, g.0 as u64);
+            } else {
+                push_pred(out, g.0 as u64);
+            }
             out.push(' ');
         }
         let start = out.len();
@@ -84,6 +88,8 @@ impl<I: Isa> Instr<I> {
                     match style {
                         Style::Reg => push_reg(out, raw),
                         Style::Pred => push_pred(out, raw),
+                        Style::UReg => push_ureg(out, raw),
+                        Style::UPred => push_upred(out, raw),
                         Style::CommaPredOnly => {
                             if raw != 7 {
                                 out.push_str(", ");
@@ -209,6 +215,22 @@ fn push_reg(out: &mut String, r: u64) {
         out.push_str("RZ");
     } else {
         let _ = write!(out, "R{r}");
+    }
+}
+
+fn push_ureg(out: &mut String, r: u64) {
+    if r == 63 {
+        out.push_str("URZ");
+    } else {
+        let _ = write!(out, "UR{r}");
+    }
+}
+
+fn push_upred(out: &mut String, p: u64) {
+    if p == 7 {
+        out.push_str("UPT");
+    } else {
+        let _ = write!(out, "UP{p}");
     }
 }
 

@@ -181,6 +181,13 @@ impl<I: Isa> Instr<I> {
         }
     }
 
+    /// Whether the guard is a uniform predicate (`@UP0`; the table's `uguard` forms).
+    pub fn guard_is_uniform(&self) -> bool {
+        self.form_def()
+            .field(Field::Guard)
+            .is_some_and(|d| d.kind == Kind::UPred)
+    }
+
     /// Whether the form has this field.
     pub fn has(&self, f: Field) -> bool {
         self.form_def().field(f).is_some()
@@ -211,6 +218,18 @@ impl<I: Isa> Instr<I> {
     pub fn pred(&self, f: Field) -> Option<Pred> {
         let d = self.form_def().field(f)?;
         (d.kind == Kind::Pred).then(|| Pred(d.extract(self.bits) as u8))
+    }
+
+    /// A uniform register field (`Reg(63)` is URZ).
+    pub fn ureg(&self, f: Field) -> Option<Reg> {
+        let d = self.form_def().field(f)?;
+        (d.kind == Kind::UReg).then(|| Reg(d.extract(self.bits) as u8))
+    }
+
+    /// A uniform predicate field (`Pred(7)` is UPT).
+    pub fn upred(&self, f: Field) -> Option<Pred> {
+        let d = self.form_def().field(f)?;
+        (d.kind == Kind::UPred).then(|| Pred(d.extract(self.bits) as u8))
     }
 
     /// A one-bit flag (false when the form lacks it).

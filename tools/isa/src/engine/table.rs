@@ -46,6 +46,14 @@ impl<I: Isa> Table<I> {
         Table::from_syntax(syn)
     }
 
+    /// Parses a table kept in several files (`(name, source)`, read in order as one text).
+    pub fn parse_files(files: &[(&str, &str)]) -> Result<Table<I>, String> {
+        let fields =
+            table_syntax::parse_fields("fields.tbl", FIELDS_SOURCE).map_err(|e| e.to_string())?;
+        let syn = table_syntax::parse_files(fields, files).map_err(|e| e.to_string())?;
+        Table::from_syntax(syn)
+    }
+
     /// The run-time tables of a checked parse.
     pub fn from_syntax(syn: Syntax) -> Result<Table<I>, String> {
         if syn.word_bits != I::Word::BITS {

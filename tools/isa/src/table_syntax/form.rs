@@ -10,16 +10,19 @@ impl Parser {
         let bits = self.word_bits()?;
         let (hex, rest) = rest
             .split_once(char::is_whitespace)
-            .ok_or_else(|| format!("bad form line (FORM HEX [noguard] TEMPLATE): {name}"))?;
+            .ok_or_else(|| format!("bad form line (FORM HEX [noguard|uguard] TEMPLATE): {name}"))?;
         let value = u128::from_str_radix(hex.trim_start_matches("0x"), 16)
             .map_err(|e| format!("{name}: bad fixed bits {hex}: {e}"))?;
         if bits < 128 && value >> bits != 0 {
             return Err(format!("{name}: fixed bits {hex} wider than {bits} bits"));
         }
         let mut rest = rest.trim_start();
-        let mut guard = true;
+        let mut guard = Some(Kind::Pred);
         if let Some(r) = rest.strip_prefix("noguard ") {
-            guard = false;
+            guard = None;
+            rest = r.trim_start();
+        } else if let Some(r) = rest.strip_prefix("uguard ") {
+            guard = Some(Kind::UPred);
             rest = r.trim_start();
         }
         let template = self.expand(rest)?;
@@ -32,7 +35,7 @@ impl Parser {
         line: usize,
         name: &str,
         value: u128,
-        guard: bool,
+        guard: Option<Kind>,
         template: &str,
     ) -> LineResult<FormSyn> {
         let bits = self.word_bits()?;
@@ -46,7 +49,7 @@ impl Parser {
             ));
         }
         let mut fields: Vec<FieldSyn> = Vec::new();
-        if guard {
+        if let Some(gkind) = guard {
             let ((glo, glen), nbit) = self
                 .header
                 .guard
@@ -55,7 +58,7 @@ impl Parser {
                 field: self.field("Guard")?,
                 pieces: vec![(glo, glen)],
                 width: glen,
-                kind: Kind::Pred,
+                kind: gkind,
                 shift: 0,
             });
             fields.push(FieldSyn {
@@ -63,6 +66,15 @@ impl Parser {
                 pieces: vec![(nbit, 1)],
                 width: 1,
                 kind: Kind::Flag,
+                shift: 0,
+            });
+        }
+        if let Some((lo, len)) = self.header.control {
+            fields.push(FieldSyn {
+                field: self.field("Ctrl")?,
+                pieces: vec![(lo, len)],
+                width: len,
+                kind: Kind::Uint,
                 shift: 0,
             });
         }
@@ -174,6 +186,8 @@ impl Parser {
             match class {
                 Class::Reg => Style::Reg,
                 Class::Pred => Style::Pred,
+                Class::UReg => Style::UReg,
+                Class::UPred => Style::UPred,
                 Class::Other => Style::Hex,
             }
         } else {
@@ -201,6 +215,8 @@ impl Parser {
                 let kind = match class {
                     Class::Reg => Kind::Reg,
                     Class::Pred => Kind::Pred,
+                    Class::UReg => Kind::UReg,
+                    Class::UPred => Kind::UPred,
                     Class::Other => kind_for(&style),
                 };
                 self.check_width(fname, kind, width)?;
@@ -228,12 +244,12 @@ impl Parser {
     }
 
     /// Widths a kind allows: flags 1 bit, predicates 3, registers 8, 20-bit floats 20,
-    /// 32-bit floats 32.
+    /// 32-bit floats 32 (uniform registers and predicates as their general kinds).
     fn check_width(&self, fname: &str, kind: Kind, width: u8) -> LineResult<()> {
         let want = match kind {
             Kind::Flag => 1,
-            Kind::Pred => 3,
-            Kind::Reg => 8,
+            Kind::Pred | Kind::UPred => 3,
+            Kind::Reg | Kind::UReg => 8,
             Kind::F20 | Kind::D20 => 20,
             Kind::F32 => 32,
             _ => return Ok(()),
@@ -250,6 +266,8 @@ impl Parser {
         Ok(match s {
             "R" => Style::Reg,
             "P" => Style::Pred,
+            "U" => Style::UReg,
+            "UP" => Style::UPred,
             "Q" => Style::PredComma,
             "q" => Style::CommaPredOnly,
             "X" => Style::Hex,
@@ -310,8 +328,8 @@ fn parse_spec(s: &str, style: &Style, bits: u32) -> LineResult<(Vec<(u8, u8)>, u
         None => (s, 0),
     };
     let dl = match style {
-        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) => 8,
-        Style::Pred | Style::PredComma | Style::CommaPredOnly => 3,
+        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) | Style::UReg => 8,
+        Style::Pred | Style::PredComma | Style::CommaPredOnly | Style::UPred => 3,
         _ => 1,
     };
     let mut pieces = Vec::new();

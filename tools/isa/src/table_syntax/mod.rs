@@ -6,17 +6,20 @@
 //! Two kinds of source are read:
 //!
 //! * the field vocabulary (`src/fields.tbl`), shared by every ISA: one line per field,
-//!   `NAME[:CLASS] doc`, `CLASS` being `reg` (a general register) or `pred` (a predicate);
+//!   `NAME[:CLASS] doc`, `CLASS` being `reg` (a general register), `pred` (a predicate),
+//!   `ureg` or `upred` (a uniform register or predicate, Volta and later);
 //! * one table per ISA (`src/maxwell.tbl`). Its header names the ISA and its word:
 //!   `isa NAME BITS` (64 or 128), `index LO_LEN` (the bits that bucket the forms for lookup),
 //!   `guard LO_LEN BIT` (the guard predicate `Guard` and its negation `GuardNeg`, which every
-//!   form has unless `noguard`), `place NAME@LO_LEN ...` (where a field used without `@` is).
+//!   form has unless `noguard`; `uguard`: the guard is a uniform predicate), `control LO_LEN`
+//!   (the scheduling bits every instruction word carries, field `Ctrl`, Volta and later),
+//!   `place NAME@LO_LEN ...` (where a field used without `@` is).
 //!   Then, one item per line (`#` starts a comment line):
 //!   - `enum NAME e0 e1 ...`: a modifier enum, entry *i* printed for value *i*; `_` prints
 //!     nothing, `?` marks an encoding nvdisasm rejects (the decoder refuses it), `^` stands for
 //!     a blank; `TEXT=Name` names the entry's typed variant explicitly (see [`variant_name`]);
 //!   - `def NAME text`: a text macro, `$NAME` in later lines;
-//!   - `FORM HEX [noguard] TEMPLATE`: an instruction form; the mnemonic is the template's
+//!   - `FORM HEX [noguard|uguard] TEMPLATE`: an instruction form; the mnemonic is the template's
 //!     leading word, `HEX` the fixed bits (every bit no field covers must equal `HEX`).
 //!
 //! Template placeholders, `{...}`, anything else printed as is (runs of blanks collapse):
@@ -66,6 +69,10 @@ pub enum Class {
     Reg,
     /// A predicate (default style `P`, kind [`Kind::Pred`] whatever the style).
     Pred,
+    /// A uniform register (default style `U`, kind [`Kind::UReg`]).
+    UReg,
+    /// A uniform predicate (default style `UP`, kind [`Kind::UPred`]).
+    UPred,
     /// Anything else (default style `X`).
     Other,
 }
@@ -101,7 +108,13 @@ pub fn parse_fields(file: &str, src: &str) -> Result<Vec<FieldDecl>, Error> {
             None => (head, Class::Other),
             Some((n, "reg")) => (n, Class::Reg),
             Some((n, "pred")) => (n, Class::Pred),
-            Some((_, c)) => return Err(err(format!("unknown field class {c} (reg, pred)"))),
+            Some((n, "ureg")) => (n, Class::UReg),
+            Some((n, "upred")) => (n, Class::UPred),
+            Some((_, c)) => {
+                return Err(err(format!(
+                    "unknown field class {c} (reg, pred, ureg, upred)"
+                )))
+            }
         };
         if !is_camel(name) {
             return Err(err(format!("field name {name} is not CamelCase")));
@@ -128,6 +141,8 @@ pub fn parse_fields(file: &str, src: &str) -> Result<Vec<FieldDecl>, Error> {
 pub struct EnumDecl {
     /// The table's name, e.g. `FTYPE`.
     pub name: String,
+    /// The file of its line (as given to [`parse_files`]).
+    pub file: String,
     /// Its line.
     pub line: usize,
     /// Printed text per value (`""` for `_`, `"?"` for a rejected value).
@@ -261,7 +276,18 @@ fn is_camel(s: &str) -> bool {
 
 /// Parses one ISA table against the field vocabulary. `file` only names the source in errors.
 pub fn parse(fields: Vec<FieldDecl>, file: &str, src: &str) -> Result<Syntax, Error> {
-    parser::Parser::new(fields, file).run(src)
+    parse_files(fields, &[(file, src)])
+}
+
+/// Parses one ISA table kept in several files, read in order as one text (the header and
+/// shared enums first, then the instruction families); errors name the file and its line.
+pub fn parse_files(fields: Vec<FieldDecl>, files: &[(&str, &str)]) -> Result<Syntax, Error> {
+    let first = files.first().map(|f| f.0).unwrap_or("");
+    let mut p = parser::Parser::new(fields, first);
+    for (file, src) in files {
+        p.read(file, src)?;
+    }
+    p.finish()
 }
 
 /// The vocabulary fields no table uses (guard fields count as used by tables with a guard).

@@ -9,6 +9,7 @@ pub(super) struct Header {
     isa: Option<(String, u32)>,
     index: Option<(u8, u8)>,
     pub(super) guard: Option<((u8, u8), u8)>,
+    pub(super) control: Option<(u8, u8)>,
     pub(super) places: HashMap<usize, (u8, u8)>,
 }
 
@@ -34,6 +35,7 @@ impl Parser {
                 isa: None,
                 index: None,
                 guard: None,
+                control: None,
                 places: HashMap::new(),
             },
             enums: Vec::new(),
@@ -51,7 +53,9 @@ impl Parser {
         }
     }
 
-    pub(super) fn run(mut self, src: &str) -> Result<Syntax, Error> {
+    /// Reads one file of the table (errors name it).
+    pub(super) fn read(&mut self, file: &str, src: &str) -> Result<(), Error> {
+        self.file = file.to_string();
         for (ln, line) in src.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -59,7 +63,7 @@ impl Parser {
             }
             self.line(ln + 1, line).map_err(|m| self.error(ln + 1, m))?;
         }
-        self.finish()
+        Ok(())
     }
 
     pub(super) fn word_bits(&self) -> LineResult<u32> {
@@ -102,6 +106,10 @@ impl Parser {
                 }
                 self.header.guard = Some((g, n.0));
             }
+            "control" => {
+                let bits = self.word_bits()?;
+                self.header.control = Some(single_piece(rest, bits)?);
+            }
             "place" => {
                 let bits = self.word_bits()?;
                 for p in rest.split_whitespace() {
@@ -142,6 +150,7 @@ impl Parser {
         }
         let mut d = EnumDecl {
             name: name.to_string(),
+            file: self.file.clone(),
             line: ln,
             entries: Vec::new(),
             variant_of: Vec::new(),
@@ -232,7 +241,7 @@ impl Parser {
         Ok(out)
     }
 
-    fn finish(self) -> Result<Syntax, Error> {
+    pub(super) fn finish(self) -> Result<Syntax, Error> {
         let whole = |msg: String| Error {
             file: self.file.clone(),
             line: 0,

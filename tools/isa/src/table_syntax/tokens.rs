@@ -7,6 +7,10 @@ pub enum Kind {
     Reg,
     /// Predicate register, 7 = PT.
     Pred,
+    /// Uniform register (Volta and later), 63 = URZ.
+    UReg,
+    /// Uniform predicate (Volta and later), 7 = UPT.
+    UPred,
     /// Unsigned integer.
     Uint,
     /// Signed (two's complement over the field's width) integer.
@@ -32,6 +36,10 @@ pub enum Style {
     Reg,
     /// Predicate name.
     Pred,
+    /// Uniform register name (`UR4`, `URZ`).
+    UReg,
+    /// Uniform predicate name (`UP0`, `UPT`).
+    UPred,
     /// Predicate name and `, `, nothing for `PT`.
     PredComma,
     /// `, ` and predicate name, nothing for `PT`.
@@ -104,6 +112,8 @@ pub(super) fn kind_for(style: &Style) -> Kind {
     match style {
         Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) => Kind::Reg,
         Style::Pred | Style::PredComma | Style::CommaPredOnly => Kind::Pred,
+        Style::UReg => Kind::UReg,
+        Style::UPred => Kind::UPred,
         Style::SHex | Style::HiddenSigned | Style::OptImm => Kind::Sint,
         Style::F20 => Kind::F20,
         Style::D20 => Kind::D20,
