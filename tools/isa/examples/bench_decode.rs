@@ -1,11 +1,20 @@
 //! Decode throughput over the whole corpus: `cargo run --release -p dmsh-isa --example
 //! bench_decode`. Prints instructions per second for decode alone, decode + encode and
-//! decode + print (single thread).
+//! decode + print (single thread), for Maxwell (sm53 listings) and Ampere (sm86 listings),
+//! and Ampere's rate as a ratio of Maxwell's, both measured in this process.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-fn collect(dir: &Path, out: &mut Vec<u64>) {
+/// The instruction words of the corpus's listings: Maxwell's (no scheduling words) and
+/// Ampere's.
+#[derive(Default)]
+struct Words {
+    sm53: Vec<u64>,
+    sm86: Vec<u128>,
+}
+
+fn collect(dir: &Path, out: &mut Words) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -17,12 +26,17 @@ fn collect(dir: &Path, out: &mut Vec<u64>) {
         }
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let text = match std::fs::read_to_string(&p) {
-            Ok(t) if name.ends_with(".sass") && !name.contains(".sm86.") => t,
+            Ok(t) if name.ends_with(".sass") => t,
             _ => continue,
         };
+        if name.contains(".sm86.") {
+            let es = dmsh_isa::listing::parse_tsv_as::<u128>(&text);
+            out.sm86.extend(es.iter().map(|e| e.word));
+            continue;
+        }
         for e in dmsh_isa::listing::parse(&text) {
             if e.offset % 32 != 0 {
-                out.push(e.word);
+                out.sm53.push(e.word);
             }
         }
     }
@@ -39,7 +53,9 @@ fn thread_cpu_seconds() -> Option<f64> {
     Some((utime + stime) / 100.0)
 }
 
-fn run<F: FnMut(&[u64]) -> u64>(name: &str, words: &[u64], mut f: F) {
+/// Runs `f` over `words` for 3 s; returns instructions per CPU-second (per wall second
+/// where CPU time is not available).
+fn run<W, F: FnMut(&[W]) -> u64>(name: &str, words: &[W], mut f: F) -> f64 {
     let mut n = 0u64;
     let mut sink = 0u64;
     let cpu0 = thread_cpu_seconds();
@@ -49,42 +65,79 @@ fn run<F: FnMut(&[u64]) -> u64>(name: &str, words: &[u64], mut f: F) {
         n += words.len() as u64;
     }
     let s = t.elapsed().as_secs_f64();
-    let cpu = match (cpu0, thread_cpu_seconds()) {
+    let (cpu, rate) = match (cpu0, thread_cpu_seconds()) {
         (Some(a), Some(b)) if b > a => {
-            format!(", {:.1} M/s per CPU-second", n as f64 / (b - a) / 1e6)
+            let r = n as f64 / (b - a);
+            (format!(", {:.1} M/s per CPU-second", r / 1e6), r)
         }
-        _ => String::new(),
+        _ => (String::new(), n as f64 / s),
     };
     println!(
-        "{name:14} {:8.1} M instructions/s wall{cpu}  ({n} in {s:.2} s, checksum {sink:x})",
+        "{name:20} {:8.1} M instructions/s wall{cpu}  ({n} in {s:.2} s, checksum {sink:x})",
         n as f64 / s / 1e6
     );
+    rate
 }
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut words = Vec::new();
+    let mut words = Words::default();
     collect(&root.join("tests/corpus"), &mut words);
     collect(&root.join("../shared/corpus/external"), &mut words);
-    println!("corpus: {} instruction words", words.len());
-    let _ = dmsh_isa::table::table(); // parse the table outside the timed loops
-    run("decode", &words, |ws| {
-        ws.iter()
-            .map(|&w| dmsh_isa::decode(w).map(|i| i.form() as u64).unwrap_or(0))
-            .sum()
-    });
-    run("decode+encode", &words, |ws| {
-        ws.iter()
-            .map(|&w| dmsh_isa::decode(w).map(|i| i.encode()).unwrap_or(0))
-            .fold(0, u64::wrapping_add)
-    });
-    run("decode+print", &words, |ws| {
-        ws.iter()
-            .map(|&w| {
-                dmsh_isa::decode(w)
-                    .map(|i| i.print(0, 0).len() as u64)
-                    .unwrap_or(0)
-            })
-            .sum()
-    });
+    println!(
+        "corpus: {} Maxwell and {} Ampere instruction words",
+        words.sm53.len(),
+        words.sm86.len()
+    );
+    let _ = dmsh_isa::table::table(); // parse the tables outside the timed loops
+    let _ = dmsh_isa::ampere::decode(0);
+    let m = [
+        run("sm53 decode", &words.sm53, |ws| {
+            ws.iter()
+                .map(|&w| dmsh_isa::decode(w).map(|i| i.form() as u64).unwrap_or(0))
+                .sum()
+        }),
+        run("sm53 decode+encode", &words.sm53, |ws| {
+            ws.iter()
+                .map(|&w| dmsh_isa::decode(w).map(|i| i.encode()).unwrap_or(0))
+                .fold(0, u64::wrapping_add)
+        }),
+        run("sm53 decode+print", &words.sm53, |ws| {
+            ws.iter()
+                .map(|&w| {
+                    dmsh_isa::decode(w)
+                        .map(|i| i.print(0, 0).len() as u64)
+                        .unwrap_or(0)
+                })
+                .sum()
+        }),
+    ];
+    use dmsh_isa::ampere;
+    let a = [
+        run("sm86 decode", &words.sm86, |ws| {
+            ws.iter()
+                .map(|&w| ampere::decode(w).map(|i| i.form() as u64).unwrap_or(0))
+                .sum()
+        }),
+        run("sm86 decode+encode", &words.sm86, |ws| {
+            ws.iter()
+                .map(|&w| ampere::decode(w).map(|i| i.encode() as u64).unwrap_or(0))
+                .fold(0, u64::wrapping_add)
+        }),
+        run("sm86 decode+print", &words.sm86, |ws| {
+            ws.iter()
+                .map(|&w| {
+                    ampere::decode(w)
+                        .map(|i| i.print(0, ampere::sched(w).reuse).len() as u64)
+                        .unwrap_or(0)
+                })
+                .sum()
+        }),
+    ];
+    for (k, what) in ["decode", "decode+encode", "decode+print"]
+        .iter()
+        .enumerate()
+    {
+        println!("sm86 / sm53 {what:14} {:.2}", a[k] / m[k]);
+    }
 }

@@ -104,18 +104,92 @@ pub fn instructions(code: &[u8]) -> impl Iterator<Item = (u64, Result<Instr, Err
     })
 }
 
-/// nvdisasm-style text of a bare code stream, one `/*offset*/ TEXT ;` line per instruction
-/// (`UNKNOWN 0x...` for words that do not decode).
-pub fn listing(code: &[u8]) -> String {
-    let mut out = String::new();
+/// One listing line as nvdisasm prints it for SM86: the offset comment, the guard
+/// right-aligned in front of the instruction column, the text and ` ;` (`NOP ;` too).
+pub fn format_line(offset: u64, text: &str) -> String {
+    let (guard, body) = match text.split_once(' ') {
+        Some((g, b)) if g.starts_with('@') => (g, b),
+        _ => ("", text),
+    };
+    format!("        /*{offset:04x}*/{guard:>18} {body} ;")
+}
+
+/// nvdisasm's text of a bare code stream (`nvdisasm -b SM86`, without its `.headerflags`
+/// lines), one line per instruction; `UNKNOWN 0x...` for words that do not decode. With
+/// `hex`, as `nvdisasm -hex` prints it: the low 64 bits after each line, the high 64 bits on
+/// a line of their own, in one column two blanks after the longest line.
+pub fn listing(code: &[u8], hex: bool) -> String {
+    let mut lines = Vec::new();
     for (offset, r, s) in instructions(code) {
-        let text = match r {
+        let text = match &r {
             Ok(i) => i.print(offset, s.reuse),
             Err(Error::UnknownEncoding { bits, .. }) => format!("UNKNOWN {bits:#034x}"),
             Err(e) => format!("UNKNOWN ({e})"),
         };
-        out.push_str(&crate::stream::format_line(offset, &text));
-        out.push('\n');
+        let word = code
+            .get(offset as usize..offset as usize + 16)
+            .and_then(u128::from_le_slice)
+            .unwrap_or(0);
+        lines.push((format_line(offset, &text), word));
+    }
+    let col = lines.iter().map(|(l, _)| l.len()).max().unwrap_or(0) + 2;
+    let mut out = String::new();
+    for (line, word) in lines {
+        if hex {
+            let (lo, hi) = (word as u64, (word >> 64) as u64);
+            out.push_str(&format!(
+                "{line:<col$}/* {lo:#018x} */\n{:col$}/* {hi:#018x} */\n",
+                ""
+            ));
+        } else {
+            out.push_str(&line);
+            out.push('\n');
+        }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines and `-hex` columns as nvdisasm 13.5 prints them for these three words.
+    #[test]
+    fn listing_like_nvdisasm() {
+        let words: [u128; 3] = [
+            0x000fc200000000000000000000007918,
+            0x000e2400000021000000000000037919,
+            0x000fea0003800000000000000000094d,
+        ];
+        let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let l = listing(&code, false);
+        let lines: Vec<&str> = l.lines().collect();
+        assert_eq!(lines[0], "        /*0000*/                   NOP ;");
+        assert_eq!(
+            lines[1],
+            "        /*0010*/                   S2R R3, SR_TID.X ;"
+        );
+        let h = listing(&code[..32], true);
+        let hl: Vec<&str> = h.lines().collect();
+        assert_eq!(
+            hl[0],
+            "        /*0000*/                   NOP ;               /* 0x0000000000007918 */"
+        );
+        assert_eq!(
+            hl[1],
+            "                                                       /* 0x000fc20000000000 */"
+        );
+        assert_eq!(
+            hl[2],
+            "        /*0010*/                   S2R R3, SR_TID.X ;  /* 0x0000000000037919 */"
+        );
+    }
+
+    #[test]
+    fn guard_is_right_aligned() {
+        assert_eq!(
+            format_line(0x20, "@P0 EXIT"),
+            "        /*0020*/               @P0 EXIT ;"
+        );
+    }
 }
