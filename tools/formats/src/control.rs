@@ -61,6 +61,9 @@ pub struct Control {
     /// Scratch (local memory) bytes per warp (Switch 1: +0x710; NVN2: not known, 0). An upper
     /// bound of 32 × the per-thread local size: like DKSH's it may include the call stack.
     pub scratch_per_warp: u32,
+    /// Where the instructions end in the code area, the SPH included (NVN2: +0x38; the c1
+    /// segment follows from +0x40). `None` for Switch 1 sections, which do not say.
+    pub instr_end: Option<usize>,
 }
 
 /// Why bytes are not a usable control section.
@@ -117,6 +120,7 @@ pub fn parse(b: &[u8], size_hint: Option<usize>) -> Result<Control, NotControl> 
         nvn_stage: Some(rd(b, 0x714)?),
         entry: rd(b, 0x708)? as usize,
         scratch_per_warp: rd(b, 0x710)?,
+        instr_end: None,
     })
 }
 
@@ -157,5 +161,6 @@ fn parse_nvn2(b: &[u8], size_hint: Option<usize>) -> Result<Control, NotControl>
         nvn_stage: None,
         entry: 0,
         scratch_per_warp: 0,
+        instr_end: Some(instr),
     })
 }

@@ -50,7 +50,7 @@ pub struct Setting<'a> {
 }
 
 /// A failure: the step and what failed.
-type Failed = (&'static str, String);
+pub type Failed = (&'static str, String);
 
 impl Outcome {
     /// `built`, or `failed` at a step.
@@ -80,6 +80,16 @@ pub fn build_key(
     partners: &dmsh_fixup::Partners,
 ) -> Outcome {
     if r.gen != "nvn1" {
+        // NVN2: decoded (the listing and any unknown encodings reach the report), not yet
+        // translated.
+        let decoded = if r.gen == "nvn2" {
+            match super::nvn2::decode_key(split, &r.key, &r.stage, dir) {
+                Ok(n) => format!("; all {n} instructions decode (listing: {}.sass)", r.key),
+                Err(e) => return Outcome::of(&r.key, &r.stage, Err(e)),
+            }
+        } else {
+            String::new()
+        };
         return Outcome {
             status: "unsupported",
             ..Outcome::of(
@@ -87,7 +97,7 @@ pub fn build_key(
                 &r.stage,
                 Err((
                     "translate",
-                    format!("{} (Ampere) code is not translated yet", r.gen),
+                    format!("{} (Ampere) code is not translated yet{decoded}", r.gen),
                 )),
             )
         };

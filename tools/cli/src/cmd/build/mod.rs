@@ -17,6 +17,7 @@ pub mod capture;
 pub mod convert;
 pub mod inputs;
 pub mod metallib;
+pub mod nvn2;
 pub mod record;
 
 use std::collections::BTreeSet;

@@ -44,7 +44,7 @@ pub const LEVELS: [(Level, &str); 6] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Cause {
-    /// Code of a generation without a decoder yet (NVN2, Ampere).
+    /// Code of a generation that is decoded but not translated yet (NVN2, Ampere).
     UnsupportedGeneration,
     /// A reachable word no instruction form matches.
     UnknownEncoding,
@@ -82,6 +82,7 @@ impl Cause {
             (_, "translate") if message.contains("undecodable instruction") => {
                 Cause::UnknownEncoding
             }
+            (_, "decode") => Cause::UnknownEncoding,
             (_, "translate") if message.contains("unresolvable handle") => Cause::UnresolvedBinding,
             (_, "translate") if is_instruction_error(message) => Cause::UnimplementedInstruction,
             (_, "translate") => Cause::TranslationError,
@@ -120,7 +121,7 @@ impl Cause {
     /// A label for people.
     pub fn label(self) -> &'static str {
         match self {
-            Cause::UnsupportedGeneration => "no decoder for this generation (NVN2)",
+            Cause::UnsupportedGeneration => "not translated yet (NVN2 / Ampere)",
             Cause::UnknownEncoding => "unknown encoding",
             Cause::UnimplementedInstruction => "unimplemented instruction",
             Cause::UnresolvedBinding => "unresolved binding",
@@ -213,6 +214,16 @@ mod tests {
                     "failed",
                     "translate",
                     "translating k.code: offset 0x90: undecodable instruction 0x0123456789abcdef",
+                ),
+                Cause::UnknownEncoding,
+                Level::Found,
+            ),
+            (
+                rec(
+                    "failed",
+                    "decode",
+                    "k.code: 1 of 9 instructions do not decode; first: unknown encoding \
+                     0x000fc20000000000000000000000ffff at offset 0x30 (listing: k.sass)",
                 ),
                 Cause::UnknownEncoding,
                 Level::Found,
