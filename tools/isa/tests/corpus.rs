@@ -7,28 +7,14 @@
 use dmsh_isa::print::Context;
 use dmsh_isa::{listing, Ctrl};
 use std::collections::BTreeMap;
+mod common;
+
+use common::{collect, root};
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut v: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    v.sort();
-    for p in v {
-        if p.is_dir() {
-            collect(&p, out);
-        } else if let Some(n) = p.file_name().and_then(|n| n.to_str()) {
-            // sm53 TSV listings and dksh/nvdisasm listings; not the sm86 ones.
-            if n.ends_with(".sass") && !n.contains(".sm86.") && !n.contains(".sm8") {
-                out.push(p);
-            }
-        }
-    }
+/// sm53 TSV listings and dksh/nvdisasm listings; not the sm86 ones.
+fn is_sm53_listing(n: &str) -> bool {
+    n.ends_with(".sass") && !n.contains(".sm86.") && !n.contains(".sm8")
 }
 
 /// Known mismatches, reported but not failed on: (file name, offset, why). Each entry must
@@ -158,8 +144,8 @@ const REQUIRED: &[(&str, usize)] = &[
 fn corpus_prints_and_reencodes_exactly() {
     let r = root();
     let mut files = Vec::new();
-    collect(&r.join("tests/corpus"), &mut files);
-    collect(&r.join("tools/isa/tests/data"), &mut files);
+    collect(&r.join("tests/corpus"), is_sm53_listing, &mut files);
+    collect(&r.join("tools/isa/tests/data"), is_sm53_listing, &mut files);
     for (dir, min) in REQUIRED {
         let n = files
             .iter()
@@ -169,7 +155,7 @@ fn corpus_prints_and_reencodes_exactly() {
     }
     let ext = r.join("../shared/corpus/external");
     if ext.is_dir() {
-        collect(&ext, &mut files);
+        collect(&ext, is_sm53_listing, &mut files);
     } else {
         println!("(../shared/corpus/external absent: skipped)");
     }
@@ -302,7 +288,7 @@ fn synthetic_sets_report() {
 #[test]
 fn dual_issue_matches_listings() {
     let mut files = Vec::new();
-    collect(&root().join("tests/corpus"), &mut files);
+    collect(&root().join("tests/corpus"), is_sm53_listing, &mut files);
     let (mut pairs, mut checked) = (0, 0);
     for p in files
         .iter()

@@ -7,27 +7,13 @@
 use dmsh_isa::ampere;
 use dmsh_isa::listing;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{collect, root};
+use std::path::Path;
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut v: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    v.sort();
-    for p in v {
-        if p.is_dir() {
-            collect(&p, out);
-        } else if let Some(n) = p.file_name().and_then(|n| n.to_str()) {
-            if n.ends_with(".sass") && (n.contains(".sm86.") || n.contains(".sm87.")) {
-                out.push(p);
-            }
-        }
-    }
+fn is_sm86_listing(n: &str) -> bool {
+    n.ends_with(".sass") && (n.contains(".sm86.") || n.contains(".sm87."))
 }
 
 /// Known mismatches, reported but not failed on: (file name, offset, why). Each entry must
@@ -113,7 +99,7 @@ const REQUIRED: &[(&str, usize)] = &[("tests/corpus/sass", 40), ("tests/corpus/n
 fn sm86_corpus_prints_and_reencodes_exactly() {
     let r = root();
     let mut files = Vec::new();
-    collect(&r.join("tests/corpus"), &mut files);
+    collect(&r.join("tests/corpus"), is_sm86_listing, &mut files);
     for (dir, min) in REQUIRED {
         let n = files
             .iter()
@@ -126,7 +112,7 @@ fn sm86_corpus_prints_and_reencodes_exactly() {
     }
     let ext = r.join("../shared/corpus/external");
     if ext.is_dir() {
-        collect(&ext, &mut files);
+        collect(&ext, is_sm86_listing, &mut files);
     } else {
         println!("(../shared/corpus/external absent: skipped)");
     }

@@ -1,19 +1,10 @@
 //! Every 64-bit word decodes to an instruction or a typed `UnknownEncoding` error; decoded
 //! words print without panicking and re-encode to the same bits. 10 million seeded words.
 
+mod common;
+
+use common::Rng;
 use dmsh_isa::{decode_at, Error};
-
-/// xorshift64*: small, fast, deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
 
 #[test]
 fn ten_million_random_words() {

@@ -3,23 +3,10 @@
 //! 10 million seeded words, half of them given a form's fixed bits so that every form is
 //! exercised and not only the unknown-encoding path.
 
+mod common;
+
+use common::Rng;
 use dmsh_isa::{ampere, Error, Isa};
-
-/// xorshift64*: small, fast, deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn word(&mut self) -> u128 {
-        (self.next() as u128) << 64 | self.next() as u128
-    }
-}
 
 #[test]
 fn ten_million_random_words() {
@@ -28,7 +15,7 @@ fn ten_million_random_words() {
     let (mut ok, mut unknown) = (0u64, 0u64);
     let n = 10_000_000u64;
     for k in 0..n {
-        let mut w = rng.word();
+        let mut w = rng.word128();
         if k & 1 == 1 {
             let f = &forms[(rng.next() % forms.len() as u64) as usize];
             w = (w & !f.mask) | f.value;
