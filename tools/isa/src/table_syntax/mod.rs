@@ -154,9 +154,10 @@ pub struct EnumDecl {
 }
 
 impl EnumDecl {
-    /// The generated Rust type name (see [`type_name`]).
+    /// The generated Rust type name: [`type_name`] of each `_`-separated part, joined
+    /// (`FTYPE` → `Ftype`, `ISETP_CMP` → `IsetpCmp`).
     pub fn type_name(&self) -> String {
-        type_name(&self.name)
+        self.name.split('_').map(type_name).collect()
     }
 }
 
