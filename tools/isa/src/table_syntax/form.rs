@@ -172,6 +172,7 @@ impl Parser {
                 "C" => Style::CbufMem(ia as u8),
                 "n" => Style::NegFloat16(ia as u8),
                 "" => Style::Mem(ia as u8),
+                s if s.starts_with('m') => Style::MemSuffix(ia as u8, s[1..].to_string()),
                 s => return Err(format!("{{{ph}}}: unknown pair style {s}")),
             };
             return Ok(Tok::Field(ib as u8, st));
@@ -289,6 +290,7 @@ impl Parser {
             "R3" => Style::RegPlus(3),
             "B" => Style::BitSet,
             "b" => Style::BitList,
+            "+" => Style::PlusImm,
             _ => {
                 if let Some(rest) = s.strip_prefix('#') {
                     Style::Enum(

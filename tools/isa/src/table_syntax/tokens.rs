@@ -92,6 +92,12 @@ pub enum Style {
     NegFloat16(u8),
     /// `, !P0` from a negation field (index) and a predicate: nothing for `PT`.
     CommaPred(u8),
+    /// `+0x..` (signed), nothing when zero: the offset after a register that always
+    /// prints (`[R2.64+0x10]`, `[RZ.64]`).
+    PlusImm,
+    /// Memory operand as [`Style::Mem`] (register field index), the register followed by
+    /// the text (`R3.X4+0x10`); a base register RZ prints neither (`0x10`, `RZ`).
+    MemSuffix(u8, String),
 }
 
 /// One piece of a printing template.
@@ -114,7 +120,7 @@ pub(super) fn kind_for(style: &Style) -> Kind {
         Style::Pred | Style::PredComma | Style::CommaPredOnly => Kind::Pred,
         Style::UReg => Kind::UReg,
         Style::UPred => Kind::UPred,
-        Style::SHex | Style::HiddenSigned | Style::OptImm => Kind::Sint,
+        Style::SHex | Style::HiddenSigned | Style::OptImm | Style::PlusImm => Kind::Sint,
         Style::F20 => Kind::F20,
         Style::D20 => Kind::D20,
         Style::F32 => Kind::F32,
