@@ -197,6 +197,12 @@ impl<I: Isa> Instr<I> {
                             }
                             out.push('}');
                         }
+                        Style::RegAdd => {
+                            if raw != 255 {
+                                push_reg(out, raw);
+                                out.push('+');
+                            }
+                        }
                         Style::PlusImm => {
                             let v = d.to_value(raw);
                             if v != 0 {

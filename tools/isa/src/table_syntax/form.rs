@@ -296,6 +296,7 @@ impl Parser {
             "B" => Style::BitSet,
             "b" => Style::BitList,
             "+" => Style::PlusImm,
+            "Y" => Style::RegAdd,
             _ => {
                 if let Some(rest) = s.strip_prefix('#') {
                     Style::Enum(
@@ -335,7 +336,12 @@ fn parse_spec(s: &str, style: &Style, bits: u32) -> LineResult<(Vec<(u8, u8)>, u
         None => (s, 0),
     };
     let dl = match style {
-        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) | Style::UReg => 8,
+        Style::Reg
+        | Style::RegComma
+        | Style::CommaReg
+        | Style::RegPlus(_)
+        | Style::RegAdd
+        | Style::UReg => 8,
         Style::Pred | Style::PredComma | Style::CommaPredOnly | Style::UPred => 3,
         _ => 1,
     };

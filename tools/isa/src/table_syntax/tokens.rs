@@ -98,6 +98,8 @@ pub enum Style {
     /// Memory operand as [`Style::Mem`] (register field index), the register followed by
     /// the text (`R3.X4+0x10`); a base register RZ prints neither (`0x10`, `RZ`).
     MemSuffix(u8, String),
+    /// Register and `+`, nothing for `RZ` (`[R5+UR4+0x10]`, `[UR4+0x10]`).
+    RegAdd,
 }
 
 /// One piece of a printing template.
@@ -116,7 +118,9 @@ pub enum Tok {
 /// The value kind a print style implies (registers and predicates keep theirs).
 pub(super) fn kind_for(style: &Style) -> Kind {
     match style {
-        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) => Kind::Reg,
+        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) | Style::RegAdd => {
+            Kind::Reg
+        }
         Style::Pred | Style::PredComma | Style::CommaPredOnly => Kind::Pred,
         Style::UReg => Kind::UReg,
         Style::UPred => Kind::UPred,
