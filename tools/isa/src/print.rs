@@ -197,6 +197,12 @@ impl<I: Isa> Instr<I> {
                             }
                             out.push('}');
                         }
+                        Style::PlusUReg => {
+                            if raw != 63 {
+                                out.push('+');
+                                push_ureg(out, raw);
+                            }
+                        }
                         Style::RegAdd => {
                             if raw != 255 {
                                 push_reg(out, raw);

@@ -297,6 +297,7 @@ impl Parser {
             "b" => Style::BitList,
             "+" => Style::PlusImm,
             "Y" => Style::RegAdd,
+            "w" => Style::PlusUReg,
             _ => {
                 if let Some(rest) = s.strip_prefix('#') {
                     Style::Enum(

@@ -31,6 +31,7 @@
 //! `{A&B:mTEXT}` a memory operand whose base register (not RZ) is followed by TEXT (`R3.X4`),
 //! `{Name:+}` an offset printed `+0x10` after a register, nothing when zero,
 //! `{Name:Y}` a register and `+`, nothing for RZ,
+//! `{Name:w}` `+` and a uniform register, nothing for URZ,
 //! `{~k}` prints `.reuse` for reuse bit `k`, `%TP` the texture-phase marker.
 //!
 //! Every mistake is an [`Error`] naming the file and line: a malformed line, an unknown

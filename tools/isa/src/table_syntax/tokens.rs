@@ -100,6 +100,8 @@ pub enum Style {
     MemSuffix(u8, String),
     /// Register and `+`, nothing for `RZ` (`[R5+UR4+0x10]`, `[UR4+0x10]`).
     RegAdd,
+    /// `+` and uniform register, nothing for `URZ` (`[R4.64+UR6]`).
+    PlusUReg,
 }
 
 /// One piece of a printing template.
@@ -122,7 +124,7 @@ pub(super) fn kind_for(style: &Style) -> Kind {
             Kind::Reg
         }
         Style::Pred | Style::PredComma | Style::CommaPredOnly => Kind::Pred,
-        Style::UReg => Kind::UReg,
+        Style::UReg | Style::PlusUReg => Kind::UReg,
         Style::UPred => Kind::UPred,
         Style::SHex | Style::HiddenSigned | Style::OptImm | Style::PlusImm => Kind::Sint,
         Style::F20 => Kind::F20,
