@@ -203,9 +203,10 @@ impl<I: Isa> Instr<I> {
                                 push_ureg(out, raw);
                             }
                         }
-                        Style::RegAdd => {
+                        Style::RegAdd(sfx) => {
                             if raw != 255 {
                                 push_reg(out, raw);
+                                out.push_str(sfx);
                                 out.push('+');
                             }
                         }

@@ -296,7 +296,6 @@ impl Parser {
             "B" => Style::BitSet,
             "b" => Style::BitList,
             "+" => Style::PlusImm,
-            "Y" => Style::RegAdd,
             "w" => Style::PlusUReg,
             _ => {
                 if let Some(rest) = s.strip_prefix('#') {
@@ -306,6 +305,8 @@ impl Parser {
                             .get(rest)
                             .ok_or_else(|| format!("unknown enum {rest}"))?,
                     )
+                } else if let Some(rest) = s.strip_prefix('Y') {
+                    Style::RegAdd(rest.to_string())
                 } else if let Some(rest) = s.strip_prefix('!') {
                     Style::NotAllOnes(rest.to_string())
                 } else if let Some(rest) = s.strip_prefix('=') {
@@ -341,7 +342,7 @@ fn parse_spec(s: &str, style: &Style, bits: u32) -> LineResult<(Vec<(u8, u8)>, u
         | Style::RegComma
         | Style::CommaReg
         | Style::RegPlus(_)
-        | Style::RegAdd
+        | Style::RegAdd(_)
         | Style::UReg => 8,
         Style::Pred | Style::PredComma | Style::CommaPredOnly | Style::UPred => 3,
         _ => 1,

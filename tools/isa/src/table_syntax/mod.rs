@@ -30,7 +30,7 @@
 //! `{A&B:n}` combine two fields (memory operand, indexed constant offset, `, !P0`, signed f16),
 //! `{A&B:mTEXT}` a memory operand whose base register (not RZ) is followed by TEXT (`R3.X4`),
 //! `{Name:+}` an offset printed `+0x10` after a register, nothing when zero,
-//! `{Name:Y}` a register and `+`, nothing for RZ,
+//! `{Name:YTEXT}` a register, TEXT and `+`, nothing for RZ (`R6.U32+`),
 //! `{Name:w}` `+` and a uniform register, nothing for URZ,
 //! `{~k}` prints `.reuse` for reuse bit `k`, `%TP` the texture-phase marker.
 //!

@@ -98,8 +98,9 @@ pub enum Style {
     /// Memory operand as [`Style::Mem`] (register field index), the register followed by
     /// the text (`R3.X4+0x10`); a base register RZ prints neither (`0x10`, `RZ`).
     MemSuffix(u8, String),
-    /// Register and `+`, nothing for `RZ` (`[R5+UR4+0x10]`, `[UR4+0x10]`).
-    RegAdd,
+    /// Register, the text and `+`, nothing for `RZ` (`[R5+UR4+0x10]`, `[R6.U32+UR4]`,
+    /// `[UR4+0x10]`).
+    RegAdd(String),
     /// `+` and uniform register, nothing for `URZ` (`[R4.64+UR6]`).
     PlusUReg,
 }
@@ -120,7 +121,7 @@ pub enum Tok {
 /// The value kind a print style implies (registers and predicates keep theirs).
 pub(super) fn kind_for(style: &Style) -> Kind {
     match style {
-        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) | Style::RegAdd => {
+        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) | Style::RegAdd(_) => {
             Kind::Reg
         }
         Style::Pred | Style::PredComma | Style::CommaPredOnly => Kind::Pred,
