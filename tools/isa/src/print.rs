@@ -132,13 +132,18 @@ impl<I: Isa> Instr<I> {
                                 out.push_str(s);
                             }
                         }
-                        Style::Mem(r) => push_mem(out, &f.fields[*r as usize], bits, d, raw, true),
+                        Style::Mem(r) => {
+                            push_mem(out, &f.fields[*r as usize], bits, d, raw, true, "")
+                        }
+                        Style::MemSuffix(r, sfx) => {
+                            push_mem(out, &f.fields[*r as usize], bits, d, raw, true, sfx)
+                        }
                         Style::CbufMem(r) => {
                             let rd = &f.fields[*r as usize];
                             if rd.extract(bits) == 255 && d.to_value(raw) == 0 {
                                 out.push_str("0x0");
                             } else {
-                                push_mem(out, rd, bits, d, raw, false);
+                                push_mem(out, rd, bits, d, raw, false, "");
                             }
                         }
                         Style::OptImm | Style::OptImmComma => {
@@ -191,6 +196,26 @@ impl<I: Isa> Instr<I> {
                                 }
                             }
                             out.push('}');
+                        }
+                        Style::PlusUReg => {
+                            if raw != 63 {
+                                out.push('+');
+                                push_ureg(out, raw);
+                            }
+                        }
+                        Style::RegAdd(sfx) => {
+                            if raw != 255 {
+                                push_reg(out, raw);
+                                out.push_str(sfx);
+                                out.push('+');
+                            }
+                        }
+                        Style::PlusImm => {
+                            let v = d.to_value(raw);
+                            if v != 0 {
+                                out.push('+');
+                                push_hex(out, v);
+                            }
                         }
                         Style::CommaPred(n) => {
                             let neg = f.fields[*n as usize].extract(bits) != 0;
@@ -252,7 +277,8 @@ fn push_hex(out: &mut String, v: i64) {
 
 /// `[R2+0x10]`-style operand. With `abs_unsigned`, an offset without a base register (an
 /// absolute address, `[0x800000]`) prints unsigned, as nvdisasm 12.4 prints memory operands;
-/// with a register it is signed (`[R6+-0x10]`).
+/// with a register it is signed (`[R6+-0x10]`). `sfx` follows a base register that is not
+/// RZ (`R3.X4`).
 fn push_mem<W: Word>(
     out: &mut String,
     rd: &FieldDef,
@@ -260,6 +286,7 @@ fn push_mem<W: Word>(
     od: &FieldDef,
     oraw: u64,
     abs_unsigned: bool,
+    sfx: &str,
 ) {
     let r = rd.extract(bits);
     let off = if abs_unsigned && r == 255 {
@@ -270,9 +297,13 @@ fn push_mem<W: Word>(
     match (r == 255, off == 0) {
         (true, true) => out.push_str("RZ"),
         (true, false) => push_hex(out, off),
-        (false, true) => push_reg(out, r),
+        (false, true) => {
+            push_reg(out, r);
+            out.push_str(sfx);
+        }
         (false, false) => {
             push_reg(out, r);
+            out.push_str(sfx);
             out.push('+');
             push_hex(out, off);
         }

@@ -172,6 +172,7 @@ impl Parser {
                 "C" => Style::CbufMem(ia as u8),
                 "n" => Style::NegFloat16(ia as u8),
                 "" => Style::Mem(ia as u8),
+                s if s.starts_with('m') => Style::MemSuffix(ia as u8, s[1..].to_string()),
                 s => return Err(format!("{{{ph}}}: unknown pair style {s}")),
             };
             return Ok(Tok::Field(ib as u8, st));
@@ -244,8 +245,13 @@ impl Parser {
     }
 
     /// Widths a kind allows: flags 1 bit, predicates 3, registers 8, 20-bit floats 20,
-    /// 32-bit floats 32 (uniform registers and predicates as their general kinds).
+    /// 32-bit floats 32 (uniform registers and predicates as their general kinds; a uniform
+    /// register may also be 6 bits, UR0-URZ, as in the operands of Ampere's memory
+    /// instructions).
     fn check_width(&self, fname: &str, kind: Kind, width: u8) -> LineResult<()> {
+        if kind == Kind::UReg && width == 6 {
+            return Ok(());
+        }
         let want = match kind {
             Kind::Flag => 1,
             Kind::Pred | Kind::UPred => 3,
@@ -289,6 +295,8 @@ impl Parser {
             "R3" => Style::RegPlus(3),
             "B" => Style::BitSet,
             "b" => Style::BitList,
+            "+" => Style::PlusImm,
+            "w" => Style::PlusUReg,
             _ => {
                 if let Some(rest) = s.strip_prefix('#') {
                     Style::Enum(
@@ -297,6 +305,8 @@ impl Parser {
                             .get(rest)
                             .ok_or_else(|| format!("unknown enum {rest}"))?,
                     )
+                } else if let Some(rest) = s.strip_prefix('Y') {
+                    Style::RegAdd(rest.to_string())
                 } else if let Some(rest) = s.strip_prefix('!') {
                     Style::NotAllOnes(rest.to_string())
                 } else if let Some(rest) = s.strip_prefix('=') {
@@ -328,7 +338,12 @@ fn parse_spec(s: &str, style: &Style, bits: u32) -> LineResult<(Vec<(u8, u8)>, u
         None => (s, 0),
     };
     let dl = match style {
-        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) | Style::UReg => 8,
+        Style::Reg
+        | Style::RegComma
+        | Style::CommaReg
+        | Style::RegPlus(_)
+        | Style::RegAdd(_)
+        | Style::UReg => 8,
         Style::Pred | Style::PredComma | Style::CommaPredOnly | Style::UPred => 3,
         _ => 1,
     };

@@ -28,6 +28,10 @@
 //! `{Name:STYLE}` prints a defined field again (or one with a default place), `{Name@b=TEXT}`
 //! is a one-bit flag, `{Name@..#ENUM}` an enum modifier, `{A&B}` / `{A&B:C}` / `{A&B:q}` /
 //! `{A&B:n}` combine two fields (memory operand, indexed constant offset, `, !P0`, signed f16),
+//! `{A&B:mTEXT}` a memory operand whose base register (not RZ) is followed by TEXT (`R3.X4`),
+//! `{Name:+}` an offset printed `+0x10` after a register, nothing when zero,
+//! `{Name:YTEXT}` a register, TEXT and `+`, nothing for RZ (`R6.U32+`),
+//! `{Name:w}` `+` and a uniform register, nothing for URZ,
 //! `{~k}` prints `.reuse` for reuse bit `k`, `%TP` the texture-phase marker.
 //!
 //! Every mistake is an [`Error`] naming the file and line: a malformed line, an unknown

@@ -60,3 +60,16 @@ fn variant_names() {
     let s = table("enum E _ -=Neg\nADD 0x5000000000000000 ADD{Rnd@39#E} {Rd}").unwrap();
     assert_eq!(s.enums[0].variants[1], ("Neg".into(), "-".into()));
 }
+
+#[test]
+fn memory_operand_styles() {
+    let s = table(
+        "LD 0x5000000000000000 LD {Rd}, {Ra:H}{Imm@20_16:h}[{Ra&Imm:m.X4}], [{Ra}.64{Imm:+}]",
+    )
+    .unwrap();
+    let t = &s.forms[0].template;
+    assert!(t
+        .iter()
+        .any(|k| matches!(k, Tok::Field(_, Style::MemSuffix(_, x)) if x == ".X4")));
+    assert!(t.iter().any(|k| matches!(k, Tok::Field(_, Style::PlusImm))));
+}

@@ -92,6 +92,17 @@ pub enum Style {
     NegFloat16(u8),
     /// `, !P0` from a negation field (index) and a predicate: nothing for `PT`.
     CommaPred(u8),
+    /// `+0x..` (signed), nothing when zero: the offset after a register that always
+    /// prints (`[R2.64+0x10]`, `[RZ.64]`).
+    PlusImm,
+    /// Memory operand as [`Style::Mem`] (register field index), the register followed by
+    /// the text (`R3.X4+0x10`); a base register RZ prints neither (`0x10`, `RZ`).
+    MemSuffix(u8, String),
+    /// Register, the text and `+`, nothing for `RZ` (`[R5+UR4+0x10]`, `[R6.U32+UR4]`,
+    /// `[UR4+0x10]`).
+    RegAdd(String),
+    /// `+` and uniform register, nothing for `URZ` (`[R4.64+UR6]`).
+    PlusUReg,
 }
 
 /// One piece of a printing template.
@@ -110,11 +121,13 @@ pub enum Tok {
 /// The value kind a print style implies (registers and predicates keep theirs).
 pub(super) fn kind_for(style: &Style) -> Kind {
     match style {
-        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) => Kind::Reg,
+        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) | Style::RegAdd(_) => {
+            Kind::Reg
+        }
         Style::Pred | Style::PredComma | Style::CommaPredOnly => Kind::Pred,
-        Style::UReg => Kind::UReg,
+        Style::UReg | Style::PlusUReg => Kind::UReg,
         Style::UPred => Kind::UPred,
-        Style::SHex | Style::HiddenSigned | Style::OptImm => Kind::Sint,
+        Style::SHex | Style::HiddenSigned | Style::OptImm | Style::PlusImm => Kind::Sint,
         Style::F20 => Kind::F20,
         Style::D20 => Kind::D20,
         Style::F32 => Kind::F32,
