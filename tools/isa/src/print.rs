@@ -202,6 +202,18 @@ impl<I: Isa> Instr<I> {
                                 push_pred(out, raw);
                             }
                         }
+                        Style::NegPredComma(n) | Style::NegPred(n) => {
+                            let neg = f.fields[*n as usize].extract(bits) != 0;
+                            if raw != 7 || neg {
+                                if neg {
+                                    out.push('!');
+                                }
+                                push_pred(out, raw);
+                                if matches!(style, Style::NegPredComma(_)) {
+                                    out.push_str(", ");
+                                }
+                            }
+                        }
                     }
                 }
             }

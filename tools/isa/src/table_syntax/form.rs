@@ -172,6 +172,8 @@ impl Parser {
                 "C" => Style::CbufMem(ia as u8),
                 "n" => Style::NegFloat16(ia as u8),
                 "" => Style::Mem(ia as u8),
+                "Q" => Style::NegPredComma(ia as u8),
+                "p" => Style::NegPred(ia as u8),
                 s => return Err(format!("{{{ph}}}: unknown pair style {s}")),
             };
             return Ok(Tok::Field(ib as u8, st));

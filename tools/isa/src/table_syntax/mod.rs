@@ -28,7 +28,8 @@
 //! `{Name:STYLE}` prints a defined field again (or one with a default place), `{Name@b=TEXT}`
 //! is a one-bit flag, `{Name@..#ENUM}` an enum modifier, `{A&B}` / `{A&B:C}` / `{A&B:q}` /
 //! `{A&B:n}` combine two fields (memory operand, indexed constant offset, `, !P0`, signed f16),
-//! `{~k}` prints `.reuse` for reuse bit `k`, `%TP` the texture-phase marker.
+//! `{~k}` prints `.reuse` for reuse bit `k`, `%TP` the texture-phase marker;
+//! `{A&B:Q}` / `{A&B:p}` (negation A, predicate B) print `!P0, ` / `!P0`, nothing for `PT`.
 //!
 //! Every mistake is an [`Error`] naming the file and line: a malformed line, an unknown
 //! field, enum, style or macro, a field defined twice or wider than its kind allows, an enum
