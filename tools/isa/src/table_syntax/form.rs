@@ -246,7 +246,9 @@ impl Parser {
     }
 
     /// Widths a kind allows: flags 1 bit, predicates 3, registers 8, 20-bit floats 20,
-    /// 32-bit floats 32 (uniform registers and predicates as their general kinds).
+    /// 32-bit floats 32 (uniform registers and predicates as their general kinds; a uniform
+    /// register may also be a 6-bit field, where an encoding has no room for more than its
+    /// 64 registers and nvdisasm ignores the two bits above, e.g. REDUX's destination).
     fn check_width(&self, fname: &str, kind: Kind, width: u8) -> LineResult<()> {
         let want = match kind {
             Kind::Flag => 1,
@@ -256,7 +258,7 @@ impl Parser {
             Kind::F32 => 32,
             _ => return Ok(()),
         };
-        if width != want {
+        if width != want && !(kind == Kind::UReg && width == 6) {
             return Err(format!(
                 "field {fname} ({kind:?}) is {width} bits wide, not {want}"
             ));
