@@ -227,6 +227,18 @@ impl<I: Isa> Instr<I> {
                                 push_pred(out, raw);
                             }
                         }
+                        Style::NegPredComma(n) | Style::NegPred(n) => {
+                            let neg = f.fields[*n as usize].extract(bits) != 0;
+                            if raw != 7 || neg {
+                                if neg {
+                                    out.push('!');
+                                }
+                                push_pred(out, raw);
+                                if matches!(style, Style::NegPredComma(_)) {
+                                    out.push_str(", ");
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -486,5 +498,22 @@ mod tests {
         assert_eq!(f(2f64.powi(40)), "1.09951162777600000000e+12");
         assert_eq!(g(3e38), "3.00000000549775575778e+38");
         assert_eq!(g(1e-5), "9.9999997473787516356e-06");
+    }
+
+    /// `{N&P:Q}` / `{N&P:p}`: Ampere's condition predicate before the operands, or alone at
+    /// the end; nothing for PT, `!PT` when negated (nvdisasm 13.5 on corpus words and their
+    /// bit 90 flipped).
+    #[test]
+    fn condition_predicates_like_nvdisasm() {
+        let p = |w: u128, addr: u64| crate::ampere::decode(w).unwrap().print(addr, 0);
+        assert_eq!(
+            p(0x000fea0006800000000004c00000c947, 0x950),
+            "@!P4 BRA !P5, 0xe20"
+        );
+        assert_eq!(p(0x000fc0000383fffffffffff000007947, 0), "BRA 0x0");
+        assert_eq!(p(0x000fc0000783fffffffffff000007947, 0), "BRA !PT, 0x0");
+        assert_eq!(p(0x000fea0003800000000000000000794d, 0), "EXIT");
+        assert_eq!(p(0x000fea0007800000000000000000794d, 0), "EXIT !PT");
+        assert_eq!(p(0x000fea0000000000000000000000794d, 0), "EXIT P0");
     }
 }

@@ -173,6 +173,8 @@ impl Parser {
                 "n" => Style::NegFloat16(ia as u8),
                 "" => Style::Mem(ia as u8),
                 s if s.starts_with('m') => Style::MemSuffix(ia as u8, s[1..].to_string()),
+                "Q" => Style::NegPredComma(ia as u8),
+                "p" => Style::NegPred(ia as u8),
                 s => return Err(format!("{{{ph}}}: unknown pair style {s}")),
             };
             return Ok(Tok::Field(ib as u8, st));
@@ -246,12 +248,9 @@ impl Parser {
 
     /// Widths a kind allows: flags 1 bit, predicates 3, registers 8, 20-bit floats 20,
     /// 32-bit floats 32 (uniform registers and predicates as their general kinds; a uniform
-    /// register may also be 6 bits, UR0-URZ, as in the operands of Ampere's memory
-    /// instructions).
+    /// register may also be a 6-bit field, UR0-URZ, where nvdisasm ignores the two bits
+    /// above, as in Ampere's memory operands and REDUX's destination).
     fn check_width(&self, fname: &str, kind: Kind, width: u8) -> LineResult<()> {
-        if kind == Kind::UReg && width == 6 {
-            return Ok(());
-        }
         let want = match kind {
             Kind::Flag => 1,
             Kind::Pred | Kind::UPred => 3,
@@ -260,7 +259,7 @@ impl Parser {
             Kind::F32 => 32,
             _ => return Ok(()),
         };
-        if width != want {
+        if width != want && !(kind == Kind::UReg && width == 6) {
             return Err(format!(
                 "field {fname} ({kind:?}) is {width} bits wide, not {want}"
             ));

@@ -103,6 +103,12 @@ pub enum Style {
     RegAdd(String),
     /// `+` and uniform register, nothing for `URZ` (`[R4.64+UR6]`).
     PlusUReg,
+    /// `!P0, ` from a negation field (index) and a predicate: nothing for `PT` (not negated).
+    /// Template `{NotA&Pa:Q}` (Ampere's branch condition: `BRA !P5, 0x20`).
+    NegPredComma(u8),
+    /// `!P0` from a negation field (index) and a predicate: nothing for `PT` (not negated).
+    /// Template `{NotA&Pa:p}` (a trailing condition: `EXIT P0`).
+    NegPred(u8),
 }
 
 /// One piece of a printing template.
