@@ -4,15 +4,19 @@
 Usage (from the repository root; tools are never committed):
 
     cargo run --release -p dmsh-isa --example ampere_forms > /tmp/forms86.txt
-    NVDISASM=/path/to/nvdisasm tools/isa/tests/data/gen-sm86-random.py /tmp/forms86.txt
+    NVDISASM=/path/to/nvdisasm tools/isa/tests/data/gen-sm86-random.py /tmp/forms86.txt FAMILY...
+
+FAMILY: a file of tools/isa/src/ampere/ (int, uniform, float, mem, tex, ctrl); one output per
+family, `random_fields.FAMILY.sm86.synth.tsv`, for the forms that file defines.
 
 nvdisasm 13.5: PyPI `nvidia-cuda-nvdisasm` (nvidia/cu13/bin/nvdisasm).
 
 NOT compiler output.  For every form of the table, SAMPLES words: the form's fixed bits with
 every other bit random (the guard, the operands, the modifiers, the `Reserved` bits), the
-scheduling field cleared to stall 1 (no reuse).  nvdisasm lists each word it accepts; the
+scheduling field cleared to stall 1 (no reuse).  Each form's words come from an RNG seeded
+with its name, so they change only when the form does.  nvdisasm lists each word it accepts; the
 words it rejects (it stops at the first one, naming its address) are dropped and counted in
-the header.  Output: `random_fields.sm86.synth.tsv`, the corpus TSV format (offset, encoding,
+the header.  Output: the corpus TSV format (offset, encoding,
 sass, sass_raw, dual).  A seeded RNG makes the output depend only on the table and the tool.
 """
 import os, random, re, subprocess, sys, tempfile
@@ -60,12 +64,29 @@ def listing(words):
     return [None if i in bad else texts.get(i) for i in range(len(words))]
 
 
+def family_forms(family):
+    """The form names a family file defines."""
+    path = os.path.join(HERE, '..', '..', 'src', 'ampere', family + '.tbl')
+    names = set()
+    for l in open(path):
+        m = re.match(r'([A-Z0-9_]+)\s+0x[0-9a-fA-F]+\s', l)
+        if m:
+            names.add(m.group(1))
+    return names
+
+
 def main():
-    forms = [l.split() for l in open(sys.argv[1]) if l.strip()]
-    rng = random.Random(86)
+    for family in sys.argv[2:]:
+        generate(family)
+
+
+def generate(family):
+    names = family_forms(family)
+    forms = [l.split() for l in open(sys.argv[1]) if l.strip() and l.split()[0] in names]
     words = []
     for name, mask, value in forms:
         mask, value = int(mask, 16), int(value, 16)
+        rng = random.Random('sm86:' + name)
         for _ in range(SAMPLES):
             r = rng.getrandbits(128)
             w = value | (r & ~mask & ~CTRL) | NEUTRAL
@@ -76,10 +97,10 @@ def main():
     # Offsets as nvdisasm saw them (each batch of 128 starts at 0): branch targets print
     # relative to them.
     kept = [((i % 128) * 16, w, t) for i, (w, t) in enumerate(zip(words, texts)) if t is not None]
-    out = os.path.join(HERE, 'random_fields.sm86.synth.tsv')
+    out = os.path.join(HERE, 'random_fields.%s.sm86.synth.tsv' % family)
     with open(out, 'w') as f:
-        f.write('# SYNTHETIC (not compiler output): every Ampere form\'s fixed bits with random other bits '
-                '(scheduling: stall 1); made by tools/isa/tests/data/gen-sm86-random.py\n')
+        f.write('# SYNTHETIC (not compiler output): the fixed bits of every form of tools/isa/src/ampere/%s.tbl '
+                'with random other bits (scheduling: stall 1); made by tools/isa/tests/data/gen-sm86-random.py\n' % family)
         f.write('# listed by nvdisasm %s: nvdisasm -b SM86 -raw; %d of %d words accepted '
                 '(the rest rejected by nvdisasm, dropped)\n' % (version(), len(kept), len(words)))
         f.write('# columns: offset(hex)\tencoding(hex)\tsass\tsass_raw\tdual\n')
