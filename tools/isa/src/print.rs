@@ -202,6 +202,13 @@ impl<I: Isa> Instr<I> {
                                 push_pred(out, raw);
                             }
                         }
+                        Style::RegNoRz => {
+                            if raw == 255 {
+                                out.push_str("???255");
+                            } else {
+                                push_reg(out, raw);
+                            }
+                        }
                     }
                 }
             }

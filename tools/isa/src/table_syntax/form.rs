@@ -293,6 +293,7 @@ impl Parser {
             "R3" => Style::RegPlus(3),
             "B" => Style::BitSet,
             "b" => Style::BitList,
+            "r" => Style::RegNoRz,
             _ => {
                 if let Some(rest) = s.strip_prefix('#') {
                     Style::Enum(

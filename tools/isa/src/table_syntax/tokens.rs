@@ -92,6 +92,9 @@ pub enum Style {
     NegFloat16(u8),
     /// `, !P0` from a negation field (index) and a predicate: nothing for `PT`.
     CommaPred(u8),
+    /// Register name, `???255` for register 255 (operands where nvdisasm has no RZ, e.g. the
+    /// coordinates and handle of Ampere texture and surface instructions).
+    RegNoRz,
 }
 
 /// One piece of a printing template.
@@ -110,7 +113,9 @@ pub enum Tok {
 /// The value kind a print style implies (registers and predicates keep theirs).
 pub(super) fn kind_for(style: &Style) -> Kind {
     match style {
-        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) => Kind::Reg,
+        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) | Style::RegNoRz => {
+            Kind::Reg
+        }
         Style::Pred | Style::PredComma | Style::CommaPredOnly => Kind::Pred,
         Style::UReg => Kind::UReg,
         Style::UPred => Kind::UPred,
