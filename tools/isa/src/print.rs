@@ -237,6 +237,11 @@ impl<I: Isa> Instr<I> {
                                 if matches!(style, Style::NegPredComma(_)) {
                                     out.push_str(", ");
                                 }
+                        Style::RegNoRz => {
+                            if raw == 255 {
+                                out.push_str("???255");
+                            } else {
+                                push_reg(out, raw);
                             }
                         }
                     }

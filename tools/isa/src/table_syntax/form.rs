@@ -250,7 +250,11 @@ impl Parser {
     /// 32-bit floats 32 (uniform registers and predicates as their general kinds; a uniform
     /// register may also be a 6-bit field, UR0-URZ, where nvdisasm ignores the two bits
     /// above, as in Ampere's memory operands and REDUX's destination).
+    /// register may also be 6 bits wide, UR0-URZ, where an encoding packs it so).
     fn check_width(&self, fname: &str, kind: Kind, width: u8) -> LineResult<()> {
+        if kind == Kind::UReg && width == 6 {
+            return Ok(());
+        }
         let want = match kind {
             Kind::Flag => 1,
             Kind::Pred | Kind::UPred => 3,
@@ -296,6 +300,7 @@ impl Parser {
             "b" => Style::BitList,
             "+" => Style::PlusImm,
             "w" => Style::PlusUReg,
+            "r" => Style::RegNoRz,
             _ => {
                 if let Some(rest) = s.strip_prefix('#') {
                     Style::Enum(

@@ -109,6 +109,9 @@ pub enum Style {
     /// `!P0` from a negation field (index) and a predicate: nothing for `PT` (not negated).
     /// Template `{NotA&Pa:p}` (a trailing condition: `EXIT P0`).
     NegPred(u8),
+    /// Register name, `???255` for register 255 (operands where nvdisasm has no RZ, e.g. the
+    /// coordinates and handle of Ampere texture and surface instructions).
+    RegNoRz,
 }
 
 /// One piece of a printing template.
@@ -128,6 +131,7 @@ pub enum Tok {
 pub(super) fn kind_for(style: &Style) -> Kind {
     match style {
         Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) | Style::RegAdd(_) => {
+        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) | Style::RegNoRz => {
             Kind::Reg
         }
         Style::Pred | Style::PredComma | Style::CommaPredOnly => Kind::Pred,
