@@ -237,6 +237,8 @@ impl<I: Isa> Instr<I> {
                                 if matches!(style, Style::NegPredComma(_)) {
                                     out.push_str(", ");
                                 }
+                            }
+                        }
                         Style::RegNoRz => {
                             if raw == 255 {
                                 out.push_str("???255");

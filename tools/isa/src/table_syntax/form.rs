@@ -249,12 +249,8 @@ impl Parser {
     /// Widths a kind allows: flags 1 bit, predicates 3, registers 8, 20-bit floats 20,
     /// 32-bit floats 32 (uniform registers and predicates as their general kinds; a uniform
     /// register may also be a 6-bit field, UR0-URZ, where nvdisasm ignores the two bits
-    /// above, as in Ampere's memory operands and REDUX's destination).
-    /// register may also be 6 bits wide, UR0-URZ, where an encoding packs it so).
+    /// above, as in Ampere's memory operands, REDUX's destination and texture handles).
     fn check_width(&self, fname: &str, kind: Kind, width: u8) -> LineResult<()> {
-        if kind == Kind::UReg && width == 6 {
-            return Ok(());
-        }
         let want = match kind {
             Kind::Flag => 1,
             Kind::Pred | Kind::UPred => 3,

@@ -130,10 +130,12 @@ pub enum Tok {
 /// The value kind a print style implies (registers and predicates keep theirs).
 pub(super) fn kind_for(style: &Style) -> Kind {
     match style {
-        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) | Style::RegAdd(_) => {
-        Style::Reg | Style::RegComma | Style::CommaReg | Style::RegPlus(_) | Style::RegNoRz => {
-            Kind::Reg
-        }
+        Style::Reg
+        | Style::RegComma
+        | Style::CommaReg
+        | Style::RegPlus(_)
+        | Style::RegAdd(_)
+        | Style::RegNoRz => Kind::Reg,
         Style::Pred | Style::PredComma | Style::CommaPredOnly => Kind::Pred,
         Style::UReg | Style::PlusUReg => Kind::UReg,
         Style::UPred => Kind::UPred,
