@@ -172,6 +172,7 @@ impl Parser {
                 "C" => Style::CbufMem(ia as u8),
                 "n" => Style::NegFloat16(ia as u8),
                 "" => Style::Mem(ia as u8),
+                "u" => Style::URegOffset(ia as u8),
                 s => return Err(format!("{{{ph}}}: unknown pair style {s}")),
             };
             return Ok(Tok::Field(ib as u8, st));

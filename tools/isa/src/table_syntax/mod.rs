@@ -27,7 +27,8 @@
 //! defaults by style: 8 for `R`, 3 for `P`, 1 otherwise; `*k` scales the value), `{Name}` /
 //! `{Name:STYLE}` prints a defined field again (or one with a default place), `{Name@b=TEXT}`
 //! is a one-bit flag, `{Name@..#ENUM}` an enum modifier, `{A&B}` / `{A&B:C}` / `{A&B:q}` /
-//! `{A&B:n}` combine two fields (memory operand, indexed constant offset, `, !P0`, signed f16),
+//! `{A&B:n}` / `{A&B:u}` combine two fields (memory operand, indexed constant offset, `, !P0`,
+//! signed f16, uniform register plus offset `UR4+0x10`),
 //! `{~k}` prints `.reuse` for reuse bit `k`, `%TP` the texture-phase marker.
 //!
 //! Every mistake is an [`Error`] naming the file and line: a malformed line, an unknown

@@ -92,6 +92,9 @@ pub enum Style {
     NegFloat16(u8),
     /// `, !P0` from a negation field (index) and a predicate: nothing for `PT`.
     CommaPred(u8),
+    /// `UR4+0x10` from a uniform register field (index) and a signed offset: the register
+    /// always (`URZ` too), `+offset` unless zero (`c[0x3][UR10+0x14]`, `c[0x3][URZ]`).
+    URegOffset(u8),
 }
 
 /// One piece of a printing template.
