@@ -2,7 +2,7 @@
 //! blanks), from its form's template; generic over the ISA ([`crate::engine`]).
 
 use crate::engine::{FieldDef, Instr, Isa};
-use crate::table_syntax::{Style, Tok};
+use crate::table_syntax::{Kind, Style, Tok};
 use crate::word::Word;
 use std::fmt::Write;
 
@@ -103,7 +103,7 @@ impl<I: Isa> Instr<I> {
                         }
                         Style::PredComma => {
                             if raw != 7 {
-                                push_pred(out, raw);
+                                push_any_pred(out, raw, d.kind);
                                 out.push_str(", ");
                             }
                         }
@@ -154,7 +154,12 @@ impl<I: Isa> Instr<I> {
                             }
                         }
                         Style::RegComma => {
-                            if raw != 255 {
+                            if d.kind == Kind::UReg {
+                                if raw != 63 {
+                                    push_ureg(out, raw);
+                                    out.push_str(", ");
+                                }
+                            } else if raw != 255 {
                                 push_reg(out, raw);
                                 out.push_str(", ");
                             }
@@ -244,6 +249,12 @@ impl<I: Isa> Instr<I> {
                                 out.push_str("???255");
                             } else {
                                 push_reg(out, raw);
+                        Style::URegOffset(r) => {
+                            push_ureg(out, f.fields[*r as usize].extract(bits));
+                            let v = d.to_value(raw);
+                            if v != 0 {
+                                out.push('+');
+                                push_hex(out, v);
                             }
                         }
                     }
@@ -275,6 +286,15 @@ fn push_upred(out: &mut String, p: u64) {
         out.push_str("UPT");
     } else {
         let _ = write!(out, "UP{p}");
+    }
+}
+
+/// A predicate of either file: `UP0`/`UPT` for a uniform predicate field, else `P0`/`PT`.
+fn push_any_pred(out: &mut String, p: u64, kind: Kind) {
+    if kind == Kind::UPred {
+        push_upred(out, p);
+    } else {
+        push_pred(out, p);
     }
 }
 

@@ -112,6 +112,9 @@ pub enum Style {
     /// Register name, `???255` for register 255 (operands where nvdisasm has no RZ, e.g. the
     /// coordinates and handle of Ampere texture and surface instructions).
     RegNoRz,
+    /// `UR4+0x10` from a uniform register field (index) and a signed offset: the register
+    /// always (`URZ` too), `+offset` unless zero (`c[0x3][UR10+0x14]`, `c[0x3][URZ]`).
+    URegOffset(u8),
 }
 
 /// One piece of a printing template.
