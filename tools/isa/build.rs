@@ -12,10 +12,7 @@ use std::path::{Path, PathBuf};
 use table_syntax::{FieldDecl, Syntax};
 
 /// The ISAs: name (prefix of the generated files) and the files of its table, read in order.
-const ISAS: &[(&str, &[&str])] = &[
-    ("maxwell", &["src/maxwell.tbl"]),
-    ("ampere", AMPERE_FILES),
-];
+const ISAS: &[(&str, &[&str])] = &[("maxwell", &["src/maxwell.tbl"]), ("ampere", AMPERE_FILES)];
 
 /// Ampere's table files (the same list as `src/ampere.rs`'s `TABLE_FILES`).
 const AMPERE_FILES: &[&str] = &[

@@ -202,6 +202,7 @@ impl<I: Isa> Instr<I> {
                                 push_pred(out, raw);
                             }
                         }
+                        Style::D32 => push_f64(out, f64::from_bits(raw << 32)),
                     }
                 }
             }

@@ -79,7 +79,10 @@ fn check_file(p: &Path, fails: &mut Vec<Fail>, known_hit: &mut Vec<(String, u64)
             continue;
         }
         if let Some(k) = KNOWN.iter().find(|k| k.0 == name && k.1 == e.offset) {
-            println!("known mismatch {name}:{:#x}: {} (want {want}, got {got})", e.offset, k.2);
+            println!(
+                "known mismatch {name}:{:#x}: {} (want {want}, got {got})",
+                e.offset, k.2
+            );
             known_hit.push((name.clone(), e.offset));
             continue;
         }
@@ -116,7 +119,10 @@ fn sm86_corpus_prints_and_reencodes_exactly() {
             .iter()
             .filter(|p| p.parent() == Some(&r.join(dir)))
             .count();
-        assert!(n >= *min, "{dir}: {n} sm86 listings, expected at least {min}");
+        assert!(
+            n >= *min,
+            "{dir}: {n} sm86 listings, expected at least {min}"
+        );
     }
     let ext = r.join("../shared/corpus/external");
     if ext.is_dir() {
@@ -182,7 +188,11 @@ fn sm86_corpus_prints_and_reencodes_exactly() {
         .filter(|k| !known_hit.iter().any(|h| h.0 == k.0 && h.1 == k.1))
         .collect();
     assert!(stale.is_empty(), "KNOWN entries that now match: {stale:?}");
-    assert!(total.instrs > 7000, "only {} sm86 instructions", total.instrs);
+    assert!(
+        total.instrs > 7000,
+        "only {} sm86 instructions",
+        total.instrs
+    );
     assert!(
         fails.is_empty(),
         "{} sm86 instructions print or re-encode wrong (see above)",

@@ -289,6 +289,7 @@ impl Parser {
             "R3" => Style::RegPlus(3),
             "B" => Style::BitSet,
             "b" => Style::BitList,
+            "D32" => Style::D32,
             _ => {
                 if let Some(rest) = s.strip_prefix('#') {
                     Style::Enum(

@@ -92,6 +92,8 @@ pub enum Style {
     NegFloat16(u8),
     /// `, !P0` from a negation field (index) and a predicate: nothing for `PT`.
     CommaPred(u8),
+    /// f64 from its 32 high bits (a 32-bit immediate of a double-precision instruction).
+    D32,
 }
 
 /// One piece of a printing template.
