@@ -244,9 +244,11 @@ impl Parser {
     }
 
     /// Widths a kind allows: flags 1 bit, predicates 3, registers 8, 20-bit floats 20,
-    /// 32-bit floats 32 (uniform registers and predicates as their general kinds).
+    /// 32-bit floats 32 (uniform registers and predicates as their general kinds; a uniform
+    /// register may also be 6 bits wide, as the `cx[URn]` bindless constant-buffer operand's).
     fn check_width(&self, fname: &str, kind: Kind, width: u8) -> LineResult<()> {
         let want = match kind {
+            Kind::UReg if width == 6 => return Ok(()),
             Kind::Flag => 1,
             Kind::Pred | Kind::UPred => 3,
             Kind::Reg | Kind::UReg => 8,
