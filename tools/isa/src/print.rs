@@ -257,6 +257,7 @@ impl<I: Isa> Instr<I> {
                                 push_hex(out, v);
                             }
                         }
+                        Style::D32 => push_f64(out, f64::from_bits(raw << 32)),
                     }
                 }
             }

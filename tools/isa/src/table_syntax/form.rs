@@ -251,8 +251,10 @@ impl Parser {
     /// 32-bit floats 32 (uniform registers and predicates as their general kinds; a uniform
     /// register may also be a 6-bit field, UR0-URZ, where nvdisasm ignores the two bits
     /// above, as in Ampere's memory operands, REDUX's destination and texture handles).
+    /// register may also be 6 bits wide, as the `cx[URn]` bindless constant-buffer operand's).
     fn check_width(&self, fname: &str, kind: Kind, width: u8) -> LineResult<()> {
         let want = match kind {
+            Kind::UReg if width == 6 => return Ok(()),
             Kind::Flag => 1,
             Kind::Pred | Kind::UPred => 3,
             Kind::Reg | Kind::UReg => 8,
@@ -298,6 +300,7 @@ impl Parser {
             "+" => Style::PlusImm,
             "w" => Style::PlusUReg,
             "r" => Style::RegNoRz,
+            "D32" => Style::D32,
             _ => {
                 if let Some(rest) = s.strip_prefix('#') {
                     Style::Enum(

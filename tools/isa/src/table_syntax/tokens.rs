@@ -115,6 +115,8 @@ pub enum Style {
     /// `UR4+0x10` from a uniform register field (index) and a signed offset: the register
     /// always (`URZ` too), `+offset` unless zero (`c[0x3][UR10+0x14]`, `c[0x3][URZ]`).
     URegOffset(u8),
+    /// f64 from its 32 high bits (a 32-bit immediate of a double-precision instruction).
+    D32,
 }
 
 /// One piece of a printing template.
