@@ -249,6 +249,8 @@ impl<I: Isa> Instr<I> {
                                 out.push_str("???255");
                             } else {
                                 push_reg(out, raw);
+                            }
+                        }
                         Style::URegOffset(r) => {
                             push_ureg(out, f.fields[*r as usize].extract(bits));
                             let v = d.to_value(raw);

@@ -250,11 +250,10 @@ impl Parser {
     /// Widths a kind allows: flags 1 bit, predicates 3, registers 8, 20-bit floats 20,
     /// 32-bit floats 32 (uniform registers and predicates as their general kinds; a uniform
     /// register may also be a 6-bit field, UR0-URZ, where nvdisasm ignores the two bits
-    /// above, as in Ampere's memory operands, REDUX's destination and texture handles).
-    /// register may also be 6 bits wide, as the `cx[URn]` bindless constant-buffer operand's).
+    /// above, as in Ampere's memory operands, REDUX's destination, texture handles and the
+    /// `cx[URn]` bindless constant-buffer operand).
     fn check_width(&self, fname: &str, kind: Kind, width: u8) -> LineResult<()> {
         let want = match kind {
-            Kind::UReg if width == 6 => return Ok(()),
             Kind::Flag => 1,
             Kind::Pred | Kind::UPred => 3,
             Kind::Reg | Kind::UReg => 8,

@@ -32,9 +32,8 @@
 //! `{Name:+}` an offset printed `+0x10` after a register, nothing when zero,
 //! `{Name:YTEXT}` a register, TEXT and `+`, nothing for RZ (`R6.U32+`),
 //! `{Name:w}` `+` and a uniform register, nothing for URZ,
-//! `{A&B:n}` / `{A&B:u}` combine two fields (memory operand, indexed constant offset, `, !P0`,
-//! signed f16, uniform register plus offset `UR4+0x10`),
-//! `{~k}` prints `.reuse` for reuse bit `k`, `%TP` the texture-phase marker.
+//! `{A&B:u}` a uniform register plus offset (`UR4+0x10`), `{Name:r}` a register that prints
+//! `???255` instead of RZ, `{Name:D32}` an f64 immediate from its 32 high bits,
 //! `{~k}` prints `.reuse` for reuse bit `k`, `%TP` the texture-phase marker;
 //! `{A&B:Q}` / `{A&B:p}` (negation A, predicate B) print `!P0, ` / `!P0`, nothing for `PT`.
 //!
