@@ -32,7 +32,10 @@ fn random_field_values_print_as_nvdisasm() {
     let mut known_hit = std::collections::BTreeSet::new();
     for e in &entries {
         let want = listing::normalize(e.text.as_deref().unwrap_or(""));
-        let mn = want.split(['.', ' ']).find(|w| !w.starts_with('@')).unwrap_or("");
+        let mn = want
+            .split(['.', ' '])
+            .find(|w| !w.starts_with('@'))
+            .unwrap_or("");
         let got = match ampere::decode_at(e.word, e.offset) {
             Ok(i) if i.encode() != e.word => format!("<re-encodes to {:032x}>", i.encode()),
             Ok(i) => listing::normalize(&i.print(e.offset, 0)),
@@ -44,7 +47,10 @@ fn random_field_values_print_as_nvdisasm() {
             known += 1;
             known_hit.insert(k.0);
         } else {
-            fails.push(format!("{:032x}\n    want: {want}\n    got:  {got}", e.word));
+            fails.push((
+                mn.to_string(),
+                format!("{:032x}\n    want: {want}\n    got:  {got}", e.word),
+            ));
         }
     }
     println!(
@@ -52,10 +58,27 @@ fn random_field_values_print_as_nvdisasm() {
         entries.len(),
         fails.len()
     );
-    for f in fails.iter().take(60) {
-        println!("  {f}");
+    // Grouped by mnemonic, most first; DMSH_SM86_FAILS=N examples of each (default 3).
+    let show: usize = std::env::var("DMSH_SM86_FAILS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let mut by_mn: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for (mn, f) in &fails {
+        by_mn.entry(mn).or_default().push(f);
+    }
+    let mut order: Vec<_> = by_mn.into_iter().collect();
+    order.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+    for (mn, v) in &order {
+        println!("MISMATCH {mn}: {} words", v.len());
+        for f in v.iter().take(show) {
+            println!("  {f}");
+        }
     }
     let stale: Vec<_> = KNOWN.iter().filter(|k| !known_hit.contains(k.0)).collect();
-    assert!(stale.is_empty(), "KNOWN entries without a mismatch: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "KNOWN entries without a mismatch: {stale:?}"
+    );
     assert!(fails.is_empty(), "{} random words print wrong", fails.len());
 }
