@@ -79,12 +79,13 @@ impl<I: Isa> Instr<I> {
     #[inline]
     pub fn decode_at(bits: I::Word, offset: u64) -> Result<Self, Error> {
         let t = I::table();
-        for &i in t.candidates(bits) {
-            let f = &t.forms[i as usize];
-            if bits & f.mask == f.value && enums_ok(t, f, bits) {
+        for c in t.candidates(bits) {
+            if bits & c.mask == c.value
+                && (!c.checked || enums_ok(t, &t.forms[c.form as usize], bits))
+            {
                 return Ok(Instr {
                     bits,
-                    form: i,
+                    form: c.form,
                     isa: PhantomData,
                 });
             }

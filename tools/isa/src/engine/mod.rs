@@ -19,7 +19,7 @@ mod tests;
 
 pub use form::{FieldDef, Form, QUICK_ABSENT, QUICK_PIECES};
 pub use instr::{FormId, Instr, Pred, Reg};
-pub use table::{Table, FIELDS_SOURCE};
+pub use table::{Candidate, Table, FIELDS_SOURCE};
 
 use crate::word::Word;
 use std::fmt::Debug;

@@ -21,13 +21,30 @@ pub struct Table<I: Isa> {
     pub valid: Vec<Vec<bool>>,
     /// Candidate forms per value of the index bits, most specific first.
     index: Vec<(u32, u32)>,
-    cands: Vec<u16>,
+    cands: Candidates<I>,
+}
+
+/// The candidates of every bucket, bucket after bucket.
+type Candidates<I> = Vec<Candidate<<I as Isa>::Word>>;
+
+/// One entry of the lookup index: what a word must match, kept next to the other candidates
+/// of its bucket so that decoding reads one small array instead of every form's record.
+#[derive(Clone, Copy, Debug)]
+pub struct Candidate<W> {
+    /// The form's fixed-bit mask.
+    pub mask: W,
+    /// Its fixed bits.
+    pub value: W,
+    /// The form.
+    pub form: u16,
+    /// Whether an enum field must be checked on decode ([`Form::checked`] is not empty).
+    pub checked: bool,
 }
 
 impl<I: Isa> Table<I> {
     /// Candidate forms for a word, most specific first.
     #[inline]
-    pub fn candidates(&self, bits: I::Word) -> &[u16] {
+    pub fn candidates(&self, bits: I::Word) -> &[Candidate<I::Word>] {
         let (s, e) = self.index[bits.bits(I::INDEX.0, I::INDEX.1) as usize];
         &self.cands[s as usize..e as usize]
     }
@@ -132,7 +149,7 @@ fn form<I: Isa>(syn: &Syntax, f: &table_syntax::FormSyn) -> Result<Form<I>, Stri
 
 /// The lookup index: per value of the index bits, the forms that can match it, most
 /// specific (most fixed bits) first, table order among equals.
-fn lookup<I: Isa>(forms: &[Form<I>], (lo, len): (u32, u32)) -> (Vec<(u32, u32)>, Vec<u16>) {
+fn lookup<I: Isa>(forms: &[Form<I>], (lo, len): (u32, u32)) -> (Vec<(u32, u32)>, Candidates<I>) {
     let mut order: Vec<usize> = (0..forms.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(forms[i].mask.count_ones()));
     let mut index = Vec::with_capacity(1 << len);
@@ -143,7 +160,12 @@ fn lookup<I: Isa>(forms: &[Form<I>], (lo, len): (u32, u32)) -> (Vec<(u32, u32)>,
             let f = &forms[i];
             let tm = f.mask.bits(lo, len);
             if b & tm == f.value.bits(lo, len) & tm {
-                cands.push(i as u16);
+                cands.push(Candidate {
+                    mask: f.mask,
+                    value: f.value,
+                    form: i as u16,
+                    checked: !f.checked.is_empty(),
+                });
             }
         }
         index.push((start, cands.len() as u32));
