@@ -203,8 +203,14 @@ pub fn words_le(bytes: &[u8]) -> Vec<u32> {
 
 /// Runs `dmsh translate`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if args.arch != "sm53" {
-        bail!("--arch {}: only sm53 is supported", args.arch);
+    match args.arch.as_str() {
+        "sm53" => {}
+        "sm86" | "sm87" | "ampere" => bail!(
+            "--arch {}: Ampere code decodes (`dmsh disasm --arch sm86`) but is not translated yet; \
+             only sm53 translates",
+            args.arch
+        ),
+        a => bail!("--arch {a}: only sm53 is supported"),
     }
     if args.stage != "compute" {
         return super::translate_gfx::run(&args);
