@@ -227,6 +227,22 @@ fn a_capture_folder_builds_every_module() {
         assert!(m.contains(name) && m.contains(offset), "{m}");
         println!("{name}: {m}");
     }
+    // `dmsh report --build` alone reports the capture build: every module, the two
+    // unreadable files and the fix-up failure among the causes.
+    let o = dmsh(&["report", "--build", b.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rep: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report/report.json")).unwrap())
+            .unwrap();
+    assert_eq!(rep["shaders"], 7, "{rep}");
+    let causes: Vec<&str> = rep["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["cause"].as_str().unwrap())
+        .collect();
+    assert!(causes.contains(&"unreadable"), "{causes:?}");
+    assert!(causes.contains(&"fix_up"), "{causes:?}");
     let r = rec(&key("fs_unbounded.spv"));
     assert_eq!(
         (r["step"].as_str(), r["stage"].as_str()),

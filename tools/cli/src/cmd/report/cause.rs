@@ -48,6 +48,8 @@ pub enum Cause {
     UnsupportedGeneration,
     /// A reachable word no instruction form matches.
     UnknownEncoding,
+    /// An input module could not be read (a capture build's file truncated or not SPIR-V).
+    Unreadable,
     /// An instruction (or form) the translator has no semantics for.
     UnimplementedInstruction,
     /// A texture or image handle whose slot could not be decoded.
@@ -83,6 +85,7 @@ impl Cause {
                 Cause::UnknownEncoding
             }
             (_, "decode") => Cause::UnknownEncoding,
+            (_, "read") => Cause::Unreadable,
             (_, "translate") if message.contains("unresolvable handle") => Cause::UnresolvedBinding,
             (_, "translate") if is_instruction_error(message) => Cause::UnimplementedInstruction,
             (_, "translate") => Cause::TranslationError,
@@ -103,6 +106,7 @@ impl Cause {
         match self {
             Cause::UnsupportedGeneration => "unsupported_generation",
             Cause::UnknownEncoding => "unknown_encoding",
+            Cause::Unreadable => "unreadable",
             Cause::UnimplementedInstruction => "unimplemented_instruction",
             Cause::UnresolvedBinding => "unresolved_binding",
             Cause::TranslationError => "translation_error",
@@ -123,6 +127,7 @@ impl Cause {
         match self {
             Cause::UnsupportedGeneration => "not translated yet (NVN2 / Ampere)",
             Cause::UnknownEncoding => "unknown encoding",
+            Cause::Unreadable => "unreadable input (truncated, not SPIR-V)",
             Cause::UnimplementedInstruction => "unimplemented instruction",
             Cause::UnresolvedBinding => "unresolved binding",
             Cause::TranslationError => "other translation error",
@@ -141,8 +146,10 @@ impl Cause {
     /// The last level a key failing this way reached.
     pub fn reached(self) -> Level {
         match self {
-            Cause::UnsupportedGeneration | Cause::UnknownEncoding => Level::Found,
-            Cause::UnimplementedInstruction
+            Cause::UnknownEncoding | Cause::Unreadable => Level::Found,
+            // NVN2 keys are decoded by the build (`<key>.sass`), not translated yet.
+            Cause::UnsupportedGeneration
+            | Cause::UnimplementedInstruction
             | Cause::UnresolvedBinding
             | Cause::TranslationError
             | Cause::InvalidSpirv => Level::Decoded,
@@ -204,9 +211,18 @@ mod tests {
                 rec(
                     "unsupported",
                     "translate",
-                    "nvn2 (Ampere) code is not translated yet",
+                    "nvn2 (Ampere) code is not translated yet; all 40 instructions decode",
                 ),
                 Cause::UnsupportedGeneration,
+                Level::Decoded,
+            ),
+            (
+                rec(
+                    "failed",
+                    "read",
+                    "capture/random.spv: offset 0x0: not SPIR-V",
+                ),
+                Cause::Unreadable,
                 Level::Found,
             ),
             (

@@ -26,10 +26,12 @@ use cause::{classify, Cause, LEVELS};
 /// Arguments of `dmsh report`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The split, build and title folders.
+    /// The split, build and title folders; `--build DIR/b-<V>` alone reports a capture build
+    /// (`dmsh build --spirv`), whose record names every module.
     #[command(flatten)]
     pub title: BuiltTitle,
-    /// Where report.json, report.md and report.html go (default: SPLIT/report).
+    /// Where report.json, report.md and report.html go (default: SPLIT/report; for a
+    /// capture build, DIR/report).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// An earlier build folder, `DIR/b-<V'>`: list what changed since.
@@ -268,13 +270,25 @@ pub fn report(
 
 /// Writes the report of a split folder's build into `out`; returns a one-line summary.
 pub fn write_report(args: &Args) -> anyhow::Result<String> {
-    let (split, build) = args.title.folders()?;
+    let capture = args.title.title.game.is_none() && args.title.title.split.is_none();
+    let (split, build) = match (&args.title.build, capture) {
+        // A capture build (`dmsh build --spirv`): no split; the record names every module.
+        (Some(b), true) => (b.parent().unwrap_or(b).to_path_buf(), b.clone()),
+        _ => args.title.folders()?,
+    };
     let record = BuildRecord::read(&build.join("_b_build.json"))?;
-    let map: BTreeMap<String, (String, String)> =
+    let map: BTreeMap<String, (String, String)> = if capture {
+        record
+            .shaders
+            .iter()
+            .map(|r| (r.key.clone(), (CAPTURE.to_string(), r.stage.clone())))
+            .collect()
+    } else {
         super::title::read_map(&split.join("shader_map.tsv"))?
             .into_iter()
             .map(|r| (r.key, (r.container, r.stage)))
-            .collect();
+            .collect()
+    };
     let title = match args.title.game() {
         Some(g) if g.join("profile.toml").is_file() => dmsh_scan::Profile::load(g)?.title,
         _ => String::new(),
@@ -317,6 +331,9 @@ pub fn write_report(args: &Args) -> anyhow::Result<String> {
     }
     Ok(line)
 }
+
+/// The container kind of a capture build's modules (`dmsh build --spirv`).
+pub const CAPTURE: &str = "spirv_capture";
 
 /// Runs `dmsh report`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
