@@ -32,7 +32,10 @@ fn random_field_values_print_as_nvdisasm() {
     let mut known_hit = std::collections::BTreeSet::new();
     for e in &entries {
         let want = listing::normalize(e.text.as_deref().unwrap_or(""));
-        let mn = want.split(['.', ' ']).find(|w| !w.starts_with('@')).unwrap_or("");
+        let mn = want
+            .split(['.', ' '])
+            .find(|w| !w.starts_with('@'))
+            .unwrap_or("");
         let got = match ampere::decode_at(e.word, e.offset) {
             Ok(i) if i.encode() != e.word => format!("<re-encodes to {:032x}>", i.encode()),
             Ok(i) => listing::normalize(&i.print(e.offset, 0)),
@@ -44,7 +47,10 @@ fn random_field_values_print_as_nvdisasm() {
             known += 1;
             known_hit.insert(k.0);
         } else {
-            fails.push(format!("{:032x}\n    want: {want}\n    got:  {got}", e.word));
+            fails.push(format!(
+                "{:032x}\n    want: {want}\n    got:  {got}",
+                e.word
+            ));
         }
     }
     println!(
@@ -56,6 +62,9 @@ fn random_field_values_print_as_nvdisasm() {
         println!("  {f}");
     }
     let stale: Vec<_> = KNOWN.iter().filter(|k| !known_hit.contains(k.0)).collect();
-    assert!(stale.is_empty(), "KNOWN entries without a mismatch: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "KNOWN entries without a mismatch: {stale:?}"
+    );
     assert!(fails.is_empty(), "{} random words print wrong", fails.len());
 }
