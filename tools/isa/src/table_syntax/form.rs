@@ -175,6 +175,7 @@ impl Parser {
                 s if s.starts_with('m') => Style::MemSuffix(ia as u8, s[1..].to_string()),
                 "Q" => Style::NegPredComma(ia as u8),
                 "p" => Style::NegPred(ia as u8),
+                "s" => Style::MemSigned(ia as u8),
                 s => return Err(format!("{{{ph}}}: unknown pair style {s}")),
             };
             return Ok(Tok::Field(ib as u8, st));

@@ -112,6 +112,9 @@ pub enum Style {
     /// Register name, `???255` for register 255 (operands where nvdisasm has no RZ, e.g. the
     /// coordinates and handle of Ampere texture and surface instructions).
     RegNoRz,
+    /// Memory operand as [`Style::Mem`] (register field index), but an offset without a base
+    /// register prints signed (`[-0x10]`; `[RZ]` when zero): Ampere's LDSM, LDGSTS, LDC.
+    MemSigned(u8),
 }
 
 /// One piece of a printing template.
