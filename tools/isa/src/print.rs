@@ -260,6 +260,9 @@ impl<I: Isa> Instr<I> {
                             }
                         }
                         Style::D32 => push_f64(out, f64::from_bits(raw << 32)),
+                        Style::MemSigned(r) => {
+                            push_mem(out, &f.fields[*r as usize], bits, d, raw, false, "")
+                        }
                     }
                 }
             }
@@ -545,5 +548,33 @@ mod tests {
         assert_eq!(p(0x000fea0003800000000000000000794d, 0), "EXIT");
         assert_eq!(p(0x000fea0007800000000000000000794d, 0), "EXIT !PT");
         assert_eq!(p(0x000fea0000000000000000000000794d, 0), "EXIT P0");
+    }
+
+    /// `{A&B:s}`: an offset without a base register prints signed, `RZ` when zero (LDSM,
+    /// LDC, LDGSTS's shared address); LDC's uniform form prints it unsigned (nvdisasm 13.5).
+    #[test]
+    fn signed_absolute_offsets_like_nvdisasm() {
+        let p = |w: u128| crate::ampere::decode(w).unwrap().print(0, 0);
+        assert_eq!(
+            p(0x000fe20000000000fffff000ff04783b),
+            "LDSM.16.M88 R4, [-0x10]"
+        );
+        assert_eq!(
+            p(0x000fe2000000000000000000ff04783b),
+            "LDSM.16.M88 R4, [RZ]"
+        );
+        assert_eq!(p(0x000fe2000000080000c00000ff047b82), "LDC R4, c[0x3][RZ]");
+        assert_eq!(
+            p(0x000fe2000000080000e00400ff047b82),
+            "LDC R4, c[0x3][-0x7ff0]"
+        );
+        assert_eq!(
+            p(0x000fe200080008ff0020040005047582),
+            "LDC R4, cx[UR5][0x8010]"
+        );
+        assert_eq!(
+            p(0x000fe2000b801040ffff000006ff7fae),
+            "LDGSTS.E.BYPASS.EF.INVALID0 [-0x10], [R6.64]"
+        );
     }
 }

@@ -176,6 +176,7 @@ impl Parser {
                 "Q" => Style::NegPredComma(ia as u8),
                 "p" => Style::NegPred(ia as u8),
                 "u" => Style::URegOffset(ia as u8),
+                "s" => Style::MemSigned(ia as u8),
                 s => return Err(format!("{{{ph}}}: unknown pair style {s}")),
             };
             return Ok(Tok::Field(ib as u8, st));

@@ -35,7 +35,8 @@
 //! `{A&B:u}` a uniform register plus offset (`UR4+0x10`), `{Name:r}` a register that prints
 //! `???255` instead of RZ, `{Name:D32}` an f64 immediate from its 32 high bits,
 //! `{~k}` prints `.reuse` for reuse bit `k`, `%TP` the texture-phase marker;
-//! `{A&B:Q}` / `{A&B:p}` (negation A, predicate B) print `!P0, ` / `!P0`, nothing for `PT`.
+//! `{A&B:Q}` / `{A&B:p}` (negation A, predicate B) print `!P0, ` / `!P0`, nothing for `PT`;
+//! `{A&B:s}` a memory operand whose offset without a base register prints signed (`[-0x10]`).
 //!
 //! Every mistake is an [`Error`] naming the file and line: a malformed line, an unknown
 //! field, enum, style or macro, a field defined twice or wider than its kind allows, an enum

@@ -117,6 +117,9 @@ pub enum Style {
     URegOffset(u8),
     /// f64 from its 32 high bits (a 32-bit immediate of a double-precision instruction).
     D32,
+    /// Memory operand as [`Style::Mem`] (register field index), but an offset without a base
+    /// register prints signed (`[-0x10]`; `[RZ]` when zero): Ampere's LDSM, LDGSTS, LDC.
+    MemSigned(u8),
 }
 
 /// One piece of a printing template.

@@ -13,7 +13,7 @@ nvdisasm 13.5: PyPI `nvidia-cuda-nvdisasm` (nvidia/cu13/bin/nvdisasm).
 
 NOT compiler output.  For every form of the table, SAMPLES words: the form's fixed bits with
 every other bit random (the guard, the operands, the modifiers, the `Reserved` bits), the
-scheduling field cleared to stall 1 (no reuse).  Each form's words come from an RNG seeded
+scheduling field cleared to stall 1 (no barriers, no reuse).  Each form's words come from an RNG seeded
 with its name, so they change only when the form does.  nvdisasm lists each word it accepts; the
 words it rejects (it stops at the first one, naming its address) are dropped and counted in
 the header.  Output: the corpus TSV format (offset, encoding,
@@ -25,7 +25,9 @@ NVDISASM = os.environ.get('NVDISASM', 'nvdisasm')
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLES = int(os.environ.get('SAMPLES', '8'))
 CTRL = ((1 << 23) - 1) << 105
-NEUTRAL = 0x1 << 105  # stall 1
+# Stall 1, no write or read barrier (7): nvdisasm 13.5 rejects a write barrier on an
+# instruction without a destination (every store, RED, MEMBAR, CCTL, AST, ...).
+NEUTRAL = 0x1 << 105 | 0x7 << 110 | 0x7 << 113
 NOP = 0x918 | 7 << 12
 LINE = re.compile(r'^\s*/\*([0-9a-f]{4,})\*/\s*(.*?)\s*;?\s*$')
 ERR = re.compile(r'at address 0x([0-9a-fA-F]+)')
@@ -100,7 +102,7 @@ def generate(family):
     out = os.path.join(HERE, 'random_fields.%s.sm86.synth.tsv' % family)
     with open(out, 'w') as f:
         f.write('# SYNTHETIC (not compiler output): the fixed bits of every form of tools/isa/src/ampere/%s.tbl '
-                'with random other bits (scheduling: stall 1); made by tools/isa/tests/data/gen-sm86-random.py\n' % family)
+                'with random other bits (scheduling: stall 1, no barriers); made by tools/isa/tests/data/gen-sm86-random.py\n' % family)
         f.write('# listed by nvdisasm %s: nvdisasm -b SM86 -raw; %d of %d words accepted '
                 '(the rest rejected by nvdisasm, dropped)\n' % (version(), len(kept), len(words)))
         f.write('# columns: offset(hex)\tencoding(hex)\tsass\tsass_raw\tdual\n')
