@@ -3,6 +3,8 @@
 //! decode + print (single thread), for Maxwell (sm53 listings) and Ampere (sm86 listings),
 //! and Ampere's rate as a ratio of Maxwell's, both measured in this process.
 
+use dmsh_isa::engine::Instr;
+use dmsh_isa::{Isa, Word};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -91,53 +93,38 @@ fn main() {
     );
     let _ = dmsh_isa::table::table(); // parse the tables outside the timed loops
     let _ = dmsh_isa::ampere::decode(0);
-    let m = [
-        run("sm53 decode", &words.sm53, |ws| {
-            ws.iter()
-                .map(|&w| dmsh_isa::decode(w).map(|i| i.form() as u64).unwrap_or(0))
-                .sum()
-        }),
-        run("sm53 decode+encode", &words.sm53, |ws| {
-            ws.iter()
-                .map(|&w| dmsh_isa::decode(w).map(|i| i.encode()).unwrap_or(0))
-                .fold(0, u64::wrapping_add)
-        }),
-        run("sm53 decode+print", &words.sm53, |ws| {
-            ws.iter()
-                .map(|&w| {
-                    dmsh_isa::decode(w)
-                        .map(|i| i.print(0, 0).len() as u64)
-                        .unwrap_or(0)
-                })
-                .sum()
-        }),
-    ];
-    use dmsh_isa::ampere;
-    let a = [
-        run("sm86 decode", &words.sm86, |ws| {
-            ws.iter()
-                .map(|&w| ampere::decode(w).map(|i| i.form() as u64).unwrap_or(0))
-                .sum()
-        }),
-        run("sm86 decode+encode", &words.sm86, |ws| {
-            ws.iter()
-                .map(|&w| ampere::decode(w).map(|i| i.encode() as u64).unwrap_or(0))
-                .fold(0, u64::wrapping_add)
-        }),
-        run("sm86 decode+print", &words.sm86, |ws| {
-            ws.iter()
-                .map(|&w| {
-                    ampere::decode(w)
-                        .map(|i| i.print(0, ampere::sched(w).reuse).len() as u64)
-                        .unwrap_or(0)
-                })
-                .sum()
-        }),
-    ];
+    let m = rates::<dmsh_isa::Maxwell>("sm53", &words.sm53);
+    let a = rates::<dmsh_isa::ampere::Ampere>("sm86", &words.sm86);
     for (k, what) in ["decode", "decode+encode", "decode+print"]
         .iter()
         .enumerate()
     {
         println!("sm86 / sm53 {what:14} {:.2}", a[k] / m[k]);
     }
+}
+
+/// Decode, decode + encode and decode + print rates of one ISA's words (one engine, so one
+/// loop for every ISA; scheduling reuse flags are left out of the print).
+fn rates<I: Isa>(isa: &str, words: &[I::Word]) -> [f64; 3] {
+    let dec = |w: I::Word| Instr::<I>::decode(w).ok();
+    [
+        run(&format!("{isa} decode"), words, |ws| {
+            ws.iter()
+                .filter_map(|&w| dec(w))
+                .map(|i| i.form() as u64)
+                .sum()
+        }),
+        run(&format!("{isa} decode+encode"), words, |ws| {
+            ws.iter()
+                .filter_map(|&w| dec(w))
+                .map(|i| i.encode().to_u128() as u64)
+                .fold(0, u64::wrapping_add)
+        }),
+        run(&format!("{isa} decode+print"), words, |ws| {
+            ws.iter()
+                .filter_map(|&w| dec(w))
+                .map(|i| i.print(0, 0).len() as u64)
+                .sum()
+        }),
+    ]
 }
