@@ -79,7 +79,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("dmsh-nvn2-{}", std::process::id()));
         let pkg = dir.join("pkg");
         std::fs::create_dir_all(&pkg).unwrap();
-        // NOP, then an all-ones word (no form has opcode 0xfff), then NOP.
+        // NOP, then an all-ones word (nvdisasm 13.5 -b SM86 refuses it: "Illegal instruction
+        // found" at its address), then NOP.
         let nop: u128 = 0x000fc200000000000000000000007918;
         let words = [nop, !0u128, nop];
         let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
