@@ -1,5 +1,6 @@
 //! Every sm53 kernel of tests/corpus/sass with a K.io.json (plus the video launches of
-//! tests/corpus/video, see its README): translate (CUDA ABI), run on the
+//! tests/corpus/video, see its README), and every sm86 kernel of tests/corpus/sass with one
+//! (the same PTX through ptxas for Ampere): translate (CUDA ABI), run on the
 //! Vulkan device (lavapipe in CI) through dmsh-vk, compare with the expected outputs bit for
 //! bit. Each kernel runs in a child process (lavapipe has no fault isolation). Kernels whose
 //! translation relies on 32-lane subgroups are reported as skipped where the device's subgroup
@@ -15,6 +16,8 @@ use dmsh_spv::{translate, Options};
 
 /// Kernels that do not pass yet, with the cause. The gap stays visible here.
 const KNOWN_FAILURES: &[(&str, &str)] = &[];
+/// The same for the sm86 code.
+const KNOWN_FAILURES_SM86: &[(&str, &str)] = &[];
 
 const ENV: &str = "DMSH_EXEC_ONE";
 
@@ -35,11 +38,13 @@ fn first_in(dirs: &[&str], file: &str) -> Option<std::path::PathBuf> {
         .find(|p| p.exists())
 }
 
-/// Runs one kernel (in the child); prints `RESULT pass|fail|skip|error detail`.
-fn run_one(name: &str) -> String {
+/// Runs one kernel (in the child; `name` or `sm86:name`); prints `RESULT
+/// pass|fail|skip|error detail`.
+fn run_one(spec: &str) -> String {
+    let (sm, name) = spec.split_once(':').unwrap_or(("sm53", spec));
     let path = first_in(
         &["sass", "extra/ptx", "modifiers"],
-        &format!("{name}.sm53.cubin"),
+        &format!("{name}.{sm}.cubin"),
     )
     .unwrap_or_default();
     let Some(io_path) = io_path(name) else {
@@ -84,7 +89,7 @@ fn run_one(name: &str) -> String {
 }
 
 #[test]
-#[ignore = "child process of sass_sm53_exec"]
+#[ignore = "child process of sass_sm53_exec and sass_sm86_exec"]
 fn exec_one() {
     child::run_named(ENV, run_one);
 }
@@ -108,4 +113,26 @@ fn sass_sm53_exec() {
         kernels.len()
     );
     child::assert_only_known(&bad, KNOWN_FAILURES);
+}
+
+#[test]
+fn sass_sm86_exec() {
+    let kernels: Vec<String> = common::sass_kernels()
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| io_path(n).is_some())
+        .filter(|n| {
+            common::root()
+                .join(format!("tests/corpus/sass/{n}.sm86.cubin"))
+                .exists()
+        })
+        .map(|n| format!("sm86:{n}"))
+        .collect();
+    let child::ChildRuns { pass, skip, bad } = child::run_children("exec_one", ENV, &kernels);
+    println!(
+        "sass sm86 exec: {pass} pass, {skip} skipped (warp-size), {} fail of {}",
+        bad.len(),
+        kernels.len()
+    );
+    child::assert_only_known(&bad, KNOWN_FAILURES_SM86);
 }

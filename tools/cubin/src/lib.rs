@@ -137,6 +137,8 @@ pub struct IndirectBranch {
 pub struct Kernel {
     /// Kernel (entry function) name.
     pub name: String,
+    /// SM number of the cubin the kernel is in (53, 86, …).
+    pub sm: u32,
     /// The code: bytes of `.text.K`, unrelocated.
     pub code: Vec<u8>,
     /// File offset of `.text.K` (for error messages).
@@ -266,6 +268,7 @@ pub fn parse(bytes: &[u8]) -> Result<Cubin, Error> {
         };
         let mut k = Kernel {
             name: name.to_string(),
+            sm: elf.flags & 0xff,
             code: elf.bytes_of(s)?.to_vec(),
             code_file_offset: s.offset,
             constant_banks: BTreeMap::new(),

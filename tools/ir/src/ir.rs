@@ -154,6 +154,20 @@ impl Reg {
             index: n,
         }
     }
+    /// Uniform register URn (Ampere).
+    pub const fn ugpr(n: u8) -> Reg {
+        Reg {
+            file: RegFile::UGpr,
+            index: n,
+        }
+    }
+    /// Uniform predicate UPn (Ampere).
+    pub const fn upred(n: u8) -> Reg {
+        Reg {
+            file: RegFile::UPred,
+            index: n,
+        }
+    }
     /// A condition-code flag.
     pub const fn flag(fl: Flag) -> Reg {
         Reg {

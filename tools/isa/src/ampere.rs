@@ -69,6 +69,10 @@ impl Isa for Ampere {
     fn opcode(mnemonic: &str) -> Option<Opcode> {
         Opcode::from_name(mnemonic)
     }
+
+    fn mnemonic(op: Opcode) -> &'static str {
+        op.name()
+    }
 }
 
 /// The scheduling bits' place: bits 105-127 (stall 105-108, yield 109, write barrier

@@ -29,4 +29,8 @@ impl Isa for Maxwell {
     fn opcode(mnemonic: &str) -> Option<Opcode> {
         Opcode::from_name(mnemonic)
     }
+
+    fn mnemonic(op: Opcode) -> &'static str {
+        op.name()
+    }
 }

@@ -41,14 +41,17 @@ impl Abi {
     /// Resolves a static constant-bank read the ABI defines (CUDA's driver words).
     pub fn resolve_static(self, cfg: &Config, bank: u8, off: u32) -> Option<Resolved> {
         match self {
-            Abi::Cuda if bank == 0 && off < cfg.param_base => Some(match off {
-                0x8 | 0xc | 0x10 => Resolved::Sys(Sys::Ntid(((off - 0x8) / 4) as u8)),
-                0x14 | 0x18 | 0x1c => Resolved::Sys(Sys::Nctaid(((off - 0x14) / 4) as u8)),
-                0x20 => Resolved::Const(cfg.stack_bytes()),
-                0x0 => Resolved::Const(SHARED_WINDOW),
-                0x4 => Resolved::Const(LOCAL_WINDOW),
-                _ => Resolved::Const(0),
-            }),
+            Abi::Cuda if bank == 0 && off < cfg.param_base => {
+                let words = cuda_driver_words(cfg.arch);
+                Some(match words.iter().find(|w| w.0 == off).map(|w| w.1) {
+                    Some(DriverWord::Ntid(k)) => Resolved::Sys(Sys::Ntid(k)),
+                    Some(DriverWord::Nctaid(k)) => Resolved::Sys(Sys::Nctaid(k)),
+                    Some(DriverWord::Stack) => Resolved::Const(cfg.stack_bytes()),
+                    Some(DriverWord::SharedWindow) => Resolved::Const(SHARED_WINDOW),
+                    Some(DriverWord::LocalWindow) => Resolved::Const(LOCAL_WINDOW),
+                    None => Resolved::Const(0),
+                })
+            }
             Abi::Deko3d if bank == 0 && cfg.stage == Stage::Compute => match off {
                 0x0 | 0x4 | 0x8 => Some(Resolved::Sys(Sys::Ntid((off / 4) as u8))),
                 0xc | 0x10 | 0x14 => Some(Resolved::Sys(Sys::Nctaid(((off - 0xc) / 4) as u8))),
@@ -56,6 +59,57 @@ impl Abi {
             },
             _ => None,
         }
+    }
+}
+
+/// What a word of CUDA's driver area (c[0x0] below the parameters) holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum DriverWord {
+    /// `ntid.{x,y,z}` (the block size).
+    Ntid(u8),
+    /// `nctaid.{x,y,z}` (the grid size).
+    Nctaid(u8),
+    /// The initial stack pointer: the top of local memory ([`Config::stack_bytes`]).
+    Stack,
+    /// The shared-memory window's base in the generic address space ([`SHARED_WINDOW`]).
+    SharedWindow,
+    /// The local-memory window's base in the generic address space ([`LOCAL_WINDOW`]).
+    LocalWindow,
+}
+
+/// ptxas's driver area for sm_5x (the sass corpus's sm53 code): every other word reads 0.
+pub const CUDA_SM5X: &[(u32, DriverWord)] = &[
+    (0x0, DriverWord::SharedWindow),
+    (0x4, DriverWord::LocalWindow),
+    (0x8, DriverWord::Ntid(0)),
+    (0xc, DriverWord::Ntid(1)),
+    (0x10, DriverWord::Ntid(2)),
+    (0x14, DriverWord::Nctaid(0)),
+    (0x18, DriverWord::Nctaid(1)),
+    (0x1c, DriverWord::Nctaid(2)),
+    (0x20, DriverWord::Stack),
+];
+
+/// ptxas's driver area for sm_8x (the sass corpus's sm86 code: `IMAD R2, R2, c[0x0][0x0],
+/// R3` is `ctaid.x * ntid.x + tid.x`, `c[0x0][0x28]` seeds R1, the stack pointer; the
+/// windows' high words and `c[0x0][0x118]`, the memory descriptor of `.E` accesses, read 0).
+pub const CUDA_SM8X: &[(u32, DriverWord)] = &[
+    (0x0, DriverWord::Ntid(0)),
+    (0x4, DriverWord::Ntid(1)),
+    (0x8, DriverWord::Ntid(2)),
+    (0xc, DriverWord::Nctaid(0)),
+    (0x10, DriverWord::Nctaid(1)),
+    (0x14, DriverWord::Nctaid(2)),
+    (0x18, DriverWord::SharedWindow),
+    (0x20, DriverWord::LocalWindow),
+    (0x28, DriverWord::Stack),
+];
+
+/// The CUDA driver area of an instruction set's code.
+pub fn cuda_driver_words(arch: super::Arch) -> &'static [(u32, DriverWord)] {
+    match arch {
+        super::Arch::Maxwell => CUDA_SM5X,
+        super::Arch::Ampere => CUDA_SM8X,
     }
 }
 
@@ -129,6 +183,7 @@ impl Config {
     /// constants, jump tables) embedded, and the indirect-branch targets the ELF lists.
     pub fn cuda_kernel(k: &dmsh_cubin::Kernel, local_size: [u32; 3]) -> Self {
         let mut cfg = Config::compute(Abi::Cuda, local_size);
+        cfg.arch = super::Arch::from_sm(k.sm).unwrap_or_default();
         cfg.shared_bytes = k.shared_bytes as u32;
         cfg.local_bytes = k.local_bytes();
         cfg.param_base = k.param_base;

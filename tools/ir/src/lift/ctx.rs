@@ -4,7 +4,8 @@
 use super::{Config, LiftError, Result};
 use crate::ir::Reg;
 use crate::ir::{BlockId, Flag, Function, Op, Round, Sys, Terminator, Type, Value};
-use dmsh_isa::{mods, Field, Instr, Maxwell, Modifier};
+use dmsh_isa::engine::{Instr as AnyInstr, Isa};
+use dmsh_isa::{mods, Field, Instr, Modifier};
 use std::collections::BTreeMap;
 
 /// The lifting context for one guest block.
@@ -34,6 +35,8 @@ pub struct Cx<'a> {
     pub(crate) regs: Vec<(u32, Value)>,
     /// The same for predicates P0..P6.
     preds: [(u32, Value); 7],
+    /// The same for uniform predicates UP0..UP6.
+    upreds: [(u32, Value); 7],
     /// The end of the highest local-memory access at a constant offset from its base
     /// register (`imm + bytes` of LDL/STL): a lower bound of the local memory the code uses,
     /// so a missing or too small declared size cannot silently cut the array short.
@@ -41,7 +44,7 @@ pub struct Cx<'a> {
     /// The open run of predicated instructions: (guard, negated, then-block, continuation).
     /// The next instruction with the same guard joins the then-block while the continuation
     /// is still empty and nothing in the run wrote the guard.
-    pub(crate) pred_run: Option<(u8, bool, BlockId, BlockId)>,
+    pub(crate) pred_run: Option<(Reg, bool, BlockId, BlockId)>,
 }
 
 /// The constant cache of [`Cx`] (kept across the blocks of one lifting: keys carry the block).
@@ -69,6 +72,7 @@ impl<'a> Cx<'a> {
             small: [(u32::MAX, Value::NONE); 64],
             regs: Vec::new(),
             preds: [(u32::MAX, Value::NONE); 7],
+            upreds: [(u32::MAX, Value::NONE); 7],
             local_extent: 0,
             pred_run: None,
         }
@@ -103,10 +107,10 @@ impl<'a> Cx<'a> {
     }
 
     /// An "unsupported" error for instruction `i`.
-    pub fn unsupported(&self, i: &Instr, why: impl Into<String>) -> LiftError {
+    pub fn unsupported<I: Isa>(&self, i: &AnyInstr<I>, why: impl Into<String>) -> LiftError {
         LiftError::Unsupported {
             offset: self.addr,
-            mnemonic: format!("{} ({})", i.opcode().name(), i.form_name()),
+            mnemonic: format!("{} ({})", i.mnemonic(), i.form_name()),
             why: why.into(),
         }
     }
@@ -325,6 +329,115 @@ impl<'a> Cx<'a> {
             }
         }
     }
+    /// Reads uniform register `n` (URZ, 63, = 0).
+    pub fn ureg(&mut self, n: u8) -> Value {
+        if n >= 63 {
+            self.c32(0)
+        } else {
+            self.emit(Op::Get(Reg::ugpr(n)), Type::U32, &[])
+        }
+    }
+    /// Writes uniform register `n` (writes to URZ are dropped).
+    pub fn set_ureg(&mut self, n: u8, v: Value) {
+        if n < 63 {
+            let v = self.cast(Type::U32, v);
+            self.emit(Op::Set(Reg::ugpr(n)), Type::Void, &[v]);
+        }
+    }
+    /// Reads the uniform register pair `n, n+1` as U64 (URZ = 0).
+    pub fn ureg64(&mut self, n: u8) -> Value {
+        if n >= 63 {
+            return self.c64(0);
+        }
+        let lo = self.ureg(n);
+        let hi = self.ureg(n + 1);
+        self.pack(lo, hi)
+    }
+    /// Reads uniform predicate `n` (UPT = true), negated if asked.
+    pub fn upred(&mut self, n: u8, neg: bool) -> Value {
+        let p = if n >= 7 {
+            self.cbool(true)
+        } else {
+            match self.upreds[n as usize] {
+                (b, v) if b == self.b.0 => v,
+                _ => {
+                    let v = self.emit(Op::Get(Reg::upred(n)), Type::Bool, &[]);
+                    self.upreds[n as usize] = (self.b.0, v);
+                    v
+                }
+            }
+        };
+        if neg {
+            self.not(p)
+        } else {
+            p
+        }
+    }
+    /// Writes uniform predicate `n` (writes to UPT are dropped).
+    pub fn set_upred(&mut self, n: u8, v: Value) {
+        if n < 7 {
+            self.emit(Op::Set(Reg::upred(n)), Type::Void, &[v]);
+            self.upreds[n as usize] = (self.b.0, v);
+        }
+    }
+
+    /// Runs `body` (one instruction's semantics) under the guard `guard` (negated if `neg`):
+    /// in a block of its own, or in the then-block of the run of instructions with the same
+    /// guard just before it (`@P0 IADD.CC; @P0 IADD.X; @P0 STG`), which keeps a guarded
+    /// address computation and its access in one block. Joining is exact: the continuation
+    /// is still empty (nothing ran in between) and no instruction of the run wrote the
+    /// guard. `cond` is the branch condition (the guard's value, possibly ANDed with more);
+    /// `joinable` is false when it is more than the guard.
+    pub(crate) fn guarded(
+        &mut self,
+        run: Option<(Reg, bool, BlockId, BlockId)>,
+        (guard, neg): (Reg, bool),
+        joinable: bool,
+        cond: impl FnOnce(&mut Self) -> Value,
+        body: impl FnOnce(&mut Self) -> Result<()>,
+    ) -> Result<()> {
+        let (then_b, cont) = match run {
+            Some((g, n, t, c))
+                if joinable
+                    && g == guard
+                    && n == neg
+                    && c == self.b
+                    && !self.ended
+                    && self.f.blocks[c.index()].insts.is_empty()
+                    && self.f.blocks[t.index()].term == Terminator::Jump(c) =>
+            {
+                self.f.blocks[t.index()].term = Terminator::Unset;
+                (t, c)
+            }
+            _ => {
+                let p = cond(self);
+                let then_b = self.f.add_block(None);
+                let cont = self.f.add_block(None);
+                self.finish(Terminator::Branch(p, then_b, cont));
+                (then_b, cont)
+            }
+        };
+        let first = self.f.blocks[then_b.index()].insts.len();
+        self.b = then_b;
+        self.ended = false;
+        body(self)?;
+        let open = joinable
+            && self.b == then_b
+            && !self.done()
+            && !self.f.blocks[then_b.index()].insts[first..]
+                .iter()
+                .any(|&v| self.f.inst(v).op == Op::Set(guard));
+        if !self.done() {
+            self.finish(Terminator::Jump(cont));
+        }
+        self.b = cont;
+        self.ended = false;
+        if open {
+            self.pred_run = Some((guard, neg, then_b, cont));
+        }
+        Ok(())
+    }
+
     /// Reads a flag.
     pub fn flag(&mut self, fl: Flag) -> Value {
         self.emit(Op::Get(Reg::flag(fl)), Type::Bool, &[])
@@ -342,31 +455,31 @@ impl<'a> Cx<'a> {
     }
 
     /// A register field of `i` (RZ when absent).
-    pub fn rf(&self, i: &Instr, f: Field) -> u8 {
+    pub fn rf<I: Isa>(&self, i: &AnyInstr<I>, f: Field) -> u8 {
         i.reg(f)
             .map(|r| r.0)
             .or_else(|| i.raw(f).map(|v| v as u8))
             .unwrap_or(255)
     }
     /// Reads the register in field `f`.
-    pub fn r(&mut self, i: &Instr, f: Field) -> Value {
+    pub fn r<I: Isa>(&mut self, i: &AnyInstr<I>, f: Field) -> Value {
         let n = self.rf(i, f);
         self.reg(n)
     }
     /// Reads a predicate operand with its negation field.
-    pub fn p(&mut self, i: &Instr, f: Field, neg: Field) -> Value {
+    pub fn p<I: Isa>(&mut self, i: &AnyInstr<I>, f: Field, neg: Field) -> Value {
         let n = i.pred(f).map(|p| p.0).unwrap_or(7);
         let ng = i.flag(neg);
         self.pred(n, ng)
     }
     /// Writes the predicate in field `f` (if the form has it).
-    pub fn set_p(&mut self, i: &Instr, f: Field, v: Value) {
+    pub fn set_p<I: Isa>(&mut self, i: &AnyInstr<I>, f: Field, v: Value) {
         if let Some(p) = i.pred(f) {
             self.set_pred(p.0, v);
         }
     }
     /// Writes the destination register `Rd`.
-    pub fn set_rd(&mut self, i: &Instr, v: Value) {
+    pub fn set_rd<I: Isa>(&mut self, i: &AnyInstr<I>, v: Value) {
         let n = self.rf(i, Field::Rd);
         self.set_reg(n, v);
     }
@@ -524,13 +637,13 @@ impl<'a> Cx<'a> {
     /// has `f` with another enum of the table is [`LiftError::ModifierEnum`]: the lifter asked
     /// for the wrong type ([`Instr::modifier_as`] alone would read it as an absent field and
     /// silently take the default).
-    pub fn modifier<M: Modifier<Isa = Maxwell>>(&self, i: &Instr, f: Field) -> Result<Option<M>> {
+    pub fn modifier<M: Modifier>(&self, i: &AnyInstr<M::Isa>, f: Field) -> Result<Option<M>> {
         match i.modifier_as::<M>(f) {
             Some(m) => Ok(Some(m)),
             // The form has the field as an enum (`modifier` gives its text), not as `M`.
             None if i.modifier(f).is_some() => Err(LiftError::ModifierEnum {
                 offset: self.addr,
-                mnemonic: format!("{} ({})", i.opcode().name(), i.form_name()),
+                mnemonic: format!("{} ({})", i.mnemonic(), i.form_name()),
                 field: f.name(),
                 expected: M::TABLE_NAME,
             }),

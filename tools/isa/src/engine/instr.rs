@@ -189,6 +189,11 @@ impl<I: Isa> Instr<I> {
             .is_some_and(|d| d.kind == Kind::UPred)
     }
 
+    /// The mnemonic (`IMAD`; the form name says which form of it).
+    pub fn mnemonic(&self) -> &'static str {
+        I::mnemonic(self.opcode())
+    }
+
     /// Whether the form has this field.
     pub fn has(&self, f: Field) -> bool {
         self.form_def().field(f).is_some()

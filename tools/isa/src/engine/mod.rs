@@ -40,4 +40,7 @@ pub trait Isa: Copy + Eq + Hash + Debug + Default + Send + Sync + 'static {
 
     /// The opcode of a mnemonic of the table.
     fn opcode(mnemonic: &str) -> Option<Self::Opcode>;
+
+    /// The mnemonic of an opcode (as the table writes it).
+    fn mnemonic(op: Self::Opcode) -> &'static str;
 }

@@ -51,6 +51,15 @@ impl Isa for Tiny {
             _ => return None,
         })
     }
+
+    fn mnemonic(op: TinyOp) -> &'static str {
+        match op {
+            TinyOp::Fadd => "FADD",
+            TinyOp::Mov32i => "MOV32I",
+            TinyOp::Bra => "BRA",
+            TinyOp::Isetp => "ISETP",
+        }
+    }
 }
 
 /// What build.rs would generate for `enum RND` of a table of its list.

@@ -1,0 +1,276 @@
+//! The lifting driver every instruction set shares: decode the code stream, find the
+//! reachable instructions and the block leaders, lift each block instruction by instruction
+//! into one [`Function`], and wrap it with the configuration's banks and memory sizes into a
+//! [`Shader`]. What differs per instruction set (word size, scheduling slots, which
+//! instructions transfer control, the semantics) is a [`Frontend`].
+
+use super::{Config, Cx, LiftError, Result};
+use crate::ir::{BlockId, Function, Op, Terminator};
+use crate::shader::{Bank, BankSource, Shader};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How one instruction moves control, as the driver's reachability pass needs it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Flow {
+    /// The instruction ends its block (a branch, call, return, exit).
+    pub ends: bool,
+    /// Execution continues after it when it is taken (a call: the return lands there).
+    pub returns: bool,
+    /// A predicated form needs the next instruction as a leader even if it does not end
+    /// its block.
+    pub branchy: bool,
+}
+
+/// One instruction set's side of lifting.
+pub(crate) trait Frontend {
+    /// A decoded instruction.
+    type Instr: Copy;
+    /// Bytes per instruction slot.
+    const SLOT: u32;
+    /// Decodes every slot of `code`: `None` for slots that hold no instruction (Maxwell's
+    /// scheduling words), `Err(word)` for words that do not decode.
+    fn decode(code: &[u8]) -> Vec<Option<std::result::Result<Self::Instr, u128>>>;
+    /// The first instruction at or after byte `off` (past a scheduling word).
+    fn first_instr(off: u32) -> u32;
+    /// The instruction after the one at `off`.
+    fn next_of(off: u32) -> u32;
+    /// Whether the guard of `i` is the constant false (`@!PT`): never executed.
+    fn never(i: &Self::Instr) -> bool;
+    /// Whether `i` is unconditional.
+    fn unconditional(i: &Self::Instr) -> bool;
+    /// The control facts of `i` at `off`; calls `target(t, from_table)` for every static
+    /// successor other than the next instruction (`t` as the instruction names it; the
+    /// driver checks it and skips to [`Frontend::first_instr`]).
+    fn flow(
+        cfg: &Config,
+        off: u32,
+        i: &Self::Instr,
+        decoded: &dyn Fn(u32) -> Option<Self::Instr>,
+        end: u32,
+        target: &mut dyn FnMut(Option<u64>, bool) -> Result<()>,
+    ) -> Result<Flow>;
+    /// Lifts one instruction (its guard included) into `cx`.
+    fn lift_one(cx: &mut Cx, i: &Self::Instr) -> Result<()>;
+}
+
+/// Lifts a bare code stream of frontend `F` (instructions from byte 0).
+pub(crate) fn lift<F: Frontend>(code: &[u8], cfg: &Config) -> Result<Shader> {
+    let step = F::SLOT;
+    let instrs = F::decode(code);
+    let n_slots = instrs.len() as u32;
+    let end = n_slots * step;
+    let slot = |off: u32| (off / step) as usize;
+    let get = |off: u32| -> Result<F::Instr> {
+        match instrs.get(slot(off)) {
+            Some(Some(Ok(i))) => Ok(*i),
+            Some(Some(Err(bits))) => Err(LiftError::Decode {
+                offset: off,
+                bits: *bits,
+            }),
+            _ => Err(LiftError::BadTarget {
+                offset: off,
+                target: off as u64,
+            }),
+        }
+    };
+    let decoded = |o: u32| match instrs.get(slot(o)) {
+        Some(Some(Ok(i))) => Some(*i),
+        _ => None,
+    };
+    // Pass 1: reachability and leaders.
+    let entry = F::first_instr(0);
+    let mut leaders: BTreeSet<u32> = BTreeSet::new();
+    let mut seen = vec![false; n_slots as usize];
+    let mut n_seen = 0usize;
+    let mut work: Vec<u32> = vec![entry];
+    leaders.insert(entry);
+    // Targets read from jump tables in embedded banks (`jump_table`).
+    let mut table_targets: Vec<u32> = Vec::new();
+    for &t in &cfg.extra_targets {
+        let t = F::first_instr(t);
+        if t < end {
+            leaders.insert(t);
+            work.push(t);
+        }
+    }
+    while let Some(mut off) = work.pop() {
+        loop {
+            if off >= end || seen[slot(off)] {
+                break;
+            }
+            seen[slot(off)] = true;
+            n_seen += 1;
+            let i = get(off)?;
+            let nx = F::next_of(off);
+            let mut add = |t: Option<u64>, from_table: bool| -> Result<()> {
+                let t = match t {
+                    Some(t) if t < end as u64 && t % step as u64 == 0 => F::first_instr(t as u32),
+                    Some(t) => {
+                        return Err(LiftError::BadTarget {
+                            offset: off,
+                            target: t,
+                        })
+                    }
+                    None => {
+                        return Err(LiftError::BadTarget {
+                            offset: off,
+                            target: u64::MAX,
+                        })
+                    }
+                };
+                leaders.insert(t);
+                work.push(t);
+                if from_table {
+                    table_targets.push(t);
+                }
+                Ok(())
+            };
+            let flow = F::flow(cfg, off, &i, &decoded, end, &mut add)?;
+            if flow.returns {
+                leaders.insert(nx);
+                work.push(nx);
+            }
+            let uncond = F::unconditional(&i);
+            if flow.ends || (!uncond && !F::never(&i) && flow.branchy) {
+                leaders.insert(nx);
+            }
+            if flow.ends && uncond && !flow.returns {
+                break;
+            }
+            off = nx;
+        }
+    }
+    // Pass 2: blocks.
+    let mut f = Function::new();
+    f.insts.reserve(n_seen * 8);
+    table_targets.sort_unstable();
+    table_targets.dedup();
+    f.indirect_targets = table_targets;
+    let mut block_of: BTreeMap<u32, BlockId> = BTreeMap::new();
+    for &l in &leaders {
+        if l < end && seen[slot(l)] {
+            block_of.insert(l, f.add_block(Some(l)));
+        }
+    }
+    if f.blocks.is_empty() {
+        // No instruction at all: an empty program.
+        let b = f.add_block(Some(entry));
+        f.blocks[b.index()].term = Terminator::Exit;
+    }
+    // Block 0 must be the entry.
+    if let Some(&b) = block_of.get(&entry) {
+        if b.0 != 0 {
+            f.blocks.swap(0, b.index());
+            for v in block_of.values_mut() {
+                if *v == b {
+                    *v = BlockId(0);
+                } else if v.0 == 0 {
+                    *v = b;
+                }
+            }
+        }
+    }
+    let mut guest = 0usize;
+    let starts: Vec<(u32, BlockId)> = block_of.iter().map(|(&a, &b)| (a, b)).collect();
+    // Whether a block starts at an instruction slot (the per-instruction check below).
+    let mut starts_block = vec![false; n_slots as usize];
+    for &(a, _) in &starts {
+        if let Some(s) = starts_block.get_mut(slot(a)) {
+            *s = true;
+        }
+    }
+    let mut consts = super::ctx::ConstCache::default();
+    consts.reserve(n_seen * 2);
+    let mut local_extent = 0u32;
+    let mut regs = Vec::new();
+    for (start, bid) in starts {
+        let mut cx = Cx::new(&mut f, bid, cfg, &block_of, start);
+        cx.consts = std::mem::take(&mut consts);
+        cx.regs = std::mem::take(&mut regs);
+        let mut off = start;
+        loop {
+            let i = get(off)?;
+            guest += 1;
+            cx.addr = off;
+            cx.next = F::next_of(off);
+            F::lift_one(&mut cx, &i)?;
+            if cx.done() {
+                break;
+            }
+            off = cx.next;
+            if starts_block.get(slot(off)) == Some(&true) {
+                if let Some(&nb) = block_of.get(&off) {
+                    cx.finish(Terminator::Jump(nb));
+                    break;
+                }
+            }
+            if off >= end {
+                cx.finish(Terminator::Exit);
+                break;
+            }
+        }
+        consts = std::mem::take(&mut cx.consts);
+        regs = std::mem::take(&mut cx.regs);
+        local_extent = local_extent.max(cx.local_extent);
+    }
+    Ok(shader(f, cfg, guest, local_extent))
+}
+
+/// The shader of a lifted function: the configuration's banks, and the memory sizes the code
+/// needs (a space it uses gets at least one word).
+fn shader(mut f: Function, cfg: &Config, guest: usize, local_extent: u32) -> Shader {
+    let mut banks = Vec::new();
+    for (&bank, words) in &cfg.embedded_banks {
+        banks.push(Bank {
+            bank,
+            source: BankSource::Embedded(words.clone()),
+        });
+    }
+    for (&bank, &(guest_offset, size)) in &cfg.buffer_banks {
+        banks.push(Bank {
+            bank,
+            source: BankSource::Buffer { guest_offset, size },
+        });
+    }
+    // One scan over the instructions for both memory spaces.
+    let (mut used_local, mut used_shared) = (false, false);
+    for i in &f.insts {
+        match i.op {
+            Op::Load(crate::Space::Local, _) | Op::Store(crate::Space::Local, _) => {
+                used_local = true
+            }
+            Op::Load(crate::Space::Shared, _)
+            | Op::Store(crate::Space::Shared, _)
+            | Op::Atomic(crate::Space::Shared, ..)
+            | Op::AtomicCas(crate::Space::Shared, _) => used_shared = true,
+            _ => {}
+        }
+        if used_local && used_shared {
+            break;
+        }
+    }
+    f.sbuf_table = cfg.sbuf_table();
+    Shader {
+        func: f,
+        stage: cfg.stage,
+        local_size: cfg.local_size,
+        shared_bytes: if used_shared {
+            cfg.shared_bytes.max(4)
+        } else {
+            cfg.shared_bytes
+        },
+        local_bytes: if used_local {
+            cfg.local_bytes
+                .max(cfg.declared_local_bytes)
+                .max(cfg.stack_bytes())
+                .max(local_extent.next_multiple_of(4))
+                .max(4)
+        } else {
+            cfg.local_bytes
+        },
+        banks,
+        abi: cfg.abi.name(),
+        guest_insts: guest,
+        gfx: cfg.gfx.clone(),
+    }
+}
