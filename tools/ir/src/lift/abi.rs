@@ -16,6 +16,9 @@ pub enum Abi {
     /// CUDA (the sass test corpus): parameters in c[0x0] from `param_base`; block and grid
     /// size and the stack pointer read from c[0x0] are resolved by the translator.
     Cuda,
+    /// Mesa's NVK (NAK-compiled code, tests/corpus/nak): c[0x0] is the root descriptor
+    /// table (data), other banks are chosen per shader (`Config::layout`).
+    Nvk,
 }
 
 impl Abi {
@@ -25,6 +28,7 @@ impl Abi {
             Abi::Nvn => "nvn",
             Abi::Deko3d => "deko3d",
             Abi::Cuda => "cuda",
+            Abi::Nvk => "nvk",
         }
     }
 
@@ -35,6 +39,7 @@ impl Abi {
             Abi::Cuda => Some(super::layout::BindingLayout::cuda(cfg.param_base)),
             Abi::Deko3d => Some(super::layout::BindingLayout::deko3d(Stage::Compute)),
             Abi::Nvn => None,
+            Abi::Nvk => cfg.layout.clone(),
         }
     }
 
@@ -157,6 +162,9 @@ pub struct Config {
     pub param_base: u32,
     /// Graphics stages: SPH, binding layout and I/O types (None for compute).
     pub gfx: Option<super::layout::Gfx>,
+    /// A compute program's binding layout where the ABI fixes none (NVK picks its banks
+    /// per shader); graphics stages use `gfx`'s.
+    pub layout: Option<super::layout::BindingLayout>,
 }
 
 impl Config {
@@ -175,6 +183,7 @@ impl Config {
             extra_targets: Vec::new(),
             param_base: 0x140,
             gfx: None,
+            layout: None,
         }
     }
 
@@ -216,7 +225,7 @@ impl Config {
             return g.layout.sbuf_table();
         }
         match self.abi {
-            Abi::Cuda => None,
+            Abi::Cuda | Abi::Nvk => None,
             Abi::Deko3d => super::layout::BindingLayout::deko3d(self.stage).sbuf_table(),
             Abi::Nvn => super::layout::BindingLayout::nvn(self.stage, 0x20).sbuf_table(),
         }

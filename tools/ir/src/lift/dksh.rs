@@ -99,10 +99,10 @@ pub fn graphics_config(
 ) -> Result<Config, String> {
     let sph = dmsh_isa::sph_info::SphInfo::parse(code)
         .map_err(|e| format!("shader {key}: offset 0x0: program header (SPH): {e}"))?;
-    let abi = if layout.name == "nvn" {
-        Abi::Nvn
-    } else {
-        Abi::Deko3d
+    let abi = match layout.name.as_str() {
+        "nvn" => Abi::Nvn,
+        "nvk" => Abi::Nvk,
+        _ => Abi::Deko3d,
     };
     let mut cfg = Config::compute(abi, [1, 1, 1]);
     cfg.stage = stage;
@@ -111,6 +111,7 @@ pub fn graphics_config(
     // The handle bank (NVN c[2]: texture, image and sampler tables) is run-time data the
     // replay fills: read as a buffer where the code reads it as data (tex_dyn handles).
     cfg.buffer_banks.insert(layout.tex_bank, (0, 0x10000));
+    cfg.buffer_banks.insert(layout.image_bank, (0, 0x10000));
     for b in layout.first_ubo_bank..18u8 {
         cfg.buffer_banks.insert(b, (0, 0x10000));
     }

@@ -13,6 +13,9 @@ pub struct BindingLayout {
     pub name: String,
     /// The constant bank holding handles (deko3d 0, NVN 2).
     pub tex_bank: u8,
+    /// The constant bank holding image handles (the texture bank, except under NVK, whose
+    /// sampled-texture and storage-image descriptors are in different descriptor sets).
+    pub image_bank: u8,
     /// Byte offset of texture 0's handle (deko3d: the stage base B; NVN: `nvn_tex_base`).
     pub tex_base: u32,
     /// Bytes per texture handle (deko3d 4, NVN 8).
@@ -85,6 +88,7 @@ impl BindingLayout {
         BindingLayout {
             name: "deko3d".into(),
             tex_bank: 0,
+            image_bank: 0,
             tex_base: b,
             tex_stride: 4,
             tex_count: 32,
@@ -112,6 +116,7 @@ impl BindingLayout {
         BindingLayout {
             name: "nvn".into(),
             tex_bank: 2,
+            image_bank: 2,
             tex_base,
             tex_stride: 8,
             tex_count: 32,
@@ -154,6 +159,7 @@ impl BindingLayout {
         BindingLayout {
             name: "cuda".into(),
             tex_bank: 0,
+            image_bank: 0,
             tex_base: param_base,
             tex_stride: 4,
             tex_count: 64,
@@ -165,6 +171,37 @@ impl BindingLayout {
             septex_count: 0,
             tex_dyn: false,
             first_ubo_bank: 3,
+            sbuf_base: None,
+            sbuf_count: 0,
+        }
+    }
+
+    /// NVK (Mesa's Vulkan driver; NAK-compiled code, tests/corpus/nak README §4): fully
+    /// bindless. c\[0\] is the root descriptor table (descriptor-set s's address at
+    /// 0x128 + 16s), descriptor-set buffers and uniform buffers are bound as banks from c\[1\]
+    /// on in an order the shader's cbuf map gives (`tex_bank` / `image_bank`: the banks of
+    /// the sets holding sampled-texture and storage-image descriptors). A sampled-texture
+    /// descriptor is a 4-byte handle (texture ID | sampler ID << 20), a texel buffer 4 bytes,
+    /// a storage image 8 (the handle word first), a storage buffer 16 ({u64 address, u32
+    /// size}): texture and image slots are the handle word's byte offset / 4 in the set.
+    /// Handles the code computes (`handle & 0xfffff`, texel buffers) are texture IDs
+    /// (`tex_dyn`); storage-buffer addresses come from a bank word (`sbuf_ubo`) or memory.
+    pub fn nvk(tex_bank: u8, image_bank: u8) -> Self {
+        BindingLayout {
+            name: "nvk".into(),
+            tex_bank,
+            image_bank,
+            tex_base: 0,
+            tex_stride: 4,
+            tex_count: 32,
+            image_base: 0,
+            image_stride: 4,
+            image_count: 16,
+            samp_base: None,
+            septex_base: None,
+            septex_count: 0,
+            tex_dyn: true,
+            first_ubo_bank: 1,
             sbuf_base: None,
             sbuf_count: 0,
         }
@@ -289,6 +326,9 @@ pub struct Gfx {
     pub gs_input: Option<GsInput>,
     /// Component type of each texture slot's data (float unless shader_facts says).
     pub textures: [CompType; 32],
+    /// Texture slots that are texel buffers (`samplerBuffer`; bit n = slot n): a `TLD` of
+    /// type 1D on one is a buffer fetch (the instruction does not tell them apart).
+    pub texel_buffers: u32,
     /// Format of each image slot (unknown unless shader_facts says).
     pub images: [ImageFmt; 8],
     /// (clip count C, cull count K): distance slots a\[0x2c0 + 4i\] with i < C are
@@ -318,6 +358,7 @@ impl Gfx {
             tess_source: StateSource::Guessed,
             gs_input: None,
             textures: [CompType::Float; 32],
+            texel_buffers: 0,
             images: [ImageFmt::Unknown; 8],
             clip_cull: None,
         }
@@ -383,5 +424,13 @@ mod tests {
         assert_eq!(c.texture_at(4 * 0x52), Some(2));
         assert_eq!(c.image_at(4 * 0x56), Some(6));
         assert_eq!(c.texture_at(0x13c), None);
+        // NVK: fs_sampler_array_dyn's set 1 (README §4.2): layersTex[4] at 0x0-0xc, palette
+        // at 0x10, ramp at 0x14; fs_image_store's images at 0x0 / 0x8 / 0x10 (8-byte
+        // descriptors: slots 0, 2, 4); vs_image_fp64's texel buffer at 0x0 of set 2.
+        let k = BindingLayout::nvk(1, 2);
+        assert_eq!(k.texture_at(0x14), Some(5));
+        assert_eq!(k.image_at(0x10), Some(4));
+        assert_eq!(k.image_at(0x0), Some(0));
+        assert_eq!((k.image_bank, k.sbuf_table()), (2, None));
     }
 }

@@ -204,12 +204,18 @@ pub(crate) fn lift_graphics_with(
             cfg.stage.name()
         )));
     }
+    // The instructions follow the SPH: 0x50 bytes (version 3), 0x80 (version 4, SM75+).
+    let size = if sph.version == 4 {
+        dmsh_isa::sph::SPH_V4_SIZE
+    } else {
+        dmsh_isa::sph::SPH_SIZE
+    };
     let mut cfg = cfg.clone();
     match cfg.gfx.as_mut() {
         Some(g) => g.sph = sph,
         None => return Err(bad("no graphics configuration".into())),
     }
-    lift_code(&code[dmsh_isa::sph::SPH_SIZE..], &cfg)
+    lift_code(code.get(size..).unwrap_or_default(), &cfg)
 }
 
 fn first_instr(off: u32) -> u32 {

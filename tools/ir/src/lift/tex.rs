@@ -122,7 +122,11 @@ fn byte_slot(
         format!(
             "{} handle at c[{}][{byte:#x}] outside the {} layout",
             if image { "image" } else { "texture" },
-            layout.tex_bank,
+            if image {
+                layout.image_bank
+            } else {
+                layout.tex_bank
+            },
             layout.name
         )
     })
@@ -137,18 +141,36 @@ pub(crate) fn resolve(
     image: bool,
     v: Value,
 ) -> std::result::Result<(u16, u16), String> {
-    let v = view.trace(v);
-    let inst = *view.f.inst(v);
+    let mut v = view.trace(v);
+    let mut inst = *view.f.inst(v);
     if !image {
         if let Some(s) = nvn_handle(view, layout, v) {
             return Ok(s);
         }
+        // A handle-bank word with its sampler ID masked off (`handle & 0xfffff`: NVK's
+        // texel-buffer fetches and size queries) names the same texture.
+        if inst.op == Op::And {
+            let (a, b) = (inst.args[0], inst.args[1]);
+            let word = match (view.f.const_of(a), view.f.const_of(b)) {
+                (_, Some(0xf_ffff)) => Some(a),
+                (Some(0xf_ffff), _) => Some(b),
+                _ => None,
+            };
+            if let Some(w) = word.map(|w| view.trace(w)) {
+                if matches!(view.f.inst(w).op, Op::LoadConst(_)) {
+                    v = w;
+                    inst = *view.f.inst(v);
+                }
+            }
+        }
     }
     match inst.op {
-        Op::LoadConst(b) if b == layout.tex_bank => match const_eval(view.f, inst.args[0]) {
-            Some(off) => byte_slot(layout, image, off as u32),
-            None => Err("bindless handle indexed at run time (sampler array)".into()),
-        },
+        Op::LoadConst(b) if b == if image { layout.image_bank } else { layout.tex_bank } => {
+            match const_eval(view.f, inst.args[0]) {
+                Some(off) => byte_slot(layout, image, off as u32),
+                None => Err("bindless handle indexed at run time (sampler array)".into()),
+            }
+        }
         _ => Err("bindless handle not loaded from the handle bank".into()),
     }
 }
@@ -561,6 +583,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 }
                 Opcode::Tld => {
                     d.kind = TexKind::Fetch;
+                    let buffers = cx.cfg.gfx.as_ref().map_or(0, |g| g.texel_buffers);
+                    if d.dim == TexDim::D1 && !array && s < 32 && buffers >> s & 1 != 0 {
+                        d.dim = TexDim::Buffer;
+                    }
                     let ll = cx.modifier::<mods::Tldlod>(i, Field::Lod)? == Some(mods::Tldlod::Ll);
                     d.lod = if ll {
                         lod = take(cx);

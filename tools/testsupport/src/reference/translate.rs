@@ -41,6 +41,22 @@ fn sampler_types(src: &str) -> Vec<(u32, CompType)> {
     v
 }
 
+/// Bindings declared `samplerBuffer` / `isamplerBuffer` / `usamplerBuffer`.
+fn texel_buffers(src: &str) -> Vec<u32> {
+    src.lines()
+        .filter(|l| l.contains("samplerBuffer") && l.trim().starts_with("layout"))
+        .filter_map(|l| {
+            let b = &l[l.find("binding")? + 7..];
+            let num: String = b
+                .chars()
+                .skip_while(|c| !c.is_ascii_digit())
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            num.parse().ok()
+        })
+        .collect()
+}
+
 /// Image slots with a format qualifier: `layout(binding = N, rgba8) uniform … image2D` (the
 /// facts a porter supplies: the binary does not record them).
 pub fn image_formats(src: &str) -> Vec<(u32, ImageFmt)> {
@@ -84,6 +100,48 @@ pub fn corpus_stage_untyped_inputs(dir: &Path, name: &str) -> Result<Stage, Stri
     stage(dir, name, false, false)
 }
 
+/// Applies what a stage's GLSL declares and the binary does not record to its graphics
+/// configuration: input types (when `typed_inputs`) and output types per location, image
+/// formats and integer sampler types at the slots `image_slot` / `tex_slot` give for a GLSL
+/// binding (the identity under deko3d), and the clip / cull split.
+pub fn glsl_facts(
+    g: &mut dmsh_ir::lift::Gfx,
+    src: &str,
+    typed_inputs: bool,
+    tex_slot: &dyn Fn(u32) -> Option<u32>,
+    image_slot: &dyn Fn(u32) -> Option<u32>,
+) {
+    for v in dksh_render::interface(src, "in")
+        .into_iter()
+        .filter(|_| typed_inputs)
+    {
+        if let Some(t) = g.inputs.get_mut(v.location as usize) {
+            *t = comp_type(&v.ty);
+        }
+    }
+    for v in dksh_render::interface(src, "out") {
+        if let Some(t) = g.outputs.get_mut(v.location as usize) {
+            *t = comp_type(&v.ty);
+        }
+    }
+    for (n, fmt) in image_formats(src) {
+        if let Some(x) = image_slot(n).and_then(|s| g.images.get_mut(s as usize)) {
+            *x = fmt;
+        }
+    }
+    for (n, t) in sampler_types(src) {
+        if let Some(x) = tex_slot(n).and_then(|s| g.textures.get_mut(s as usize)) {
+            *x = t;
+        }
+    }
+    for n in texel_buffers(src) {
+        if let Some(s) = tex_slot(n).filter(|&s| s < 32) {
+            g.texel_buffers |= 1 << s;
+        }
+    }
+    g.clip_cull = corpus_text::clip_cull(src);
+}
+
 fn stage(dir: &Path, name: &str, y_transform: bool, typed_inputs: bool) -> Result<Stage, String> {
     let bytes = std::fs::read(dir.join(format!("{name}.dksh"))).map_err(|e| e.to_string())?;
     let mut prog = dksh::parse(&bytes)?;
@@ -102,30 +160,7 @@ fn stage(dir: &Path, name: &str, y_transform: bool, typed_inputs: bool) -> Resul
     let src = dksh_render::corpus_glsl(dir, name).map_err(|e| e.to_string())?;
     if let Some(g) = cfg.gfx.as_mut() {
         g.early_fragment_tests = prog.early_fragment_tests;
-        for v in dksh_render::interface(&src, "in")
-            .into_iter()
-            .filter(|_| typed_inputs)
-        {
-            if let Some(t) = g.inputs.get_mut(v.location as usize) {
-                *t = comp_type(&v.ty);
-            }
-        }
-        for v in dksh_render::interface(&src, "out") {
-            if let Some(t) = g.outputs.get_mut(v.location as usize) {
-                *t = comp_type(&v.ty);
-            }
-        }
-        for (n, fmt) in image_formats(&src) {
-            if let Some(x) = g.images.get_mut(n as usize) {
-                *x = fmt;
-            }
-        }
-        for (n, t) in sampler_types(&src) {
-            if let Some(x) = g.textures.get_mut(n as usize) {
-                *x = t;
-            }
-        }
-        g.clip_cull = corpus_text::clip_cull(&src);
+        glsl_facts(g, &src, typed_inputs, &|b| Some(b), &|b| Some(b));
     }
     let out = dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
         .map_err(|e| e.to_string())?;
