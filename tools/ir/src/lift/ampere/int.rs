@@ -67,11 +67,7 @@ fn has_pd(i: &Instr, k: usize) -> bool {
     } else {
         (Field::Pd2, Field::UPd2)
     };
-    let pt = |f: Field| {
-        i.pred(f)
-            .or_else(|| i.upred(f))
-            .is_some_and(|p| !p.is_pt())
-    };
+    let pt = |f: Field| i.pred(f).or_else(|| i.upred(f)).is_some_and(|p| !p.is_pt());
     pt(p) || pt(u)
 }
 
@@ -158,7 +154,8 @@ fn imad(cx: &mut Cx, i: &Instr) -> Result<()> {
     } else {
         cx.c32(0)
     };
-    if wide {
+    if wide || hi {
+        // `.WIDE`: the 64-bit `a * b + C`, C the pair `{Rc+1:Rc}`; `.HI`: its high word.
         let ext = if s { Op::SConvert } else { Op::UConvert };
         let a64 = cx.emit(ext, Type::U64, &[a]);
         let b64 = cx.emit(ext, Type::U64, &[b]);
@@ -178,7 +175,12 @@ fn imad(cx: &mut Cx, i: &Instr) -> Result<()> {
         let r = cx.add(p, c);
         let cin = cx.emit(Op::UConvert, Type::U64, &[carry]);
         let r = cx.add(r, cin);
-        cx.set_dst64(i, r);
+        if hi {
+            let h = cx.hi(r);
+            cx.set_dst(i, h);
+        } else {
+            cx.set_dst64(i, r);
+        }
         if has_pd(i, 0) {
             // The carry out of the 64-bit addition.
             let c1 = cx.cmp(Op::ULt, r, p);
@@ -198,15 +200,7 @@ fn imad(cx: &mut Cx, i: &Instr) -> Result<()> {
     } else {
         c
     };
-    let prod = if hi {
-        let ext = if s { Op::SConvert } else { Op::UConvert };
-        let a64 = cx.emit(ext, Type::U64, &[a]);
-        let b64 = cx.emit(ext, Type::U64, &[b]);
-        let p = cx.bin(Op::IMul, a64, b64);
-        cx.hi(p)
-    } else {
-        cx.bin(Op::IMul, a, b)
-    };
+    let prod = cx.bin(Op::IMul, a, b);
     let (r, c1) = add_k(cx, prod, c, carry);
     cx.set_dst(i, r);
     if has_pd(i, 0) {
@@ -311,7 +305,20 @@ fn plut3(cx: &mut Cx, lut: u8, a: Value, b: Value, c: Value) -> Value {
 
 fn plop3(cx: &mut Cx, i: &Instr) -> Result<()> {
     if i.has(Field::Ra) {
-        return Err(cx.unsupported(i, "PLOP3 on register signs"));
+        // `PLOP3.LUT P0, P1, R2.SIGN, R3.SIGN, R4.SIGN, …`: the sources' sign bits.
+        let mut sg = [Value::NONE; 3];
+        for (k, v) in sg.iter_mut().enumerate() {
+            let x = cx.asrc(i, k)?;
+            let z = cx.c32(0);
+            *v = cx.cmp(Op::SLt, x, z);
+        }
+        let lut = i.get(Field::Lut).unwrap_or(0) as u8;
+        let lut2 = i.get(Field::Lut2).unwrap_or(0) as u8;
+        let v = plut3(cx, lut, sg[0], sg[1], sg[2]);
+        let v2 = plut3(cx, lut2, sg[0], sg[1], sg[2]);
+        set_pd(cx, i, 0, v);
+        set_pd(cx, i, 1, v2);
+        return Ok(());
     }
     let a = if i.has(Field::UPa) {
         cx.apred(i, Field::UPa, Field::NotA)
@@ -515,11 +522,7 @@ fn flo(cx: &mut Cx, i: &Instr) -> Result<()> {
     let s = signed(cx, i)?;
     let v = cx.asrc(i, 0)?;
     let v = if i.flag(Field::InvB) { cx.not(v) } else { v };
-    let idx = cx.emit(
-        if s { Op::FindSMsb } else { Op::FindUMsb },
-        Type::U32,
-        &[v],
-    );
+    let idx = cx.emit(if s { Op::FindSMsb } else { Op::FindUMsb }, Type::U32, &[v]);
     let r = if i.flag(Field::Sh) {
         let m1 = cx.c32(u32::MAX);
         let none = cx.cmp(Op::IEq, idx, m1);
@@ -548,7 +551,9 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             };
             let bank = i.get(Field::CbufBank);
             let wide = i.modifier(Field::Size) == Some(".64");
-            if i.modifier(Field::Size).is_some_and(|m| m != ".64" && !m.is_empty()) {
+            if i.modifier(Field::Size)
+                .is_some_and(|m| m != ".64" && !m.is_empty())
+            {
                 return Err(cx.unsupported(i, "sub-word ULDC"));
             }
             let n = if wide { 2 } else { 1 };
@@ -561,7 +566,9 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                         cx.const_dyn(b as u8, a)
                     }
                     (Some(b), None) => cx.const_word(b as u8, off as u32 + 4 * k),
-                    (None, _) => return Err(cx.unsupported(i, "constant bank in a uniform register")),
+                    (None, _) => {
+                        return Err(cx.unsupported(i, "constant bank in a uniform register"))
+                    }
                 };
                 if let Some(u) = i.ureg(Field::URd) {
                     cx.set_ureg(u.0.saturating_add(k as u8), v);
@@ -736,7 +743,11 @@ fn idp(cx: &mut Cx, i: &Instr) -> Result<()> {
         } else {
             ext(cx, a, 16 * k, 16, sa)
         };
-        let boff = if four { 8 * k } else { 8 * (k + if hi { 2 } else { 0 }) };
+        let boff = if four {
+            8 * k
+        } else {
+            8 * (k + if hi { 2 } else { 0 })
+        };
         let y = ext(cx, b, boff, 8, sb);
         let p = cx.bin(Op::IMul, x, y);
         acc = cx.add(acc, p);

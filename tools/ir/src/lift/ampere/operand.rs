@@ -38,6 +38,8 @@ enum Slot {
     UReg(Field),
     /// The `Imm` field.
     Imm,
+    /// An immediate fixed by the form (an alias: `IMAD.IADD R0, R1, 0x1, R2`).
+    Lit(u32),
     /// `c[CbufBank][CbufOffset]`.
     Cbuf,
     /// `cx[URn][CbufOffset]` (the uniform register field).
@@ -87,17 +89,20 @@ fn slots(i: &Instr) -> &'static [Slot] {
                                 })
                                 .is_some_and(|t| matches!(t, Tok::Reuse(_)));
                             // The next field printed (text in between: `cx[UR4][0x10]`).
-                            let next_field = form.template[k + 1..]
-                                .iter()
-                                .find_map(|t| match t {
-                                    Tok::Field(idx, _) => Some(form.fields[*idx as usize].field),
-                                    _ => None,
-                                });
+                            let next_field = form.template[k + 1..].iter().find_map(|t| match t {
+                                Tok::Field(idx, _) => Some(form.fields[*idx as usize].field),
+                                _ => None,
+                            });
                             match (d.field, d.kind) {
-                                (Field::Ra | Field::Rb | Field::Rc, Kind::Reg) if !next_is_reuse => {
+                                (Field::Ra | Field::Rb | Field::Rc, Kind::Reg)
+                                    if !next_is_reuse =>
+                                {
                                     out.push(Slot::Reg(Some(d.field)))
                                 }
-                                (Field::URa | Field::URb | Field::URc | Field::CbufUReg, Kind::UReg) => {
+                                (
+                                    Field::URa | Field::URb | Field::URc | Field::CbufUReg,
+                                    Kind::UReg,
+                                ) => {
                                     if next_field == Some(Field::CbufOffset) {
                                         out.push(Slot::CbufU(d.field));
                                         in_cbuf = true;
@@ -113,6 +118,15 @@ fn slots(i: &Instr) -> &'static [Slot] {
                                 (Field::CbufOffset, _) => out.push(Slot::Cbuf),
                                 (Field::Imm, _) => out.push(Slot::Imm),
                                 _ => {}
+                            }
+                        }
+                        Tok::Text(t) => {
+                            for piece in t.split(',').map(str::trim) {
+                                if let Some(h) = piece.strip_prefix("0x") {
+                                    if let Ok(v) = u32::from_str_radix(h, 16) {
+                                        out.push(Slot::Lit(v));
+                                    }
+                                }
                             }
                         }
                         _ => {}
@@ -135,6 +149,7 @@ pub fn src(i: &Instr, k: usize) -> Src {
         Some(Slot::Reg(Some(f))) => Src::Reg(reg(*f)),
         Some(Slot::UReg(f)) => Src::UReg(ureg(*f)),
         Some(Slot::Imm) => Src::Imm(i.imm32(Field::Imm).unwrap_or(0)),
+        Some(Slot::Lit(v)) => Src::Imm(*v),
         Some(Slot::Cbuf) => Src::Cbuf(i.get(Field::CbufBank).unwrap_or(0) as u8, off()),
         Some(Slot::CbufU(f)) => Src::CbufU(ureg(*f), off()),
     }
