@@ -173,6 +173,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let mut cfg =
         dksh::graphics_config(stage, &code, &cbuf1, layout, &key).map_err(anyhow::Error::msg)?;
+    if let Some(a) = args.arch.as_deref() {
+        cfg.arch = super::translate::parse_arch(a)?;
+    }
     if let Some(l) = args.local_bytes {
         // Replaces the SPH's local-memory size (the constant-offset bound still applies).
         cfg.local_bytes = l;
