@@ -259,7 +259,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             // control section, when given, wins).
             let key = shader_key(&args, &code)?;
             let facts = load_facts(&args, None)?;
-            facts.check(&key, "compute")?;
+            facts.check(&key, "compute", arch.unwrap_or_default())?;
             let headered = code.len() >= 4 && code[..4] == 0x1234_5679u32.to_le_bytes();
             match facts.threads(&key) {
                 // All zero: a variable size, with the compute header (else not a size).
@@ -351,10 +351,9 @@ impl NvnCompute {
     fn parse(control: &[u8], code: &[u8]) -> anyhow::Result<Self> {
         let ctl = dmsh_formats::control::parse(control, None)
             .map_err(|e| anyhow::anyhow!("control section: {}", e.0))?;
-        if ctl.nvn_stage != Some(5) {
-            let st = ctl
-                .nvn_stage
-                .map_or("none (NVN2)".into(), |s| s.to_string());
+        let nvn2 = ctl.gen == dmsh_formats::control::Gen::Nvn2;
+        if !nvn2 && ctl.nvn_stage != Some(5) {
+            let st = ctl.nvn_stage.map_or("none".into(), |s| s.to_string());
             bail!("control section: stage {st} at +0x714 is not compute (5)");
         }
         let local_size = ctl.threads;
@@ -363,16 +362,18 @@ impl NvnCompute {
         // local_size_variable), translated as specialization constants.
         let variable = local_size == [0, 0, 0] && headered;
         if !variable && local_size.iter().any(|&x| x == 0 || x > 1024) {
-            bail!("control section: thread-group size {local_size:?} at +0x748");
+            let at = if nvn2 { "+0x58" } else { "+0x748" };
+            bail!("control section: thread-group size {local_size:?} at {at}");
         }
         let shared_bytes = ctl.shared;
         let local_bytes = ctl.scratch_per_warp / 32;
         let (c1_off, c1_size) = (ctl.c1_offset, ctl.c1_size);
         let entry = if headered { ctl.entry } else { 0 };
-        let code_end = if c1_off > entry && c1_off <= code.len() {
-            c1_off
-        } else {
-            code.len()
+        // NVN2 says where the instructions end (+0x38); Switch 1's end at the c1 data.
+        let code_end = match ctl.instr_end {
+            Some(e) if e > entry && e <= code.len() => e,
+            _ if c1_off > entry && c1_off <= code.len() => c1_off,
+            _ => code.len(),
         };
         if entry >= code_end {
             bail!("code area: entry {entry:#x} at or after the end of the code {code_end:#x}");
