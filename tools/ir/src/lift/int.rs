@@ -220,6 +220,22 @@ fn shift_count(cx: &mut Cx, s: Value, wrap: bool) -> (Value, Value) {
     }
 }
 
+/// FLO: the index of the highest one bit of `v` (`~v` if `inv`; for `signed`, the highest
+/// bit that differs from the sign), or with `sh` the shift that brings it to bit 31; all
+/// ones when there is none.
+pub fn flo(cx: &mut Cx, v: Value, signed: bool, inv: bool, sh: bool) -> Value {
+    let v = if inv { cx.not(v) } else { v };
+    let idx = cx.un(if signed { Op::FindSMsb } else { Op::FindUMsb }, v);
+    if !sh {
+        return idx;
+    }
+    let m1 = cx.c32(!0);
+    let none = cx.cmp(Op::IEq, idx, m1);
+    let k = cx.c32(31);
+    let d = cx.bin(Op::ISub, k, idx);
+    cx.sel(none, m1, d)
+}
+
 /// Evaluates a LOP3 lookup table on three U32 values.
 pub fn lut3(cx: &mut Cx, lut: u8, a: Value, b: Value, c: Value) -> Value {
     match lut {
@@ -291,18 +307,18 @@ fn lop_pred(cx: &mut Cx, i: &Instr, r: Value) -> Result<()> {
     Ok(())
 }
 
-/// PRMT byte index tables for the special modes: `[mode][selector & 3][output byte]`.
-/// `None` for the default (per-byte selector) mode.
-fn prmt_table(mode: mods::Prmt) -> Option<[[u32; 4]; 4]> {
-    use mods::Prmt as P;
+/// PRMT byte index tables for the special modes, by the mode's text (`.F4E`, as both
+/// generations print it): `[selector & 3][output byte]`. `None` for the default
+/// (per-byte selector) mode.
+fn prmt_table(mode: &str) -> Option<[[u32; 4]; 4]> {
     Some(match mode {
-        P::F4e => [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]],
-        P::B4e => [[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]],
-        P::Rc8 => [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]],
-        P::Ecl => [[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]],
-        P::Ecr => [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]],
-        P::Rc16 => [[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]],
-        P::Default => return None,
+        ".F4E" => [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]],
+        ".B4E" => [[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]],
+        ".RC8" => [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]],
+        ".ECL" => [[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]],
+        ".ECR" => [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]],
+        ".RC16" => [[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]],
+        _ => return None,
     })
 }
 
@@ -310,6 +326,12 @@ fn prmt(cx: &mut Cx, i: &Instr, a: Value, sel: Value, c: Value) -> Result<Value>
     let mode = cx
         .modifier::<mods::Prmt>(i, Field::Mode)?
         .unwrap_or(mods::Prmt::Default);
+    Ok(permute(cx, mode.name(), a, sel, c))
+}
+
+/// PRMT: the bytes of `{c:a}` picked by `sel` in mode `mode` (its text: `""` the per-byte
+/// selectors, `.F4E`, `.B4E`, `.RC8`, `.ECL`, `.ECR`, `.RC16`).
+pub fn permute(cx: &mut Cx, mode: &str, a: Value, sel: Value, c: Value) -> Value {
     let wide = cx.pack(a, c);
     let byte_at = |cx: &mut Cx, idx: Value| -> Value {
         let eight = cx.c32(8);
@@ -336,7 +358,7 @@ fn prmt(cx: &mut Cx, i: &Instr, a: Value, sel: Value, c: Value) -> Result<Value>
             let sh = cx.shl_c(byte, 8 * k);
             out = cx.or(out, sh);
         }
-        return Ok(out);
+        return out;
     };
     let three = cx.c32(3);
     let s = cx.and(sel, three);
@@ -352,7 +374,7 @@ fn prmt(cx: &mut Cx, i: &Instr, a: Value, sel: Value, c: Value) -> Result<Value>
         let sh = cx.shl_c(byte, 8 * k as u32);
         out = cx.or(out, sh);
     }
-    Ok(out)
+    out
 }
 
 /// Lifts one integer-family instruction.
@@ -786,24 +808,13 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         O::Flo => {
             let b = cx.src_b(i)?;
-            let b = if i.flag(Field::InvB) { cx.not(b) } else { b };
-            let idx = cx.un(
-                if signed(cx, i)? {
-                    Op::FindSMsb
-                } else {
-                    Op::FindUMsb
-                },
+            let r = flo(
+                cx,
                 b,
+                signed(cx, i)?,
+                i.flag(Field::InvB),
+                i.flag(Field::Sh),
             );
-            let r = if i.flag(Field::Sh) {
-                let m1 = cx.c32(!0);
-                let none = cx.cmp(Op::IEq, idx, m1);
-                let k = cx.c32(31);
-                let d = cx.bin(Op::ISub, k, idx);
-                cx.sel(none, m1, d)
-            } else {
-                idx
-            };
             cx.set_rd(i, r);
         }
         O::Popc => {

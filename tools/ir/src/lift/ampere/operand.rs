@@ -29,71 +29,130 @@ pub enum Src {
     CbufU(u8, u32),
 }
 
-/// The kind of source slot k (0 A, 1 B, 2 C) of a form.
+/// Where a form's source slot takes its operand from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Slot {
-    /// A register: its field, `None` for a fixed RZ.
+    /// A register field (`None`: a fixed `RZ` of an alias form).
     Reg(Option<Field>),
-    /// Not a register (or no reuse marker): one of the form's other source fields.
-    Other,
+    /// A uniform register field.
+    UReg(Field),
+    /// The `Imm` field.
+    Imm,
+    /// An immediate fixed by the form (an alias: `IMAD.IADD R0, R1, 0x1, R2`).
+    Lit(u32),
+    /// `c[CbufBank][CbufOffset]`.
+    Cbuf,
+    /// `cx[URn][CbufOffset]` (the uniform register field).
+    CbufU(Field),
 }
 
-/// Per form, the kinds of its three source slots.
-fn slots(i: &Instr) -> [Slot; 3] {
-    static BY_FORM: OnceLock<Vec<[Slot; 3]>> = OnceLock::new();
+/// Per form, its source slots in the order the template prints them.
+fn slots(i: &Instr) -> &'static [Slot] {
+    static BY_FORM: OnceLock<Vec<Vec<Slot>>> = OnceLock::new();
     let by_form = BY_FORM.get_or_init(|| {
         Ampere::table()
             .forms
             .iter()
             .map(|form| {
-                let mut s = [Slot::Other; 3];
+                let field_at = |k: usize| match form.template.get(k) {
+                    Some(Tok::Field(idx, _)) => Some(&form.fields[*idx as usize]),
+                    _ => None,
+                };
+                let mut out = Vec::new();
+                let mut in_cbuf = false;
                 for (k, t) in form.template.iter().enumerate() {
-                    let Tok::Reuse(n) = t else { continue };
-                    let reg = match k.checked_sub(1).map(|p| &form.template[p]) {
-                        Some(Tok::Field(idx, _)) => {
-                            let d = &form.fields[*idx as usize];
-                            (d.kind == Kind::Reg).then_some(d.field)
+                    match t {
+                        Tok::Reuse(_) => {
+                            // The register the marker follows, past modifier fields
+                            // (`{Ra}{Mode@76_2#BSEL}{~0}`); none: a literal RZ.
+                            let reg = form.template[..k]
+                                .iter()
+                                .rev()
+                                .map_while(|t| match t {
+                                    Tok::Field(idx, _) => Some(&form.fields[*idx as usize]),
+                                    _ => None,
+                                })
+                                .find(|d| d.kind == Kind::Reg)
+                                .map(|d| d.field);
+                            out.push(Slot::Reg(reg));
                         }
-                        _ => None,
-                    };
-                    if let Some(slot) = s.get_mut(*n as usize) {
-                        *slot = Slot::Reg(reg);
+                        Tok::Field(..) => {
+                            let Some(d) = field_at(k) else { continue };
+                            // A reuse marker follows (past modifier fields): it makes the slot.
+                            let next_is_reuse = form.template[k + 1..]
+                                .iter()
+                                .find(|t| match t {
+                                    Tok::Field(idx, _) => {
+                                        form.fields[*idx as usize].kind == Kind::Reg
+                                    }
+                                    _ => true,
+                                })
+                                .is_some_and(|t| matches!(t, Tok::Reuse(_)));
+                            // The next field printed (text in between: `cx[UR4][0x10]`).
+                            let next_field = form.template[k + 1..].iter().find_map(|t| match t {
+                                Tok::Field(idx, _) => Some(form.fields[*idx as usize].field),
+                                _ => None,
+                            });
+                            match (d.field, d.kind) {
+                                (Field::Ra | Field::Rb | Field::Rc, Kind::Reg)
+                                    if !next_is_reuse =>
+                                {
+                                    out.push(Slot::Reg(Some(d.field)))
+                                }
+                                (
+                                    Field::URa | Field::URb | Field::URc | Field::CbufUReg,
+                                    Kind::UReg,
+                                ) => {
+                                    if next_field == Some(Field::CbufOffset) {
+                                        out.push(Slot::CbufU(d.field));
+                                        in_cbuf = true;
+                                    } else {
+                                        out.push(Slot::UReg(d.field));
+                                    }
+                                }
+                                (Field::CbufBank, _) => {
+                                    out.push(Slot::Cbuf);
+                                    in_cbuf = true;
+                                }
+                                (Field::CbufOffset, _) if in_cbuf => in_cbuf = false,
+                                (Field::CbufOffset, _) => out.push(Slot::Cbuf),
+                                (Field::Imm, _) => out.push(Slot::Imm),
+                                _ => {}
+                            }
+                        }
+                        Tok::Text(t) => {
+                            for piece in t.split(',').map(str::trim) {
+                                if let Some(h) = piece.strip_prefix("0x") {
+                                    if let Ok(v) = u32::from_str_radix(h, 16) {
+                                        out.push(Slot::Lit(v));
+                                    }
+                                }
+                            }
+                        }
+                        _ => {}
                     }
                 }
-                s
+                out
             })
             .collect()
     });
-    by_form[i.form() as usize]
+    &by_form[i.form() as usize]
 }
 
-/// Source `k` (0 A, 1 B, 2 C) of `i`.
+/// Source `k` (0 A, 1 B, 2 C) of `i`; RZ past the form's last source.
 pub fn src(i: &Instr, k: usize) -> Src {
-    let slot = slots(i)[k.min(2)];
-    if let Slot::Reg(f) = slot {
-        return Src::Reg(f.and_then(|f| i.reg(f)).map_or(255, |r| r.0));
+    let reg = |f: Field| i.reg(f).map_or(255, |r| r.0);
+    let ureg = |f: Field| i.ureg(f).map_or(63, |r| r.0);
+    let off = || i.get(Field::CbufOffset).unwrap_or(0) as u32;
+    match slots(i).get(k) {
+        None | Some(Slot::Reg(None)) => Src::Reg(255),
+        Some(Slot::Reg(Some(f))) => Src::Reg(reg(*f)),
+        Some(Slot::UReg(f)) => Src::UReg(ureg(*f)),
+        Some(Slot::Imm) => Src::Imm(i.imm32(Field::Imm).unwrap_or(0)),
+        Some(Slot::Lit(v)) => Src::Imm(*v),
+        Some(Slot::Cbuf) => Src::Cbuf(i.get(Field::CbufBank).unwrap_or(0) as u8, off()),
+        Some(Slot::CbufU(f)) => Src::CbufU(ureg(*f), off()),
     }
-    let regf = [Field::Ra, Field::Rb, Field::Rc][k.min(2)];
-    if k == 0 {
-        return Src::Reg(i.reg(Field::Ra).map_or(255, |r| r.0));
-    }
-    if let Some(off) = i.get(Field::CbufOffset) {
-        let off = off as u32;
-        if let Some(b) = i.get(Field::CbufBank) {
-            return Src::Cbuf(b as u8, off);
-        }
-        if let Some(u) = i.ureg(Field::CbufUReg).or_else(|| i.ureg(Field::URb)) {
-            return Src::CbufU(u.0, off);
-        }
-    }
-    if let Some(v) = i.imm32(Field::Imm) {
-        return Src::Imm(v);
-    }
-    let uf = if k == 1 { Field::URb } else { Field::URc };
-    if let Some(u) = i.ureg(uf) {
-        return Src::UReg(u.0);
-    }
-    Src::Reg(i.reg(regf).map_or(255, |r| r.0))
 }
 
 /// Whether source `k` of `i` is a register (or a fixed RZ).
@@ -185,5 +244,157 @@ impl Cx<'_> {
                 self.set_reg(n.saturating_add(1), hi);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The operand model against nvdisasm: for every ALU instruction of the sm86 listings
+    //! under tests/corpus, the k-th source [`src`] names is the k-th source nvdisasm prints.
+
+    #[allow(unused_imports)]
+    use super::slots;
+    use super::{src, Src};
+    use dmsh_isa::ampere;
+    use std::path::{Path, PathBuf};
+
+    fn listings(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                listings(&p, out);
+            } else if p.to_string_lossy().ends_with(".sm86.sass") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The register, uniform register, constant or immediate an operand text names.
+    fn printed(t: &str) -> String {
+        let t = t.trim_start_matches(['-', '~', '!', '|']);
+        let t = t.split(".reuse").next().unwrap_or(t);
+        let t = t.trim_end_matches('|');
+        if t.starts_with("c[") || t.starts_with("cx[") {
+            return t.to_string();
+        }
+        let reg = |p: &str| {
+            t.strip_prefix(p).and_then(|r| {
+                let n: String = r
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == 'Z')
+                    .collect();
+                (!n.is_empty()).then(|| format!("{p}{n}"))
+            })
+        };
+        reg("UR")
+            .or_else(|| reg("R"))
+            .unwrap_or_else(|| "imm".into())
+    }
+
+    fn ours(s: Src) -> String {
+        match s {
+            Src::Reg(255) => "RZ".into(),
+            Src::Reg(n) => format!("R{n}"),
+            Src::UReg(63) => "URZ".into(),
+            Src::UReg(n) => format!("UR{n}"),
+            Src::Imm(_) => "imm".into(),
+            Src::Cbuf(b, o) => format!("c[{b:#x}][{o:#x}]"),
+            Src::CbufU(u, o) => format!("cx[UR{u}][{o:#x}]"),
+        }
+    }
+
+    /// Mnemonics whose operands are: destination(s), then sources, then trailing
+    /// predicates and fixed immediates (LUTs, shifts).
+    const ALU: &[&str] = &[
+        "IMAD", "IADD3", "LOP3", "SEL", "SHF", "PRMT", "ISETP", "IMNMX", "LEA", "MOV", "IABS",
+        "POPC", "BREV", "SGXT", "BMSK", "VABSDIFF", "IDP", "FADD", "FMUL", "FFMA", "FSEL", "FMNMX",
+        "FSETP", "DADD", "DMUL", "DFMA", "DSETP", "UIADD3", "ULOP3", "USEL", "USHF", "UIMAD",
+        "UISETP", "UMOV", "ULEA", "UPRMT", "UFLO", "UPOPC", "UBREV", "USGXT", "UBMSK",
+    ];
+
+    #[test]
+    fn sources_are_what_nvdisasm_prints() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let mut files = Vec::new();
+        listings(&root, &mut files);
+        assert!(
+            !files.is_empty(),
+            "no sm86 listings under {}",
+            root.display()
+        );
+        let (mut checked, mut bad) = (0usize, Vec::new());
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            for line in text.lines().filter(|l| !l.starts_with('#')) {
+                let cols: Vec<&str> = line.split('\t').collect();
+                let (Some(hex), Some(sass)) = (cols.get(1), cols.get(2)) else {
+                    continue;
+                };
+                let Ok(w) = u128::from_str_radix(hex, 16) else {
+                    continue;
+                };
+                let Ok(i) = ampere::decode(w) else { continue };
+                let body = match sass.split_once(' ') {
+                    Some((g, b)) if g.starts_with('@') => b,
+                    _ => sass,
+                };
+                let Some((mn, ops)) = body.split_once(' ') else {
+                    continue;
+                };
+                let base = mn.split('.').next().unwrap_or(mn);
+                if !ALU.contains(&base) {
+                    continue;
+                }
+                let is_pred = |o: &str| {
+                    let o = o.trim_start_matches('!');
+                    o == "PT" || o == "UPT" || o.starts_with('P') || o.starts_with("UP")
+                };
+                let mut ops: Vec<&str> = ops.split(", ").collect();
+                // Destinations: the first operand, then the predicates after it (or the
+                // two predicates of a xSETP).
+                while ops.first().is_some_and(|o| is_pred(o)) {
+                    ops.remove(0);
+                }
+                if !ops.is_empty() && !base.ends_with("SETP") {
+                    ops.remove(0);
+                }
+                while ops.first().is_some_and(|o| is_pred(o)) {
+                    ops.remove(0);
+                }
+                let n = super::slots(&i).len();
+                for (k, o) in ops.iter().enumerate().take(n.min(3)) {
+                    if is_pred(o) && !o.starts_with("PR") {
+                        break;
+                    }
+                    let want = printed(o);
+                    let got = ours(src(&i, k));
+                    // A fixed immediate after the sources (LUT, shift) ends the list.
+                    if want == "imm"
+                        && got != "imm"
+                        && k > 0
+                        && matches!(base, "LOP3" | "ULOP3" | "LEA" | "ULEA")
+                    {
+                        break;
+                    }
+                    checked += 1;
+                    if want != got {
+                        bad.push(format!(
+                            "{}: {sass}: source {k}: printed {want}, src {got}",
+                            i.form_name()
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "only {checked} operands checked");
+        assert!(
+            bad.is_empty(),
+            "{} of {checked} differ:\n{}",
+            bad.len(),
+            bad[..bad.len().min(40)].join("\n")
+        );
     }
 }
