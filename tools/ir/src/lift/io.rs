@@ -37,21 +37,64 @@ pub fn attr_problem(a: u32) -> Option<&'static str> {
     }
 }
 
-/// The attribute address `[Ra + Imm]`: a constant when Ra is RZ.
-fn attr_addr(cx: &mut Cx, i: &Instr, k: u32) -> Result<Value> {
-    let imm = i.get(Field::Imm).unwrap_or(0) as u32;
-    let ra = cx.rf(i, Field::Ra);
-    let a = imm + 4 * k;
+/// The attribute address `Ra + a` (both ISAs): the constant `a` when Ra is RZ (255), checked
+/// against the attribute space; the error says why it cannot be translated.
+pub(crate) fn attr_address(cx: &mut Cx, ra: u8, a: u32) -> std::result::Result<Value, String> {
     if ra == 255 {
         if let Some(why) = attr_problem(a) {
             let key = cx.shader_key();
-            return Err(cx.unsupported(i, format!("shader {key}: attribute a[{a:#x}] {why}")));
+            return Err(format!("shader {key}: attribute a[{a:#x}] {why}"));
         }
         return Ok(cx.c32(a));
     }
     let r = cx.reg(ra);
     let c = cx.c32(a);
     Ok(cx.add(r, c))
+}
+
+/// The attribute address `[Ra + Imm]`: a constant when Ra is RZ.
+fn attr_addr(cx: &mut Cx, i: &Instr, k: u32) -> Result<Value> {
+    let imm = i.get(Field::Imm).unwrap_or(0) as u32;
+    let ra = cx.rf(i, Field::Ra);
+    attr_address(cx, ra, imm + 4 * k).map_err(|why| cx.unsupported(i, why))
+}
+
+/// An interpolated attribute (both ISAs' IPA): attribute address `a`, offset register value
+/// `off` (`.OFFSET`), multiplied by `mul` (Maxwell's plain IPA: 1/w) and clamped to [0, 1]
+/// under `sat`.
+pub(crate) fn interp(
+    cx: &mut Cx,
+    (mode, sample): (IpaMode, IpaSample),
+    a: Value,
+    off: Value,
+    mul: Option<Value>,
+    sat: bool,
+) -> Value {
+    let zero = cx.c32(0);
+    let mut v = cx.emit(Op::Interp(mode, sample), Type::U32, &[a, zero, off]);
+    if let Some(m) = mul {
+        let m = cx.cast(Type::F32, m);
+        let x = cx.cast(Type::F32, v);
+        v = cx.emit(Op::FMul(crate::Round::Rn), Type::F32, &[x, m]);
+    }
+    if sat {
+        let x = cx.cast(Type::F32, v);
+        let z = cx.cf32(0.0);
+        let o = cx.cf32(1.0);
+        let lo = cx.bin(Op::FMax, x, z);
+        v = cx.bin(Op::FMin, lo, o);
+    }
+    v
+}
+
+/// A geometry-shader `OUT`: emit the vertex and / or end the primitive (both ISAs).
+pub(crate) fn emit_cut(cx: &mut Cx, emit: bool, cut: bool) {
+    if emit {
+        cx.emit(Op::EmitVertex, Type::Void, &[]);
+    }
+    if cut {
+        cx.emit(Op::EndPrimitive, Type::Void, &[]);
+    }
 }
 
 /// Lifts one stage-I/O instruction.
@@ -109,32 +152,22 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 attr_addr(cx, i, 0)?
             };
             let off = cx.r(i, Field::Rc);
-            let zero = cx.c32(0);
-            let mut v = cx.emit(Op::Interp(mode, sample), Type::U32, &[a, zero, off]);
-            if mode == IpaMode::Multiply {
-                let m = cx.r(i, Field::Rb);
-                let m = cx.cast(Type::F32, m);
-                let x = cx.cast(Type::F32, v);
-                v = cx.emit(Op::FMul(crate::Round::Rn), Type::F32, &[x, m]);
-            }
-            if i.flag(Field::Sat) {
-                let x = cx.cast(Type::F32, v);
-                let z = cx.cf32(0.0);
-                let o = cx.cf32(1.0);
-                let lo = cx.bin(Op::FMax, x, z);
-                v = cx.bin(Op::FMin, lo, o);
-            }
+            let mul = if mode == IpaMode::Multiply {
+                Some(cx.r(i, Field::Rb))
+            } else {
+                None
+            };
+            let v = interp(cx, (mode, sample), a, off, mul, i.flag(Field::Sat));
             cx.set_rd(i, v);
         }
         Opcode::Out => {
             use mods::Outm;
             let m = cx.modifier::<Outm>(i, Field::Mode)?;
-            if matches!(m, Some(Outm::Emit | Outm::EmitThenCut)) {
-                cx.emit(Op::EmitVertex, Type::Void, &[]);
-            }
-            if matches!(m, Some(Outm::Cut | Outm::EmitThenCut)) {
-                cx.emit(Op::EndPrimitive, Type::Void, &[]);
-            }
+            emit_cut(
+                cx,
+                matches!(m, Some(Outm::Emit | Outm::EmitThenCut)),
+                matches!(m, Some(Outm::Cut | Outm::EmitThenCut)),
+            );
             let z = cx.c32(0);
             cx.set_rd(i, z);
         }

@@ -164,13 +164,16 @@ pub(crate) fn resolve(
             }
         }
     }
+    let bank = if image {
+        layout.image_bank
+    } else {
+        layout.tex_bank
+    };
     match inst.op {
-        Op::LoadConst(b) if b == if image { layout.image_bank } else { layout.tex_bank } => {
-            match const_eval(view.f, inst.args[0]) {
-                Some(off) => byte_slot(layout, image, off as u32),
-                None => Err("bindless handle indexed at run time (sampler array)".into()),
-            }
-        }
+        Op::LoadConst(b) if b == bank => match const_eval(view.f, inst.args[0]) {
+            Some(off) => byte_slot(layout, image, off as u32),
+            None => Err("bindless handle indexed at run time (sampler array)".into()),
+        },
         _ => Err("bindless handle not loaded from the handle bank".into()),
     }
 }
