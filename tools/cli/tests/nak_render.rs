@@ -367,7 +367,8 @@ fn nvk_layout(m: &Value) -> BindingLayout {
             .map(|b| b.0 as u8)
     };
     let (tex, img) = (bank_of(1), bank_of(2));
-    BindingLayout::nvk(tex.or(img).unwrap_or(1), img.or(tex).unwrap_or(1))
+    // A shader without such a set: a bank no instruction names.
+    BindingLayout::nvk(tex.unwrap_or(u8::MAX), img.unwrap_or(u8::MAX))
 }
 
 /// Our translation of NAK's compute binary `name` (instructions from byte 0; the QMD's data
@@ -566,6 +567,22 @@ const SAMPLE_LOCATIONS_4: [u8; 4] = [6 | 2 << 4, 14 | 6 << 4, 2 | 10 << 4, 10 | 
 /// Adds one translated stage's NVK memory (root table, descriptor-set buffers) to `job` and
 /// returns its binds: the stage's data is the reference job's, bound where NVK's layout
 /// (meta.json `build` and `cbuf_map`) and our reflection put it.
+/// One stage's inputs by GLSL binding, and where the job holds them.
+struct Inputs<'a> {
+    ubos: &'a [(u32, Vec<u8>)],
+    ssbos: &'a [(u32, Vec<u8>)],
+    textures: &'a [(u32, dmsh_vk::TextureSpec)],
+    images: &'a [(u32, dmsh_vk::TextureSpec)],
+    at: Placed,
+}
+
+/// A job's buffers and pointer patches, which NVK's memory is added to.
+struct Memory<'a> {
+    buffers: &'a mut Vec<BufferSpec>,
+    pointers: &'a mut Vec<PointerPatch>,
+}
+
+/// [`nvk_memory`] for a render job's vertex or fragment stage.
 fn nvk_binds(
     job: &mut RenderJob,
     case: &PairCase,
@@ -574,7 +591,38 @@ fn nvk_binds(
     refl: &dmsh_vk::Reflection,
 ) -> Result<Vec<Bind>, String> {
     let d: &StageData = if fragment { &case.fs } else { &case.vs };
-    let at = placed(case, fragment);
+    let inputs = Inputs {
+        ubos: &d.ubos,
+        ssbos: &d.ssbos,
+        textures: &d.textures,
+        images: &d.images,
+        at: placed(case, fragment),
+    };
+    let mut root = vec![0u8; 0x800];
+    if case.samples == 4 {
+        root[0x10..0x14].copy_from_slice(&SAMPLE_LOCATIONS_4);
+    }
+    let mem = Memory {
+        buffers: &mut job.buffers,
+        pointers: &mut job.pointers,
+    };
+    let tag = format!("{} {}", case.name, if fragment { "fs" } else { "vs" });
+    nvk_memory(mem, &inputs, root, m, refl, &tag)
+}
+
+/// Adds one translated stage's NVK memory — the root table (`root`: its draw / dispatch
+/// words, the set addresses are added here) and the descriptor-set buffers — to `mem` and
+/// returns the binds of its reflection's resources: the inputs are the reference job's,
+/// bound where NVK's layout (meta.json `build` and `cbuf_map`) and our reflection put them.
+fn nvk_memory(
+    mut mem: Memory,
+    d: &Inputs,
+    mut root: Vec<u8>,
+    m: &Value,
+    refl: &dmsh_vk::Reflection,
+    tag: &str,
+) -> Result<Vec<Bind>, String> {
+    let at = d.at;
     let layouts = set_layouts(m);
     let banks = cbuf_map(m);
     let find = |list: &[u32], n: u32| list.iter().position(|&b| b == n);
@@ -622,15 +670,15 @@ fn nvk_binds(
             }
         }
     }
-    let push = |job: &mut RenderJob, name: String, bytes: &[u8], patches: &[(u64, usize)]| {
-        let n = job.buffers.len();
-        job.buffers.push(BufferSpec {
+    let push = |mem: &mut Memory, name: String, bytes: &[u8], patches: &[(u64, usize)]| {
+        let n = mem.buffers.len();
+        mem.buffers.push(BufferSpec {
             name,
             size: bytes.len().max(16) as u64,
             init: bytes.to_vec(),
         });
         for &(offset, target) in patches {
-            job.pointers.push(PointerPatch {
+            mem.pointers.push(PointerPatch {
                 buffer: n,
                 offset,
                 target,
@@ -639,16 +687,17 @@ fn nvk_binds(
         }
         n
     };
-    let stage = if fragment { "fs" } else { "vs" };
+    let stage = tag;
     let set_index: Vec<(u32, usize)> = sets
         .iter()
-        .map(|s| (s.0, push(job, format!("{stage}_set{}", s.0), &s.1, &s.2)))
+        .map(|s| {
+            (
+                s.0,
+                push(&mut mem, format!("{stage}_set{}", s.0), &s.1, &s.2),
+            )
+        })
         .collect();
-    // The root descriptor table.
-    let mut root = vec![0u8; 0x800];
-    if case.samples == 4 {
-        root[0x10..0x14].copy_from_slice(&SAMPLE_LOCATIONS_4);
-    }
+    // The root descriptor table's set addresses.
     let mut root_patches = Vec::new();
     for (s, bytes, _) in &sets {
         let o = 0x128 + 16 * *s as usize;
@@ -668,7 +717,7 @@ fn nvk_binds(
     };
     let tex_of = |slot: u32| of(1, slot, &tex_ids, at.tex);
     let img_of = |slot: u32| of(2, slot, &img_ids, at.img);
-    let missing = |what: String| format!("{}: {stage} {what}: the case has no input", case.name);
+    let missing = |what: String| format!("{stage} {what}: the case has no input");
     let mut binds = Vec::new();
     for r in &refl.resources {
         let n = r.index();
@@ -701,7 +750,7 @@ fn nvk_binds(
                     .filter(|p| p.0 as usize >= g)
                     .map(|p| (p.0 - g as u64, p.1))
                     .collect();
-                let k = push(job, format!("{stage}_cbuf{n}"), &b[g..], &p);
+                let k = push(&mut mem, format!("{stage}_cbuf{n}"), &b[g..], &p);
                 (ResourceRef::Cbuf(n), k)
             }
             "sbuf_ubo" => {
@@ -880,13 +929,127 @@ fn run_case(sm: &str, name: &str) -> String {
     }
 }
 
+/// Runs compute case `name` (`dksh::cases` over the NAK GLSL: the dksh corpus' inputs)
+/// with glslang's SPIR-V and with our translation of NAK's binary bound as NVK binds it
+/// (root table: `cs.group_count` at 0xc = the grid); returns the result line.
+fn run_compute_case(sm: &str, name: &str) -> String {
+    use dmsh_testsupport::reference::dksh;
+    let dir = glsl_dir();
+    let case = dksh::cases(&dir).into_iter().find(|c| c.name == name);
+    let r = (|| -> Result<String, String> {
+        let case = case.ok_or(format!("no case {name}"))?;
+        if let Some(u) = case.unsupported {
+            return Ok(format!("skip {u}"));
+        }
+        let e = |e: dmsh_vk::Error| e.to_string();
+        let dev = dmsh_vk::device::shared().map_err(e)?;
+        if case.warp_ops && !dev.info().can_run_warp32() {
+            return Ok("skip depends on 32-lane subgroups".into());
+        }
+        let full = format!("{name}.comp");
+        let ours = translate_compute(&full, sm, &meta(&full, sm)?)?;
+        let (rs, rr) = dksh::reference(&case).map_err(e)?;
+        let want = dksh::run(&case, rs.clone(), rr.clone()).map_err(e)?;
+        let mut job = dksh::job(&case, rs, rr).map_err(e)?;
+        let mut root = vec![0u8; 0x800];
+        for (k, g) in case.grid.iter().enumerate() {
+            root[0xc + 4 * k..0x10 + 4 * k].copy_from_slice(&g.to_le_bytes());
+        }
+        let inputs = Inputs {
+            ubos: &case.ubos,
+            ssbos: &case.ssbos,
+            textures: &case.textures,
+            images: &case.images,
+            at: Placed {
+                ssbo: 0,
+                ubo: case.ssbos.len(),
+                tex: 0,
+                img: case.textures.len(),
+            },
+        };
+        let mem = Memory {
+            buffers: &mut job.buffers,
+            pointers: &mut job.pointers,
+        };
+        let m = meta(&full, sm)?;
+        job.binds = nvk_memory(mem, &inputs, root, &m, &ours.reflection, name)?;
+        (job.spirv, job.reflection) = (ours.spirv, ours.reflection);
+        let out = dmsh_vk::compute::run_compute(&job).map_err(e)?;
+        let got = dksh::Results {
+            ssbos: case
+                .ssbos
+                .iter()
+                .zip(out.buffers)
+                .map(|((n, _), b)| (*n, b))
+                .collect(),
+            images: case
+                .images
+                .iter()
+                .zip(out.images.into_iter().skip(case.textures.len()))
+                .map(|((n, _), b)| (*n, b))
+                .collect(),
+        };
+        Ok(dmsh_testsupport::child::verdict(&dksh::compare(
+            &case, &want, &got,
+        )))
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    r.unwrap_or_else(|e| format!("error {e}"))
+}
+
+/// sm53 compute cases that do not match glslang's run yet, with the cause.
+const KNOWN_EXEC_SM53: &[(&str, &str)] = &[];
+
+/// Runs every compute case of the dksh corpus' inputs for `sm` in child processes; returns
+/// the unexpected failures.
+fn exec_all(sm: &str, known: &[(&str, &str)]) -> Vec<String> {
+    use dmsh_testsupport::reference::dksh;
+    let dir = glsl_dir();
+    let names: Vec<String> = dksh::cases(&dir)
+        .iter()
+        .map(|c| format!("{sm}:comp:{}", c.name))
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    let runs = dmsh_testsupport::child::run_children("nak_render_one", ENV, &names);
+    println!(
+        "{}/{} {sm} NAK compute cases match glslang's run ({} skipped)",
+        runs.pass,
+        names.len(),
+        runs.skip
+    );
+    let mut unexpected = Vec::new();
+    for (name, line) in &runs.bad {
+        let case = name.rsplit(':').next().unwrap_or(name);
+        match known.iter().find(|k| k.0 == case) {
+            Some(k) => println!("known {case}: {}", k.1),
+            None => {
+                println!("UNEXPECTED {case}: {line}");
+                unexpected.push(case.to_string());
+            }
+        }
+    }
+    unexpected
+}
+
+#[test]
+fn nak_sm53_compute_matches_glslang() {
+    if dmsh_testsupport::reference::glsl::vulkan_device().is_none() {
+        return;
+    }
+    let unexpected = exec_all("sm53", KNOWN_EXEC_SM53);
+    assert!(unexpected.is_empty(), "unexpected failures: {unexpected:?}");
+}
+
 /// The child process of [`render_all`]: the case `DMSH_NAK_CASE` names.
 #[test]
 #[ignore]
 fn nak_render_one() {
     dmsh_testsupport::child::run_named(ENV, |arg| {
         let (sm, name) = arg.split_once(':').unwrap_or(("sm53", arg));
-        run_case(sm, name)
+        match name.strip_prefix("comp:") {
+            Some(n) => run_compute_case(sm, n),
+            None => run_case(sm, name),
+        }
     });
 }
 

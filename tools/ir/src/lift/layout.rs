@@ -180,7 +180,8 @@ impl BindingLayout {
     /// bindless. c\[0\] is the root descriptor table (descriptor-set s's address at
     /// 0x128 + 16s), descriptor-set buffers and uniform buffers are bound as banks from c\[1\]
     /// on in an order the shader's cbuf map gives (`tex_bank` / `image_bank`: the banks of
-    /// the sets holding sampled-texture and storage-image descriptors). A sampled-texture
+    /// the sets holding sampled-texture and storage-image descriptors; `u8::MAX`, a bank no
+    /// instruction names, where the shader has no such set). A sampled-texture
     /// descriptor is a 4-byte handle (texture ID | sampler ID << 20), a texel buffer 4 bytes,
     /// a storage image 8 (the handle word first), a storage buffer 16 ({u64 address, u32
     /// size}): texture and image slots are the handle word's byte offset / 4 in the set.

@@ -200,9 +200,11 @@ fn loaded_word(view: View, v: Value) -> Option<(u8, u32)> {
     }
 }
 
-/// A uniform-buffer word as a `TEX_UBO` / `SAMP_UBO` slot: `flag | (bank − first) << 11 | word`.
+/// A uniform-buffer word as a `TEX_UBO` / `SAMP_UBO` slot: `flag | (bank − first) << 11 | word`
+/// (not a word of the image-handle bank: NVK's storage-image descriptors).
 fn ubo_word(layout: &super::layout::BindingLayout, bank: u8, off: u32) -> Option<u16> {
-    if bank >= layout.first_ubo_bank && off.is_multiple_of(4) && off / 4 < 0x800 {
+    let data = bank >= layout.first_ubo_bank && bank != layout.image_bank;
+    if data && off.is_multiple_of(4) && off / 4 < 0x800 {
         let b = (bank - layout.first_ubo_bank) as u16;
         (b < 16).then_some(crate::gfx::TEX_UBO | b << 11 | (off / 4) as u16)
     } else {
