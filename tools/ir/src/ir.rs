@@ -118,6 +118,23 @@ impl RegFile {
             RegFile::Flag => 512,
         }
     }
+    /// The file a state slot ([`Reg::slot`]) belongs to.
+    ///
+    /// ```
+    /// use dmsh_ir::{Reg, RegFile};
+    /// for r in [Reg::gpr(254), Reg::pred(6), Reg::ugpr(62), Reg::upred(0)] {
+    ///     assert_eq!(RegFile::of_slot(r.slot()), r.file);
+    /// }
+    /// ```
+    pub fn of_slot(slot: usize) -> RegFile {
+        let mut f = RegFile::Gpr;
+        for r in RegFile::ALL {
+            if r.base() <= slot {
+                f = r;
+            }
+        }
+        f
+    }
     /// The value type of the file's registers.
     pub const fn ty(self) -> Type {
         match self {
