@@ -190,35 +190,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         Opcode::Sam | Opcode::Ram => {}
         Opcode::Fswzadd => {
-            // Per quad lane (lane & 3), two bits of the swizzle pick (a, b) signs:
-            // 0: a + b, 1: -a + b, 2: a - b, 3: b; lane k reads bits 6 - 2k.
             let a = cx.r(i, Field::Ra);
             let b = cx.r(i, Field::Rb);
             let swz = i.raw(Field::Mode).unwrap_or(0) as u32;
-            let lane = cx.sys(crate::Sys::LaneId);
-            let three = cx.c32(3);
-            let q = cx.and(lane, three);
-            // Lane 0 (top left) takes the top two bits: PNNPPNNP (dFdx after SHFL.BFLY 1)
-            // must give right - left in both pixels of a row.
-            let q = cx.bin(Op::Xor, q, three);
-            let sh = cx.shl_c(q, 1);
-            let sw = cx.c32(swz);
-            let m0 = cx.bin(Op::LShr, sw, sh);
-            let m = cx.and(m0, three);
-            let (one, neg, zero) = (cx.cf32(1.0), cx.cf32(-1.0), cx.cf32(0.0));
-            let c1 = cx.c32(1);
-            let c2 = cx.c32(2);
-            let is1 = cx.cmp(Op::IEq, m, c1);
-            let is2 = cx.cmp(Op::IEq, m, c2);
-            let is3 = cx.cmp(Op::IEq, m, three);
-            let fa0 = cx.sel(is3, zero, one);
-            let fa = cx.sel(is1, neg, fa0);
-            let fb = cx.sel(is2, neg, one);
-            let af = cx.cast(Type::F32, a);
-            let bf = cx.cast(Type::F32, b);
-            let x = cx.emit(Op::FMul(crate::Round::Rn), Type::F32, &[af, fa]);
-            let y = cx.emit(Op::FMul(crate::Round::Rn), Type::F32, &[bf, fb]);
-            let r = cx.emit(Op::FAdd(cx.rnd(i)?), Type::F32, &[x, y]);
+            let r = super::float::fswzadd(cx, a, b, swz, cx.rnd(i)?);
             cx.set_rd(i, r);
         }
         _ => return Err(cx.unsupported(i, "not a stage-I/O instruction")),
