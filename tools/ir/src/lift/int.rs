@@ -291,18 +291,18 @@ fn lop_pred(cx: &mut Cx, i: &Instr, r: Value) -> Result<()> {
     Ok(())
 }
 
-/// PRMT byte index tables for the special modes: `[mode][selector & 3][output byte]`.
-/// `None` for the default (per-byte selector) mode.
-fn prmt_table(mode: mods::Prmt) -> Option<[[u32; 4]; 4]> {
-    use mods::Prmt as P;
+/// PRMT byte index tables for the special modes, by the mode's text (`.F4E`, as both
+/// generations print it): `[selector & 3][output byte]`. `None` for the default
+/// (per-byte selector) mode.
+fn prmt_table(mode: &str) -> Option<[[u32; 4]; 4]> {
     Some(match mode {
-        P::F4e => [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]],
-        P::B4e => [[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]],
-        P::Rc8 => [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]],
-        P::Ecl => [[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]],
-        P::Ecr => [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]],
-        P::Rc16 => [[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]],
-        P::Default => return None,
+        ".F4E" => [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]],
+        ".B4E" => [[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]],
+        ".RC8" => [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]],
+        ".ECL" => [[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]],
+        ".ECR" => [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]],
+        ".RC16" => [[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]],
+        _ => return None,
     })
 }
 
@@ -310,6 +310,12 @@ fn prmt(cx: &mut Cx, i: &Instr, a: Value, sel: Value, c: Value) -> Result<Value>
     let mode = cx
         .modifier::<mods::Prmt>(i, Field::Mode)?
         .unwrap_or(mods::Prmt::Default);
+    Ok(permute(cx, mode.name(), a, sel, c))
+}
+
+/// PRMT: the bytes of `{c:a}` picked by `sel` in mode `mode` (its text: `""` the per-byte
+/// selectors, `.F4E`, `.B4E`, `.RC8`, `.ECL`, `.ECR`, `.RC16`).
+pub fn permute(cx: &mut Cx, mode: &str, a: Value, sel: Value, c: Value) -> Value {
     let wide = cx.pack(a, c);
     let byte_at = |cx: &mut Cx, idx: Value| -> Value {
         let eight = cx.c32(8);
@@ -336,7 +342,7 @@ fn prmt(cx: &mut Cx, i: &Instr, a: Value, sel: Value, c: Value) -> Result<Value>
             let sh = cx.shl_c(byte, 8 * k);
             out = cx.or(out, sh);
         }
-        return Ok(out);
+        return out;
     };
     let three = cx.c32(3);
     let s = cx.and(sel, three);
@@ -352,7 +358,7 @@ fn prmt(cx: &mut Cx, i: &Instr, a: Value, sel: Value, c: Value) -> Result<Value>
         let sh = cx.shl_c(byte, 8 * k as u32);
         out = cx.or(out, sh);
     }
-    Ok(out)
+    out
 }
 
 /// Lifts one integer-family instruction.

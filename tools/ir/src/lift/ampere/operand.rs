@@ -29,71 +29,130 @@ pub enum Src {
     CbufU(u8, u32),
 }
 
-/// The kind of source slot k (0 A, 1 B, 2 C) of a form.
+/// Where a form's source slot takes its operand from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Slot {
-    /// A register: its field, `None` for a fixed RZ.
+    /// A register field (`None`: a fixed `RZ` of an alias form).
     Reg(Option<Field>),
-    /// Not a register (or no reuse marker): one of the form's other source fields.
-    Other,
+    /// A uniform register field.
+    UReg(Field),
+    /// The `Imm` field.
+    Imm,
+    /// An immediate fixed by the form (an alias: `IMAD.IADD R0, R1, 0x1, R2`).
+    Lit(u32),
+    /// `c[CbufBank][CbufOffset]`.
+    Cbuf,
+    /// `cx[URn][CbufOffset]` (the uniform register field).
+    CbufU(Field),
 }
 
-/// Per form, the kinds of its three source slots.
-fn slots(i: &Instr) -> [Slot; 3] {
-    static BY_FORM: OnceLock<Vec<[Slot; 3]>> = OnceLock::new();
+/// Per form, its source slots in the order the template prints them.
+fn slots(i: &Instr) -> &'static [Slot] {
+    static BY_FORM: OnceLock<Vec<Vec<Slot>>> = OnceLock::new();
     let by_form = BY_FORM.get_or_init(|| {
         Ampere::table()
             .forms
             .iter()
             .map(|form| {
-                let mut s = [Slot::Other; 3];
+                let field_at = |k: usize| match form.template.get(k) {
+                    Some(Tok::Field(idx, _)) => Some(&form.fields[*idx as usize]),
+                    _ => None,
+                };
+                let mut out = Vec::new();
+                let mut in_cbuf = false;
                 for (k, t) in form.template.iter().enumerate() {
-                    let Tok::Reuse(n) = t else { continue };
-                    let reg = match k.checked_sub(1).map(|p| &form.template[p]) {
-                        Some(Tok::Field(idx, _)) => {
-                            let d = &form.fields[*idx as usize];
-                            (d.kind == Kind::Reg).then_some(d.field)
+                    match t {
+                        Tok::Reuse(_) => {
+                            // The register the marker follows, past modifier fields
+                            // (`{Ra}{Mode@76_2#BSEL}{~0}`); none: a literal RZ.
+                            let reg = form.template[..k]
+                                .iter()
+                                .rev()
+                                .map_while(|t| match t {
+                                    Tok::Field(idx, _) => Some(&form.fields[*idx as usize]),
+                                    _ => None,
+                                })
+                                .find(|d| d.kind == Kind::Reg)
+                                .map(|d| d.field);
+                            out.push(Slot::Reg(reg));
                         }
-                        _ => None,
-                    };
-                    if let Some(slot) = s.get_mut(*n as usize) {
-                        *slot = Slot::Reg(reg);
+                        Tok::Field(..) => {
+                            let Some(d) = field_at(k) else { continue };
+                            // A reuse marker follows (past modifier fields): it makes the slot.
+                            let next_is_reuse = form.template[k + 1..]
+                                .iter()
+                                .find(|t| match t {
+                                    Tok::Field(idx, _) => {
+                                        form.fields[*idx as usize].kind == Kind::Reg
+                                    }
+                                    _ => true,
+                                })
+                                .is_some_and(|t| matches!(t, Tok::Reuse(_)));
+                            // The next field printed (text in between: `cx[UR4][0x10]`).
+                            let next_field = form.template[k + 1..].iter().find_map(|t| match t {
+                                Tok::Field(idx, _) => Some(form.fields[*idx as usize].field),
+                                _ => None,
+                            });
+                            match (d.field, d.kind) {
+                                (Field::Ra | Field::Rb | Field::Rc, Kind::Reg)
+                                    if !next_is_reuse =>
+                                {
+                                    out.push(Slot::Reg(Some(d.field)))
+                                }
+                                (
+                                    Field::URa | Field::URb | Field::URc | Field::CbufUReg,
+                                    Kind::UReg,
+                                ) => {
+                                    if next_field == Some(Field::CbufOffset) {
+                                        out.push(Slot::CbufU(d.field));
+                                        in_cbuf = true;
+                                    } else {
+                                        out.push(Slot::UReg(d.field));
+                                    }
+                                }
+                                (Field::CbufBank, _) => {
+                                    out.push(Slot::Cbuf);
+                                    in_cbuf = true;
+                                }
+                                (Field::CbufOffset, _) if in_cbuf => in_cbuf = false,
+                                (Field::CbufOffset, _) => out.push(Slot::Cbuf),
+                                (Field::Imm, _) => out.push(Slot::Imm),
+                                _ => {}
+                            }
+                        }
+                        Tok::Text(t) => {
+                            for piece in t.split(',').map(str::trim) {
+                                if let Some(h) = piece.strip_prefix("0x") {
+                                    if let Ok(v) = u32::from_str_radix(h, 16) {
+                                        out.push(Slot::Lit(v));
+                                    }
+                                }
+                            }
+                        }
+                        _ => {}
                     }
                 }
-                s
+                out
             })
             .collect()
     });
-    by_form[i.form() as usize]
+    &by_form[i.form() as usize]
 }
 
-/// Source `k` (0 A, 1 B, 2 C) of `i`.
+/// Source `k` (0 A, 1 B, 2 C) of `i`; RZ past the form's last source.
 pub fn src(i: &Instr, k: usize) -> Src {
-    let slot = slots(i)[k.min(2)];
-    if let Slot::Reg(f) = slot {
-        return Src::Reg(f.and_then(|f| i.reg(f)).map_or(255, |r| r.0));
+    let reg = |f: Field| i.reg(f).map_or(255, |r| r.0);
+    let ureg = |f: Field| i.ureg(f).map_or(63, |r| r.0);
+    let off = || i.get(Field::CbufOffset).unwrap_or(0) as u32;
+    match slots(i).get(k) {
+        None | Some(Slot::Reg(None)) => Src::Reg(255),
+        Some(Slot::Reg(Some(f))) => Src::Reg(reg(*f)),
+        Some(Slot::UReg(f)) => Src::UReg(ureg(*f)),
+        Some(Slot::Imm) => Src::Imm(i.imm32(Field::Imm).unwrap_or(0)),
+        Some(Slot::Lit(v)) => Src::Imm(*v),
+        Some(Slot::Cbuf) => Src::Cbuf(i.get(Field::CbufBank).unwrap_or(0) as u8, off()),
+        Some(Slot::CbufU(f)) => Src::CbufU(ureg(*f), off()),
     }
-    let regf = [Field::Ra, Field::Rb, Field::Rc][k.min(2)];
-    if k == 0 {
-        return Src::Reg(i.reg(Field::Ra).map_or(255, |r| r.0));
-    }
-    if let Some(off) = i.get(Field::CbufOffset) {
-        let off = off as u32;
-        if let Some(b) = i.get(Field::CbufBank) {
-            return Src::Cbuf(b as u8, off);
-        }
-        if let Some(u) = i.ureg(Field::CbufUReg).or_else(|| i.ureg(Field::URb)) {
-            return Src::CbufU(u.0, off);
-        }
-    }
-    if let Some(v) = i.imm32(Field::Imm) {
-        return Src::Imm(v);
-    }
-    let uf = if k == 1 { Field::URb } else { Field::URc };
-    if let Some(u) = i.ureg(uf) {
-        return Src::UReg(u.0);
-    }
-    Src::Reg(i.reg(regf).map_or(255, |r| r.0))
 }
 
 /// Whether source `k` of `i` is a register (or a fixed RZ).
