@@ -2,7 +2,7 @@
 //! RED, CCTL, MEMBAR.
 
 use super::{Cx, Result};
-use crate::ir::{AtomOp, Op, Space, Type, Value, Width};
+use crate::ir::{AtomOp, Op, Space, Terminator, Type, Value, Width};
 use dmsh_isa::mods::{self, Atomop, Atomssz, Atomsz, Ldcm, Ldcsz, Ldssz, Ldsz, Redop, Stsz};
 use dmsh_isa::{Field, Instr, Opcode};
 
@@ -249,6 +249,57 @@ pub fn atomic_cas(cx: &mut Cx, space: Space, w: Width, a: Value, cmp: Value, v: 
         Type::U32
     };
     cx.emit(Op::AtomicCas(space, w), t, &[a, cmp, v])
+}
+
+/// An atomic read-modify-write as a compare-and-swap loop, for what the back ends have no
+/// atomic for (64-bit shared RMW, f64 and f16x2 adds): read the element at `a` (a 64-bit
+/// one as two words), `f(old)` is the new value, and go round again until the
+/// compare-and-swap finds `old` there. The value is `old` (U32 or U64).
+pub fn atomic_by_cas(
+    cx: &mut Cx,
+    space: Space,
+    w: Width,
+    a: Value,
+    f: impl FnOnce(&mut Cx, Value) -> Value,
+) -> Value {
+    let lp = cx.f.add_block(None);
+    cx.finish(Terminator::Jump(lp));
+    cx.b = lp;
+    cx.ended = false;
+    let old = if w == Width::B64 {
+        let lo = cx.emit(Op::Load(space, Width::B32), Type::U32, &[a]);
+        let a4 = offset(cx, a, 4);
+        let hi = cx.emit(Op::Load(space, Width::B32), Type::U32, &[a4]);
+        cx.pack(lo, hi)
+    } else {
+        cx.emit(Op::Load(space, Width::B32), Type::U32, &[a])
+    };
+    let new = f(cx, old);
+    let seen = atomic_cas(cx, space, w, a, old, new);
+    let done = cx.cmp(Op::IEq, seen, old);
+    let cont = cx.f.add_block(None);
+    cx.finish(Terminator::Branch(done, cont, lp));
+    cx.b = cont;
+    cx.ended = false;
+    old
+}
+
+/// The value an integer atomic `o` stores, from the old value and the operand (both U32 or
+/// both U64); `None` for the float and wrapping operations.
+pub fn atom_result(cx: &mut Cx, o: AtomOp, old: Value, v: Value) -> Option<Value> {
+    let op = match o {
+        AtomOp::Add => Op::IAdd,
+        AtomOp::SMin => Op::SMin,
+        AtomOp::UMin => Op::UMin,
+        AtomOp::SMax => Op::SMax,
+        AtomOp::UMax => Op::UMax,
+        AtomOp::And => Op::And,
+        AtomOp::Or => Op::Or,
+        AtomOp::Xor => Op::Xor,
+        AtomOp::Exch => return Some(v),
+        AtomOp::FAdd | AtomOp::Inc | AtomOp::Dec => return None,
+    };
+    Some(cx.bin(op, old, v))
 }
 
 /// The element type of an atomic: 32 or 64 bits, signed, float.

@@ -15,11 +15,11 @@
 
 use super::super::abi::{LOCAL_WINDOW, SHARED_WINDOW};
 use super::super::mem::{
-    atom_op_named, atomic_cas, atomic_rmw, load_const_regs, load_regs, note_local_extent,
-    store_regs, AtomType, Shape,
+    atom_op_named, atom_result, atomic_by_cas, atomic_cas, atomic_rmw, load_const_regs, load_regs,
+    note_local_extent, store_regs, AtomType, Shape,
 };
 use super::super::{Cx, Result};
-use crate::ir::{AtomOp, Op, Space, Type, Value, Width};
+use crate::ir::{AtomOp, Op, Round, Space, Type, Value, Width};
 use dmsh_isa::ampere::mods::{
     Atomgop, Atomop, Atomscas, Atomsty, Atomty, Casty, Ldcmode, Ldcsz, Ldgpred, Ldssz, Membarsc,
     Memsz, Qspcsp, Redop,
@@ -283,6 +283,7 @@ fn atom_type(cx: &Cx, i: &Instr) -> Result<AtomType> {
         Some(Atomty::N64) => Ok(t(Width::B64, false, false)),
         Some(Atomty::S64) => Ok(t(Width::B64, true, false)),
         Some(Atomty::F32FtzRn) => Ok(t(Width::B32, false, true)),
+        Some(Atomty::F64Rn) => Ok(t(Width::B64, false, true)),
         Some(m) => Err(cx.unsupported(i, format!("atomic size {m}"))),
     }
 }
@@ -303,10 +304,24 @@ fn atom_name(cx: &Cx, i: &Instr) -> Result<&'static str> {
 
 /// ATOMG, ATOM, RED and ATOMS in all their forms.
 fn atomic(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
-    // The predicate destination (ATOMG, ATOM: bit 81) is printed `PT` in every corpus word.
-    if i.pred(Field::Pd).is_some_and(|p| !p.is_pt()) {
-        return Err(cx.unsupported(i, "atomic with a predicate destination"));
+    // A generic atomic's predicate destination says whether it was performed, in global
+    // memory: where ptxas asks for it, it falls back to shared or local code when false.
+    // Global here is outside the windows, as QSPC.G says, and the atomic runs only there.
+    if let Some(pd) = i.pred(Field::Pd).filter(|p| !p.is_pt()) {
+        if i.opcode() != Opcode::Atom {
+            return Err(cx.unsupported(i, "atomic with a predicate destination"));
+        }
+        let a = address(cx, i, space)?;
+        let g = in_space(cx, a, Qspcsp::G);
+        cx.set_pred(pd.0, g);
+        let guard = (crate::ir::Reg::pred(pd.0), false);
+        return cx.guarded(None, guard, false, |_| g, |cx| atomic_body(cx, i, space));
     }
+    atomic_body(cx, i, space)
+}
+
+/// [`atomic`] without the predicate destination.
+fn atomic_body(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
     let red = i.opcode() == Opcode::Red;
     let rd = if red { 255 } else { cx.rf(i, Field::Rd) };
     let rb = cx.rf(i, Field::Rb);
@@ -324,9 +339,13 @@ fn atomic(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
             Cas::Old => old,
             Cas::Stored => {
                 let eq = cx.cmp(Op::IEq, old, cmp);
-                let one = cx.c32(1);
-                let zero = cx.c32(0);
-                cx.sel(eq, one, zero)
+                if w == Width::B64 {
+                    let (one, zero) = (cx.c64(1), cx.c64(0));
+                    cx.sel(eq, one, zero)
+                } else {
+                    let (one, zero) = (cx.c32(1), cx.c32(0));
+                    cx.sel(eq, one, zero)
+                }
             }
         };
         if w == Width::B64 {
@@ -341,8 +360,8 @@ fn atomic(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
     let Some(o) = atom_op_named(name, ty) else {
         return Err(cx.unsupported(i, format!("atomic op {name}")));
     };
-    if o == AtomOp::FAdd && space != Space::Global && space != Space::Shared {
-        return Err(cx.unsupported(i, "float atomic add outside global and shared memory"));
+    if ty.width == Width::B64 && matches!(o, AtomOp::Inc | AtomOp::Dec) {
+        return Err(cx.unsupported(i, format!("64-bit atomic {name}")));
     }
     let a = address(cx, i, space)?;
     let v = if ty.width == Width::B64 {
@@ -350,7 +369,23 @@ fn atomic(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
     } else {
         cx.reg(rb)
     };
-    let old = atomic_rmw(cx, space, o, ty.width, a, v);
+    // What the back ends have no atomic for, a compare-and-swap loop: 64-bit shared RMW
+    // and the f64 add (the exact sum rounded to nearest: DADD's).
+    let old = if ty.width == Width::B64 && (space == Space::Shared || o == AtomOp::FAdd) {
+        atomic_by_cas(cx, space, Width::B64, a, |cx, old| {
+            if o == AtomOp::FAdd {
+                let x = cx.cast(Type::F64, old);
+                let y = cx.cast(Type::F64, v);
+                let s = cx.emit(Op::FAdd(Round::Rn), Type::F64, &[x, y]);
+                cx.cast(Type::U64, s)
+            } else {
+                // The 64-bit integer operations all have a value (no INC/DEC at 64 bits).
+                atom_result(cx, o, old, v).unwrap_or(old)
+            }
+        })
+    } else {
+        atomic_rmw(cx, space, o, ty.width, a, v)
+    };
     if ty.width == Width::B64 {
         cx.set_reg64(rd, old);
     } else {
@@ -373,6 +408,14 @@ fn qspc(cx: &mut Cx, i: &Instr) -> Result<()> {
         return Err(cx.unsupported(i, format!("QSPC space {m}")));
     }
     let a = address(cx, i, Space::Global)?;
+    let v = in_space(cx, a, space.unwrap_or(Qspcsp::G));
+    cx.set_p(i, Field::Pd, v);
+    Ok(())
+}
+
+/// Whether the generic address `a` (U64) lies in `space`: `.S` and `.L` their windows, `.G`
+/// neither.
+fn in_space(cx: &mut Cx, a: Value, space: Qspcsp) -> Value {
     let hi = cx.hi(a);
     let lo = cx.lo(a);
     let z = cx.c32(0);
@@ -383,16 +426,14 @@ fn qspc(cx: &mut Cx, i: &Instr) -> Result<()> {
         let eq = cx.cmp(Op::IEq, win, b);
         cx.and(hi0, eq)
     };
-    let v = match space {
-        Some(Qspcsp::S) => in_window(cx, SHARED_WINDOW),
-        Some(Qspcsp::L) => in_window(cx, LOCAL_WINDOW),
+    match space {
+        Qspcsp::S => in_window(cx, SHARED_WINDOW),
+        Qspcsp::L => in_window(cx, LOCAL_WINDOW),
         _ => {
             let s = in_window(cx, SHARED_WINDOW);
             let l = in_window(cx, LOCAL_WINDOW);
             let either = cx.or(s, l);
             cx.not(either)
         }
-    };
-    cx.set_p(i, Field::Pd, v);
-    Ok(())
+    }
 }
