@@ -4,6 +4,9 @@
 //! Prints shaders/s and instructions/s by wall time and by this thread's CPU time (the
 //! machine may be shared), the ratio to issue 4's goal, and a per-phase breakdown; asserts
 //! nothing about time.
+//! Then Ampere against Maxwell: the sass kernels that translate from both their sm53 and
+//! their sm86 builds, timed in alternating rounds in this process, per guest instruction
+//! lifted (ptxas pads sm86 code with unreachable NOPs, so slots would flatter Ampere).
 //! `cargo bench -p dmsh-spv --bench translate` (`DMSH_BENCH_SECS=N` sets the measuring time;
 //! `DMSH_BENCH_ROUNDS=N` runs exactly N rounds, e.g. under callgrind).
 
@@ -11,7 +14,7 @@
 mod common;
 mod corpus;
 
-use corpus::{corpus, cpu_now, Job};
+use corpus::{corpus, corpus_sm86, cpu_now, Job};
 use dmsh_spv::Options;
 use std::time::{Duration, Instant};
 
@@ -218,5 +221,56 @@ fn main() {
         "IR per round: {guest} guest instructions lifted, {made} IR instructions made ({:.1} each), {live} live after the passes ({:.1} each)",
         made as f64 / guest.max(1) as f64,
         live as f64 / guest.max(1) as f64
+    );
+    ampere_vs_maxwell(&jobs, &opts, &more);
+}
+
+/// Translation throughput of the sm86 kernels against their sm53 builds (per guest
+/// instruction lifted, thread CPU time, alternating rounds).
+fn ampere_vs_maxwell(jobs: &[Job], opts: &Options, more: &dyn Fn(u64, Instant) -> bool) {
+    let sm86 = corpus_sm86();
+    let mut pairs: Vec<(&Job, &Job)> = Vec::new();
+    let mut failed = Vec::new();
+    for a in &sm86 {
+        let Some(m) = jobs.iter().find(|j| j.name == a.name && !j.graphics) else {
+            continue;
+        };
+        match (a.translate(opts), m.translate(opts)) {
+            (Ok(_), Ok(_)) => pairs.push((m, a)),
+            (Err(e), _) => failed.push(format!("{}: {e}", a.name)),
+            _ => {}
+        }
+    }
+    let guest = |j: &Job| j.lift().guest_insts;
+    let (gm, ga): (usize, usize) = (
+        pairs.iter().map(|p| guest(p.0)).sum(),
+        pairs.iter().map(|p| guest(p.1)).sum(),
+    );
+    println!(
+        "ampere vs maxwell: {} kernels translate from both builds ({} sm86 builds fail: excluded); guest instructions per round: sm53 {gm}, sm86 {ga}",
+        pairs.len(),
+        failed.len()
+    );
+    let (mut cm, mut ca) = (0.0f64, 0.0f64);
+    let start = Instant::now();
+    let mut rounds = 0u64;
+    while more(rounds, start) {
+        let c0 = cpu_now();
+        for p in &pairs {
+            std::hint::black_box(p.0.translate(opts).expect("translated before"));
+        }
+        let c1 = cpu_now();
+        for p in &pairs {
+            std::hint::black_box(p.1.translate(opts).expect("translated before"));
+        }
+        cm += c1 - c0;
+        ca += cpu_now() - c1;
+        rounds += 1;
+    }
+    let rm = rounds as f64 * gm as f64 / cm.max(1e-9);
+    let ra = rounds as f64 * ga as f64 / ca.max(1e-9);
+    println!(
+        "  sm53 {rm:.0} guest instructions/s, sm86 {ra:.0} guest instructions/s (thread CPU, {rounds} rounds): sm86/sm53 = {:.2}",
+        ra / rm
     );
 }

@@ -133,8 +133,9 @@ fn checks(json: &Path) -> String {
 }
 
 /// Translates every unique shader of a split output folder into `<out>/spv/<key>.spv` + `.json`
-/// and writes `<out>/translate_report.tsv` (key, stage, status, detail). The demo's shaders are
-/// uam (deko3d) binaries in NVN containers, so handles resolve through the deko3d layout.
+/// and writes `<out>/translate_report.tsv` (key, stage, status, detail). The demo's Switch 1
+/// shaders are uam (deko3d) binaries in NVN containers, so handles resolve through the deko3d
+/// layout; its NVN2 shaders are Ampere code under NVN's layout.
 fn translate_all(o: &Path, manual: Option<&Path>) -> anyhow::Result<String> {
     use rayon::prelude::*;
     let rows = super::title::read_map(&o.join("shader_map.tsv"))?;
@@ -143,11 +144,8 @@ fn translate_all(o: &Path, manual: Option<&Path>) -> anyhow::Result<String> {
     let results: Vec<(String, String, &'static str, String)> = rows
         .par_iter()
         .map(|r| {
-            let (status, detail) = if r.gen != "nvn1" {
-                (
-                    "unsupported",
-                    format!("{} (Ampere) code is not translated yet", r.gen),
-                )
+            let (status, detail) = if r.gen != "nvn1" && r.gen != "nvn2" {
+                ("unsupported", format!("{} code is not translated", r.gen))
             } else {
                 let out = spv_dir.join(format!("{}.spv", r.key));
                 match super::title::translate_key(o, r, &out, manual, "exact") {

@@ -270,8 +270,9 @@ impl Facts {
     }
 
     /// Checks the split table's row against the translation asked for: the stage must agree
-    /// and the code must be Switch 1 (`nvn1`) code.
-    pub fn check(&self, key: &str, stage: &str) -> anyhow::Result<()> {
+    /// and the code's generation must be the instruction set's (`nvn1` Maxwell, `nvn2`
+    /// Ampere).
+    pub fn check(&self, key: &str, stage: &str, arch: dmsh_ir::lift::Arch) -> anyhow::Result<()> {
         let Some(row) = self.row(key) else {
             return Ok(());
         };
@@ -281,8 +282,15 @@ impl Facts {
             }
         }
         if let Some(gen) = row.get("gen") {
-            if gen != "nvn1" {
-                bail!("shader_facts.tsv: key {key} is {gen} code (sm53 translates nvn1)");
+            let want = match arch {
+                dmsh_ir::lift::Arch::Maxwell => "nvn1",
+                dmsh_ir::lift::Arch::Ampere => "nvn2",
+            };
+            if gen != want {
+                bail!(
+                    "shader_facts.tsv: key {key} is {gen} code ({} translates {want}; give --arch)",
+                    arch.name()
+                );
             }
         }
         Ok(())

@@ -134,10 +134,18 @@ pub fn translate_key(
     if let Some(m) = manual {
         argv.extend(["--facts".into(), m.to_string_lossy().into_owned()]);
     }
-    if r.stage == "compute" {
-        argv.extend(["--abi".into(), "deko3d".into()]);
+    // The demo's Switch 1 shaders are deko3d builds (uam); NVN2 keys are Ampere code under
+    // NVN's layout.
+    let (abi, arch) = if r.gen == "nvn2" {
+        ("nvn", "sm86")
     } else {
-        argv.extend(["--profile".into(), "deko3d".into()]);
+        ("deko3d", "sm53")
+    };
+    argv.extend(["--arch".into(), arch.into()]);
+    if r.stage == "compute" {
+        argv.extend(["--abi".into(), abi.into()]);
+    } else {
+        argv.extend(["--profile".into(), abi.into()]);
     }
     argv.extend(["--fma".into(), fma.into()]);
     let c = TranslateCli::try_parse_from(&argv)?;

@@ -4,15 +4,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use dmsh_ir::lift::{Abi, Config};
+use dmsh_ir::lift::{Abi, Arch, Config};
 use dmsh_spv::{FmaMode, Options};
 
 /// Arguments of `dmsh translate`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Target architecture (only sm53).
-    #[arg(long, default_value = "sm53")]
-    pub arch: String,
+    /// The code's architecture: sm53 (Maxwell) or sm86 (Ampere; sm87 and ampere name it
+    /// too). Default: a cubin's own, else sm53.
+    #[arg(long)]
+    pub arch: Option<String>,
     /// Stage: compute, vertex, fragment, geometry, tess_control or tess_eval.
     #[arg(long, default_value = "compute")]
     pub stage: String,
@@ -122,6 +123,15 @@ fn parse_size(s: &str) -> Result<[u32; 3], String> {
     }
 }
 
+/// The instruction set an `--arch` value names.
+pub fn parse_arch(a: &str) -> anyhow::Result<Arch> {
+    Ok(match a {
+        "sm53" | "maxwell" => Arch::Maxwell,
+        "sm86" | "sm87" | "ampere" => Arch::Ampere,
+        a => bail!("--arch {a}: expected sm53 (Maxwell) or sm86 (Ampere)"),
+    })
+}
+
 /// Builds the lifting configuration for a cubin kernel under the CUDA ABI.
 pub fn cuda_config(k: &dmsh_cubin::Kernel, local_size: [u32; 3]) -> Config {
     Config::cuda_kernel(k, local_size)
@@ -203,15 +213,7 @@ pub fn words_le(bytes: &[u8]) -> Vec<u32> {
 
 /// Runs `dmsh translate`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    match args.arch.as_str() {
-        "sm53" => {}
-        "sm86" | "sm87" | "ampere" => bail!(
-            "--arch {}: Ampere code decodes (`dmsh disasm --arch sm86`) but is not translated yet; \
-             only sm53 translates",
-            args.arch
-        ),
-        a => bail!("--arch {a}: only sm53 is supported"),
-    }
+    let arch = args.arch.as_deref().map(parse_arch).transpose()?;
     if args.stage != "compute" {
         return super::translate_gfx::run(&args);
     }
@@ -229,6 +231,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let kname = args.kernel.clone().unwrap_or_default();
         let k = cubin.kernel(&kname)?;
         let mut cfg = cuda_config(k, ls);
+        match (arch, Arch::from_sm(cubin.sm)) {
+            (Some(a), Some(c)) if a != c => bail!(
+                "--arch {}: {} holds sm_{} code",
+                a.name(),
+                path.display(),
+                cubin.sm
+            ),
+            (_, None) => bail!(
+                "{}: sm_{} code: dmsh translates sm_5x (Maxwell) and sm_8x (Ampere)",
+                path.display(),
+                cubin.sm
+            ),
+            _ => {}
+        }
         cfg.abi = abi;
         (k.code.clone(), cfg, format!("{}:{kname}", path.display()))
     } else if let Some(path) = &args.code {
@@ -243,7 +259,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             // control section, when given, wins).
             let key = shader_key(&args, &code)?;
             let facts = load_facts(&args, None)?;
-            facts.check(&key, "compute")?;
+            facts.check(&key, "compute", arch.unwrap_or_default())?;
             let headered = code.len() >= 4 && code[..4] == 0x1234_5679u32.to_le_bytes();
             match facts.threads(&key) {
                 // All zero: a variable size, with the compute header (else not a size).
@@ -270,6 +286,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             code = code[0x100..].to_vec();
         }
         let mut cfg = Config::compute(abi, ls);
+        cfg.arch = arch.unwrap_or_default();
         cfg.declared_local_bytes = nvn_local;
         if let Some(c1) = args.c1.as_deref().map(read_c1).transpose()?.or(nvn_c1) {
             cfg.embedded_banks.insert(1, c1);
@@ -334,10 +351,9 @@ impl NvnCompute {
     fn parse(control: &[u8], code: &[u8]) -> anyhow::Result<Self> {
         let ctl = dmsh_formats::control::parse(control, None)
             .map_err(|e| anyhow::anyhow!("control section: {}", e.0))?;
-        if ctl.nvn_stage != Some(5) {
-            let st = ctl
-                .nvn_stage
-                .map_or("none (NVN2)".into(), |s| s.to_string());
+        let nvn2 = ctl.gen == dmsh_formats::control::Gen::Nvn2;
+        if !nvn2 && ctl.nvn_stage != Some(5) {
+            let st = ctl.nvn_stage.map_or("none".into(), |s| s.to_string());
             bail!("control section: stage {st} at +0x714 is not compute (5)");
         }
         let local_size = ctl.threads;
@@ -346,16 +362,18 @@ impl NvnCompute {
         // local_size_variable), translated as specialization constants.
         let variable = local_size == [0, 0, 0] && headered;
         if !variable && local_size.iter().any(|&x| x == 0 || x > 1024) {
-            bail!("control section: thread-group size {local_size:?} at +0x748");
+            let at = if nvn2 { "+0x58" } else { "+0x748" };
+            bail!("control section: thread-group size {local_size:?} at {at}");
         }
         let shared_bytes = ctl.shared;
         let local_bytes = ctl.scratch_per_warp / 32;
         let (c1_off, c1_size) = (ctl.c1_offset, ctl.c1_size);
         let entry = if headered { ctl.entry } else { 0 };
-        let code_end = if c1_off > entry && c1_off <= code.len() {
-            c1_off
-        } else {
-            code.len()
+        // NVN2 says where the instructions end (+0x38); Switch 1's end at the c1 data.
+        let code_end = match ctl.instr_end {
+            Some(e) if e > entry && e <= code.len() => e,
+            _ if c1_off > entry && c1_off <= code.len() => c1_off,
+            _ => code.len(),
         };
         if entry >= code_end {
             bail!("code area: entry {entry:#x} at or after the end of the code {code_end:#x}");

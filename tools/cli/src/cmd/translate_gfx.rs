@@ -167,12 +167,19 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let default = if is_dksh { "deko3d" } else { args.abi.as_str() };
     let (layout, manual) = layout(args.profile.as_deref().unwrap_or(default), stage)?;
     let facts = super::translate::load_facts(args, manual.as_deref())?;
-    facts.check(&fkey, stage.name())?;
+    let arch = args
+        .arch
+        .as_deref()
+        .map(super::translate::parse_arch)
+        .transpose()?
+        .unwrap_or_default();
+    facts.check(&fkey, stage.name(), arch)?;
     if !args.facts.is_empty() && !facts.knows(&fkey) {
         eprintln!("translate: no facts for key {fkey}");
     }
     let mut cfg =
         dksh::graphics_config(stage, &code, &cbuf1, layout, &key).map_err(anyhow::Error::msg)?;
+    cfg.arch = arch;
     if let Some(l) = args.local_bytes {
         // Replaces the SPH's local-memory size (the constant-offset bound still applies).
         cfg.local_bytes = l;

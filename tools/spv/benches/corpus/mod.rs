@@ -38,6 +38,9 @@ pub struct Job {
 impl Job {
     /// Guest instruction slots (excluding scheduling words and the SPH).
     pub fn insts(&self) -> usize {
+        if self.cfg.arch == dmsh_ir::lift::Arch::Ampere {
+            return self.code.len() / 16;
+        }
         let sph = if self.graphics {
             dmsh_isa::sph::SPH_SIZE
         } else {
@@ -64,10 +67,11 @@ impl Job {
     }
 
     pub fn lift(&self) -> dmsh_ir::Shader {
+        let l = dmsh_ir::lift::lifter(self.cfg.arch);
         if self.graphics {
-            dmsh_ir::lift::lift_graphics(&self.code, &self.cfg).expect("lifts")
+            l.lift_graphics(&self.code, &self.cfg).expect("lifts")
         } else {
-            dmsh_ir::lift::lift(&self.code, &self.cfg).expect("lifts")
+            l.lift_compute(&self.code, &self.cfg).expect("lifts")
         }
     }
 }
@@ -129,6 +133,26 @@ pub fn corpus() -> Vec<Job> {
             code: prog.code,
             cfg,
             graphics: true,
+        });
+    }
+    jobs
+}
+
+/// The sm86 builds of the sass kernels (ptxas for Ampere, the same PTX as the sm53 jobs).
+pub fn corpus_sm86() -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for (name, _) in common::sass_kernels() {
+        let path = common::root().join(format!("tests/corpus/sass/{name}.sm86.cubin"));
+        let Ok(c) = dmsh_cubin::read(&path) else {
+            continue;
+        };
+        let k = c.kernel(&name).expect("kernel");
+        let cfg = common::cuda_config(k, common::io_block(&name).unwrap_or([32, 1, 1]));
+        jobs.push(Job {
+            name,
+            code: k.code.clone(),
+            cfg,
+            graphics: false,
         });
     }
     jobs

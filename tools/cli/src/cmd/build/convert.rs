@@ -79,26 +79,19 @@ pub fn build_key(
     dir: &Path,
     partners: &dmsh_fixup::Partners,
 ) -> Outcome {
-    if r.gen != "nvn1" {
-        // NVN2: decoded (the listing and any unknown encodings reach the report), not yet
-        // translated.
-        let decoded = if r.gen == "nvn2" {
-            match super::nvn2::decode_key(split, &r.key, &r.stage, dir) {
-                Ok(n) => format!("; all {n} instructions decode (listing: {}.sass)", r.key),
-                Err(e) => return Outcome::of(&r.key, &r.stage, Err(e)),
-            }
-        } else {
-            String::new()
-        };
+    if r.gen == "nvn2" {
+        // NVN2 (Ampere): the listing `<key>.sass` first (an unknown encoding fails the key
+        // at step `decode`, naming key, offset and word), then the same chain as Switch 1.
+        if let Err(e) = super::nvn2::decode_key(split, &r.key, &r.stage, dir) {
+            return Outcome::of(&r.key, &r.stage, Err(e));
+        }
+    } else if r.gen != "nvn1" {
         return Outcome {
             status: "unsupported",
             ..Outcome::of(
                 &r.key,
                 &r.stage,
-                Err((
-                    "translate",
-                    format!("{} (Ampere) code is not translated yet{decoded}", r.gen),
-                )),
+                Err(("translate", format!("{} code is not translated", r.gen))),
             )
         };
     }

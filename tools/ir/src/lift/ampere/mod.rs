@@ -76,14 +76,13 @@ impl Frontend for AmpereFrontend {
         g.is_pt() && !neg && ctrl::condition_is_true(i)
     }
     fn flow(
-        cfg: &Config,
+        _cfg: &Config,
         off: u32,
         i: &Instr,
         _decoded: &dyn Fn(u32) -> Option<Instr>,
         _end: u32,
         target: &mut dyn FnMut(Option<u64>, bool) -> Result<()>,
     ) -> Result<Flow> {
-        let _ = cfg;
         use Opcode as O;
         let op = i.opcode();
         let mut returns = false;
@@ -91,9 +90,8 @@ impl Frontend for AmpereFrontend {
             O::Bra if i.has(Field::Target) => target(i.target(off as u64), false)?,
             O::Call => {
                 returns = true;
-                match ctrl::call_target(i, off) {
-                    Some(t) => target(Some(t), false)?,
-                    None => {}
+                if let Some(t) = ctrl::call_target(i, off) {
+                    target(Some(t), false)?;
                 }
             }
             _ => {}

@@ -246,3 +246,155 @@ impl Cx<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The operand model against nvdisasm: for every ALU instruction of the sm86 listings
+    //! under tests/corpus, the k-th source [`src`] names is the k-th source nvdisasm prints.
+
+    #[allow(unused_imports)]
+    use super::slots;
+    use super::{src, Src};
+    use dmsh_isa::ampere;
+    use std::path::{Path, PathBuf};
+
+    fn listings(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                listings(&p, out);
+            } else if p.to_string_lossy().ends_with(".sm86.sass") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The register, uniform register, constant or immediate an operand text names.
+    fn printed(t: &str) -> String {
+        let t = t.trim_start_matches(['-', '~', '!', '|']);
+        let t = t.split(".reuse").next().unwrap_or(t);
+        let t = t.trim_end_matches('|');
+        if t.starts_with("c[") || t.starts_with("cx[") {
+            return t.to_string();
+        }
+        let reg = |p: &str| {
+            t.strip_prefix(p).and_then(|r| {
+                let n: String = r
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == 'Z')
+                    .collect();
+                (!n.is_empty()).then(|| format!("{p}{n}"))
+            })
+        };
+        reg("UR")
+            .or_else(|| reg("R"))
+            .unwrap_or_else(|| "imm".into())
+    }
+
+    fn ours(s: Src) -> String {
+        match s {
+            Src::Reg(255) => "RZ".into(),
+            Src::Reg(n) => format!("R{n}"),
+            Src::UReg(63) => "URZ".into(),
+            Src::UReg(n) => format!("UR{n}"),
+            Src::Imm(_) => "imm".into(),
+            Src::Cbuf(b, o) => format!("c[{b:#x}][{o:#x}]"),
+            Src::CbufU(u, o) => format!("cx[UR{u}][{o:#x}]"),
+        }
+    }
+
+    /// Mnemonics whose operands are: destination(s), then sources, then trailing
+    /// predicates and fixed immediates (LUTs, shifts).
+    const ALU: &[&str] = &[
+        "IMAD", "IADD3", "LOP3", "SEL", "SHF", "PRMT", "ISETP", "IMNMX", "LEA", "MOV", "IABS",
+        "POPC", "BREV", "SGXT", "BMSK", "VABSDIFF", "IDP", "FADD", "FMUL", "FFMA", "FSEL", "FMNMX",
+        "FSETP", "DADD", "DMUL", "DFMA", "DSETP", "UIADD3", "ULOP3", "USEL", "USHF", "UIMAD",
+        "UISETP", "UMOV", "ULEA", "UPRMT", "UFLO", "UPOPC", "UBREV", "USGXT", "UBMSK",
+    ];
+
+    #[test]
+    fn sources_are_what_nvdisasm_prints() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let mut files = Vec::new();
+        listings(&root, &mut files);
+        assert!(
+            !files.is_empty(),
+            "no sm86 listings under {}",
+            root.display()
+        );
+        let (mut checked, mut bad) = (0usize, Vec::new());
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            for line in text.lines().filter(|l| !l.starts_with('#')) {
+                let cols: Vec<&str> = line.split('\t').collect();
+                let (Some(hex), Some(sass)) = (cols.get(1), cols.get(2)) else {
+                    continue;
+                };
+                let Ok(w) = u128::from_str_radix(hex, 16) else {
+                    continue;
+                };
+                let Ok(i) = ampere::decode(w) else { continue };
+                let body = match sass.split_once(' ') {
+                    Some((g, b)) if g.starts_with('@') => b,
+                    _ => sass,
+                };
+                let Some((mn, ops)) = body.split_once(' ') else {
+                    continue;
+                };
+                let base = mn.split('.').next().unwrap_or(mn);
+                if !ALU.contains(&base) {
+                    continue;
+                }
+                let is_pred = |o: &str| {
+                    let o = o.trim_start_matches('!');
+                    o == "PT" || o == "UPT" || o.starts_with('P') || o.starts_with("UP")
+                };
+                let mut ops: Vec<&str> = ops.split(", ").collect();
+                // Destinations: the first operand, then the predicates after it (or the
+                // two predicates of a xSETP).
+                while ops.first().is_some_and(|o| is_pred(o)) {
+                    ops.remove(0);
+                }
+                if !ops.is_empty() && !base.ends_with("SETP") {
+                    ops.remove(0);
+                }
+                while ops.first().is_some_and(|o| is_pred(o)) {
+                    ops.remove(0);
+                }
+                let n = super::slots(&i).len();
+                for (k, o) in ops.iter().enumerate().take(n.min(3)) {
+                    if is_pred(o) && !o.starts_with("PR") {
+                        break;
+                    }
+                    let want = printed(o);
+                    let got = ours(src(&i, k));
+                    // A fixed immediate after the sources (LUT, shift) ends the list.
+                    if want == "imm"
+                        && got != "imm"
+                        && k > 0
+                        && matches!(base, "LOP3" | "ULOP3" | "LEA" | "ULEA")
+                    {
+                        break;
+                    }
+                    checked += 1;
+                    if want != got {
+                        bad.push(format!(
+                            "{}: {sass}: source {k}: printed {want}, src {got}",
+                            i.form_name()
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "only {checked} operands checked");
+        assert!(
+            bad.is_empty(),
+            "{} of {checked} differ:\n{}",
+            bad.len(),
+            bad[..bad.len().min(40)].join("\n")
+        );
+    }
+}

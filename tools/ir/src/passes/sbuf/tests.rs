@@ -439,3 +439,29 @@ fn pointer_incremented_in_a_loop() {
     run(&mut f);
     assert_eq!(f.inst(ld).op, Op::Load(Space::Global, Width::B32));
 }
+
+/// Seed 002's storage base rule: an address that is a c0 record plus an offset read from
+/// c1 (the compiler's constants) is that record's buffer at the c1 offset; the c1 term is
+/// never the base (taking it as the base broke six effect shaders of DK Bananza).
+#[test]
+fn c0_record_plus_c1_offset_is_the_c0_buffer() {
+    let mut f = func();
+    let b = f.add_block(Some(0));
+    let off = cb(&mut f, b, 1, 0x10);
+    let a = carry_pair(&mut f, b, off, 0x160, 0x164);
+    let ld = f.push(b, Op::Load(Space::Global, Width::B32), Type::U32, &[a]);
+    // The same sum the other way round: the c1 word first in the addition.
+    let off2 = cb(&mut f, b, 1, 0x14);
+    let base = c0(&mut f, b, 0x160);
+    let bh = c0(&mut f, b, 0x164);
+    let (lo, hi) = add_carry(&mut f, b, base, off2, bh);
+    let a2 = f.push(b, Op::Pack64, Type::U64, &[lo, hi]);
+    let v = f.push(b, Op::Get(Reg::gpr(3)), Type::U32, &[]);
+    let st = f.push(b, Op::Store(Space::Global, Width::B32), Type::Void, &[a2, v]);
+    f.blocks[0].term = Terminator::Exit;
+    run(&mut f);
+    assert_eq!(f.inst(ld).op, Op::Load(Space::Storage(2), Width::B32));
+    assert_eq!(f.inst(ld).args[0], off, "offset: the c1 word");
+    assert_eq!(f.inst(st).op, Op::Store(Space::Storage(2), Width::B32));
+    assert_eq!(f.inst(st).args[0], off2, "offset: the c1 word");
+}
