@@ -8,12 +8,14 @@ use crate::ir::{Op, Round, Type, Value};
 use dmsh_isa::mods::{Hfmt, Hswz};
 use dmsh_isa::{Field, Instr, Opcode};
 
-fn h2f(cx: &mut Cx, bits16: Value) -> Value {
+/// An f16 bit pattern (the low 16 bits of a U32) as its exact f32 value.
+pub fn h2f(cx: &mut Cx, bits16: Value) -> Value {
     let h = cx.emit(Op::Bitcast, Type::F16, &[bits16]);
     cx.emit(Op::FConvert(Round::Rn), Type::F32, &[h])
 }
 
-fn f2h_bits(cx: &mut Cx, x: Value) -> Value {
+/// An f32 (or f16) value rounded to f16 (to nearest), as a U32 holding the 16 bits.
+pub fn f2h_bits(cx: &mut Cx, x: Value) -> Value {
     let t = cx.f.ty(x);
     let h = if t == Type::F16 {
         x

@@ -14,6 +14,7 @@
 //! high word 0).
 
 use super::super::abi::{LOCAL_WINDOW, SHARED_WINDOW};
+use super::super::half::{f2h_bits, h2f};
 use super::super::mem::{
     atom_op_named, atom_result, atomic_by_cas, atomic_cas, atomic_rmw, load_const_regs, load_regs,
     note_local_extent, store_regs, AtomType, Shape,
@@ -21,8 +22,8 @@ use super::super::mem::{
 use super::super::{Cx, Result};
 use crate::ir::{AtomOp, Op, Round, Space, Type, Value, Width};
 use dmsh_isa::ampere::mods::{
-    Atomgop, Atomop, Atomscas, Atomsty, Atomty, Casty, Ldcmode, Ldcsz, Ldgpred, Ldssz, Membarsc,
-    Memsz, Qspcsp, Redop,
+    Atomgop, Atomop, Atomscas, Atomsty, Atomty, Casty, Ldcmode, Ldcsz, Ldgpred, Ldgstssz, Ldssz,
+    Membarsc, Memsz, Qspcsp, Redop,
 };
 use dmsh_isa::ampere::{Instr, Opcode};
 use dmsh_isa::Field;
@@ -50,6 +51,9 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             Ok(())
         }
         O::Qspc => qspc(cx, i),
+        O::Ldgsts => ldgsts(cx, i),
+        // LDGSTS copies synchronously here: nothing is left for its barrier to wait for.
+        O::Ldgdepbar => Ok(()),
         _ => Err(cx.unsupported(i, "no semantics for this instruction")),
     }
 }
@@ -355,6 +359,9 @@ fn atomic_body(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
         }
         return Ok(());
     }
+    if i.modifier_as::<Atomty>(Field::Size) == Some(Atomty::F16x2Rn) {
+        return f16x2_add(cx, i, space, rd, rb);
+    }
     let ty = atom_type(cx, i)?;
     let name = atom_name(cx, i)?;
     let Some(o) = atom_op_named(name, ty) else {
@@ -391,6 +398,31 @@ fn atomic_body(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
     } else {
         cx.set_reg(rd, old);
     }
+    Ok(())
+}
+
+/// `.ADD.F16x2.RN`: both halves added (each sum exact in f32, then rounded to nearest f16:
+/// the single rounding, as 24 >= 2 * 11 + 2 bits), by a compare-and-swap loop.
+fn f16x2_add(cx: &mut Cx, i: &Instr, space: Space, rd: u8, rb: u8) -> Result<()> {
+    if atom_name(cx, i)? != ".ADD" {
+        return Err(cx.unsupported(i, "f16x2 atomic other than ADD"));
+    }
+    let a = address(cx, i, space)?;
+    let v = cx.reg(rb);
+    let old = atomic_by_cas(cx, space, Width::B32, a, |cx, old| {
+        let half = |cx: &mut Cx, at: u32| {
+            let x = cx.bits(old, at, 16);
+            let y = cx.bits(v, at, 16);
+            let (x, y) = (h2f(cx, x), h2f(cx, y));
+            let s = cx.emit(Op::FAdd(Round::Rn), Type::F32, &[x, y]);
+            f2h_bits(cx, s)
+        };
+        let lo = half(cx, 0);
+        let hi = half(cx, 16);
+        let hi = cx.shl_c(hi, 16);
+        cx.or(lo, hi)
+    });
+    cx.set_reg(rd, old);
     Ok(())
 }
 
@@ -436,4 +468,63 @@ fn in_space(cx: &mut Cx, a: Value, space: Qspcsp) -> Value {
             cx.not(either)
         }
     }
+}
+
+/// LDGSTS (`cp.async`): copies 4, 8 or 16 bytes from global `[Ra.64 (+URa) + Imm2]` to
+/// shared `[Rd + Imm]`, synchronously (LDGDEPBAR and DEPBAR then have nothing to wait for).
+/// With a predicate (ptxas's `ignore-src`), a false one copies zeros: the zeros are stored
+/// first and the copy runs only under the predicate, so an out-of-range source is never
+/// read. `.ZFILL` (the source size in the address's low bits) is not translated.
+fn ldgsts(cx: &mut Cx, i: &Instr) -> Result<()> {
+    if i.has(Field::Desc) {
+        return Err(cx.unsupported(i, "memory descriptor (desc[UR][...])"));
+    }
+    if i.flag(Field::Zfill) {
+        return Err(cx.unsupported(i, "LDGSTS.ZFILL"));
+    }
+    let words = match cx.modifier::<Ldgstssz>(i, Field::Size)? {
+        Some(Ldgstssz::Default) | None => 1,
+        Some(Ldgstssz::N64) => 2,
+        Some(Ldgstssz::N128) => 4,
+        Some(m) => return Err(cx.unsupported(i, format!("LDGSTS size {m}"))),
+    };
+    let sh = Shape::Words(words);
+    let copy = |cx: &mut Cx| -> Result<()> {
+        let (src, dst) = ldgsts_addresses(cx, i);
+        let mut v = Vec::with_capacity(words as usize);
+        for k in 0..words {
+            let a = super::super::mem::offset(cx, src, 4 * k);
+            v.push(cx.emit(Op::Load(Space::Global, Width::B32), Type::U32, &[a]));
+        }
+        for (k, x) in v.into_iter().enumerate() {
+            let a = super::super::mem::offset(cx, dst, 4 * k as u32);
+            cx.emit(Op::Store(Space::Shared, Width::B32), Type::Void, &[a, x]);
+        }
+        Ok(())
+    };
+    let pc = i.pred(Field::Pc).map_or(7, |p| p.0);
+    let neg = i.flag(Field::NotC);
+    if pc == 7 && !neg {
+        return copy(cx);
+    }
+    let (_, dst) = ldgsts_addresses(cx, i);
+    store_regs(cx, Space::Shared, sh, dst, 255);
+    let guard = (crate::ir::Reg::pred(pc), neg);
+    cx.guarded(None, guard, false, |cx| cx.pred(pc, neg), copy)
+}
+
+/// LDGSTS's source (global, U64) and destination (shared, U32) addresses.
+fn ldgsts_addresses(cx: &mut Cx, i: &Instr) -> (Value, Value) {
+    let ra = cx.rf(i, Field::Ra);
+    let mut src = cx.reg64(ra);
+    if let Some(u) = i.ureg(Field::URa).map(|r| r.0).filter(|&u| u < 63) {
+        let uv = cx.ureg64(u);
+        src = cx.add(src, uv);
+    }
+    let k = cx.c64(i.get(Field::Imm2).unwrap_or(0) as u64);
+    let src = cx.add(src, k);
+    let rd = cx.r(i, Field::Rd);
+    let k = cx.c32(i.get(Field::Imm).unwrap_or(0) as u32);
+    let dst = cx.add(rd, k);
+    (src, dst)
 }

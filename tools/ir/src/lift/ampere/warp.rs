@@ -265,3 +265,77 @@ fn bar(cx: &mut Cx, i: &Instr) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::lift::ampere::lift;
+    use crate::lift::{Abi, Arch, Config};
+    use dmsh_isa::ampere::{self, Ampere, Opcode};
+    use dmsh_isa::Isa;
+
+    /// Every form of the memory, warp and system instructions, with pseudo-random operand
+    /// bits, then EXIT: lifting returns a shader or an error, never panics.
+    #[test]
+    fn random_forms_never_panic() {
+        use Opcode as O;
+        let mine = [
+            O::Ld,
+            O::St,
+            O::Ldg,
+            O::Stg,
+            O::Ldl,
+            O::Stl,
+            O::Lds,
+            O::Sts,
+            O::Ldc,
+            O::Atom,
+            O::Atomg,
+            O::Atoms,
+            O::Red,
+            O::Cctl,
+            O::Cctll,
+            O::Membar,
+            O::Errbar,
+            O::Qspc,
+            O::Ldgsts,
+            O::Ldgdepbar,
+            O::S2r,
+            O::S2ur,
+            O::Cs2r,
+            O::Shfl,
+            O::Vote,
+            O::Voteu,
+            O::Redux,
+            O::Match,
+            O::Bar,
+            O::B2r,
+        ];
+        let mut cfg = Config::compute(Abi::Cuda, [32, 1, 1]);
+        cfg.arch = Arch::Ampere;
+        // EXIT (corpus word).
+        let exit: u128 = 0x000fea0003800000_000000000000794d;
+        let mut seed: u128 = 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834;
+        let (mut lifted, mut tried) = (0, 0);
+        for f in &Ampere::table().forms {
+            for _ in 0..8 {
+                seed = seed
+                    .wrapping_mul(0x2360_ed05_1fc6_5da4_4385_df64_9fcc_f645)
+                    .wrapping_add(0x5851_f42d_4c95_7f2d_1405_7b7e_f767_814f);
+                // Keep the scheduling bits (105-127) at a plain "wait nothing" value.
+                let r = (seed ^ (seed >> 61)) & ((1u128 << 105) - 1);
+                let w = (r & !f.mask) | f.value;
+                let Ok(i) = ampere::decode(w) else { continue };
+                if !mine.contains(&i.opcode()) {
+                    break;
+                }
+                tried += 1;
+                let code: Vec<u8> = [w, exit].iter().flat_map(|x| x.to_le_bytes()).collect();
+                if lift(&code, &cfg).is_ok() {
+                    lifted += 1;
+                }
+            }
+        }
+        assert!(tried > 200, "{tried} words tried");
+        assert!(lifted > 0, "none of {tried} words lifted");
+    }
+}
