@@ -1,17 +1,21 @@
 //! Ampere memory instructions: LDG/STG, LD/ST (generic, treated as global as for Maxwell),
-//! LDL/STL, LDS/STS, LDC, ATOMG/ATOM/RED, ATOMS, and the cache, barrier and space-query
-//! instructions (CCTL, CCTLL, MEMBAR, ERRBAR, QSPC). The accesses themselves are Maxwell's
-//! ([`crate::lift::mem`]); what differs is the address operand, which the form's name and
-//! fields tell: `[R4.64+0x30]` (a 64-bit register pair, `.E`), `[R2]` (bit `E` says whether
-//! the register is a pair), `[R6.U32+UR4]` (a 32-bit register, zero-extended), `[R2+UR4+0x10]`
-//! (a uniform register added; a pair for a 64-bit address), `[R3.X4]` (the shared forms'
-//! scaled base register), `desc[UR4][...]` (a memory descriptor: not translated).
+//! LDL/STL, LDS/STS, LDC, ATOMG/ATOM/RED, ATOMS, LDGSTS, and the cache, barrier and
+//! space-query instructions (CCTL, CCTLL, MEMBAR, ERRBAR, QSPC, LDGDEPBAR). The accesses
+//! themselves are Maxwell's ([`crate::lift::mem`]); what differs is the address operand,
+//! which the form's name and fields tell: `[R4.64+0x30]` (a 64-bit register pair, `.E`),
+//! `[R2]` (bit `E` says whether the register is a pair), `[R6.U32+UR4]` (a 32-bit register,
+//! zero-extended), `[R2+UR4+0x10]` (a uniform register added; a pair for a 64-bit address),
+//! `[R3.X4]` (the shared forms' scaled base register), `desc[UR4][...]` (a memory
+//! descriptor: not translated).
 //!
 //! `ATOMS.CAST.SPIN` (and ATOM's) is a compare-and-store that reports whether it stored:
 //! ptxas's shared-memory float-add loop retries until the destination reads 1 (corpus
 //! `atomics_shared`: `ATOMS.CAST.SPIN R7, [0x28], R6, R7; ISETP.EQ.U32.AND P0, PT, R7, 0x1`),
 //! so it lifts to a compare-and-swap whose result is `old == compare` as 0 or 1 (a pair's
-//! high word 0).
+//! high word 0). What the back ends have no atomic for (64-bit shared RMW, the f64 and
+//! f16x2 adds) is a compare-and-swap loop ([`atomic_by_cas`]). A generic ATOM's predicate
+//! destination is whether the address is global (outside the shared and local windows, as
+//! QSPC answers); the atomic then runs only there.
 
 use super::super::abi::{LOCAL_WINDOW, SHARED_WINDOW};
 use super::super::half::{f2h_bits, h2f};
