@@ -220,6 +220,22 @@ fn shift_count(cx: &mut Cx, s: Value, wrap: bool) -> (Value, Value) {
     }
 }
 
+/// FLO: the index of the highest one bit of `v` (`~v` if `inv`; for `signed`, the highest
+/// bit that differs from the sign), or with `sh` the shift that brings it to bit 31; all
+/// ones when there is none.
+pub fn flo(cx: &mut Cx, v: Value, signed: bool, inv: bool, sh: bool) -> Value {
+    let v = if inv { cx.not(v) } else { v };
+    let idx = cx.un(if signed { Op::FindSMsb } else { Op::FindUMsb }, v);
+    if !sh {
+        return idx;
+    }
+    let m1 = cx.c32(!0);
+    let none = cx.cmp(Op::IEq, idx, m1);
+    let k = cx.c32(31);
+    let d = cx.bin(Op::ISub, k, idx);
+    cx.sel(none, m1, d)
+}
+
 /// Evaluates a LOP3 lookup table on three U32 values.
 pub fn lut3(cx: &mut Cx, lut: u8, a: Value, b: Value, c: Value) -> Value {
     match lut {
@@ -792,24 +808,13 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         O::Flo => {
             let b = cx.src_b(i)?;
-            let b = if i.flag(Field::InvB) { cx.not(b) } else { b };
-            let idx = cx.un(
-                if signed(cx, i)? {
-                    Op::FindSMsb
-                } else {
-                    Op::FindUMsb
-                },
+            let r = flo(
+                cx,
                 b,
+                signed(cx, i)?,
+                i.flag(Field::InvB),
+                i.flag(Field::Sh),
             );
-            let r = if i.flag(Field::Sh) {
-                let m1 = cx.c32(!0);
-                let none = cx.cmp(Op::IEq, idx, m1);
-                let k = cx.c32(31);
-                let d = cx.bin(Op::ISub, k, idx);
-                cx.sel(none, m1, d)
-            } else {
-                idx
-            };
             cx.set_rd(i, r);
         }
         O::Popc => {

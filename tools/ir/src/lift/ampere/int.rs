@@ -138,7 +138,25 @@ fn iadd3(cx: &mut Cx, i: &Instr) -> Result<()> {
     Ok(())
 }
 
-/// The C operand of IMAD as 64 bits (`.WIDE`): the pair, with `-`/`~` applied.
+/// `v` negated when `neg`: `~v` in a `.X` form (the carry-in completes it), else `-v`.
+fn negate(cx: &mut Cx, v: Value, neg: bool, x: bool) -> Value {
+    if !neg {
+        return v;
+    }
+    let nv = cx.not(v);
+    if x {
+        return nv;
+    }
+    let one = if cx.f.ty(v) == Type::U64 {
+        cx.c64(1)
+    } else {
+        cx.c32(1)
+    };
+    cx.add(nv, one)
+}
+
+/// IMAD: `A * B + C` (`.WIDE`: 64-bit with C the pair; `.HI`: its high word; `.X`: plus
+/// the carry-in).
 fn imad(cx: &mut Cx, i: &Instr) -> Result<()> {
     let name = i.form_name();
     let wide = name.contains("WIDE");
@@ -161,17 +179,7 @@ fn imad(cx: &mut Cx, i: &Instr) -> Result<()> {
         let b64 = cx.emit(ext, Type::U64, &[b]);
         let p = cx.bin(Op::IMul, a64, b64);
         let c = cx.asrc64(i, 2)?;
-        let c = if negc {
-            let nc = cx.not(c);
-            if x {
-                nc
-            } else {
-                let one = cx.c64(1);
-                cx.add(nc, one)
-            }
-        } else {
-            c
-        };
+        let c = negate(cx, c, negc, x);
         let r = cx.add(p, c);
         let cin = cx.emit(Op::UConvert, Type::U64, &[carry]);
         let r = cx.add(r, cin);
@@ -189,17 +197,7 @@ fn imad(cx: &mut Cx, i: &Instr) -> Result<()> {
         return Ok(());
     }
     let c = cx.asrc(i, 2)?;
-    let c = if negc {
-        let nc = cx.not(c);
-        if x {
-            nc
-        } else {
-            let one = cx.c32(1);
-            cx.add(nc, one)
-        }
-    } else {
-        c
-    };
+    let c = negate(cx, c, negc, x);
     let prod = cx.bin(Op::IMul, a, b);
     let (r, c1) = add_k(cx, prod, c, carry);
     cx.set_dst(i, r);
@@ -521,17 +519,7 @@ fn byte_sel(cx: &Cx, i: &Instr) -> Result<u32> {
 fn flo(cx: &mut Cx, i: &Instr) -> Result<()> {
     let s = signed(cx, i)?;
     let v = cx.asrc(i, 0)?;
-    let v = if i.flag(Field::InvB) { cx.not(v) } else { v };
-    let idx = cx.emit(if s { Op::FindSMsb } else { Op::FindUMsb }, Type::U32, &[v]);
-    let r = if i.flag(Field::Sh) {
-        let m1 = cx.c32(u32::MAX);
-        let none = cx.cmp(Op::IEq, idx, m1);
-        let k = cx.c32(31);
-        let d = cx.bin(Op::ISub, k, idx);
-        cx.sel(none, m1, d)
-    } else {
-        idx
-    };
+    let r = mint::flo(cx, v, s, i.flag(Field::InvB), i.flag(Field::Sh));
     cx.set_dst(i, r);
     Ok(())
 }
