@@ -601,6 +601,9 @@ pub enum Op {
     ShflValid(ShflMode),
     /// Warp vote on args[0] (Bool): Bool for All/Any/Eq, U32 for Ballot.
     Vote(VoteMode),
+    /// Warp reduction of args[0] (U32) over the active lanes (Ampere's `REDUX`): `Add`,
+    /// `And`, `Or`, `Xor`, `SMin`, `UMin`, `SMax`, `UMax`. Value U32.
+    WarpReduce(AtomOp),
 
     /// Graphics: read the attribute word at byte address args[0] (U32) of vertex args[1]
     /// (U32, or none); `output` reads back an output (`ALD.O`), `patch` a per-patch word.
@@ -672,6 +675,7 @@ impl Op {
                 | Op::Shfl(_)
                 | Op::ShflValid(_)
                 | Op::Vote(_)
+                | Op::WarpReduce(_)
                 | Op::Load(Space::Global, _)
                 | Op::Load(Space::Storage(_), _)
                 | Op::AttrStore { .. }

@@ -160,19 +160,9 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             }
         }
         Opcode::S2r => {
-            let v = match cx.modifier::<Sreg>(i, Field::Sreg)? {
-                Some(Sreg::SrInvocationId) => {
-                    cx.emit(Op::GfxSys(GSys::InvocationId), Type::U32, &[])
-                }
-                // The translator reports 0 (vertex handles are plain indices, see ISBERD): a
-                // constant, so the vertex indices computed from it fold to constants too.
-                Some(Sreg::SrInvocationInfo) => cx.c32(0),
-                Some(Sreg::SrYDirection) => cx.c32(0x3f80_0000),
-                Some(Sreg::SrThreadKill) => {
-                    cx.emit(Op::GfxSys(GSys::HelperInvocation), Type::U32, &[])
-                }
-                Some(Sreg::SrPrimType) => cx.emit(Op::GfxSys(GSys::PrimType), Type::U32, &[]),
-                _ => return Err(cx.unsupported(i, "system register")),
+            let name = cx.modifier::<Sreg>(i, Field::Sreg)?.map_or("", Sreg::name);
+            let Some(v) = gfx_sreg(cx, name) else {
+                return Err(cx.unsupported(i, "system register"));
             };
             cx.set_rd(i, v);
         }
@@ -203,16 +193,35 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
 
 /// Whether an S2R reads a graphics system register this module handles.
 pub fn is_gfx_sreg(i: &Instr) -> bool {
+    i.modifier_as::<Sreg>(Field::Sreg)
+        .is_some_and(|s| is_gfx_sreg_name(s.name()))
+}
+
+/// Whether a system register (named as nvdisasm prints it) is a graphics one [`gfx_sreg`]
+/// reads; the same for both instruction sets.
+pub fn is_gfx_sreg_name(name: &str) -> bool {
     matches!(
-        i.modifier_as::<Sreg>(Field::Sreg),
-        Some(
-            Sreg::SrInvocationId
-                | Sreg::SrInvocationInfo
-                | Sreg::SrYDirection
-                | Sreg::SrThreadKill
-                | Sreg::SrPrimType
-        )
+        name,
+        "SR_INVOCATION_ID"
+            | "SR_INVOCATION_INFO"
+            | "SR_Y_DIRECTION"
+            | "SR_THREAD_KILL"
+            | "SR_PRIM_TYPE"
     )
+}
+
+/// The value of a graphics system register named as nvdisasm prints it (`None`: not one).
+pub fn gfx_sreg(cx: &mut Cx, name: &str) -> Option<Value> {
+    Some(match name {
+        "SR_INVOCATION_ID" => cx.emit(Op::GfxSys(GSys::InvocationId), Type::U32, &[]),
+        // The translator reports 0 (vertex handles are plain indices, see ISBERD): a
+        // constant, so the vertex indices computed from it fold to constants too.
+        "SR_INVOCATION_INFO" => cx.c32(0),
+        "SR_Y_DIRECTION" => cx.c32(0x3f80_0000),
+        "SR_THREAD_KILL" => cx.emit(Op::GfxSys(GSys::HelperInvocation), Type::U32, &[]),
+        "SR_PRIM_TYPE" => cx.emit(Op::GfxSys(GSys::PrimType), Type::U32, &[]),
+        _ => return None,
+    })
 }
 
 /// Fragment stage at EXIT: the colour targets, sample mask and depth the SPH's omap names,
