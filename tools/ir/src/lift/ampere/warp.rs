@@ -116,6 +116,19 @@ fn sysreg(cx: &mut Cx, i: &Instr) -> Result<()> {
             None => return Err(cx.unsupported(i, format!("system register {name}"))),
         },
         _ => match sys_of_name(name) {
+            // The workgroup's registers exist in compute shaders only (SPIR-V's
+            // LocalInvocationId, WorkgroupId, … are GLCompute built-ins).
+            Some(Sys::Tid(_) | Sys::Ctaid(_) | Sys::Ntid(_) | Sys::Nctaid(_))
+                if cx.cfg.stage != crate::shader::Stage::Compute =>
+            {
+                return Err(cx.unsupported(
+                    i,
+                    format!(
+                        "{name} is a compute register, read in a {} shader",
+                        cx.cfg.stage.name()
+                    ),
+                ))
+            }
             Some(s) => cx.sys(s),
             None => return Err(cx.unsupported(i, format!("system register {name}"))),
         },
