@@ -117,15 +117,13 @@ fn sass_sm53_exec() {
 
 #[test]
 fn sass_sm86_exec() {
+    // The sass corpus and the modifier kernels, where ptxas made sm86 code of them.
     let kernels: Vec<String> = common::sass_kernels()
         .into_iter()
+        .chain(common::modifier_kernels())
         .map(|(n, _)| n)
         .filter(|n| io_path(n).is_some())
-        .filter(|n| {
-            common::root()
-                .join(format!("tests/corpus/sass/{n}.sm86.cubin"))
-                .exists()
-        })
+        .filter(|n| first_in(&["sass", "modifiers"], &format!("{n}.sm86.cubin")).is_some())
         .map(|n| format!("sm86:{n}"))
         .collect();
     let child::ChildRuns { pass, skip, bad } = child::run_children("exec_one", ENV, &kernels);

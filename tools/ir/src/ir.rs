@@ -118,6 +118,23 @@ impl RegFile {
             RegFile::Flag => 512,
         }
     }
+    /// The file a state slot ([`Reg::slot`]) belongs to.
+    ///
+    /// ```
+    /// use dmsh_ir::{Reg, RegFile};
+    /// for r in [Reg::gpr(254), Reg::pred(6), Reg::ugpr(62), Reg::upred(0)] {
+    ///     assert_eq!(RegFile::of_slot(r.slot()), r.file);
+    /// }
+    /// ```
+    pub fn of_slot(slot: usize) -> RegFile {
+        let mut f = RegFile::Gpr;
+        for r in RegFile::ALL {
+            if r.base() <= slot {
+                f = r;
+            }
+        }
+        f
+    }
     /// The value type of the file's registers.
     pub const fn ty(self) -> Type {
         match self {
@@ -584,6 +601,9 @@ pub enum Op {
     ShflValid(ShflMode),
     /// Warp vote on args[0] (Bool): Bool for All/Any/Eq, U32 for Ballot.
     Vote(VoteMode),
+    /// Warp reduction of args[0] (U32) over the active lanes (Ampere's `REDUX`): `Add`,
+    /// `And`, `Or`, `Xor`, `SMin`, `UMin`, `SMax`, `UMax`. Value U32.
+    WarpReduce(AtomOp),
 
     /// Graphics: read the attribute word at byte address args[0] (U32) of vertex args[1]
     /// (U32, or none); `output` reads back an output (`ALD.O`), `patch` a per-patch word.
@@ -655,6 +675,7 @@ impl Op {
                 | Op::Shfl(_)
                 | Op::ShflValid(_)
                 | Op::Vote(_)
+                | Op::WarpReduce(_)
                 | Op::Load(Space::Global, _)
                 | Op::Load(Space::Storage(_), _)
                 | Op::AttrStore { .. }

@@ -94,6 +94,8 @@ pub(crate) struct E {
     interface: Vec<Word>,
     pub uses_psb: bool,
     warp_ops: bool,
+    /// A subgroup reduction was emitted (capability `GroupNonUniformArithmetic`).
+    warp_arith: bool,
     local_size: [u32; 3],
     /// Variable workgroup size: the spec constants (x, y, z) once made.
     ls_spec: Option<[Word; 3]>,
@@ -1210,6 +1212,27 @@ impl E {
         (r, ok)
     }
 
+    /// A subgroup reduction (`OpGroupNonUniform*` with the `Reduce` group operation) of a U32.
+    fn warp_reduce(&mut self, op: AtomOp, v: Word) -> Result<Word, Error> {
+        self.warp_ops = true;
+        self.warp_arith = true;
+        let o = match op {
+            AtomOp::Add => spirv::Op::GroupNonUniformIAdd,
+            AtomOp::SMin => spirv::Op::GroupNonUniformSMin,
+            AtomOp::UMin => spirv::Op::GroupNonUniformUMin,
+            AtomOp::SMax => spirv::Op::GroupNonUniformSMax,
+            AtomOp::UMax => spirv::Op::GroupNonUniformUMax,
+            AtomOp::And => spirv::Op::GroupNonUniformBitwiseAnd,
+            AtomOp::Or => spirv::Op::GroupNonUniformBitwiseOr,
+            AtomOp::Xor => spirv::Op::GroupNonUniformBitwiseXor,
+            o => return Err(Error::Builder(format!("no subgroup reduction {o:?}"))),
+        };
+        let u = self.ty(Type::U32);
+        let sc = self.u32c(SCOPE_SUBGROUP);
+        let reduce = spirv::GroupOperation::Reduce as u32;
+        Ok(self.op(o, u, &[sc, reduce, v]))
+    }
+
     fn vote(&mut self, mode: VoteMode, p: Word) -> Word {
         self.warp_ops = true;
         let bo = self.ty(Type::Bool);
@@ -1565,6 +1588,7 @@ impl E {
                 self.shfl(m, u, a[1], a[2]).1
             }
             Op::Vote(m) => self.vote(m, a[0]),
+            Op::WarpReduce(o) => self.warp_reduce(o, a[0])?,
             Op::AttrLoad { .. }
             | Op::AttrStore { .. }
             | Op::Interp(..)
@@ -1641,6 +1665,7 @@ pub(crate) fn emit_planned(
         interface: Vec::new(),
         uses_psb: false,
         warp_ops: false,
+        warp_arith: false,
         local_size: sh.local_size,
         ls_spec: None,
         fn_vars: Vec::new(),
@@ -1824,6 +1849,9 @@ pub(crate) fn emit_planned(
         e.b.capability(Capability::StorageBuffer8BitAccess);
         e.b.capability(Capability::StorageBuffer16BitAccess);
         e.b.capability(Capability::Int64Atomics);
+    }
+    if e.warp_arith {
+        e.b.capability(Capability::GroupNonUniformArithmetic);
     }
     if uses_fadd {
         e.b.capability(Capability::AtomicFloat32AddEXT);

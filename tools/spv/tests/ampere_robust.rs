@@ -33,7 +33,7 @@ fn random_streams_lift_or_fail_cleanly() {
         for _ in 0..n {
             let f = &forms[(rng.next() % forms.len() as u64) as usize];
             // Most words keep a form's fixed bits; a few are noise.
-            let w = if rng.next() % 16 == 0 {
+            let w = if rng.next().is_multiple_of(16) {
                 rng.word()
             } else {
                 (rng.word() & !f.mask) | f.value

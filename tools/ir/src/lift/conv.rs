@@ -136,6 +136,83 @@ pub fn round_int(cx: &mut Cx, x: Value, mode: Round) -> Value {
     cx.sel(rz, sz, r)
 }
 
+/// F2I's result from `r`, an integral float (f32 or f64, [`round_int`]'s result): clamped
+/// to the range of the `bits`-bit integer type (signed when `s`), NaN → 0; U64 for 64-bit
+/// destinations, else U32 (narrow results sign- or zero-extended).
+pub fn f2i_clamp(cx: &mut Cx, r: Value, bits: u32, s: bool) -> Value {
+    let t = cx.f.ty(r);
+    let (lo_f, hi_f) = if s {
+        (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1))
+    } else {
+        (0.0, 2f64.powi(bits as i32))
+    };
+    let it = if bits == 64 { Type::U64 } else { Type::U32 };
+    let (min_i, max_i): (u64, u64) = if s {
+        (
+            (-(1i128 << (bits - 1))) as u64,
+            ((1u128 << (bits - 1)) - 1) as u64,
+        )
+    } else {
+        (0, ((1u128 << bits) - 1) as u64)
+    };
+    let mask = if it == Type::U64 {
+        u64::MAX
+    } else {
+        0xffff_ffff
+    };
+    let lo = fc(cx, t, lo_f);
+    let hi = fc(cx, t, hi_f);
+    let too_big = cx.cmp(Op::FOGe, r, hi);
+    let too_small = cx.cmp(Op::FOLt, r, lo);
+    let nan = cx.emit(Op::IsNan, Type::Bool, &[r]);
+    let safe_lo = cx.bin(Op::FMax, r, lo);
+    let conv = cx.emit(if s { Op::FToS } else { Op::FToU }, it, &[safe_lo]);
+    let (cmin, cmax, zero) = if it == Type::U64 {
+        (cx.c64(min_i & mask), cx.c64(max_i & mask), cx.c64(0))
+    } else {
+        (
+            cx.c32((min_i & mask) as u32),
+            cx.c32((max_i & mask) as u32),
+            cx.c32(0),
+        )
+    };
+    let v = cx.sel(too_big, cmax, conv);
+    let v = cx.sel(too_small, cmin, v);
+    cx.sel(nan, zero, v)
+}
+
+/// I2I's result from the 32-bit `v` (signed when `ss`): clamped to the range of the
+/// `db`-bit integer type (signed when `ds`) when `sat`, then its low `db` bits sign- or
+/// zero-extended.
+pub fn i2i_narrow(cx: &mut Cx, v: Value, ss: bool, db: u32, ds: bool, sat: bool) -> Value {
+    let mut v = v;
+    if sat {
+        let (lo, hi): (i64, i64) = if ds {
+            (-(1i64 << (db - 1)), (1i64 << (db - 1)) - 1)
+        } else {
+            (0, (1i64 << db) - 1)
+        };
+        if ss {
+            let l = cx.c32(lo as i32 as u32);
+            let h = cx.c32(hi as u32);
+            v = cx.bin(Op::SMax, v, l);
+            if hi <= i32::MAX as i64 {
+                v = cx.bin(Op::SMin, v, h);
+            }
+        } else {
+            let h = cx.c32(hi.min(u32::MAX as i64) as u32);
+            v = cx.bin(Op::UMin, v, h);
+        }
+    }
+    if db == 32 {
+        v
+    } else if ds {
+        cx.sbits(v, 0, db)
+    } else {
+        cx.bits(v, 0, db)
+    }
+}
+
 fn write_float(cx: &mut Cx, i: &Instr, t: Type, r: Value) {
     match t {
         Type::F64 => {
@@ -248,7 +325,6 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let (bits, s) = itype(cx, i, Field::DstType)?
                 .ok_or_else(|| cx.unsupported(i, "destination type"))?;
             let x = fsrc(cx, i, st)?;
-            let t = cx.f.ty(x);
             use mods::F2irnd;
             let mode = match cx.modifier::<F2irnd>(i, Field::Rnd)? {
                 Some(F2irnd::Floor) => Round::Rm,
@@ -257,44 +333,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 Some(F2irnd::Default) | None => Round::Rn,
             };
             let r = round_int(cx, x, mode);
-            let (lo_f, hi_f) = if s {
-                (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1))
-            } else {
-                (0.0, 2f64.powi(bits as i32))
-            };
-            let it = if bits == 64 { Type::U64 } else { Type::U32 };
-            let (min_i, max_i): (u64, u64) = if s {
-                (
-                    (-(1i128 << (bits - 1))) as u64,
-                    ((1u128 << (bits - 1)) - 1) as u64,
-                )
-            } else {
-                (0, ((1u128 << bits) - 1) as u64)
-            };
-            let mask = if it == Type::U64 {
-                u64::MAX
-            } else {
-                0xffff_ffff
-            };
-            let lo = fc(cx, t, lo_f);
-            let hi = fc(cx, t, hi_f);
-            let too_big = cx.cmp(Op::FOGe, r, hi);
-            let too_small = cx.cmp(Op::FOLt, r, lo);
-            let nan = cx.emit(Op::IsNan, Type::Bool, &[r]);
-            let safe_lo = cx.bin(Op::FMax, r, lo);
-            let conv = cx.emit(if s { Op::FToS } else { Op::FToU }, it, &[safe_lo]);
-            let (cmin, cmax, zero) = if it == Type::U64 {
-                (cx.c64(min_i & mask), cx.c64(max_i & mask), cx.c64(0))
-            } else {
-                (
-                    cx.c32((min_i & mask) as u32),
-                    cx.c32((max_i & mask) as u32),
-                    cx.c32(0),
-                )
-            };
-            let v = cx.sel(too_big, cmax, conv);
-            let v = cx.sel(too_small, cmin, v);
-            let v = cx.sel(nan, zero, v);
+            let v = f2i_clamp(cx, r, bits, s);
+            let it = cx.f.ty(v);
             if it == Type::U64 {
                 let n = cx.rf(i, Field::Rd);
                 cx.set_reg64(n, v);
@@ -335,32 +375,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             if i.flag(Field::NegB) {
                 v = cx.un(Op::INeg, v);
             }
-            if i.flag(Field::Sat) {
-                let (lo, hi): (i64, i64) = if ds {
-                    (-(1i64 << (db - 1)), (1i64 << (db - 1)) - 1)
-                } else {
-                    (0, (1i64 << db) - 1)
-                };
-                let ss = ss || i.flag(Field::NegB);
-                if ss {
-                    let l = cx.c32(lo as i32 as u32);
-                    let h = cx.c32(hi as u32);
-                    v = cx.bin(Op::SMax, v, l);
-                    if hi <= i32::MAX as i64 {
-                        v = cx.bin(Op::SMin, v, h);
-                    }
-                } else {
-                    let h = cx.c32(hi.min(u32::MAX as i64) as u32);
-                    v = cx.bin(Op::UMin, v, h);
-                }
-            }
-            let r = if db == 32 {
-                v
-            } else if ds {
-                cx.sbits(v, 0, db)
-            } else {
-                cx.bits(v, 0, db)
-            };
+            let ss = ss || i.flag(Field::NegB);
+            let r = i2i_narrow(cx, v, ss, db, ds, i.flag(Field::Sat));
             super::int::set_rd_logic(cx, i, r);
         }
         _ => return Err(cx.unsupported(i, "no semantics for this instruction")),

@@ -6,7 +6,8 @@ use super::{Cx, Result};
 use crate::ir::{Op, Type, Value};
 use dmsh_isa::{Field, Instr, Opcode};
 
-fn dsrc(cx: &mut Cx, v: Value, neg: bool, abs: bool) -> Value {
+/// Reads an f64 operand: bits → f64, then |x|, −x as asked.
+pub fn dsrc(cx: &mut Cx, v: Value, neg: bool, abs: bool) -> Value {
     let mut x = cx.cast(Type::F64, v);
     if abs {
         x = cx.un(Op::FAbs, x);

@@ -130,7 +130,7 @@ pub fn fmz_modes(cx: &Cx, i: &Instr) -> Result<(bool, bool)> {
 }
 
 /// FMZ: if either factor is zero, both become +0 (0 × anything = 0, even ∞ or NaN).
-fn fmz(cx: &mut Cx, a: Value, b: Value) -> (Value, Value) {
+pub fn fmz(cx: &mut Cx, a: Value, b: Value) -> (Value, Value) {
     let z = cx.cf32(0.0);
     let az = cx.cmp(Op::FOEq, a, z);
     let bz = cx.cmp(Op::FOEq, b, z);
@@ -246,19 +246,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 Mufu::Rsq => Op::FRsqrt,
                 Mufu::Sqrt => Op::FSqrt,
                 Mufu::Rcp64h | Mufu::Rsq64h => {
-                    // The high word of the f64 reciprocal (square root) of {hi: a, lo: 0}.
                     let af = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), false);
-                    let bits = cx.cast(Type::U32, af);
-                    let z = cx.c32(0);
-                    let d = cx.pack(z, bits);
-                    let d = cx.cast(Type::F64, d);
-                    let r = if mode == Mufu::Rcp64h {
-                        cx.un(Op::FRcp, d)
-                    } else {
-                        cx.un(Op::FRsqrt, d)
-                    };
-                    let rb = cx.cast(Type::U64, r);
-                    let h = cx.hi(rb);
+                    let h = rcp64h(cx, af, mode == Mufu::Rsq64h);
                     cx.set_rd(i, h);
                     return Ok(());
                 }
@@ -268,32 +257,86 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             fres(cx, i, r, true);
         }
         O::Fchk => {
-            // True when the fast division path may be inexact: operands zero, denormal,
-            // infinite, NaN, or exponents far apart or near the ends of the range.
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
-            let ea = cx.bits(a, 23, 8);
-            let eb = cx.bits(b, 23, 8);
-            let lo = cx.c32(24);
-            let hi = cx.c32(229);
-            let a_bad1 = cx.cmp(Op::ULt, ea, lo);
-            let a_bad2 = cx.cmp(Op::UGt, ea, hi);
-            let b_bad1 = cx.cmp(Op::ULt, eb, lo);
-            let b_bad2 = cx.cmp(Op::UGt, eb, hi);
-            let d = cx.bin(Op::ISub, ea, eb);
-            let k = cx.c32(100);
-            let d1 = cx.cmp(Op::SGt, d, k);
-            let mk = cx.c32((-100i32) as u32);
-            let d2 = cx.cmp(Op::SLt, d, mk);
-            let mut bad = cx.or(a_bad1, a_bad2);
-            for v in [b_bad1, b_bad2, d1, d2] {
-                bad = cx.or(bad, v);
-            }
+            let bad = fchk(cx, a, b);
             cx.set_p(i, Field::Pd, bad);
         }
         _ => return Err(cx.unsupported(i, "no semantics for this instruction")),
     }
     Ok(())
+}
+
+/// MUFU.RCP64H / MUFU.RSQ64H of `hi` (the f32 view of the high word): the high word of the
+/// f64 reciprocal (reciprocal square root when `rsq`) of {hi: hi, lo: 0}.
+pub fn rcp64h(cx: &mut Cx, hi: Value, rsq: bool) -> Value {
+    let bits = cx.cast(Type::U32, hi);
+    let z = cx.c32(0);
+    let d = cx.pack(z, bits);
+    let d = cx.cast(Type::F64, d);
+    let r = if rsq {
+        cx.un(Op::FRsqrt, d)
+    } else {
+        cx.un(Op::FRcp, d)
+    };
+    let rb = cx.cast(Type::U64, r);
+    cx.hi(rb)
+}
+
+/// FCHK of the f32 bit patterns `a` (dividend) and `b` (divisor): true when the fast division
+/// path may be inexact (operands zero, denormal, infinite, NaN, or exponents far apart or
+/// near the ends of the range).
+pub fn fchk(cx: &mut Cx, a: Value, b: Value) -> Value {
+    let a = cx.cast(Type::U32, a);
+    let b = cx.cast(Type::U32, b);
+    let ea = cx.bits(a, 23, 8);
+    let eb = cx.bits(b, 23, 8);
+    let lo = cx.c32(24);
+    let hi = cx.c32(229);
+    let a_bad1 = cx.cmp(Op::ULt, ea, lo);
+    let a_bad2 = cx.cmp(Op::UGt, ea, hi);
+    let b_bad1 = cx.cmp(Op::ULt, eb, lo);
+    let b_bad2 = cx.cmp(Op::UGt, eb, hi);
+    let d = cx.bin(Op::ISub, ea, eb);
+    let k = cx.c32(100);
+    let d1 = cx.cmp(Op::SGt, d, k);
+    let mk = cx.c32((-100i32) as u32);
+    let d2 = cx.cmp(Op::SLt, d, mk);
+    let mut bad = cx.or(a_bad1, a_bad2);
+    for v in [b_bad1, b_bad2, d1, d2] {
+        bad = cx.or(bad, v);
+    }
+    bad
+}
+
+/// FSWZADD's arithmetic for this lane: per quad lane (lane & 3), two bits of the 8-bit
+/// swizzle `swz` pick (a, b) signs: 0: a + b, 1: -a + b, 2: a - b, 3: b; lane k reads bits
+/// 6 - 2k. `a`, `b` are f32 (bits or values), the sum is rounded by `rnd`.
+pub fn fswzadd(cx: &mut Cx, a: Value, b: Value, swz: u32, rnd: Round) -> Value {
+    let lane = cx.sys(crate::Sys::LaneId);
+    let three = cx.c32(3);
+    let q = cx.and(lane, three);
+    // Lane 0 (top left) takes the top two bits: PNNPPNNP (dFdx after SHFL.BFLY 1)
+    // must give right - left in both pixels of a row.
+    let q = cx.bin(Op::Xor, q, three);
+    let sh = cx.shl_c(q, 1);
+    let sw = cx.c32(swz);
+    let m0 = cx.bin(Op::LShr, sw, sh);
+    let m = cx.and(m0, three);
+    let (one, neg, zero) = (cx.cf32(1.0), cx.cf32(-1.0), cx.cf32(0.0));
+    let c1 = cx.c32(1);
+    let c2 = cx.c32(2);
+    let is1 = cx.cmp(Op::IEq, m, c1);
+    let is2 = cx.cmp(Op::IEq, m, c2);
+    let is3 = cx.cmp(Op::IEq, m, three);
+    let fa0 = cx.sel(is3, zero, one);
+    let fa = cx.sel(is1, neg, fa0);
+    let fb = cx.sel(is2, neg, one);
+    let af = cx.cast(Type::F32, a);
+    let bf = cx.cast(Type::F32, b);
+    let x = cx.emit(Op::FMul(Round::Rn), Type::F32, &[af, fa]);
+    let y = cx.emit(Op::FMul(Round::Rn), Type::F32, &[bf, fb]);
+    cx.emit(Op::FAdd(rnd), Type::F32, &[x, y])
 }
 
 /// Maxwell min/max: a NaN operand loses to a number; −0 is below +0.

@@ -8,12 +8,14 @@ use crate::ir::{Op, Round, Type, Value};
 use dmsh_isa::mods::{Hfmt, Hswz};
 use dmsh_isa::{Field, Instr, Opcode};
 
-fn h2f(cx: &mut Cx, bits16: Value) -> Value {
+/// An f16 bit pattern (the low 16 bits of a U32) as its exact f32 value.
+pub fn h2f(cx: &mut Cx, bits16: Value) -> Value {
     let h = cx.emit(Op::Bitcast, Type::F16, &[bits16]);
     cx.emit(Op::FConvert(Round::Rn), Type::F32, &[h])
 }
 
-fn f2h_bits(cx: &mut Cx, x: Value) -> Value {
+/// An f32 (or f16) value rounded to f16 (to nearest), as a U32 holding the 16 bits.
+pub fn f2h_bits(cx: &mut Cx, x: Value) -> Value {
     let t = cx.f.ty(x);
     let h = if t == Type::F16 {
         x
@@ -24,7 +26,7 @@ fn f2h_bits(cx: &mut Cx, x: Value) -> Value {
 }
 
 /// Flushes an f16 (held in f32) denormal to zero.
-fn ftz16(cx: &mut Cx, x: Value) -> Value {
+pub fn ftz16(cx: &mut Cx, x: Value) -> Value {
     let a = cx.un(Op::FAbs, x);
     let k = cx.cf32(6.103_515_6e-5);
     let small = cx.cmp(Op::FOLt, a, k);
@@ -33,18 +35,31 @@ fn ftz16(cx: &mut Cx, x: Value) -> Value {
     cx.sel(small, sz, x)
 }
 
-/// Splits a register into two f32 lanes per the swizzle, with neg/abs applied.
-fn lanes(
+/// Which halves of a 32-bit operand feed the two lanes of a packed-half instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Swz {
+    /// Low half to the low lane, high half to the high lane.
+    H1H0,
+    /// The register is an f32, rounded to f16, in both lanes.
+    F32,
+    /// The low half in both lanes.
+    H0H0,
+    /// The high half in both lanes.
+    H1H1,
+}
+
+/// Splits a 32-bit operand into two f32 lanes (low, high) per the swizzle, with FTZ (f16
+/// denormals), |x| and −x applied in that order.
+pub fn split_lanes(
     cx: &mut Cx,
-    i: &Instr,
     v: Value,
-    sel: Field,
+    swz: Swz,
     neg: bool,
     abs: bool,
     flush: bool,
-) -> Result<(Value, Value)> {
-    let (mut lo, mut hi) = match cx.modifier::<Hswz>(i, sel)? {
-        Some(Hswz::F32) => {
+) -> (Value, Value) {
+    let (mut lo, mut hi) = match swz {
+        Swz::F32 => {
             let f = cx.cast(Type::F32, v);
             let h = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[f]);
             let x = cx.emit(Op::FConvert(Round::Rn), Type::F32, &[h]);
@@ -56,9 +71,9 @@ fn lanes(
             let l = h2f(cx, l);
             let h = h2f(cx, h);
             match s {
-                Some(Hswz::H0H0) => (l, l),
-                Some(Hswz::H1H1) => (h, h),
-                Some(Hswz::Default | Hswz::F32) | None => (l, h),
+                Swz::H0H0 => (l, l),
+                Swz::H1H1 => (h, h),
+                Swz::H1H0 | Swz::F32 => (l, h),
             }
         }
     };
@@ -73,7 +88,55 @@ fn lanes(
             *x = cx.un(Op::FNeg, *x);
         }
     }
-    Ok((lo, hi))
+    (lo, hi)
+}
+
+/// Splits a register into two f32 lanes per the swizzle, with neg/abs applied.
+fn lanes(
+    cx: &mut Cx,
+    i: &Instr,
+    v: Value,
+    sel: Field,
+    neg: bool,
+    abs: bool,
+    flush: bool,
+) -> Result<(Value, Value)> {
+    let swz = match cx.modifier::<Hswz>(i, sel)? {
+        Some(Hswz::F32) => Swz::F32,
+        Some(Hswz::H0H0) => Swz::H0H0,
+        Some(Hswz::H1H1) => Swz::H1H1,
+        Some(Hswz::Default) | None => Swz::H1H0,
+    };
+    Ok(split_lanes(cx, v, swz, neg, abs, flush))
+}
+
+/// One lane's result (an f32, or an f16 from [`fma16`]) as the 16 bits it writes: saturated
+/// when `sat`, rounded to f16, flushed when `flush` (after rounding).
+pub fn lane_bits(cx: &mut Cx, x: Value, sat: bool, flush: bool) -> Value {
+    let t = cx.f.ty(x);
+    let mut x = if t == Type::F16 {
+        cx.emit(Op::FConvert(Round::Rn), Type::F32, &[x])
+    } else {
+        x
+    };
+    if sat {
+        x = saturate(cx, x);
+    }
+    if flush {
+        // Results: flush after rounding to f16.
+        let h = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[x]);
+        let back = cx.emit(Op::FConvert(Round::Rn), Type::F32, &[h]);
+        x = ftz16(cx, back);
+    }
+    f2h_bits(cx, x)
+}
+
+/// The f16 fused multiply-add `x * y + z` of three f16 values held in f32 (one rounding).
+pub fn fma16(cx: &mut Cx, x: Value, y: Value, z: Value) -> Value {
+    let hx = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[x]);
+    let hy = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[y]);
+    let hz = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[z]);
+    cx.emit(Op::FFma(Round::Rn), Type::F16, &[hx, hy, hz])
 }
 
 fn imm_pair(cx: &mut Cx, i: &Instr) -> Value {
@@ -85,24 +148,8 @@ fn imm_pair(cx: &mut Cx, i: &Instr) -> Value {
 }
 
 fn write(cx: &mut Cx, i: &Instr, lo: Value, hi: Value, flush: bool) -> Result<()> {
-    let fin = |cx: &mut Cx, x: Value| -> Value {
-        let t = cx.f.ty(x);
-        let mut x = if t == Type::F16 {
-            cx.emit(Op::FConvert(Round::Rn), Type::F32, &[x])
-        } else {
-            x
-        };
-        if i.flag(Field::Sat) {
-            x = saturate(cx, x);
-        }
-        if flush {
-            // Results: flush after rounding to f16.
-            let h = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[x]);
-            let back = cx.emit(Op::FConvert(Round::Rn), Type::F32, &[h]);
-            x = ftz16(cx, back);
-        }
-        f2h_bits(cx, x)
-    };
+    let sat = i.flag(Field::Sat);
+    let fin = |cx: &mut Cx, x: Value| lane_bits(cx, x, sat, flush);
     let l = fin(cx, lo);
     let h = fin(cx, hi);
     let mode = cx.modifier::<Hfmt>(i, Field::Mode)?;
@@ -186,10 +233,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let (cl, ch) = lanes(cx, i, c, selc, i.flag(Field::NegC), false, fl)?;
             let mut out = Vec::new();
             for (x, y, z) in [(al, bl, cl), (ah, bh, ch)] {
-                let hx = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[x]);
-                let hy = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[y]);
-                let hz = cx.emit(Op::FConvert(Round::Rn), Type::F16, &[z]);
-                out.push(cx.emit(Op::FFma(Round::Rn), Type::F16, &[hx, hy, hz]));
+                out.push(fma16(cx, x, y, z));
             }
             write(cx, i, out[0], out[1], fl)
         }

@@ -193,19 +193,9 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             }
         }
         Opcode::S2r => {
-            let v = match cx.modifier::<Sreg>(i, Field::Sreg)? {
-                Some(Sreg::SrInvocationId) => {
-                    cx.emit(Op::GfxSys(GSys::InvocationId), Type::U32, &[])
-                }
-                // The translator reports 0 (vertex handles are plain indices, see ISBERD): a
-                // constant, so the vertex indices computed from it fold to constants too.
-                Some(Sreg::SrInvocationInfo) => cx.c32(0),
-                Some(Sreg::SrYDirection) => cx.c32(0x3f80_0000),
-                Some(Sreg::SrThreadKill) => {
-                    cx.emit(Op::GfxSys(GSys::HelperInvocation), Type::U32, &[])
-                }
-                Some(Sreg::SrPrimType) => cx.emit(Op::GfxSys(GSys::PrimType), Type::U32, &[]),
-                _ => return Err(cx.unsupported(i, "system register")),
+            let name = cx.modifier::<Sreg>(i, Field::Sreg)?.map_or("", Sreg::name);
+            let Some(v) = gfx_sreg(cx, name) else {
+                return Err(cx.unsupported(i, "system register"));
             };
             cx.set_rd(i, v);
         }
@@ -223,35 +213,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         Opcode::Sam | Opcode::Ram => {}
         Opcode::Fswzadd => {
-            // Per quad lane (lane & 3), two bits of the swizzle pick (a, b) signs:
-            // 0: a + b, 1: -a + b, 2: a - b, 3: b; lane k reads bits 6 - 2k.
             let a = cx.r(i, Field::Ra);
             let b = cx.r(i, Field::Rb);
             let swz = i.raw(Field::Mode).unwrap_or(0) as u32;
-            let lane = cx.sys(crate::Sys::LaneId);
-            let three = cx.c32(3);
-            let q = cx.and(lane, three);
-            // Lane 0 (top left) takes the top two bits: PNNPPNNP (dFdx after SHFL.BFLY 1)
-            // must give right - left in both pixels of a row.
-            let q = cx.bin(Op::Xor, q, three);
-            let sh = cx.shl_c(q, 1);
-            let sw = cx.c32(swz);
-            let m0 = cx.bin(Op::LShr, sw, sh);
-            let m = cx.and(m0, three);
-            let (one, neg, zero) = (cx.cf32(1.0), cx.cf32(-1.0), cx.cf32(0.0));
-            let c1 = cx.c32(1);
-            let c2 = cx.c32(2);
-            let is1 = cx.cmp(Op::IEq, m, c1);
-            let is2 = cx.cmp(Op::IEq, m, c2);
-            let is3 = cx.cmp(Op::IEq, m, three);
-            let fa0 = cx.sel(is3, zero, one);
-            let fa = cx.sel(is1, neg, fa0);
-            let fb = cx.sel(is2, neg, one);
-            let af = cx.cast(Type::F32, a);
-            let bf = cx.cast(Type::F32, b);
-            let x = cx.emit(Op::FMul(crate::Round::Rn), Type::F32, &[af, fa]);
-            let y = cx.emit(Op::FMul(crate::Round::Rn), Type::F32, &[bf, fb]);
-            let r = cx.emit(Op::FAdd(cx.rnd(i)?), Type::F32, &[x, y]);
+            let r = super::float::fswzadd(cx, a, b, swz, cx.rnd(i)?);
             cx.set_rd(i, r);
         }
         _ => return Err(cx.unsupported(i, "not a stage-I/O instruction")),
@@ -261,16 +226,35 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
 
 /// Whether an S2R reads a graphics system register this module handles.
 pub fn is_gfx_sreg(i: &Instr) -> bool {
+    i.modifier_as::<Sreg>(Field::Sreg)
+        .is_some_and(|s| is_gfx_sreg_name(s.name()))
+}
+
+/// Whether a system register (named as nvdisasm prints it) is a graphics one [`gfx_sreg`]
+/// reads; the same for both instruction sets.
+pub fn is_gfx_sreg_name(name: &str) -> bool {
     matches!(
-        i.modifier_as::<Sreg>(Field::Sreg),
-        Some(
-            Sreg::SrInvocationId
-                | Sreg::SrInvocationInfo
-                | Sreg::SrYDirection
-                | Sreg::SrThreadKill
-                | Sreg::SrPrimType
-        )
+        name,
+        "SR_INVOCATION_ID"
+            | "SR_INVOCATION_INFO"
+            | "SR_Y_DIRECTION"
+            | "SR_THREAD_KILL"
+            | "SR_PRIM_TYPE"
     )
+}
+
+/// The value of a graphics system register named as nvdisasm prints it (`None`: not one).
+pub fn gfx_sreg(cx: &mut Cx, name: &str) -> Option<Value> {
+    Some(match name {
+        "SR_INVOCATION_ID" => cx.emit(Op::GfxSys(GSys::InvocationId), Type::U32, &[]),
+        // The translator reports 0 (vertex handles are plain indices, see ISBERD): a
+        // constant, so the vertex indices computed from it fold to constants too.
+        "SR_INVOCATION_INFO" => cx.c32(0),
+        "SR_Y_DIRECTION" => cx.c32(0x3f80_0000),
+        "SR_THREAD_KILL" => cx.emit(Op::GfxSys(GSys::HelperInvocation), Type::U32, &[]),
+        "SR_PRIM_TYPE" => cx.emit(Op::GfxSys(GSys::PrimType), Type::U32, &[]),
+        _ => return None,
+    })
 }
 
 /// Fragment stage at EXIT: the colour targets, sample mask and depth the SPH's omap names,

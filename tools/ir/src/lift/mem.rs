@@ -2,15 +2,32 @@
 //! RED, CCTL, MEMBAR.
 
 use super::{Cx, Result};
-use crate::ir::{AtomOp, Op, Space, Type, Value, Width};
+use crate::ir::{AtomOp, Op, Space, Terminator, Type, Value, Width};
 use dmsh_isa::mods::{self, Atomop, Atomssz, Atomsz, Ldcm, Ldcsz, Ldssz, Ldsz, Redop, Stsz};
 use dmsh_isa::{Field, Instr, Opcode};
 
 /// Access shape: a scalar width, or a number of 32-bit words (2 or 4).
-#[derive(Clone, Copy, PartialEq)]
-enum Shape {
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Shape {
+    /// One access of this width (into or from one register).
     One(Width),
+    /// This many consecutive 32-bit words (registers `Rd`, `Rd+1`, ...).
     Words(u32),
+}
+
+impl Shape {
+    /// The bytes the access covers.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Shape::One(w) => match w {
+                Width::U8 | Width::S8 => 1,
+                Width::U16 | Width::S16 => 2,
+                Width::B64 => 8,
+                _ => 4,
+            },
+            Shape::Words(n) => 4 * n,
+        }
+    }
 }
 
 /// The access shape of a load or store's `Size`: `mods::Ldsz` (LDG, LD), `mods::Ldssz` (LDS,
@@ -82,7 +99,8 @@ fn address(cx: &mut Cx, i: &Instr, space: Space) -> Value {
     }
 }
 
-fn offset(cx: &mut Cx, a: Value, by: u32) -> Value {
+/// `a + by` in the address's own width (U64 or U32).
+pub fn offset(cx: &mut Cx, a: Value, by: u32) -> Value {
     if by == 0 {
         return a;
     }
@@ -99,19 +117,15 @@ fn note_local(cx: &mut Cx, i: &Instr, space: Space, sh: &Shape) {
     if space != Space::Local {
         return;
     }
-    let bytes = match sh {
-        Shape::One(w) => match w {
-            Width::U8 | Width::S8 => 1,
-            Width::U16 | Width::S16 => 2,
-            Width::B64 => 8,
-            _ => 4,
-        },
-        Shape::Words(n) => 4 * n,
-    };
+    note_local_extent(cx, i.get(Field::Imm).unwrap_or(0), *sh);
+}
+
+/// Records the extent of a local-memory access of shape `sh` at the constant offset `imm`
+/// from its base register in [`Cx::local_extent`].
+pub fn note_local_extent(cx: &mut Cx, imm: i64, sh: Shape) {
     // Offsets are 24-bit signed: only a non-negative one bounds the array from below.
-    let imm = i.get(Field::Imm).unwrap_or(0);
     if (0..1 << 24).contains(&imm) {
-        cx.local_extent = cx.local_extent.max(imm as u32 + bytes);
+        cx.local_extent = cx.local_extent.max(imm as u32 + sh.bytes());
     }
 }
 
@@ -126,6 +140,18 @@ fn access(cx: &mut Cx, i: &Instr, space: Space) -> Result<(Shape, Value, u8)> {
 
 fn load(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
     let (sh, a, rd) = access(cx, i, space)?;
+    load_regs(cx, space, sh, a, rd);
+    Ok(())
+}
+
+fn store(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
+    let (sh, a, rd) = access(cx, i, space)?;
+    store_regs(cx, space, sh, a, rd);
+    Ok(())
+}
+
+/// Loads `sh` from address `a` of `space` into the registers from `rd` (RZ: dropped).
+pub fn load_regs(cx: &mut Cx, space: Space, sh: Shape, a: Value, rd: u8) {
     match sh {
         Shape::One(w) => {
             let v = cx.emit(Op::Load(space, w), Type::U32, &[a]);
@@ -141,11 +167,10 @@ fn load(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
             }
         }
     }
-    Ok(())
 }
 
-fn store(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
-    let (sh, a, rd) = access(cx, i, space)?;
+/// Stores `sh` from the registers from `rd` (RZ: zeros) to address `a` of `space`.
+pub fn store_regs(cx: &mut Cx, space: Space, sh: Shape, a: Value, rd: u8) {
     match sh {
         Shape::One(w) => {
             let v = cx.reg(rd);
@@ -167,15 +192,145 @@ fn store(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
             }
         }
     }
-    Ok(())
+}
+
+/// Loads `sh` from constant bank `bank` at the run-time byte offset `off` into the registers
+/// from `rd` (LDC): a narrow access extracts its bytes from the containing word.
+pub fn load_const_regs(cx: &mut Cx, bank: u8, off: Value, sh: Shape, rd: u8) {
+    match sh {
+        Shape::One(Width::B32) => {
+            let v = cx.const_dyn(bank, off);
+            cx.set_reg(rd, v);
+        }
+        Shape::One(w) => {
+            let m = cx.c32(!3);
+            let wa = cx.and(off, m);
+            let word = cx.const_dyn(bank, wa);
+            let three = cx.c32(3);
+            let b = cx.and(off, three);
+            let eight = cx.c32(8);
+            let sh = cx.bin(Op::IMul, b, eight);
+            let n = cx.c32(w.bytes() * 8);
+            let op = if matches!(w, Width::S8 | Width::S16) {
+                Op::BfeS
+            } else {
+                Op::BfeU
+            };
+            let v = cx.emit(op, Type::U32, &[word, sh, n]);
+            cx.set_reg(rd, v);
+        }
+        Shape::Words(n) => {
+            for k in 0..n {
+                let ok = offset(cx, off, 4 * k);
+                let v = cx.const_dyn(bank, ok);
+                if rd != 255 {
+                    cx.set_reg(reg_plus(rd, k), v);
+                }
+            }
+        }
+    }
+}
+
+/// An atomic read-modify-write of width `w` (B32 or B64) at `a`: the old value (U32, U64).
+pub fn atomic_rmw(cx: &mut Cx, space: Space, o: AtomOp, w: Width, a: Value, v: Value) -> Value {
+    let t = if w == Width::B64 {
+        Type::U64
+    } else {
+        Type::U32
+    };
+    cx.emit(Op::Atomic(space, o, w), t, &[a, v])
+}
+
+/// An atomic compare-and-swap of width `w` (B32 or B64) at `a`: the old value.
+pub fn atomic_cas(cx: &mut Cx, space: Space, w: Width, a: Value, cmp: Value, v: Value) -> Value {
+    let t = if w == Width::B64 {
+        Type::U64
+    } else {
+        Type::U32
+    };
+    cx.emit(Op::AtomicCas(space, w), t, &[a, cmp, v])
+}
+
+/// An atomic read-modify-write as a compare-and-swap loop, for what the back ends have no
+/// atomic for (64-bit shared RMW, f64 and f16x2 adds): read the element at `a` (a 64-bit
+/// one as two words), `f(old)` is the new value, and go round again until the
+/// compare-and-swap finds `old` there. The value is `old` (U32 or U64).
+pub fn atomic_by_cas(
+    cx: &mut Cx,
+    space: Space,
+    w: Width,
+    a: Value,
+    f: impl FnOnce(&mut Cx, Value) -> Value,
+) -> Value {
+    let lp = cx.f.add_block(None);
+    cx.finish(Terminator::Jump(lp));
+    cx.b = lp;
+    cx.ended = false;
+    let old = if w == Width::B64 {
+        let lo = cx.emit(Op::Load(space, Width::B32), Type::U32, &[a]);
+        let a4 = offset(cx, a, 4);
+        let hi = cx.emit(Op::Load(space, Width::B32), Type::U32, &[a4]);
+        cx.pack(lo, hi)
+    } else {
+        cx.emit(Op::Load(space, Width::B32), Type::U32, &[a])
+    };
+    let new = f(cx, old);
+    let seen = atomic_cas(cx, space, w, a, old, new);
+    let done = cx.cmp(Op::IEq, seen, old);
+    let cont = cx.f.add_block(None);
+    cx.finish(Terminator::Branch(done, cont, lp));
+    cx.b = cont;
+    cx.ended = false;
+    old
+}
+
+/// The value an integer atomic `o` stores, from the old value and the operand (both U32 or
+/// both U64); `None` for the float and wrapping operations.
+pub fn atom_result(cx: &mut Cx, o: AtomOp, old: Value, v: Value) -> Option<Value> {
+    let op = match o {
+        AtomOp::Add => Op::IAdd,
+        AtomOp::SMin => Op::SMin,
+        AtomOp::UMin => Op::UMin,
+        AtomOp::SMax => Op::SMax,
+        AtomOp::UMax => Op::UMax,
+        AtomOp::And => Op::And,
+        AtomOp::Or => Op::Or,
+        AtomOp::Xor => Op::Xor,
+        AtomOp::Exch => return Some(v),
+        AtomOp::FAdd | AtomOp::Inc | AtomOp::Dec => return None,
+    };
+    Some(cx.bin(op, old, v))
 }
 
 /// The element type of an atomic: 32 or 64 bits, signed, float.
-#[derive(Clone, Copy)]
-struct AtomType {
-    width: Width,
-    signed: bool,
-    float: bool,
+#[derive(Clone, Copy, Debug)]
+pub struct AtomType {
+    /// B32 or B64.
+    pub width: Width,
+    /// Signed (MIN, MAX).
+    pub signed: bool,
+    /// Float (ADD).
+    pub float: bool,
+}
+
+/// The IR operation of an atomic named as nvdisasm prints it (`.ADD`, `.MIN`, ...; the dot
+/// optional) on elements of type `ty`; `None` for one without an IR equivalent.
+pub fn atom_op_named(name: &str, ty: AtomType) -> Option<AtomOp> {
+    Some(match name.trim_start_matches('.') {
+        "ADD" if ty.float => AtomOp::FAdd,
+        "ADD" => AtomOp::Add,
+        "MIN" if ty.signed => AtomOp::SMin,
+        "MIN" => AtomOp::UMin,
+        "MAX" if ty.signed => AtomOp::SMax,
+        "MAX" => AtomOp::UMax,
+        "INC" => AtomOp::Inc,
+        "DEC" => AtomOp::Dec,
+        "AND" => AtomOp::And,
+        "OR" => AtomOp::Or,
+        "XOR" => AtomOp::Xor,
+        "EXCH" => AtomOp::Exch,
+        _ => return None,
+    })
 }
 
 /// The operation and width of ATOM, ATOMS and RED: `Op` is `mods::Atomop` (ATOM, ATOMS) or
@@ -210,25 +365,11 @@ fn atom_op(cx: &Cx, i: &Instr) -> Result<(AtomOp, Width)> {
         Some(o) => Some(red_as_atom(o)),
         None => cx.modifier::<Atomop>(i, Field::Op)?,
     };
-    let o = match op {
-        Some(Atomop::Add) if ty.float => AtomOp::FAdd,
-        Some(Atomop::Add) => AtomOp::Add,
-        Some(Atomop::Min) if ty.signed => AtomOp::SMin,
-        Some(Atomop::Min) => AtomOp::UMin,
-        Some(Atomop::Max) if ty.signed => AtomOp::SMax,
-        Some(Atomop::Max) => AtomOp::UMax,
-        Some(Atomop::Inc) => AtomOp::Inc,
-        Some(Atomop::Dec) => AtomOp::Dec,
-        Some(Atomop::And) => AtomOp::And,
-        Some(Atomop::Or) => AtomOp::Or,
-        Some(Atomop::Xor) => AtomOp::Xor,
-        Some(Atomop::Exch) => AtomOp::Exch,
-        o => {
-            let o = o.map_or("", Atomop::name);
-            return Err(cx.unsupported(i, format!("atomic op {o}")));
-        }
-    };
-    Ok((o, ty.width))
+    let name = op.map_or("", Atomop::name);
+    match atom_op_named(name, ty) {
+        Some(o) => Ok((o, ty.width)),
+        None => Err(cx.unsupported(i, format!("atomic op {name}"))),
+    }
 }
 
 /// RED's operation as the ATOM operation of the same name.
@@ -254,12 +395,12 @@ fn atomic(cx: &mut Cx, i: &Instr, space: Space, red: bool) -> Result<()> {
         if name.ends_with("64") {
             let c = cx.reg64(rb);
             let v = cx.reg64(rb.saturating_add(2));
-            let old = cx.emit(Op::AtomicCas(space, Width::B64), Type::U64, &[a, c, v]);
+            let old = atomic_cas(cx, space, Width::B64, a, c, v);
             cx.set_reg64(rd, old);
         } else {
             let c = cx.reg(rb);
             let v = cx.reg(rb.saturating_add(1));
-            let old = cx.emit(Op::AtomicCas(space, Width::B32), Type::U32, &[a, c, v]);
+            let old = atomic_cas(cx, space, Width::B32, a, c, v);
             cx.set_reg(rd, old);
         }
         return Ok(());
@@ -267,17 +408,12 @@ fn atomic(cx: &mut Cx, i: &Instr, space: Space, red: bool) -> Result<()> {
     let (o, w) = atom_op(cx, i)?;
     let src = if red { Field::Rd } else { Field::Rb };
     let rs = cx.rf(i, src);
-    let t = if w == Width::B64 {
-        Type::U64
-    } else {
-        Type::U32
-    };
     let v = if w == Width::B64 {
         cx.reg64(rs)
     } else {
         cx.reg(rs)
     };
-    let old = cx.emit(Op::Atomic(space, o, w), t, &[a, v]);
+    let old = atomic_rmw(cx, space, o, w, a, v);
     if !red {
         let rd = cx.rf(i, Field::Rd);
         if w == Width::B64 {
@@ -317,38 +453,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let k = cx.c32(imm);
             let off = cx.add(r, k);
             let rd = cx.rf(i, Field::Rd);
-            match shape(cx, i)? {
-                Shape::One(Width::B32) => {
-                    let v = cx.const_dyn(bank, off);
-                    cx.set_reg(rd, v);
-                }
-                Shape::One(w) => {
-                    let m = cx.c32(!3);
-                    let wa = cx.and(off, m);
-                    let word = cx.const_dyn(bank, wa);
-                    let three = cx.c32(3);
-                    let b = cx.and(off, three);
-                    let eight = cx.c32(8);
-                    let sh = cx.bin(Op::IMul, b, eight);
-                    let n = cx.c32(w.bytes() * 8);
-                    let op = if matches!(w, Width::S8 | Width::S16) {
-                        Op::BfeS
-                    } else {
-                        Op::BfeU
-                    };
-                    let v = cx.emit(op, Type::U32, &[word, sh, n]);
-                    cx.set_reg(rd, v);
-                }
-                Shape::Words(n) => {
-                    for k in 0..n {
-                        let ok = offset(cx, off, 4 * k);
-                        let v = cx.const_dyn(bank, ok);
-                        if rd != 255 {
-                            cx.set_reg(reg_plus(rd, k), v);
-                        }
-                    }
-                }
-            }
+            let sh = shape(cx, i)?;
+            load_const_regs(cx, bank, off, sh, rd);
             Ok(())
         }
         O::Atom => atomic(cx, i, Space::Global, false),
@@ -365,7 +471,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
 }
 
 /// Register `rd + k` of a vector access; past R254 it is RZ (reads 0, writes dropped).
-fn reg_plus(rd: u8, k: u32) -> u8 {
+pub fn reg_plus(rd: u8, k: u32) -> u8 {
     let n = rd as u32 + k;
     if rd == 255 || n > 254 {
         255

@@ -1,39 +1,82 @@
 //! Warp and system: S2R/CS2R system registers, SHFL, VOTE, BAR, B2R.
 
 use super::{Cx, Result};
-use crate::ir::{Op, ShflMode, Sys, Type, VoteMode};
+use crate::ir::{Op, ShflMode, Sys, Type, Value, VoteMode};
 use dmsh_isa::mods::{Barm, Shflm, Sreg, Votem};
 use dmsh_isa::{Field, Instr, Opcode};
 
 fn sreg(s: Sreg) -> Option<Sys> {
-    use Sreg as S;
-    Some(match s {
-        S::SrTidX => Sys::Tid(0),
-        S::SrTidY => Sys::Tid(1),
-        S::SrTidZ => Sys::Tid(2),
-        S::SrCtaidX => Sys::Ctaid(0),
-        S::SrCtaidY => Sys::Ctaid(1),
-        S::SrCtaidZ => Sys::Ctaid(2),
-        S::SrLaneid => Sys::LaneId,
-        S::SrEqmask => Sys::LaneMask(0),
-        S::SrLtmask => Sys::LaneMask(1),
-        S::SrLemask => Sys::LaneMask(2),
-        S::SrGtmask => Sys::LaneMask(3),
-        S::SrGemask => Sys::LaneMask(4),
-        S::SrClocklo | S::SrClockhi | S::SrClock | S::SrGlobaltimerlo | S::SrGlobaltimerhi => {
+    sys_of_name(s.name())
+}
+
+/// The system value of a system register named as nvdisasm prints it (`SR_TID.X`), for
+/// both instruction sets; `None` for one without a translation.
+pub fn sys_of_name(name: &str) -> Option<Sys> {
+    Some(match name {
+        "SR_TID.X" => Sys::Tid(0),
+        "SR_TID.Y" => Sys::Tid(1),
+        "SR_TID.Z" => Sys::Tid(2),
+        "SR_CTAID.X" => Sys::Ctaid(0),
+        "SR_CTAID.Y" => Sys::Ctaid(1),
+        "SR_CTAID.Z" => Sys::Ctaid(2),
+        "SR_LANEID" => Sys::LaneId,
+        "SR_EQMASK" => Sys::LaneMask(0),
+        "SR_LTMASK" => Sys::LaneMask(1),
+        "SR_LEMASK" => Sys::LaneMask(2),
+        "SR_GTMASK" => Sys::LaneMask(3),
+        "SR_GEMASK" => Sys::LaneMask(4),
+        "SR_CLOCKLO" | "SR_CLOCKHI" | "SR_CLOCK" | "SR_GLOBALTIMERLO" | "SR_GLOBALTIMERHI" => {
             Sys::Clock
         }
-        S::SrVirtcfg
-        | S::SrVirtid
-        | S::SrMachineId0
-        | S::SrMachineId1
-        | S::SrMachineId2
-        | S::SrMachineId3
-        | S::SrAffinity
-        | S::SrHwtaskid
-        | S::SrOrderingTicket => Sys::Zero,
+        "SR_VIRTCFG" | "SR_VIRTID" | "SR_MACHINE_ID_0" | "SR_MACHINE_ID_1" | "SR_MACHINE_ID_2"
+        | "SR_MACHINE_ID_3" | "SR_AFFINITY" | "SR_HWTASKID" | "SR_ORDERING_TICKET" => Sys::Zero,
         _ => return None,
     })
+}
+
+/// `SR_TID`: the thread id packed, x in bits 0..15, y in 16..25, z in 26..31.
+pub fn packed_tid(cx: &mut Cx) -> Value {
+    let x = cx.sys(Sys::Tid(0));
+    let y = cx.sys(Sys::Tid(1));
+    let z = cx.sys(Sys::Tid(2));
+    let y = cx.shl_c(y, 16);
+    let z = cx.shl_c(z, 26);
+    let xy = cx.or(x, y);
+    cx.or(xy, z)
+}
+
+/// A warp shuffle of `a` by `b` (lane or delta) and `c` (clamp and segment mask), with
+/// whether the source lane was in range when `valid` is asked for.
+pub fn shfl(
+    cx: &mut Cx,
+    mode: ShflMode,
+    [a, b, c]: [Value; 3],
+    valid: bool,
+) -> (Value, Option<Value>) {
+    let r = cx.emit(Op::Shfl(mode), Type::U32, &[a, b, c]);
+    let ok = valid.then(|| cx.emit(Op::ShflValid(mode), Type::Bool, &[a, b, c]));
+    (r, ok)
+}
+
+/// `BAR.SYNC` (barrier 0, the whole workgroup): a barrier at the start of its own block.
+pub fn bar_sync(cx: &mut Cx) {
+    start_barrier_block(cx);
+    cx.emit(Op::Barrier, Type::Void, &[]);
+}
+
+/// `BAR.RED.POPC` of the predicate `p` (barrier 0): the count becomes the barrier result
+/// that `B2R.RESULT` reads.
+pub fn bar_red_popc(cx: &mut Cx, p: Value) -> Value {
+    cx.emit(Op::SetBarPred, Type::Void, &[p]);
+    start_barrier_block(cx);
+    let n = cx.emit(Op::BarrierPopc, Type::U32, &[]);
+    cx.emit(Op::SetBarResult, Type::Void, &[n]);
+    n
+}
+
+/// The barrier result register (`B2R.RESULT`).
+pub fn bar_result(cx: &mut Cx) -> Value {
+    cx.emit(Op::GetBarResult, Type::U32, &[])
 }
 
 /// Lifts one warp/system instruction.
@@ -41,14 +84,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     use Opcode as O;
     match i.opcode() {
         O::S2r | O::Cs2r if cx.modifier::<Sreg>(i, Field::Sreg)? == Some(Sreg::SrTid) => {
-            // Packed: x in bits 0..15, y in 16..25, z in 26..31.
-            let x = cx.sys(Sys::Tid(0));
-            let y = cx.sys(Sys::Tid(1));
-            let z = cx.sys(Sys::Tid(2));
-            let y = cx.shl_c(y, 16);
-            let z = cx.shl_c(z, 26);
-            let xy = cx.or(x, y);
-            let v = cx.or(xy, z);
+            let v = packed_tid(cx);
             cx.set_rd(i, v);
             Ok(())
         }
@@ -90,9 +126,9 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 let k = i.get(Field::Imm2).unwrap_or(0) as u32;
                 cx.c32(k)
             };
-            let r = cx.emit(Op::Shfl(mode), Type::U32, &[a, b, c]);
-            if i.pred(Field::Pd).is_some_and(|p| !p.is_pt()) {
-                let ok = cx.emit(Op::ShflValid(mode), Type::Bool, &[a, b, c]);
+            let valid = i.pred(Field::Pd).is_some_and(|p| !p.is_pt());
+            let (r, ok) = shfl(cx, mode, [a, b, c], valid);
+            if let Some(ok) = ok {
                 cx.set_p(i, Field::Pd, ok);
             }
             cx.set_rd(i, r);
@@ -128,16 +164,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             }
             match mode {
                 Some(Barm::Sync) => {
-                    start_barrier_block(cx);
-                    cx.emit(Op::Barrier, Type::Void, &[]);
+                    bar_sync(cx);
                     Ok(())
                 }
                 Some(Barm::RedPopc) => {
                     let p = cx.p(i, Field::Pc, Field::NotC);
-                    cx.emit(Op::SetBarPred, Type::Void, &[p]);
-                    start_barrier_block(cx);
-                    let n = cx.emit(Op::BarrierPopc, Type::U32, &[]);
-                    cx.emit(Op::SetBarResult, Type::Void, &[n]);
+                    bar_red_popc(cx, p);
                     Ok(())
                 }
                 _ => {
@@ -147,7 +179,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             }
         }
         O::B2r => {
-            let v = cx.emit(Op::GetBarResult, Type::U32, &[]);
+            let v = bar_result(cx);
             cx.set_rd(i, v);
             Ok(())
         }

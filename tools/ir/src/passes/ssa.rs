@@ -30,7 +30,8 @@ use crate::ir::{BlockId, Function, Op, Terminator, Type, Value};
 /// Most (blocks × state slots) entries the pass builds tables for.
 pub const MAX_TABLE: usize = 1 << 22;
 
-// State slots as the local half numbers them (R0–R255, predicates 256–511, flags 512–515).
+// State slots as the local half numbers them (`Reg::slot`: R0–R255, then predicates, uniform
+// registers and predicates, barriers, flags; `RegFile::of_slot` gives a slot's file).
 use super::local_state::{slot_of, SLOTS};
 
 /// Marks a (block, slot) whose single-predecessor chain is being followed.
@@ -396,7 +397,7 @@ pub fn run(f: &mut Function) {
             };
             if dense[s] == u16::MAX {
                 dense[s] = ty.len() as u16;
-                ty.push(if s < 256 { Type::U32 } else { Type::Bool });
+                ty.push(crate::ir::RegFile::of_slot(s).ty());
             }
             if write {
                 known[s] = (b as u32, inst.args[0]);

@@ -65,6 +65,7 @@ fn varying_source(op: &Op) -> bool {
                 | Op::Shfl(_)
                 | Op::ShflValid(_)
                 | Op::Vote(_)
+                | Op::WarpReduce(_)
                 | Op::AttrLoad { .. }
                 | Op::Interp(..)
                 | Op::GfxSys(_)

@@ -457,7 +457,12 @@ fn c0_record_plus_c1_offset_is_the_c0_buffer() {
     let (lo, hi) = add_carry(&mut f, b, base, off2, bh);
     let a2 = f.push(b, Op::Pack64, Type::U64, &[lo, hi]);
     let v = f.push(b, Op::Get(Reg::gpr(3)), Type::U32, &[]);
-    let st = f.push(b, Op::Store(Space::Global, Width::B32), Type::Void, &[a2, v]);
+    let st = f.push(
+        b,
+        Op::Store(Space::Global, Width::B32),
+        Type::Void,
+        &[a2, v],
+    );
     f.blocks[0].term = Terminator::Exit;
     run(&mut f);
     assert_eq!(f.inst(ld).op, Op::Load(Space::Storage(2), Width::B32));
