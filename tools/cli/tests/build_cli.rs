@@ -150,7 +150,10 @@ fn demo_title_builds_to_msl() {
     // geometry / tessellation ones and the 2 f64 ones are the rest; each f64 key is reported
     // at step f64.
     assert!(built.len() >= 44, "{} shaders built", built.len());
-    let nvn2_built = built.iter().filter(|(k, _)| nvn2.contains(k.as_str())).count();
+    let nvn2_built = built
+        .iter()
+        .filter(|(k, _)| nvn2.contains(k.as_str()))
+        .count();
     assert_eq!(nvn2_built, 2, "the NVN2 compute keys build");
     for (key, why) in F64_KEYS {
         let s = shaders.iter().find(|s| s["key"] == *key).expect(key);

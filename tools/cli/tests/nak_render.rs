@@ -34,120 +34,28 @@ const KNOWN_SM53: &[(&str, &str)] = &[];
 /// lifter cannot translate yet).
 const KNOWN_SM86: &[(&str, &str)] = &[
     (
-        "vs_fullscreen_const+fs_tex2d_basic",
-        "Ampere memory family (LDC/LDG/STL/ATOMG) not translated yet (STL); then Ampere textures (ampere/tex.rs) not translated yet",
-    ),
-    (
         "vs_basic_mvp+fs_lighting_loops",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet",
-    ),
-    (
-        "helper+fs_tex2d_basic",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet; then Ampere textures (ampere/tex.rs) not translated yet",
-    ),
-    (
-        "helper+fs_discard_alpha",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet; then Ampere textures (ampere/tex.rs) not translated yet",
-    ),
-    (
-        "helper+fs_frontfacing_deriv",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet",
+        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
     ),
     (
         "helper+fs_switch_bitops",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet",
+        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
     ),
     (
         "helper+fs_ssbo_atomic",
-        "Ampere memory family (LDC/LDG/STL/ATOMG) not translated yet (ATOMG)",
-    ),
-    (
-        "helper+fs_int_outputs",
-        "Ampere conversions (F2I/I2F) not translated yet",
-    ),
-    (
-        "helper+fs_mrt",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet; then Ampere textures (ampere/tex.rs) not translated yet",
-    ),
-    (
-        "helper+fs_fragdepth",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet",
+        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
     ),
     (
         "helper+fs_image_store",
-        "Ampere conversions (F2I/I2F) not translated yet; then surfaces (ampere/tex.rs)",
-    ),
-    (
-        "helper+fs_gather",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet; then Ampere textures (ampere/tex.rs) not translated yet",
+        "Ampere surfaces (SULD/SUST/SUATOM/SURED) not translated yet (ampere/tex.rs)",
     ),
     (
         "helper+fs_lod_grad",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet; then Ampere textures (ampere/tex.rs) not translated yet",
-    ),
-    (
-        "helper+fs_shadow",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet; then Ampere textures (ampere/tex.rs) not translated yet",
-    ),
-    (
-        "helper+fs_tex_array_cube",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet; then Ampere textures (ampere/tex.rs) not translated yet",
-    ),
-    (
-        "helper+fs_texelfetch_size",
-        "Ampere conversions (F2I/I2F) not translated yet; then Ampere textures (ampere/tex.rs) not translated yet",
-    ),
-    (
-        "helper+fs_interp_modes",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet",
-    ),
-    (
-        "helper+fs_sample_shading",
-        "Ampere memory family (LDC/LDG/STL/ATOMG) not translated yet (LDC)",
-    ),
-    (
-        "helper+fs_pointcoord_layer",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet; then Ampere textures (ampere/tex.rs) not translated yet",
-    ),
-    (
-        "vs_basic_mvp+helper",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet",
-    ),
-    (
-        "vs_fullscreen_const+helper",
-        "Ampere memory family (LDC/LDG/STL/ATOMG) not translated yet (STL)",
-    ),
-    (
-        "vs_clipdist+helper",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet",
-    ),
-    (
-        "vs_multi_attr_int+helper",
-        "Ampere conversions (F2I/I2F) not translated yet",
-    ),
-    (
-        "vs_skinning+helper",
-        "Ampere memory family (LDC/LDG/STL/ATOMG) not translated yet (LDC)",
-    ),
-    (
-        "vs_pointsize_ids+helper",
-        "Ampere conversions (F2I/I2F) not translated yet",
-    ),
-    (
-        "vs_ssbo_drawparams+helper",
-        "Ampere memory family (LDC/LDG/STL/ATOMG) not translated yet (LDG)",
-    ),
-    (
-        "vs_displace_tex+helper",
-        "Ampere float family (FFMA/FMUL/FADD/MUFU) not translated yet; then Ampere textures (ampere/tex.rs) not translated yet",
+        "Ampere TXD (textureGrad) not translated yet (ampere/tex.rs)",
     ),
     (
         "vs_image_fp64+helper",
-        "Ampere surfaces (SULD, ampere/tex.rs) not translated yet",
-    ),
-    (
-        "vs_layer_viewport+helper",
-        "Ampere memory family (LDC/LDG/STL/ATOMG) not translated yet (LDC)",
+        "Ampere surfaces (SULD/SUST/SUATOM/SURED) not translated yet (ampere/tex.rs)",
     ),
 ];
 
@@ -315,7 +223,8 @@ fn translate(name: &str, sm: &str, glsl: &str) -> Result<Stage, String> {
             .and_then(|l| l["set_buffer_bytes"].as_u64())
             .map(|b| (b as u32 / 4).clamp(1, 32))
     };
-    layout.tex_count = words(1).unwrap_or(layout.tex_count);
+    // The harness' texture IDs are slot + 1: the `tex_dyn` arrays cover one more.
+    layout.tex_count = words(1).map_or(layout.tex_count, |w| (w + 1).min(32));
     layout.image_count = words(2).unwrap_or(layout.image_count);
     let mut cfg = dksh::graphics_config(st, &code, &[], layout, &format!("{name}.{sm}"))?;
     if sm == "sm86" {
@@ -444,62 +353,37 @@ const KNOWN_VALID_SM53: &[(&str, &str)] = &[];
 
 /// sm86 geometry / tessellation / compute shaders whose translation does not validate yet.
 const KNOWN_VALID_SM86: &[(&str, &str)] = &[
-    ("cs_atomics.comp", "Ampere BMOV (ctrl) has no semantics yet"),
     (
-        "cs_fp64_int64.comp",
-        "Ampere S2R (warp family) not translated yet",
+        "cs_atomics.comp",
+        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
     ),
     (
         "cs_image_ops.comp",
-        "Ampere S2R (warp family) not translated yet",
+        "Ampere surfaces (SULD/SUST/SUATOM/SURED) not translated yet (ampere/tex.rs)",
     ),
     (
         "cs_local_array.comp",
-        "Ampere S2R (warp family) not translated yet",
+        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
     ),
     (
         "cs_matmul_tiled.comp",
-        "Ampere BMOV (ctrl) has no semantics yet",
+        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
     ),
     (
         "cs_shared_reduce.comp",
-        "Ampere BMOV (ctrl) has no semantics yet",
+        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
     ),
     (
         "cs_ssbo_saxpy.comp",
-        "Ampere S2R (warp family) not translated yet",
-    ),
-    (
-        "cs_subgroup_ballot.comp",
-        "Ampere S2R (warp family) not translated yet",
+        "bindless constant bank cx[URn] (NVK compute UBOs) not translated yet",
     ),
     (
         "cs_texture_sample.comp",
-        "Ampere S2R (warp family) not translated yet",
+        "Ampere surfaces (SULD/SUST/SUATOM/SURED) not translated yet (ampere/tex.rs)",
     ),
     (
         "cs_ubo_emulated.comp",
-        "Ampere S2R (warp family) not translated yet",
-    ),
-    (
-        "cs_variable_group.comp",
-        "Ampere S2R (warp family) not translated yet",
-    ),
-    (
-        "gs_expand_points.geom",
-        "Ampere S2R (warp family) not translated yet",
-    ),
-    (
-        "gs_passthrough_tri.geom",
-        "Ampere S2R (warp family) not translated yet",
-    ),
-    (
-        "tcs_triangle.tesc",
-        "Ampere S2R (warp family) not translated yet",
-    ),
-    (
-        "tes_triangle.tese",
-        "Ampere S2R (warp family) not translated yet",
+        "bindless constant bank cx[URn] (NVK compute UBOs) not translated yet",
     ),
 ];
 

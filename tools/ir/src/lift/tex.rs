@@ -46,10 +46,13 @@ impl View<'_> {
         };
         for _ in 0..8 {
             let inst = *self.f.inst(v);
-            let Op::Get(Reg {
-                file: RegFile::Gpr,
-                index: n,
-            }) = inst.op
+            // A register or (Ampere: `ULDC UR0, c[..]; MOV R0, UR0`) uniform register.
+            let Op::Get(
+                reg @ Reg {
+                    file: RegFile::Gpr | RegFile::UGpr,
+                    ..
+                },
+            ) = inst.op
             else {
                 return v;
             };
@@ -60,7 +63,7 @@ impl View<'_> {
             let w = insts[..pos]
                 .iter()
                 .rev()
-                .find(|&&x| self.f.inst(x).op == Op::Set(Reg::gpr(n)))
+                .find(|&&x| self.f.inst(x).op == Op::Set(reg))
                 .map(|&x| self.f.inst(x).args[0]);
             match w {
                 Some(w) => {
@@ -285,6 +288,30 @@ fn dyn_slot(cx: &mut Cx, v: Value) -> Option<(u16, u8, Value)> {
     Some((first, count, idx))
 }
 
+/// A bindless handle value as the texture it names, for lifters without Maxwell's deferred
+/// (cross-block) resolution: (slot, [`TexDesc::samp`], the run-time array (element count,
+/// index value) for a sampler array indexed at run time or a `tex_dyn` handle); else why not.
+pub(crate) fn tex_handle(
+    cx: &mut Cx,
+    h: Value,
+) -> std::result::Result<(u16, u16, Option<(u8, Value)>), String> {
+    let Some(l) = layout(cx) else {
+        return Err("no binding layout (graphics profile)".into());
+    };
+    let view = View {
+        f: cx.f,
+        block: Some(cx.b),
+    };
+    match resolve(view, &l, false, h) {
+        Ok((s, samp)) => Ok((s, samp, None)),
+        Err(e) => match dyn_slot(cx, h) {
+            Some((first, n, idx)) => Ok((first, 0, Some((n, idx)))),
+            None if l.tex_dyn => Ok((crate::gfx::TEX_DYN, 0, Some((l.tex_dyn_count(), h)))),
+            None => Err(e),
+        },
+    }
+}
+
 /// The value a register read stands for: the last write of that register earlier in the
 /// current block (lifting runs before the passes that would forward it).
 fn trace(cx: &Cx, v: Value) -> Value {
@@ -343,7 +370,7 @@ pub(crate) fn regk(base: u8, k: u8) -> u8 {
 }
 
 /// A register read that tolerates RZ / running past R254.
-fn rr(cx: &mut Cx, base: u8, k: u8) -> Value {
+pub(crate) fn rr(cx: &mut Cx, base: u8, k: u8) -> Value {
     if base == 255 {
         cx.c32(0)
     } else {
@@ -351,13 +378,13 @@ fn rr(cx: &mut Cx, base: u8, k: u8) -> Value {
     }
 }
 
-fn tuple(cx: &mut Cx, v: [Value; 4]) -> Value {
+pub(crate) fn tuple(cx: &mut Cx, v: [Value; 4]) -> Value {
     cx.emit(Op::Tuple, Type::Void, &v)
 }
 
 /// Writes the enabled components of a 4-wide result to registers: `pairs` lists the
 /// destination register of each written component in order.
-fn write(cx: &mut Cx, res: Value, comps: &[u8], dests: &[u8]) {
+pub(crate) fn write(cx: &mut Cx, res: Value, comps: &[u8], dests: &[u8]) {
     let vals: Vec<Value> = comps
         .iter()
         .map(|&c| cx.emit(Op::Extract(c), Type::U32, &[res]))
@@ -411,7 +438,7 @@ fn mask_comps(i: &Instr) -> Vec<u8> {
 }
 
 /// Coordinates from consecutive registers starting at `ra`: layer first for arrays.
-fn coords_from(cx: &mut Cx, ra: u8, dim: TexDim, array: bool) -> (Value, u8) {
+pub(crate) fn coords_from(cx: &mut Cx, ra: u8, dim: TexDim, array: bool) -> (Value, u8) {
     let mut k = 0u8;
     let layer = if array {
         k += 1;
@@ -432,7 +459,7 @@ fn coords_from(cx: &mut Cx, ra: u8, dim: TexDim, array: bool) -> (Value, u8) {
     (tuple(cx, [c[0], c[1], c[2], l]), k)
 }
 
-fn desc(kind: TexKind, dim: TexDim, array: bool, slot: u16) -> TexDesc {
+pub(crate) fn desc(kind: TexKind, dim: TexDim, array: bool, slot: u16) -> TexDesc {
     TexDesc {
         kind,
         dim,
