@@ -288,13 +288,14 @@ fn dyn_slot(cx: &mut Cx, v: Value) -> Option<(u16, u8, Value)> {
     Some((first, count, idx))
 }
 
+/// What [`tex_handle`] resolves a handle to: (slot, [`TexDesc::samp`], the run-time array
+/// (element count, index value), if any).
+pub(crate) type TexHandle = (u16, u16, Option<(u8, Value)>);
+
 /// A bindless handle value as the texture it names, for lifters without Maxwell's deferred
 /// (cross-block) resolution: (slot, [`TexDesc::samp`], the run-time array (element count,
 /// index value) for a sampler array indexed at run time or a `tex_dyn` handle); else why not.
-pub(crate) fn tex_handle(
-    cx: &mut Cx,
-    h: Value,
-) -> std::result::Result<(u16, u16, Option<(u8, Value)>), String> {
+pub(crate) fn tex_handle(cx: &mut Cx, h: Value) -> std::result::Result<TexHandle, String> {
     let Some(l) = layout(cx) else {
         return Err("no binding layout (graphics profile)".into());
     };
