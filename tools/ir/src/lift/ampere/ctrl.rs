@@ -1,6 +1,6 @@
 //! Ampere control flow: BRA, BRX/BRXU, CALL, RET, EXIT, KILL, BPT, and the convergence and
 //! scheduling instructions that lift to nothing for one thread (BSSY, BSYNC, BREAK,
-//! WARPSYNC, NOP, DEPBAR, YIELD, NANOSLEEP, PMTRIG).
+//! WARPSYNC, BMOV, NOP, DEPBAR, YIELD, NANOSLEEP, PMTRIG).
 //!
 //! Besides its guard, a control instruction has a condition predicate (`BRA !P5, 0x20`,
 //! `EXIT P0`; fields `Pa`/`NotA`): it acts where both hold.
@@ -59,6 +59,17 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         | O::Bsync
         | O::Break
         | O::Warpsync => Ok(()),
+        // Convergence-barrier state is not modelled (BSSY/BSYNC are no-ops), so what NAK and
+        // ptxas save of it around calls and nested regions (`BMOV.32.CLEAR R2, B0` … `BMOV.32
+        // B0, R2`) only travels back into a barrier register: a saved value reads 0,
+        // restoring one does nothing.
+        O::Bmov => {
+            if i.has(Field::Rd) {
+                let z = cx.c32(0);
+                cx.set_rd(i, z);
+            }
+            Ok(())
+        }
         O::Bra => {
             if !i.has(Field::Target) || i.has(Field::URa) {
                 return Err(cx.unsupported(i, "branch on a uniform register"));
