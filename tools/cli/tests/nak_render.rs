@@ -34,18 +34,6 @@ const KNOWN_SM53: &[(&str, &str)] = &[];
 /// lifter cannot translate yet).
 const KNOWN_SM86: &[(&str, &str)] = &[
     (
-        "vs_basic_mvp+fs_lighting_loops",
-        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
-    ),
-    (
-        "helper+fs_switch_bitops",
-        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
-    ),
-    (
-        "helper+fs_ssbo_atomic",
-        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
-    ),
-    (
         "helper+fs_image_store",
         "Ampere surfaces (SULD/SUST/SUATOM/SURED) not translated yet (ampere/tex.rs)",
     ),
@@ -354,24 +342,12 @@ const KNOWN_VALID_SM53: &[(&str, &str)] = &[];
 /// sm86 geometry / tessellation / compute shaders whose translation does not validate yet.
 const KNOWN_VALID_SM86: &[(&str, &str)] = &[
     (
-        "cs_atomics.comp",
-        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
-    ),
-    (
         "cs_image_ops.comp",
         "Ampere surfaces (SULD/SUST/SUATOM/SURED) not translated yet (ampere/tex.rs)",
     ),
     (
-        "cs_local_array.comp",
-        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
-    ),
-    (
         "cs_matmul_tiled.comp",
-        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
-    ),
-    (
-        "cs_shared_reduce.comp",
-        "BMOV (convergence-barrier move, ampere/ctrl.rs) has no semantics yet",
+        "bindless constant bank cx[URn] (NVK compute UBOs) not translated yet",
     ),
     (
         "cs_ssbo_saxpy.comp",
