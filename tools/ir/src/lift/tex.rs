@@ -313,6 +313,19 @@ pub(crate) fn tex_handle(cx: &mut Cx, h: Value) -> std::result::Result<TexHandle
     }
 }
 
+/// A bindless storage-image handle value as its image slot (block-local resolution, as
+/// [`tex_handle`]); else why not.
+pub(crate) fn image_handle(cx: &mut Cx, h: Value) -> std::result::Result<u16, String> {
+    let Some(l) = layout(cx) else {
+        return Err("no binding layout (graphics profile)".into());
+    };
+    let view = View {
+        f: cx.f,
+        block: Some(cx.b),
+    };
+    resolve(view, &l, true, h).map(|(s, _)| s)
+}
+
 /// The value a register read stands for: the last write of that register earlier in the
 /// current block (lifting runs before the passes that would forward it).
 fn trace(cx: &Cx, v: Value) -> Value {

@@ -3,8 +3,9 @@
 //! `Rb` = the handle, then LOD / bias, offsets, depth reference), and the handle becomes a
 //! slot through the same binding-layout resolution ([`crate::lift::tex::tex_handle`]). What
 //! differs is the destination: two register pairs, the first two written components in `Rd`
-//! (bits 16-23) and the rest in `Rd2` (bits 64-71; nvdisasm prints `Rd2` first). Other
-//! forms (bound handles, TMML, TXD, surfaces) are reported as not translated yet.
+//! (bits 16-23) and the rest in `Rd2` (bits 64-71; nvdisasm prints `Rd2` first). Surfaces:
+//! the register-handle forms (handle in `Rc`). Other forms (bound handles, TMML, TXD, partial
+//! surface masks) are reported as not translated yet.
 
 use super::super::{Cx, Result};
 use crate::gfx::{TexDim, TexKind, TexLod};
@@ -50,6 +51,12 @@ fn mask_comps(i: &Instr) -> Vec<u8> {
 /// Lifts one texture instruction.
 pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     let form = i.form_name();
+    if matches!(
+        form,
+        "SULD_P_R" | "SUST_P_R" | "SULD_D_R" | "SUST_D_R" | "SURED_R" | "SUATOM_R" | "SUATOM_CAS_R"
+    ) {
+        return surface(cx, i);
+    }
     if !matches!(form, "TEX_B" | "TLD_B" | "TLD4_B" | "TXQ_B") {
         return Err(cx.unsupported(i, "not translated yet"));
     }
@@ -184,6 +191,126 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     let comps = mask_comps(i);
     let ds = dests(cx, i, comps.len());
     write(cx, r, &comps, &ds);
+    Ok(())
+}
+
+/// The register-handle surface forms (`SULD`, `SUST`, `SURED`, `SUATOM`; the handle in `Rc`,
+/// coordinates from `Ra` with the array layer after them, as on Maxwell).
+fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
+    use crate::gfx::ImgDesc;
+    use crate::ir::AtomOp;
+    let form = i.form_name();
+    let rc = cx.rf(i, Field::Rc);
+    let h = rr(cx, rc, 0);
+    let s = crate::lift::tex::image_handle(cx, h).map_err(|why| cx.unsupported(i, why))?;
+    // SUDIM: 1D, 1D_BUFFER, 1D_ARRAY, 2D, 2D_ARRAY, 3D.
+    let (dm, array) = match i.raw(Field::TexType).unwrap_or(3) {
+        0 => (TexDim::D1, false),
+        1 => (TexDim::Buffer, false),
+        2 => (TexDim::D1, true),
+        3 => (TexDim::D2, false),
+        4 => (TexDim::D2, true),
+        5 => (TexDim::D3, false),
+        t => return Err(cx.unsupported(i, format!("surface type {t}"))),
+    };
+    let z = cx.c32(0);
+    let ra = cx.rf(i, Field::Ra);
+    let n = dm.coords() as u8;
+    let mut c = [z; 4];
+    for k in 0..n {
+        c[k as usize] = rr(cx, ra, k);
+    }
+    if array {
+        c[3] = rr(cx, ra, n);
+    }
+    let ct = tuple(cx, c);
+    let typed = form.starts_with("SULD_P") || form.starts_with("SUST_P");
+    let words = if typed {
+        // SUMASK: only the full mask (`_`, every component) is translated.
+        match i.raw(Field::Mode).unwrap_or(15) {
+            15 => 4,
+            m => return Err(cx.unsupported(i, format!("partial surface mask {m}"))),
+        }
+    } else if form.starts_with("SULD_D") || form.starts_with("SUST_D") {
+        // MEMSZ: .U8 .S8 .U16 .S16 _ .64 .128.
+        match i.raw(Field::Size).unwrap_or(4) {
+            4 => 1,
+            5 => 2,
+            6 => 4,
+            sz => return Err(cx.unsupported(i, format!("narrow surface access {sz}"))),
+        }
+    } else {
+        1
+    };
+    let d = ImgDesc {
+        dim: dm,
+        array,
+        words,
+        typed,
+        slot: s,
+        pending: 0,
+    };
+    let none = Value::NONE;
+    match i.opcode() {
+        Opcode::Suld => {
+            let r = cx.emit(Op::ImageLoad(d), Type::Void, &[ct, none]);
+            let comps: Vec<u8> = (0..words).collect();
+            let rd = cx.rf(i, Field::Rd);
+            let ds: Vec<u8> = (0..words).map(|k| regk(rd, k)).collect();
+            write(cx, r, &comps, &ds);
+            if let Some(p) = i.pred(Field::Pd) {
+                let t = cx.cbool(true);
+                cx.set_pred(p.0, t);
+            }
+        }
+        Opcode::Sust => {
+            let rb = cx.rf(i, Field::Rb);
+            let mut v = [z; 4];
+            for k in 0..words {
+                v[k as usize] = rr(cx, rb, k);
+            }
+            let vt = tuple(cx, v);
+            cx.emit(Op::ImageStore(d), Type::Void, &[ct, vt, none]);
+        }
+        _ => {
+            // SUATOMTY: unsigned (no size) or `.S32`.
+            let signed = match i.raw(Field::Size).unwrap_or(0) {
+                0 => false,
+                1 => true,
+                t => return Err(cx.unsupported(i, format!("surface atomic type {t}"))),
+            };
+            let cas = form == "SUATOM_CAS_R";
+            let op = if cas {
+                None
+            } else {
+                Some(match i.raw(Field::Op).unwrap_or(0) {
+                    0 => AtomOp::Add,
+                    1 if signed => AtomOp::SMin,
+                    2 if signed => AtomOp::SMax,
+                    1 => AtomOp::UMin,
+                    2 => AtomOp::UMax,
+                    3 => AtomOp::Inc,
+                    4 => AtomOp::Dec,
+                    5 => AtomOp::And,
+                    6 => AtomOp::Or,
+                    7 => AtomOp::Xor,
+                    8 => AtomOp::Exch,
+                    o => return Err(cx.unsupported(i, format!("surface atomic op {o}"))),
+                })
+            };
+            let rb = cx.rf(i, Field::Rb);
+            // CAS: the compare value in Rb, the new value in Rb+1 (Maxwell's order).
+            let (val, cmpv) = if cas {
+                (rr(cx, rb, 1), rr(cx, rb, 0))
+            } else {
+                (rr(cx, rb, 0), z)
+            };
+            let r = cx.emit(Op::ImageAtomic(d, op), Type::U32, &[ct, val, cmpv, none]);
+            if i.opcode() == Opcode::Suatom {
+                cx.set_rd(i, r);
+            }
+        }
+    }
     Ok(())
 }
 
