@@ -32,10 +32,7 @@ const KNOWN_SM53: &[(&str, &str)] = &[];
 
 /// sm86 render cases that do not match yet, with the cause (the first instruction the Ampere
 /// lifter cannot translate yet).
-const KNOWN_SM86: &[(&str, &str)] = &[(
-    "helper+fs_lod_grad",
-    "Ampere TXD (textureGrad) not translated yet (ampere/tex.rs)",
-)];
+const KNOWN_SM86: &[(&str, &str)] = &[];
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/nak")

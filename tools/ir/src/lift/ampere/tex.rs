@@ -1,11 +1,12 @@
-//! Ampere textures: the bindless forms NAK emits (`TEX.B`, `TLD.B`, `TLD4.B`, `TXQ.B`). The
-//! operand registers are Maxwell's bindless layout (coordinates from `Ra`, array layer first;
-//! `Rb` = the handle, then LOD / bias, offsets, depth reference), and the handle becomes a
+//! Ampere textures: the bindless forms NAK emits (`TEX.B`, `TLD.B`, `TLD4.B`, `TXQ.B`,
+//! `TMML.B`, `TXD.B`). The operand registers are Maxwell's bindless layout (coordinates from
+//! `Ra`, array layer first; `Rb` = the handle, then LOD / bias, offsets, depth reference;
+//! `TXD.B`: the handle in `Ra`, derivatives in `Rb`), and the handle becomes a
 //! slot through the same binding-layout resolution ([`crate::lift::tex::tex_handle`]). What
 //! differs is the destination: two register pairs, the first two written components in `Rd`
 //! (bits 16-23) and the rest in `Rd2` (bits 64-71; nvdisasm prints `Rd2` first). Surfaces:
-//! the register-handle forms (handle in `Rc`). Other forms (bound handles, TMML, TXD, partial
-//! surface masks) are reported as not translated yet.
+//! the register-handle forms (handle in `Rc`). Other forms (bound handles, `TXD.AOFFI`,
+//! `TLD4.PTP`, partial surface masks) are reported as not translated yet.
 
 use super::super::{Cx, Result};
 use crate::gfx::{TexDim, TexKind, TexLod};
@@ -57,7 +58,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     ) {
         return surface(cx, i);
     }
-    if !matches!(form, "TEX_B" | "TLD_B" | "TLD4_B" | "TXQ_B") {
+    if form == "TXD_B" {
+        return txd(cx, i);
+    }
+    if !matches!(form, "TEX_B" | "TLD_B" | "TLD4_B" | "TXQ_B" | "TMML_B") {
         return Err(cx.unsupported(i, "not translated yet"));
     }
     let z = cx.c32(0);
@@ -160,6 +164,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 d.dim = TexDim::Buffer;
             }
         }
+        Opcode::Tmml => d.kind = TexKind::QueryLod,
         _ => {
             // TLD4: the component, offsets (`.AOFFI`; `.PTP` not yet), depth compare.
             d.kind = TexKind::Gather(i.get(Field::Component).unwrap_or(0) as u8);
@@ -187,6 +192,53 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             cx.emit(Op::Tex(d), Type::Void, &[c, e, g, idx])
         }
         None => cx.emit(Op::Tex(d), Type::Void, &[c, e]),
+    };
+    let mut comps = mask_comps(i);
+    if d.kind == TexKind::QueryLod {
+        // TMML writes two values (clamped and unclamped LOD).
+        comps.retain(|&c| c < 2);
+    }
+    let ds = dests(cx, i, comps.len());
+    write(cx, r, &comps, &ds);
+    Ok(())
+}
+
+/// `TXD.B Rd2, Rd, Ra, Rb`: as on Maxwell, the handle is Ra with the coordinates after it
+/// and Rb holds the derivatives (d/dx, d/dy of each coordinate, 1D and 2D; `.AOFFI` not
+/// yet).
+fn txd(cx: &mut Cx, i: &Instr) -> Result<()> {
+    // TXDDIM: 1D, 2D, -, -, ARRAY_1D, ARRAY_2D.
+    let (dm, array) = match i.raw(Field::TexType).unwrap_or(1) {
+        0 => (TexDim::D1, false),
+        1 => (TexDim::D2, false),
+        4 => (TexDim::D1, true),
+        5 => (TexDim::D2, true),
+        t => return Err(cx.unsupported(i, format!("TXD type {t}"))),
+    };
+    if i.flag(Field::Aoffi) {
+        return Err(cx.unsupported(i, "TXD.AOFFI"));
+    }
+    let z = cx.c32(0);
+    let ra = cx.rf(i, Field::Ra);
+    let rb = cx.rf(i, Field::Rb);
+    let h = rr(cx, ra, 0);
+    let (s, samp, dynamic) = tex_handle(cx, h).map_err(|why| cx.unsupported(i, why))?;
+    let (c, _) = coords_from(cx, regk(ra, 1), dm, array);
+    let mut d = desc(TexKind::Grad, dm, array, s);
+    d.samp = samp;
+    let mut g = [z; 4];
+    for k in 0..dm.coords().min(2) as u8 {
+        g[2 * k as usize] = rr(cx, rb, 2 * k);
+        g[2 * k as usize + 1] = rr(cx, rb, 2 * k + 1);
+    }
+    let g = tuple(cx, g);
+    let e = tuple(cx, [z, z, z, z]);
+    let r = match dynamic {
+        Some((n, idx)) => {
+            d.dyn_count = n;
+            cx.emit(Op::Tex(d), Type::Void, &[c, e, g, idx])
+        }
+        None => cx.emit(Op::Tex(d), Type::Void, &[c, e, g]),
     };
     let comps = mask_comps(i);
     let ds = dests(cx, i, comps.len());
