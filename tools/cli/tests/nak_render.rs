@@ -887,6 +887,23 @@ fn exec_all(sm: &str, known: &[(&str, &str)]) -> Vec<String> {
     unexpected
 }
 
+/// sm86 compute cases that do not match glslang's run yet, with the cause.
+const KNOWN_EXEC_SM86: &[(&str, &str)] = &[
+    ("cs_ssbo_saxpy", "bindless constant bank cx[URn] (NVK compute UBOs) not translated yet"),
+    ("cs_ubo_emulated", "bindless constant bank cx[URn] (NVK compute UBOs) not translated yet"),
+    ("cs_matmul_tiled", "bindless constant bank cx[URn] (NVK compute UBOs) not translated yet"),
+    ("cs_image_ops", "SULD's image handle is not a bank word in its block (the deferred handles pass is not wired for Ampere surfaces yet)"),
+];
+
+#[test]
+fn nak_sm86_compute_matches_glslang() {
+    if dmsh_testsupport::reference::glsl::vulkan_device().is_none() {
+        return;
+    }
+    let unexpected = exec_all("sm86", KNOWN_EXEC_SM86);
+    assert!(unexpected.is_empty(), "unexpected failures: {unexpected:?}");
+}
+
 #[test]
 fn nak_sm53_compute_matches_glslang() {
     if dmsh_testsupport::reference::glsl::vulkan_device().is_none() {
