@@ -264,71 +264,31 @@ enum Fun {
     Tanh,
 }
 
+/// MUFU's function and whether it is an `.F16` form. The forms' four `Mode` enums (MUFUOP,
+/// MUFUOPI, MUFUOP64H, MUFUOPH) print the same function names, so they are read by text.
 fn mufu_fun(cx: &Cx, i: &Instr) -> Result<(Fun, bool)> {
     use Fun::Op as F;
-    if let Some(m) = i.modifier_as::<mods::Mufuop>(Field::Mode) {
-        use mods::Mufuop as M;
-        return Ok((
-            match m {
-                M::Cos => F(Op::FCos),
-                M::Sin => F(Op::FSin),
-                M::Ex2 => F(Op::FExp2),
-                M::Lg2 => F(Op::FLog2),
-                M::Rcp => F(Op::FRcp),
-                M::Rsq => F(Op::FRsqrt),
-                M::Sqrt => F(Op::FSqrt),
-                M::Rcp64h => Fun::Rcp64h,
-                M::Rsq64h => Fun::Rsq64h,
-                M::Tanh => Fun::Tanh,
-                m => return Err(cx.unsupported(i, format!("MUFU{m}"))),
-            },
-            false,
-        ));
-    }
-    if let Some(m) = i.modifier_as::<mods::Mufuopi>(Field::Mode) {
-        use mods::Mufuopi as M;
-        return Ok((
-            match m {
-                M::Cos => F(Op::FCos),
-                M::Sin => F(Op::FSin),
-                M::Ex2 => F(Op::FExp2),
-                M::Lg2 => F(Op::FLog2),
-                M::Rcp => F(Op::FRcp),
-                M::Rsq => F(Op::FRsqrt),
-                M::Sqrt => F(Op::FSqrt),
-                M::Tanh => Fun::Tanh,
-                m => return Err(cx.unsupported(i, format!("MUFU{m}"))),
-            },
-            false,
-        ));
-    }
-    if let Some(m) = i.modifier_as::<mods::Mufuop64h>(Field::Mode) {
-        return Ok((
-            match m {
-                mods::Mufuop64h::Rcp64h => Fun::Rcp64h,
-                mods::Mufuop64h::Rsq64h => Fun::Rsq64h,
-            },
-            false,
-        ));
-    }
-    if let Some(m) = i.modifier_as::<mods::Mufuoph>(Field::Mode) {
-        use mods::Mufuoph as M;
-        return Ok((
-            match m {
-                M::CosF16 => F(Op::FCos),
-                M::SinF16 => F(Op::FSin),
-                M::Ex2F16 => F(Op::FExp2),
-                M::Lg2F16 => F(Op::FLog2),
-                M::RcpF16 => F(Op::FRcp),
-                M::RsqF16 => F(Op::FRsqrt),
-                M::SqrtF16 => F(Op::FSqrt),
-                M::TanhF16 => Fun::Tanh,
-                m => return Err(cx.unsupported(i, format!("MUFU{m}"))),
-            },
-            true,
-        ));
-    }
-    Err(cx.unsupported(i, "MUFU without a function"))
+    let Some(text) = i.modifier(Field::Mode) else {
+        return Err(cx.unsupported(i, "MUFU without a function"));
+    };
+    let (name, half) = match text.strip_suffix(".F16") {
+        Some(n) => (n, true),
+        None => (text, false),
+    };
+    let fun = match name {
+        ".COS" => F(Op::FCos),
+        ".SIN" => F(Op::FSin),
+        ".EX2" => F(Op::FExp2),
+        ".LG2" => F(Op::FLog2),
+        ".RCP" => F(Op::FRcp),
+        ".RSQ" => F(Op::FRsqrt),
+        ".SQRT" => F(Op::FSqrt),
+        ".TANH" => Fun::Tanh,
+        ".RCP64H" if !half => Fun::Rcp64h,
+        ".RSQ64H" if !half => Fun::Rsq64h,
+        _ => return Err(cx.unsupported(i, format!("MUFU{text}"))),
+    };
+    Ok((fun, half))
 }
 
 /// MUFU as Maxwell's: the f32 functions flush their operand and result (the special function
