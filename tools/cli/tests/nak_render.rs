@@ -327,9 +327,7 @@ fn validate_all(sm: &str) -> Vec<(String, String)> {
 const KNOWN_VALID_SM53: &[(&str, &str)] = &[];
 
 /// sm86 geometry / tessellation / compute shaders whose translation does not validate yet.
-const KNOWN_VALID_SM86: &[(&str, &str)] = &[
-    ("cs_image_ops.comp", "SULD's image handle is not a bank word in its block (the deferred handles pass is not wired for Ampere surfaces yet)"),
-];
+const KNOWN_VALID_SM86: &[(&str, &str)] = &[];
 
 fn check_known(bad: &[(String, String)], known: &[(&str, &str)]) {
     let unexpected: Vec<&String> = bad
@@ -896,9 +894,7 @@ fn exec_all(sm: &str, known: &[(&str, &str)]) -> Vec<String> {
 }
 
 /// sm86 compute cases that do not match glslang's run yet, with the cause.
-const KNOWN_EXEC_SM86: &[(&str, &str)] = &[
-    ("cs_image_ops", "SULD's image handle is not a bank word in its block (the deferred handles pass is not wired for Ampere surfaces yet)"),
-];
+const KNOWN_EXEC_SM86: &[(&str, &str)] = &[];
 
 #[test]
 fn nak_sm86_compute_matches_glslang() {
