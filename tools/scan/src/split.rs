@@ -73,6 +73,8 @@ struct Job {
 struct Part {
     entries: Arc<[linkdata::Entry]>,
     range: std::ops::Range<usize>,
+    /// DATA1's size on disk (the job's `size` is its entries' bytes).
+    file_size: u64,
 }
 
 /// Errors that stop a split (bad arguments, unwritable outputs). Bad input files never do.
@@ -201,6 +203,7 @@ fn linkdata_jobs(job: &Job, files: &[(String, PathBuf, u64)]) -> Option<Vec<Job>
                 part: Some(Part {
                     entries: entries.clone(),
                     range,
+                    file_size: job.size,
                 }),
                 ..job.clone()
             })
@@ -265,10 +268,7 @@ pub fn scan(
             )
             .with_seen(&seen);
             let label = format!("{}:{}", j.source_name, j.rel);
-            let on_disk = match &j.part {
-                Some(_) => std::fs::metadata(&j.path).map_or(j.size, |m| m.len()),
-                None => j.size,
-            };
+            let on_disk = j.part.as_ref().map_or(j.size, |p| p.file_size);
             let mut s = match open(&j.path, on_disk) {
                 Ok(b) if j.main => fs.scan_main(&b, &j.rel),
                 Ok(b) => match &j.part {
@@ -293,7 +293,7 @@ pub fn scan(
             for w in &mut s.warnings {
                 w.path = format!("{}:{}", j.source_name, w.path);
             }
-            s.files = u64::from(j.part.as_ref().map_or(true, |p| p.range.start == 0));
+            s.files = u64::from(j.part.as_ref().is_none_or(|p| p.range.start == 0));
             s.bytes = j.size;
             progress.done(&label, j.size);
             s

@@ -399,7 +399,12 @@ fn three_houses(root: &Path) -> ThreeHouses {
     write(
         root,
         "patch1/nx/shader/water.spkg",
-        &gz_table(&package(b"SPKG", &refs(&patch)), 0x10000),
+        &gz_table(&package(b"SPKG", &refs(&patch[..1])), 0x10000),
+    );
+    write(
+        root,
+        "patch1/data/water2.gz",
+        &gz_table(&package(b"_S2G3000", &refs(&patch[1..])), 0x20000),
     );
     write(
         root,
@@ -416,7 +421,9 @@ fn three_houses(root: &Path) -> ThreeHouses {
     add(raw, "DATA1.bin//00003");
     add(map, "DATA1.bin//00004|ktgl_gz");
     add(bnsh, "DATA1.bin//00005|ktgl_gz//ui/layout.bfsha");
-    add(patch, "water.spkg|ktgl_gz");
+    let mut patch = patch.into_iter();
+    add(patch.next().into_iter().collect(), "water.spkg|ktgl_gz");
+    add(patch.collect(), "water2.gz|ktgl_gz");
     add(loose, "loose.spkg");
     ThreeHouses {
         shaders: v,
@@ -442,11 +449,11 @@ fn three_houses_linkdata_and_loose_packages() {
         .map(|(b, _)| b)
         .collect();
     assert_eq!(s.pairs, vec![(bnsh[0].key(), bnsh[1].key())]);
-    // One DATA1 counts as one LINKDATA, its eight entries as jobs of their own; four files
-    // read (DATA0, DATA1, two loose packages).
+    // One DATA1 counts as one LINKDATA, its eight entries as jobs of their own; five files
+    // read (DATA0, DATA1, three loose packages).
     assert_eq!(s.opened.get("linkdata"), Some(&1));
-    assert_eq!(s.files, 4);
-    assert_eq!(s.opened.get("ktgl_gz"), Some(&6));
+    assert_eq!(s.files, 5);
+    assert_eq!(s.opened.get("ktgl_gz"), Some(&7));
 }
 
 #[test]
@@ -612,4 +619,84 @@ fn hostile_rdb_records_and_tables_are_bounded_and_named() {
         (s.warnings[0].path.as_str(), s.warnings[0].offset),
         ("DATA1.bin", d1.len() as u64 - 8)
     );
+}
+
+#[test]
+fn a_shader_in_data1_and_in_a_patch_package_is_one_row() {
+    let t = tempfile::tempdir().unwrap();
+    let b = shaders(&["vs_basic_mvp.vert", "fs_tex2d_basic.frag"], 0x3000);
+    let pkg = package(b"_S2G3000", &refs(&b));
+    let (d0, d1) = linkdata_pair(&[Some((&pkg, true)), Some((&pkg, false))]);
+    write(t.path(), "DATA0.bin", &d0);
+    write(t.path(), "DATA1.bin", &d1);
+    write(
+        t.path(),
+        "patch2/nx/shader/same.spkg",
+        &gz_table(&pkg, 0x4000),
+    );
+    let p = profile("010055D009F78000");
+    let mut s = scan_romfs(t.path(), &p);
+    assert!(s.warnings.is_empty(), "{:#?}", s.warnings);
+    assert_eq!(s.shaders.len(), 6);
+    let tables = dmsh_scan::tables::Tables::build(&mut s, &p);
+    assert_eq!(tables.shaders.len(), 2);
+    for x in &b {
+        assert_eq!(tables.copies.get(&x.key()), Some(&3), "{}", x.name);
+    }
+    // The first origin (DATA1's first entry) is the one reported; its bytes are the shader's.
+    let row = tables
+        .shaders
+        .iter()
+        .find(|x| x.piece.key == b[0].key())
+        .unwrap();
+    assert_eq!(&*row.path, "DATA1.bin//00000|ktgl_gz");
+    assert_eq!(row.piece.control, b[0].control);
+    assert_eq!(row.piece.code, b[0].code);
+}
+
+#[test]
+fn random_damage_to_ktgl_files_is_survived() {
+    use rand::{Rng, SeedableRng};
+    let t = tempfile::tempdir().unwrap();
+    let th = three_houses(t.path());
+    let b = shaders(&["vs_basic_mvp.vert", "fs_tex2d_basic.frag"], 0x4000);
+    let pkg = package(b"_S2G3000", &refs(&b));
+    let bin = records(&[
+        zlib_record(1, 0x7BCD_279F, &pkg, 0x400, false),
+        zlib_record(2, 0x20A6_A0BB, &pkg, 0x10000, true),
+    ]);
+    let gz = gz_table(&pkg, 0x4000);
+    let limits = Limits {
+        max_depth: 8,
+        layer_cap: 1 << 20,
+        file_budget: 4 << 20,
+    };
+    let fs = FileScan::new(&limits, false, 0, "romfs0".into());
+    let entries = linkdata::entries(&th.data0);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x6b74);
+    for round in 0..300 {
+        let mut bad_bin = bin.clone();
+        let mut bad_gz = gz.clone();
+        let mut bad_d1 = th.data1.clone();
+        for v in [&mut bad_bin, &mut bad_gz, &mut bad_d1] {
+            for _ in 0..1 + round % 8 {
+                let at = rng.gen_range(0..v.len());
+                v[at] = rng.gen();
+            }
+        }
+        for s in [
+            fs.scan(&bad_bin, "system.rdb.bin0", 0),
+            fs.scan(&bad_gz, "x.gz", 0),
+            fs.scan_found(
+                &bad_d1,
+                "DATA1.bin",
+                linkdata::NAME,
+                Ok(linkdata::members(&bad_d1, &entries, 0..entries.len())),
+            ),
+        ] {
+            for w in &s.warnings {
+                assert!(!w.path.is_empty() && !w.detail.is_empty());
+            }
+        }
+    }
 }

@@ -35,7 +35,8 @@ pub struct Header {
 }
 
 /// The header at the start of `b`, when it is a consistent table: a known chunk size, as many
-/// chunks as the size needs, the length table and the first chunk's length word inside `b`.
+/// chunks as the size needs, the length table inside `b`, and a first chunk that starts a
+/// zlib stream (or, as the only chunk, is stored raw).
 pub fn header(b: &[u8]) -> Option<Header> {
     let chunk_size = u32le(b, 0)?;
     let count = u32le(b, 4)?;
@@ -44,7 +45,9 @@ pub fn header(b: &[u8]) -> Option<Header> {
         return None;
     }
     let first = align_up(12 + 4 * count as usize, 0x80);
-    (first + 4 <= b.len()).then_some(Header {
+    let zlib_first = b.get(first + 4..).is_some_and(zlib::has_header);
+    let raw_only = count == 1 && (u32le(b, first) == Some(total) || u32le(b, 12) == Some(total));
+    (first + 4 <= b.len() && (zlib_first || raw_only)).then_some(Header {
         chunk_size,
         count,
         total,

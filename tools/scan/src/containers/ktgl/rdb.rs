@@ -16,11 +16,9 @@ pub const RECORD: &[u8; 4] = b"IDRK";
 /// RDB index magic.
 pub const INDEX: &[u8; 4] = b"_DRK";
 
-/// Content magics of the records read, with the member name's extension.
+/// Content magics of the records read, with the member name's extension. (The seed also gives
+/// their type-info KTIDs, G2S 0x7BCD279F and `_DOK` 0x20A6A0BB; the magic decides.)
 pub const SHADER_MAGICS: [(&[u8; 8], &str); 2] = [(b"_S2G3000", "g2s"), (b"_DOK0000", "dok")];
-
-/// Type-info KTIDs the seed gives for them (G2S, `_DOK`); informative, the magic decides.
-pub const SHADER_TYPES: [u32; 2] = [0x7BCD_279F, 0x20A6_A0BB];
 
 /// Flag: content stored as zlib chunks.
 pub const ZLIB: u32 = 0x10_0000;
