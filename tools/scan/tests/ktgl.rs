@@ -700,3 +700,35 @@ fn random_damage_to_ktgl_files_is_survived() {
         }
     }
 }
+
+#[test]
+fn python_zlib_fixtures_give_the_payloads_shaders() {
+    // Written by tests/fixtures/ktgl/make_ktgl_fixtures.py (C zlib, with Adler-32 trailers)
+    // around the demo title's bfsha: the BNSH shaders of the payload, found through an IDRK
+    // record with a size prefix and through a gz table.
+    let root = support::repo_root();
+    let fx = root.join("tools/scan/tests/fixtures/ktgl");
+    let limits = Limits::default();
+    let fs = FileScan::new(&limits, false, 0, "romfs0".into());
+    let payload =
+        std::fs::read(root.join("games/demo/romfs/Shader/Misc.Nin_NX_NVN.bfsha")).unwrap();
+    let keys = |s: &Scan| {
+        let mut k: Vec<String> = s.shaders.iter().map(|x| x.piece.key.clone()).collect();
+        k.sort();
+        k
+    };
+    let want = keys(&fs.scan(&payload, "Misc.bfsha", 0));
+    assert!(!want.is_empty());
+    let bin = std::fs::read(fx.join("system.rdb.bin0")).unwrap();
+    let s = fs.scan(&bin, "asset/system.rdb.bin0", 0);
+    assert!(s.warnings.is_empty(), "{:#?}", s.warnings);
+    assert_eq!(keys(&s), want);
+    assert!(s.shaders[0]
+        .path
+        .starts_with("asset/system.rdb.bin0//20a6a0bb.dok|rdb"));
+    let gz = std::fs::read(fx.join("entry.gz")).unwrap();
+    assert_eq!(gz::decode(&gz, 1 << 30).unwrap(), payload);
+    let s = fs.scan(&gz, "entry.gz", 0);
+    assert!(s.warnings.is_empty(), "{:#?}", s.warnings);
+    assert_eq!(keys(&s), want);
+}

@@ -8,7 +8,7 @@ pub mod linkdata;
 pub mod rdb;
 pub mod zlib;
 
-use super::{glslc, ContainerReader, Found, Input, Sniff};
+use super::{bnsh, glslc, ContainerReader, Found, Input, Sniff};
 use crate::shader::{ContainerKind, Hits};
 
 /// Magics at +0 of the KTGL containers whose GLSLC outputs are read: G2S, `_DOK0000`, the
@@ -17,11 +17,15 @@ pub const MAGICS: [&[u8]; 4] = [b"_S2G3000", b"_DOK0000", b"_SPK4100", b"SPKG"];
 
 /// The registry's KTGL reader: every GLSLC output (docs/formats.md, GLSLC) of a KTGL container
 /// or of a buffer decoded from a KTGL "gz" table (LINKDATA entries and loose `*.gz` files also
-/// hold map and model archives with packages of their own inside, at offsets not known).
+/// hold map and model archives with packages of their own inside, at offsets not known). A
+/// buffer without outputs is read for BNSH, as any other buffer would be.
 pub const READER: ContainerReader = ContainerReader {
     name: ContainerKind::Ktgl.as_str(),
     sniff: Sniff::By(takes),
-    read: |i| Ok(read(i.bytes)),
+    read: |i| match read(i.bytes) {
+        Found::Shaders { hits, .. } if hits.shaders.is_empty() => (bnsh::READER.read)(i),
+        found => Ok(found),
+    },
 };
 
 /// Whether `i` is a KTGL container (by magic) or a decoded KTGL "gz" layer (by its name).

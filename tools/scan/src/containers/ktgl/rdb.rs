@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use super::zlib;
 use crate::bytes::{need_u32, need_u64, range, u32le};
-use crate::containers::{ContainerReader, Found, Inner, Sniff};
+use crate::containers::{ContainerReader, Found, Inner, Input, Sniff};
 use crate::error::{ReadError, ReadResult, WarnKind};
 
 /// IDRK record magic.
@@ -15,6 +15,9 @@ pub const RECORD: &[u8; 4] = b"IDRK";
 
 /// RDB index magic.
 pub const INDEX: &[u8; 4] = b"_DRK";
+
+/// What the names of RDB data files contain (`system.rdb.bin0`).
+pub const DATA_FILE: &str = ".rdb.bin";
 
 /// Content magics of the records read, with the member name's extension. (The seed also gives
 /// their type-info KTIDs, G2S 0x7BCD279F and `_DOK` 0x20A6A0BB; the magic decides.)
@@ -34,9 +37,19 @@ pub const HEAD: usize = 0x30;
 /// (`//<file KTID>.g2s`), decoded in parallel one layer deeper.
 pub const READER: ContainerReader = ContainerReader {
     name: "rdb",
-    sniff: Sniff::By(|i| i.bytes.starts_with(RECORD) || i.bytes.starts_with(INDEX)),
+    sniff: Sniff::By(takes),
     read: |i| read(i.bytes, i.cap),
 };
+
+/// Whether `i` is a record, an index or a data file (`*.rdb.bin*`, whatever comes first in it).
+fn takes(i: &Input) -> bool {
+    i.bytes.starts_with(RECORD)
+        || i.bytes.starts_with(INDEX)
+        || i.name
+            .rsplit('/')
+            .next()
+            .is_some_and(|n| n.contains(DATA_FILE))
+}
 
 /// One IDRK record's header fields and where its content lies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,9 +118,8 @@ pub fn shader_ext(b: &[u8], r: &Record) -> Option<&'static str> {
 
 /// Where the chunks of zlib content `c` start: after the optional u32 decompressed size.
 fn chunks_start(c: &[u8], raw_size: u64) -> usize {
-    let prefix = c.get(4) != Some(&0x78)
-        && c.get(8) == Some(&0x78)
-        && u32le(c, 0).map(u64::from) == Some(raw_size);
+    let prefix =
+        u32le(c, 0).map(u64::from) == Some(raw_size) && c.get(8..).is_some_and(zlib::has_header);
     if prefix {
         4
     } else {
