@@ -9,7 +9,7 @@ pub mod rdb;
 pub mod zlib;
 
 use super::{bnsh, glslc, ContainerReader, Found, Input, Sniff};
-use crate::shader::{ContainerKind, Hits};
+use crate::shader::ContainerKind;
 
 /// Magics at +0 of the KTGL containers whose GLSLC outputs are read: G2S, `_DOK0000`, the
 /// `_SPK4100` package without G2S, and `SPKG` packages.
@@ -38,14 +38,7 @@ pub fn is_container(b: &[u8]) -> bool {
     MAGICS.iter().any(|m| b.starts_with(m))
 }
 
-/// The GLSLC outputs of `b`. One container is counted as opened when `b` has a KTGL magic or
-/// holds an output.
+/// The GLSLC outputs of `b`, as one KTGL container.
 pub fn read(b: &[u8]) -> Found<'static> {
-    let hits: Hits = glslc::scan(b);
-    let opened = u64::from(is_container(b) || !hits.shaders.is_empty());
-    Found::Shaders {
-        kind: ContainerKind::Ktgl,
-        opened,
-        hits,
-    }
+    Found::shaders(ContainerKind::Ktgl, glslc::scan(b))
 }
