@@ -14,6 +14,7 @@ pub mod bahs;
 pub mod bnsh;
 pub mod elf;
 pub mod glslc;
+pub mod ktgl;
 pub mod mshd;
 pub mod ndsr;
 pub mod nro;
@@ -32,6 +33,9 @@ pub static ROMFS: &[ContainerReader] = &[
     bahs::READER,
     mshd::READER,
     ndsr::READER,
+    ktgl::rdb::READER,
+    ktgl::gz::READER,
+    ktgl::READER,
     bnsh::READER,
 ];
 
@@ -185,6 +189,8 @@ mod tests {
             (bahs::MAGIC, "bahs"),
             (mshd::MAGIC, "mshd"),
             (ndsr::MAGIC, "ndsr"),
+            (ktgl::rdb::RECORD, "rdb"),
+            (b"_S2G3000", "ktgl"),
             (b"anything", "bnsh"),
             (b"", "bnsh"),
         ] {
