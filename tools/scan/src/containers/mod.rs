@@ -19,6 +19,8 @@ pub mod ndsr;
 pub mod nro;
 pub mod nso;
 pub mod sarc;
+pub mod unity;
+pub mod unityfs;
 pub mod yaz0;
 pub mod zstd;
 
@@ -32,6 +34,8 @@ pub static ROMFS: &[ContainerReader] = &[
     bahs::READER,
     mshd::READER,
     ndsr::READER,
+    unityfs::READER,
+    unity::serialized::READER,
     bnsh::READER,
 ];
 
@@ -40,7 +44,7 @@ pub static ROMFS: &[ContainerReader] = &[
 pub static EXECUTABLES: &[ContainerReader] = &[nso::READER, nro::READER, elf::READER];
 
 /// Readers of a main's memory image: every one whose `sniff` is true reads it, in this order.
-pub static MAIN_IMAGE: &[ContainerReader] = &[bnsh::READER, glslc::READER];
+pub static MAIN_IMAGE: &[ContainerReader] = &[bnsh::READER, glslc::READER, unity::strings::READER];
 
 /// What a reader is given.
 #[derive(Debug, Clone, Copy)]
@@ -54,6 +58,8 @@ pub struct Input<'b> {
     pub cap: u64,
     /// The profile reads GLSLC outputs in main (`shader_main_glslc`).
     pub glslc_in_main: bool,
+    /// The split's Unity state (common strings, borrowed trees), where a split runs.
+    pub unity: Option<unity::Scope<'b>>,
 }
 
 /// A buffer a reader found inside its input; the scan reads it again, one layer deeper.
@@ -166,6 +172,7 @@ mod tests {
             name: "f.bin",
             cap: 1 << 20,
             glslc_in_main: false,
+            unity: None,
         }
     }
 
@@ -185,6 +192,7 @@ mod tests {
             (bahs::MAGIC, "bahs"),
             (mshd::MAGIC, "mshd"),
             (ndsr::MAGIC, "ndsr"),
+            (unityfs::MAGIC, "unityfs"),
             (b"anything", "bnsh"),
             (b"", "bnsh"),
         ] {
