@@ -85,8 +85,11 @@ fn fixture_path(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// (key, stage) of shaders, and (vertex key, fragment key) pairs.
+type Finds = (Vec<(String, String)>, Vec<(String, String)>);
+
 /// (key, stage) of every shader, and the (vertex, fragment) pairs, the fixture `tag` holds.
-fn expected(tag: &str) -> (Vec<(String, String)>, Vec<(String, String)>) {
+fn expected(tag: &str) -> Finds {
     let progs = SHADERS.iter().find(|(t, _)| *t == tag).unwrap().1;
     let mut shaders = Vec::new();
     let mut pairs = Vec::new();
@@ -100,7 +103,7 @@ fn expected(tag: &str) -> (Vec<(String, String)>, Vec<(String, String)>) {
     (shaders, pairs)
 }
 
-fn found(s: &Scan) -> (Vec<(String, String)>, Vec<(String, String)>) {
+fn found(s: &Scan) -> Finds {
     let mut a: Vec<_> = s
         .shaders
         .iter()
@@ -112,9 +115,7 @@ fn found(s: &Scan) -> (Vec<(String, String)>, Vec<(String, String)>) {
     (a, p)
 }
 
-fn sorted(
-    mut e: (Vec<(String, String)>, Vec<(String, String)>),
-) -> (Vec<(String, String)>, Vec<(String, String)>) {
+fn sorted(mut e: Finds) -> Finds {
     e.0.sort();
     e.1.sort();
     e
@@ -316,7 +317,7 @@ fn bombs_and_lies_are_bounded_by_the_cap() {
     // A hand-made bundle whose one stored block claims 4 GiB: refused before any allocation.
     let mut b = b"UnityFS\0".to_vec();
     b.extend_from_slice(&8u32.to_be_bytes());
-    b.extend_from_slice(b"5.x.x\02020.3.12f1\0");
+    b.extend_from_slice(b"5.x.x\x002020.3.12f1\0");
     let info = {
         let mut i = vec![0u8; 16];
         i.extend_from_slice(&1i32.to_be_bytes());
@@ -330,7 +331,7 @@ fn bombs_and_lies_are_bounded_by_the_cap() {
     b.extend_from_slice(&(info.len() as u32).to_be_bytes());
     b.extend_from_slice(&(info.len() as u32).to_be_bytes());
     b.extend_from_slice(&0x40u32.to_be_bytes());
-    while b.len() % 16 != 0 {
+    while !b.len().is_multiple_of(16) {
         b.push(0);
     }
     b.extend_from_slice(&info);
