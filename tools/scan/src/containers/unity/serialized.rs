@@ -221,11 +221,15 @@ fn read<'b>(i: &Input<'b>) -> ReadResult<Found<'b>> {
         let own = match &t.tree {
             Some(r) => {
                 let mut tc = Cursor::new(&b[..r.end], r.start, h.be);
-                Some(tree::parse(
-                    &mut tc,
-                    h.version,
-                    i.unity.and_then(|u| u.shared.common.get()),
-                )?)
+                let common = i.unity.and_then(|u| u.shared.common.get());
+                match tree::parse(&mut tc, h.version, common) {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        // A bad tree stops only its own type's objects.
+                        hits.errors.push(e);
+                        continue;
+                    }
+                }
             }
             None => None,
         };
