@@ -35,6 +35,16 @@ const SHADERS: &[(&str, &[&[&str]])] = &[
         ],
     ),
     (
+        "hostile_2020_3",
+        &[
+            &["vs_clipdist.vert", "fs_fragdepth.frag"],
+            &["vs_ssbo_drawparams.vert", "fs_frontfacing_deriv.frag"],
+            &["vs_image_fp64.vert", "fs_lod_grad.frag"],
+            &["vs_basic_mvp.vert", "fs_pointcoord_layer.frag"],
+            &["vs_skinning.vert", "fs_sample_shading.frag"],
+        ],
+    ),
+    (
         "player_2022_3",
         &[
             &["vs_displace_tex.vert", "fs_gather.frag"],
@@ -354,6 +364,7 @@ fn every_truncation_and_mutation_is_survived() {
         "shader_2022_3_lzma.unityfs",
         "player_2022_3.assets",
         "player_2020_3_lz4.unityfs",
+        "hostile_2020_3_lz4.unityfs",
     ] {
         let b = fixture(name);
         let u = shared_with_main();
@@ -361,7 +372,7 @@ fn every_truncation_and_mutation_is_survived() {
         let fs = FileScan::new(&limits, false, 0, Arc::from("romfs0")).with_unity(&u);
         for cut in (0..b.len()).step_by(97) {
             let s = fs.scan(&b[..cut], name, 0);
-            assert!(s.shaders.len() <= 5, "{name} cut at {cut}");
+            assert!(s.shaders.len() <= 7, "{name} cut at {cut}");
         }
         for _ in 0..300 {
             let mut m = b.clone();
@@ -376,4 +387,70 @@ fn every_truncation_and_mutation_is_survived() {
         }
         u.second_pass(1 << 20);
     }
+}
+
+#[test]
+fn one_bad_blob_stage_or_segment_never_stops_the_rest() {
+    let u = shared_with_main();
+    let name = "hostile_2020_3_lz4.unityfs";
+    let s = scan_with(Some(&u), name, &Limits::default());
+    let key = |n: &str| built(n).key();
+    // Shader 1's segment is a bomb; shader 2's program 0 keeps only its vertex stage; program 1
+    // and shader 3 (two segments) are whole.
+    let mut want: Vec<(String, String)> = [
+        "vs_ssbo_drawparams.vert",
+        "vs_image_fp64.vert",
+        "fs_lod_grad.frag",
+        "vs_basic_mvp.vert",
+        "fs_pointcoord_layer.frag",
+        "vs_skinning.vert",
+        "fs_sample_shading.frag",
+    ]
+    .iter()
+    .map(|n| (key(n), built(n).stage.to_string()))
+    .collect();
+    want.sort();
+    let mut pairs = vec![
+        (key("vs_image_fp64.vert"), key("fs_lod_grad.frag")),
+        (key("vs_basic_mvp.vert"), key("fs_pointcoord_layer.frag")),
+        (key("vs_skinning.vert"), key("fs_sample_shading.frag")),
+    ];
+    pairs.sort();
+    assert_eq!(found(&s), (want, pairs));
+    let path = "hostile_2020_3_lz4.unityfs//CAB-hostile";
+    let mut kinds: Vec<_> = s
+        .warnings
+        .iter()
+        .map(|w| (w.kind, w.path.as_str()))
+        .collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            (WarnKind::BadHeader, path),
+            (WarnKind::SizeCap, path),
+            (WarnKind::BadShader, path)
+        ],
+        "{:?}",
+        s.warnings
+    );
+    for w in &s.warnings {
+        assert!(w.detail.starts_with("object "), "{w}");
+        assert!(w.offset > 0, "{w}: the Shader object's offset in the file");
+    }
+    let bomb = s
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarnKind::SizeCap)
+        .unwrap();
+    assert!(bomb.detail.contains("0x7ffffff0"), "{bomb}");
+    let outside = s
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarnKind::BadHeader)
+        .unwrap();
+    assert!(
+        outside.detail.contains("geometry block 0x100000"),
+        "{outside}"
+    );
 }
