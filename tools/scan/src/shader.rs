@@ -24,6 +24,8 @@ pub enum ContainerKind {
     Ndsr,
     /// Koei Tecmo KTGL package (G2S, `_DOK0000`, SPKG) of GLSLC outputs.
     Ktgl,
+    /// Unity Shader object (class 48) in a serialized file.
+    Unity,
 }
 
 impl ContainerKind {
@@ -35,6 +37,7 @@ impl ContainerKind {
         ContainerKind::Mshd,
         ContainerKind::Ndsr,
         ContainerKind::Ktgl,
+        ContainerKind::Unity,
     ];
 
     /// The name in shader_map.tsv.
@@ -46,6 +49,7 @@ impl ContainerKind {
             ContainerKind::Mshd => "mshd",
             ContainerKind::Ndsr => "ndsr",
             ContainerKind::Ktgl => "ktgl",
+            ContainerKind::Unity => "unity",
         }
     }
 }

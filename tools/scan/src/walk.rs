@@ -83,6 +83,7 @@ pub type Seen = std::sync::Mutex<std::collections::HashSet<String>>;
 pub struct FileScan<'a> {
     limits: &'a Limits,
     seen: Option<&'a Seen>,
+    unity: Option<&'a containers::unity::Shared>,
     glslc_in_main: bool,
     source: u32,
     source_name: Arc<str>,
@@ -100,6 +101,7 @@ impl<'a> FileScan<'a> {
         FileScan {
             limits,
             seen: None,
+            unity: None,
             glslc_in_main,
             source,
             source_name,
@@ -112,6 +114,20 @@ impl<'a> FileScan<'a> {
     pub fn with_seen(mut self, seen: &'a Seen) -> Self {
         self.seen = Some(seen);
         self
+    }
+
+    /// Shares the split's Unity state (common strings, trees, the second pass's files).
+    pub fn with_unity(mut self, u: &'a containers::unity::Shared) -> Self {
+        self.unity = Some(u);
+        self
+    }
+
+    /// The scan of shader records found outside a buffer walk (the Unity second pass) at
+    /// `path`; their pieces hold their own bytes.
+    pub fn hits(&self, path: &str, kind: ContainerKind, opened: u64, hits: Hits) -> Scan {
+        let mut s = Scan::default();
+        self.take(&mut s, &[], path, kind, opened, hits);
+        s
     }
 
     fn cap(&self) -> u64 {
@@ -128,12 +144,18 @@ impl<'a> FileScan<'a> {
             });
     }
 
-    fn input<'b>(&self, bytes: &'b [u8], path: &'b str) -> Input<'b> {
+    fn input<'b>(&'b self, bytes: &'b [u8], path: &'b str) -> Input<'b> {
         Input {
             bytes,
             name: path.rsplit("//").next().unwrap_or(path),
             cap: self.cap(),
             glslc_in_main: self.glslc_in_main,
+            unity: self.unity.map(|shared| containers::unity::Scope {
+                shared,
+                source: self.source,
+                source_name: &self.source_name,
+                path,
+            }),
         }
     }
 
@@ -289,7 +311,11 @@ impl<'a> FileScan<'a> {
                     .unwrap_or(true),
                 None => true,
             };
-            if first {
+            // Readers that decode (Unity blobs) hand over pieces holding their bytes.
+            if !first {
+                hit.piece.control = Vec::new();
+                hit.piece.code = Vec::new();
+            } else if hit.piece.control.is_empty() {
                 hit.piece.fill(buf);
             }
             Shader {

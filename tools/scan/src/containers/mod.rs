@@ -20,6 +20,8 @@ pub mod ndsr;
 pub mod nro;
 pub mod nso;
 pub mod sarc;
+pub mod unity;
+pub mod unityfs;
 pub mod yaz0;
 pub mod zstd;
 
@@ -36,6 +38,8 @@ pub static ROMFS: &[ContainerReader] = &[
     ktgl::rdb::READER,
     ktgl::gz::READER,
     ktgl::READER,
+    unityfs::READER,
+    unity::serialized::READER,
     bnsh::READER,
 ];
 
@@ -44,7 +48,7 @@ pub static ROMFS: &[ContainerReader] = &[
 pub static EXECUTABLES: &[ContainerReader] = &[nso::READER, nro::READER, elf::READER];
 
 /// Readers of a main's memory image: every one whose `sniff` is true reads it, in this order.
-pub static MAIN_IMAGE: &[ContainerReader] = &[bnsh::READER, glslc::READER];
+pub static MAIN_IMAGE: &[ContainerReader] = &[bnsh::READER, glslc::READER, unity::strings::READER];
 
 /// What a reader is given.
 #[derive(Debug, Clone, Copy)]
@@ -58,6 +62,8 @@ pub struct Input<'b> {
     pub cap: u64,
     /// The profile reads GLSLC outputs in main (`shader_main_glslc`).
     pub glslc_in_main: bool,
+    /// The split's Unity state (common strings, borrowed trees), where a split runs.
+    pub unity: Option<unity::Scope<'b>>,
 }
 
 /// A buffer a reader found inside its input; the scan reads it again, one layer deeper.
@@ -170,6 +176,7 @@ mod tests {
             name: "f.bin",
             cap: 1 << 20,
             glslc_in_main: false,
+            unity: None,
         }
     }
 
@@ -191,6 +198,7 @@ mod tests {
             (ndsr::MAGIC, "ndsr"),
             (ktgl::rdb::RECORD, "rdb"),
             (b"_S2G3000", "ktgl"),
+            (unityfs::MAGIC, "unityfs"),
             (b"anything", "bnsh"),
             (b"", "bnsh"),
         ] {
