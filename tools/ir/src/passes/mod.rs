@@ -17,6 +17,7 @@ pub mod handles;
 pub mod local_state;
 pub mod sbuf;
 pub mod ssa;
+pub mod tex_arrays;
 
 /// One pass: a name (for reports and timing) and the function that runs it.
 pub type Pass = (&'static str, fn(&mut Function));
@@ -29,6 +30,7 @@ pub const PASSES: &[Pass] = &[
     ("const_fold", const_fold::run),
     ("ftz", ftz::run),
     ("handles", handles::run),
+    ("tex_arrays", tex_arrays::run),
     ("sbuf", sbuf::run),
     ("dce", dce::run),
 ];
