@@ -14,11 +14,15 @@ pub mod bahs;
 pub mod bnsh;
 pub mod elf;
 pub mod glslc;
+pub mod lslg;
 pub mod mshd;
 pub mod ndsr;
 pub mod nro;
 pub mod nso;
+pub mod oodle;
 pub mod sarc;
+pub mod uepak;
+pub mod ushaderbytecode;
 pub mod yaz0;
 pub mod zstd;
 
@@ -32,6 +36,9 @@ pub static ROMFS: &[ContainerReader] = &[
     bahs::READER,
     mshd::READER,
     ndsr::READER,
+    lslg::READER,
+    ushaderbytecode::READER,
+    uepak::READER,
     bnsh::READER,
 ];
 
