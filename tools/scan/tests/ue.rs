@@ -155,6 +155,8 @@ enum Store {
     Encrypted,
     /// Listed in the index's unencoded entry list (a negative location).
     Unencoded,
+    /// Listed with a location past the encoded entries.
+    Lost,
 }
 
 /// A member's full-form entry (UE `FPakEntry`): offset, size, raw size, u32 method, SHA-1,
@@ -293,7 +295,9 @@ fn pak_v11(files: &[(&str, Vec<u8>, Store)]) -> Vec<u8> {
     let mut dirs: BTreeMap<String, Vec<(String, i32)>> = BTreeMap::new();
     for (path, data, st) in files {
         let laid = lay(&mut f, data, *st);
-        let loc = if *st == Store::Unencoded {
+        let loc = if *st == Store::Lost {
+            0x7FFF_FFF0
+        } else if *st == Store::Unencoded {
             unencoded.push(laid.full);
             -(unencoded.len() as i32)
         } else {
@@ -791,7 +795,8 @@ fn raw_sizes_that_lie_and_hostile_counts() {
     );
     // Counts that do not fit: a warning at the count, nothing allocated.
     let mut bad = archive(&[oodle_entry(&r1, "fragment")], &[]);
-    bad[4 + 4 + 20 * 0 + 4 + 20 + 4..][..4].copy_from_slice(&0x7FFF_FFFFu32.to_le_bytes());
+    // version, no map hashes, one shader hash, no maps: the shader entry count is at 36.
+    bad[36..40].copy_from_slice(&0x7FFF_FFFFu32.to_le_bytes());
     let sc = scan(&bad, "x.ushaderbytecode", &Limits::default());
     assert!(sc.shaders.is_empty());
     assert_eq!(sc.warnings.len(), 1);
@@ -824,6 +829,28 @@ fn hostile_paks_give_warnings() {
     let mut p = good.clone();
     p[foot + 21..foot + 25].copy_from_slice(&12u32.to_le_bytes());
     assert!(scan(&p, "p.pak", &Limits::default()).warnings.is_empty());
+    // An entry whose location is outside the index: a warning naming it; the others are read.
+    let (g, _) = archives(&s);
+    let p = pak_v11(&[
+        ("A/Lost.ushaderbytecode", vec![1; 10], Store::Lost),
+        ("A/B.ushaderbytecode", g, Store::Plain),
+    ]);
+    let sc = scan(&p, "p.pak", &Limits::default());
+    assert_eq!(sc.warnings.len(), 1, "{:?}", sc.warnings);
+    assert_eq!(
+        found(&sc),
+        want(&s[..5].iter().collect::<Vec<_>>()),
+        "{:?} {:?}",
+        sc.warnings,
+        sc.opened
+    );
+    assert!(
+        sc.warnings[0]
+            .detail
+            .starts_with("A/Lost.ushaderbytecode: "),
+        "{:?}",
+        sc.warnings
+    );
     // Every truncation of the index and every single-byte change of the pak: no panic.
     let mut rng = rand::rngs::StdRng::seed_from_u64(15);
     for _ in 0..400 {

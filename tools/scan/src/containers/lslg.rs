@@ -6,7 +6,7 @@ use super::{ContainerReader, Found, Sniff};
 use crate::bytes::u32le;
 use crate::control::CONTROL_MAGIC;
 use crate::error::{ReadError, ReadResult, WarnKind};
-use crate::shader::{extract, ContainerKind, Hit, Hits, Spot};
+use crate::shader::{ContainerKind, Extractor, Hit, Hits, Spot};
 use crate::stage::Stage;
 
 /// LSLG magic (u32 0x474C534C, UE OpenGL's GLSL marker).
@@ -35,8 +35,12 @@ pub const READER: ContainerReader = ContainerReader {
     read: |i| read(i.bytes).map(|h| Found::shaders(ContainerKind::Lslg, h)),
 };
 
-/// The stage an LSLG record's tag names (`b` starts with the record).
+/// The stage the tag of the LSLG record at the start of `b` names (`None`: no record there, or
+/// an unknown tag).
 pub fn stage(b: &[u8]) -> Option<Stage> {
+    if !b.starts_with(MAGIC) {
+        return None;
+    }
     let tag = b.get(4..HEAD)?;
     TAGS.iter().find(|(t, _)| &t[..] == tag).map(|(_, s)| *s)
 }
@@ -57,12 +61,13 @@ pub fn read(b: &[u8]) -> ReadResult<Hits> {
         )
     })?;
     let mut hits = Hits::default();
+    let mut ex = Extractor::new(b.len());
     let magic = CONTROL_MAGIC.to_le_bytes();
     for c in memchr::memmem::find_iter(b, &magic).filter(|&c| c >= HEAD + 8) {
         let Some(spot) = frame(b, c, stage) else {
             continue;
         };
-        match extract(b, spot) {
+        match ex.get(b, spot) {
             Ok(piece) => {
                 let tail = b.len() - spot.ctl_end;
                 if !TAILS.contains(&tail) {

@@ -281,9 +281,13 @@ fn encoded_entry(c: &mut Cursor, f: &Footer) -> ReadResult<Entry> {
     })
 }
 
+/// The members of a pak by path, and the entries that could not be read.
+pub type Listing = (Footer, BTreeMap<String, Entry>, Vec<ReadError>);
+
 /// Lists the members of the pak `b` by path (mount point + directory + file name); a path
-/// listed twice keeps its later entry.
-pub fn entries(b: &[u8]) -> ReadResult<(Footer, BTreeMap<String, Entry>)> {
+/// listed twice keeps its later entry. An entry that cannot be read is a problem; the others
+/// are listed.
+pub fn entries(b: &[u8]) -> ReadResult<Listing> {
     let f =
         footer(b).ok_or_else(|| ReadError::new(WarnKind::BadHeader, b.len(), "no pak footer"))?;
     if !VERSIONS.contains(&f.version) {
@@ -308,13 +312,14 @@ pub fn entries(b: &[u8]) -> ReadResult<(Footer, BTreeMap<String, Entry>)> {
     let mount = c.string("mount point")?;
     let mount = mount.trim_start_matches("../").trim_start_matches('/');
     let mut out = BTreeMap::new();
+    let mut problems = Vec::new();
     if f.version < PATH_HASH_INDEX {
         let n = c.count(4 + 53, "entry count")?;
         for _ in 0..n {
             let name = c.string("file name")?;
             out.insert(format!("{mount}{name}"), full_entry(&mut c, &f)?);
         }
-        return Ok((f, out));
+        return Ok((f, out, problems));
     }
     c.u32("entry count")?;
     c.u64("path hash seed")?;
@@ -356,33 +361,41 @@ pub fn entries(b: &[u8]) -> ReadResult<(Footer, BTreeMap<String, Entry>)> {
             let name = d.string("file name")?;
             let loc_at = d.at;
             let loc = d.u32("entry location")? as i32;
+            let path = format!("{mount}{dir}{name}");
             let e = if loc >= 0 {
                 let mut e = Cursor {
                     b: encoded,
                     at: loc as usize,
                 };
-                encoded_entry(&mut e, &f).map_err(|x| x.shifted(enc_at))?
+                encoded_entry(&mut e, &f).map_err(|x| ReadError {
+                    detail: format!("{path}: {}", x.detail),
+                    ..x.shifted(enc_at)
+                })
             } else {
                 let k = (loc as i64).unsigned_abs() as usize - 1;
                 list.get(k).cloned().ok_or_else(|| {
                     ReadError::new(
                         WarnKind::BadHeader,
                         loc_at,
-                        format!("{name}: entry location {loc} outside the index"),
+                        format!("{path}: entry location {loc} outside the index"),
                     )
-                })?
+                })
             };
-            out.insert(format!("{mount}{dir}{name}"), e);
+            match e {
+                Ok(e) => {
+                    out.insert(path, e);
+                }
+                Err(x) => problems.push(x),
+            }
         }
     }
-    Ok((f, out))
+    Ok((f, out, problems))
 }
 
 fn read<'b>(i: &Input<'b>) -> ReadResult<Found<'b>> {
     let b = i.bytes;
-    let (f, list) = entries(b)?;
+    let (f, list, mut problems) = entries(b)?;
     let mut inner = Vec::new();
-    let mut problems = Vec::new();
     let mut left = i.cap;
     for (name, e) in list {
         let at = e.offset.min(usize::MAX as u64) as usize;
@@ -417,7 +430,7 @@ fn member<'b>(b: &'b [u8], f: &Footer, e: &Entry, cap: u64) -> ReadResult<Cow<'b
         b,
         at: range(b, e.offset, 0, "member")?.start,
     };
-    let copy = full_entry(&mut c, &f)?;
+    let copy = full_entry(&mut c, f)?;
     if (copy.size, copy.raw, copy.method) != (e.size, e.raw, e.method) {
         return Err(ReadError::new(
             WarnKind::BadHeader,
