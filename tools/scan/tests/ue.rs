@@ -483,6 +483,15 @@ fn pak_of(s: &[Built]) -> Vec<u8> {
     ])
 }
 
+/// Writes `bytes` as fuzz seed `name` when `DMSH_UE_FUZZ_SEEDS` names a folder
+/// (`tools/scan/fuzz`: `cargo fuzz run uepak $DMSH_UE_FUZZ_SEEDS`).
+fn seed(name: &str, bytes: &[u8]) {
+    if let Some(d) = std::env::var_os("DMSH_UE_FUZZ_SEEDS") {
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(Path::new(&d).join(name), bytes).unwrap();
+    }
+}
+
 // ---- tests ----
 
 #[test]
@@ -616,10 +625,12 @@ fn lslg_offsets_are_unaligned_and_both_tails_read() {
 fn legacy_v7_pak_and_stored_archive() {
     let s = shaders();
     let (g, _) = archives(&s);
+    seed("global.ushaderbytecode", &g);
     let pak = pak_v7(&[
         ("Octopath/Content/Global.ushaderbytecode", g),
         ("Octopath/a.txt", b"hi".to_vec()),
     ]);
+    seed("legacy_v7.pak", &pak);
     let sc = scan(&pak, "p.pak", &Limits::default());
     assert!(sc.warnings.is_empty(), "{:?}", sc.warnings);
     assert_eq!(found(&sc), want(&s[..5].iter().collect::<Vec<_>>()));
@@ -647,6 +658,8 @@ fn oodle_pak_members_encrypted_and_unknown_methods() {
         ("Game/Content/Z.ushaderbytecode", g.clone(), Store::Zlib),
         ("Game/Content/One.ushaderbytecode", g, Store::Oodle(1 << 20)),
     ]);
+    seed("oodle_v11.pak", &pak);
+    seed("chunk0.ushaderbytecode", &c);
     let sc = scan(&pak, "p.pak", &Limits::default());
     let mut w = want(&s[5..].iter().chain([&s[0]]).collect::<Vec<_>>());
     w.extend(want(&s[..5].iter().collect::<Vec<_>>()));
@@ -664,6 +677,21 @@ fn oodle_pak_members_encrypted_and_unknown_methods() {
         msgs[1].contains("Z.ushaderbytecode: compression method Zlib is not read"),
         "{msgs:?}"
     );
+}
+
+#[test]
+fn a_path_listed_twice_keeps_its_later_entry() {
+    // The older archive under the same path is superseded: its shaders are not reported.
+    let s = shaders();
+    let old = archive(&[oodle_entry(&record(&s[0], 0), "vertex")], &[]);
+    let new = archive(&[oodle_entry(&record(&s[3], 3), "fragment")], &[]);
+    let pak = pak_v11(&[
+        ("Game/Content/X.ushaderbytecode", old, Store::Plain),
+        ("Game/Content/X.ushaderbytecode", new, Store::Plain),
+    ]);
+    let sc = scan(&pak, "p.pak", &Limits::default());
+    assert!(sc.warnings.is_empty(), "{:?}", sc.warnings);
+    assert_eq!(found(&sc), want(&[&s[3]]));
 }
 
 #[test]

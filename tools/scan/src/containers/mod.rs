@@ -192,6 +192,8 @@ mod tests {
             (bahs::MAGIC, "bahs"),
             (mshd::MAGIC, "mshd"),
             (ndsr::MAGIC, "ndsr"),
+            (lslg::MAGIC, "lslg"),
+            (b"\x02\0\0\0 not an archive", "bnsh"),
             (b"anything", "bnsh"),
             (b"", "bnsh"),
         ] {
