@@ -139,7 +139,7 @@ impl<'b> Cursor<'b> {
         let lo = self.u32(what)? as u64;
         Ok(lo | (self.u32(what)? as u64) << 32)
     }
-    /// A u32 (`wide` false) or u64.
+    /// A u32 when `narrow`, else a u64.
     fn var(&mut self, narrow: bool, what: &str) -> ReadResult<u64> {
         if narrow {
             self.u32(what).map(u64::from)
