@@ -22,18 +22,24 @@ pub enum ContainerKind {
     Mshd,
     /// agl NDSR pack (agl_ndsr.pck).
     Ndsr,
+    /// Koei Tecmo KTGL package (G2S, `_DOK0000`, SPKG) of GLSLC outputs.
+    Ktgl,
+    /// Unity Shader object (class 48) in a serialized file.
+    Unity,
     /// Unreal LSLG record (a decoded shader of a ushaderbytecode archive).
     Lslg,
 }
 
 impl ContainerKind {
     /// All kinds, in table order.
-    pub const ALL: [ContainerKind; 6] = [
+    pub const ALL: [ContainerKind; 8] = [
         ContainerKind::Bnsh,
         ContainerKind::Bahs,
         ContainerKind::Glslc,
         ContainerKind::Mshd,
         ContainerKind::Ndsr,
+        ContainerKind::Ktgl,
+        ContainerKind::Unity,
         ContainerKind::Lslg,
     ];
 
@@ -45,6 +51,8 @@ impl ContainerKind {
             ContainerKind::Glslc => "glslc",
             ContainerKind::Mshd => "mshd",
             ContainerKind::Ndsr => "ndsr",
+            ContainerKind::Ktgl => "ktgl",
+            ContainerKind::Unity => "unity",
             ContainerKind::Lslg => "lslg",
         }
     }

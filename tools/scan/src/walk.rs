@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::containers::{self, ContainerReader, Found, Input};
-use crate::error::{ReadError, WarnKind, Warning};
+use crate::error::{ReadError, ReadResult, WarnKind, Warning};
 use crate::shader::{ContainerKind, Hits, Shader};
 
 /// Bounds on what one input may cost. A decompressed buffer is at most `layer_cap` bytes, one
@@ -83,6 +83,7 @@ pub type Seen = std::sync::Mutex<std::collections::HashSet<String>>;
 pub struct FileScan<'a> {
     limits: &'a Limits,
     seen: Option<&'a Seen>,
+    unity: Option<&'a containers::unity::Shared>,
     glslc_in_main: bool,
     source: u32,
     source_name: Arc<str>,
@@ -100,6 +101,7 @@ impl<'a> FileScan<'a> {
         FileScan {
             limits,
             seen: None,
+            unity: None,
             glslc_in_main,
             source,
             source_name,
@@ -112,6 +114,20 @@ impl<'a> FileScan<'a> {
     pub fn with_seen(mut self, seen: &'a Seen) -> Self {
         self.seen = Some(seen);
         self
+    }
+
+    /// Shares the split's Unity state (common strings, trees, the second pass's files).
+    pub fn with_unity(mut self, u: &'a containers::unity::Shared) -> Self {
+        self.unity = Some(u);
+        self
+    }
+
+    /// The scan of shader records found outside a buffer walk (the Unity second pass) at
+    /// `path`; their pieces hold their own bytes.
+    pub fn hits(&self, path: &str, kind: ContainerKind, opened: u64, hits: Hits) -> Scan {
+        let mut s = Scan::default();
+        self.take(&mut s, &[], path, kind, opened, hits);
+        s
     }
 
     fn cap(&self) -> u64 {
@@ -128,12 +144,18 @@ impl<'a> FileScan<'a> {
             });
     }
 
-    fn input<'b>(&self, bytes: &'b [u8], path: &'b str) -> Input<'b> {
+    fn input<'b>(&'b self, bytes: &'b [u8], path: &'b str) -> Input<'b> {
         Input {
             bytes,
             name: path.rsplit("//").next().unwrap_or(path),
             cap: self.cap(),
             glslc_in_main: self.glslc_in_main,
+            unity: self.unity.map(|shared| containers::unity::Scope {
+                shared,
+                source: self.source,
+                source_name: &self.source_name,
+                path,
+            }),
         }
     }
 
@@ -201,16 +223,44 @@ impl<'a> FileScan<'a> {
         depth: usize,
         then: Then,
     ) {
-        match (r.read)(input) {
+        let found = self.found(r.name, (r.read)(input), input.bytes, path, depth, then);
+        *s = std::mem::take(s).merge(found);
+    }
+
+    /// Scans what a reader outside the registries found in `b` at `path`, as a reader named
+    /// `name` would have: the members of a LINKDATA part of `DATA1.bin` (see `split.rs`).
+    pub fn scan_found(
+        &self,
+        b: &[u8],
+        path: &str,
+        name: &'static str,
+        found: ReadResult<Found>,
+    ) -> Scan {
+        self.found(name, found, b, path, 0, Then::Romfs)
+    }
+
+    /// What reader `name` found in `bytes` (at `path`, `depth` layers deep): shader records, or
+    /// inner buffers scanned as `then` says, in parallel.
+    fn found(
+        &self,
+        name: &'static str,
+        found: ReadResult<Found>,
+        bytes: &[u8],
+        path: &str,
+        depth: usize,
+        then: Then,
+    ) -> Scan {
+        let mut s = Scan::default();
+        match found {
             Err(e) => s.warn(path, e),
             Ok(Found::Shaders { kind, opened, hits }) => {
-                self.take(s, input.bytes, path, kind, opened, hits)
+                self.take(&mut s, bytes, path, kind, opened, hits)
             }
             Ok(Found::Inner { inner, problems }) => {
                 for p in problems {
                     s.warn(path, p);
                 }
-                s.opened(r.name);
+                s.opened(name);
                 for i in &inner {
                     if let Cow::Owned(v) = &i.bytes {
                         self.spend(v.len());
@@ -221,7 +271,7 @@ impl<'a> FileScan<'a> {
                     .map(|i| {
                         let p = match &i.member {
                             Some(m) => format!("{path}//{m}"),
-                            None => format!("{path}|{}", r.name),
+                            None => format!("{path}|{name}"),
                         };
                         match then {
                             Then::Romfs => self.scan(&i.bytes, &p, depth + 1),
@@ -229,9 +279,10 @@ impl<'a> FileScan<'a> {
                         }
                     })
                     .reduce(Scan::default, Scan::merge);
-                *s = std::mem::take(s).merge(found);
+                s = s.merge(found);
             }
         }
+        s
     }
 
     /// Adds a container's shader records to `s`; only the first find of a key copies its bytes.
@@ -260,7 +311,11 @@ impl<'a> FileScan<'a> {
                     .unwrap_or(true),
                 None => true,
             };
-            if first {
+            // Readers that decode (Unity blobs) hand over pieces holding their bytes.
+            if !first {
+                hit.piece.control = Vec::new();
+                hit.piece.code = Vec::new();
+            } else if hit.piece.control.is_empty() {
                 hit.piece.fill(buf);
             }
             Shader {

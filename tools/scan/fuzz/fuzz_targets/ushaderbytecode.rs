@@ -10,6 +10,7 @@ fuzz_target!(|data: &[u8]| {
         name: "f.ushaderbytecode",
         cap: 1 << 24,
         glslc_in_main: false,
+        unity: None,
     };
     if let Ok(Found::Inner { inner, .. }) = (ushaderbytecode::READER.read)(&i) {
         for s in inner {

@@ -14,6 +14,7 @@ pub mod bahs;
 pub mod bnsh;
 pub mod elf;
 pub mod glslc;
+pub mod ktgl;
 pub mod lslg;
 pub mod mshd;
 pub mod ndsr;
@@ -22,6 +23,8 @@ pub mod nso;
 pub mod oodle;
 pub mod sarc;
 pub mod uepak;
+pub mod unity;
+pub mod unityfs;
 pub mod ushaderbytecode;
 pub mod yaz0;
 pub mod zstd;
@@ -36,6 +39,11 @@ pub static ROMFS: &[ContainerReader] = &[
     bahs::READER,
     mshd::READER,
     ndsr::READER,
+    ktgl::rdb::READER,
+    ktgl::gz::READER,
+    ktgl::READER,
+    unityfs::READER,
+    unity::serialized::READER,
     lslg::READER,
     ushaderbytecode::READER,
     uepak::READER,
@@ -47,7 +55,7 @@ pub static ROMFS: &[ContainerReader] = &[
 pub static EXECUTABLES: &[ContainerReader] = &[nso::READER, nro::READER, elf::READER];
 
 /// Readers of a main's memory image: every one whose `sniff` is true reads it, in this order.
-pub static MAIN_IMAGE: &[ContainerReader] = &[bnsh::READER, glslc::READER];
+pub static MAIN_IMAGE: &[ContainerReader] = &[bnsh::READER, glslc::READER, unity::strings::READER];
 
 /// What a reader is given.
 #[derive(Debug, Clone, Copy)]
@@ -61,6 +69,8 @@ pub struct Input<'b> {
     pub cap: u64,
     /// The profile reads GLSLC outputs in main (`shader_main_glslc`).
     pub glslc_in_main: bool,
+    /// The split's Unity state (common strings, borrowed trees), where a split runs.
+    pub unity: Option<unity::Scope<'b>>,
 }
 
 /// A buffer a reader found inside its input; the scan reads it again, one layer deeper.
@@ -173,6 +183,7 @@ mod tests {
             name: "f.bin",
             cap: 1 << 20,
             glslc_in_main: false,
+            unity: None,
         }
     }
 
@@ -192,6 +203,9 @@ mod tests {
             (bahs::MAGIC, "bahs"),
             (mshd::MAGIC, "mshd"),
             (ndsr::MAGIC, "ndsr"),
+            (ktgl::rdb::RECORD, "rdb"),
+            (b"_S2G3000", "ktgl"),
+            (unityfs::MAGIC, "unityfs"),
             (lslg::MAGIC, "lslg"),
             (b"\x02\0\0\0 not an archive", "bnsh"),
             (b"anything", "bnsh"),
