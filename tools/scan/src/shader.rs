@@ -26,11 +26,13 @@ pub enum ContainerKind {
     Ktgl,
     /// Unity Shader object (class 48) in a serialized file.
     Unity,
+    /// Unreal LSLG record (a decoded shader of a ushaderbytecode archive).
+    Lslg,
 }
 
 impl ContainerKind {
     /// All kinds, in table order.
-    pub const ALL: [ContainerKind; 7] = [
+    pub const ALL: [ContainerKind; 8] = [
         ContainerKind::Bnsh,
         ContainerKind::Bahs,
         ContainerKind::Glslc,
@@ -38,6 +40,7 @@ impl ContainerKind {
         ContainerKind::Ndsr,
         ContainerKind::Ktgl,
         ContainerKind::Unity,
+        ContainerKind::Lslg,
     ];
 
     /// The name in shader_map.tsv.
@@ -50,6 +53,7 @@ impl ContainerKind {
             ContainerKind::Ndsr => "ndsr",
             ContainerKind::Ktgl => "ktgl",
             ContainerKind::Unity => "unity",
+            ContainerKind::Lslg => "lslg",
         }
     }
 }

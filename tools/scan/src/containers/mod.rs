@@ -15,13 +15,17 @@ pub mod bnsh;
 pub mod elf;
 pub mod glslc;
 pub mod ktgl;
+pub mod lslg;
 pub mod mshd;
 pub mod ndsr;
 pub mod nro;
 pub mod nso;
+pub mod oodle;
 pub mod sarc;
+pub mod uepak;
 pub mod unity;
 pub mod unityfs;
+pub mod ushaderbytecode;
 pub mod yaz0;
 pub mod zstd;
 
@@ -40,6 +44,9 @@ pub static ROMFS: &[ContainerReader] = &[
     ktgl::READER,
     unityfs::READER,
     unity::serialized::READER,
+    lslg::READER,
+    ushaderbytecode::READER,
+    uepak::READER,
     bnsh::READER,
 ];
 
@@ -199,6 +206,8 @@ mod tests {
             (ktgl::rdb::RECORD, "rdb"),
             (b"_S2G3000", "ktgl"),
             (unityfs::MAGIC, "unityfs"),
+            (lslg::MAGIC, "lslg"),
+            (b"\x02\0\0\0 not an archive", "bnsh"),
             (b"anything", "bnsh"),
             (b"", "bnsh"),
         ] {
