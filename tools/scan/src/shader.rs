@@ -22,16 +22,19 @@ pub enum ContainerKind {
     Mshd,
     /// agl NDSR pack (agl_ndsr.pck).
     Ndsr,
+    /// RE Engine shader definition (SDF, in KPKA PAKs).
+    Sdf,
 }
 
 impl ContainerKind {
     /// All kinds, in table order.
-    pub const ALL: [ContainerKind; 5] = [
+    pub const ALL: [ContainerKind; 6] = [
         ContainerKind::Bnsh,
         ContainerKind::Bahs,
         ContainerKind::Glslc,
         ContainerKind::Mshd,
         ContainerKind::Ndsr,
+        ContainerKind::Sdf,
     ];
 
     /// The name in shader_map.tsv.
@@ -42,6 +45,7 @@ impl ContainerKind {
             ContainerKind::Glslc => "glslc",
             ContainerKind::Mshd => "mshd",
             ContainerKind::Ndsr => "ndsr",
+            ContainerKind::Sdf => "sdf",
         }
     }
 }

@@ -14,11 +14,13 @@ pub mod bahs;
 pub mod bnsh;
 pub mod elf;
 pub mod glslc;
+pub mod kpka;
 pub mod mshd;
 pub mod ndsr;
 pub mod nro;
 pub mod nso;
 pub mod sarc;
+pub mod sdf;
 pub mod yaz0;
 pub mod zstd;
 
@@ -32,6 +34,8 @@ pub static ROMFS: &[ContainerReader] = &[
     bahs::READER,
     mshd::READER,
     ndsr::READER,
+    kpka::READER,
+    sdf::READER,
     bnsh::READER,
 ];
 
@@ -54,6 +58,8 @@ pub struct Input<'b> {
     pub cap: u64,
     /// The profile reads GLSLC outputs in main (`shader_main_glslc`).
     pub glslc_in_main: bool,
+    /// KPKA path hashes that a newer PAK of the title holds (skipped); only for a file itself.
+    pub superseded: Option<&'b kpka::Superseded>,
 }
 
 /// A buffer a reader found inside its input; the scan reads it again, one layer deeper.
@@ -166,6 +172,7 @@ mod tests {
             name: "f.bin",
             cap: 1 << 20,
             glslc_in_main: false,
+            superseded: None,
         }
     }
 
@@ -185,6 +192,8 @@ mod tests {
             (bahs::MAGIC, "bahs"),
             (mshd::MAGIC, "mshd"),
             (ndsr::MAGIC, "ndsr"),
+            (kpka::MAGIC, "kpka"),
+            (sdf::MAGIC, "sdf"),
             (b"anything", "bnsh"),
             (b"", "bnsh"),
         ] {
