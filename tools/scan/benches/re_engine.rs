@@ -38,6 +38,9 @@ fn cpu_now() -> f64 {
     (tick(11) + tick(12)) / 100.0
 }
 
+/// A PAK being written: its entries, and their stored bytes and attribute words.
+type Pak = (Vec<PakEntry>, Vec<(Vec<u8>, u64)>);
+
 /// One SDF entry as the baseline decodes it: where its bytes lie, how, and its size.
 struct Sdf {
     pak: usize,
@@ -54,7 +57,7 @@ fn generate(dir: &Path, n_sdf: usize) -> (Vec<Sdf>, usize) {
         corpus.iter().filter(|s| s.stage == stage).collect()
     };
     let (vs, fs, cs) = (pick("vertex"), pick("fragment"), pick("compute"));
-    let mut paks: Vec<(Vec<PakEntry>, Vec<(Vec<u8>, u64)>)> = (0..PAKS).map(|_| Default::default()).collect();
+    let mut paks: Vec<Pak> = (0..PAKS).map(|_| Default::default()).collect();
     let mut shaders = 0;
     for j in 0..n_sdf {
         let mut defs: Vec<Vec<support::Built>> = Vec::new();
@@ -96,11 +99,19 @@ fn generate(dir: &Path, n_sdf: usize) -> (Vec<Sdf>, usize) {
             let data: Vec<u8> = (0..4096u32)
                 .map(|x| (x.wrapping_mul(2_654_435_761) >> (j % 7 + 8)) as u8)
                 .collect();
-            let stored = if store == 1 { re::deflate(&data, 1) } else { data.clone() };
+            let stored = if store == 1 {
+                re::deflate(&data, 1)
+            } else {
+                data.clone()
+            };
             entries.push(PakEntry {
                 hash: (m << 40) | j as u64,
                 data,
-                store: if store == 1 { Store::Deflate(1) } else { Store::Stored },
+                store: if store == 1 {
+                    Store::Deflate(1)
+                } else {
+                    Store::Stored
+                },
             });
             bodies.push((stored, store));
         }
@@ -162,7 +173,10 @@ fn main() {
             .and_then(|v| v.parse().ok())
             .unwrap_or(d)
     };
-    let (n_sdf, rounds) = (env("DMSH_BENCH_SDF", 2700), env("DMSH_BENCH_ROUNDS", 3).max(1));
+    let (n_sdf, rounds) = (
+        env("DMSH_BENCH_SDF", 2700),
+        env("DMSH_BENCH_ROUNDS", 3).max(1),
+    );
     let tmp = tempfile::tempdir().unwrap();
     let t0 = Instant::now();
     let (sdfs, put_in) = generate(tmp.path(), n_sdf);
@@ -214,7 +228,11 @@ fn main() {
     println!(
         "ratio scan / (read + inflate): {:.2} by wall time, {:.2} by CPU time",
         scan_best / base_best,
-        if base_cpu > 0.0 { scan_cpu / base_cpu } else { f64::NAN }
+        if base_cpu > 0.0 {
+            scan_cpu / base_cpu
+        } else {
+            f64::NAN
+        }
     );
     let seed_per_core = SEED.0 / SEED.1 / SEED.2;
     println!(

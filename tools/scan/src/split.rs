@@ -279,8 +279,17 @@ fn superseded_pak_entries(jobs: &[Job]) -> Vec<Option<kpka::Superseded>> {
         })
         .collect();
     let mut paks: Vec<usize> = (0..jobs.len()).filter(|&i| tables[i].is_some()).collect();
-    paks.sort_by_key(|&i| (kpka::patch_number(&jobs[i].rel), jobs[i].source, &jobs[i].rel));
-    let ranked: Vec<Vec<u64>> = paks.iter().map(|&i| tables[i].take().unwrap_or_default()).collect();
+    paks.sort_by_key(|&i| {
+        (
+            kpka::patch_number(&jobs[i].rel),
+            jobs[i].source,
+            &jobs[i].rel,
+        )
+    });
+    let ranked: Vec<Vec<u64>> = paks
+        .iter()
+        .map(|&i| tables[i].take().unwrap_or_default())
+        .collect();
     let mut out = vec![None; jobs.len()];
     for (&i, s) in paks.iter().zip(kpka::superseded(&ranked)) {
         if !s.is_empty() {

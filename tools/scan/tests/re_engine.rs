@@ -169,7 +169,10 @@ fn every_shader_of_every_definition_once_with_pairs() {
     assert_eq!(got, pairs);
     assert_eq!(s.opened.get("kpka"), Some(&1));
     // Every non-empty SDF entry plus the empty one was opened; the BNSH entries were not.
-    assert_eq!(s.opened.get("sdf"), Some(&(sdf_files(&defs, 9).len() as u64 + 1)));
+    assert_eq!(
+        s.opened.get("sdf"),
+        Some(&(sdf_files(&defs, 9).len() as u64 + 1))
+    );
     assert_eq!(s.opened.get("bnsh"), None);
     for sh in &s.shaders {
         assert!(
@@ -186,7 +189,14 @@ fn every_shader_of_every_definition_once_with_pairs() {
         .count();
     assert!(bare >= 8, "{bare} headerless compute shaders");
     let stages: Vec<_> = s.shaders.iter().map(|s| s.piece.stage.as_str()).collect();
-    for st in ["vertex", "tess_control", "tess_eval", "geometry", "fragment", "compute"] {
+    for st in [
+        "vertex",
+        "tess_control",
+        "tess_eval",
+        "geometry",
+        "fragment",
+        "compute",
+    ] {
         assert!(stages.contains(&st), "no {st}");
     }
 }
@@ -201,11 +211,11 @@ fn shared_stages_and_v2_paks() {
     let s = scan(&pak, "old.pak", &Limits::default());
     assert!(s.warnings.is_empty(), "{:?}", s.warnings);
     assert_eq!(s.shaders.len(), 4);
-    assert_eq!(
-        s.pairs,
-        vec![(v.key(), f1.key()), (v.key(), f2.key())]
-    );
-    assert!(s.shaders.iter().all(|s| &*s.path == "old.pak//hash_0000000000000007"));
+    assert_eq!(s.pairs, vec![(v.key(), f1.key()), (v.key(), f2.key())]);
+    assert!(s
+        .shaders
+        .iter()
+        .all(|s| &*s.path == "old.pak//hash_0000000000000007"));
 }
 
 #[test]
@@ -217,7 +227,14 @@ fn a_patch_pak_supersedes_the_base_copy_of_a_path() {
         definitions(4),
         definitions(5),
     );
-    let one = |d: &[Vec<Built>]| re::sdf(&d[..3].iter().map(|d| d.iter().collect()).collect::<Vec<_>>());
+    let one = |d: &[Vec<Built>]| {
+        re::sdf(
+            &d[..3]
+                .iter()
+                .map(|d| d.iter().collect())
+                .collect::<Vec<_>>(),
+        )
+    };
     let entry = |hash, data, store| PakEntry { hash, data, store };
     let base = t.path().join("base");
     let upd = t.path().join("update");
@@ -247,11 +264,14 @@ fn a_patch_pak_supersedes_the_base_copy_of_a_path() {
         romfs: vec![base, upd],
         mains: vec![],
     };
-    let s = dmsh_scan::split::scan(&inputs, &Profile::default(), &Limits::default(), &Quiet)
-        .unwrap();
+    let s =
+        dmsh_scan::split::scan(&inputs, &Profile::default(), &Limits::default(), &Quiet).unwrap();
     assert!(s.warnings.is_empty(), "{:?}", s.warnings);
     let mut want = expected(&new[..3]);
-    for (k, n) in expected(&other[..3]).into_iter().chain(expected(&newest[..3])) {
+    for (k, n) in expected(&other[..3])
+        .into_iter()
+        .chain(expected(&newest[..3]))
+    {
         *want.entry(k).or_default() += n;
     }
     assert_eq!(found(&s), want);
@@ -292,7 +312,12 @@ fn warned(s: &Scan, kind: WarnKind, path: &str, offset: u64) -> bool {
 #[test]
 fn sizes_that_lie_and_bombs_are_warnings_naming_file_and_offset() {
     let defs = definitions(6);
-    let sdf = re::sdf(&defs[..2].iter().map(|d| d.iter().collect()).collect::<Vec<_>>());
+    let sdf = re::sdf(
+        &defs[..2]
+            .iter()
+            .map(|d| d.iter().collect())
+            .collect::<Vec<_>>(),
+    );
     let n = sdf.len() as u64;
     let l = Limits::default();
     for store in [Store::Deflate(6), Store::Zstd, Store::ZstdStream] {
@@ -302,7 +327,9 @@ fn sizes_that_lie_and_bombs_are_warnings_naming_file_and_offset() {
             store,
         };
         let good = re::pak(&[e(1), e(2)]);
-        let data_at = |pak: &[u8], i: usize| u64::from_le_bytes(pak[16 + i * 48 + 8..][..8].try_into().unwrap());
+        let data_at = |pak: &[u8], i: usize| {
+            u64::from_le_bytes(pak[16 + i * 48 + 8..][..8].try_into().unwrap())
+        };
         // Entry 0 states one byte less than it decodes to, entry 1 more: both warned, at the
         // stream; nothing of them is read.
         let mut p = good.clone();
@@ -320,7 +347,11 @@ fn sizes_that_lie_and_bombs_are_warnings_naming_file_and_offset() {
         let mut p = good.clone();
         set(&mut p, 0, 8, 1 << 40);
         let s = scan(&p, "f.pak", &l);
-        assert!(warned(&s, WarnKind::Truncated, "f.pak", 16 + 8), "{:?}", s.warnings);
+        assert!(
+            warned(&s, WarnKind::Truncated, "f.pak", 16 + 8),
+            "{:?}",
+            s.warnings
+        );
         assert_eq!(s.shaders.len(), 4, "two pairs of the other entry");
         // A bomb: decoded size over the layer cap is refused before decoding.
         let small = Limits {
@@ -328,7 +359,11 @@ fn sizes_that_lie_and_bombs_are_warnings_naming_file_and_offset() {
             ..Limits::default()
         };
         let s = scan(&good, "f.pak", &small);
-        assert!(warned(&s, WarnKind::SizeCap, "f.pak", 16 + 48), "{:?}", s.warnings);
+        assert!(
+            warned(&s, WarnKind::SizeCap, "f.pak", 16 + 48),
+            "{:?}",
+            s.warnings
+        );
         assert_eq!(s.shaders.len(), 4, "the first entry fits the cap");
     }
     // A real bomb: 256 MiB of zeros after the SDF, deflated to a few hundred KiB.
@@ -348,12 +383,20 @@ fn sizes_that_lie_and_bombs_are_warnings_naming_file_and_offset() {
             ..Limits::default()
         },
     );
-    assert!(warned(&s, WarnKind::SizeCap, "bomb.pak", 16), "{:?}", s.warnings);
+    assert!(
+        warned(&s, WarnKind::SizeCap, "bomb.pak", 16),
+        "{:?}",
+        s.warnings
+    );
     // An encrypted table.
     let mut p = re::pak(&[]);
     p[6] = 8;
     let s = scan(&p, "enc.pak", &l);
-    assert!(warned(&s, WarnKind::BadHeader, "enc.pak", 6), "{:?}", s.warnings);
+    assert!(
+        warned(&s, WarnKind::BadHeader, "enc.pak", 6),
+        "{:?}",
+        s.warnings
+    );
 }
 
 #[test]
@@ -378,21 +421,33 @@ fn bad_definitions_keep_the_other_stages() {
     let mut b = good.clone();
     b[field(0, 0)..field(0, 0) + 8].copy_from_slice(&u64::MAX.to_le_bytes());
     let s = in_pak(b);
-    assert!(warned(&s, WarnKind::Truncated, path, field(0, 0) as u64), "{:?}", s.warnings);
+    assert!(
+        warned(&s, WarnKind::Truncated, path, field(0, 0) as u64),
+        "{:?}",
+        s.warnings
+    );
     assert_eq!(s.shaders.len(), 5);
     // Definition 1's pixel stage states a control length past the end.
     let mut b = good.clone();
     let at = off_of(&b, 1, 4);
     b[at..at + 4].copy_from_slice(&0x7FFF_FFF0u32.to_le_bytes());
     let s = in_pak(b);
-    assert!(warned(&s, WarnKind::Truncated, path, at as u64 + 8), "{:?}", s.warnings);
+    assert!(
+        warned(&s, WarnKind::Truncated, path, at as u64 + 8),
+        "{:?}",
+        s.warnings
+    );
     assert_eq!(s.shaders.len(), 5);
     // Definition 2's vertex stage states a code length shorter than its control's: bad shader.
     let mut b = good.clone();
     let at = off_of(&b, 2, 0);
     b[at + 4..at + 8].copy_from_slice(&0x10u32.to_le_bytes());
     let s = in_pak(b);
-    assert!(warned(&s, WarnKind::BadShader, path, at as u64 + 8), "{:?}", s.warnings);
+    assert!(
+        warned(&s, WarnKind::BadShader, path, at as u64 + 8),
+        "{:?}",
+        s.warnings
+    );
     assert_eq!(s.shaders.len(), 5);
     // More entries than fit, and an unknown version.
     let mut b = good.clone();

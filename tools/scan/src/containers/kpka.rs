@@ -261,7 +261,11 @@ fn decode(w: Wanted<'_>) -> ReadResult<Inner<'_>> {
                 Err(ReadError::new(
                     WarnKind::DecodeFailed,
                     w.data.len(),
-                    format!("decodes to {:#x} bytes, entry states {:#x}", v.len(), e.size),
+                    format!(
+                        "decodes to {:#x} bytes, entry states {:#x}",
+                        v.len(),
+                        e.size
+                    ),
                 ))
             }
         }),

@@ -9,10 +9,17 @@ use super::Built;
 /// Slot of a stage in an SDF entry's six offsets (vertex, hull, domain, geometry, pixel,
 /// compute).
 pub fn sdf_slot(stage: &str) -> usize {
-    ["vertex", "tess_control", "tess_eval", "geometry", "fragment", "compute"]
-        .iter()
-        .position(|s| *s == stage)
-        .unwrap()
+    [
+        "vertex",
+        "tess_control",
+        "tess_eval",
+        "geometry",
+        "fragment",
+        "compute",
+    ]
+    .iter()
+    .position(|s| *s == stage)
+    .unwrap()
 }
 
 /// An SDF (version 1): one 0x108-byte entry per definition, each a list of stages; the stage
@@ -31,7 +38,7 @@ pub fn sdf(defs: &[Vec<&Built>]) -> Vec<u8> {
             let at = match written.iter().find(|(p, _)| std::ptr::eq(*p, *b)) {
                 Some(&(_, at)) => at,
                 None => {
-                    while f.len() % 0x10 != 0 {
+                    while !f.len().is_multiple_of(0x10) {
                         f.push(0);
                     }
                     let at = f.len();
