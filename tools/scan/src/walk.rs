@@ -143,6 +143,7 @@ impl<'a> FileScan<'a> {
             bytes,
             name: path.rsplit("//").next().unwrap_or(path),
             cap: self.cap(),
+            budget: self.budget.load(Ordering::Relaxed),
             glslc_in_main: self.glslc_in_main,
             superseded: None,
         }

@@ -353,18 +353,32 @@ fn sizes_that_lie_and_bombs_are_warnings_naming_file_and_offset() {
             s.warnings
         );
         assert_eq!(s.shaders.len(), 4, "two pairs of the other entry");
-        // A bomb: decoded size over the layer cap is refused before decoding.
-        let small = Limits {
-            layer_cap: n + n / 2,
-            ..Limits::default()
-        };
-        let s = scan(&good, "f.pak", &small);
-        assert!(
-            warned(&s, WarnKind::SizeCap, "f.pak", 16 + 48),
-            "{:?}",
-            s.warnings
-        );
-        assert_eq!(s.shaders.len(), 4, "the first entry fits the cap");
+        // Decoded sizes over the file's budget (the two entries together) or over the layer
+        // cap (each) are refused before decoding, at the entry's size field.
+        for (layer_cap, file_budget, read) in [
+            (n + n / 2, 4 << 30, 8),
+            (4 << 30, n + n / 2, 4),
+            (n - 1, 4 << 30, 0),
+        ] {
+            let small = Limits {
+                layer_cap,
+                file_budget,
+                ..Limits::default()
+            };
+            let s = scan(&good, "f.pak", &small);
+            assert_eq!(
+                s.shaders.len(),
+                read,
+                "{store:?} {layer_cap:#x} {file_budget:#x}"
+            );
+            if read < 8 {
+                assert!(
+                    warned(&s, WarnKind::SizeCap, "f.pak", 16 + 48 + 0x18),
+                    "{:?}",
+                    s.warnings
+                );
+            }
+        }
     }
     // A real bomb: 256 MiB of zeros after the SDF, deflated to a few hundred KiB.
     let mut big = sdf.clone();
@@ -384,7 +398,7 @@ fn sizes_that_lie_and_bombs_are_warnings_naming_file_and_offset() {
         },
     );
     assert!(
-        warned(&s, WarnKind::SizeCap, "bomb.pak", 16),
+        warned(&s, WarnKind::SizeCap, "bomb.pak", 16 + 0x18),
         "{:?}",
         s.warnings
     );

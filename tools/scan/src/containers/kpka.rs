@@ -179,19 +179,21 @@ fn read<'b>(i: &Input<'b>) -> ReadResult<Found<'b>> {
         .collect();
     let mut problems = Vec::new();
     let mut wanted = Vec::new();
-    // The decoded entries share the input's cap, in table order (deterministic).
-    let mut left = i.cap;
+    // Each decoded entry is at most the cap; together they are at most the file's budget,
+    // taken in table order (deterministic).
+    let mut left = i.budget;
     for w in peeked.into_iter().flatten() {
         match w {
             Err(e) => problems.push(e),
-            Ok(w) if w.entry.method != Method::Stored && w.entry.size > left => {
+            Ok(w) if w.entry.method != Method::Stored && w.entry.size > left.min(i.cap) => {
                 problems.push(ReadError::new(
                     WarnKind::SizeCap,
-                    w.entry.at,
+                    w.entry.at + 0x18,
                     format!(
-                        "entry {}: {:#x} bytes decoded, {left:#x} left of the limit",
+                        "entry {}: {:#x} bytes decoded, limit {:#x} ({left:#x} left of the file's budget)",
                         name(&w.entry),
-                        w.entry.size
+                        w.entry.size,
+                        i.cap
                     ),
                 ));
             }

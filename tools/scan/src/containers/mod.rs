@@ -47,7 +47,7 @@ pub static EXECUTABLES: &[ContainerReader] = &[nso::READER, nro::READER, elf::RE
 pub static MAIN_IMAGE: &[ContainerReader] = &[bnsh::READER, glslc::READER];
 
 /// What a reader is given.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Input<'b> {
     /// The buffer: a file, an archive member, a decoded layer or a main's image.
     pub bytes: &'b [u8],
@@ -56,6 +56,9 @@ pub struct Input<'b> {
     /// The most bytes a buffer this reader decodes may have: the layer cap, or what is left of
     /// the file's decompression budget when that is less.
     pub cap: u64,
+    /// What is left of the file's decompression budget: the most bytes all the buffers this
+    /// reader decodes may have together (an archive of compressed members).
+    pub budget: u64,
     /// The profile reads GLSLC outputs in main (`shader_main_glslc`).
     pub glslc_in_main: bool,
     /// KPKA path hashes that a newer PAK of the title holds (skipped); only for a file itself.
@@ -171,6 +174,7 @@ mod tests {
             bytes,
             name: "f.bin",
             cap: 1 << 20,
+            budget: 1 << 20,
             glslc_in_main: false,
             superseded: None,
         }
