@@ -499,3 +499,42 @@ fn truncations_and_mutations_are_survived() {
         scan(&m, "m.pak", &l);
     }
 }
+
+#[test]
+fn a_pak_written_by_python_zlib() {
+    // corpus.sdf: a few definitions of real corpus shaders (this file's writer); py_zlib.pak:
+    // that SDF deflated by Python's zlib into a PAK laid out by make_pak.py.
+    let fx = support::repo_root().join("tools/scan/tests/fixtures/re_engine");
+    let all = definitions(9);
+    let defs: Vec<Vec<Built>> = [0, 1, 10, 19, 20, 21, 22, 32]
+        .iter()
+        .map(|&i| all[i].clone())
+        .collect();
+    let sdf = re::sdf(&defs.iter().map(|d| d.iter().collect()).collect::<Vec<_>>());
+    if std::env::var_os("DMSH_WRITE_FIXTURES").is_some() {
+        std::fs::write(fx.join("corpus.sdf"), &sdf).unwrap();
+    }
+    assert_eq!(
+        std::fs::read(fx.join("corpus.sdf")).unwrap(),
+        sdf,
+        "corpus.sdf is stale: DMSH_WRITE_FIXTURES=1, then make_pak.py"
+    );
+    let s = scan(
+        &std::fs::read(fx.join("py_zlib.pak")).unwrap(),
+        "py_zlib.pak",
+        &Limits::default(),
+    );
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let mut want = expected(&defs);
+    for n in want.values_mut() {
+        *n *= 3;
+    }
+    assert_eq!(found(&s), want);
+    assert_eq!(s.opened.get("sdf"), Some(&4));
+    assert_eq!(s.pairs.len(), 3 * pairs_of(&defs).len());
+    let paths: std::collections::BTreeSet<&str> = s.shaders.iter().map(|x| &*x.path).collect();
+    assert_eq!(
+        paths.into_iter().collect::<Vec<_>>(),
+        [0x11, 0x22, 0x33].map(|h| format!("py_zlib.pak//hash_{h:016x}"))
+    );
+}
