@@ -234,6 +234,9 @@ fn peek<'b>(b: &'b [u8], e: &Entry) -> Option<ReadResult<Wanted<'b>>> {
         }
     };
     let data = &b[r];
+    if e.method != Method::Stored && e.size < WANTED.len() as u64 {
+        return None; // too short to be a definition: not even peeked at
+    }
     let head = match e.method {
         Method::Stored => Ok(data.get(..4).map(|h| h.to_vec()).unwrap_or_default()),
         Method::Deflate => inflate(data, 4, false),
