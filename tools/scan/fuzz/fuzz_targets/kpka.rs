@@ -1,4 +1,4 @@
-//! Fuzz target: KPKA PAK tables, the SDF peek and bounded inflate (raw deflate), and the scan
+//! Fuzz target: KPKA PAK tables, the SDF peek and bounded decoding (raw deflate, zstd), and the scan
 //! of a PAK with small limits.
 #![no_main]
 
@@ -9,8 +9,9 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let _ = kpka::entries(data);
-    let _ = kpka::inflate(data, 1 << 16, true);
-    let _ = kpka::inflate(data, 4, false);
+    let _ = kpka::inflate(data, 1 << 16, |_| Ok(true));
+    let _ = kpka::inflate(data, 4, |h| Ok(h.starts_with(kpka::WANTED)));
+    let _ = kpka::unzstd(data, 1 << 16, |_| Ok(true));
     let mut pak = kpka::MAGIC.to_vec();
     pak.extend_from_slice(data);
     let l = Limits { max_depth: 4, layer_cap: 16 << 20, file_budget: 64 << 20 };

@@ -7,8 +7,9 @@
 //! ([`Input::superseded`](super::Input::superseded)).
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use ::zstd::zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
 use flate2::{Decompress, FlushDecompress, Status};
@@ -162,53 +163,21 @@ pub fn superseded(paks: &[Vec<u64>]) -> Vec<Superseded> {
         .collect()
 }
 
-/// An SDF entry found by the peek: its stored bytes and how to decode them.
-struct Wanted<'b> {
-    entry: Entry,
-    data: &'b [u8],
-}
-
 fn read<'b>(i: &Input<'b>) -> ReadResult<Found<'b>> {
     let all = entries(i.bytes)?;
     let skip = |e: &Entry| i.superseded.is_some_and(|s| s.contains(&e.hash));
-    // Peek at every entry (in parallel: a PAK holds many thousands).
-    let peeked: Vec<Option<ReadResult<Wanted<'b>>>> = all
+    // What is left of the file's budget; each decoded entry is reserved from it before its
+    // buffer grows past the 4 peeked bytes.
+    let left = AtomicU64::new(i.budget);
+    let found: Vec<Option<ReadResult<Inner<'b>>>> = all
         .par_iter()
         .filter(|e| !skip(e))
-        .map(|e| peek(i.bytes, e))
+        .map(|e| member(i, e, &left))
         .collect();
+    let mut inner = Vec::new();
     let mut problems = Vec::new();
-    let mut wanted = Vec::new();
-    // Each decoded entry is at most the cap; together they are at most the file's budget,
-    // taken in table order (deterministic).
-    let mut left = i.budget;
-    for w in peeked.into_iter().flatten() {
-        match w {
-            Err(e) => problems.push(e),
-            Ok(w) if w.entry.method != Method::Stored && w.entry.size > left.min(i.cap) => {
-                problems.push(ReadError::new(
-                    WarnKind::SizeCap,
-                    w.entry.at + 0x18,
-                    format!(
-                        "entry {}: {:#x} bytes decoded, limit {:#x} ({left:#x} left of the file's budget)",
-                        name(&w.entry),
-                        w.entry.size,
-                        i.cap
-                    ),
-                ));
-            }
-            Ok(w) => {
-                if w.entry.method != Method::Stored {
-                    left -= w.entry.size;
-                }
-                wanted.push(w);
-            }
-        }
-    }
-    let decoded: Vec<ReadResult<Inner<'b>>> = wanted.into_par_iter().map(decode).collect();
-    let mut inner = Vec::with_capacity(decoded.len());
-    for d in decoded {
-        match d {
+    for f in found.into_iter().flatten() {
+        match f {
             Ok(m) => inner.push(m),
             Err(e) => problems.push(e),
         }
@@ -221,116 +190,124 @@ fn name(e: &Entry) -> String {
     format!("hash_{:016x}", e.hash)
 }
 
-/// The entry's stored bytes if its first 4 decoded bytes are `SDF\0`; `None` for other entries.
-fn peek<'b>(b: &'b [u8], e: &Entry) -> Option<ReadResult<Wanted<'b>>> {
-    let r = match range(b, e.offset, e.stored, "entry data") {
-        Ok(r) => r,
-        Err(x) => {
-            return Some(Err(ReadError::new(
-                x.kind,
-                e.at + 8,
-                format!("entry {}: {}", name(e), x.detail),
-            )))
-        }
-    };
-    let data = &b[r];
-    if e.method != Method::Stored && e.size < WANTED.len() as u64 {
-        return None; // too short to be a definition: not even peeked at
-    }
-    let head = match e.method {
-        Method::Stored => Ok(data.get(..4).map(|h| h.to_vec()).unwrap_or_default()),
-        Method::Deflate => inflate(data, 4, false),
-        Method::Zstd => zstd_head(data),
-    };
-    match head {
-        Ok(h) if h == WANTED => Some(Ok(Wanted { entry: *e, data })),
-        Ok(_) => None,
-        Err(x) => Some(Err(ReadError::new(
+/// The entry as a member if its first 4 decoded bytes are `SDF\0` (`None` for other entries):
+/// stored bytes borrowed, compressed ones decoded to exactly the stated size, which must fit
+/// the cap and what is left of the budget.
+fn member<'b>(i: &Input<'b>, e: &Entry, left: &AtomicU64) -> Option<ReadResult<Inner<'b>>> {
+    let named = |x: ReadError, base: usize| {
+        ReadError::new(
             x.kind,
-            e.offset as usize + x.offset as usize,
+            base.saturating_add(x.offset as usize),
             format!("entry {}: {}", name(e), x.detail),
-        ))),
-    }
-}
-
-/// Decodes a wanted entry to exactly its stated size.
-fn decode(w: Wanted<'_>) -> ReadResult<Inner<'_>> {
-    let e = &w.entry;
-    let bytes = match e.method {
-        Method::Stored => Ok(Cow::Borrowed(w.data)),
-        Method::Deflate => inflate(w.data, e.size as usize, true).map(Cow::Owned),
-        Method::Zstd => super::zstd::decode(w.data, e.size).and_then(|v| {
-            if v.len() as u64 == e.size {
-                Ok(Cow::Owned(v))
-            } else {
-                Err(ReadError::new(
-                    WarnKind::DecodeFailed,
-                    w.data.len(),
-                    format!(
-                        "decodes to {:#x} bytes, entry states {:#x}",
-                        v.len(),
-                        e.size
-                    ),
-                ))
-            }
-        }),
+        )
     };
-    bytes
-        .map(|bytes| Inner {
+    let data = match range(i.bytes, e.offset, e.stored, "entry data") {
+        Ok(r) => &i.bytes[r],
+        Err(x) => return Some(Err(named(ReadError { offset: 0, ..x }, e.at + 8))),
+    };
+    // Whether to decode the rest: an SDF whose size fits the cap and what is left of the budget
+    // (reserved here). A refusal is kept for the caller.
+    let refused = Cell::new(None);
+    let admit = |head: &[u8]| -> ReadResult<bool> {
+        if !head.starts_with(WANTED) {
+            return Ok(false);
+        }
+        let fits = e.size <= i.cap
+            && left
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |l| {
+                    l.checked_sub(e.size)
+                })
+                .is_ok();
+        if !fits {
+            refused.set(Some(ReadError::new(
+                WarnKind::SizeCap,
+                e.at + 0x18,
+                format!(
+                    "entry {}: {:#x} bytes decoded, limit {:#x} ({:#x} left of the file's budget)",
+                    name(e),
+                    e.size,
+                    i.cap,
+                    left.load(Ordering::Relaxed)
+                ),
+            )));
+        }
+        Ok(fits)
+    };
+    let size = e.size as usize;
+    let decoded = match e.method {
+        Method::Stored => {
+            return data.starts_with(WANTED).then(|| {
+                Ok(Inner {
+                    member: Some(name(e)),
+                    bytes: Cow::Borrowed(data),
+                })
+            })
+        }
+        _ if e.size < WANTED.len() as u64 => return None, // too short to be a definition
+        Method::Deflate => inflate(data, size, admit),
+        Method::Zstd => unzstd(data, size, admit),
+    };
+    match decoded {
+        Ok(None) => refused.take().map(Err),
+        Ok(Some(v)) => Some(Ok(Inner {
             member: Some(name(e)),
-            bytes,
-        })
-        .map_err(|x| {
-            ReadError::new(
-                x.kind,
-                e.offset as usize + x.offset as usize,
-                format!("entry {}: {}", name(e), x.detail),
-            )
-        })
+            bytes: Cow::Owned(v),
+        })),
+        Err(x) => Some(Err(named(x, e.offset as usize))),
+    }
 }
 
 thread_local! {
     /// One raw-deflate state per worker thread, reused across entries.
     static INFLATE: RefCell<Decompress> = RefCell::new(Decompress::new(false));
-    /// One zstd context per worker thread for peeks.
-    static PEEK: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
+    /// One zstd context per worker thread, reused across entries.
+    static UNZSTD: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
 }
 
-/// Inflates the raw deflate stream `data`: its first `n` bytes (fewer if it is shorter), or,
-/// with `exact`, all of it, which must be exactly `n` bytes. Never writes more than `n + 1`.
-/// Error offsets are inside `data`.
-pub fn inflate(data: &[u8], n: usize, exact: bool) -> ReadResult<Vec<u8>> {
+/// Inflates the raw deflate stream `data` to exactly `size` (≥ 4) bytes, unless `first`, given
+/// its first 4 decoded bytes (fewer if the stream is shorter), says no (`None`) or fails. The
+/// buffer grows past those 4 bytes only after `first` agreed, and never past `size + 1`. Error
+/// offsets are inside `data`.
+pub fn inflate(
+    data: &[u8],
+    size: usize,
+    first: impl FnOnce(&[u8]) -> ReadResult<bool>,
+) -> ReadResult<Option<Vec<u8>>> {
     INFLATE.with_borrow_mut(|d| {
         d.reset(false);
-        let mut out = Vec::with_capacity(n + usize::from(exact));
+        let mut out = Vec::with_capacity(WANTED.len().min(size + 1));
+        let mut first = Some(first);
         loop {
             let before = (d.total_in(), out.len());
             let input = &data[(d.total_in() as usize).min(data.len())..];
             let status = d
-                .decompress_vec(input, &mut out, FlushDecompress::Finish)
+                .decompress_vec(input, &mut out, FlushDecompress::None)
                 .map_err(|x| {
                     ReadError::new(WarnKind::DecodeFailed, d.total_in() as usize, x.to_string())
                 })?;
-            let full = out.len() == out.capacity();
-            if !exact && (full || status == Status::StreamEnd) {
-                return Ok(out);
+            let end = status == Status::StreamEnd;
+            if let Some(f) = first.take_if(|_| out.len() == out.capacity() || end) {
+                if !f(&out)? {
+                    return Ok(None);
+                }
+                out.reserve_exact(size + 1 - out.len());
             }
-            if out.len() > n {
+            if out.len() > size {
                 return Err(ReadError::new(
                     WarnKind::SizeCap,
                     d.total_in() as usize,
-                    format!("decodes to more than the {n:#x} bytes the entry states"),
+                    format!("decodes to more than the {size:#x} bytes the entry states"),
                 ));
             }
-            if status == Status::StreamEnd {
-                if out.len() == n {
-                    return Ok(out);
-                }
-                return Err(ReadError::new(
-                    WarnKind::DecodeFailed,
-                    d.total_in() as usize,
-                    format!("decodes to {:#x} bytes, entry states {n:#x}", out.len()),
-                ));
+            if end {
+                return match out.len() == size {
+                    true => Ok(Some(out)),
+                    false => Err(ReadError::new(
+                        WarnKind::DecodeFailed,
+                        d.total_in() as usize,
+                        format!("decodes to {:#x} bytes, entry states {size:#x}", out.len()),
+                    )),
+                };
             }
             if before == (d.total_in(), out.len()) {
                 return Err(ReadError::new(
@@ -343,8 +320,29 @@ pub fn inflate(data: &[u8], n: usize, exact: bool) -> ReadResult<Vec<u8>> {
     })
 }
 
-/// The first 4 decoded bytes of the zstd frames `data` (fewer if they are shorter).
-fn zstd_head(data: &[u8]) -> ReadResult<Vec<u8>> {
+/// The same for zstd frames `data` (a window of at most 2^27 bytes, no dictionaries).
+pub fn unzstd(
+    data: &[u8],
+    size: usize,
+    first: impl FnOnce(&[u8]) -> ReadResult<bool>,
+) -> ReadResult<Option<Vec<u8>>> {
+    match super::zstd::dictionary_id(data) {
+        Some(0) => {}
+        Some(id) => {
+            return Err(ReadError::new(
+                WarnKind::NeedsDictionary,
+                0,
+                format!("frame uses dictionary {id:#x}"),
+            ))
+        }
+        None => {
+            return Err(ReadError::new(
+                WarnKind::Truncated,
+                0,
+                "zstd frame header cut short",
+            ))
+        }
+    }
     let zerr = |at: usize, c: usize| {
         ReadError::new(
             WarnKind::DecodeFailed,
@@ -352,25 +350,54 @@ fn zstd_head(data: &[u8]) -> ReadResult<Vec<u8>> {
             ::zstd::zstd_safe::get_error_name(c).to_string(),
         )
     };
-    PEEK.with_borrow_mut(|d| {
+    UNZSTD.with_borrow_mut(|d| {
         d.reset(ResetDirective::SessionAndParameters)
             .map_err(|c| zerr(0, c))?;
         d.set_parameter(DParameter::WindowLogMax(27))
             .map_err(|c| zerr(0, c))?;
-        let mut head = [0u8; 4];
-        let mut out = OutBuffer::around(&mut head[..]);
+        let mut out: Vec<u8> = Vec::with_capacity(WANTED.len().min(size + 1));
         let mut input = InBuffer::around(data);
+        let mut first = Some(first);
         loop {
-            let before = (out.pos(), input.pos());
-            let hint = d
-                .decompress_stream(&mut out, &mut input)
-                .map_err(|c| zerr(input.pos(), c))?;
-            if out.pos() == 4 || hint == 0 || before == (out.pos(), input.pos()) {
-                break;
+            let before = (out.len(), input.pos());
+            let pos = out.len();
+            let hint = {
+                let mut ob = OutBuffer::around_pos(&mut out, pos);
+                d.decompress_stream(&mut ob, &mut input)
+            }
+            .map_err(|c| zerr(input.pos(), c))?;
+            let done = hint == 0 && input.pos() == data.len();
+            if let Some(f) = first.take_if(|_| out.len() == out.capacity() || done) {
+                if !f(&out)? {
+                    return Ok(None);
+                }
+                out.reserve_exact(size + 1 - out.len());
+            }
+            if out.len() > size {
+                return Err(ReadError::new(
+                    WarnKind::SizeCap,
+                    input.pos(),
+                    format!("decodes to more than the {size:#x} bytes the entry states"),
+                ));
+            }
+            if done {
+                return match out.len() == size {
+                    true => Ok(Some(out)),
+                    false => Err(ReadError::new(
+                        WarnKind::DecodeFailed,
+                        data.len(),
+                        format!("decodes to {:#x} bytes, entry states {size:#x}", out.len()),
+                    )),
+                };
+            }
+            if before == (out.len(), input.pos()) && out.len() < out.capacity() {
+                return Err(ReadError::new(
+                    WarnKind::Truncated,
+                    data.len(),
+                    format!("zstd frame incomplete after {:#x} output bytes", out.len()),
+                ));
             }
         }
-        let n = out.pos();
-        Ok(head[..n].to_vec())
     })
 }
 
@@ -406,8 +433,13 @@ mod tests {
 
     #[test]
     fn inflate_of_garbage_and_empty_input() {
-        assert!(inflate(&[0xFF; 8], 16, true).is_err());
-        assert_eq!(inflate(&[], 4, true).unwrap_err().kind, WarnKind::Truncated);
-        assert!(zstd_head(b"nope").is_err());
+        let yes = |_: &[u8]| Ok(true);
+        assert!(inflate(&[0xFF; 8], 16, yes).is_err());
+        assert_eq!(inflate(&[], 4, yes).unwrap_err().kind, WarnKind::Truncated);
+        assert!(unzstd(b"nope", 4, yes).is_err());
+        assert_eq!(
+            unzstd(&super::super::zstd::MAGIC, 4, yes).unwrap_err().kind,
+            WarnKind::Truncated
+        );
     }
 }
