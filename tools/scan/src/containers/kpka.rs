@@ -208,9 +208,9 @@ fn member<'b>(i: &Input<'b>, e: &Entry, left: &AtomicU64) -> Option<ReadResult<I
     // Whether to decode the rest: an SDF whose size fits the cap and what is left of the budget
     // (reserved here). A refusal is kept for the caller.
     let refused = Cell::new(None);
-    let admit = |head: &[u8]| -> ReadResult<bool> {
+    let admit = |head: &[u8]| {
         if !head.starts_with(WANTED) {
-            return Ok(false);
+            return false;
         }
         let fits = e.size <= i.cap
             && left
@@ -231,7 +231,7 @@ fn member<'b>(i: &Input<'b>, e: &Entry, left: &AtomicU64) -> Option<ReadResult<I
                 ),
             )));
         }
-        Ok(fits)
+        fits
     };
     let size = e.size as usize;
     let decoded = match e.method {
@@ -264,18 +264,18 @@ thread_local! {
     static UNZSTD: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
 }
 
-/// Inflates the raw deflate stream `data` to exactly `size` (≥ 4) bytes, unless `first`, given
-/// its first 4 decoded bytes (fewer if the stream is shorter), says no (`None`) or fails. The
-/// buffer grows past those 4 bytes only after `first` agreed, and never past `size + 1`. Error
-/// offsets are inside `data`.
+/// Inflates the raw deflate stream `data` to exactly `size` bytes, unless `first`, given its
+/// first 4 decoded bytes (fewer if the stream is shorter), says no (`None`). The buffer grows
+/// past those 4 bytes only after `first` agreed (so `first` is where the caller bounds `size`),
+/// and never past `size + 1`. Error offsets are inside `data`.
 pub fn inflate(
     data: &[u8],
     size: usize,
-    first: impl FnOnce(&[u8]) -> ReadResult<bool>,
+    first: impl FnOnce(&[u8]) -> bool,
 ) -> ReadResult<Option<Vec<u8>>> {
     INFLATE.with_borrow_mut(|d| {
         d.reset(false);
-        let mut out = Vec::with_capacity(WANTED.len().min(size + 1));
+        let mut out = Vec::with_capacity(WANTED.len().min(size.saturating_add(1)));
         let mut first = Some(first);
         loop {
             let before = (d.total_in(), out.len());
@@ -287,10 +287,10 @@ pub fn inflate(
                 })?;
             let end = status == Status::StreamEnd;
             if let Some(f) = first.take_if(|_| out.len() == out.capacity() || end) {
-                if !f(&out)? {
+                if !f(&out) {
                     return Ok(None);
                 }
-                out.reserve_exact(size + 1 - out.len());
+                out.reserve_exact(size.saturating_add(1) - out.len());
             }
             if out.len() > size {
                 return Err(ReadError::new(
@@ -324,7 +324,7 @@ pub fn inflate(
 pub fn unzstd(
     data: &[u8],
     size: usize,
-    first: impl FnOnce(&[u8]) -> ReadResult<bool>,
+    first: impl FnOnce(&[u8]) -> bool,
 ) -> ReadResult<Option<Vec<u8>>> {
     match super::zstd::dictionary_id(data) {
         Some(0) => {}
@@ -355,7 +355,7 @@ pub fn unzstd(
             .map_err(|c| zerr(0, c))?;
         d.set_parameter(DParameter::WindowLogMax(27))
             .map_err(|c| zerr(0, c))?;
-        let mut out: Vec<u8> = Vec::with_capacity(WANTED.len().min(size + 1));
+        let mut out: Vec<u8> = Vec::with_capacity(WANTED.len().min(size.saturating_add(1)));
         let mut input = InBuffer::around(data);
         let mut first = Some(first);
         loop {
@@ -368,10 +368,10 @@ pub fn unzstd(
             .map_err(|c| zerr(input.pos(), c))?;
             let done = hint == 0 && input.pos() == data.len();
             if let Some(f) = first.take_if(|_| out.len() == out.capacity() || done) {
-                if !f(&out)? {
+                if !f(&out) {
                     return Ok(None);
                 }
-                out.reserve_exact(size + 1 - out.len());
+                out.reserve_exact(size.saturating_add(1) - out.len());
             }
             if out.len() > size {
                 return Err(ReadError::new(
@@ -433,7 +433,7 @@ mod tests {
 
     #[test]
     fn inflate_of_garbage_and_empty_input() {
-        let yes = |_: &[u8]| Ok(true);
+        let yes = |_: &[u8]| true;
         assert!(inflate(&[0xFF; 8], 16, yes).is_err());
         assert_eq!(inflate(&[], 4, yes).unwrap_err().kind, WarnKind::Truncated);
         assert!(unzstd(b"nope", 4, yes).is_err());
