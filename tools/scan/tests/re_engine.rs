@@ -489,10 +489,20 @@ fn truncations_and_mutations_are_survived() {
         }
     }
     let mut rng = rand::rngs::StdRng::seed_from_u64(15);
-    for _ in 0..300 {
+    let n: usize = std::env::var("DMSH_MUTATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(600);
+    for i in 0..n {
         let mut m = pak.clone();
+        // Half of them in the table and the first (stored) SDF, half anywhere.
+        let span = if i % 2 == 0 {
+            m.len().min(0x4000)
+        } else {
+            m.len()
+        };
         for _ in 0..rng.gen_range(1..6) {
-            let at = rng.gen_range(0..m.len().min(0x4000));
+            let at = rng.gen_range(0..span);
             m[at] = rng.gen();
         }
         scan(&m, "m.pak", &l);
