@@ -23,7 +23,7 @@ use dmsh_ir::lift::{dksh, Abi, Arch, BindingLayout, Config};
 use dmsh_spv::Options;
 use dmsh_testsupport::reference::dksh_render::{self, PairCase, Side, StageData};
 use dmsh_testsupport::reference::translate::glsl_facts;
-use dmsh_vk::compute::{Bind, BufferSpec, PointerPatch, ResourceRef};
+use dmsh_vk::compute::{Bind, BufferSpec, PointerEncoding, PointerPatch, ResourceRef};
 use dmsh_vk::render::{RenderJob, Stage};
 use serde_json::Value;
 
@@ -327,21 +327,7 @@ fn validate_all(sm: &str) -> Vec<(String, String)> {
 const KNOWN_VALID_SM53: &[(&str, &str)] = &[];
 
 /// sm86 geometry / tessellation / compute shaders whose translation does not validate yet.
-const KNOWN_VALID_SM86: &[(&str, &str)] = &[
-    ("cs_image_ops.comp", "SULD's image handle is not a bank word in its block (the deferred handles pass is not wired for Ampere surfaces yet)"),
-    (
-        "cs_matmul_tiled.comp",
-        "bindless constant bank cx[URn] (NVK compute UBOs) not translated yet",
-    ),
-    (
-        "cs_ssbo_saxpy.comp",
-        "bindless constant bank cx[URn] (NVK compute UBOs) not translated yet",
-    ),
-    (
-        "cs_ubo_emulated.comp",
-        "bindless constant bank cx[URn] (NVK compute UBOs) not translated yet",
-    ),
-];
+const KNOWN_VALID_SM86: &[(&str, &str)] = &[];
 
 fn check_known(bad: &[(String, String)], known: &[(&str, &str)]) {
     let unexpected: Vec<&String> = bad
@@ -399,9 +385,11 @@ fn placed(case: &PairCase, fragment: bool) -> Placed {
     }
 }
 
-/// A descriptor-set buffer being built: (set, bytes, pointer patches as (byte offset, job
-/// buffer whose address goes there)).
-type SetBuffer = (u32, Vec<u8>, Vec<(u64, usize)>);
+/// A pointer patch being built: byte offset, the job buffer whose address goes there, and how.
+type Patch = (u64, usize, PointerEncoding);
+
+/// A descriptor-set buffer being built: (set, bytes, pointer patches).
+type SetBuffer = (u32, Vec<u8>, Vec<Patch>);
 
 /// Vulkan's standard 4-sample locations in 1/16 pixel (x | y << 4), as the root table's
 /// `draw.sample_locations` holds them.
@@ -501,8 +489,15 @@ fn nvk_memory(
                         (&ssbo_ids, at.ssbo, &d.ssbos)
                     };
                     if let Some(i) = find(ids, l.binding + e) {
-                        s.2.push((o as u64, first + i));
-                        w(s, o + 8, list[i].1.len() as u32);
+                        let size = list[i].1.len() as u32;
+                        // Turing+ UBO descriptors are bindless constant-buffer handles
+                        // (README §4.2); SSBOs and sm53 UBOs are {u64 address, u32 size}.
+                        if l.ty == "UNIFORM_BUFFER" && m["sm"].as_u64() == Some(86) {
+                            s.2.push((o as u64, first + i, PointerEncoding::CbufHandle { size }));
+                        } else {
+                            s.2.push((o as u64, first + i, PointerEncoding::Address));
+                            w(s, o + 8, size);
+                        }
                     }
                 }
                 "STORAGE_IMAGE" | "STORAGE_TEXEL_BUFFER" => w(s, o, o as u32 / 4 + 1),
@@ -513,19 +508,20 @@ fn nvk_memory(
             }
         }
     }
-    let push = |mem: &mut Memory, name: String, bytes: &[u8], patches: &[(u64, usize)]| {
+    let push = |mem: &mut Memory, name: String, bytes: &[u8], patches: &[Patch]| {
         let n = mem.buffers.len();
         mem.buffers.push(BufferSpec {
             name,
             size: bytes.len().max(16) as u64,
             init: bytes.to_vec(),
         });
-        for &(offset, target) in patches {
+        for &(offset, target, encoding) in patches {
             mem.pointers.push(PointerPatch {
                 buffer: n,
                 offset,
                 target,
                 add: 0,
+                encoding,
             });
         }
         n
@@ -545,7 +541,7 @@ fn nvk_memory(
     for (s, bytes, _) in &sets {
         let o = 0x128 + 16 * *s as usize;
         let k = set_index.iter().find(|x| x.0 == *s).map(|x| x.1).unwrap();
-        root_patches.push((o as u64, k));
+        root_patches.push((o as u64, k, PointerEncoding::Address));
         root[o + 8..o + 12].copy_from_slice(&(bytes.len() as u32).to_le_bytes());
     }
     let root_set = (root, root_patches);
@@ -568,7 +564,7 @@ fn nvk_memory(
             "cbuf" => {
                 let bank = banks.iter().find(|b| b.0 == n).map(|b| b.1);
                 let g = r.guest_offset as usize;
-                let (bytes, patches): (Vec<u8>, Vec<(u64, usize)>) = match bank {
+                let (bytes, patches): (Vec<u8>, Vec<Patch>) = match bank {
                     Some(Bank::Root) => root_set.clone(),
                     Some(Bank::Set(s)) => sets
                         .iter()
@@ -588,10 +584,10 @@ fn nvk_memory(
                 let full = bytes.len().max(g + r.size.unwrap_or(0) as usize);
                 let mut b = bytes;
                 b.resize(full, 0);
-                let p: Vec<(u64, usize)> = patches
+                let p: Vec<Patch> = patches
                     .iter()
                     .filter(|p| p.0 as usize >= g)
-                    .map(|p| (p.0 - g as u64, p.1))
+                    .map(|p| (p.0 - g as u64, p.1, p.2))
                     .collect();
                 let k = push(&mut mem, format!("{stage}_cbuf{n}"), &b[g..], &p);
                 (ResourceRef::Cbuf(n), k)
@@ -884,16 +880,21 @@ fn exec_all(sm: &str, known: &[(&str, &str)]) -> Vec<String> {
             }
         }
     }
+    for (case, _) in known {
+        if !runs
+            .bad
+            .iter()
+            .any(|b| b.0.rsplit(':').next() == Some(*case))
+        {
+            println!("STALE {case}: listed as known but matches now");
+            unexpected.push(format!("{case} (stale)"));
+        }
+    }
     unexpected
 }
 
 /// sm86 compute cases that do not match glslang's run yet, with the cause.
-const KNOWN_EXEC_SM86: &[(&str, &str)] = &[
-    ("cs_ssbo_saxpy", "bindless constant bank cx[URn] (NVK compute UBOs) not translated yet"),
-    ("cs_ubo_emulated", "bindless constant bank cx[URn] (NVK compute UBOs) not translated yet"),
-    ("cs_matmul_tiled", "bindless constant bank cx[URn] (NVK compute UBOs) not translated yet"),
-    ("cs_image_ops", "SULD's image handle is not a bank word in its block (the deferred handles pass is not wired for Ampere surfaces yet)"),
-];
+const KNOWN_EXEC_SM86: &[(&str, &str)] = &[];
 
 #[test]
 fn nak_sm86_compute_matches_glslang() {

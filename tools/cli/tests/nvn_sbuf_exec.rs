@@ -210,6 +210,7 @@ fn nvn_compute_storage_buffers_at_0x310() {
                 offset: (NVN_SBUF + 16 * r) as u64,
                 target: r as usize,
                 add: 0,
+                encoding: Default::default(),
             })
             .collect(),
         grid: [2, 1, 1],
@@ -305,12 +306,14 @@ fn storage_buffer_address_in_the_uniform_buffer() {
                 offset: NVN_SBUF as u64,
                 target: 0,
                 add: 0,
+                encoding: Default::default(),
             },
             PointerPatch {
                 buffer: 2,
                 offset: Y_AT as u64,
                 target: 1,
                 add: 0,
+                encoding: Default::default(),
             },
         ],
         grid: [2, 1, 1],

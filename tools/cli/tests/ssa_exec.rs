@@ -125,6 +125,7 @@ fn run(sh: &Shader, n: u32) -> Result<Option<Vec<u32>>, String> {
             offset: 0,
             target: 1,
             add: 0,
+            encoding: Default::default(),
         }],
         grid: [1, 1, 1],
         textures: Vec::new(),

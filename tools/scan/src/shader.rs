@@ -22,18 +22,21 @@ pub enum ContainerKind {
     Mshd,
     /// agl NDSR pack (agl_ndsr.pck).
     Ndsr,
+    /// Koei Tecmo KTGL package (G2S, `_DOK0000`, SPKG) of GLSLC outputs.
+    Ktgl,
     /// RE Engine shader definition (SDF, in KPKA PAKs).
     Sdf,
 }
 
 impl ContainerKind {
     /// All kinds, in table order.
-    pub const ALL: [ContainerKind; 6] = [
+    pub const ALL: [ContainerKind; 7] = [
         ContainerKind::Bnsh,
         ContainerKind::Bahs,
         ContainerKind::Glslc,
         ContainerKind::Mshd,
         ContainerKind::Ndsr,
+        ContainerKind::Ktgl,
         ContainerKind::Sdf,
     ];
 
@@ -45,6 +48,7 @@ impl ContainerKind {
             ContainerKind::Glslc => "glslc",
             ContainerKind::Mshd => "mshd",
             ContainerKind::Ndsr => "ndsr",
+            ContainerKind::Ktgl => "ktgl",
             ContainerKind::Sdf => "sdf",
         }
     }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::containers::kpka;
+use crate::containers::ktgl::linkdata;
 use crate::error::{ReadError, WarnKind, Warning};
 use crate::profile::Profile;
 use crate::stage::Stage;
@@ -64,6 +65,17 @@ struct Job {
     path: PathBuf,
     main: bool,
     size: u64,
+    /// A range of LINKDATA entries when this job scans part of a `DATA1.bin`.
+    part: Option<Part>,
+}
+
+/// Part of a LINKDATA `DATA1.bin`: the entries of its `DATA0.bin` and the range this job scans.
+#[derive(Debug, Clone)]
+struct Part {
+    entries: Arc<[linkdata::Entry]>,
+    range: std::ops::Range<usize>,
+    /// DATA1's size on disk (the job's `size` is its entries' bytes).
+    file_size: u64,
 }
 
 /// Errors that stop a split (bad arguments, unwritable outputs). Bad input files never do.
@@ -133,15 +145,17 @@ fn jobs(inputs: &Inputs) -> Result<Vec<Job>, SplitError> {
         } else {
             return Err(SplitError::Missing(root.clone()));
         }
-        for (rel, path, size) in files {
-            jobs.push(Job {
+        for (rel, path, size) in &files {
+            let job = Job {
                 source,
                 source_name: name.clone(),
-                rel,
-                path,
+                rel: rel.clone(),
+                path: path.clone(),
                 main: false,
-                size,
-            });
+                size: *size,
+                part: None,
+            };
+            jobs.extend(linkdata_jobs(&job, &files).unwrap_or_else(|| vec![job]));
         }
         source += 1;
     }
@@ -161,10 +175,41 @@ fn jobs(inputs: &Inputs) -> Result<Vec<Job>, SplitError> {
             path: m.clone(),
             main: true,
             size,
+            part: None,
         });
         source += 1;
     }
     Ok(jobs)
+}
+
+/// A LINKDATA `DATA1.bin` with its `DATA0.bin` in the same folder, cut into jobs by entry
+/// range (`linkdata::JOBS`, balanced by bytes); `None` for any other file, or when the table
+/// cannot be read or is empty (the file is then scanned whole).
+fn linkdata_jobs(job: &Job, files: &[(String, PathBuf, u64)]) -> Option<Vec<Job>> {
+    if !linkdata::is_data(&job.rel) {
+        return None;
+    }
+    let index = linkdata::index_of(&job.rel);
+    let (_, path, _) = files.iter().find(|(rel, _, _)| *rel == index)?;
+    let entries: Arc<[linkdata::Entry]> = linkdata::entries(&std::fs::read(path).ok()?).into();
+    if entries.is_empty() {
+        return None;
+    }
+    let parts = linkdata::parts(&entries, linkdata::JOBS);
+    Some(
+        parts
+            .into_iter()
+            .map(|range| Job {
+                size: entries[range.clone()].iter().map(|e| e.len()).sum(),
+                part: Some(Part {
+                    entries: entries.clone(),
+                    range,
+                    file_size: job.size,
+                }),
+                ..job.clone()
+            })
+            .collect(),
+    )
 }
 
 /// Input bytes: memory-mapped when large, read otherwise.
@@ -229,9 +274,21 @@ pub fn scan(
                 fs = fs.with_superseded(skip);
             }
             let label = format!("{}:{}", j.source_name, j.rel);
-            let mut s = match open(&j.path, j.size) {
+            let on_disk = j.part.as_ref().map_or(j.size, |p| p.file_size);
+            let mut s = match open(&j.path, on_disk) {
                 Ok(b) if j.main => fs.scan_main(&b, &j.rel),
-                Ok(b) => fs.scan(&b, &j.rel, 0),
+                Ok(b) => match &j.part {
+                    Some(p) => {
+                        let found = linkdata::members(&b, &p.entries, p.range.clone());
+                        let mut s = fs.scan_found(&b, &j.rel, linkdata::NAME, Ok(found));
+                        if p.range.start > 0 {
+                            // One DATA1 is one container opened, whatever its jobs.
+                            s.opened.remove(linkdata::NAME);
+                        }
+                        s
+                    }
+                    None => fs.scan(&b, &j.rel, 0),
+                },
                 Err(e) => {
                     let mut s = Scan::default();
                     s.warnings
@@ -242,7 +299,7 @@ pub fn scan(
             for w in &mut s.warnings {
                 w.path = format!("{}:{}", j.source_name, w.path);
             }
-            s.files = 1;
+            s.files = u64::from(j.part.as_ref().is_none_or(|p| p.range.start == 0));
             s.bytes = j.size;
             progress.done(&label, j.size);
             s
@@ -269,6 +326,7 @@ fn superseded_pak_entries(jobs: &[Job]) -> Vec<Option<kpka::Superseded>> {
         .map(|j| {
             let mut magic = [0u8; 4];
             let is_pak = !j.main
+                && j.part.is_none()
                 && std::fs::File::open(&j.path)
                     .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
                     .is_ok()

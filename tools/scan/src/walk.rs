@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::containers::kpka::Superseded;
 use crate::containers::{self, ContainerReader, Found, Input};
-use crate::error::{ReadError, WarnKind, Warning};
+use crate::error::{ReadError, ReadResult, WarnKind, Warning};
 use crate::shader::{ContainerKind, Hits, Shader};
 
 /// Bounds on what one input may cost. A decompressed buffer is at most `layer_cap` bytes, one
@@ -216,16 +216,44 @@ impl<'a> FileScan<'a> {
         depth: usize,
         then: Then,
     ) {
-        match (r.read)(input) {
+        let found = self.found(r.name, (r.read)(input), input.bytes, path, depth, then);
+        *s = std::mem::take(s).merge(found);
+    }
+
+    /// Scans what a reader outside the registries found in `b` at `path`, as a reader named
+    /// `name` would have: the members of a LINKDATA part of `DATA1.bin` (see `split.rs`).
+    pub fn scan_found(
+        &self,
+        b: &[u8],
+        path: &str,
+        name: &'static str,
+        found: ReadResult<Found>,
+    ) -> Scan {
+        self.found(name, found, b, path, 0, Then::Romfs)
+    }
+
+    /// What reader `name` found in `bytes` (at `path`, `depth` layers deep): shader records, or
+    /// inner buffers scanned as `then` says, in parallel.
+    fn found(
+        &self,
+        name: &'static str,
+        found: ReadResult<Found>,
+        bytes: &[u8],
+        path: &str,
+        depth: usize,
+        then: Then,
+    ) -> Scan {
+        let mut s = Scan::default();
+        match found {
             Err(e) => s.warn(path, e),
             Ok(Found::Shaders { kind, opened, hits }) => {
-                self.take(s, input.bytes, path, kind, opened, hits)
+                self.take(&mut s, bytes, path, kind, opened, hits)
             }
             Ok(Found::Inner { inner, problems }) => {
                 for p in problems {
                     s.warn(path, p);
                 }
-                s.opened(r.name);
+                s.opened(name);
                 for i in &inner {
                     if let Cow::Owned(v) = &i.bytes {
                         self.spend(v.len());
@@ -236,7 +264,7 @@ impl<'a> FileScan<'a> {
                     .map(|i| {
                         let p = match &i.member {
                             Some(m) => format!("{path}//{m}"),
-                            None => format!("{path}|{}", r.name),
+                            None => format!("{path}|{name}"),
                         };
                         match then {
                             Then::Romfs => self.scan(&i.bytes, &p, depth + 1),
@@ -244,9 +272,10 @@ impl<'a> FileScan<'a> {
                         }
                     })
                     .reduce(Scan::default, Scan::merge);
-                *s = std::mem::take(s).merge(found);
+                s = s.merge(found);
             }
         }
+        s
     }
 
     /// Adds a container's shader records to `s`; only the first find of a key copies its bytes.

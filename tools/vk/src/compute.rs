@@ -86,7 +86,7 @@ pub struct Bind {
 }
 
 /// Writes the 64-bit device address of buffer `target` (+ `add`) little-endian into buffer
-/// `buffer` at byte `offset`, before the dispatch.
+/// `buffer` at byte `offset`, before the dispatch, in the form `encoding` says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PointerPatch {
     /// Buffer written to (e.g. the parameter block).
@@ -97,6 +97,34 @@ pub struct PointerPatch {
     pub target: usize,
     /// Added to the address.
     pub add: u64,
+    /// How the address is written.
+    pub encoding: PointerEncoding,
+}
+
+/// The form of the 64-bit word a [`PointerPatch`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PointerEncoding {
+    /// The address itself.
+    #[default]
+    Address,
+    /// A Turing+ bindless constant-buffer handle, as `cx[URn][…]` reads it: bits 0–44 the
+    /// address >> 4 (16-byte aligned), bits 45–63 `size` >> 4.
+    CbufHandle {
+        /// The buffer's size in bytes (a multiple of 16 is exact).
+        size: u32,
+    },
+}
+
+impl PointerEncoding {
+    /// The word written for address `addr`.
+    pub fn word(self, addr: u64) -> u64 {
+        match self {
+            PointerEncoding::Address => addr,
+            PointerEncoding::CbufHandle { size } => {
+                (addr >> 4) & ((1 << 45) - 1) | (u64::from(size >> 4) << 45)
+            }
+        }
+    }
 }
 
 /// One compute dispatch.
@@ -352,7 +380,11 @@ pub(crate) fn create_resources(
     }
     for p in pointers {
         let addr = s.buffers[idx[p.target]].address.wrapping_add(p.add);
-        s.write(idx[p.buffer], p.offset, &addr.to_le_bytes());
+        s.write(
+            idx[p.buffer],
+            p.offset,
+            &p.encoding.word(addr).to_le_bytes(),
+        );
     }
     let mut imgs = Vec::with_capacity(textures.len());
     for t in textures {
@@ -376,4 +408,17 @@ pub(crate) fn read_back(
         .collect();
     let images = imgs.iter().map(|g| s.read(g.staging, g.bytes)).collect();
     (bytes, images)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PointerEncoding;
+
+    #[test]
+    fn cbuf_handles_pack_address_and_size_in_16_byte_units() {
+        assert_eq!(PointerEncoding::Address.word(0x1234_5670), 0x1234_5670);
+        let h = PointerEncoding::CbufHandle { size: 0x210 }.word(0x0012_3456_7890);
+        assert_eq!(h & ((1 << 45) - 1), 0x0012_3456_7890 >> 4);
+        assert_eq!(h >> 45, 0x21);
+    }
 }

@@ -251,6 +251,7 @@ impl IoJson {
                 offset: shift + q.offset as u64,
                 target,
                 add: 0,
+                encoding: Default::default(),
             });
         }
         let mut binds = vec![Bind {

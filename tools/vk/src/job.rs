@@ -536,6 +536,7 @@ impl Pool {
                 offset: q.offset.0.saturating_add(shift),
                 target: self.buffer(&q.target)?,
                 add: q.add.0,
+                encoding: Default::default(),
             };
             self.pointers.push(patch);
         }

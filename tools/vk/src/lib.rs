@@ -32,7 +32,9 @@ pub mod job;
 pub mod reflection;
 pub mod render;
 
-pub use compute::{run_compute, Bind, BufferSpec, ComputeJob, Outputs, PointerPatch, ResourceRef};
+pub use compute::{
+    run_compute, Bind, BufferSpec, ComputeJob, Outputs, PointerEncoding, PointerPatch, ResourceRef,
+};
 pub use device::{shared, Device, DeviceInfo};
 pub use error::Error;
 pub use image::{TexFormat, TextureSpec};

@@ -194,18 +194,67 @@ pub fn store_regs(cx: &mut Cx, space: Space, sh: Shape, a: Value, rd: u8) {
     }
 }
 
-/// Loads `sh` from constant bank `bank` at the run-time byte offset `off` into the registers
-/// from `rd` (LDC): a narrow access extracts its bytes from the containing word.
-pub fn load_const_regs(cx: &mut Cx, bank: u8, off: Value, sh: Shape, rd: u8) {
+/// Which constant buffer an LDC reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstBank {
+    /// A bound bank `c[n]`.
+    Bound(u8),
+    /// A bindless one, `cx[URn]`: the uniform register pair from `URn` holds its handle.
+    Bindless(u8),
+}
+
+impl Cx<'_> {
+    /// The word of `bank` at the run-time byte offset `off`.
+    pub fn const_in(&mut self, bank: ConstBank, off: Value) -> Value {
+        match bank {
+            ConstBank::Bound(b) => self.const_dyn(b, off),
+            ConstBank::Bindless(u) => self.bindless_const(u, off),
+        }
+    }
+
+    /// A word of a bindless constant buffer, `cx[URh][off]`: the uniform pair `URh, URh+1`
+    /// holds the Turing+ handle (bits 0–44 the address >> 4, bits 45–63 the size >> 4; NAK's
+    /// README §4.2). A word at or past the size reads 0: its load is moved to the buffer's
+    /// first word and the result replaced (a null handle, size 0, still reads its address).
+    pub fn bindless_const(&mut self, handle: u8, off: Value) -> Value {
+        let lo = self.ureg(handle);
+        let hi = if handle >= 63 {
+            self.c32(0)
+        } else {
+            self.ureg(handle.saturating_add(1))
+        };
+        // address = (lo | (hi & 0x1fff) << 32) << 4, in 32-bit halves.
+        let addr_lo = self.shl_c(lo, 4);
+        let m = self.c32(0x1fff);
+        let h = self.and(hi, m);
+        let h = self.shl_c(h, 4);
+        let top = self.shr_c(lo, 28);
+        let addr_hi = self.or(h, top);
+        let base = self.pack(addr_lo, addr_hi);
+        let size = self.shr_c(hi, 13);
+        let size = self.shl_c(size, 4);
+        let inside = self.cmp(Op::ULt, off, size);
+        let zero = self.c32(0);
+        let at = self.sel(inside, off, zero);
+        let at = self.emit(Op::UConvert, Type::U64, &[at]);
+        let a = self.add(base, at);
+        let v = self.emit(Op::Load(Space::Global, Width::B32), Type::U32, &[a]);
+        self.sel(inside, v, zero)
+    }
+}
+
+/// Loads `sh` from constant buffer `bank` at the run-time byte offset `off` into the
+/// registers from `rd` (LDC): a narrow access extracts its bytes from the containing word.
+pub fn load_const_regs(cx: &mut Cx, bank: ConstBank, off: Value, sh: Shape, rd: u8) {
     match sh {
         Shape::One(Width::B32) => {
-            let v = cx.const_dyn(bank, off);
+            let v = cx.const_in(bank, off);
             cx.set_reg(rd, v);
         }
         Shape::One(w) => {
             let m = cx.c32(!3);
             let wa = cx.and(off, m);
-            let word = cx.const_dyn(bank, wa);
+            let word = cx.const_in(bank, wa);
             let three = cx.c32(3);
             let b = cx.and(off, three);
             let eight = cx.c32(8);
@@ -222,7 +271,7 @@ pub fn load_const_regs(cx: &mut Cx, bank: u8, off: Value, sh: Shape, rd: u8) {
         Shape::Words(n) => {
             for k in 0..n {
                 let ok = offset(cx, off, 4 * k);
-                let v = cx.const_dyn(bank, ok);
+                let v = cx.const_in(bank, ok);
                 if rd != 255 {
                     cx.set_reg(reg_plus(rd, k), v);
                 }
@@ -454,7 +503,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let off = cx.add(r, k);
             let rd = cx.rf(i, Field::Rd);
             let sh = shape(cx, i)?;
-            load_const_regs(cx, bank, off, sh, rd);
+            load_const_regs(cx, ConstBank::Bound(bank), off, sh, rd);
             Ok(())
         }
         O::Atom => atomic(cx, i, Space::Global, false),

@@ -292,10 +292,17 @@ fn dyn_slot(cx: &mut Cx, v: Value) -> Option<(u16, u8, Value)> {
 /// (element count, index value), if any).
 pub(crate) type TexHandle = (u16, u16, Option<(u8, Value)>);
 
-/// A bindless handle value as the texture it names, for lifters without Maxwell's deferred
-/// (cross-block) resolution: (slot, [`TexDesc::samp`], the run-time array (element count,
-/// index value) for a sampler array indexed at run time or a `tex_dyn` handle); else why not.
-pub(crate) fn tex_handle(cx: &mut Cx, h: Value) -> std::result::Result<TexHandle, String> {
+/// A bindless handle value as the texture it names, for the Ampere lifter: (slot,
+/// [`TexDesc::samp`], the run-time array (element count, index value) for a sampler array
+/// indexed at run time or a `tex_dyn` handle); else why not. A handle read from a register
+/// another block wrote is left to the [`handles`](crate::passes::handles) pass, as on
+/// Maxwell: ([`crate::gfx::TEX_PENDING`], its pending index, `(0, handle)`); `what` names
+/// the instruction for its report.
+pub(crate) fn tex_handle(
+    cx: &mut Cx,
+    h: Value,
+    what: &dyn Fn() -> String,
+) -> std::result::Result<TexHandle, String> {
     let Some(l) = layout(cx) else {
         return Err("no binding layout (graphics profile)".into());
     };
@@ -305,6 +312,10 @@ pub(crate) fn tex_handle(cx: &mut Cx, h: Value) -> std::result::Result<TexHandle
     };
     match resolve(view, &l, false, h) {
         Ok((s, samp)) => Ok((s, samp, None)),
+        Err(_) if live_in(cx, h) => {
+            let p = defer(cx, what(), l, false);
+            Ok((crate::gfx::TEX_PENDING, p, Some((0, h))))
+        }
         Err(e) => match dyn_slot(cx, h) {
             Some((first, n, idx)) => Ok((first, 0, Some((n, idx)))),
             None if l.tex_dyn => Ok((crate::gfx::TEX_DYN, 0, Some((l.tex_dyn_count(), h)))),
@@ -313,9 +324,35 @@ pub(crate) fn tex_handle(cx: &mut Cx, h: Value) -> std::result::Result<TexHandle
     }
 }
 
-/// A bindless storage-image handle value as its image slot (block-local resolution, as
-/// [`tex_handle`]); else why not.
-pub(crate) fn image_handle(cx: &mut Cx, h: Value) -> std::result::Result<u16, String> {
+/// A TXQ handle, for the Ampere lifter: an image's slot when the handle is a word of the
+/// image bank (`imageSize`: `(true, slot, …)`), else the texture [`tex_handle`] finds.
+pub(crate) fn txq_handle(
+    cx: &mut Cx,
+    h: Value,
+    what: &dyn Fn() -> String,
+) -> std::result::Result<(bool, TexHandle), String> {
+    if let Some(l) = layout(cx) {
+        let view = View {
+            f: cx.f,
+            block: Some(cx.b),
+        };
+        if resolve(view, &l, false, h).is_err() {
+            if let Ok((s, _)) = resolve(view, &l, true, h) {
+                return Ok((true, (s, 0, None)));
+            }
+        }
+    }
+    tex_handle(cx, h, what).map(|t| (false, t))
+}
+
+/// A bindless storage-image handle value as its image slot, for the Ampere lifter (as
+/// [`tex_handle`]): (slot, the pending index and handle when the handles pass resolves it);
+/// else why not.
+pub(crate) fn image_handle(
+    cx: &mut Cx,
+    h: Value,
+    what: &dyn Fn() -> String,
+) -> std::result::Result<(u16, Option<(u16, Value)>), String> {
     let Some(l) = layout(cx) else {
         return Err("no binding layout (graphics profile)".into());
     };
@@ -323,7 +360,14 @@ pub(crate) fn image_handle(cx: &mut Cx, h: Value) -> std::result::Result<u16, St
         f: cx.f,
         block: Some(cx.b),
     };
-    resolve(view, &l, true, h).map(|(s, _)| s)
+    match resolve(view, &l, true, h) {
+        Ok((s, _)) => Ok((s, None)),
+        Err(_) if live_in(cx, h) => {
+            let p = defer(cx, what(), l, true);
+            Ok((crate::gfx::TEX_PENDING, Some((p, h))))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// The value a register read stands for: the last write of that register earlier in the
@@ -336,13 +380,14 @@ fn trace(cx: &Cx, v: Value) -> Value {
     .trace(v)
 }
 
-/// A register the handle is read from that no earlier instruction of the current block
-/// writes: its value comes from another block (a merge or a loop), known only after SSA.
+/// A register (or uniform register) the handle is read from that no earlier instruction of
+/// the current block writes: its value comes from another block (a merge or a loop), known
+/// only after SSA.
 fn live_in(cx: &Cx, v: Value) -> bool {
     matches!(
         cx.f.inst(trace(cx, v)).op,
         Op::Get(Reg {
-            file: RegFile::Gpr,
+            file: RegFile::Gpr | RegFile::UGpr,
             ..
         })
     )
@@ -350,14 +395,13 @@ fn live_in(cx: &Cx, v: Value) -> bool {
 
 /// Records a texture or image (`image`: no run-time array fallback) operation whose handle the [`handles`](crate::passes::handles) pass
 /// resolves; returns its index in [`crate::passes::handles::Pending::items`].
-fn defer(cx: &mut Cx, i: &Instr, layout: super::layout::BindingLayout, image: bool) -> u16 {
+fn defer(cx: &mut Cx, mnemonic: String, layout: super::layout::BindingLayout, image: bool) -> u16 {
     let dyn_fallback = if layout.tex_dyn && !image {
         layout.tex_dyn_count()
     } else {
         0
     };
     let key = cx.shader_key();
-    let mnemonic = format!("{} ({})", i.opcode().name(), i.form_name());
     let offset = cx.addr;
     let h = cx.f.handles.get_or_insert_with(|| {
         Box::new(crate::passes::handles::Pending {
@@ -373,6 +417,11 @@ fn defer(cx: &mut Cx, i: &Instr, layout: super::layout::BindingLayout, image: bo
         why: None,
     });
     (h.items.len() - 1) as u16
+}
+
+/// A Maxwell instruction as a pending handle's report names it: `TEX (TEX_B)`.
+fn what(i: &Instr) -> String {
+    format!("{} ({})", i.opcode().name(), i.form_name())
 }
 
 /// Register `base + k`, or RZ when that runs past R254 (or base is RZ).
@@ -573,7 +622,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                     // Read from a register another block wrote: resolved after SSA.
                     (Some(h), Some(l)) => {
                         pending = Some(h);
-                        (crate::gfx::TEX_PENDING, defer(cx, i, l, false), None)
+                        (crate::gfx::TEX_PENDING, defer(cx, what(i), l, false), None)
                     }
                     _ => match hreg.and_then(|h| dyn_slot(cx, h)) {
                         Some((first, n, idx)) => (first, 0, Some((n, idx))),
@@ -757,7 +806,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                             // Read from a register another block wrote: a texture handle
                             // resolved after SSA.
                             (Some(h), Some(l)) => {
-                                pending = Some(defer(cx, i, l, false));
+                                pending = Some(defer(cx, what(i), l, false));
                                 (false, crate::gfx::TEX_PENDING, Some(h))
                             }
                             _ => return Err(e),
@@ -933,7 +982,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
             Ok(s) => s,
             Err(e) => match (live_in(cx, h), layout(cx)) {
                 (true, Some(l)) => {
-                    pending = Some((defer(cx, i, l, true), h));
+                    pending = Some((defer(cx, what(i), l, true), h));
                     crate::gfx::TEX_PENDING
                 }
                 _ => return Err(e),

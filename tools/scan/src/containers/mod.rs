@@ -15,6 +15,7 @@ pub mod bnsh;
 pub mod elf;
 pub mod glslc;
 pub mod kpka;
+pub mod ktgl;
 pub mod mshd;
 pub mod ndsr;
 pub mod nro;
@@ -36,6 +37,9 @@ pub static ROMFS: &[ContainerReader] = &[
     ndsr::READER,
     kpka::READER,
     sdf::READER,
+    ktgl::rdb::READER,
+    ktgl::gz::READER,
+    ktgl::READER,
     bnsh::READER,
 ];
 
@@ -198,6 +202,8 @@ mod tests {
             (ndsr::MAGIC, "ndsr"),
             (kpka::MAGIC, "kpka"),
             (sdf::MAGIC, "sdf"),
+            (ktgl::rdb::RECORD, "rdb"),
+            (b"_S2G3000", "ktgl"),
             (b"anything", "bnsh"),
             (b"", "bnsh"),
         ] {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::writers::{self as w, Wrap};
-use super::{load_dksh, load_sm86, Built, CorpusShader};
+use super::{load_dksh, load_nak_sm86, load_sm86, Built, CorpusShader};
 
 /// What the demo holds.
 #[derive(Debug, Default)]
@@ -235,12 +235,16 @@ pub fn build(root: &Path) -> Demo {
     // 5. NVN2 (Switch 2): zstd → SARC → NDSR pack, and → zstd → BNSH with 0xD8 controls.
     {
         let f = "romfs/Lib/agl/agl_resource.Nin_Ounce_NVN2.release.sarc.zs";
+        // Graphics: NAK's sm86 programs (SPH version 4, 0x80 bytes, then the code) of
+        // uniform-buffer-only shaders; compute: ptxas' sm86 kernels.
         let sm86 = load_sm86();
-        let sph_v = pool.by_name["vs_basic_mvp.vert"].program[..0x50].to_vec();
-        let sph_f = pool.by_name["fs_tex2d_basic.frag"].program[..0x50].to_vec();
         let k = |i: usize| sm86[i % sm86.len()].1.clone();
-        let nv = w::build_nvn2(&sm86[0].0, "vertex", &sph_v, &k(0), 0, [0; 3]);
-        let nf = w::build_nvn2(&sm86[1].0, "fragment", &sph_f, &k(1), 0, [0; 3]);
+        let nak = |name: &str, stage: &'static str, own: u32| {
+            let p = load_nak_sm86(name);
+            w::build_nvn2(name, stage, &p[..0x80], &p[0x80..], own, [0; 3])
+        };
+        let nv = nak("vs_basic_mvp.vert", "vertex", 0);
+        let nf = nak("fs_lighting_loops.frag", "fragment", 0);
         let nc = w::build_nvn2(&sm86[2].0, "compute", &[], &k(2), 0, [64, 1, 1]);
         let nc2 = w::build_nvn2(&sm86[3].0, "compute", &[], &k(3), 0, [128, 1, 1]);
         for s in [&nv, &nf, &nc, &nc2] {
@@ -248,8 +252,8 @@ pub fn build(root: &Path) -> Demo {
         }
         d.pair(&nv, &nf);
         let pack = w::ndsr(&[&nv, &nf, &nc, &nc2]);
-        let bv = w::build_nvn2(&sm86[4].0, "vertex", &sph_v, &k(4), 0xD8, [0; 3]);
-        let bf = w::build_nvn2(&sm86[5].0, "fragment", &sph_f, &k(5), 0xD8, [0; 3]);
+        let bv = nak("vs_clipdist.vert", "vertex", 0xD8);
+        let bf = nak("fs_fragdepth.frag", "fragment", 0xD8);
         let bn = d.bnsh(f, &[vec![&bv, &bf]]);
         let arc = w::sarc(&[
             ("agl_ndsr.pck", pack),

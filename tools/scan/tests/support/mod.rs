@@ -113,6 +113,13 @@ pub fn load_sm86() -> Vec<(String, Vec<u8>)> {
     v
 }
 
+/// NAK's sm86 program of `name` (`vs_basic_mvp.vert`): tests/corpus/nak's code.bin, the
+/// graphics stages' 0x80-byte SPH (version 4) followed by the code.
+pub fn load_nak_sm86(name: &str) -> Vec<u8> {
+    let p = repo_root().join(format!("tests/corpus/nak/{name}.sm86.code.bin"));
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
 /// A shader as put into a fixture: the bytes the host would see.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Built {

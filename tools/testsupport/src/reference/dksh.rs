@@ -440,6 +440,7 @@ pub fn job(case: &DkshCase, spirv: Vec<u32>, reflection: Reflection) -> Result<C
                             offset: guest - g,
                             target,
                             add: 0,
+                            encoding: Default::default(),
                         });
                     }
                 };

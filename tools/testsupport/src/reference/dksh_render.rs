@@ -935,6 +935,7 @@ fn bind_stage(
                             offset: addr - g,
                             target: b0 + k,
                             add: 0,
+                            encoding: Default::default(),
                         });
                     }
                 }

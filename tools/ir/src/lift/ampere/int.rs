@@ -554,9 +554,11 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                         cx.const_dyn(b as u8, a)
                     }
                     (Some(b), None) => cx.const_word(b as u8, off as u32 + 4 * k),
-                    (None, _) => {
-                        return Err(cx.unsupported(i, "constant bank in a uniform register"))
+                    (None, Some(u)) => {
+                        let o = cx.c32(off as u32 + 4 * k);
+                        cx.bindless_const(u.0, o)
                     }
+                    (None, None) => return Err(cx.unsupported(i, "no constant bank")),
                 };
                 if let Some(u) = i.ureg(Field::URd) {
                     cx.set_ureg(u.0.saturating_add(k as u8), v);

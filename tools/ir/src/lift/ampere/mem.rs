@@ -21,7 +21,7 @@ use super::super::abi::{LOCAL_WINDOW, SHARED_WINDOW};
 use super::super::half::{f2h_bits, h2f};
 use super::super::mem::{
     atom_op_named, atom_result, atomic_by_cas, atomic_cas, atomic_rmw, load_const_regs, load_regs,
-    note_local_extent, store_regs, AtomType, Shape,
+    note_local_extent, store_regs, AtomType, ConstBank, Shape,
 };
 use super::super::{Cx, Result};
 use crate::ir::{AtomOp, Op, Round, Space, Type, Value, Width};
@@ -216,19 +216,27 @@ fn store(cx: &mut Cx, i: &Instr, space: Space) -> Result<()> {
     Ok(())
 }
 
-/// LDC: `c[bank][Ra + offset]`; the bindless forms (`cx[URa][...]`) and the indexing modes
-/// other than the plain one are not translated.
+/// LDC: `c[bank][Ra + offset]`, or the bindless `cx[URa][Rc + offset]` (`LDC_U`, `LDC_UZ`:
+/// the handle in a uniform pair); the indexing modes other than the plain one are not
+/// translated.
 fn ldc(cx: &mut Cx, i: &Instr) -> Result<()> {
-    if i.has(Field::URa) {
-        return Err(cx.unsupported(i, "constant bank in a uniform register (cx[UR][...])"));
-    }
     match cx.modifier::<Ldcmode>(i, Field::Mode)? {
         Some(Ldcmode::Default) | None => {}
         Some(m) => return Err(cx.unsupported(i, format!("LDC addressing mode {m}"))),
     }
-    let bank = i.get(Field::CbufBank).unwrap_or(0) as u8;
     let imm = i.get(Field::Imm).unwrap_or(0) as u32;
-    let r = cx.r(i, Field::Ra);
+    let (bank, index) = match i.ureg(Field::URa) {
+        Some(u) => (ConstBank::Bindless(u.0), Field::Rc),
+        None => (
+            ConstBank::Bound(i.get(Field::CbufBank).unwrap_or(0) as u8),
+            Field::Ra,
+        ),
+    };
+    let r = if i.has(index) {
+        cx.r(i, index)
+    } else {
+        cx.c32(0)
+    };
     let k = cx.c32(imm);
     let off = cx.add(r, k);
     let rd = cx.rf(i, Field::Rd);

@@ -25,7 +25,7 @@ pub enum Src {
     Imm(u32),
     /// `c[bank][offset]` (offset in bytes).
     Cbuf(u8, u32),
-    /// `cx[URn][offset]`: the bank index in a uniform register.
+    /// `cx[URn][offset]`: a bindless constant buffer, its handle in the pair from `URn`.
     CbufU(u8, u32),
 }
 
@@ -179,10 +179,8 @@ impl Cx<'_> {
             Src::Imm(v) => self.c32(if word == 0 { v } else { 0 }),
             Src::Cbuf(b, off) => self.const_word(b, off + 4 * word),
             Src::CbufU(u, off) => {
-                return Err(self.unsupported(
-                    i,
-                    format!("constant bank indexed by UR{u} (cx[UR{u}][{off:#x}])"),
-                ))
+                let o = self.c32(off + 4 * word);
+                self.bindless_const(u, o)
             }
         })
     }

@@ -11,7 +11,7 @@
 use super::super::{Cx, Result};
 use crate::gfx::{TexDim, TexKind, TexLod};
 use crate::ir::{Op, Type, Value};
-use crate::lift::tex::{coords_from, desc, regk, rr, tex_handle, tuple, write};
+use crate::lift::tex::{coords_from, desc, regk, rr, tex_handle, tuple, txq_handle, write};
 use dmsh_isa::ampere::{mods, Instr, Opcode};
 use dmsh_isa::Field;
 
@@ -79,13 +79,18 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         };
         let h = rr(cx, ra, 0);
         let lod = rr(cx, ra, 1);
-        let (s, _, dynamic) = tex_handle(cx, h).map_err(|why| cx.unsupported(i, why))?;
+        let (image, (s, _, dynamic)) =
+            txq_handle(cx, h, &|| what(i)).map_err(|why| cx.unsupported(i, why))?;
         let kind = if samples {
+            if image {
+                return Err(cx.unsupported(i, "TXQ TEX_HEADER_TEXTURE_TYPE of an image"));
+            }
             TexKind::QuerySamples
         } else {
             TexKind::QuerySize
         };
         let mut d = desc(kind, TexDim::D2, false, s);
+        d.ms = image; // marks an image query for the back end
         let c = tuple(cx, [z, z, z, z]);
         let e = tuple(cx, [lod, z, z, z]);
         let r = match dynamic {
@@ -109,7 +114,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     };
     let h = rr(cx, rb, 0);
     let meta = if rb == 255 { 255 } else { rb + 1 };
-    let (s, samp, dynamic) = tex_handle(cx, h).map_err(|why| cx.unsupported(i, why))?;
+    let (s, samp, dynamic) =
+        tex_handle(cx, h, &|| what(i)).map_err(|why| cx.unsupported(i, why))?;
     let (c, _) = coords_from(cx, ra, dm, array);
     let mut d = desc(TexKind::Sample, dm, array, s);
     d.samp = samp;
@@ -222,7 +228,8 @@ fn txd(cx: &mut Cx, i: &Instr) -> Result<()> {
     let ra = cx.rf(i, Field::Ra);
     let rb = cx.rf(i, Field::Rb);
     let h = rr(cx, ra, 0);
-    let (s, samp, dynamic) = tex_handle(cx, h).map_err(|why| cx.unsupported(i, why))?;
+    let (s, samp, dynamic) =
+        tex_handle(cx, h, &|| what(i)).map_err(|why| cx.unsupported(i, why))?;
     let (c, _) = coords_from(cx, regk(ra, 1), dm, array);
     let mut d = desc(TexKind::Grad, dm, array, s);
     d.samp = samp;
@@ -254,7 +261,8 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
     let form = i.form_name();
     let rc = cx.rf(i, Field::Rc);
     let h = rr(cx, rc, 0);
-    let s = crate::lift::tex::image_handle(cx, h).map_err(|why| cx.unsupported(i, why))?;
+    let (s, pending) =
+        crate::lift::tex::image_handle(cx, h, &|| what(i)).map_err(|why| cx.unsupported(i, why))?;
     // SUDIM: 1D, 1D_BUFFER, 1D_ARRAY, 2D, 2D_ARRAY, 3D.
     let (dm, array) = match i.raw(Field::TexType).unwrap_or(3) {
         0 => (TexDim::D1, false),
@@ -300,12 +308,13 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
         words,
         typed,
         slot: s,
-        pending: 0,
+        pending: pending.map_or(0, |p| p.0),
     };
-    let none = Value::NONE;
+    // The pending handle rides after the operation's own arguments.
+    let handle = pending.map_or(Value::NONE, |p| p.1);
     match i.opcode() {
         Opcode::Suld => {
-            let r = cx.emit(Op::ImageLoad(d), Type::Void, &[ct, none]);
+            let r = cx.emit(Op::ImageLoad(d), Type::Void, &[ct, handle]);
             let comps: Vec<u8> = (0..words).collect();
             let rd = cx.rf(i, Field::Rd);
             let ds: Vec<u8> = (0..words).map(|k| regk(rd, k)).collect();
@@ -322,7 +331,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
                 v[k as usize] = rr(cx, rb, k);
             }
             let vt = tuple(cx, v);
-            cx.emit(Op::ImageStore(d), Type::Void, &[ct, vt, none]);
+            cx.emit(Op::ImageStore(d), Type::Void, &[ct, vt, handle]);
         }
         _ => {
             // SUATOMTY: unsigned (no size) or `.S32`.
@@ -357,7 +366,7 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 (rr(cx, rb, 0), z)
             };
-            let r = cx.emit(Op::ImageAtomic(d, op), Type::U32, &[ct, val, cmpv, none]);
+            let r = cx.emit(Op::ImageAtomic(d, op), Type::U32, &[ct, val, cmpv, handle]);
             if i.opcode() == Opcode::Suatom {
                 cx.set_rd(i, r);
             }
@@ -382,4 +391,9 @@ mod tests {
         assert_eq!(i.reg(Field::Rb).map(|r| r.0), Some(0));
         assert_eq!(i.raw(Field::TexType), Some(1), "2D");
     }
+}
+
+/// An instruction as a pending handle's report names it: `SULD (SULD_P_R)`.
+fn what(i: &Instr) -> String {
+    format!("{} ({})", i.opcode().name(), i.form_name())
 }

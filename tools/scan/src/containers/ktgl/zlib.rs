@@ -1,0 +1,126 @@
+//! One KTGL zlib chunk: a 2-byte zlib header (0x78 …) and a raw deflate stream, inflated with
+//! a stated output bound. The Adler-32 trailer is not read (KTGL writers may leave it out).
+
+use flate2::{Decompress, FlushDecompress, Status};
+
+use crate::error::{ReadError, ReadResult, WarnKind};
+
+/// Whether `z` starts with a zlib header: deflate with a 32 KiB window (0x78), check bits
+/// valid, no preset dictionary.
+pub fn has_header(z: &[u8]) -> bool {
+    match z {
+        [0x78, flg, ..] => (0x7800 | u16::from(*flg)) % 31 == 0 && flg & 0x20 == 0,
+        _ => false,
+    }
+}
+
+fn header(z: &[u8], at: usize) -> ReadResult<&[u8]> {
+    if has_header(z) {
+        Ok(&z[2..])
+    } else {
+        Err(ReadError::new(
+            WarnKind::DecodeFailed,
+            at,
+            "chunk does not start with a zlib header (78 xx)",
+        ))
+    }
+}
+
+/// Inflates the zlib chunk `z` (found at offset `at`, for errors) onto the end of `out`,
+/// adding at most `limit` bytes: more is a [`WarnKind::SizeCap`] error, a stream that ends
+/// early or does not decode a [`WarnKind::DecodeFailed`] one.
+pub fn inflate(z: &[u8], at: usize, limit: usize, out: &mut Vec<u8>) -> ReadResult<()> {
+    let src = header(z, at)?;
+    let start = out.len();
+    let mut d = Decompress::new(false);
+    let mut status_end = false;
+    loop {
+        let produced = out.len() - start;
+        if produced > limit {
+            return Err(ReadError::new(
+                WarnKind::SizeCap,
+                at,
+                format!("chunk inflates to more than {limit:#x} bytes"),
+            ));
+        }
+        if status_end {
+            return Ok(());
+        }
+        if out.capacity() == out.len() {
+            // One byte past the limit shows a stream that is longer than stated.
+            let room = (limit.saturating_add(1) - produced).min(produced.max(1 << 16));
+            out.reserve_exact(room);
+        }
+        let before = (d.total_in(), d.total_out());
+        let consumed = d.total_in() as usize;
+        let status = d
+            .decompress_vec(&src[consumed..], out, FlushDecompress::None)
+            .map_err(|e| ReadError::new(WarnKind::DecodeFailed, at, format!("zlib: {e}")))?;
+        status_end = status == Status::StreamEnd;
+        if !status_end && before == (d.total_in(), d.total_out()) && out.len() < out.capacity() {
+            return Err(ReadError::new(
+                WarnKind::DecodeFailed,
+                at,
+                format!("zlib stream ends early, after {produced:#x} bytes"),
+            ));
+        }
+    }
+}
+
+/// The first `n` bytes the zlib chunk `z` inflates to (fewer when it is shorter), or `None`
+/// when it has no zlib header or does not decode that far.
+pub fn peek(z: &[u8], n: usize) -> Option<Vec<u8>> {
+    let src = header(z, 0).ok()?;
+    let mut out = Vec::with_capacity(n);
+    let mut d = Decompress::new(false);
+    while out.len() < n {
+        let before = d.total_out();
+        let consumed = d.total_in() as usize;
+        let st = d
+            .decompress_vec(&src[consumed..], &mut out, FlushDecompress::None)
+            .ok()?;
+        if st == Status::StreamEnd || d.total_out() == before && consumed == d.total_in() as usize {
+            break;
+        }
+    }
+    out.truncate(n);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn zlib(b: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(b).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn inflates_within_the_limit_and_refuses_more() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 7) as u8).collect();
+        let z = zlib(&data);
+        let mut out = vec![9u8];
+        inflate(&z, 0, data.len(), &mut out).unwrap();
+        assert_eq!(&out[1..], &data[..]);
+        let mut small = Vec::new();
+        assert_eq!(
+            inflate(&z, 5, data.len() - 1, &mut small).unwrap_err().kind,
+            WarnKind::SizeCap
+        );
+        assert!(small.capacity() <= data.len() + (1 << 17));
+        assert_eq!(
+            inflate(&z[..z.len() / 2], 0, data.len(), &mut Vec::new())
+                .unwrap_err()
+                .kind,
+            WarnKind::DecodeFailed
+        );
+        assert!(inflate(b"\x78\x00junk", 0, 10, &mut Vec::new()).is_err());
+        assert!(inflate(b"PK\x03\x04", 0, 10, &mut Vec::new()).is_err());
+        assert_eq!(peek(&z, 4).unwrap(), &data[..4]);
+        assert_eq!(peek(&zlib(b"ab"), 8).unwrap(), b"ab");
+        assert_eq!(peek(b"nope", 8), None);
+    }
+}
