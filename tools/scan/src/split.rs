@@ -316,8 +316,8 @@ pub fn scan(
 }
 
 /// The cross-file rule of RE Engine PAKs: the newest copy of each path wins. For each job, the
-/// path hashes of its KPKA entries that a newer PAK holds (`None`: not a PAK, or nothing
-/// superseded). PAKs rank by patch number (`re_chunk_000.pak.patch_002.pak` → 2, base 0), then
+/// path hashes of its KPKA entries that a newer PAK holds (`None`: not a `*.pak` file starting
+/// with `KPKA`, or nothing superseded; the names rank the PAKs, and other files are not opened). PAKs rank by patch number (`re_chunk_000.pak.patch_002.pak` → 2, base 0), then
 /// source (base first), then relative path; a PAK whose table does not read supersedes nothing
 /// (its scan reports why).
 fn superseded_pak_entries(jobs: &[Job]) -> Vec<Option<kpka::Superseded>> {
@@ -327,6 +327,7 @@ fn superseded_pak_entries(jobs: &[Job]) -> Vec<Option<kpka::Superseded>> {
             let mut magic = [0u8; 4];
             let is_pak = !j.main
                 && j.part.is_none()
+                && j.rel.ends_with(".pak")
                 && std::fs::File::open(&j.path)
                     .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
                     .is_ok()
