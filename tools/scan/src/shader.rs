@@ -26,11 +26,13 @@ pub enum ContainerKind {
     Ktgl,
     /// RE Engine shader definition (SDF, in KPKA PAKs).
     Sdf,
+    /// Unity Shader object (class 48) in a serialized file.
+    Unity,
 }
 
 impl ContainerKind {
     /// All kinds, in table order.
-    pub const ALL: [ContainerKind; 7] = [
+    pub const ALL: [ContainerKind; 8] = [
         ContainerKind::Bnsh,
         ContainerKind::Bahs,
         ContainerKind::Glslc,
@@ -38,6 +40,7 @@ impl ContainerKind {
         ContainerKind::Ndsr,
         ContainerKind::Ktgl,
         ContainerKind::Sdf,
+        ContainerKind::Unity,
     ];
 
     /// The name in shader_map.tsv.
@@ -50,6 +53,7 @@ impl ContainerKind {
             ContainerKind::Ndsr => "ndsr",
             ContainerKind::Ktgl => "ktgl",
             ContainerKind::Sdf => "sdf",
+            ContainerKind::Unity => "unity",
         }
     }
 }

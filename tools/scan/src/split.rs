@@ -257,6 +257,7 @@ pub fn scan(
     });
     let seen = crate::walk::Seen::default();
     let superseded = superseded_pak_entries(&jobs);
+    let unity = crate::containers::unity::Shared::default();
     // Collect per-file results, then append them once: a parallel tree of merges would move
     // every shader record log(files) times.
     let scans: Vec<Scan> = jobs
@@ -269,7 +270,8 @@ pub fn scan(
                 j.source,
                 j.source_name.clone(),
             )
-            .with_seen(&seen);
+            .with_seen(&seen)
+            .with_unity(&unity);
             if let Some(skip) = skip {
                 fs = fs.with_superseded(skip);
             }
@@ -309,6 +311,26 @@ pub fn scan(
     scan.shaders
         .reserve(scans.iter().map(|s| s.shaders.len()).sum());
     for s in scans {
+        scan = scan.merge(s);
+    }
+    // Unity's second pass: Shader objects that needed another file's tree or main's strings.
+    for b in unity.second_pass(limits.layer_cap) {
+        let fs = FileScan::new(
+            limits,
+            profile.shader_main_glslc,
+            b.source,
+            b.source_name.clone(),
+        )
+        .with_seen(&seen);
+        let mut s = fs.hits(
+            &b.path,
+            crate::shader::ContainerKind::Unity,
+            b.opened,
+            b.hits,
+        );
+        for w in &mut s.warnings {
+            w.path = format!("{}:{}", b.source_name, w.path);
+        }
         scan = scan.merge(s);
     }
     progress.finish();

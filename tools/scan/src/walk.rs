@@ -85,6 +85,7 @@ pub struct FileScan<'a> {
     limits: &'a Limits,
     seen: Option<&'a Seen>,
     superseded: Option<&'a Superseded>,
+    unity: Option<&'a containers::unity::Shared>,
     glslc_in_main: bool,
     source: u32,
     source_name: Arc<str>,
@@ -103,6 +104,7 @@ impl<'a> FileScan<'a> {
             limits,
             seen: None,
             superseded: None,
+            unity: None,
             glslc_in_main,
             source,
             source_name,
@@ -124,6 +126,20 @@ impl<'a> FileScan<'a> {
         self
     }
 
+    /// Shares the split's Unity state (common strings, trees, the second pass's files).
+    pub fn with_unity(mut self, u: &'a containers::unity::Shared) -> Self {
+        self.unity = Some(u);
+        self
+    }
+
+    /// The scan of shader records found outside a buffer walk (the Unity second pass) at
+    /// `path`; their pieces hold their own bytes.
+    pub fn hits(&self, path: &str, kind: ContainerKind, opened: u64, hits: Hits) -> Scan {
+        let mut s = Scan::default();
+        self.take(&mut s, &[], path, kind, opened, hits);
+        s
+    }
+
     fn cap(&self) -> u64 {
         self.limits
             .layer_cap
@@ -138,7 +154,7 @@ impl<'a> FileScan<'a> {
             });
     }
 
-    fn input<'b>(&self, bytes: &'b [u8], path: &'b str) -> Input<'b> {
+    fn input<'b>(&'b self, bytes: &'b [u8], path: &'b str) -> Input<'b> {
         Input {
             bytes,
             name: path.rsplit("//").next().unwrap_or(path),
@@ -146,6 +162,12 @@ impl<'a> FileScan<'a> {
             budget: self.budget.load(Ordering::Relaxed),
             glslc_in_main: self.glslc_in_main,
             superseded: None,
+            unity: self.unity.map(|shared| containers::unity::Scope {
+                shared,
+                source: self.source,
+                source_name: &self.source_name,
+                path,
+            }),
         }
     }
 
@@ -304,7 +326,11 @@ impl<'a> FileScan<'a> {
                     .unwrap_or(true),
                 None => true,
             };
-            if first {
+            // Readers that decode (Unity blobs) hand over pieces holding their bytes.
+            if !first {
+                hit.piece.control = Vec::new();
+                hit.piece.code = Vec::new();
+            } else if hit.piece.control.is_empty() {
                 hit.piece.fill(buf);
             }
             Shader {

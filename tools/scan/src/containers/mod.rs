@@ -22,6 +22,8 @@ pub mod nro;
 pub mod nso;
 pub mod sarc;
 pub mod sdf;
+pub mod unity;
+pub mod unityfs;
 pub mod yaz0;
 pub mod zstd;
 
@@ -40,6 +42,8 @@ pub static ROMFS: &[ContainerReader] = &[
     ktgl::rdb::READER,
     ktgl::gz::READER,
     ktgl::READER,
+    unityfs::READER,
+    unity::serialized::READER,
     bnsh::READER,
 ];
 
@@ -48,7 +52,7 @@ pub static ROMFS: &[ContainerReader] = &[
 pub static EXECUTABLES: &[ContainerReader] = &[nso::READER, nro::READER, elf::READER];
 
 /// Readers of a main's memory image: every one whose `sniff` is true reads it, in this order.
-pub static MAIN_IMAGE: &[ContainerReader] = &[bnsh::READER, glslc::READER];
+pub static MAIN_IMAGE: &[ContainerReader] = &[bnsh::READER, glslc::READER, unity::strings::READER];
 
 /// What a reader is given.
 #[derive(Debug, Clone, Copy, Default)]
@@ -67,6 +71,8 @@ pub struct Input<'b> {
     pub glslc_in_main: bool,
     /// KPKA path hashes that a newer PAK of the title holds (skipped); only for a file itself.
     pub superseded: Option<&'b kpka::Superseded>,
+    /// The split's Unity state (common strings, borrowed trees), where a split runs.
+    pub unity: Option<unity::Scope<'b>>,
 }
 
 /// A buffer a reader found inside its input; the scan reads it again, one layer deeper.
@@ -181,6 +187,7 @@ mod tests {
             budget: 1 << 20,
             glslc_in_main: false,
             superseded: None,
+            unity: None,
         }
     }
 
@@ -204,6 +211,7 @@ mod tests {
             (sdf::MAGIC, "sdf"),
             (ktgl::rdb::RECORD, "rdb"),
             (b"_S2G3000", "ktgl"),
+            (unityfs::MAGIC, "unityfs"),
             (b"anything", "bnsh"),
             (b"", "bnsh"),
         ] {
