@@ -24,6 +24,8 @@ pub enum ContainerKind {
     Ndsr,
     /// Koei Tecmo KTGL package (G2S, `_DOK0000`, SPKG) of GLSLC outputs.
     Ktgl,
+    /// RE Engine shader definition (SDF, in KPKA PAKs).
+    Sdf,
     /// Unity Shader object (class 48) in a serialized file.
     Unity,
     /// Unreal LSLG record (a decoded shader of a ushaderbytecode archive).
@@ -32,13 +34,14 @@ pub enum ContainerKind {
 
 impl ContainerKind {
     /// All kinds, in table order.
-    pub const ALL: [ContainerKind; 8] = [
+    pub const ALL: [ContainerKind; 9] = [
         ContainerKind::Bnsh,
         ContainerKind::Bahs,
         ContainerKind::Glslc,
         ContainerKind::Mshd,
         ContainerKind::Ndsr,
         ContainerKind::Ktgl,
+        ContainerKind::Sdf,
         ContainerKind::Unity,
         ContainerKind::Lslg,
     ];
@@ -52,6 +55,7 @@ impl ContainerKind {
             ContainerKind::Mshd => "mshd",
             ContainerKind::Ndsr => "ndsr",
             ContainerKind::Ktgl => "ktgl",
+            ContainerKind::Sdf => "sdf",
             ContainerKind::Unity => "unity",
             ContainerKind::Lslg => "lslg",
         }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::containers::kpka;
 use crate::containers::ktgl::linkdata;
 use crate::error::{ReadError, WarnKind, Warning};
 use crate::profile::Profile;
@@ -255,13 +256,15 @@ pub fn scan(
             .then(a.rel.cmp(&b.rel))
     });
     let seen = crate::walk::Seen::default();
+    let superseded = superseded_pak_entries(&jobs);
     let unity = crate::containers::unity::Shared::default();
     // Collect per-file results, then append them once: a parallel tree of merges would move
     // every shader record log(files) times.
     let scans: Vec<Scan> = jobs
         .par_iter()
-        .map(|j| {
-            let fs = FileScan::new(
+        .zip(&superseded)
+        .map(|(j, skip)| {
+            let mut fs = FileScan::new(
                 limits,
                 profile.shader_main_glslc,
                 j.source,
@@ -269,6 +272,9 @@ pub fn scan(
             )
             .with_seen(&seen)
             .with_unity(&unity);
+            if let Some(skip) = skip {
+                fs = fs.with_superseded(skip);
+            }
             let label = format!("{}:{}", j.source_name, j.rel);
             let on_disk = j.part.as_ref().map_or(j.size, |p| p.file_size);
             let mut s = match open(&j.path, on_disk) {
@@ -329,6 +335,49 @@ pub fn scan(
     }
     progress.finish();
     Ok(scan)
+}
+
+/// The cross-file rule of RE Engine PAKs: the newest copy of each path wins. For each job, the
+/// path hashes of its KPKA entries that a newer PAK holds (`None`: not a `*.pak` file starting
+/// with `KPKA`, or nothing superseded; the names rank the PAKs, and other files are not opened). PAKs rank by patch number (`re_chunk_000.pak.patch_002.pak` → 2, base 0), then
+/// source (base first), then relative path; a PAK whose table does not read supersedes nothing
+/// (its scan reports why).
+fn superseded_pak_entries(jobs: &[Job]) -> Vec<Option<kpka::Superseded>> {
+    let mut tables: Vec<Option<Vec<u64>>> = jobs
+        .par_iter()
+        .map(|j| {
+            let mut magic = [0u8; 4];
+            let is_pak = !j.main
+                && j.part.is_none()
+                && j.rel.ends_with(".pak")
+                && std::fs::File::open(&j.path)
+                    .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+                    .is_ok()
+                && &magic == kpka::MAGIC;
+            let b = open(&j.path, j.size).ok().filter(|_| is_pak)?;
+            let e = kpka::entries(&b).ok()?;
+            Some(e.iter().map(|e| e.hash).collect())
+        })
+        .collect();
+    let mut paks: Vec<usize> = (0..jobs.len()).filter(|&i| tables[i].is_some()).collect();
+    paks.sort_by_key(|&i| {
+        (
+            kpka::patch_number(&jobs[i].rel),
+            jobs[i].source,
+            &jobs[i].rel,
+        )
+    });
+    let ranked: Vec<Vec<u64>> = paks
+        .iter()
+        .map(|&i| tables[i].take().unwrap_or_default())
+        .collect();
+    let mut out = vec![None; jobs.len()];
+    for (&i, s) in paks.iter().zip(kpka::superseded(&ranked)) {
+        if !s.is_empty() {
+            out[i] = Some(s);
+        }
+    }
+    out
 }
 
 /// Writes `<key>.control` / `<key>.code` for every unique shader and the tables.

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::containers::kpka::Superseded;
 use crate::containers::{self, ContainerReader, Found, Input};
 use crate::error::{ReadError, ReadResult, WarnKind, Warning};
 use crate::shader::{ContainerKind, Hits, Shader};
@@ -83,6 +84,7 @@ pub type Seen = std::sync::Mutex<std::collections::HashSet<String>>;
 pub struct FileScan<'a> {
     limits: &'a Limits,
     seen: Option<&'a Seen>,
+    superseded: Option<&'a Superseded>,
     unity: Option<&'a containers::unity::Shared>,
     glslc_in_main: bool,
     source: u32,
@@ -101,6 +103,7 @@ impl<'a> FileScan<'a> {
         FileScan {
             limits,
             seen: None,
+            superseded: None,
             unity: None,
             glslc_in_main,
             source,
@@ -113,6 +116,13 @@ impl<'a> FileScan<'a> {
     /// copies its bytes (the others keep only their origin).
     pub fn with_seen(mut self, seen: &'a Seen) -> Self {
         self.seen = Some(seen);
+        self
+    }
+
+    /// The KPKA entries of this file that a newer PAK of the title replaces (split's
+    /// cross-file rule, [`containers::kpka::superseded`]): the file's own PAK skips them.
+    pub fn with_superseded(mut self, s: &'a Superseded) -> Self {
+        self.superseded = Some(s);
         self
     }
 
@@ -149,7 +159,9 @@ impl<'a> FileScan<'a> {
             bytes,
             name: path.rsplit("//").next().unwrap_or(path),
             cap: self.cap(),
+            budget: self.budget.load(Ordering::Relaxed),
             glslc_in_main: self.glslc_in_main,
+            superseded: None,
             unity: self.unity.map(|shared| containers::unity::Scope {
                 shared,
                 source: self.source,
@@ -174,7 +186,10 @@ impl<'a> FileScan<'a> {
             );
             return s;
         }
-        let input = self.input(b, path);
+        let input = Input {
+            superseded: self.superseded.filter(|_| depth == 0),
+            ..self.input(b, path)
+        };
         if let Some(r) = containers::ROMFS.iter().find(|r| r.sniff.takes(&input)) {
             self.apply(&mut s, r, &input, path, depth, Then::Romfs);
         }

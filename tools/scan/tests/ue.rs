@@ -727,7 +727,7 @@ fn oodle_block_kinds_the_tests_cover() {
         name: "x.ushaderbytecode",
         cap: 1 << 24,
         glslc_in_main: false,
-        unity: None,
+        ..Input::default()
     };
     let Ok(Found::Inner { inner, problems }) = (ushaderbytecode::READER.read)(&i) else {
         panic!()

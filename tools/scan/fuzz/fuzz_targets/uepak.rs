@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
         name: "f.pak",
         cap: 1 << 24,
         glslc_in_main: false,
-        unity: None,
+        ..Input::default()
     };
     if uepak::READER.sniff.takes(&i) {
         let _ = (uepak::READER.read)(&i);

@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
         name: "f.ushaderbytecode",
         cap: 1 << 24,
         glslc_in_main: false,
-        unity: None,
+        ..Input::default()
     };
     if let Ok(Found::Inner { inner, .. }) = (ushaderbytecode::READER.read)(&i) {
         for s in inner {

@@ -14,6 +14,7 @@ pub mod bahs;
 pub mod bnsh;
 pub mod elf;
 pub mod glslc;
+pub mod kpka;
 pub mod ktgl;
 pub mod lslg;
 pub mod mshd;
@@ -22,6 +23,7 @@ pub mod nro;
 pub mod nso;
 pub mod oodle;
 pub mod sarc;
+pub mod sdf;
 pub mod uepak;
 pub mod unity;
 pub mod unityfs;
@@ -39,6 +41,8 @@ pub static ROMFS: &[ContainerReader] = &[
     bahs::READER,
     mshd::READER,
     ndsr::READER,
+    kpka::READER,
+    sdf::READER,
     ktgl::rdb::READER,
     ktgl::gz::READER,
     ktgl::READER,
@@ -58,7 +62,7 @@ pub static EXECUTABLES: &[ContainerReader] = &[nso::READER, nro::READER, elf::RE
 pub static MAIN_IMAGE: &[ContainerReader] = &[bnsh::READER, glslc::READER, unity::strings::READER];
 
 /// What a reader is given.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Input<'b> {
     /// The buffer: a file, an archive member, a decoded layer or a main's image.
     pub bytes: &'b [u8],
@@ -67,8 +71,13 @@ pub struct Input<'b> {
     /// The most bytes a buffer this reader decodes may have: the layer cap, or what is left of
     /// the file's decompression budget when that is less.
     pub cap: u64,
+    /// What is left of the file's decompression budget: the most bytes all the buffers this
+    /// reader decodes may have together (an archive of compressed members).
+    pub budget: u64,
     /// The profile reads GLSLC outputs in main (`shader_main_glslc`).
     pub glslc_in_main: bool,
+    /// KPKA path hashes that a newer PAK of the title holds (skipped); only for a file itself.
+    pub superseded: Option<&'b kpka::Superseded>,
     /// The split's Unity state (common strings, borrowed trees), where a split runs.
     pub unity: Option<unity::Scope<'b>>,
 }
@@ -182,7 +191,9 @@ mod tests {
             bytes,
             name: "f.bin",
             cap: 1 << 20,
+            budget: 1 << 20,
             glslc_in_main: false,
+            superseded: None,
             unity: None,
         }
     }
@@ -203,6 +214,8 @@ mod tests {
             (bahs::MAGIC, "bahs"),
             (mshd::MAGIC, "mshd"),
             (ndsr::MAGIC, "ndsr"),
+            (kpka::MAGIC, "kpka"),
+            (sdf::MAGIC, "sdf"),
             (ktgl::rdb::RECORD, "rdb"),
             (b"_S2G3000", "ktgl"),
             (unityfs::MAGIC, "unityfs"),

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod demo;
+pub mod re_engine;
 pub mod writers;
 
 use std::path::{Path, PathBuf};
