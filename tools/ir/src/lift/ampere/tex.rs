@@ -375,6 +375,11 @@ fn surface(cx: &mut Cx, i: &Instr) -> Result<()> {
     Ok(())
 }
 
+/// An instruction as a pending handle's report names it: `SULD (SULD_P_R)`.
+fn what(i: &Instr) -> String {
+    format!("{} ({})", i.opcode().name(), i.form_name())
+}
+
 #[cfg(test)]
 mod tests {
     use dmsh_isa::ampere::decode;
@@ -391,9 +396,4 @@ mod tests {
         assert_eq!(i.reg(Field::Rb).map(|r| r.0), Some(0));
         assert_eq!(i.raw(Field::TexType), Some(1), "2D");
     }
-}
-
-/// An instruction as a pending handle's report names it: `SULD (SULD_P_R)`.
-fn what(i: &Instr) -> String {
-    format!("{} ({})", i.opcode().name(), i.form_name())
 }
