@@ -38,7 +38,8 @@ pub struct Profile {
     /// Vertex and pixel shaders combine per draw: pair every vertex shader with the cover of
     /// pixel-shader inputs (seed 000, 13 Sentinels).
     pub shader_separable: bool,
-    /// Unreal shaders are Oodle-compressed and decoded by the game's own decoder in the host.
+    /// Unreal shaders are Oodle-compressed (the seed's host ran the game's decoder); `dmsh split`
+    /// decodes them itself whatever this says, so the key only documents the title.
     pub shader_ue_decode: bool,
     /// Shaders that pick a texture slot at run time bind through arrays (Octopath Traveler 0).
     pub tex_dyn_slots: bool,
