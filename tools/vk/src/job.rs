@@ -989,6 +989,8 @@ impl RenderJobFile {
                 vertex_binds,
                 fragment_binds,
                 pointers: pool.pointers,
+                geometry: None,
+                tessellation: None,
             },
             out_png: self.out_png.as_ref().map(|p| dir.join(p)),
             out_raw: self.out_raw.as_ref().map(|p| dir.join(p)),

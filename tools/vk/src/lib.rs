@@ -39,7 +39,10 @@ pub use device::{shared, Device, DeviceInfo};
 pub use error::Error;
 pub use image::{TexFormat, TextureSpec};
 pub use reflection::{Reflection, Resource};
-pub use render::{render, Image, RenderJob, RenderOutputs, Stage, VertexAttribute, VertexBuffer};
+pub use render::{
+    render, Image, MiddleStage, RenderJob, RenderOutputs, Stage, Tessellation, VertexAttribute,
+    VertexBuffer,
+};
 
 /// Converts SPIR-V bytes to words (little-endian; the length must be a multiple of 4).
 pub fn spirv_words(bytes: &[u8]) -> Result<Vec<u32>, Error> {

@@ -1,9 +1,12 @@
-//! Render jobs: a vertex + fragment pair drawn into offscreen color targets, read back.
+//! Render jobs: a vertex + fragment pair, with an optional geometry stage and tessellation
+//! stages between them, drawn into offscreen color targets, read back.
 //!
-//! Descriptor sets: both stages' reflections use set 0 (docs/reflection.md). Guest bindings
+//! Descriptor sets: every stage's reflection uses set 0 (docs/reflection.md). Guest bindings
 //! are per stage (a vertex and a fragment shader may both use uniform block 0 with different
-//! data), so the runner puts the vertex stage's resources in set 0 and the fragment stage's
-//! in set 1, rewriting the fragment module's `DescriptorSet 0` decorations to 1.
+//! data), so the runner gives each stage a set of its own: the vertex stage's resources in
+//! set 0, the fragment stage's in set 1, then the tessellation control, tessellation
+//! evaluation and geometry stages' in the next sets in that order (those present), rewriting
+//! each module's `DescriptorSet 0` decorations to its set.
 
 use std::time::Instant;
 
@@ -130,7 +133,28 @@ impl Topology {
     }
 }
 
-/// One draw of a vertex + fragment pair.
+/// A stage between the vertex and fragment stages, with its bindings.
+#[derive(Debug, Clone, Default)]
+pub struct MiddleStage {
+    /// The shader.
+    pub stage: Stage,
+    /// Its bindings (of the job's buffers and textures).
+    pub binds: Vec<Bind>,
+}
+
+/// The tessellation stages of a render job: the draw's vertices are patches of
+/// `patch_points` control points (the job's topology is then ignored).
+#[derive(Debug, Clone, Default)]
+pub struct Tessellation {
+    /// The tessellation control shader.
+    pub control: MiddleStage,
+    /// The tessellation evaluation shader.
+    pub eval: MiddleStage,
+    /// Control points per input patch (1–32).
+    pub patch_points: u32,
+}
+
+/// One draw of a vertex + fragment pair (and optional geometry and tessellation stages).
 #[derive(Debug, Clone, Default)]
 pub struct RenderJob {
     /// Vertex shader.
@@ -183,6 +207,46 @@ pub struct RenderJob {
     pub fragment_binds: Vec<Bind>,
     /// Device addresses written into buffers before the draw.
     pub pointers: Vec<PointerPatch>,
+    /// A geometry stage (needs the geometryShader feature).
+    pub geometry: Option<MiddleStage>,
+    /// Tessellation stages (need the tessellationShader feature).
+    pub tessellation: Option<Tessellation>,
+}
+
+impl RenderJob {
+    /// Every stage with its bindings, the reflection stage name it must have and its Vulkan
+    /// stage, in descriptor-set order (vertex, fragment, tessellation control and evaluation,
+    /// geometry).
+    fn stages(&self) -> Vec<(&Stage, &[Bind], &'static str, vk::ShaderStageFlags)> {
+        use vk::ShaderStageFlags as F;
+        let mut v: Vec<(&Stage, &[Bind], &'static str, F)> = vec![
+            (&self.vertex, &self.vertex_binds, "vertex", F::VERTEX),
+            (
+                &self.fragment,
+                &self.fragment_binds,
+                "fragment",
+                F::FRAGMENT,
+            ),
+        ];
+        if let Some(t) = &self.tessellation {
+            v.push((
+                &t.control.stage,
+                &t.control.binds,
+                "tess_control",
+                F::TESSELLATION_CONTROL,
+            ));
+            v.push((
+                &t.eval.stage,
+                &t.eval.binds,
+                "tess_eval",
+                F::TESSELLATION_EVALUATION,
+            ));
+        }
+        if let Some(g) = &self.geometry {
+            v.push((&g.stage, &g.binds, "geometry", F::GEOMETRY));
+        }
+        v
+    }
 }
 
 /// A read-back color target.
@@ -374,7 +438,24 @@ pub fn render(job: &RenderJob) -> Result<RenderOutputs, Error> {
 impl Device {
     /// Draws a render job on this device.
     pub fn render(&self, job: &RenderJob) -> Result<RenderOutputs, Error> {
-        for (st, want) in [(&job.vertex, "vertex"), (&job.fragment, "fragment")] {
+        let stages = job.stages();
+        if job.geometry.is_some() && !self.info().has("geometryShader") {
+            return Err(self.unsupported("a geometry stage needs the geometryShader feature"));
+        }
+        if let Some(t) = &job.tessellation {
+            if !self.info().has("tessellationShader") {
+                return Err(
+                    self.unsupported("tessellation stages need the tessellationShader feature")
+                );
+            }
+            if !(1..=32).contains(&t.patch_points) {
+                return Err(Error::Job(format!(
+                    "{} control points per patch; use 1 to 32",
+                    t.patch_points
+                )));
+            }
+        }
+        for &(st, _, want, _) in &stages {
             let s = &st.reflection.stage;
             if !s.is_empty() && s != want {
                 return Err(Error::Job(format!(
@@ -409,20 +490,10 @@ impl Device {
             job.targets.clone()
         };
         let nb = job.buffers.len();
-        let vslots = bind::plan(
-            &job.vertex.reflection,
-            &job.vertex_binds,
-            nb,
-            &job.textures,
-            "vertex",
-        )?;
-        let fslots = bind::plan(
-            &job.fragment.reflection,
-            &job.fragment_binds,
-            nb,
-            &job.textures,
-            "fragment",
-        )?;
+        let plans = stages
+            .iter()
+            .map(|&(st, binds, name, _)| bind::plan(&st.reflection, binds, nb, &job.textures, name))
+            .collect::<Result<Vec<_>, Error>>()?;
         for a in &job.attributes {
             if a.binding as usize >= job.vertex_buffers.len() {
                 return Err(Error::Job(format!(
@@ -457,9 +528,11 @@ impl Device {
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         self.check_alive()?;
         let mut s = Scope::new(self);
-        let mut need = bind::needed_sizes(&vslots, nb);
-        for (a, b) in need.iter_mut().zip(bind::needed_sizes(&fslots, nb)) {
-            *a = (*a).max(b);
+        let mut need = vec![0u64; nb];
+        for p in &plans {
+            for (a, b) in need.iter_mut().zip(bind::needed_sizes(p, nb)) {
+                *a = (*a).max(b);
+            }
         }
         let (idx, imgs) =
             compute::create_resources(&mut s, &job.buffers, &need, &job.pointers, &job.textures)?;
@@ -540,18 +613,23 @@ impl Device {
             false => None,
         };
         let t0 = Instant::now();
-        let vmod = s.module(&job.vertex.spirv)?;
-        let mut fwords = job.fragment.spirv.clone();
-        remap_descriptor_set(&mut fwords, 0, 1);
-        let fmod = s.module(&fwords)?;
-        let (vdsl, vset) =
-            bind::make_set(&mut s, &vslots, vk::ShaderStageFlags::VERTEX, &idx, &imgs)?;
-        let (fdsl, fset) =
-            bind::make_set(&mut s, &fslots, vk::ShaderStageFlags::FRAGMENT, &idx, &imgs)?;
+        let mut modules = Vec::with_capacity(stages.len());
+        let mut dsls = Vec::with_capacity(stages.len());
+        let mut sets = Vec::with_capacity(stages.len());
+        for (k, (&(st, _, _, flag), slots)) in stages.iter().zip(&plans).enumerate() {
+            let mut words = st.spirv.clone();
+            if k > 0 {
+                remap_descriptor_set(&mut words, 0, k as u32);
+            }
+            modules.push(s.module(&words)?);
+            let (dsl, set) = bind::make_set(&mut s, slots, flag, &idx, &imgs)?;
+            dsls.push(dsl);
+            sets.push(set);
+        }
         let d = &self.device;
         // SAFETY: every handle is created on this device and recorded in the scope.
         let (pipeline, layout, rp, fb) = unsafe {
-            let pl = s.pipeline_layout(&[vdsl, fdsl])?;
+            let pl = s.pipeline_layout(&dsls)?;
             // Attachments: the read-back targets, then (multisampled) the sampled targets.
             let att = |f: &TexFormat, samples: u32, load: vk::AttachmentLoadOp| {
                 vk::AttachmentDescription::default()
@@ -645,20 +723,22 @@ impl Device {
                 )
                 .vk("vkCreateFramebuffer")?;
             s.framebuffers.push(fb);
-            let ventry = std::ffi::CString::new(job.vertex.reflection.entry_name())
+            let entries = stages
+                .iter()
+                .map(|st| std::ffi::CString::new(st.0.reflection.entry_name()))
+                .collect::<Result<Vec<_>, _>>()
                 .map_err(|_| Error::Job("entry point name contains NUL".into()))?;
-            let fentry = std::ffi::CString::new(job.fragment.reflection.entry_name())
-                .map_err(|_| Error::Job("entry point name contains NUL".into()))?;
-            let stages = [
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::VERTEX)
-                    .module(vmod)
-                    .name(&ventry),
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::FRAGMENT)
-                    .module(fmod)
-                    .name(&fentry),
-            ];
+            let stage_info: Vec<vk::PipelineShaderStageCreateInfo> = stages
+                .iter()
+                .zip(&modules)
+                .zip(&entries)
+                .map(|((st, m), e)| {
+                    vk::PipelineShaderStageCreateInfo::default()
+                        .stage(st.3)
+                        .module(*m)
+                        .name(e)
+                })
+                .collect();
             let vb_desc: Vec<vk::VertexInputBindingDescription> = job
                 .vertex_buffers
                 .iter()
@@ -688,8 +768,13 @@ impl Device {
             let vi = vk::PipelineVertexInputStateCreateInfo::default()
                 .vertex_binding_descriptions(&vb_desc)
                 .vertex_attribute_descriptions(&at_desc);
-            let ia =
-                vk::PipelineInputAssemblyStateCreateInfo::default().topology(job.topology.vk());
+            let topology = match job.tessellation {
+                Some(_) => vk::PrimitiveTopology::PATCH_LIST,
+                None => job.topology.vk(),
+            };
+            let ia = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
+            let ts = vk::PipelineTessellationStateCreateInfo::default()
+                .patch_control_points(job.tessellation.as_ref().map_or(1, |t| t.patch_points));
             let full = [0.0, 0.0, job.width as f32, job.height as f32];
             let vp: Vec<vk::Viewport> = if job.viewports.is_empty() {
                 vec![full]
@@ -754,7 +839,7 @@ impl Device {
                 .depth_write_enable(true)
                 .depth_compare_op(vk::CompareOp::ALWAYS);
             let mut ci = [vk::GraphicsPipelineCreateInfo::default()
-                .stages(&stages)
+                .stages(&stage_info)
                 .vertex_input_state(&vi)
                 .input_assembly_state(&ia)
                 .viewport_state(&vps)
@@ -766,6 +851,9 @@ impl Device {
                 .subpass(0)];
             if depth_rt.is_some() {
                 ci[0] = ci[0].depth_stencil_state(&ds);
+            }
+            if job.tessellation.is_some() {
+                ci[0] = ci[0].tessellation_state(&ts);
             }
             let made = d.create_graphics_pipelines(vk::PipelineCache::null(), &ci, None);
             let p = s.pipeline("vkCreateGraphicsPipelines", made)?;
@@ -825,7 +913,7 @@ impl Device {
                     vk::SubpassContents::INLINE,
                 );
                 d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-                for (i, set) in [vset, fset].into_iter().enumerate() {
+                for (i, &set) in sets.iter().enumerate() {
                     if set != vk::DescriptorSet::null() {
                         d.cmd_bind_descriptor_sets(
                             cb,

@@ -1018,6 +1018,8 @@ pub fn job(case: &PairCase, vertex: Stage, fragment: Stage) -> Result<RenderJob,
         vertex_binds,
         fragment_binds,
         pointers,
+        geometry: None,
+        tessellation: None,
     })
 }
 
