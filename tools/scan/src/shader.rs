@@ -30,7 +30,7 @@ pub enum ContainerKind {
 
 impl ContainerKind {
     /// All kinds, in table order.
-    pub const ALL: [ContainerKind; 6] = [
+    pub const ALL: [ContainerKind; 7] = [
         ContainerKind::Bnsh,
         ContainerKind::Bahs,
         ContainerKind::Glslc,
