@@ -313,9 +313,9 @@ pub fn build(root: &Path) -> Demo {
         let bundle = std::fs::read(unity::fixtures().join(format!("{tag}_lz4.unityfs"))).unwrap();
         write(root, f, &bundle, &mut d);
     }
-    // 8. KTGL (Age of Calamity): an RDB data file of IDRK records, one holding a zlib-chunked
-    //    (flate2) G2S package of GLSLC outputs, one of another type; no pairs (the demo
-    //    profile's shader_separable is false).
+    // 8. KTGL, GLSLC outputs in packages (no pairs: the demo profile's shader_separable is
+    //    false). Age of Calamity: an RDB data file of IDRK records, one holding a
+    //    zlib-chunked (flate2) G2S package, one of another type.
     {
         let f = "romfs/asset/system.rdb.bin0";
         let g2s: Vec<Built> = [
@@ -341,6 +341,19 @@ pub fn build(root: &Path) -> Demo {
             ),
         ]);
         write(root, f, &bin0, &mut d);
+    }
+    //    Three Houses: a loose patch SPKG stored as a KTGL "gz" table (0x4000-byte chunks).
+    {
+        let f = "romfs/patch1/nx/shader/demo.spkg";
+        let spkg: Vec<Built> = ["vs_fullscreen_const.vert", "fs_gather.frag"]
+            .iter()
+            .map(|n| b(&mut pool, n, std))
+            .collect();
+        for s in &spkg {
+            d.put(f, s);
+        }
+        let pkg = ktgl::package(b"SPKG", &spkg.iter().collect::<Vec<_>>());
+        write(root, f, &ktgl::gz_table(&pkg, 0x4000), &mut d);
     }
     // 9. Next engines go here, one numbered section each, from shaders already in the demo:
     //    RE Engine (a KPKA .pak and an SDF file) and Unreal (a .pak with a
