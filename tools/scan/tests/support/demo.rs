@@ -355,9 +355,9 @@ pub fn build(root: &Path) -> Demo {
         let pkg = ktgl::package(b"SPKG", &spkg.iter().collect::<Vec<_>>());
         write(root, f, &ktgl::gz_table(&pkg, 0x4000), &mut d);
     }
-    // 9. Next engines go here, one numbered section each, from shaders already in the demo:
-    //    RE Engine (a KPKA .pak and an SDF file) and Unreal (a .pak with a
-    //    ShaderArchive / .ushaderbytecode).
+    // 9. Next: the other engines' files go here, built from shaders already in the demo
+    //    (same corpus shader and Wrap, so only copies grow): 9a. RE Engine (a KPKA .pak, an
+    //    SDF file); 9b. Unreal (a .pak holding a ShaderArchive / .ushaderbytecode).
     // 10. Files that hold no shader or are damaged: the scan warns and goes on.
     {
         let mut junk = Vec::new();
