@@ -8,35 +8,14 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
 use dmsh_scan::containers::ktgl::{gz, linkdata, rdb};
 use dmsh_scan::walk::{FileScan, Scan};
 use dmsh_scan::{split, Inputs, Limits, Profile, Quiet, WarnKind};
-use support::writers::{self as w, Wrap};
+use support::ktgl::{gz_table, idrk, package, records, zlib, zlib_record};
+use support::writers::{self as w, pad_to, put32, put64, Wrap};
 use support::Built;
-
-fn put32(v: &mut [u8], o: usize, x: u32) {
-    v[o..o + 4].copy_from_slice(&x.to_le_bytes());
-}
-
-fn put64(v: &mut [u8], o: usize, x: u64) {
-    v[o..o + 8].copy_from_slice(&x.to_le_bytes());
-}
-
-fn pad(v: &mut Vec<u8>, a: usize) {
-    while !v.len().is_multiple_of(a) {
-        v.push(0);
-    }
-}
-
-/// A zlib stream written by flate2.
-fn zlib(b: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
-    e.write_all(b).unwrap();
-    e.finish().unwrap()
-}
 
 /// Corpus shaders wrapped as KTGL's GLSLC writes them: 0x850 / 0x848 controls, compute
 /// without a code header (those with a fixed thread group), `salt` making each set distinct.
@@ -65,99 +44,6 @@ fn refs(v: &[Built]) -> Vec<&Built> {
     v.iter().collect()
 }
 
-/// GLSLC outputs after a KTGL magic (internal layout unknown: a count, outputs 0x10-aligned).
-fn package(magic: &[u8], outs: &[&Built]) -> Vec<u8> {
-    let mut f = magic.to_vec();
-    f.extend_from_slice(&(outs.len() as u32).to_le_bytes());
-    for b in outs {
-        pad(&mut f, 0x10);
-        f.extend(w::glslc(b, "// KTGL material\nvoid main() {}\n"));
-    }
-    pad(&mut f, 0x10);
-    f
-}
-
-/// Content as zlib chunks of `chunk` bytes: `{u32 length, zlib stream}`…, a zero length;
-/// with `prefix` the decompressed size first.
-fn zlib_chunks(data: &[u8], chunk: usize, prefix: bool) -> Vec<u8> {
-    let mut c = Vec::new();
-    if prefix {
-        c.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    }
-    for part in data.chunks(chunk) {
-        let z = zlib(part);
-        c.extend_from_slice(&(z.len() as u32).to_le_bytes());
-        c.extend(z);
-    }
-    c.extend_from_slice(&0u32.to_le_bytes());
-    c
-}
-
-/// An IDRK record: 0x30-byte header, a type blob, then `content` (stored bytes).
-fn idrk(ktid: u32, type_ktid: u32, flags: u32, raw_size: usize, content: &[u8]) -> Vec<u8> {
-    let blob = [0xC5u8; 0x14];
-    let mut r = vec![0u8; 0x30];
-    r[0..4].copy_from_slice(b"IDRK");
-    r[4..8].copy_from_slice(b"0000");
-    let size = 0x30 + blob.len() + content.len();
-    put64(&mut r, 8, size as u64);
-    put64(&mut r, 0x10, content.len() as u64);
-    put64(&mut r, 0x18, raw_size as u64);
-    put32(&mut r, 0x24, ktid);
-    put32(&mut r, 0x28, type_ktid);
-    put32(&mut r, 0x2C, 0x2_0000 | flags);
-    r.extend_from_slice(&blob);
-    r.extend_from_slice(content);
-    r
-}
-
-fn zlib_record(ktid: u32, type_ktid: u32, data: &[u8], chunk: usize, prefix: bool) -> Vec<u8> {
-    idrk(
-        ktid,
-        type_ktid,
-        rdb::ZLIB,
-        data.len(),
-        &zlib_chunks(data, chunk, prefix),
-    )
-}
-
-/// Records one after another, each at a 4-byte boundary.
-fn records(rs: &[Vec<u8>]) -> Vec<u8> {
-    let mut f = Vec::new();
-    for r in rs {
-        pad(&mut f, 4);
-        f.extend_from_slice(r);
-    }
-    f
-}
-
-/// A KTGL "gz" table (docs/formats.md, LINKDATA), as KTGL's writer lays it out: the header,
-/// stored chunk lengths (length word included), chunks from the next 0x80 boundary, each
-/// 0x80-aligned; a chunk that does not shrink is stored raw.
-fn gz_table(data: &[u8], chunk_size: usize) -> Vec<u8> {
-    let n = data.len().div_ceil(chunk_size);
-    let mut f = vec![0u8; 12 + 4 * n];
-    put32(&mut f, 0, chunk_size as u32);
-    put32(&mut f, 4, n as u32);
-    put32(&mut f, 8, data.len() as u32);
-    pad(&mut f, 0x80);
-    for (i, part) in data.chunks(chunk_size).enumerate() {
-        let z = zlib(part);
-        let body = if z.len() < part.len() || i + 1 < n {
-            z
-        } else {
-            part.to_vec()
-        };
-        let at = f.len();
-        f.extend_from_slice(&(body.len() as u32).to_le_bytes());
-        f.extend_from_slice(&body);
-        let len = (f.len() - at) as u32;
-        put32(&mut f, 12 + 4 * i, len);
-        pad(&mut f, 0x80);
-    }
-    f
-}
-
 /// Random bytes (zlib cannot shrink them).
 fn noise(n: usize) -> Vec<u8> {
     use rand::{Rng, SeedableRng};
@@ -171,7 +57,7 @@ fn linkdata_pair(entries: &[Option<(&[u8], bool)>]) -> (Vec<u8>, Vec<u8>) {
     for e in entries {
         let mut r = [0u8; 0x20];
         if let Some((data, compressed)) = e {
-            pad(&mut d1, 0x100);
+            pad_to(&mut d1, 0x100);
             let stored = if *compressed {
                 gz_table(data, 0x4000)
             } else {
@@ -326,6 +212,7 @@ fn age_of_calamity_g2s_and_dok_in_rdb_data_files() {
     want.extend(g2s_b.iter().map(|b| (b, "bin1//22220001.g2s|rdb")));
     want.extend(plain.iter().map(|b| (b, "bin1//22220002.g2s|rdb")));
     assert_each_once(&s, &want);
+    assert_eq!(support::ktgl::IDRK_ZLIB, rdb::ZLIB);
     assert!(s.shaders.iter().all(|x| x.kind.as_str() == "ktgl"));
     // No pair information in the files; the profile's shader_separable pairs them.
     assert!(s.pairs.is_empty());
@@ -583,7 +470,7 @@ fn hostile_rdb_records_and_tables_are_bounded_and_named() {
     put32(&mut z, 0, 0x4000);
     put32(&mut z, 4, 1);
     put32(&mut z, 8, 0x100);
-    pad(&mut z, 0x80);
+    pad_to(&mut z, 0x80);
     let big = zlib(&vec![7u8; 0x10_0000]);
     let at = z.len();
     z.extend_from_slice(&(big.len() as u32).to_le_bytes());

@@ -4,54 +4,9 @@
 
 mod support;
 
+use support::unity::SHADERS;
 use support::writers::{self as w, Wrap};
 use support::Built;
-
-/// The corpus shaders the fixtures hold, by fixture (see make_unity_fixtures.py).
-const SHADERS: &[(&str, &[&[&str]])] = &[
-    (
-        "shader_2020_3",
-        &[
-            &["vs_basic_mvp.vert", "fs_tex2d_basic.frag"],
-            &[
-                "vs_skinning.vert",
-                "gs_passthrough_tri.geom",
-                "fs_lighting_loops.frag",
-            ],
-        ],
-    ),
-    (
-        "shader_2022_3",
-        &[
-            &["vs_fullscreen_const.vert", "fs_mrt.frag"],
-            &["vs_clipdist.vert", "fs_shadow.frag"],
-        ],
-    ),
-    (
-        "player_2020_3",
-        &[
-            &["vs_pointsize_ids.vert", "fs_discard_alpha.frag"],
-            &["vs_multi_attr_int.vert", "fs_interp_modes.frag"],
-        ],
-    ),
-    (
-        "hostile_2020_3",
-        &[
-            &["vs_clipdist.vert", "fs_fragdepth.frag"],
-            &["vs_ssbo_drawparams.vert", "fs_frontfacing_deriv.frag"],
-            &["vs_image_fp64.vert", "fs_lod_grad.frag"],
-            &["vs_basic_mvp.vert", "fs_pointcoord_layer.frag"],
-            &["vs_skinning.vert", "fs_sample_shading.frag"],
-        ],
-    ),
-    (
-        "player_2022_3",
-        &[
-            &["vs_displace_tex.vert", "fs_gather.frag"],
-            &["vs_layer_viewport.vert", "fs_int_outputs.frag"],
-        ],
-    ),
-];
 
 fn built(name: &str) -> Built {
     let s = support::load_dksh()

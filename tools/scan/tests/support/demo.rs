@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::writers::{self as w, Wrap};
+use super::{ktgl, unity};
 use super::{load_dksh, load_nak_sm86, load_sm86, Built, CorpusShader};
 
 /// What the demo holds.
@@ -293,7 +294,71 @@ pub fn build(root: &Path) -> Demo {
         d.pair(&vs2, &fs2);
         write(root, f, &file, &mut d);
     }
-    // 7. Files that hold no shader or are damaged: the scan warns and goes on.
+    // 7. Unity: a UnityFS bundle (LZ4 blocks) written by UnityPy, the committed fixture
+    //    tools/scan/tests/fixtures/unity/shader_2020_3_lz4.unityfs: one Shader object whose
+    //    programs hold corpus shaders already in the demo (same bytes, so only copies grow).
+    //    Its type trees name Unity's common strings: the table is in main's .rodata (12).
+    {
+        let f = "romfs/Data/StreamingAssets/aa/Switch/shaders_2020_3.bundle";
+        let tag = "shader_2020_3";
+        let progs = unity::SHADERS.iter().find(|(t, _)| *t == tag).unwrap().1;
+        for p in progs {
+            let built: Vec<Built> = p.iter().map(|n| b(&mut pool, n, std)).collect();
+            for s in &built {
+                d.put(f, s);
+            }
+            let stage = |st: &str| built.iter().find(|s| s.stage == st).unwrap();
+            d.pair(stage("vertex"), stage("fragment"));
+        }
+        let bundle = std::fs::read(unity::fixtures().join(format!("{tag}_lz4.unityfs"))).unwrap();
+        write(root, f, &bundle, &mut d);
+    }
+    // 8. KTGL, GLSLC outputs in packages (no pairs: the demo profile's shader_separable is
+    //    false). Age of Calamity: an RDB data file of IDRK records, one holding a
+    //    zlib-chunked (flate2) G2S package, one of another type.
+    {
+        let f = "romfs/asset/system.rdb.bin0";
+        let g2s: Vec<Built> = [
+            "vs_displace_tex.vert",
+            "fs_shadow.frag",
+            "cs_matmul_tiled.comp",
+        ]
+        .iter()
+        .map(|n| b(&mut pool, n, std))
+        .collect();
+        for s in &g2s {
+            d.put(f, s);
+        }
+        let pkg = ktgl::package(b"_S2G3000", &g2s.iter().collect::<Vec<_>>());
+        let bin0 = ktgl::records(&[
+            ktgl::zlib_record(0x0DE3_0001, 0x7BCD_279F, &pkg, 0x1000, false),
+            ktgl::zlib_record(
+                0x0DE3_0002,
+                0x1234_5678,
+                b"G1TG0060 demo texture",
+                0x1000,
+                false,
+            ),
+        ]);
+        write(root, f, &bin0, &mut d);
+    }
+    //    Three Houses: a loose patch SPKG stored as a KTGL "gz" table (0x4000-byte chunks).
+    {
+        let f = "romfs/patch1/nx/shader/demo.spkg";
+        let spkg: Vec<Built> = ["vs_fullscreen_const.vert", "fs_gather.frag"]
+            .iter()
+            .map(|n| b(&mut pool, n, std))
+            .collect();
+        for s in &spkg {
+            d.put(f, s);
+        }
+        let pkg = ktgl::package(b"SPKG", &spkg.iter().collect::<Vec<_>>());
+        write(root, f, &ktgl::gz_table(&pkg, 0x4000), &mut d);
+    }
+    // 9. Next: the other engines' files go here, built from shaders already in the demo
+    //    (same corpus shader and Wrap, so only copies grow): 9a. RE Engine (a KPKA .pak, an
+    //    SDF file); 9b. Unreal (a .pak holding a ShaderArchive / .ushaderbytecode).
+    // 10. Files that hold no shader or are damaged: the scan warns and goes on.
     {
         let mut junk = Vec::new();
         let mut x = 0x1234_5678u32;
@@ -316,7 +381,7 @@ pub fn build(root: &Path) -> Demo {
         lying[0x20 + 0xC..0x20 + 0x10].copy_from_slice(&(n as u32 * 4).to_le_bytes());
         write(root, "romfs/Bad/lying.sarc", &lying, &mut d);
     }
-    // 8. Whatever corpus shader is still unused goes into one more bfsha, one per variation.
+    // 11. Whatever corpus shader is still unused goes into one more bfsha, one per variation.
     let rest: Vec<Built> = pool
         .unused()
         .into_iter()
@@ -329,8 +394,8 @@ pub fn build(root: &Path) -> Demo {
         let bn = d.bnsh(f, &vars);
         write(root, f, &w::wrap_nw(b"FSHA", "Misc", &bn), &mut d);
     }
-    // 9. main: an NSO whose .rodata holds a BNSH and GLSLC outputs, referenced from a
-    //    {pointer, size, 0} table in .data.
+    // 12. main: an NSO whose .rodata holds a BNSH and GLSLC outputs, referenced from a
+    //     {pointer, size, 0} table in .data, then Unity's common string table (for 7).
     {
         let f = "exefs/main";
         let mut text_seg = Vec::new();
@@ -375,6 +440,12 @@ pub fn build(root: &Path) -> Demo {
             rodata.extend_from_slice(&out);
             d.put(f, g);
         }
+        // The bytes of UnityPy's stand-in main (code around the table), found by the
+        // unity_strings main-image reader at `AABB\0AnimationClip\0`.
+        while !rodata.len().is_multiple_of(0x100) {
+            rodata.push(0);
+        }
+        rodata.extend(std::fs::read(unity::fixtures().join("main_common_strings.bin")).unwrap());
         let ro_base = (text_seg.len() + 0xFFF) & !0xFFF;
         let mut data = Vec::new();
         for (off, len) in outputs {

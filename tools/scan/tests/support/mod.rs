@@ -1,13 +1,15 @@
 //! Test support and the demo-title generator: builds NVN control sections and code areas from
 //! the real shader binaries of `tests/corpus` and wraps them in every container the scanner
 //! reads. Compression and archives are written by independent crates (`zstd`, `yaz0`, `sarc`,
-//! `lz4_flex`); the NVN containers have no independent writer and follow docs/formats.md.
+//! `lz4_flex`, `flate2`; Unity bundles by UnityPy); the NVN containers have no independent writer and follow docs/formats.md.
 //! Expected keys are computed here with sha2 directly, not with the scanner's key module.
 
 #![allow(dead_code)]
 
 pub mod demo;
+pub mod ktgl;
 pub mod re_engine;
+pub mod unity;
 pub mod writers;
 
 use std::path::{Path, PathBuf};

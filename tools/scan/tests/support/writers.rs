@@ -3,15 +3,18 @@
 
 use super::{Built, CorpusShader};
 
-fn put32(b: &mut [u8], o: usize, v: u32) {
+/// Writes `v` little endian at `o`.
+pub fn put32(b: &mut [u8], o: usize, v: u32) {
     b[o..o + 4].copy_from_slice(&v.to_le_bytes());
 }
 
-fn put64(b: &mut [u8], o: usize, v: u64) {
+/// Writes `v` little endian at `o`.
+pub fn put64(b: &mut [u8], o: usize, v: u64) {
     b[o..o + 8].copy_from_slice(&v.to_le_bytes());
 }
 
-fn pad_to(v: &mut Vec<u8>, a: usize) {
+/// Appends zeros up to the next multiple of `a`.
+pub fn pad_to(v: &mut Vec<u8>, a: usize) {
     while !v.len().is_multiple_of(a) {
         v.push(0);
     }
