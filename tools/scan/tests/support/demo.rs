@@ -355,9 +355,44 @@ pub fn build(root: &Path) -> Demo {
         let pkg = ktgl::package(b"SPKG", &spkg.iter().collect::<Vec<_>>());
         write(root, f, &ktgl::gz_table(&pkg, 0x4000), &mut d);
     }
-    // 9. Next: the other engines' files go here, built from shaders already in the demo
-    //    (same corpus shader and Wrap, so only copies grow): 9a. RE Engine (a KPKA .pak, an
-    //    SDF file); 9b. Unreal (a .pak holding a ShaderArchive / .ushaderbytecode).
+    // 9. The other engines' files, built from shaders already in the demo (same corpus
+    //    shader and Wrap, so only copies grow).
+    //    9a. RE Engine: a KPKA PAK of SDF definitions (raw deflate by flate2, zstd), and an
+    //    entry that is no SDF (never inflated past its first bytes); a definition's vertex
+    //    and pixel stages pair (a pair the demo has already).
+    {
+        use super::re_engine::{pak, sdf, PakEntry, Store};
+        let f = "romfs/natives/NSW/re_chunk_000.pak";
+        let [vs, fs, cs] = [
+            "vs_basic_mvp.vert",
+            "fs_tex2d_basic.frag",
+            "cs_matmul_tiled.comp",
+        ]
+        .map(|n| b(&mut pool, n, std));
+        for s in [&vs, &fs, &cs] {
+            d.put(f, s);
+        }
+        d.pair(&vs, &fs);
+        let entries = [
+            PakEntry {
+                hash: 0x0DE3_5DF0_0000_0001,
+                data: sdf(&[vec![&vs, &fs]]),
+                store: Store::Deflate(6),
+            },
+            PakEntry {
+                hash: 0x0DE3_5DF0_0000_0002,
+                data: sdf(&[vec![&cs]]),
+                store: Store::Zstd,
+            },
+            PakEntry {
+                hash: 0x0DE3_7E87_0000_0003,
+                data: b"TEX\0 demo texture, not a shader definition".to_vec(),
+                store: Store::Deflate(6),
+            },
+        ];
+        write(root, f, &pak(&entries), &mut d);
+    }
+    //    9b. Unreal: a .pak holding a ShaderArchive / .ushaderbytecode (added below).
     // 10. Files that hold no shader or are damaged: the scan warns and goes on.
     {
         let mut junk = Vec::new();
