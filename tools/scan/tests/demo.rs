@@ -113,7 +113,8 @@ fn split_finds_every_demo_shader_exactly_once() {
     // The other engines' files are read: the UnityFS bundle and its Shader object; the RDB
     // data file and its one G2S record (the other record's content is no shader container),
     // the gz table of the patch SPKG; the G2S and the SPKG are the two KTGL containers; the
-    // KPKA PAK and its two SDF entries (the third entry is no SDF).
+    // KPKA PAK and its two SDF entries (the third entry is no SDF); the Unreal pak, its shader
+    // archive and the archive's two LSLG records.
     for (kind, n) in [
         ("unityfs", 1),
         ("unity", 1),
@@ -122,6 +123,9 @@ fn split_finds_every_demo_shader_exactly_once() {
         ("ktgl", 2),
         ("kpka", 1),
         ("sdf", 2),
+        ("uepak", 1),
+        ("ushaderbytecode", 1),
+        ("lslg", 2),
     ] {
         assert_eq!(
             summary.opened.get(kind),

@@ -392,7 +392,32 @@ pub fn build(root: &Path) -> Demo {
         ];
         write(root, f, &pak(&entries), &mut d);
     }
-    //    9b. Unreal: a .pak holding a ShaderArchive / .ushaderbytecode (added below).
+    //    9b. Unreal: a v11 pak holding a shader code archive whose shaders are LSLG records
+    //    in Oodle streams (stored blocks: no open Mermaid encoder exists), and a member that
+    //    is no archive. No pairs: vertex and pixel shaders combine per draw (the title's
+    //    shader_separable; the demo profile's is false).
+    {
+        use super::ue::{archive, lslg_record, oodle_entry, pak_v11, Store};
+        let f = "romfs/Octopath/Content/Paks/pakchunk0-Switch.pak";
+        let [vs, fs] = ["vs_skinning.vert", "fs_lighting_loops.frag"].map(|n| b(&mut pool, n, std));
+        for s in [&vs, &fs] {
+            d.put(f, s);
+        }
+        let entries = [(&vs, "MainVS", 24), (&fs, "MainPS", 29)].map(|(s, entry, tail)| {
+            let source = format!("/Engine/Private/Demo.usf:{entry}");
+            oodle_entry(&lslg_record(s, &source, tail), s.stage)
+        });
+        let shaders = archive(&entries, &[vec![0, 1]]);
+        let pak = pak_v11(&[
+            (
+                "Octopath/Content/ShaderArchive-Global-SF_GLSL_SWITCH_MOBILE-SP_GLSL_SWITCH_MOBILE.ushaderbytecode",
+                shaders,
+                Store::Plain,
+            ),
+            ("Octopath/Content/Movies/Opening.mp4", vec![7; 300], Store::Plain),
+        ]);
+        write(root, f, &pak, &mut d);
+    }
     // 10. Files that hold no shader or are damaged: the scan warns and goes on.
     {
         let mut junk = Vec::new();

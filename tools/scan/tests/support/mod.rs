@@ -9,6 +9,7 @@
 pub mod demo;
 pub mod ktgl;
 pub mod re_engine;
+pub mod ue;
 pub mod unity;
 pub mod writers;
 
