@@ -84,78 +84,77 @@ pub fn stream(
     peek: Peek<impl FnOnce(&[u8]) -> bool>,
 ) -> ReadResult<bool> {
     check_header(b)?;
-    with_context(|d| stream_in(d, b, out, limit, exact, peek))
-}
-
-fn stream_in(
-    d: &mut DCtx<'static>,
-    b: &[u8],
-    out: &mut Vec<u8>,
-    limit: usize,
-    exact: bool,
-    peek: Peek<impl FnOnce(&[u8]) -> bool>,
-) -> ReadResult<bool> {
     let bound = Bound {
         limit,
         exact,
         input: b.len(),
         stream: "zstd frame",
     };
-    let mut input = InBuffer::around(b);
-    bounded::run(out, bound, peek, |out| {
-        let pos = out.len();
-        // The output buffer sets `out`'s length to what the decoder wrote.
-        let hint = {
-            let mut ob = OutBuffer::around_pos(out, pos);
-            d.decompress_stream(&mut ob, &mut input)
-        }
-        .map_err(|c| zerr(input.pos(), c))?;
-        Ok(Step {
-            read: input.pos(),
-            end: hint == 0 && input.pos() == b.len(),
+    with_context(|d| {
+        let mut input = InBuffer::around(b);
+        bounded::run(out, bound, peek, |out| {
+            let pos = out.len();
+            // The output buffer sets `out`'s length to what the decoder wrote.
+            let hint = {
+                let mut ob = OutBuffer::around_pos(out, pos);
+                d.decompress_stream(&mut ob, &mut input)
+            }
+            .map_err(|c| zerr(input.pos(), c))?;
+            Ok(Step {
+                read: input.pos(),
+                end: hint == 0 && input.pos() == b.len(),
+            })
         })
     })
 }
 
 /// Decodes all frames of `b`, producing at most `cap` bytes.
 pub fn decode(b: &[u8], cap: u64) -> ReadResult<Vec<u8>> {
+    if let Some(out) = one_shot(b, cap)? {
+        return Ok(out);
+    }
+    // Streaming (no stated size, or several frames), growing the output up to the cap.
+    let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+    let mut out = Vec::with_capacity(
+        (b.len() * 4)
+            .clamp(1 << 12, 1 << 24)
+            .min(cap.saturating_add(1)),
+    );
+    stream(b, &mut out, cap, false, bounded::NO_PEEK)?;
+    Ok(out)
+}
+
+/// One frame that states its size (one-shot encoders), within `cap`: decoded in one call into
+/// a buffer of exactly that size; `None` for other frames.
+fn one_shot(b: &[u8], cap: u64) -> ReadResult<Option<Vec<u8>>> {
     check_header(b)?;
+    let (Ok(Some(size)), Ok(frame_len)) = (
+        ::zstd::zstd_safe::get_frame_content_size(b),
+        ::zstd::zstd_safe::find_frame_compressed_size(b),
+    ) else {
+        return Ok(None);
+    };
+    if size > cap {
+        return Err(ReadError::new(
+            WarnKind::SizeCap,
+            0,
+            format!("frame states {size:#x} bytes, limit {cap:#x}"),
+        ));
+    }
+    if frame_len != b.len() {
+        return Ok(None);
+    }
     with_context(|d| {
-        // One frame that states its size (one-shot encoders): decode in one call into a buffer
-        // of exactly that size.
-        if let (Ok(Some(size)), Ok(frame_len)) = (
-            ::zstd::zstd_safe::get_frame_content_size(b),
-            ::zstd::zstd_safe::find_frame_compressed_size(b),
-        ) {
-            if size > cap {
-                return Err(ReadError::new(
-                    WarnKind::SizeCap,
-                    0,
-                    format!("frame states {size:#x} bytes, limit {cap:#x}"),
-                ));
-            }
-            if frame_len == b.len() {
-                let mut out = Vec::with_capacity(size as usize);
-                let n = d.decompress(&mut out, b).map_err(|c| zerr(0, c))?;
-                if n as u64 != size {
-                    return Err(ReadError::new(
-                        WarnKind::DecodeFailed,
-                        0,
-                        format!("decodes to {n:#x} bytes, frame states {size:#x}"),
-                    ));
-                }
-                return Ok(out);
-            }
+        let mut out = Vec::with_capacity(size as usize);
+        let n = d.decompress(&mut out, b).map_err(|c| zerr(0, c))?;
+        if n as u64 != size {
+            return Err(ReadError::new(
+                WarnKind::DecodeFailed,
+                0,
+                format!("decodes to {n:#x} bytes, frame states {size:#x}"),
+            ));
         }
-        // Streaming (no stated size, or several frames), growing the output up to the cap.
-        let cap = usize::try_from(cap).unwrap_or(usize::MAX);
-        let mut out = Vec::with_capacity(
-            (b.len() * 4)
-                .clamp(1 << 12, 1 << 24)
-                .min(cap.saturating_add(1)),
-        );
-        stream_in(d, b, &mut out, cap, false, bounded::NO_PEEK)?;
-        Ok(out)
+        Ok(Some(out))
     })
 }
 

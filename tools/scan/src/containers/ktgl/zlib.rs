@@ -1,8 +1,6 @@
 //! One KTGL zlib chunk: a 2-byte zlib header (0x78 …) and a raw deflate stream, inflated with
 //! a stated output bound. The Adler-32 trailer is not read (KTGL writers may leave it out).
 
-use flate2::{Decompress, FlushDecompress, Status};
-
 use crate::containers::bounded;
 use crate::error::{ReadError, ReadResult, WarnKind};
 
@@ -37,24 +35,20 @@ pub fn inflate(z: &[u8], at: usize, limit: usize, out: &mut Vec<u8>) -> ReadResu
         .map_err(|e| ReadError::new(e.kind, at, e.detail))
 }
 
-/// The first `n` bytes the zlib chunk `z` inflates to (fewer when it is shorter), or `None`
-/// when it has no zlib header or does not decode that far.
+/// The first `n` bytes the zlib chunk `z` inflates to (fewer when it is shorter, or stops
+/// early), or `None` when it has no zlib header or does not decode that far.
 pub fn peek(z: &[u8], n: usize) -> Option<Vec<u8>> {
     let src = header(z, 0).ok()?;
-    let mut out = Vec::with_capacity(n);
-    let mut d = Decompress::new(false);
-    while out.len() < n {
-        let before = d.total_out();
-        let consumed = d.total_in() as usize;
-        let st = d
-            .decompress_vec(&src[consumed..], &mut out, FlushDecompress::None)
-            .ok()?;
-        if st == Status::StreamEnd || d.total_out() == before && consumed == d.total_in() as usize {
-            break;
+    let mut out = Vec::new();
+    // A peek that refuses what it is shown stops the decode after `n` bytes or the stream's end.
+    let stop = Some((n, |_: &[u8]| false));
+    match bounded::inflate(src, &mut out, n, true, stop) {
+        Err(e) if e.kind != WarnKind::Truncated => None,
+        _ => {
+            out.truncate(n);
+            Some(out)
         }
     }
-    out.truncate(n);
-    Some(out)
 }
 
 #[cfg(test)]
