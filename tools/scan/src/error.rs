@@ -73,6 +73,11 @@ impl ReadError {
         self
     }
 
+    /// The same error placed at `offset`, its detail prefixed with `what` (`what: detail`).
+    pub fn within(self, offset: usize, what: impl fmt::Display) -> Self {
+        ReadError::new(self.kind, offset, format!("{what}: {}", self.detail))
+    }
+
     /// Attaches the file / archive path, making a warning.
     pub fn at(self, path: &str) -> Warning {
         Warning {

@@ -189,14 +189,7 @@ fn every_shader_of_every_definition_once_with_pairs() {
         .count();
     assert!(bare >= 8, "{bare} headerless compute shaders");
     let stages: Vec<_> = s.shaders.iter().map(|s| s.piece.stage.as_str()).collect();
-    for st in [
-        "vertex",
-        "tess_control",
-        "tess_eval",
-        "geometry",
-        "fragment",
-        "compute",
-    ] {
+    for st in re::SDF_STAGES {
         assert!(stages.contains(&st), "no {st}");
     }
 }

@@ -5,8 +5,9 @@ mod support;
 
 use std::path::Path;
 
-use dmsh_scan::{split, Inputs, Limits, Outputs, Profile, Quiet, Summary};
+use dmsh_scan::{split, Inputs, Limits, Profile, Quiet, Summary};
 use support::writers::{self as w, Wrap};
+use support::{split_outputs, tsv_rows};
 
 fn corpus(name: &str) -> support::CorpusShader {
     support::load_dksh()
@@ -15,32 +16,20 @@ fn corpus(name: &str) -> support::CorpusShader {
         .unwrap()
 }
 
-fn outputs(dir: &Path) -> Outputs {
-    Outputs {
-        pkg_dir: dir.join("pkg"),
-        map: dir.join("map.tsv"),
-        facts: dir.join("facts.tsv"),
-        pairs: Some(dir.join("pairs.tsv")),
-    }
-}
-
-/// Splits `inputs` into `dir` (the [`outputs`] there) under `profile`, with the default
+/// Splits `inputs` into `dir` (the [`split_outputs`] there) under `profile`, with the default
 /// limits and no progress output.
 fn split_into(
     dir: &Path,
     inputs: &Inputs,
     profile: &Profile,
 ) -> Result<Summary, dmsh_scan::split::SplitError> {
-    split(inputs, &outputs(dir), profile, &Limits::default(), &Quiet)
-}
-
-fn rows(p: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(p)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split('\t').map(String::from).collect())
-        .collect()
+    split(
+        inputs,
+        &split_outputs(dir),
+        profile,
+        &Limits::default(),
+        &Quiet,
+    )
 }
 
 #[test]
@@ -76,12 +65,12 @@ fn base_and_update_give_the_union() {
     let s = split_into(t.path(), &inputs, &Profile::default()).unwrap();
     assert_eq!(s.unique, 3);
     assert_eq!(s.duplicates, 1);
-    let map = rows(&t.path().join("map.tsv"));
+    let map = tsv_rows(&t.path().join("map.tsv"));
     let vrow = map.iter().find(|r| r[0] == vs.key()).unwrap();
     assert_eq!((vrow[4].as_str(), vrow[8].as_str()), ("romfs0", "2"));
     let frow = map.iter().find(|r| r[0] == fs_new.key()).unwrap();
     assert_eq!(frow[4], "romfs1");
-    assert_eq!(rows(&t.path().join("pairs.tsv")).len(), 2);
+    assert_eq!(tsv_rows(&t.path().join("pairs.tsv")).len(), 2);
 }
 
 #[test]
@@ -113,7 +102,7 @@ fn separable_titles_pair_every_vertex_shader_with_the_cover() {
     let s = split_into(t.path(), &inputs, &profile).unwrap();
     assert_eq!(s.unique, 5);
     // fs_interp_modes reads generics 0-5, a superset of the others' inputs: it alone is the cover.
-    let pairs = rows(&t.path().join("pairs.tsv"));
+    let pairs = tsv_rows(&t.path().join("pairs.tsv"));
     let want: Vec<Vec<String>> = {
         let mut v: Vec<Vec<String>> = vss.iter().map(|x| vec![x.key(), fss[1].key()]).collect();
         v.sort();

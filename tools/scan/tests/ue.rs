@@ -9,11 +9,12 @@ use std::path::Path;
 
 use dmsh_scan::containers::{lslg, ushaderbytecode, Found, Input};
 use dmsh_scan::walk::{FileScan, Scan};
-use dmsh_scan::{split, Inputs, Limits, Outputs, Profile, Quiet, WarnKind};
+use dmsh_scan::{split, Inputs, Limits, Profile, Quiet, WarnKind};
 use rand::{Rng, SeedableRng};
 use support::ue::*;
 use support::writers::{self as w, Wrap};
 use support::Built;
+use support::{split_outputs, tsv_rows};
 
 const GLOBAL: &str =
     "ShaderArchive-Global-SF_GLSL_SWITCH_MOBILE-SP_GLSL_SWITCH_MOBILE.ushaderbytecode";
@@ -84,24 +85,6 @@ fn archives(s: &[Built]) -> (Vec<u8>, Vec<u8>) {
     )
 }
 
-fn outputs(dir: &Path) -> Outputs {
-    Outputs {
-        pkg_dir: dir.join("pkg"),
-        map: dir.join("map.tsv"),
-        facts: dir.join("facts.tsv"),
-        pairs: Some(dir.join("pairs.tsv")),
-    }
-}
-
-fn rows(p: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(p)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split('\t').map(str::to_string).collect())
-        .collect()
-}
-
 fn octopath() -> Profile {
     Profile::load(&support::repo_root().join("games/unknown-octopath-traveler-0")).unwrap()
 }
@@ -169,13 +152,13 @@ fn octopath_pak_every_shader_once_with_key_stage_and_cover_pairs() {
     assert!(profile.shader_separable && profile.unknown_keys().is_empty());
     let sum = split(
         &inputs,
-        &outputs(t.path()),
+        &split_outputs(t.path()),
         &profile,
         &Limits::default(),
         &Quiet,
     )
     .unwrap();
-    let map = rows(&t.path().join("map.tsv"));
+    let map = tsv_rows(&t.path().join("map.tsv"));
     let got: Vec<(String, String)> = {
         let mut v: Vec<_> = map.iter().map(|r| (r[0].clone(), r[1].clone())).collect();
         v.sort();
@@ -201,7 +184,7 @@ fn octopath_pak_every_shader_once_with_key_stage_and_cover_pairs() {
         "{first:?}"
     );
     // No pairs in the files: the cover rule pairs every vertex shader.
-    let pairs = rows(&t.path().join("pairs.tsv"));
+    let pairs = tsv_rows(&t.path().join("pairs.tsv"));
     let vs: Vec<String> = s
         .iter()
         .filter(|b| b.stage == "vertex")
@@ -227,7 +210,7 @@ fn octopath_pak_every_shader_once_with_key_stage_and_cover_pairs() {
     };
     let sum = split(
         &inputs,
-        &outputs(t.path()),
+        &split_outputs(t.path()),
         &off,
         &Limits::default(),
         &Quiet,

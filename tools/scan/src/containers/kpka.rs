@@ -7,15 +7,13 @@
 //! ([`Input::superseded`](super::Input::superseded)).
 
 use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use ::zstd::zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
-use flate2::{Decompress, FlushDecompress, Status};
 use rayon::prelude::*;
 
-use super::{ContainerReader, Found, Inner, Input, Sniff};
+use super::{bounded, ContainerReader, Found, Inner, Input, Sniff};
 use crate::bytes::{need_u32, need_u64, range, u16le};
 use crate::error::{ReadError, ReadResult, WarnKind};
 
@@ -195,11 +193,8 @@ fn name(e: &Entry) -> String {
 /// the cap and what is left of the budget.
 fn member<'b>(i: &Input<'b>, e: &Entry, left: &AtomicU64) -> Option<ReadResult<Inner<'b>>> {
     let named = |x: ReadError, base: usize| {
-        ReadError::new(
-            x.kind,
-            base.saturating_add(x.offset as usize),
-            format!("entry {}: {}", name(e), x.detail),
-        )
+        let at = base.saturating_add(x.offset as usize);
+        x.within(at, format!("entry {}", name(e)))
     };
     let data = match range(i.bytes, e.offset, e.stored, "entry data") {
         Ok(r) => &i.bytes[r],
@@ -257,13 +252,6 @@ fn member<'b>(i: &Input<'b>, e: &Entry, left: &AtomicU64) -> Option<ReadResult<I
     }
 }
 
-thread_local! {
-    /// One raw-deflate state per worker thread, reused across entries.
-    static INFLATE: RefCell<Decompress> = RefCell::new(Decompress::new(false));
-    /// One zstd context per worker thread, reused across entries.
-    static UNZSTD: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
-}
-
 /// Inflates the raw deflate stream `data` to exactly `size` bytes, unless `first`, given its
 /// first 4 decoded bytes (fewer if the stream is shorter), says no (`None`). The buffer grows
 /// past those 4 bytes only after `first` agreed (so `first` is where the caller bounds `size`),
@@ -273,51 +261,9 @@ pub fn inflate(
     size: usize,
     first: impl FnOnce(&[u8]) -> bool,
 ) -> ReadResult<Option<Vec<u8>>> {
-    INFLATE.with_borrow_mut(|d| {
-        d.reset(false);
-        let mut out = Vec::with_capacity(WANTED.len().min(size.saturating_add(1)));
-        let mut first = Some(first);
-        loop {
-            let before = (d.total_in(), out.len());
-            let input = &data[(d.total_in() as usize).min(data.len())..];
-            let status = d
-                .decompress_vec(input, &mut out, FlushDecompress::None)
-                .map_err(|x| {
-                    ReadError::new(WarnKind::DecodeFailed, d.total_in() as usize, x.to_string())
-                })?;
-            let end = status == Status::StreamEnd;
-            if let Some(f) = first.take_if(|_| out.len() == out.capacity() || end) {
-                if !f(&out) {
-                    return Ok(None);
-                }
-                out.reserve_exact(size.saturating_add(1) - out.len());
-            }
-            if out.len() > size {
-                return Err(ReadError::new(
-                    WarnKind::SizeCap,
-                    d.total_in() as usize,
-                    format!("decodes to more than the {size:#x} bytes the entry states"),
-                ));
-            }
-            if end {
-                return match out.len() == size {
-                    true => Ok(Some(out)),
-                    false => Err(ReadError::new(
-                        WarnKind::DecodeFailed,
-                        d.total_in() as usize,
-                        format!("decodes to {:#x} bytes, entry states {size:#x}", out.len()),
-                    )),
-                };
-            }
-            if before == (d.total_in(), out.len()) {
-                return Err(ReadError::new(
-                    WarnKind::Truncated,
-                    data.len(),
-                    format!("deflate stream ends after {:#x} output bytes", out.len()),
-                ));
-            }
-        }
-    })
+    let mut out = Vec::new();
+    let peek = Some((WANTED.len(), first));
+    Ok(bounded::inflate(data, &mut out, size, true, peek)?.then_some(out))
 }
 
 /// The same for zstd frames `data` (a window of at most 2^27 bytes, no dictionaries).
@@ -326,79 +272,9 @@ pub fn unzstd(
     size: usize,
     first: impl FnOnce(&[u8]) -> bool,
 ) -> ReadResult<Option<Vec<u8>>> {
-    match super::zstd::dictionary_id(data) {
-        Some(0) => {}
-        Some(id) => {
-            return Err(ReadError::new(
-                WarnKind::NeedsDictionary,
-                0,
-                format!("frame uses dictionary {id:#x}"),
-            ))
-        }
-        None => {
-            return Err(ReadError::new(
-                WarnKind::Truncated,
-                0,
-                "zstd frame header cut short",
-            ))
-        }
-    }
-    let zerr = |at: usize, c: usize| {
-        ReadError::new(
-            WarnKind::DecodeFailed,
-            at,
-            ::zstd::zstd_safe::get_error_name(c).to_string(),
-        )
-    };
-    UNZSTD.with_borrow_mut(|d| {
-        d.reset(ResetDirective::SessionAndParameters)
-            .map_err(|c| zerr(0, c))?;
-        d.set_parameter(DParameter::WindowLogMax(27))
-            .map_err(|c| zerr(0, c))?;
-        let mut out: Vec<u8> = Vec::with_capacity(WANTED.len().min(size.saturating_add(1)));
-        let mut input = InBuffer::around(data);
-        let mut first = Some(first);
-        loop {
-            let before = (out.len(), input.pos());
-            let pos = out.len();
-            let hint = {
-                let mut ob = OutBuffer::around_pos(&mut out, pos);
-                d.decompress_stream(&mut ob, &mut input)
-            }
-            .map_err(|c| zerr(input.pos(), c))?;
-            let done = hint == 0 && input.pos() == data.len();
-            if let Some(f) = first.take_if(|_| out.len() == out.capacity() || done) {
-                if !f(&out) {
-                    return Ok(None);
-                }
-                out.reserve_exact(size.saturating_add(1) - out.len());
-            }
-            if out.len() > size {
-                return Err(ReadError::new(
-                    WarnKind::SizeCap,
-                    input.pos(),
-                    format!("decodes to more than the {size:#x} bytes the entry states"),
-                ));
-            }
-            if done {
-                return match out.len() == size {
-                    true => Ok(Some(out)),
-                    false => Err(ReadError::new(
-                        WarnKind::DecodeFailed,
-                        data.len(),
-                        format!("decodes to {:#x} bytes, entry states {size:#x}", out.len()),
-                    )),
-                };
-            }
-            if before == (out.len(), input.pos()) && out.len() < out.capacity() {
-                return Err(ReadError::new(
-                    WarnKind::Truncated,
-                    data.len(),
-                    format!("zstd frame incomplete after {:#x} output bytes", out.len()),
-                ));
-            }
-        }
-    })
+    let mut out = Vec::new();
+    let peek = Some((WANTED.len(), first));
+    Ok(super::zstd::stream(data, &mut out, size, true, peek)?.then_some(out))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use crate::shader::{ContainerKind, Hits};
 
 pub mod bahs;
 pub mod bnsh;
+pub mod bounded;
 pub mod elf;
 pub mod glslc;
 pub mod kpka;

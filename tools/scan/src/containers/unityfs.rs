@@ -185,11 +185,8 @@ pub fn read(b: &[u8], cap: u64) -> ReadResult<Found<'static>> {
     }
     // The blocks info is big endian; its errors name offsets inside it.
     let inner = |e: ReadError| {
-        ReadError::new(
-            e.kind,
-            r.start,
-            format!("blocks info +{:#x}: {}", e.offset, e.detail),
-        )
+        let what = format!("blocks info +{:#x}", e.offset);
+        e.within(r.start, what)
     };
     let mut ic = Cursor::new(&info, 16, true);
     let nb = ic.count(10, "block count").map_err(inner)?;

@@ -140,11 +140,7 @@ fn read<'b>(i: &Input<'b>) -> ReadResult<Found<'b>> {
         ) {
             Ok(r) => r,
             Err(err) => {
-                problems.push(ReadError::new(
-                    err.kind,
-                    at,
-                    format!("shader {n}: {}", err.detail),
-                ));
+                problems.push(err.within(at, format!("shader {n}")));
                 continue;
             }
         };

@@ -4,6 +4,7 @@ use std::cell::RefCell;
 
 use ::zstd::zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
 
+use super::bounded::{self, Bound, Peek, Step};
 use super::{ContainerReader, Found, Sniff};
 use crate::error::{ReadError, ReadResult, WarnKind};
 
@@ -44,93 +45,116 @@ thread_local! {
     static DCTX: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
 }
 
-/// Decodes all frames of `b`, producing at most `cap` bytes.
-pub fn decode(b: &[u8], cap: u64) -> ReadResult<Vec<u8>> {
+/// Refuses a frame header that is cut short or names a dictionary.
+fn check_header(b: &[u8]) -> ReadResult<()> {
     match dictionary_id(b) {
-        None => {
-            return Err(ReadError::new(
-                WarnKind::Truncated,
-                0,
-                "zstd frame header cut short",
-            ))
-        }
-        Some(0) => {}
-        Some(id) => {
-            return Err(ReadError::new(
-                WarnKind::NeedsDictionary,
-                0,
-                format!("frame uses dictionary {id:#x}"),
-            ))
-        }
+        None => Err(ReadError::new(
+            WarnKind::Truncated,
+            0,
+            "zstd frame header cut short",
+        )),
+        Some(0) => Ok(()),
+        Some(id) => Err(ReadError::new(
+            WarnKind::NeedsDictionary,
+            0,
+            format!("frame uses dictionary {id:#x}"),
+        )),
     }
+}
+
+/// Runs `f` on this thread's context, reset, with the window bounded so a hostile header
+/// cannot make the decoder reserve more than 128 MiB.
+fn with_context<R>(f: impl FnOnce(&mut DCtx<'static>) -> ReadResult<R>) -> ReadResult<R> {
     DCTX.with_borrow_mut(|d| {
         d.reset(ResetDirective::SessionAndParameters)
             .map_err(|c| zerr(0, c))?;
-        // Bound the window so a hostile header cannot make the decoder reserve more than 128 MiB.
         d.set_parameter(DParameter::WindowLogMax(27))
             .map_err(|c| zerr(0, c))?;
-        // One frame that states its size (one-shot encoders): decode in one call into a buffer
-        // of exactly that size.
-        if let (Ok(Some(size)), Ok(frame_len)) = (
-            ::zstd::zstd_safe::get_frame_content_size(b),
-            ::zstd::zstd_safe::find_frame_compressed_size(b),
-        ) {
-            if size > cap {
-                return Err(ReadError::new(
-                    WarnKind::SizeCap,
-                    0,
-                    format!("frame states {size:#x} bytes, limit {cap:#x}"),
-                ));
-            }
-            if frame_len == b.len() {
-                let mut out = Vec::with_capacity(size as usize);
-                let n = d.decompress(&mut out, b).map_err(|c| zerr(0, c))?;
-                if n as u64 != size {
-                    return Err(ReadError::new(
-                        WarnKind::DecodeFailed,
-                        0,
-                        format!("decodes to {n:#x} bytes, frame states {size:#x}"),
-                    ));
-                }
-                return Ok(out);
-            }
-        }
-        // Streaming (no stated size, or several frames), growing the output up to the cap.
-        let mut out: Vec<u8> =
-            Vec::with_capacity((b.len() * 4).clamp(1 << 12, 1 << 24).min(cap as usize + 1));
+        f(d)
+    })
+}
+
+/// Streams the frames `b` onto the end of `out` within `limit` bytes (`exact`: exactly that
+/// many), with an optional peek, as [`bounded::run`] does; error offsets are inside `b`.
+pub fn stream(
+    b: &[u8],
+    out: &mut Vec<u8>,
+    limit: usize,
+    exact: bool,
+    peek: Peek<impl FnOnce(&[u8]) -> bool>,
+) -> ReadResult<bool> {
+    check_header(b)?;
+    let bound = Bound {
+        limit,
+        exact,
+        input: b.len(),
+        stream: "zstd frame",
+    };
+    with_context(|d| {
         let mut input = InBuffer::around(b);
-        loop {
-            if out.len() as u64 > cap {
-                return Err(ReadError::new(
-                    WarnKind::SizeCap,
-                    0,
-                    format!("decompresses to more than {cap:#x} bytes"),
-                ));
-            }
-            if out.capacity() == out.len() {
-                let room = (cap + 1 - out.len() as u64).min(out.len().max(1 << 16) as u64) as usize;
-                out.reserve_exact(room);
-            }
-            let before = (out.len(), input.pos());
+        bounded::run(out, bound, peek, |out| {
             let pos = out.len();
             // The output buffer sets `out`'s length to what the decoder wrote.
             let hint = {
-                let mut ob = OutBuffer::around_pos(&mut out, pos);
+                let mut ob = OutBuffer::around_pos(out, pos);
                 d.decompress_stream(&mut ob, &mut input)
             }
             .map_err(|c| zerr(input.pos(), c))?;
-            let done = input.pos() == b.len();
-            if hint == 0 && done {
-                return Ok(out);
-            }
-            if done && before == (out.len(), input.pos()) && out.capacity() > out.len() {
-                return Err(ReadError::new(
-                    WarnKind::DecodeFailed,
-                    b.len(),
-                    format!("incomplete frame after {:#x} output bytes", out.len()),
-                ));
-            }
+            Ok(Step {
+                read: input.pos(),
+                end: hint == 0 && input.pos() == b.len(),
+            })
+        })
+    })
+}
+
+/// Decodes all frames of `b`, producing at most `cap` bytes.
+pub fn decode(b: &[u8], cap: u64) -> ReadResult<Vec<u8>> {
+    if let Some(out) = one_shot(b, cap)? {
+        return Ok(out);
+    }
+    // Streaming (no stated size, or several frames), growing the output up to the cap.
+    let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+    let mut out = Vec::with_capacity(
+        (b.len() * 4)
+            .clamp(1 << 12, 1 << 24)
+            .min(cap.saturating_add(1)),
+    );
+    stream(b, &mut out, cap, false, bounded::NO_PEEK)?;
+    Ok(out)
+}
+
+/// One frame that states its size (one-shot encoders), within `cap`: decoded in one call into
+/// a buffer of exactly that size; `None` for other frames.
+fn one_shot(b: &[u8], cap: u64) -> ReadResult<Option<Vec<u8>>> {
+    check_header(b)?;
+    let (Ok(Some(size)), Ok(frame_len)) = (
+        ::zstd::zstd_safe::get_frame_content_size(b),
+        ::zstd::zstd_safe::find_frame_compressed_size(b),
+    ) else {
+        return Ok(None);
+    };
+    if size > cap {
+        return Err(ReadError::new(
+            WarnKind::SizeCap,
+            0,
+            format!("frame states {size:#x} bytes, limit {cap:#x}"),
+        ));
+    }
+    if frame_len != b.len() {
+        return Ok(None);
+    }
+    with_context(|d| {
+        let mut out = Vec::with_capacity(size as usize);
+        let n = d.decompress(&mut out, b).map_err(|c| zerr(0, c))?;
+        if n as u64 != size {
+            return Err(ReadError::new(
+                WarnKind::DecodeFailed,
+                0,
+                format!("decodes to {n:#x} bytes, frame states {size:#x}"),
+            ));
         }
+        Ok(Some(out))
     })
 }
 

@@ -22,6 +22,26 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// The split outputs under `dir`: `pkg/`, `map.tsv`, `facts.tsv` and `pairs.tsv`.
+pub fn split_outputs(dir: &Path) -> dmsh_scan::Outputs {
+    dmsh_scan::Outputs {
+        pkg_dir: dir.join("pkg"),
+        map: dir.join("map.tsv"),
+        facts: dir.join("facts.tsv"),
+        pairs: Some(dir.join("pairs.tsv")),
+    }
+}
+
+/// The rows of the TSV file `p` after its header line, split at tabs.
+pub fn tsv_rows(p: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').map(String::from).collect())
+        .collect()
+}
+
 /// One shader of the dksh corpus (uam output): stage, code and program header fields.
 #[derive(Debug, Clone)]
 pub struct CorpusShader {

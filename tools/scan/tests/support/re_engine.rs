@@ -6,20 +6,20 @@ use std::io::Write;
 
 use super::Built;
 
-/// Slot of a stage in an SDF entry's six offsets (vertex, hull, domain, geometry, pixel,
+/// The stages of an SDF entry's six offsets, in order (vertex, hull, domain, geometry, pixel,
 /// compute).
+pub const SDF_STAGES: [&str; 6] = [
+    "vertex",
+    "tess_control",
+    "tess_eval",
+    "geometry",
+    "fragment",
+    "compute",
+];
+
+/// Slot of a stage in an SDF entry's six offsets ([`SDF_STAGES`]).
 pub fn sdf_slot(stage: &str) -> usize {
-    [
-        "vertex",
-        "tess_control",
-        "tess_eval",
-        "geometry",
-        "fragment",
-        "compute",
-    ]
-    .iter()
-    .position(|s| *s == stage)
-    .unwrap()
+    SDF_STAGES.iter().position(|s| *s == stage).unwrap()
 }
 
 /// An SDF (version 1): one 0x108-byte entry per definition, each a list of stages; the stage

@@ -90,11 +90,8 @@ pub fn decode(b: &[u8], cap: u64) -> ReadResult<Vec<u8>> {
                 out.extend_from_slice(r);
             }
             (Err(e), None) => {
-                return Err(ReadError::new(
-                    e.kind,
-                    e.offset as usize,
-                    format!("chunk {i}: {}", e.detail),
-                ))
+                let at = e.offset as usize;
+                return Err(e.within(at, format!("chunk {i}")));
             }
         }
         at = align_up(at + len, 0x80);

@@ -1,8 +1,7 @@
 //! One KTGL zlib chunk: a 2-byte zlib header (0x78 …) and a raw deflate stream, inflated with
 //! a stated output bound. The Adler-32 trailer is not read (KTGL writers may leave it out).
 
-use flate2::{Decompress, FlushDecompress, Status};
-
+use crate::containers::bounded;
 use crate::error::{ReadError, ReadResult, WarnKind};
 
 /// Whether `z` starts with a zlib header: deflate with a 32 KiB window (0x78), check bits
@@ -31,60 +30,25 @@ fn header(z: &[u8], at: usize) -> ReadResult<&[u8]> {
 /// early or does not decode a [`WarnKind::DecodeFailed`] one.
 pub fn inflate(z: &[u8], at: usize, limit: usize, out: &mut Vec<u8>) -> ReadResult<()> {
     let src = header(z, at)?;
-    let start = out.len();
-    let mut d = Decompress::new(false);
-    let mut status_end = false;
-    loop {
-        let produced = out.len() - start;
-        if produced > limit {
-            return Err(ReadError::new(
-                WarnKind::SizeCap,
-                at,
-                format!("chunk inflates to more than {limit:#x} bytes"),
-            ));
-        }
-        if status_end {
-            return Ok(());
-        }
-        if out.capacity() == out.len() {
-            // One byte past the limit shows a stream that is longer than stated.
-            let room = (limit.saturating_add(1) - produced).min(produced.max(1 << 16));
-            out.reserve_exact(room);
-        }
-        let before = (d.total_in(), d.total_out());
-        let consumed = d.total_in() as usize;
-        let status = d
-            .decompress_vec(&src[consumed..], out, FlushDecompress::None)
-            .map_err(|e| ReadError::new(WarnKind::DecodeFailed, at, format!("zlib: {e}")))?;
-        status_end = status == Status::StreamEnd;
-        if !status_end && before == (d.total_in(), d.total_out()) && out.len() < out.capacity() {
-            return Err(ReadError::new(
-                WarnKind::DecodeFailed,
-                at,
-                format!("zlib stream ends early, after {produced:#x} bytes"),
-            ));
-        }
-    }
+    bounded::inflate(src, out, limit, false, bounded::NO_PEEK)
+        .map(|_| ())
+        .map_err(|e| ReadError::new(e.kind, at, e.detail))
 }
 
-/// The first `n` bytes the zlib chunk `z` inflates to (fewer when it is shorter), or `None`
-/// when it has no zlib header or does not decode that far.
+/// The first `n` bytes the zlib chunk `z` inflates to (fewer when it is shorter, or stops
+/// early), or `None` when it has no zlib header or does not decode that far.
 pub fn peek(z: &[u8], n: usize) -> Option<Vec<u8>> {
     let src = header(z, 0).ok()?;
-    let mut out = Vec::with_capacity(n);
-    let mut d = Decompress::new(false);
-    while out.len() < n {
-        let before = d.total_out();
-        let consumed = d.total_in() as usize;
-        let st = d
-            .decompress_vec(&src[consumed..], &mut out, FlushDecompress::None)
-            .ok()?;
-        if st == Status::StreamEnd || d.total_out() == before && consumed == d.total_in() as usize {
-            break;
+    let mut out = Vec::new();
+    // A peek that refuses what it is shown stops the decode after `n` bytes or the stream's end.
+    let stop = Some((n, |_: &[u8]| false));
+    match bounded::inflate(src, &mut out, n, true, stop) {
+        Err(e) if e.kind != WarnKind::Truncated => None,
+        _ => {
+            out.truncate(n);
+            Some(out)
         }
     }
-    out.truncate(n);
-    Some(out)
 }
 
 #[cfg(test)]

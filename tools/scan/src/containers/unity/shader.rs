@@ -103,11 +103,8 @@ fn read_object(
                     segs.push(s);
                 }
                 Err(e) => {
-                    hits.errors.push(ReadError::new(
-                        e.kind,
-                        at,
-                        format!("object {id}: platform {pi} segment {j}: {}", e.detail),
-                    ));
+                    let what = format!("object {id}: platform {pi} segment {j}");
+                    hits.errors.push(e.within(at, what));
                     break;
                 }
             }
@@ -158,11 +155,7 @@ fn programs(
     let count = match c.count(12, "blob index count") {
         Ok(n) => n,
         Err(e) => {
-            hits.errors.push(ReadError::new(
-                e.kind,
-                at,
-                format!("object {id}: {}", e.detail),
-            ));
+            hits.errors.push(e.within(at, format!("object {id}")));
             return;
         }
     };
@@ -196,14 +189,8 @@ fn programs(
             Ok(h)
         });
         let wrap = |e: ReadError| {
-            ReadError::new(
-                e.kind,
-                at,
-                format!(
-                    "object {id}: blob entry {k}: at {:#x}: {}",
-                    e.offset, e.detail
-                ),
-            )
+            let what = format!("object {id}: blob entry {k}: at {:#x}", e.offset);
+            e.within(at, what)
         };
         match r {
             Ok(mut h) => {
