@@ -339,9 +339,10 @@ pub fn scan(
 
 /// The cross-file rule of RE Engine PAKs: the newest copy of each path wins. For each job, the
 /// path hashes of its KPKA entries that a newer PAK holds (`None`: not a `*.pak` file starting
-/// with `KPKA`, or nothing superseded; the names rank the PAKs, and other files are not opened). PAKs rank by patch number (`re_chunk_000.pak.patch_002.pak` → 2, base 0), then
-/// source (base first), then relative path; a PAK whose table does not read supersedes nothing
-/// (its scan reports why).
+/// with `KPKA`, or nothing superseded; the names rank the PAKs, and other files are not
+/// opened). PAKs rank by patch number (`re_chunk_000.pak.patch_002.pak` → 2, base 0), then
+/// source (base first), then relative path; a PAK whose table does not read supersedes
+/// nothing (its scan reports why).
 fn superseded_pak_entries(jobs: &[Job]) -> Vec<Option<kpka::Superseded>> {
     let mut tables: Vec<Option<Vec<u64>>> = jobs
         .par_iter()
