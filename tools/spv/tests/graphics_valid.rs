@@ -94,14 +94,12 @@ fn txq_on_a_bare_index_queries_the_tex_dyn_array() {
     // R19, the word at c[0][0x690 + 4i]), not Rb's gradients — so no sampler array is needed
     // for the TXQs' texture IDs.
     assert!(!kinds.iter().any(|k| k.0 == "samp_dyn"), "{kinds:?}");
-    // The run-time indexed sampler arrays t2, t3, ts, tc start at slots 0, 4, 6, 8 and reach
-    // the end of deko3d's 32 texture slots.
-    for s in [0, 4, 6, 8] {
+    // The run-time indexed sampler arrays t2, t3, ts, tc start at slots 0, 4, 6, 8; the
+    // `tex_arrays` pass sizes each by its index's range (`vIdx & 3`, `vIdx & 1`): the GLSL's
+    // own sizes 4, 2, 2, 2, not the rest of deko3d's 32 texture slots.
+    for (s, n) in [(0, 4), (4, 2), (6, 2), (8, 2)] {
         let b = 64 + s;
-        assert!(
-            kinds.contains(&("texture", b, 32 - s)),
-            "binding {b}: {kinds:?}"
-        );
+        assert!(kinds.contains(&("texture", b, n)), "binding {b}: {kinds:?}");
     }
     let queries = body_instructions(&m)
         .filter(|i| i.class.opcode == rspirv::spirv::Op::ImageQuerySizeLod)
