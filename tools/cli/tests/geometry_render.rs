@@ -1,4 +1,5 @@
-//! Geometry and tessellation shaders of the dksh corpus drawn on lavapipe in their direct SPIR-V form (a
+//! Geometry and tessellation shaders of the dksh corpus (and NAK's sm53 / sm86 binaries of
+//! the geometry shaders) drawn on lavapipe in their direct SPIR-V form (a
 //! Vulkan geometry or tessellation stage): glslang's SPIR-V of the corpus GLSL against our translation of
 //! uam's binary, between the same glslang vertex and fragment shaders written here, with
 //! the same vertices, uniforms and targets; within 1/255 on ≥ 99.9 % of pixels
@@ -6,7 +7,7 @@
 //! (geometry as compute + a pass-through vertex function) must draw the same picture.
 
 use dmsh_testsupport::reference::{dksh, dksh_render, glsl, translate};
-use dmsh_vk::compute::{Bind, BufferSpec, ResourceRef};
+use dmsh_vk::compute::{Bind, BufferSpec, PointerPatch, ResourceRef};
 use dmsh_vk::render::{
     MiddleStage, RenderJob, Stage, Tessellation, Topology, VertexAttribute, VertexBuffer,
 };
@@ -30,10 +31,22 @@ fn reference(name: &str, stage: &str, refl: &str) -> Stage {
 
 /// One middle stage's data: its uniform blocks (GLSL binding n = `ubos[n]`) and textures
 /// (GLSL binding n = `textures[n]`).
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Data {
     ubos: Vec<Vec<u8>>,
     textures: Vec<dmsh_vk::TextureSpec>,
+    /// NAK's layout: the stage's banks are NVK's (`nvk` below), not deko3d's.
+    nvk: Option<Nvk>,
+}
+
+/// How a NAK binary reaches its one uniform block: sm86 graphics bind it as bank c\[1\];
+/// sm53 reads its descriptor {u64 address, u32 size} from descriptor set 0 in memory, whose
+/// address is the root table's `sets[0]` at c\[0\]\[0x128\] (../shared/corpus/nak/README.md
+/// §4.5).
+#[derive(Clone, Copy, PartialEq)]
+enum Nvk {
+    Bank,
+    Memory,
 }
 
 /// Adds `data` to the job's buffers and textures and binds `refl`'s resources to it: cbuf
@@ -44,6 +57,7 @@ fn binds(
     data: &Data,
     buffers: &mut Vec<BufferSpec>,
     textures: &mut Vec<dmsh_vk::TextureSpec>,
+    pointers: &mut Vec<PointerPatch>,
 ) -> Vec<Bind> {
     let (b0, t0) = (buffers.len(), textures.len());
     for (k, b) in data.ubos.iter().enumerate() {
@@ -54,23 +68,51 @@ fn binds(
         });
     }
     textures.extend(data.textures.iter().cloned());
+    let zeros = |buffers: &mut Vec<BufferSpec>, n: u32| {
+        buffers.push(BufferSpec {
+            name: format!("zeros{n}"),
+            size: 0x1000,
+            init: Vec::new(),
+        });
+        buffers.len() - 1
+    };
     let mut v = Vec::new();
     for r in &refl.resources {
         let n = r.index();
-        let (resource, buffer) = match r.kind.as_str() {
-            "cbuf" if n >= 2 && ((n - 2) as usize) < data.ubos.len() => {
+        let (resource, buffer) = match (r.kind.as_str(), data.nvk) {
+            ("cbuf", Some(Nvk::Bank)) if n == 1 => (ResourceRef::Cbuf(1), b0),
+            ("cbuf", Some(Nvk::Memory)) if n == 0 => {
+                // The root table, and set 0 holding the uniform block's descriptor.
+                let (root, set) = (buffers.len(), buffers.len() + 1);
+                let size = data.ubos[0].len() as u32;
+                let mut set_bytes = vec![0u8; 16];
+                set_bytes[8..12].copy_from_slice(&size.to_le_bytes());
+                let mut root_bytes = vec![0u8; 0x800];
+                root_bytes[0x130..0x134].copy_from_slice(&16u32.to_le_bytes());
+                for (name, init) in [("root", root_bytes), ("set0", set_bytes)] {
+                    buffers.push(BufferSpec {
+                        name: name.into(),
+                        size: init.len() as u64,
+                        init,
+                    });
+                }
+                for (buffer, offset, target) in [(root, 0x128, set), (set, 0, b0)] {
+                    pointers.push(PointerPatch {
+                        buffer,
+                        offset,
+                        target,
+                        add: 0,
+                        encoding: Default::default(),
+                    });
+                }
+                (ResourceRef::Cbuf(0), root)
+            }
+            ("cbuf", None) if n >= 2 && ((n - 2) as usize) < data.ubos.len() => {
                 (ResourceRef::Cbuf(n), b0 + (n - 2) as usize)
             }
-            "cbuf" => {
-                buffers.push(BufferSpec {
-                    name: format!("zeros{n}"),
-                    size: 0x1000,
-                    init: Vec::new(),
-                });
-                (ResourceRef::Cbuf(n), buffers.len() - 1)
-            }
-            "texture" => (ResourceRef::Texture(n), t0 + n as usize),
-            k => panic!("resource {k} {n} has no input in this test"),
+            ("cbuf", _) => (ResourceRef::Cbuf(n), zeros(buffers, n)),
+            ("texture", None) => (ResourceRef::Texture(n), t0 + n as usize),
+            (k, _) => panic!("resource {k} {n} has no input in this test"),
         };
         v.push(Bind { resource, buffer });
     }
@@ -102,9 +144,15 @@ enum Middle {
 }
 
 fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
-    let (mut buffers, mut textures) = (Vec::new(), Vec::new());
+    let (mut buffers, mut textures, mut pointers) = (Vec::new(), Vec::new(), Vec::new());
     let mut stage = |st: Stage, data: &Data| {
-        let binds = binds(&st.reflection, data, &mut buffers, &mut textures);
+        let binds = binds(
+            &st.reflection,
+            data,
+            &mut buffers,
+            &mut textures,
+            &mut pointers,
+        );
         MiddleStage { stage: st, binds }
     };
     let (geometry, tessellation) = match middle {
@@ -146,6 +194,7 @@ fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
         topology: d.topology,
         buffers,
         textures,
+        pointers,
         geometry,
         tessellation,
         ..Default::default()
@@ -177,6 +226,37 @@ fn ours(name: &str) -> Stage {
         .unwrap_or_else(|e| panic!("{name}: translation: {e}"))
 }
 
+/// Our translation of NAK's binary of geometry shader `name` for `sm` (tests/corpus/nak:
+/// the SPH and the code; NVK's layout, no texture sets), output types from the GLSL.
+fn ours_nak(name: &str, sm: &str) -> Stage {
+    use dmsh_ir::lift::{dksh as lift_dksh, Arch, BindingLayout};
+    let dir = support_root().join("tests/corpus/nak");
+    let code = std::fs::read(dir.join(format!("{name}.{sm}.code.bin"))).expect("NAK code.bin");
+    let layout = BindingLayout::nvk(u8::MAX, u8::MAX);
+    let key = format!("{name}.{sm}");
+    let mut cfg = lift_dksh::graphics_config(dmsh_ir::Stage::Geometry, &code, &[], layout, &key)
+        .unwrap_or_else(|e| panic!("{key}: {e}"));
+    if sm == "sm86" {
+        cfg.arch = Arch::Ampere;
+    }
+    cfg.embedded_banks.clear();
+    let src = dksh_render::corpus_glsl(&dksh::corpus_dir(), name).expect("corpus GLSL");
+    if let Some(g) = cfg.gfx.as_mut() {
+        translate::glsl_facts(g, &src, true, &|b| Some(b), &|b| Some(b));
+    }
+    let out = dmsh_spv::translate_graphics(&code, &cfg, &dmsh_spv::Options::default())
+        .unwrap_or_else(|e| panic!("{key}: translation: {e}"));
+    Stage {
+        spirv: out.words,
+        reflection: out.reflection,
+    }
+}
+
+/// The repository's root.
+fn support_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
 /// Checks the two pictures agree and are not blank.
 fn compare(what: &str, want: &[dmsh_vk::Image], got: &[dmsh_vk::Image]) {
     let clear = want[0]
@@ -199,14 +279,20 @@ fn compare(what: &str, want: &[dmsh_vk::Image], got: &[dmsh_vk::Image]) {
     );
 }
 
-/// Draws geometry shader `name` both ways (glslang's, ours) with `data`.
-fn check(name: &str, d: &Draw, data: impl Fn() -> Data) {
+/// Draws geometry shader `name` both ways (glslang's, ours) with `data`: uam's binary, then
+/// NAK's for sm53 and sm86 (`nak`: how NAK's binaries reach the uniform block, if any).
+fn check(name: &str, d: &Draw, data: impl Fn() -> Data, nak: [Option<Nvk>; 2]) {
     let want = run(
         d,
         Middle::Geometry(reference(name, "geom", "geometry"), data()),
     );
     let got = run(d, Middle::Geometry(ours(name), data()));
     compare(name, &want, &got);
+    for (sm, nvk) in ["sm53", "sm86"].into_iter().zip(nak) {
+        let nd = Data { nvk, ..data() };
+        let got = run(d, Middle::Geometry(ours_nak(name, sm), nd));
+        compare(&format!("{name} (NAK {sm})"), &want, &got);
+    }
 }
 
 fn ready() -> bool {
@@ -254,7 +340,7 @@ fn gs_passthrough_tri_renders_like_glslang() {
         layers: 1,
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
     };
-    check("gs_passthrough_tri.geom", &d, Data::default);
+    check("gs_passthrough_tri.geom", &d, Data::default, [None, None]);
 }
 
 #[test]
@@ -307,10 +393,16 @@ fn gs_expand_points_renders_like_glslang() {
         layers: 2,
         viewports: Vec::new(),
     };
-    check("gs_expand_points.geom", &d, || Data {
+    let data = || Data {
         ubos: vec![cam.clone()],
         ..Data::default()
-    });
+    };
+    check(
+        "gs_expand_points.geom",
+        &d,
+        data,
+        [Some(Nvk::Memory), Some(Nvk::Bank)],
+    );
 }
 
 #[test]
@@ -378,6 +470,7 @@ fn tcs_tes_triangle_render_like_glslang() {
     let edata = || Data {
         ubos: vec![eval.clone()],
         textures: vec![disp.clone()],
+        nvk: None,
     };
     let (c, e) = ("tcs_triangle.tesc", "tes_triangle.tese");
     let (rc, re) = (
