@@ -1,10 +1,10 @@
-//! Geometry and tessellation shaders of the dksh corpus (and NAK's sm53 / sm86 binaries of
-//! the geometry shaders) drawn on lavapipe in their direct SPIR-V form (a
-//! Vulkan geometry or tessellation stage): glslang's SPIR-V of the corpus GLSL against our translation of
-//! uam's binary, between the same glslang vertex and fragment shaders written here, with
-//! the same vertices, uniforms and targets; within 1/255 on ≥ 99.9 % of pixels
-//! (docs/graphics.md). This is the reference half of issue 16's check: the lowered form
-//! (geometry as compute + a pass-through vertex function) must draw the same picture.
+//! Every geometry and tessellation shader with GLSL sources in the corpus, drawn on lavapipe
+//! in its direct SPIR-V form (a Vulkan geometry or tessellation stage): glslang's SPIR-V of
+//! the GLSL against our translation of uam's binary (dksh corpus) and of NAK's sm53 and sm86
+//! binaries (nak corpus), between the same glslang vertex and fragment shaders written here,
+//! with the same vertices, uniforms, textures and targets; within 1/255 on ≥ 99.9 % of pixels
+//! (docs/graphics.md). This is the reference half of issue 16's check: the lowered forms
+//! Metal runs must draw the same pictures.
 
 use dmsh_testsupport::reference::{dksh, dksh_render, glsl, translate};
 use dmsh_vk::compute::{Bind, BufferSpec, PointerPatch, ResourceRef};
@@ -37,6 +37,9 @@ struct Data {
     textures: Vec<dmsh_vk::TextureSpec>,
     /// NAK's layout: the stage's banks are NVK's (`nvk` below), not deko3d's.
     nvk: Option<Nvk>,
+    /// NAK's layout: the bank holding set 1's texture handles (texture `n` is the handle word
+    /// at 4n, ID n + 1 as the NAK harness gives them: NAK treats 0 as the null descriptor).
+    handles: Option<u32>,
 }
 
 /// How a NAK binary reaches its one uniform block: sm86 graphics bind it as bank c\[1\];
@@ -107,6 +110,18 @@ fn binds(
                 }
                 (ResourceRef::Cbuf(0), root)
             }
+            ("cbuf", Some(_)) if Some(n) == data.handles => {
+                let words: Vec<u8> = (0..data.textures.len() as u32)
+                    .flat_map(|k| ((k + 1) | (k + 1) << 20).to_le_bytes())
+                    .collect();
+                buffers.push(BufferSpec {
+                    name: format!("handles{n}"),
+                    size: 0x100,
+                    init: words,
+                });
+                (ResourceRef::Cbuf(n), buffers.len() - 1)
+            }
+            ("texture", Some(_)) => (ResourceRef::Texture(n), t0 + n as usize),
             ("cbuf", None) if n >= 2 && ((n - 2) as usize) < data.ubos.len() => {
                 (ResourceRef::Cbuf(n), b0 + (n - 2) as usize)
             }
@@ -226,15 +241,21 @@ fn ours(name: &str) -> Stage {
         .unwrap_or_else(|e| panic!("{name}: translation: {e}"))
 }
 
-/// Our translation of NAK's binary of geometry shader `name` for `sm` (tests/corpus/nak:
-/// the SPH and the code; NVK's layout, no texture sets), output types from the GLSL.
-fn ours_nak(name: &str, sm: &str) -> Stage {
-    use dmsh_ir::lift::{dksh as lift_dksh, Arch, BindingLayout};
+/// Our translation of NAK's binary of corpus shader `name` for `sm` (tests/corpus/nak: the
+/// SPH and the code; NVK's layout with the bank `tex_bank` holding set 1's texture handles,
+/// the tessellation domain, spacing and output from meta.json, as NVK programs them), output
+/// types from the GLSL.
+fn ours_nak(name: &str, sm: &str, stage: dmsh_ir::Stage, tex_bank: Option<u8>) -> Stage {
+    use dmsh_ir::lift::{dksh as lift_dksh, pipeline_state, Arch, BindingLayout};
     let dir = support_root().join("tests/corpus/nak");
     let code = std::fs::read(dir.join(format!("{name}.{sm}.code.bin"))).expect("NAK code.bin");
-    let layout = BindingLayout::nvk(u8::MAX, u8::MAX);
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(format!("{name}.{sm}.meta.json"))).expect("meta"),
+    )
+    .expect("meta.json");
+    let layout = BindingLayout::nvk(tex_bank.unwrap_or(u8::MAX), u8::MAX);
     let key = format!("{name}.{sm}");
-    let mut cfg = lift_dksh::graphics_config(dmsh_ir::Stage::Geometry, &code, &[], layout, &key)
+    let mut cfg = lift_dksh::graphics_config(stage, &code, &[], layout, &key)
         .unwrap_or_else(|e| panic!("{key}: {e}"));
     if sm == "sm86" {
         cfg.arch = Arch::Ampere;
@@ -242,6 +263,12 @@ fn ours_nak(name: &str, sm: &str) -> Stage {
     cfg.embedded_banks.clear();
     let src = dksh_render::corpus_glsl(&dksh::corpus_dir(), name).expect("corpus GLSL");
     if let Some(g) = cfg.gfx.as_mut() {
+        let t = &meta["stage_info"]["tessellation"];
+        let [d, sp, o] =
+            [&t["domain"], &t["spacing"], &t["prims"]].map(|v| v.as_str().unwrap_or(""));
+        if let Some(p) = pipeline_state::tess::parse(d, sp, o) {
+            g.tess_from_container(p);
+        }
         translate::glsl_facts(g, &src, true, &|b| Some(b), &|b| Some(b));
     }
     let out = dmsh_spv::translate_graphics(&code, &cfg, &dmsh_spv::Options::default())
@@ -290,7 +317,10 @@ fn check(name: &str, d: &Draw, data: impl Fn() -> Data, nak: [Option<Nvk>; 2]) {
     compare(name, &want, &got);
     for (sm, nvk) in ["sm53", "sm86"].into_iter().zip(nak) {
         let nd = Data { nvk, ..data() };
-        let got = run(d, Middle::Geometry(ours_nak(name, sm), nd));
+        let got = run(
+            d,
+            Middle::Geometry(ours_nak(name, sm, dmsh_ir::Stage::Geometry, None), nd),
+        );
         compare(&format!("{name} (NAK {sm})"), &want, &got);
     }
 }
@@ -470,7 +500,7 @@ fn tcs_tes_triangle_render_like_glslang() {
     let edata = || Data {
         ubos: vec![eval.clone()],
         textures: vec![disp.clone()],
-        nvk: None,
+        ..Data::default()
     };
     let (c, e) = ("tcs_triangle.tesc", "tes_triangle.tese");
     let (rc, re) = (
@@ -483,6 +513,28 @@ fn tcs_tes_triangle_render_like_glslang() {
         Middle::Tessellation(ours(c), cdata(), ours(e), edata(), 3),
     );
     compare("tcs_triangle + tes_triangle", &want, &got);
+    // NAK's binaries: the uniform blocks as bank c[1] on sm86, through set 0 in memory on sm53;
+    // the displacement texture's handle in set 1's bank (c[1] on sm53, c[2] on sm86).
+    for (sm, nvk, bank) in [("sm53", Nvk::Memory, 1), ("sm86", Nvk::Bank, 2)] {
+        use dmsh_ir::Stage as S;
+        let cd = Data {
+            nvk: Some(nvk),
+            ..cdata()
+        };
+        let ed = Data {
+            nvk: Some(nvk),
+            handles: Some(bank),
+            ..edata()
+        };
+        let tc = ours_nak(c, sm, S::TessControl, None);
+        let te = ours_nak(e, sm, S::TessEval, Some(bank as u8));
+        let got = run(&d, Middle::Tessellation(tc, cd, te, ed, 3));
+        compare(
+            &format!("tcs_triangle + tes_triangle (NAK {sm})"),
+            &want,
+            &got,
+        );
+    }
     // Our stages only pair with each other: the translator puts patch attribute n at
     // Location 16 + n (Vulkan's per-vertex and per-patch locations share one space; the
     // hardware's do not), glslang at the GLSL location, so one of ours with one of glslang's
