@@ -6,6 +6,8 @@
 //! (docs/graphics.md). This is the reference half of issue 16's check: the lowered forms
 //! Metal runs must draw the same pictures.
 
+mod common;
+
 use dmsh_testsupport::reference::{dksh, dksh_render, glsl, translate};
 use dmsh_vk::compute::{Bind, BufferSpec, PointerPatch, ResourceRef};
 use dmsh_vk::render::{
@@ -371,6 +373,47 @@ fn gs_passthrough_tri_renders_like_glslang() {
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
     };
     check("gs_passthrough_tri.geom", &d, Data::default, [None, None]);
+    // The same draw from a `dmsh render` job file (`geometry` / `geometry_bind`) with our
+    // translation: the raw target equals glslang's picture drawn through the API.
+    let want = run(
+        &d,
+        Middle::Geometry(
+            reference("gs_passthrough_tri.geom", "geom", "geometry"),
+            Data::default(),
+        ),
+    );
+    let dir = std::env::temp_dir().join(format!("dmsh-geo-job-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let g = ours("gs_passthrough_tri.geom");
+    for (n, st) in [("vs", &d.vertex), ("gs", &g), ("fs", &d.fragment)] {
+        let words: Vec<u8> = st.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(dir.join(format!("{n}.spv")), words).unwrap();
+        std::fs::write(dir.join(format!("{n}.json")), st.reflection.to_json()).unwrap();
+    }
+    let shader =
+        |n: &str| serde_json::json!({"spv": format!("{n}.spv"), "reflection": format!("{n}.json")});
+    let job = serde_json::json!({
+        "format": "dmsh-render/1",
+        "vertex": shader("vs"), "geometry": shader("gs"), "fragment": shader("fs"),
+        "width": 64, "height": 64,
+        "viewports": d.viewports,
+        "vertex_buffers": [{"stride": 16, "f32": d.vertices}],
+        "attributes": [{"location": 0, "binding": 0, "format": "rgba32f"}],
+        "vertex_count": d.vertices.len() / 4,
+        "out_raw": "out.raw",
+    });
+    std::fs::write(dir.join("job.json"), job.to_string()).unwrap();
+    let o = common::dmsh(&["render", dir.join("job.json").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let raw = std::fs::read(dir.join("out.raw")).unwrap();
+    let (share, max) = close(&want[0].data, &raw);
+    println!(
+        "job file: {:.4} % within 1/255 (max diff {max})",
+        share * 100.0
+    );
+    assert_eq!(raw.len(), want[0].data.len());
+    assert!(share >= 0.999);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

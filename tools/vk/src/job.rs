@@ -13,7 +13,8 @@ use crate::image::{TexFormat, TextureSpec};
 use crate::io_json::{compare_bytes, IoJson, Mismatch};
 use crate::reflection::Reflection;
 use crate::render::{
-    attribute_format, Image, RenderJob, Stage, Topology, VertexAttribute, VertexBuffer,
+    attribute_format, Image, MiddleStage, RenderJob, Stage, Tessellation, Topology,
+    VertexAttribute, VertexBuffer,
 };
 
 /// A number given as JSON number or as a string (`"0x140"`, `"320"`).
@@ -813,6 +814,27 @@ pub struct RenderJobFile {
     /// Fragment stage bindings.
     #[serde(default)]
     pub fragment_bind: Vec<BindDesc>,
+    /// A geometry shader (optional; needs the geometryShader feature).
+    #[serde(default)]
+    pub geometry: Option<ShaderDesc>,
+    /// Geometry stage bindings.
+    #[serde(default)]
+    pub geometry_bind: Vec<BindDesc>,
+    /// A tessellation control shader (with `tess_eval` and `patch_points`).
+    #[serde(default)]
+    pub tess_control: Option<ShaderDesc>,
+    /// Tessellation control stage bindings.
+    #[serde(default)]
+    pub tess_control_bind: Vec<BindDesc>,
+    /// A tessellation evaluation shader (with `tess_control`).
+    #[serde(default)]
+    pub tess_eval: Option<ShaderDesc>,
+    /// Tessellation evaluation stage bindings.
+    #[serde(default)]
+    pub tess_eval_bind: Vec<BindDesc>,
+    /// Control points per patch (tessellation; the draw's vertices are patches of this many).
+    #[serde(default)]
+    pub patch_points: u32,
     /// Device addresses to write (`buffer` must be given).
     #[serde(default)]
     pub pointers: Vec<PointerDesc>,
@@ -918,6 +940,31 @@ impl RenderJobFile {
         let mut fragment_binds = Vec::new();
         pool.binds(&self.vertex_bind, &mut vertex_binds)?;
         pool.binds(&self.fragment_bind, &mut fragment_binds)?;
+        let middle = |d: &ShaderDesc, b: &[BindDesc]| -> Result<MiddleStage, Error> {
+            let mut binds = Vec::new();
+            pool.binds(b, &mut binds)?;
+            Ok(MiddleStage {
+                stage: stage(d)?,
+                binds,
+            })
+        };
+        let geometry = match &self.geometry {
+            Some(g) => Some(middle(g, &self.geometry_bind)?),
+            None => None,
+        };
+        let tessellation = match (&self.tess_control, &self.tess_eval) {
+            (Some(c), Some(e)) => Some(Tessellation {
+                control: middle(c, &self.tess_control_bind)?,
+                eval: middle(e, &self.tess_eval_bind)?,
+                patch_points: self.patch_points,
+            }),
+            (None, None) => None,
+            _ => {
+                return Err(Error::Job(
+                    "tessellation needs both tess_control and tess_eval".into(),
+                ))
+            }
+        };
         for q in &self.pointers {
             if q.buffer.is_none() {
                 return Err(Error::Job(
@@ -989,8 +1036,8 @@ impl RenderJobFile {
                 vertex_binds,
                 fragment_binds,
                 pointers: pool.pointers,
-                geometry: None,
-                tessellation: None,
+                geometry,
+                tessellation,
             },
             out_png: self.out_png.as_ref().map(|p| dir.join(p)),
             out_raw: self.out_raw.as_ref().map(|p| dir.join(p)),
