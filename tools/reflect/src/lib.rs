@@ -183,6 +183,101 @@ pub struct Reflection {
     /// Whether Metal can run the stage directly (false for geometry and tessellation, which
     /// a later step must lower).
     pub metal_direct: bool,
+    /// A pass of a lowered geometry pipeline (docs/geometry.md): which pass this module is
+    /// and what the host must build around it; absent for a shader in its direct form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lowering: Option<Lowering>,
+}
+
+/// Resource kind of the buffers between the passes of a lowered geometry pipeline; the
+/// resource's `bank` is its [`GeometryBuffer`] role.
+pub const GEOMETRY_BUFFER: &str = "geometry";
+
+/// The buffers between the passes of a lowered geometry pipeline (docs/geometry.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GeometryBuffer {
+    /// Vertex records the capture pass writes (record n at vertex index n) and the kernel
+    /// reads.
+    VerticesIn = 0,
+    /// Vertex records the kernel writes (record 0 the null vertex) and the draw reads.
+    VerticesOut = 1,
+    /// The draw's 32-bit index list, written by the kernel.
+    Indices = 2,
+    /// The kernel's parameters: eight u32 words (docs/geometry.md).
+    Params = 3,
+    /// The application's index buffer as 32-bit words (indexed draws; any buffer otherwise).
+    IndexSource = 4,
+}
+
+impl GeometryBuffer {
+    /// Every role, by number.
+    pub const ALL: [GeometryBuffer; 5] = [
+        GeometryBuffer::VerticesIn,
+        GeometryBuffer::VerticesOut,
+        GeometryBuffer::Indices,
+        GeometryBuffer::Params,
+        GeometryBuffer::IndexSource,
+    ];
+
+    /// The role of resource bank `n`.
+    pub fn from_bank(n: u32) -> Option<GeometryBuffer> {
+        Self::ALL.get(n as usize).copied()
+    }
+
+    /// The descriptor binding (set 0) of the role.
+    pub fn binding(self) -> u32 {
+        240 + self as u32
+    }
+
+    /// Its name in docs and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            GeometryBuffer::VerticesIn => "vertices_in",
+            GeometryBuffer::VerticesOut => "vertices_out",
+            GeometryBuffer::Indices => "indices",
+            GeometryBuffer::Params => "params",
+            GeometryBuffer::IndexSource => "index_source",
+        }
+    }
+}
+
+/// One pass of a lowered geometry pipeline and the facts the host needs to run it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Lowering {
+    /// `vertex_capture` (the vertex shader writing vertex records, rasterization off),
+    /// `geometry_kernel` (the geometry shader as a compute kernel over primitive × invocation)
+    /// or `geometry_draw` (the vertex function drawing the kernel's vertices).
+    pub pass: String,
+    /// Bytes per vertex record in `vertices_in` / `vertices_out`.
+    pub record_bytes: u32,
+    /// Geometry: vertices per input primitive.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub input_vertices: u32,
+    /// Geometry: invocations per input primitive.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub invocations: u32,
+    /// Geometry: the most vertices one invocation emits (the SPH's maximum).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub max_vertices: u32,
+    /// Geometry: the draw's list topology (`points`, `lines`, `triangles`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub output: String,
+    /// Geometry: index-list entries per invocation (the draw indexes
+    /// primitives × invocations × this many).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub indices_per_invocation: u32,
+    /// Geometry: the input topologies the kernel assembles (`triangle_list`, …); the host
+    /// must draw with one of them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub topologies: Vec<String>,
+    /// Geometry kernel: threads per threadgroup (one per primitive × invocation).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub local_size: u32,
+    /// The varying location that carries the geometry shader's gl_PrimitiveID to the
+    /// fragment stage (whose `primitive_id` input the build rewrites to it), if written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub primitive_id_location: Option<u32>,
 }
 
 /// Whether a shader's run-time c1 indices stay inside the span a shared c1 bank gives it.

@@ -2088,6 +2088,7 @@ pub(crate) fn emit_planned(
             sh.stage,
             dmsh_ir::Stage::Geometry | dmsh_ir::Stage::TessControl | dmsh_ir::Stage::TessEval
         ),
+        lowering: None,
         version: Default::default(),
         stage: sh.stage.name().into(),
         entry: "main".into(),
