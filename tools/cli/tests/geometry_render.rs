@@ -8,10 +8,12 @@
 
 mod common;
 
+use dmsh_spv::lower::Form;
 use dmsh_testsupport::reference::{dksh, dksh_render, glsl, translate};
 use dmsh_vk::compute::{Bind, BufferSpec, PointerPatch, ResourceRef};
 use dmsh_vk::render::{
-    MiddleStage, RenderJob, Stage, Tessellation, Topology, VertexAttribute, VertexBuffer,
+    LoweredGeometry, MiddleStage, RenderJob, Stage, Tessellation, Topology, VertexAttribute,
+    VertexBuffer,
 };
 use dmsh_vk::TexFormat;
 
@@ -84,6 +86,10 @@ fn binds(
     let mut v = Vec::new();
     for r in &refl.resources {
         let n = r.index();
+        if r.kind == dmsh_reflect::GEOMETRY_BUFFER {
+            // The harness makes the buffers between a lowered pipeline's passes.
+            continue;
+        }
         let (resource, buffer) = match (r.kind.as_str(), data.nvk) {
             ("cbuf", Some(Nvk::Bank)) if n == 1 => (ResourceRef::Cbuf(1), b0),
             ("cbuf", Some(Nvk::Memory)) if n == 0 => {
@@ -157,6 +163,9 @@ struct Draw {
 #[allow(clippy::large_enum_variant)]
 enum Middle {
     Geometry(Stage, Data),
+    /// A lowered geometry pipeline: the capture vertex shader, the kernel (with its data) and
+    /// the draw's vertex shader.
+    Lowered(Stage, Stage, Data, Stage),
     Tessellation(Stage, Data, Stage, Data, u32),
 }
 
@@ -172,8 +181,25 @@ fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
         );
         MiddleStage { stage: st, binds }
     };
+    let mut fragment = d.fragment.clone();
+    let mut lowered_geometry = None;
     let (geometry, tessellation) = match middle {
         Middle::Geometry(g, data) => (Some(stage(g, &data)), None),
+        Middle::Lowered(capture, kernel, data, draw) => {
+            let kernel = stage(kernel, &data);
+            if let Some((spirv, reflection)) =
+                dmsh_fixup::primitive_id::variant(&fragment.spirv, &fragment.reflection)
+                    .expect("primitive_id variant")
+            {
+                fragment = Stage { spirv, reflection };
+            }
+            lowered_geometry = Some(LoweredGeometry {
+                capture,
+                kernel,
+                draw,
+            });
+            (None, None)
+        }
         Middle::Tessellation(c, cd, e, ed, patch_points) => {
             let control = stage(c, &cd);
             let eval = stage(e, &ed);
@@ -195,7 +221,8 @@ fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
         .collect();
     let job = RenderJob {
         vertex: d.vertex.clone(),
-        fragment: d.fragment.clone(),
+        fragment,
+        lowered_geometry,
         width: 64,
         height: 64,
         targets: vec![TexFormat::Rgba8Unorm],
@@ -273,7 +300,11 @@ fn ours_nak(name: &str, sm: &str, stage: dmsh_ir::Stage, tex_bank: Option<u8>) -
         }
         translate::glsl_facts(g, &src, true, &|b| Some(b), &|b| Some(b));
     }
-    let out = dmsh_spv::translate_graphics(&code, &cfg, &dmsh_spv::Options::default())
+    let opts = dmsh_spv::Options {
+        form,
+        ..Default::default()
+    };
+    let out = dmsh_spv::translate_graphics(&code, &cfg, &opts)
         .unwrap_or_else(|e| panic!("{key}: translation: {e}"));
     Stage {
         spirv: out.words,
@@ -310,20 +341,35 @@ fn compare(what: &str, want: &[dmsh_vk::Image], got: &[dmsh_vk::Image]) {
 
 /// Draws geometry shader `name` both ways (glslang's, ours) with `data`: uam's binary, then
 /// NAK's for sm53 and sm86 (`nak`: how NAK's binaries reach the uniform block, if any).
-fn check(name: &str, d: &Draw, data: impl Fn() -> Data, nak: [Option<Nvk>; 2]) {
+/// Draws geometry shader `name` in its direct form and lowered (`capture`: the draw's vertex
+/// shader in capture form), from uam's binary and NAK's two, against glslang's direct picture.
+fn check(name: &str, d: &Draw, data: impl Fn() -> Data, nak: [Option<Nvk>; 2], capture: &Stage) {
     let want = run(
         d,
         Middle::Geometry(reference(name, "geom", "geometry"), data()),
     );
     let got = run(d, Middle::Geometry(ours(name), data()));
     compare(name, &want, &got);
+    let lowered = |kernel: Stage, draw: Stage, data: Data| {
+        run(d, Middle::Lowered(capture.clone(), kernel, data, draw))
+    };
+    let got = lowered(
+        ours_in(name, Form::GeometryKernel),
+        ours_in(name, Form::GeometryDraw),
+        data(),
+    );
+    compare(&format!("{name} lowered"), &want, &got);
     for (sm, nvk) in ["sm53", "sm86"].into_iter().zip(nak) {
-        let nd = Data { nvk, ..data() };
-        let got = run(
-            d,
-            Middle::Geometry(ours_nak(name, sm, dmsh_ir::Stage::Geometry, None), nd),
-        );
+        let nd = || Data { nvk, ..data() };
+        let g = dmsh_ir::Stage::Geometry;
+        let got = run(d, Middle::Geometry(ours_nak(name, sm, g, None), nd()));
         compare(&format!("{name} (NAK {sm})"), &want, &got);
+        let got = lowered(
+            ours_nak_in(name, sm, g, None, Form::GeometryKernel),
+            ours_nak_in(name, sm, g, None, Form::GeometryDraw),
+            nd(),
+        );
+        compare(&format!("{name} (NAK {sm}) lowered"), &want, &got);
     }
 }
 
@@ -372,7 +418,18 @@ fn gs_passthrough_tri_renders_like_glslang() {
         layers: 1,
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
     };
-    check("gs_passthrough_tri.geom", &d, Data::default, [None, None]);
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;",
+        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
+        &[(0, "v")],
+    );
+    check(
+        "gs_passthrough_tri.geom",
+        &d,
+        Data::default,
+        [None, None],
+        &capture,
+    );
     // The same draw from a `dmsh render` job file (`geometry` / `geometry_bind`) with our
     // translation: the raw target equals glslang's picture drawn through the API.
     let want = run(
@@ -470,11 +527,17 @@ fn gs_expand_points_renders_like_glslang() {
         ubos: vec![cam.clone()],
         ..Data::default()
     };
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;\nlayout(location = 1) in vec4 aColor;",
+        "vec4 pos = aPos;",
+        &[(0, "aColor")],
+    );
     check(
         "gs_expand_points.geom",
         &d,
         data,
         [Some(Nvk::Memory), Some(Nvk::Bank)],
+        &capture,
     );
 }
 

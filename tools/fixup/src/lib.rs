@@ -14,6 +14,8 @@
 //! [`strides`] (`fix_strides`: member `ArrayStride` moved onto the array type) and their
 //! reflection from the module; fragment modules with a plain location-1 output also get the
 //! dual-source variant [`dual_source`] (`<key>_d`, that output at location 0 index 1).
+//! Fragment shaders that read gl_PrimitiveID get [`primitive_id`] (`<key>_q`) for lowered
+//! geometry pipelines (docs/geometry.md).
 //!
 //! The others the seeds name are done elsewhere: position invariance (the translator decorates
 //! `gl_Position` `Invariant`), unwritten output components (`vs_init`: the translator starts
@@ -29,6 +31,7 @@ pub mod dual_source;
 pub mod int_inputs;
 pub mod module;
 pub mod pad;
+pub mod primitive_id;
 pub mod single_lane;
 pub mod strides;
 pub mod vulkan;

@@ -69,7 +69,9 @@ fn slots(r: &Resource) -> Result<Option<Vec<(Table, u32)>>, String> {
         Ok(v)
     };
     Ok(Some(match r.kind.as_str() {
-        "cbuf" | "sbuf" | "sbuf_ubo" | dmsh_reflect::PUSH => vec![(Table::Buffer, r.metal_index)],
+        "cbuf" | "sbuf" | "sbuf_ubo" | dmsh_reflect::PUSH | dmsh_reflect::GEOMETRY_BUFFER => {
+            vec![(Table::Buffer, r.metal_index)]
+        }
         "texture" | "tex_ubo" => combined(r)?,
         "image" | "tex_dyn" => vec![(Table::Texture, r.metal_index)],
         "sampler" | "samp_dyn" => vec![(Table::Sampler, r.metal_index)],

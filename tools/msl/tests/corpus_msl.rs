@@ -13,6 +13,7 @@ mod common;
 use dmsh_ir::lift::dksh;
 use dmsh_msl::syntax::{self, SyntaxError};
 use dmsh_msl::{check_bindings, to_msl, Error, MslOptions, Platform};
+use dmsh_spv::lower::Form;
 use dmsh_spv::{translate, translate_graphics, FmaMode, Options, Output, Resource};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -169,7 +170,27 @@ fn graphics_cases(opts: &Options) -> Vec<Case> {
             if out.as_ref().is_err_and(|e| e == "compute") {
                 continue;
             }
-            v.push(Case { set, name, out });
+            let geometry = dksh::parse(&bytes).is_ok_and(|p| p.stage == dmsh_ir::Stage::Geometry);
+            v.push(Case {
+                set,
+                name: name.clone(),
+                out,
+            });
+            if geometry {
+                // The lowered pipeline's kernel and draw (docs/geometry.md), which Metal runs.
+                for (form, tag) in [
+                    (Form::GeometryKernel, "kernel"),
+                    (Form::GeometryDraw, "draw"),
+                ] {
+                    let o = Options { form, ..*opts };
+                    let out = dksh::parse(&bytes).and_then(|prog| {
+                        let cfg = common::deko3d_graphics_config(&prog, &key)?;
+                        translate_graphics(&prog.code, &cfg, &o).map_err(|e| e.to_string())
+                    });
+                    let name = format!("{name}#{tag}");
+                    v.push(Case { set, name, out });
+                }
+            }
         }
     }
     v

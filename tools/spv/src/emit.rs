@@ -16,6 +16,7 @@ mod structured;
 
 mod cross;
 mod gfx;
+mod lower;
 mod modifiers;
 mod sbuf;
 mod slots;
@@ -133,6 +134,8 @@ pub(crate) struct E {
     bitcast_src: HashMap<Word, Word, Fast>,
     /// Each texture and image slot's declarations (`emit/slots.rs`).
     slots: slots::Slots,
+    /// The lowered forms' state (`emit/lower.rs`).
+    lw: lower::LowerState,
 }
 
 /// The SPIR-V instruction of an atomic read-modify-write that has one (`None`: float add and
@@ -1670,7 +1673,11 @@ pub(crate) fn emit_planned(
         ls_spec: None,
         fn_vars: Vec::new(),
         entry_block: 0,
-        stage: sh.stage,
+        // The final draw of a lowered geometry pipeline is a vertex function.
+        stage: match opts.form {
+            crate::lower::Form::GeometryDraw => dmsh_ir::Stage::Vertex,
+            _ => sh.stage,
+        },
         gfxcfg: sh.gfx.clone(),
         gx: Default::default(),
         tex_vars: HashMap::new(),
@@ -1679,6 +1686,7 @@ pub(crate) fn emit_planned(
         rtys: HashMap::default(),
         bitcast_src: HashMap::default(),
         slots: slots::Slots::find(f, sh.gfx.as_ref()),
+        lw: Default::default(),
         opts: *opts,
         b,
     };
@@ -1761,7 +1769,10 @@ pub(crate) fn emit_planned(
             _ => 0x8000_0000 | i as u32,
         }
     };
-    if let Some(t) = tree {
+    if opts.form == crate::lower::Form::GeometryDraw {
+        e.draw_body(f)?;
+        berr(e.b.ret())?;
+    } else if let Some(t) = tree {
         structured::emit_tree(&mut e, sh, f, t)?;
     } else if !dispatcher {
         emit_block(&mut e, sh, f, 0, pc_var, &case_of)?;
@@ -1871,7 +1882,13 @@ pub(crate) fn emit_planned(
     if local_size_spec {
         e.ls_spec();
     }
-    if sh.stage == dmsh_ir::Stage::Compute {
+    let kernel = opts.form == crate::lower::Form::GeometryKernel;
+    let ls = if kernel {
+        [crate::lower::KERNEL_LOCAL_SIZE, 1, 1]
+    } else {
+        ls
+    };
+    if sh.stage == dmsh_ir::Stage::Compute || kernel {
         e.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", iface);
         e.b.execution_mode(main, spirv::ExecutionMode::LocalSize, ls);
     } else {
@@ -1914,6 +1931,12 @@ pub(crate) fn emit_planned(
         }
     }
     resources.extend(e.sbuf_resources());
+    resources.extend(e.lower_resources());
+    if opts.form == crate::lower::Form::GeometryDraw {
+        // The draw reads only the kernel's records (the shader's own resources stay with the
+        // kernel).
+        resources.retain(|r| r.kind == dmsh_reflect::GEOMETRY_BUFFER);
+    }
     let first_ubo = sh
         .gfx
         .as_ref()
@@ -2084,13 +2107,14 @@ pub(crate) fn emit_planned(
         metal_entry_points: Vec::new(),
         metal_entry_z: None,
         fixups: Vec::new(),
-        metal_direct: !matches!(
-            sh.stage,
-            dmsh_ir::Stage::Geometry | dmsh_ir::Stage::TessControl | dmsh_ir::Stage::TessEval
-        ),
-        lowering: None,
+        metal_direct: kernel
+            || !matches!(
+                e.stage,
+                dmsh_ir::Stage::Geometry | dmsh_ir::Stage::TessControl | dmsh_ir::Stage::TessEval
+            ),
+        lowering: e.lowering_record(),
         version: Default::default(),
-        stage: sh.stage.name().into(),
+        stage: if kernel { "compute" } else { e.stage.name() }.into(),
         entry: "main".into(),
         local_size: ls,
         local_size_spec,

@@ -18,6 +18,7 @@
 
 mod emit;
 mod float;
+pub mod lower;
 pub mod pipeline;
 pub mod reflect;
 
@@ -51,6 +52,8 @@ pub struct Options {
     pub fma: FmaMode,
     /// The pipeline's debug switches (default: from `DMSH_DEBUG`, see [`pipeline`]).
     pub debug: Debug,
+    /// Which form of the shader to emit (a lowered geometry pipeline's passes, [`lower`]).
+    pub form: lower::Form,
 }
 
 impl Default for Options {
@@ -58,6 +61,7 @@ impl Default for Options {
         Options {
             fma: FmaMode::default(),
             debug: Debug::from_env(),
+            form: lower::Form::default(),
         }
     }
 }

@@ -118,6 +118,7 @@ pub fn translate_key(
     out: &Path,
     manual: Option<&Path>,
     fma: &str,
+    form: &str,
 ) -> anyhow::Result<std::process::ExitCode> {
     use clap::Parser;
     let pkg = split.join("pkg");
@@ -148,6 +149,7 @@ pub fn translate_key(
         argv.extend(["--profile".into(), abi.into()]);
     }
     argv.extend(["--fma".into(), fma.into()]);
+    argv.extend(["--form".into(), form.into()]);
     let c = TranslateCli::try_parse_from(&argv)?;
     super::translate::run(c.args)
 }

@@ -90,6 +90,10 @@ pub struct Args {
     /// Fused multiply-add: exact (emulated) or native (OpFma).
     #[arg(long, default_value = "exact")]
     pub fma: String,
+    /// Graphics: the form to emit (docs/geometry.md): direct, vertex_capture (a vertex
+    /// shader), geometry_kernel or geometry_draw (a geometry shader).
+    #[arg(long, default_value = "direct")]
+    pub form: String,
     /// Output SPIR-V file; the reflection goes next to it with .json.
     #[arg(short, long)]
     pub out: PathBuf,
@@ -105,9 +109,22 @@ impl Args {
         };
         Ok(Options {
             fma,
+            form: form_of(&self.form)?,
             ..Default::default()
         })
     }
+}
+
+/// The emission form named `s` (`--form`).
+pub fn form_of(s: &str) -> anyhow::Result<dmsh_spv::lower::Form> {
+    use dmsh_spv::lower::Form;
+    Ok(match s {
+        "direct" => Form::Direct,
+        "vertex_capture" => Form::VertexCapture,
+        "geometry_kernel" => Form::GeometryKernel,
+        "geometry_draw" => Form::GeometryDraw,
+        f => bail!("--form {f}: expected direct, vertex_capture, geometry_kernel or geometry_draw"),
+    })
 }
 
 fn parse_size(s: &str) -> Result<[u32; 3], String> {

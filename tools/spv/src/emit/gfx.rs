@@ -1,7 +1,9 @@
 //! Graphics stages: interface variables for the attribute space, fragment outputs, geometry
 //! emission, demote, execution models and modes. A child of `emit` (it extends [`E`]).
 
+use super::lower::RecBuf;
 use super::{berr, E};
+use crate::lower::Form;
 use crate::Error;
 use dmsh_ir::gfx::{GSys, IpaMode, IpaSample};
 use dmsh_ir::lift::layout::Interp;
@@ -18,7 +20,7 @@ pub(crate) const PATCH_LOCATION_BASE: u32 = 16;
 
 /// Where one attribute word lives.
 #[derive(Clone, Copy, Debug)]
-enum Place {
+pub(crate) enum Place {
     /// Component `comp` (or the whole scalar when `comp` is None) of `var`, whose element is
     /// `ct`; `arrayed`: indexed by vertex first.
     Var {
@@ -31,6 +33,10 @@ enum Place {
     FrontFacing,
     /// A constant.
     Const(u32),
+    /// A computed value (a lowered form's primitive ID).
+    Id(Word),
+    /// Word `word` of a vertex record (a lowered form, `emit/lower.rs`).
+    Record { word: u32, buf: RecBuf },
 }
 
 /// One texture declaration, for the reflection.
@@ -136,7 +142,7 @@ impl E {
         }
     }
 
-    fn builtin_var(
+    pub(crate) fn builtin_var(
         &mut self,
         out: bool,
         bi: BuiltIn,
@@ -247,7 +253,12 @@ impl E {
     }
 
     /// Maps an attribute byte address to its place (declaring what it needs).
-    fn place(&mut self, addr: u32, out: bool, patch: bool) -> Result<Place, Error> {
+    pub(crate) fn place(&mut self, addr: u32, out: bool, patch: bool) -> Result<Place, Error> {
+        if !patch {
+            if let Some(p) = self.lowered_place(addr, out) {
+                return p;
+            }
+        }
         let st = self.st();
         let f32t = self.ty(Type::F32);
         let i32t = self.i32t();
@@ -437,6 +448,9 @@ impl E {
     }
 
     fn place_ptr(&mut self, p: Place, vtx: Option<Word>) -> Result<(Word, CompType), Error> {
+        if let Place::Record { word, buf } = p {
+            return Ok((self.record_place_ptr(word, buf, vtx), CompType::Uint));
+        }
         let Place::Var {
             var,
             comp,
@@ -489,9 +503,25 @@ impl E {
         }
     }
 
+    /// Stores the 32 bits `x` to a variable or record place (other places take nothing).
+    pub(crate) fn store_place(
+        &mut self,
+        p: Place,
+        vtx: Option<Word>,
+        x: Word,
+    ) -> Result<(), Error> {
+        if let Place::Var { .. } | Place::Record { .. } = p {
+            let (ptr, ct) = self.place_ptr(p, vtx)?;
+            let y = self.typed_of(ct, x);
+            self.store(ptr, y);
+        }
+        Ok(())
+    }
+
     fn load_place(&mut self, p: Place, vtx: Option<Word>) -> Result<Word, Error> {
         match p {
             Place::Const(c) => Ok(self.u32c(c)),
+            Place::Id(w) => Ok(w),
             Place::FrontFacing => {
                 let bo = self.ty(Type::Bool);
                 let var = self.builtin_var(false, BuiltIn::FrontFacing, bo, None, false);
@@ -546,11 +576,8 @@ impl E {
                 } else {
                     None
                 };
-                if let Place::Var { .. } = p {
-                    let (ptr, ct) = self.place_ptr(p, vtx)?;
-                    let x = self.typed_of(ct, self.vals[arg(1).index()]);
-                    self.store(ptr, x);
-                }
+                let x = self.vals[arg(1).index()];
+                self.store_place(p, vtx, x)?;
                 0
             }
             Op::Interp(mode, sample) => match const_addr(self, 0) {
@@ -567,6 +594,14 @@ impl E {
             Op::FragOut(k) => {
                 let x = self.vals[arg(0).index()];
                 self.frag_out(k, x)?;
+                0
+            }
+            Op::EmitVertex if self.form() == Form::GeometryKernel => {
+                self.kernel_emit()?;
+                0
+            }
+            Op::EndPrimitive if self.form() == Form::GeometryKernel => {
+                self.kernel_end_primitive();
                 0
             }
             Op::EmitVertex => {
@@ -670,6 +705,9 @@ impl E {
     }
 
     fn invocation_id(&mut self) -> Word {
+        if self.form() == Form::GeometryKernel {
+            return self.kernel_invocation();
+        }
         let i = self.i32t();
         let var = self.builtin_var(false, BuiltIn::InvocationId, i, None, false);
         let x = self.b.load(i, None, var, None, []).expect("block");
@@ -814,21 +852,13 @@ impl E {
             .expect("block");
     }
 
-    /// Declares the SPH's outputs and gives them their pairing-rule start values
-    /// ((0,0,0,1) for vectors, 0 for clip distances, 1 for point size). Runs first in main.
-    pub(crate) fn gfx_prologue(&mut self, f: &Function) -> Result<(), Error> {
-        let Some(g) = self.gfx().cloned() else {
-            return Ok(());
+    /// The outputs the SPH declares, each with its pairing-rule start value (0: zero, 1: one
+    /// in the component's type, 2: 1.0): (0,0,0,1) for vectors, 0 for clip distances, 1.0 for
+    /// point size.
+    pub(crate) fn sph_outputs(&self) -> Vec<(u32, u32)> {
+        let Some(g) = self.gfx() else {
+            return Vec::new();
         };
-        if self.st() == Stage::Geometry {
-            let (p, src) = geometry_input(f, g.gs_input)
-                .map_err(|e| Error::Unsupported(format!("shader {}: geometry: {e}", g.key)))?;
-            self.gx.gs_in = p.vertices();
-            self.gx.gs_input = Some((p, src));
-        }
-        if self.st() == Stage::Fragment || self.st() == Stage::TessControl {
-            return Ok(());
-        }
         let mut addrs: Vec<(u32, u32)> = Vec::new();
         let gens = g.sph.output_generics();
         for n in 0..32 {
@@ -849,19 +879,46 @@ impl E {
         for i in 0..g.sph.clip_distances_out() {
             addrs.push((0x2c0 + 4 * i, 0));
         }
-        for (a, one) in addrs {
+        addrs
+    }
+
+    /// Declares the SPH's outputs and gives them their pairing-rule start values
+    /// ([`E::sph_outputs`]). Runs first in main; a geometry kernel's prologue comes before.
+    pub(crate) fn gfx_prologue(&mut self, f: &Function) -> Result<(), Error> {
+        let Some(g) = self.gfx().cloned() else {
+            return Ok(());
+        };
+        if self.st() == Stage::Geometry || self.form() == Form::GeometryDraw {
+            let (p, src) = geometry_input(f, g.gs_input)
+                .map_err(|e| Error::Unsupported(format!("shader {}: geometry: {e}", g.key)))?;
+            self.gx.gs_in = p.vertices();
+            self.gx.gs_input = Some((p, src));
+        }
+        if self.form() == Form::GeometryKernel {
+            self.kernel_prologue(f)?;
+        }
+        // The draw's body writes every output the geometry shader writes (`emit/lower.rs`).
+        if self.st() == Stage::Fragment
+            || self.st() == Stage::TessControl
+            || self.form() == Form::GeometryDraw
+        {
+            return Ok(());
+        }
+        for (a, one) in self.sph_outputs() {
             let p = self.place(a, true, false)?;
-            let Place::Var { ct, .. } = p else { continue };
+            let ct = match p {
+                Place::Var { ct, .. } => ct,
+                Place::Record { .. } => self.out_type(a),
+                _ => continue,
+            };
             let bits = match (one, ct) {
                 (0, _) => 0,
                 (_, CompType::Float) => 0x3f80_0000,
                 (2, _) => 0x3f80_0000,
                 _ => 1,
             };
-            let (ptr, ct) = self.place_ptr(p, None)?;
             let c = self.u32c(bits);
-            let y = self.typed_of(ct, c);
-            self.store(ptr, y);
+            self.store_place(p, None, c)?;
         }
         Ok(())
     }
@@ -869,6 +926,7 @@ impl E {
     /// Declares the capabilities and extensions the graphics code needed.
     pub(crate) fn gfx_caps(&mut self) {
         match self.st() {
+            Stage::Geometry if self.form() == Form::GeometryKernel => {}
             Stage::Geometry => self.cap(Capability::Geometry),
             Stage::TessControl | Stage::TessEval => self.cap(Capability::Tessellation),
             _ => {}

@@ -5,6 +5,7 @@
 use crate::corpus_text;
 use crate::reference::dksh_render;
 use dmsh_ir::lift::{dksh, BindingLayout, CompType, ImageFmt};
+use dmsh_spv::lower::Form;
 use dmsh_spv::Options;
 use dmsh_vk::render::Stage;
 use std::path::Path;
@@ -91,13 +92,18 @@ pub fn image_formats(src: &str) -> Vec<(u32, ImageFmt)> {
 /// 0.0) the value 1.0 a Vulkan framebuffer implies, as the corpus README suggests for
 /// reference comparisons of dFdy / interpolateAtOffset.
 pub fn corpus_stage(dir: &Path, name: &str, y_transform: bool) -> Result<Stage, String> {
-    stage(dir, name, y_transform, true)
+    stage(dir, name, y_transform, true, Form::Direct)
+}
+
+/// [`corpus_stage`] in another form (a lowered geometry pipeline's pass, docs/geometry.md).
+pub fn corpus_stage_form(dir: &Path, name: &str, form: Form) -> Result<Stage, String> {
+    stage(dir, name, false, true, form)
 }
 
 /// [`corpus_stage`] without the input types of the GLSL: every input is `float`, as the
 /// translator declares it when a title's facts say nothing (what `int_inputs` starts from).
 pub fn corpus_stage_untyped_inputs(dir: &Path, name: &str) -> Result<Stage, String> {
-    stage(dir, name, false, false)
+    stage(dir, name, false, false, Form::Direct)
 }
 
 /// Applies what a stage's GLSL declares and the binary does not record to its graphics
@@ -142,7 +148,13 @@ pub fn glsl_facts(
     g.clip_cull = corpus_text::clip_cull(src);
 }
 
-fn stage(dir: &Path, name: &str, y_transform: bool, typed_inputs: bool) -> Result<Stage, String> {
+fn stage(
+    dir: &Path,
+    name: &str,
+    y_transform: bool,
+    typed_inputs: bool,
+    form: Form,
+) -> Result<Stage, String> {
     let bytes = std::fs::read(dir.join(format!("{name}.dksh"))).map_err(|e| e.to_string())?;
     let mut prog = dksh::parse(&bytes)?;
     if y_transform {
@@ -162,8 +174,11 @@ fn stage(dir: &Path, name: &str, y_transform: bool, typed_inputs: bool) -> Resul
         g.early_fragment_tests = prog.early_fragment_tests;
         glsl_facts(g, &src, typed_inputs, &|b| Some(b), &|b| Some(b));
     }
-    let out = dmsh_spv::translate_graphics(&prog.code, &cfg, &Options::default())
-        .map_err(|e| e.to_string())?;
+    let opts = Options {
+        form,
+        ..Default::default()
+    };
+    let out = dmsh_spv::translate_graphics(&prog.code, &cfg, &opts).map_err(|e| e.to_string())?;
     // One reflection type (dmsh-reflect): the translator's record is what the runner binds.
     let reflection = out.reflection.clone();
     Ok(Stage {

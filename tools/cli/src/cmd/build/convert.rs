@@ -70,7 +70,10 @@ impl Outcome {
 }
 
 /// Builds one key of a split into `dir`; `partners`: the inputs its fragment partners read
-/// (vs_pad).
+/// (vs_pad); `lowered`: the key is partnered with a geometry shader, so a vertex shader also
+/// gets its capture form `<key>_g` and a fragment shader reading gl_PrimitiveID its variant
+/// `<key>_q` (docs/geometry.md). A geometry shader's `<key>_b` is its kernel, `<key>_p` its
+/// draw's vertex function.
 pub fn build_key(
     set: &Setting,
     split: &Path,
@@ -78,6 +81,7 @@ pub fn build_key(
     r: &MapRow,
     dir: &Path,
     partners: &dmsh_fixup::Partners,
+    lowered: bool,
 ) -> Outcome {
     if r.gen == "nvn2" {
         // NVN2 (Ampere): the listing `<key>.sass` first (an unknown encoding fails the key
@@ -95,24 +99,54 @@ pub fn build_key(
             )
         };
     }
-    let built = translate(split, manual, r, dir).and_then(|(words, mut refl)| {
+    let geometry = r.stage == "geometry";
+    let main_form = if geometry {
+        "geometry_kernel"
+    } else {
+        "direct"
+    };
+    let built = translate(split, manual, r, dir, main_form).and_then(|(words, mut refl)| {
         let words = dmsh_fixup::for_metal(&words, &mut refl, partners)
             .map_err(|e| ("fix-up", e.to_string()))?;
+        if lowered && r.stage == "fragment" {
+            let v = dmsh_fixup::primitive_id::variant(&words, &refl)
+                .map_err(|e| ("fix-up", format!("primitive_id: {e}")))?;
+            if let Some((w, rf)) = v {
+                let q = dmsh_fixup::primitive_id::SUFFIX;
+                emit(set, &w, rf, &dir.join(format!("{}{q}", r.key)))
+                    .map_err(|(step, e)| (step, format!("variant {q}: {e}")))?;
+            }
+        }
         emit(set, &words, refl, &dir.join(format!("{}_b", r.key)))
+    });
+    // The other passes of a lowered geometry pipeline.
+    let variant = |form: &str, suffix: &str| -> Result<(), Failed> {
+        let (words, mut refl) = translate(split, manual, r, dir, form)?;
+        let words = dmsh_fixup::for_metal(&words, &mut refl, &Default::default())
+            .map_err(|e| ("fix-up", e.to_string()))?;
+        emit(set, &words, refl, &dir.join(format!("{}{suffix}", r.key)))
+            .map_err(|(step, e)| (step, format!("{form} form: {e}")))
+    };
+    let built = built.and_then(|()| match r.stage.as_str() {
+        "geometry" => variant("geometry_draw", "_p"),
+        "vertex" if lowered => variant("vertex_capture", "_g"),
+        _ => Ok(()),
     });
     Outcome::of(&r.key, &r.stage, built)
 }
 
-/// Translates key `r` (native FMA) in `dir`: its SPIR-V words and reflection.
+/// Translates key `r` (native FMA) in `form` (`--form`) in `dir`: its SPIR-V words and
+/// reflection.
 fn translate(
     split: &Path,
     manual: Option<&Path>,
     r: &MapRow,
     dir: &Path,
+    form: &str,
 ) -> Result<(Vec<u32>, dmsh_reflect::Reflection), Failed> {
     let fail = |m: String| ("translate", m);
-    let spv = dir.join(format!(".{}.spv", r.key));
-    translate_key(split, r, &spv, manual, "native").map_err(|e| fail(format!("{e:#}")))?;
+    let spv = dir.join(format!(".{}.{form}.spv", r.key));
+    translate_key(split, r, &spv, manual, "native", form).map_err(|e| fail(format!("{e:#}")))?;
     let words = std::fs::read(&spv).map_err(|e| fail(e.to_string()));
     let json = spv.with_extension("json");
     let refl = std::fs::read_to_string(&json)

@@ -159,13 +159,14 @@ fn split_record(
     manual: Option<&Path>,
     r: &MapRow,
     partners: &dmsh_fixup::Partners,
+    lowered: bool,
 ) -> (KeyRecord, bool) {
     key_record(
         run,
         &r.key,
         &r.stage,
         run.title.digests(split, r),
-        |set, dir| convert::build_key(set, split, manual, r, dir, partners),
+        |set, dir| convert::build_key(set, split, manual, r, dir, partners, lowered),
     )
 }
 
@@ -261,16 +262,24 @@ pub fn build(args: &Args) -> anyhow::Result<Summary> {
     let (vertex, others): (Vec<&MapRow>, Vec<&MapRow>) =
         rows.iter().partition(|r| r.stage == "vertex");
     let manual = manual.as_deref();
+    // Keys paired with a geometry shader get the lowered pipeline's variants.
+    let geometry: BTreeSet<&str> = (rows.iter())
+        .filter(|r| r.stage == "geometry")
+        .map(|r| r.key.as_str())
+        .collect();
+    let lowered = |key: &str| (run.title.partners_of(key)).any(|p| geometry.contains(p.as_str()));
     let mut done: Vec<(KeyRecord, bool)> = others
         .par_iter()
         .map(|r| {
-            let o = split_record(&run, split, manual, r, &dmsh_fixup::Partners::default());
+            let none = dmsh_fixup::Partners::default();
+            let o = split_record(&run, split, manual, r, &none, lowered(&r.key));
             bar.inc(1);
             o
         })
         .collect();
     done.par_extend(vertex.par_iter().map(|r| {
-        let o = split_record(&run, split, manual, r, &fragment_inputs(&run, &r.key));
+        let p = fragment_inputs(&run, &r.key);
+        let o = split_record(&run, split, manual, r, &p, lowered(&r.key));
         bar.inc(1);
         o
     }));
