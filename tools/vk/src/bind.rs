@@ -3,6 +3,8 @@
 
 use ash::vk;
 
+use dmsh_reflect::{GeometryBuffer, GEOMETRY_BUFFER};
+
 use crate::compute::{Bind, ResourceRef};
 use crate::device::Scope;
 use crate::error::{Error, VkCtx};
@@ -23,6 +25,9 @@ pub(crate) enum Target {
     /// A combined image sampler: job texture index (the image), and the job texture index
     /// whose sampler it is combined with (`samp_id` / `samp_ubo`).
     Combined(usize, usize),
+    /// A buffer between the passes of a lowered geometry pipeline, which the runner makes
+    /// (not a job buffer).
+    Geometry(GeometryBuffer),
 }
 
 /// One binding of the set: a single descriptor, or an array (`elems`, one target each).
@@ -87,13 +92,42 @@ fn array_elems(
         .collect()
 }
 
+/// The slot of a `geometry` resource ([`GEOMETRY_BUFFER`]): a STORAGE_BUFFER of the role its
+/// bank names, at the role's binding (docs/reflection.md's table has no default for it).
+fn geometry_slot(r: &crate::reflection::Resource, stage: &str) -> Result<Slot, Error> {
+    let role = GeometryBuffer::from_bank(r.bank).ok_or_else(|| {
+        Error::Job(format!(
+            "{stage}: geometry buffer role {} does not exist (0 vertices_in … 4 index_source)",
+            r.bank
+        ))
+    })?;
+    let binding = r.binding.unwrap_or(role.binding());
+    if binding != role.binding() {
+        return Err(Error::Job(format!(
+            "{stage}: geometry buffer {} at binding {binding}; the lowering contract puts it \
+             at {}",
+            role.name(),
+            role.binding()
+        )));
+    }
+    Ok(Slot {
+        binding,
+        ty: vk::DescriptorType::STORAGE_BUFFER,
+        target: Target::Geometry(role),
+        elems: Vec::new(),
+    })
+}
+
 /// Resolves every resource of `refl` to what the job binds to it; errors name what is missing.
+/// `geometry`: whether the stage is a pass of a lowered geometry pipeline, whose `geometry`
+/// resources the runner fills with its own buffers (elsewhere they are an error).
 pub(crate) fn plan(
     refl: &Reflection,
     binds: &[Bind],
     nbuf: usize,
     textures: &[TextureSpec],
     stage: &str,
+    geometry: bool,
 ) -> Result<Vec<Slot>, Error> {
     let ntex = textures.len();
     let is_buf = |i: usize| textures.get(i).is_some_and(|t| t.buffer);
@@ -126,6 +160,16 @@ pub(crate) fn plan(
             slots.push(slot);
             Ok(())
         };
+        if r.kind == GEOMETRY_BUFFER {
+            if !geometry {
+                return Err(Error::Job(format!(
+                    "{stage}: a geometry buffer (role {}) outside a lowered geometry pipeline",
+                    r.bank
+                )));
+            }
+            push(&mut slots, geometry_slot(r, stage)?)?;
+            continue;
+        }
         let array = match r.kind.as_str() {
             "tex_dyn" => Some((
                 vk::DescriptorType::SAMPLED_IMAGE,
@@ -312,14 +356,25 @@ pub(crate) fn needed_sizes(slots: &[Slot], nbuf: usize) -> Vec<u64> {
 }
 
 /// Creates the set layout and a written descriptor set for `slots`.
-/// `bufs[i]` is the scope index of job buffer i; `imgs[i]` job texture i.
+/// `bufs[i]` is the scope index of job buffer i; `imgs[i]` job texture i; `geometry[role]`
+/// the scope index of a lowered geometry pipeline's buffer (empty outside one).
 pub(crate) fn make_set(
     s: &mut Scope<'_>,
     slots: &[Slot],
     stages: vk::ShaderStageFlags,
     bufs: &[usize],
     imgs: &[GpuImage],
+    geometry: &[usize],
 ) -> Result<(vk::DescriptorSetLayout, vk::DescriptorSet), Error> {
+    if let Some(role) = slots.iter().find_map(|sl| match sl.target {
+        Target::Geometry(g) if geometry.get(g as usize).is_none() => Some(g),
+        _ => None,
+    }) {
+        return Err(Error::Job(format!(
+            "geometry buffer {} has no buffer made for it",
+            role.name()
+        )));
+    }
     let d = &s.dev.device;
     let lb: Vec<vk::DescriptorSetLayoutBinding> = slots
         .iter()
@@ -374,14 +429,19 @@ pub(crate) fn make_set(
             .vk("vkAllocateDescriptorSets")?[0];
         let info = s.dev.info();
         let binfo = per_target(slots, |sl, t| match t {
-            Target::Buffer(b, _) => {
+            Target::Buffer(..) | Target::Geometry(_) => {
                 // The range may not exceed the device's limit for the type.
                 let limit = if sl.ty == vk::DescriptorType::UNIFORM_BUFFER {
                     info.max_uniform_buffer_range
                 } else {
                     info.max_storage_buffer_range
                 } as u64;
-                let hb = &s.buffers[bufs[b]];
+                let i = match t {
+                    Target::Buffer(b, _) => bufs[b],
+                    Target::Geometry(g) => geometry[g as usize],
+                    _ => unreachable!("buffer targets only"),
+                };
+                let hb = &s.buffers[i];
                 vk::DescriptorBufferInfo::default()
                     .buffer(hb.buffer)
                     .offset(0)
@@ -399,7 +459,7 @@ pub(crate) fn make_set(
                 .sampler(imgs[smp].sampler)
                 .image_view(imgs[t].view)
                 .image_layout(vk::ImageLayout::GENERAL),
-            Target::Buffer(..) => vk::DescriptorImageInfo::default(),
+            Target::Buffer(..) | Target::Geometry(_) => vk::DescriptorImageInfo::default(),
         });
         let tinfo = per_target(slots, |_, t| match t {
             Target::Texture(t) | Target::Image(t) | Target::Combined(t, _) => {
@@ -450,13 +510,13 @@ mod tests {
             resource: ResourceRef::SampId(0x105),
             buffer: 1,
         };
-        let slots = plan(&refl, &[tex, samp], 0, &[spec(), spec()], "fragment").unwrap();
+        let slots = plan(&refl, &[tex, samp], 0, &[spec(), spec()], "fragment", false).unwrap();
         assert_eq!(slots.len(), 1);
         assert!(
             matches!(slots[0].target, Target::Combined(0, 1)),
             "{slots:?}"
         );
-        let e = plan(&refl, &[tex], 0, &[spec(), spec()], "fragment").unwrap_err();
+        let e = plan(&refl, &[tex], 0, &[spec(), spec()], "fragment", false).unwrap_err();
         assert!(e.to_string().contains("samp_id 0x105"), "{e}");
     }
 
@@ -472,16 +532,60 @@ mod tests {
             resource: ResourceRef::Texture(2),
             buffer: 0,
         }];
-        let e = plan(&refl, &binds, 0, &[spec()], "compute").unwrap_err();
+        let e = plan(&refl, &binds, 0, &[spec()], "compute", false).unwrap_err();
         assert!(e.to_string().contains("2d_array view"), "{e}");
         let own = Reflection::from_json(
             r#"{"stage":"compute","resources":[{"kind":"texture","bank":2,"binding":66}]}"#,
         )
         .unwrap();
         assert_eq!(
-            plan(&own, &binds, 0, &[spec()], "compute").unwrap().len(),
+            plan(&own, &binds, 0, &[spec()], "compute", false)
+                .unwrap()
+                .len(),
             1
         );
+    }
+
+    #[test]
+    fn geometry_buffers_bind_to_the_runner_s_buffers_in_lowered_passes_only() {
+        let refl = Reflection::from_json(
+            r#"{"stage":"compute","resources":[
+                {"kind":"geometry","bank":1,"binding":241},
+                {"kind":"geometry","bank":3},
+                {"kind":"cbuf","bank":2,"binding":2}]}"#,
+        )
+        .unwrap();
+        let binds = [Bind {
+            resource: ResourceRef::Cbuf(2),
+            buffer: 0,
+        }];
+        let slots = plan(&refl, &binds, 1, &[], "geometry_kernel", true).unwrap();
+        let got: Vec<_> = slots.iter().map(|s| (s.binding, s.ty)).collect();
+        use vk::DescriptorType as D;
+        assert_eq!(
+            got,
+            [
+                (241, D::STORAGE_BUFFER),
+                (243, D::STORAGE_BUFFER),
+                (2, D::UNIFORM_BUFFER)
+            ]
+        );
+        assert!(matches!(
+            slots[1].target,
+            Target::Geometry(GeometryBuffer::Params)
+        ));
+        assert_eq!(needed_sizes(&slots, 1), [0], "not a job buffer");
+        let e = plan(&refl, &binds, 1, &[], "vertex", false).unwrap_err();
+        assert!(e.to_string().contains("outside a lowered"), "{e}");
+        let moved =
+            Reflection::from_json(r#"{"resources":[{"kind":"geometry","bank":2,"binding":250}]}"#)
+                .unwrap();
+        let e = plan(&moved, &[], 0, &[], "geometry_draw", true).unwrap_err();
+        assert!(e.to_string().contains("indices at binding 250"), "{e}");
+        let unknown =
+            Reflection::from_json(r#"{"resources":[{"kind":"geometry","bank":7}]}"#).unwrap();
+        let e = plan(&unknown, &[], 0, &[], "geometry_draw", true).unwrap_err();
+        assert!(e.to_string().contains("role 7"), "{e}");
     }
 
     /// A texture spec (an image, not a texel buffer).
@@ -502,7 +606,7 @@ mod tests {
             resource: ResourceRef::Cbuf(3),
             buffer: 0,
         }];
-        let slots = plan(&refl, &binds, 1, &[], "fragment").unwrap();
+        let slots = plan(&refl, &binds, 1, &[], "fragment", false).unwrap();
         assert_eq!(slots.len(), 1);
         assert_eq!(slots[0].binding, 3);
     }
@@ -530,7 +634,7 @@ mod tests {
             b(ResourceRef::Texture(5), 1),
         ];
         let texs = vec![TextureSpec::default(); 2];
-        let slots = plan(&refl, &binds, 0, &texs, "fragment").unwrap();
+        let slots = plan(&refl, &binds, 0, &texs, "fragment", false).unwrap();
         let ty: Vec<_> = slots.iter().map(|s| (s.binding, s.ty)).collect();
         use vk::DescriptorType as D;
         assert_eq!(
@@ -558,7 +662,7 @@ mod tests {
         assert_eq!(el(&slots[4]), [1, 1, 1], "texture slots 4..7: only 5 bound");
         assert_eq!(el(&slots[5]), [1, 1, 1, 1]);
         // An array with nothing bound is an error naming it.
-        let e = plan(&refl, &binds[..3], 0, &texs, "fragment")
+        let e = plan(&refl, &binds[..3], 0, &texs, "fragment", false)
             .unwrap_err()
             .to_string();
         assert!(e.contains("tex_dyn") && e.contains("nothing bound"), "{e}");

@@ -192,22 +192,9 @@ impl Device {
             )));
         }
         let info = self.info();
-        let warp = refl.required_subgroup_size();
-        if warp != 0 && warp != info.subgroup_size && !info.can_run_warp32() {
-            return Err(self.unsupported(format!(
-                "shader relies on {warp}-lane subgroups (warp_ops), device has {} and cannot \
-                 require {warp}",
-                info.subgroup_size
-            )));
-        }
-        if (refl.uses_global_addresses || !job.pointers.is_empty()) && !self.bda {
+        self.check_kernel(refl)?;
+        if !job.pointers.is_empty() && !self.bda {
             return Err(self.unsupported("bufferDeviceAddress is not supported"));
-        }
-        if refl.shared_bytes > info.max_shared_bytes {
-            return Err(self.unsupported(format!(
-                "shader needs {} shared bytes, device allows {}",
-                refl.shared_bytes, info.max_shared_bytes
-            )));
         }
         let slots = bind::plan(
             refl,
@@ -215,6 +202,7 @@ impl Device {
             job.buffers.len(),
             &job.textures,
             "compute",
+            false,
         )?;
         if refl.resources.iter().any(|r| r.set != 0) {
             return Err(Error::Job(
@@ -256,17 +244,6 @@ impl Device {
                 job.grid
             )));
         }
-        let ls = refl.local_size;
-        let lmax = info.max_workgroup_size;
-        if (0..3).any(|k| ls[k] > lmax[k])
-            || ls.iter().map(|&x| x.max(1) as u64).product::<u64>()
-                > info.max_workgroup_invocations as u64
-        {
-            return Err(self.unsupported(format!(
-                "local size {ls:?} exceeds the device's limits {lmax:?} / {} invocations",
-                info.max_workgroup_invocations
-            )));
-        }
 
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         self.check_alive()?;
@@ -274,48 +251,18 @@ impl Device {
         let need = bind::needed_sizes(&slots, job.buffers.len());
         let (idx, imgs) =
             create_resources(&mut s, &job.buffers, &need, &job.pointers, &job.textures)?;
-        let d = &self.device;
         let t0 = Instant::now();
         let module = s.module(&job.spirv)?;
-        let (dsl, set) =
-            bind::make_set(&mut s, &slots, vk::ShaderStageFlags::COMPUTE, &idx, &imgs)?;
-        // SAFETY: all handles come from this device and are destroyed by the scope.
-        let pipeline = unsafe {
-            let pl = s.pipeline_layout(&[dsl])?;
-            let entry = std::ffi::CString::new(refl.entry_name())
-                .map_err(|_| Error::Job("entry point name contains NUL".into()))?;
-            let mut req = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
-                .required_subgroup_size(warp);
-            let mut stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::COMPUTE)
-                .module(module)
-                .name(&entry);
-            if warp != 0 && warp != info.subgroup_size {
-                stage = stage.push_next(&mut req);
-            }
-            // A variable workgroup size: spec constants 0, 1, 2 = the local size.
-            let spec_map: Vec<vk::SpecializationMapEntry> = (0..3u32)
-                .map(|k| {
-                    vk::SpecializationMapEntry::default()
-                        .constant_id(k)
-                        .offset(4 * k)
-                        .size(4)
-                })
-                .collect();
-            let spec_data: Vec<u8> = ls.iter().flat_map(|x| x.max(&1).to_le_bytes()).collect();
-            let spec = vk::SpecializationInfo::default()
-                .map_entries(&spec_map)
-                .data(&spec_data);
-            if refl.local_size_spec {
-                stage = stage.specialization_info(&spec);
-            }
-            let ci = [vk::ComputePipelineCreateInfo::default()
-                .stage(stage)
-                .layout(pl)];
-            let made = d.create_compute_pipelines(vk::PipelineCache::null(), &ci, None);
-            let p = s.pipeline("vkCreateComputePipelines", made)?;
-            (p, pl, set)
-        };
+        let (dsl, set) = bind::make_set(
+            &mut s,
+            &slots,
+            vk::ShaderStageFlags::COMPUTE,
+            &idx,
+            &imgs,
+            &[],
+        )?;
+        let pl = s.pipeline_layout(&[dsl])?;
+        let pipeline = (compute_pipeline(&mut s, module, pl, refl)?, pl, set);
         let pipeline_ms = t0.elapsed().as_secs_f64() * 1e3;
         let t1 = Instant::now();
         let grid = job.grid;
@@ -361,6 +308,95 @@ impl Device {
             dispatch_ms,
         })
     }
+}
+
+impl Device {
+    /// Whether this device can run the compute module `refl` describes (subgroup size,
+    /// buffer device addresses, shared memory, workgroup size): a skip error when not.
+    pub(crate) fn check_kernel(&self, refl: &Reflection) -> Result<(), Error> {
+        let info = self.info();
+        let warp = refl.required_subgroup_size();
+        if warp != 0 && warp != info.subgroup_size && !info.can_run_warp32() {
+            return Err(self.unsupported(format!(
+                "shader relies on {warp}-lane subgroups (warp_ops), device has {} and cannot \
+                 require {warp}",
+                info.subgroup_size
+            )));
+        }
+        if refl.uses_global_addresses && !self.bda {
+            return Err(self.unsupported("bufferDeviceAddress is not supported"));
+        }
+        if refl.shared_bytes > info.max_shared_bytes {
+            return Err(self.unsupported(format!(
+                "shader needs {} shared bytes, device allows {}",
+                refl.shared_bytes, info.max_shared_bytes
+            )));
+        }
+        let ls = refl.local_size;
+        let lmax = info.max_workgroup_size;
+        if (0..3).any(|k| ls[k] > lmax[k])
+            || ls.iter().map(|&x| x.max(1) as u64).product::<u64>()
+                > info.max_workgroup_invocations as u64
+        {
+            return Err(self.unsupported(format!(
+                "local size {ls:?} exceeds the device's limits {lmax:?} / {} invocations",
+                info.max_workgroup_invocations
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Creates the compute pipeline of `module` (reflection `refl`, checked by
+/// [`Device::check_kernel`]) with layout `pl`: 32-lane subgroups required when the shader
+/// relies on them, a variable workgroup size specialised to `refl.local_size`.
+pub(crate) fn compute_pipeline(
+    s: &mut Scope<'_>,
+    module: vk::ShaderModule,
+    pl: vk::PipelineLayout,
+    refl: &Reflection,
+) -> Result<vk::Pipeline, Error> {
+    let info = s.dev.info();
+    let warp = refl.required_subgroup_size();
+    let ls = refl.local_size;
+    let entry = std::ffi::CString::new(refl.entry_name())
+        .map_err(|_| Error::Job("entry point name contains NUL".into()))?;
+    let mut req = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+        .required_subgroup_size(warp);
+    let mut stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .module(module)
+        .name(&entry);
+    if warp != 0 && warp != info.subgroup_size {
+        stage = stage.push_next(&mut req);
+    }
+    // A variable workgroup size: spec constants 0, 1, 2 = the local size.
+    let spec_map: Vec<vk::SpecializationMapEntry> = (0..3u32)
+        .map(|k| {
+            vk::SpecializationMapEntry::default()
+                .constant_id(k)
+                .offset(4 * k)
+                .size(4)
+        })
+        .collect();
+    let spec_data: Vec<u8> = ls.iter().flat_map(|x| x.max(&1).to_le_bytes()).collect();
+    let spec = vk::SpecializationInfo::default()
+        .map_entries(&spec_map)
+        .data(&spec_data);
+    if refl.local_size_spec {
+        stage = stage.specialization_info(&spec);
+    }
+    let ci = [vk::ComputePipelineCreateInfo::default()
+        .stage(stage)
+        .layout(pl)];
+    // SAFETY: the module and layout come from this device; the pipeline is recorded in the
+    // scope.
+    let made = unsafe {
+        s.dev
+            .device
+            .create_compute_pipelines(vk::PipelineCache::null(), &ci, None)
+    };
+    s.pipeline("vkCreateComputePipelines", made)
 }
 
 /// Creates a job's buffers (storage and uniform; buffer `i` at least `need[i]` bytes), writes

@@ -576,6 +576,7 @@ pub(crate) struct Scope<'d> {
     pub fences: std::cell::RefCell<Vec<vk::Fence>>,
     pub render_passes: Vec<vk::RenderPass>,
     pub framebuffers: Vec<vk::Framebuffer>,
+    pub query_pools: Vec<vk::QueryPool>,
 }
 
 impl<'d> Scope<'d> {
@@ -597,6 +598,7 @@ impl<'d> Scope<'d> {
             fences: Default::default(),
             render_passes: Vec::new(),
             framebuffers: Vec::new(),
+            query_pools: Vec::new(),
         }
     }
 
@@ -808,6 +810,9 @@ impl Drop for Scope<'_> {
             }
             for &p in &self.pipelines {
                 d.destroy_pipeline(p, None);
+            }
+            for &q in &self.query_pools {
+                d.destroy_query_pool(q, None);
             }
             for &f in &self.framebuffers {
                 d.destroy_framebuffer(f, None);

@@ -13,8 +13,8 @@ use crate::image::{TexFormat, TextureSpec};
 use crate::io_json::{compare_bytes, IoJson, Mismatch};
 use crate::reflection::Reflection;
 use crate::render::{
-    attribute_format, Image, MiddleStage, RenderJob, Stage, Tessellation, Topology,
-    VertexAttribute, VertexBuffer,
+    attribute_format, Image, LoweredGeometry, MiddleStage, RenderJob, Stage, Tessellation,
+    Topology, VertexAttribute, VertexBuffer,
 };
 
 /// A number given as JSON number or as a string (`"0x140"`, `"320"`).
@@ -754,6 +754,22 @@ pub struct AttributeDesc {
     pub offset: u32,
 }
 
+/// The three passes of a lowered geometry pipeline in a render job file (docs/exec-job.md):
+/// drawn instead of `vertex`, bound like the stages they replace.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoweredGeometryDesc {
+    /// The capture vertex shader (`vertex_capture`; bound with `vertex_bind`).
+    pub capture: ShaderDesc,
+    /// The geometry kernel (`geometry_kernel`, a compute module).
+    pub kernel: ShaderDesc,
+    /// The draw pass's vertex shader (`geometry_draw`).
+    pub draw: ShaderDesc,
+    /// The kernel's bindings (the geometry shader's own resources).
+    #[serde(default)]
+    pub kernel_bind: Vec<BindDesc>,
+}
+
 /// A `dmsh render` job file (docs/exec-job.md).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -761,8 +777,9 @@ pub struct RenderJobFile {
     /// Format tag, `dmsh-render/1` (optional).
     #[serde(default)]
     pub format: Option<String>,
-    /// Vertex shader.
-    pub vertex: ShaderDesc,
+    /// Vertex shader (required unless `lowered_geometry` replaces it).
+    #[serde(default)]
+    pub vertex: Option<ShaderDesc>,
     /// Fragment shader.
     pub fragment: ShaderDesc,
     /// Target width.
@@ -799,7 +816,8 @@ pub struct RenderJobFile {
     #[serde(default)]
     pub instance_count: u32,
     /// `triangle_list` (default), `triangle_strip`, `triangle_fan`, `line_list`, `line_strip`,
-    /// `point_list`.
+    /// `point_list`, `line_list_adjacency`, `line_strip_adjacency`, `triangle_list_adjacency`,
+    /// `triangle_strip_adjacency`.
     #[serde(default)]
     pub topology: Option<String>,
     /// Buffers by name.
@@ -835,6 +853,9 @@ pub struct RenderJobFile {
     /// Control points per patch (tessellation; the draw's vertices are patches of this many).
     #[serde(default)]
     pub patch_points: u32,
+    /// A lowered geometry pipeline drawn instead of `vertex` (not with `geometry`).
+    #[serde(default)]
+    pub lowered_geometry: Option<LoweredGeometryDesc>,
     /// Device addresses to write (`buffer` must be given).
     #[serde(default)]
     pub pointers: Vec<PointerDesc>,
@@ -952,6 +973,30 @@ impl RenderJobFile {
             Some(g) => Some(middle(g, &self.geometry_bind)?),
             None => None,
         };
+        let lowered_geometry = match &self.lowered_geometry {
+            Some(l) => {
+                if self.geometry.is_some() {
+                    return Err(Error::Job(
+                        "a job has geometry or lowered_geometry, not both".into(),
+                    ));
+                }
+                Some(LoweredGeometry {
+                    capture: stage(&l.capture)?,
+                    kernel: middle(&l.kernel, &l.kernel_bind)?,
+                    draw: stage(&l.draw)?,
+                })
+            }
+            None => None,
+        };
+        let vertex = match (&self.vertex, &lowered_geometry) {
+            (Some(v), _) => stage(v)?,
+            (None, Some(_)) => Stage::default(),
+            (None, None) => {
+                return Err(Error::Job(
+                    "a render job needs a vertex shader (or lowered_geometry)".into(),
+                ))
+            }
+        };
         let tessellation = match (&self.tess_control, &self.tess_eval) {
             (Some(c), Some(e)) => Some(Tessellation {
                 control: middle(c, &self.tess_control_bind)?,
@@ -1011,7 +1056,7 @@ impl RenderJobFile {
         Ok(RenderPrepared {
             names: pool.buffers.iter().map(|b| b.name.clone()).collect(),
             job: RenderJob {
-                vertex: stage(&self.vertex)?,
+                vertex,
                 fragment: stage(&self.fragment)?,
                 width: self.width,
                 height: self.height,
@@ -1038,6 +1083,7 @@ impl RenderJobFile {
                 pointers: pool.pointers,
                 geometry,
                 tessellation,
+                lowered_geometry,
             },
             out_png: self.out_png.as_ref().map(|p| dir.join(p)),
             out_raw: self.out_raw.as_ref().map(|p| dir.join(p)),

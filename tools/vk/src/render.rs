@@ -1,16 +1,23 @@
 //! Render jobs: a vertex + fragment pair, with an optional geometry stage and tessellation
-//! stages between them, drawn into offscreen color targets, read back.
+//! stages between them, drawn into offscreen color targets, read back. A geometry shader may
+//! also come lowered (docs/geometry.md: [`LoweredGeometry`]): a capture vertex pass, a compute
+//! kernel and an indexed draw, the way Metal runs it, in one submission.
 //!
 //! Descriptor sets: every stage's reflection uses set 0 (docs/reflection.md). Guest bindings
 //! are per stage (a vertex and a fragment shader may both use uniform block 0 with different
 //! data), so the runner gives each stage a set of its own: the vertex stage's resources in
 //! set 0, the fragment stage's in set 1, then the tessellation control, tessellation
 //! evaluation and geometry stages' in the next sets in that order (those present), rewriting
-//! each module's `DescriptorSet 0` decorations to its set.
+//! each module's `DescriptorSet 0` decorations to its set. A lowered geometry pipeline's
+//! pipelines each have their own layout: the capture pass's resources (its own and the
+//! geometry buffers) in set 0, the kernel's in set 0 of the compute pipeline, and the final
+//! draw's vertex stage in set 0 with the fragment stage's in set 1.
 
 use std::time::Instant;
 
 use ash::vk;
+
+use dmsh_reflect::GeometryBuffer;
 
 use crate::bind;
 use crate::compute::{self, Bind, BufferSpec, PointerPatch};
@@ -104,31 +111,100 @@ pub enum Topology {
     LineStrip,
     /// Point list.
     PointList,
+    /// Line list with adjacency (4 vertices per line; needs a geometry stage's feature).
+    LineListAdjacency,
+    /// Line strip with adjacency.
+    LineStripAdjacency,
+    /// Triangle list with adjacency (6 vertices per triangle).
+    TriangleListAdjacency,
+    /// Triangle strip with adjacency.
+    TriangleStripAdjacency,
 }
 
 impl Topology {
-    /// Parses `triangle_list`, `triangle_strip`, `triangle_fan`, `line_list`, `line_strip`,
-    /// `point_list`.
+    /// Every topology, in the order of [`Topology::parse`]'s names.
+    pub const ALL: [Topology; 10] = [
+        Topology::PointList,
+        Topology::LineList,
+        Topology::LineStrip,
+        Topology::TriangleList,
+        Topology::TriangleStrip,
+        Topology::TriangleFan,
+        Topology::LineListAdjacency,
+        Topology::LineStripAdjacency,
+        Topology::TriangleListAdjacency,
+        Topology::TriangleStripAdjacency,
+    ];
+
+    /// Parses `point_list`, `line_list`, `line_strip`, `triangle_list`, `triangle_strip`,
+    /// `triangle_fan`, `line_list_adjacency`, `line_strip_adjacency`,
+    /// `triangle_list_adjacency`, `triangle_strip_adjacency`.
     pub fn parse(s: &str) -> Result<Self, Error> {
-        Ok(match s {
-            "triangle_list" => Topology::TriangleList,
-            "triangle_strip" => Topology::TriangleStrip,
-            "triangle_fan" => Topology::TriangleFan,
-            "line_list" => Topology::LineList,
-            "line_strip" => Topology::LineStrip,
-            "point_list" => Topology::PointList,
-            _ => return Err(Error::Job(format!("unknown topology {s:?}"))),
-        })
+        Self::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| Error::Job(format!("unknown topology {s:?}")))
     }
 
-    fn vk(self) -> vk::PrimitiveTopology {
+    /// Its name in job files and lowering records (`triangle_list`, …).
+    pub fn name(self) -> &'static str {
         match self {
-            Topology::TriangleList => vk::PrimitiveTopology::TRIANGLE_LIST,
-            Topology::TriangleStrip => vk::PrimitiveTopology::TRIANGLE_STRIP,
-            Topology::TriangleFan => vk::PrimitiveTopology::TRIANGLE_FAN,
-            Topology::LineList => vk::PrimitiveTopology::LINE_LIST,
-            Topology::LineStrip => vk::PrimitiveTopology::LINE_STRIP,
-            Topology::PointList => vk::PrimitiveTopology::POINT_LIST,
+            Topology::PointList => "point_list",
+            Topology::LineList => "line_list",
+            Topology::LineStrip => "line_strip",
+            Topology::TriangleList => "triangle_list",
+            Topology::TriangleStrip => "triangle_strip",
+            Topology::TriangleFan => "triangle_fan",
+            Topology::LineListAdjacency => "line_list_adjacency",
+            Topology::LineStripAdjacency => "line_strip_adjacency",
+            Topology::TriangleListAdjacency => "triangle_list_adjacency",
+            Topology::TriangleStripAdjacency => "triangle_strip_adjacency",
+        }
+    }
+
+    /// Whether it is one of the four adjacency topologies.
+    pub fn is_adjacency(self) -> bool {
+        matches!(
+            self,
+            Topology::LineListAdjacency
+                | Topology::LineStripAdjacency
+                | Topology::TriangleListAdjacency
+                | Topology::TriangleStripAdjacency
+        )
+    }
+
+    /// The primitives a draw of `vertices` vertices assembles: lists n/k, strips n−k+1, fans
+    /// n−2, line strips with adjacency n−3, triangle lists with adjacency n/6, triangle strips
+    /// with adjacency (n−4)/2 (0 when too few vertices).
+    pub fn primitives(self, vertices: u32) -> u32 {
+        let n = vertices;
+        match self {
+            Topology::PointList => n,
+            Topology::LineList => n / 2,
+            Topology::LineStrip => n.saturating_sub(1),
+            Topology::TriangleList => n / 3,
+            Topology::TriangleStrip | Topology::TriangleFan => n.saturating_sub(2),
+            Topology::LineListAdjacency => n / 4,
+            Topology::LineStripAdjacency => n.saturating_sub(3),
+            Topology::TriangleListAdjacency => n / 6,
+            Topology::TriangleStripAdjacency => n.saturating_sub(4) / 2,
+        }
+    }
+
+    /// The Vulkan topology.
+    pub fn vk(self) -> vk::PrimitiveTopology {
+        use vk::PrimitiveTopology as P;
+        match self {
+            Topology::TriangleList => P::TRIANGLE_LIST,
+            Topology::TriangleStrip => P::TRIANGLE_STRIP,
+            Topology::TriangleFan => P::TRIANGLE_FAN,
+            Topology::LineList => P::LINE_LIST,
+            Topology::LineStrip => P::LINE_STRIP,
+            Topology::PointList => P::POINT_LIST,
+            Topology::LineListAdjacency => P::LINE_LIST_WITH_ADJACENCY,
+            Topology::LineStripAdjacency => P::LINE_STRIP_WITH_ADJACENCY,
+            Topology::TriangleListAdjacency => P::TRIANGLE_LIST_WITH_ADJACENCY,
+            Topology::TriangleStripAdjacency => P::TRIANGLE_STRIP_WITH_ADJACENCY,
         }
     }
 }
@@ -152,6 +228,30 @@ pub struct Tessellation {
     pub eval: MiddleStage,
     /// Control points per input patch (1–32).
     pub patch_points: u32,
+}
+
+/// A geometry shader lowered into three passes that a pipeline without a geometry stage runs
+/// (docs/geometry.md), in place of the job's vertex shader: each module's reflection has a
+/// `lowering` record naming its pass, and the buffers between the passes are its `geometry`
+/// resources (set 0, binding 240 + role), which the runner makes, zero-filled.
+///
+/// In one submission: the capture pass draws the job's vertices (its vertex buffers,
+/// attributes, count and topology) with rasterization off, writing one vertex record per
+/// vertex index into `vertices_in`; the kernel runs one invocation per input primitive ×
+/// geometry-shader invocation (`ceil(prims × invocations / local_size)` workgroups), writing
+/// `vertices_out` and the `indices` list; the draw pass draws prims × invocations ×
+/// `indices_per_invocation` of those indices (the index buffer, 32-bit) as a list of the
+/// kernel's `output` primitive, with the job's fragment shader, targets and state.
+#[derive(Debug, Clone, Default)]
+pub struct LoweredGeometry {
+    /// `vertex_capture`: the application's vertex shader writing vertex records; bound with
+    /// the job's `vertex_binds`.
+    pub capture: Stage,
+    /// `geometry_kernel`: the geometry shader as a compute kernel, with its own binds.
+    pub kernel: MiddleStage,
+    /// `geometry_draw`: the pass-through vertex shader reading the kernel's vertex records
+    /// (geometry buffers only; no vertex input).
+    pub draw: Stage,
 }
 
 /// One draw of a vertex + fragment pair (and optional geometry and tessellation stages).
@@ -211,43 +311,115 @@ pub struct RenderJob {
     pub geometry: Option<MiddleStage>,
     /// Tessellation stages (need the tessellationShader feature).
     pub tessellation: Option<Tessellation>,
+    /// A lowered geometry pipeline drawn instead of `vertex` (then ignored) and without
+    /// `geometry`; needs the vertexPipelineStoresAndAtomics feature.
+    pub lowered_geometry: Option<LoweredGeometry>,
+}
+
+/// One shader of a draw as the runner binds it.
+struct StageUse<'a> {
+    /// The shader.
+    stage: &'a Stage,
+    /// The job's binds for its resources.
+    binds: &'a [Bind],
+    /// Its role, in messages (`vertex`, `geometry_kernel`, …).
+    name: &'static str,
+    /// The stage its reflection must name (when it names one).
+    reflection_stage: &'static str,
+    /// Its Vulkan stage.
+    flag: vk::ShaderStageFlags,
+    /// Its descriptor set in its pipeline's layout.
+    set: u32,
+    /// A pass of a lowered geometry pipeline (its `geometry` resources are the runner's
+    /// buffers).
+    lowered: bool,
+}
+
+impl<'a> StageUse<'a> {
+    /// A stage of a plain draw: its reflection names the stage `name`, its resources are the
+    /// job's.
+    fn plain(
+        stage: &'a Stage,
+        binds: &'a [Bind],
+        name: &'static str,
+        flag: vk::ShaderStageFlags,
+        set: u32,
+    ) -> Self {
+        StageUse {
+            stage,
+            binds,
+            name,
+            reflection_stage: name,
+            flag,
+            set,
+            lowered: false,
+        }
+    }
 }
 
 impl RenderJob {
-    /// Every stage with its bindings, the reflection stage name it must have and its Vulkan
-    /// stage, in descriptor-set order (vertex, fragment, tessellation control and evaluation,
-    /// geometry).
-    fn stages(&self) -> Vec<(&Stage, &[Bind], &'static str, vk::ShaderStageFlags)> {
+    /// Every shader with its bindings, in descriptor-set order: vertex, fragment,
+    /// tessellation control and evaluation, geometry; with a lowered geometry pipeline:
+    /// capture, fragment, kernel, draw (at [`LOWERED_CAPTURE`] … [`LOWERED_DRAW`]).
+    fn stages(&self) -> Vec<StageUse<'_>> {
         use vk::ShaderStageFlags as F;
-        let mut v: Vec<(&Stage, &[Bind], &'static str, F)> = vec![
-            (&self.vertex, &self.vertex_binds, "vertex", F::VERTEX),
-            (
-                &self.fragment,
-                &self.fragment_binds,
-                "fragment",
-                F::FRAGMENT,
-            ),
-        ];
+        let fragment = StageUse::plain(
+            &self.fragment,
+            &self.fragment_binds,
+            "fragment",
+            F::FRAGMENT,
+            1,
+        );
+        if let Some(lg) = &self.lowered_geometry {
+            let pass = |stage, binds, name, reflection_stage, flag| StageUse {
+                stage,
+                binds,
+                name,
+                reflection_stage,
+                flag,
+                set: 0,
+                lowered: true,
+            };
+            let k = &lg.kernel;
+            return vec![
+                pass(
+                    &lg.capture,
+                    &self.vertex_binds,
+                    "vertex_capture",
+                    "vertex",
+                    F::VERTEX,
+                ),
+                fragment,
+                pass(&k.stage, &k.binds, "geometry_kernel", "compute", F::COMPUTE),
+                pass(&lg.draw, &[], "geometry_draw", "vertex", F::VERTEX),
+            ];
+        }
+        let vertex = StageUse::plain(&self.vertex, &self.vertex_binds, "vertex", F::VERTEX, 0);
+        let mut middle: Vec<(&MiddleStage, &'static str, F)> = Vec::new();
         if let Some(t) = &self.tessellation {
-            v.push((
-                &t.control.stage,
-                &t.control.binds,
-                "tess_control",
-                F::TESSELLATION_CONTROL,
-            ));
-            v.push((
-                &t.eval.stage,
-                &t.eval.binds,
-                "tess_eval",
-                F::TESSELLATION_EVALUATION,
-            ));
+            middle.push((&t.control, "tess_control", F::TESSELLATION_CONTROL));
+            middle.push((&t.eval, "tess_eval", F::TESSELLATION_EVALUATION));
         }
         if let Some(g) = &self.geometry {
-            v.push((&g.stage, &g.binds, "geometry", F::GEOMETRY));
+            middle.push((g, "geometry", F::GEOMETRY));
+        }
+        let mut v = vec![vertex, fragment];
+        for (m, name, flag) in middle {
+            let set = v.len() as u32;
+            v.push(StageUse::plain(&m.stage, &m.binds, name, flag, set));
         }
         v
     }
 }
+
+/// Index in [`RenderJob::stages`] of a lowered pipeline's capture pass.
+const LOWERED_CAPTURE: usize = 0;
+/// … of the fragment stage.
+const LOWERED_FRAGMENT: usize = 1;
+/// … of the kernel.
+const LOWERED_KERNEL: usize = 2;
+/// … of the draw pass's vertex stage.
+const LOWERED_DRAW: usize = 3;
 
 /// A read-back color target.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -410,8 +582,16 @@ pub struct RenderOutputs {
     pub device: String,
     /// Milliseconds to create the pipeline.
     pub pipeline_ms: f64,
-    /// Milliseconds from submit to fence (includes lavapipe's first-use compile).
+    /// Milliseconds from submit to fence (includes lavapipe's first-use compile); with a
+    /// lowered geometry pipeline, all three passes (one submission).
     pub draw_ms: f64,
+    /// GPU milliseconds per pass from timestamp queries: `draw` for a plain draw;
+    /// `vertex_capture`, `geometry_kernel` and `geometry_draw` for a lowered geometry
+    /// pipeline. Empty when the queue has no timestamps.
+    pub pass_ms: Vec<(String, f64)>,
+    /// A lowered geometry pipeline's buffers after the draw, by role (`vertices_in`,
+    /// `vertices_out`, `indices`, `params`, `index_source`); empty otherwise.
+    pub geometry: Vec<Vec<u8>>,
 }
 
 /// Rewrites `OpDecorate %x DescriptorSet from` to `to` in a SPIR-V module.
@@ -435,12 +615,521 @@ pub fn render(job: &RenderJob) -> Result<RenderOutputs, Error> {
     crate::device::shared()?.render(job)
 }
 
+/// What the runner derives from a lowered geometry pipeline's lowering records for one draw
+/// (docs/geometry.md).
+#[derive(Debug, Clone, Copy)]
+struct LoweredPlan {
+    /// Kernel workgroups (in x).
+    groups: u32,
+    /// Indices the final draw reads.
+    index_count: u32,
+    /// The final draw's topology (a list of the kernel's output primitive).
+    output: vk::PrimitiveTopology,
+    /// The capture draw's topology.
+    capture_topology: vk::PrimitiveTopology,
+    /// Bytes of each geometry buffer, by role.
+    sizes: [u64; 5],
+    /// The kernel's `params` words.
+    params: [u32; 8],
+}
+
+/// The lowering record of `st`, which must be pass `pass`.
+fn lowering<'a>(st: &'a Stage, pass: &str) -> Result<&'a dmsh_reflect::Lowering, Error> {
+    match &st.reflection.lowering {
+        Some(l) if l.pass == pass => Ok(l),
+        Some(l) => Err(Error::Job(format!(
+            "the {pass} shader's reflection says lowering pass {:?}",
+            l.pass
+        ))),
+        None => Err(Error::Job(format!(
+            "the {pass} shader's reflection has no lowering record (docs/geometry.md)"
+        ))),
+    }
+}
+
+/// One graphics pipeline of a draw: its shaders, vertex input and primitive assembly; the
+/// rest (viewports, rasterization, samples, blending, depth) is the job's.
+struct PipelineShape<'a> {
+    /// (module, reflection, stage) of each shader.
+    shaders: Vec<(vk::ShaderModule, &'a Reflection, vk::ShaderStageFlags)>,
+    /// The pipeline layout.
+    layout: vk::PipelineLayout,
+    /// Reads the job's vertex buffers and attributes (else no vertex input).
+    vertex_input: bool,
+    /// Primitive topology.
+    topology: vk::PrimitiveTopology,
+    /// Control points per patch (tessellation).
+    patch_points: Option<u32>,
+    /// Rasterizer discard: a pass that only writes buffers.
+    discard: bool,
+}
+
+/// A pipeline with its layout and descriptor sets (set n = `sets[n]`; null sets are not bound).
+struct Bound {
+    pipeline: vk::Pipeline,
+    layout: vk::PipelineLayout,
+    sets: Vec<vk::DescriptorSet>,
+}
+
+impl Bound {
+    /// Binds the pipeline and its sets.
+    ///
+    /// # Safety
+    /// `cb` is recording; the handles come from `d`.
+    unsafe fn bind(&self, d: &ash::Device, cb: vk::CommandBuffer, point: vk::PipelineBindPoint) {
+        d.cmd_bind_pipeline(cb, point, self.pipeline);
+        for (i, &set) in self.sets.iter().enumerate() {
+            if set != vk::DescriptorSet::null() {
+                d.cmd_bind_descriptor_sets(cb, point, self.layout, i as u32, &[set], &[]);
+            }
+        }
+    }
+}
+
+/// Creates the render pass of the job's targets (single-sampled read-back targets, then the
+/// multisampled ones they resolve from, then the depth target; everything cleared) and its
+/// framebuffer over `views` (in that order).
+fn target_pass(
+    s: &mut Scope<'_>,
+    job: &RenderJob,
+    targets: &[TexFormat],
+    views: &[vk::ImageView],
+) -> Result<(vk::RenderPass, vk::Framebuffer), Error> {
+    let msaa = job.samples > 1;
+    let d = &s.dev.device;
+    // Attachments: the read-back targets, then (multisampled) the sampled targets.
+    let att = |f: &TexFormat, samples: u32, load: vk::AttachmentLoadOp| {
+        vk::AttachmentDescription::default()
+            .format(f.vk())
+            .samples(image::sample_flags(samples))
+            .load_op(load)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .final_layout(vk::ImageLayout::GENERAL)
+    };
+    let n = targets.len() as u32;
+    let mut atts: Vec<vk::AttachmentDescription> = targets
+        .iter()
+        .map(|f| {
+            let load = if msaa {
+                vk::AttachmentLoadOp::DONT_CARE
+            } else {
+                vk::AttachmentLoadOp::CLEAR
+            };
+            att(f, 1, load)
+        })
+        .collect();
+    if msaa {
+        atts.extend(
+            targets
+                .iter()
+                .map(|f| att(f, job.samples, vk::AttachmentLoadOp::CLEAR)),
+        );
+    }
+    let aref = |i: u32| {
+        vk::AttachmentReference::default()
+            .attachment(i)
+            .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+    };
+    let (refs, resolves): (Vec<_>, Vec<_>) = if msaa {
+        ((n..2 * n).map(aref).collect(), (0..n).map(aref).collect())
+    } else {
+        ((0..n).map(aref).collect(), Vec::new())
+    };
+    let dref = vk::AttachmentReference::default()
+        .attachment(atts.len() as u32)
+        .layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+    if job.depth {
+        atts.push(att(
+            &TexFormat::Depth32Float,
+            1,
+            vk::AttachmentLoadOp::CLEAR,
+        ));
+    }
+    let mut sub0 = vk::SubpassDescription::default()
+        .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+        .color_attachments(&refs);
+    if job.depth {
+        sub0 = sub0.depth_stencil_attachment(&dref);
+    }
+    if msaa {
+        sub0 = sub0.resolve_attachments(&resolves);
+    }
+    let sub = [sub0];
+    let dep = [vk::SubpassDependency::default()
+        .src_subpass(0)
+        .dst_subpass(vk::SUBPASS_EXTERNAL)
+        .src_stage_mask(vk::PipelineStageFlags::ALL_GRAPHICS)
+        .dst_stage_mask(vk::PipelineStageFlags::ALL_COMMANDS)
+        .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+        .dst_access_mask(vk::AccessFlags::MEMORY_READ)];
+    // SAFETY: valid device; each handle is recorded in the scope right after creation.
+    unsafe {
+        let rp = d
+            .create_render_pass(
+                &vk::RenderPassCreateInfo::default()
+                    .attachments(&atts)
+                    .subpasses(&sub)
+                    .dependencies(&dep),
+                None,
+            )
+            .vk("vkCreateRenderPass")?;
+        s.render_passes.push(rp);
+        let fb = d
+            .create_framebuffer(
+                &vk::FramebufferCreateInfo::default()
+                    .render_pass(rp)
+                    .attachments(views)
+                    .width(job.width)
+                    .height(job.height)
+                    .layers(job.layers.max(1)),
+                None,
+            )
+            .vk("vkCreateFramebuffer")?;
+        s.framebuffers.push(fb);
+        Ok((rp, fb))
+    }
+}
+
+/// Creates a graphics pipeline of `shape` in subpass 0 of `rp`, with the job's viewports,
+/// rasterization (fill, no culling, counter-clockwise front), samples, blending and depth.
+fn graphics_pipeline(
+    s: &mut Scope<'_>,
+    job: &RenderJob,
+    targets: &[TexFormat],
+    rp: vk::RenderPass,
+    shape: &PipelineShape<'_>,
+) -> Result<vk::Pipeline, Error> {
+    let entries = shape
+        .shaders
+        .iter()
+        .map(|st| std::ffi::CString::new(st.1.entry_name()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| Error::Job("entry point name contains NUL".into()))?;
+    let stage_info: Vec<vk::PipelineShaderStageCreateInfo> = shape
+        .shaders
+        .iter()
+        .zip(&entries)
+        .map(|(&(m, _, flag), e)| {
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(flag)
+                .module(m)
+                .name(e)
+        })
+        .collect();
+    let (vb_desc, at_desc): (Vec<_>, Vec<_>) = if shape.vertex_input {
+        let vb = job
+            .vertex_buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                vk::VertexInputBindingDescription::default()
+                    .binding(i as u32)
+                    .stride(b.stride)
+                    .input_rate(if b.per_instance {
+                        vk::VertexInputRate::INSTANCE
+                    } else {
+                        vk::VertexInputRate::VERTEX
+                    })
+            })
+            .collect();
+        let at = job
+            .attributes
+            .iter()
+            .map(|a| {
+                vk::VertexInputAttributeDescription::default()
+                    .location(a.location)
+                    .binding(a.binding)
+                    .format(a.format)
+                    .offset(a.offset)
+            })
+            .collect();
+        (vb, at)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let vi = vk::PipelineVertexInputStateCreateInfo::default()
+        .vertex_binding_descriptions(&vb_desc)
+        .vertex_attribute_descriptions(&at_desc);
+    let ia = vk::PipelineInputAssemblyStateCreateInfo::default().topology(shape.topology);
+    let ts = vk::PipelineTessellationStateCreateInfo::default()
+        .patch_control_points(shape.patch_points.unwrap_or(1));
+    let full = [0.0, 0.0, job.width as f32, job.height as f32];
+    let vp: Vec<vk::Viewport> = if job.viewports.is_empty() {
+        vec![full]
+    } else {
+        job.viewports.clone()
+    }
+    .iter()
+    .map(|v| vk::Viewport {
+        x: v[0],
+        y: v[1],
+        width: v[2],
+        height: v[3],
+        min_depth: 0.0,
+        max_depth: 1.0,
+    })
+    .collect();
+    let sc: Vec<vk::Rect2D> = vp
+        .iter()
+        .map(|_| vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: job.width,
+                height: job.height,
+            },
+        })
+        .collect();
+    let vps = vk::PipelineViewportStateCreateInfo::default()
+        .viewports(&vp)
+        .scissors(&sc);
+    let rs = vk::PipelineRasterizationStateCreateInfo::default()
+        .rasterizer_discard_enable(shape.discard)
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(vk::CullModeFlags::NONE)
+        .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
+        .line_width(1.0);
+    let msi = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(image::sample_flags(job.samples));
+    let cba: Vec<vk::PipelineColorBlendAttachmentState> = targets
+        .iter()
+        .map(|f| {
+            let blendable = matches!(
+                f,
+                TexFormat::Rgba8Unorm
+                    | TexFormat::Rgba16Float
+                    | TexFormat::Rgba32Float
+                    | TexFormat::R32Float
+            );
+            vk::PipelineColorBlendAttachmentState::default()
+                .blend_enable(job.blend && blendable)
+                .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
+                .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+                .color_blend_op(vk::BlendOp::ADD)
+                .src_alpha_blend_factor(vk::BlendFactor::ONE)
+                .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+                .alpha_blend_op(vk::BlendOp::ADD)
+                .color_write_mask(vk::ColorComponentFlags::RGBA)
+        })
+        .map(|a| if job.dual_source { dual_source(a) } else { a })
+        .collect();
+    let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&cba);
+    let ds = vk::PipelineDepthStencilStateCreateInfo::default()
+        .depth_test_enable(true)
+        .depth_write_enable(true)
+        .depth_compare_op(vk::CompareOp::ALWAYS);
+    let mut ci = [vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stage_info)
+        .vertex_input_state(&vi)
+        .input_assembly_state(&ia)
+        .viewport_state(&vps)
+        .rasterization_state(&rs)
+        .multisample_state(&msi)
+        .color_blend_state(&cb)
+        .layout(shape.layout)
+        .render_pass(rp)
+        .subpass(0)];
+    if job.depth {
+        ci[0] = ci[0].depth_stencil_state(&ds);
+    }
+    if shape.patch_points.is_some() {
+        ci[0] = ci[0].tessellation_state(&ts);
+    }
+    // SAFETY: the modules, layout and render pass come from this device; the pipeline is
+    // recorded in the scope.
+    let made = unsafe {
+        s.dev
+            .device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &ci, None)
+    };
+    s.pipeline("vkCreateGraphicsPipelines", made)
+}
+
+/// A memory barrier between two passes of one command buffer.
+///
+/// # Safety
+/// `cb` is recording, outside a render pass.
+unsafe fn barrier(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    (src_stage, src): (vk::PipelineStageFlags, vk::AccessFlags),
+    (dst_stage, dst): (vk::PipelineStageFlags, vk::AccessFlags),
+) {
+    let mb = [vk::MemoryBarrier::default()
+        .src_access_mask(src)
+        .dst_access_mask(dst)];
+    d.cmd_pipeline_barrier(
+        cb,
+        src_stage,
+        dst_stage,
+        vk::DependencyFlags::empty(),
+        &mb,
+        &[],
+        &[],
+    );
+}
+
 impl Device {
+    /// Checks a lowered geometry pipeline against the job and the device and works out its
+    /// dispatch, draw and buffer sizes.
+    fn lowered_plan(&self, job: &RenderJob, lg: &LoweredGeometry) -> Result<LoweredPlan, Error> {
+        let bad = |m: String| Err(Error::Job(m));
+        if job.geometry.is_some() {
+            return bad(
+                "a job has a geometry stage or a lowered geometry pipeline, not both".into(),
+            );
+        }
+        if job.tessellation.is_some() {
+            return bad("tessellation before a lowered geometry pipeline is not supported".into());
+        }
+        if job.instance_count > 1 {
+            return bad(format!(
+                "{} instances: a lowered geometry pipeline draws one (vertex records are per \
+                 vertex index)",
+                job.instance_count
+            ));
+        }
+        let capture = lowering(&lg.capture, "vertex_capture")?;
+        let k = lowering(&lg.kernel.stage, "geometry_kernel")?;
+        let draw = lowering(&lg.draw, "geometry_draw")?;
+        if k.record_bytes == 0 || !k.record_bytes.is_multiple_of(4) {
+            return bad(format!(
+                "geometry_kernel: record_bytes {} is not a positive multiple of 4",
+                k.record_bytes
+            ));
+        }
+        for (l, pass) in [(capture, "vertex_capture"), (draw, "geometry_draw")] {
+            if l.record_bytes != 0 && l.record_bytes != k.record_bytes {
+                return bad(format!(
+                    "{pass} records are {} bytes, the kernel's {}",
+                    l.record_bytes, k.record_bytes
+                ));
+            }
+        }
+        for (v, field) in [
+            (k.invocations, "invocations"),
+            (k.max_vertices, "max_vertices"),
+            (k.indices_per_invocation, "indices_per_invocation"),
+        ] {
+            if v == 0 {
+                return bad(format!("geometry_kernel: lowering {field} is 0"));
+            }
+        }
+        let output = match k.output.as_str() {
+            "points" => vk::PrimitiveTopology::POINT_LIST,
+            "lines" => vk::PrimitiveTopology::LINE_LIST,
+            "triangles" => vk::PrimitiveTopology::TRIANGLE_LIST,
+            o => {
+                return bad(format!(
+                    "geometry_kernel: lowering output {o:?} is not points, lines or triangles"
+                ))
+            }
+        };
+        let refl = &lg.kernel.stage.reflection;
+        let ls = refl.local_size;
+        let threads_per_group: u32 = if ls == [0; 3] {
+            0
+        } else {
+            ls.iter().map(|&x| x.max(1)).product()
+        };
+        let local = match (k.local_size, threads_per_group) {
+            (0, 0) => return bad("geometry_kernel: no local size in the reflection".into()),
+            (a, 0) => a,
+            (0, b) => b,
+            (a, b) if a == b => a,
+            (a, _) => {
+                return bad(format!(
+                    "geometry_kernel: lowering local_size {a}, reflection local_size {ls:?}"
+                ))
+            }
+        };
+        let name = job.topology.name();
+        if !k.topologies.iter().any(|t| t == name) {
+            let serves = if k.topologies.is_empty() {
+                "no topology (its lowering lists none)".to_string()
+            } else {
+                k.topologies.join(", ")
+            };
+            return bad(format!(
+                "the job draws {name}, but the geometry kernel serves {serves}"
+            ));
+        }
+        self.check_kernel(refl)?;
+        if !self.info().has("vertexPipelineStoresAndAtomics") {
+            return Err(self.unsupported(
+                "a lowered geometry pipeline's capture pass needs vertexPipelineStoresAndAtomics",
+            ));
+        }
+        let prims = job.topology.primitives(job.vertex_count);
+        let threads = u64::from(prims) * u64::from(k.invocations);
+        let groups = threads.div_ceil(u64::from(local));
+        let max_groups = self.info().max_workgroup_count[0];
+        if groups > u64::from(max_groups) {
+            return bad(format!(
+                "{prims} primitives × {} invocations need {groups} workgroups of {local}; the \
+                 device dispatches at most {max_groups}",
+                k.invocations
+            ));
+        }
+        let indices = threads * u64::from(k.indices_per_invocation);
+        let Ok(index_count) = u32::try_from(indices) else {
+            return bad(format!("{indices} indices do not fit one draw"));
+        };
+        let rb = u64::from(k.record_bytes);
+        let sizes = [
+            u64::from(job.vertex_count) * rb,
+            (1 + threads * u64::from(k.max_vertices)) * rb,
+            indices * 4,
+            32,
+            16,
+        ]
+        .map(|n| n.max(16));
+        let limit = u64::from(self.info().max_storage_buffer_range).min(1 << 30);
+        for (role, &n) in GeometryBuffer::ALL.iter().zip(&sizes) {
+            if n > limit {
+                return bad(format!(
+                    "geometry buffer {} would be {n} bytes; at most {limit}",
+                    role.name()
+                ));
+            }
+        }
+        let capture_topology = if job.topology.is_adjacency() && !self.info().has("geometryShader")
+        {
+            // Adjacency topologies need the geometry feature; as points, every vertex is
+            // still captured once.
+            vk::PrimitiveTopology::POINT_LIST
+        } else {
+            job.topology.vk()
+        };
+        Ok(LoweredPlan {
+            groups: groups as u32,
+            index_count,
+            output,
+            capture_topology,
+            sizes,
+            // topology, primitives, first vertex, index size (non-indexed), first index, base
+            // vertex, 0, 0.
+            params: [job.topology.vk().as_raw() as u32, prims, 0, 0, 0, 0, 0, 0],
+        })
+    }
+
     /// Draws a render job on this device.
     pub fn render(&self, job: &RenderJob) -> Result<RenderOutputs, Error> {
+        let lowered = match &job.lowered_geometry {
+            Some(lg) => Some(self.lowered_plan(job, lg)?),
+            None => None,
+        };
         let stages = job.stages();
         if job.geometry.is_some() && !self.info().has("geometryShader") {
             return Err(self.unsupported("a geometry stage needs the geometryShader feature"));
+        }
+        if lowered.is_none() && job.topology.is_adjacency() && !self.info().has("geometryShader") {
+            return Err(self.unsupported(format!(
+                "topology {} needs the geometryShader feature",
+                job.topology.name()
+            )));
         }
         if let Some(t) = &job.tessellation {
             if !self.info().has("tessellationShader") {
@@ -455,16 +1144,18 @@ impl Device {
                 )));
             }
         }
-        for &(st, _, want, _) in &stages {
-            let s = &st.reflection.stage;
-            if !s.is_empty() && s != want {
+        for u in &stages {
+            let s = &u.stage.reflection.stage;
+            if !s.is_empty() && s != u.reflection_stage {
                 return Err(Error::Job(format!(
-                    "the {want} shader's reflection says stage {s:?}"
+                    "the {} shader's reflection says stage {s:?}",
+                    u.name
                 )));
             }
-            if st.reflection.resources.iter().any(|r| r.set != 0) {
+            if u.stage.reflection.resources.iter().any(|r| r.set != 0) {
                 return Err(Error::Job(format!(
-                    "{want}: resources outside descriptor set 0 are not supported"
+                    "{}: resources outside descriptor set 0 are not supported",
+                    u.name
                 )));
             }
         }
@@ -492,7 +1183,10 @@ impl Device {
         let nb = job.buffers.len();
         let plans = stages
             .iter()
-            .map(|&(st, binds, name, _)| bind::plan(&st.reflection, binds, nb, &job.textures, name))
+            .map(|u| {
+                let refl = &u.stage.reflection;
+                bind::plan(refl, u.binds, nb, &job.textures, u.name, u.lowered)
+            })
             .collect::<Result<Vec<_>, Error>>()?;
         for a in &job.attributes {
             if a.binding as usize >= job.vertex_buffers.len() {
@@ -544,6 +1238,22 @@ impl Device {
                 vk::BufferUsageFlags::VERTEX_BUFFER,
             )?;
             vbufs.push(s.buffers[i].buffer);
+        }
+        // The lowered pipeline's buffers, by role (zero-filled; params written).
+        let mut geom = Vec::new();
+        if let Some(lp) = &lowered {
+            for role in GeometryBuffer::ALL {
+                let (usage, init) = match role {
+                    GeometryBuffer::Indices => (vk::BufferUsageFlags::INDEX_BUFFER, Vec::new()),
+                    GeometryBuffer::Params => (
+                        vk::BufferUsageFlags::empty(),
+                        lp.params.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                    ),
+                    _ => (vk::BufferUsageFlags::empty(), Vec::new()),
+                };
+                let usage = usage | vk::BufferUsageFlags::STORAGE_BUFFER;
+                geom.push(s.buffer(lp.sizes[role as usize], &init, usage)?);
+            }
         }
         let msaa = job.samples > 1;
         if msaa {
@@ -616,248 +1326,118 @@ impl Device {
         let mut modules = Vec::with_capacity(stages.len());
         let mut dsls = Vec::with_capacity(stages.len());
         let mut sets = Vec::with_capacity(stages.len());
-        for (k, (&(st, _, _, flag), slots)) in stages.iter().zip(&plans).enumerate() {
-            let mut words = st.spirv.clone();
-            if k > 0 {
-                remap_descriptor_set(&mut words, 0, k as u32);
+        for (u, slots) in stages.iter().zip(&plans) {
+            let mut words = u.stage.spirv.clone();
+            if u.set > 0 {
+                remap_descriptor_set(&mut words, 0, u.set);
             }
             modules.push(s.module(&words)?);
-            let (dsl, set) = bind::make_set(&mut s, slots, flag, &idx, &imgs)?;
+            let (dsl, set) = bind::make_set(&mut s, slots, u.flag, &idx, &imgs, &geom)?;
             dsls.push(dsl);
             sets.push(set);
         }
-        let d = &self.device;
-        // SAFETY: every handle is created on this device and recorded in the scope.
-        let (pipeline, layout, rp, fb) = unsafe {
-            let pl = s.pipeline_layout(&dsls)?;
-            // Attachments: the read-back targets, then (multisampled) the sampled targets.
-            let att = |f: &TexFormat, samples: u32, load: vk::AttachmentLoadOp| {
-                vk::AttachmentDescription::default()
-                    .format(f.vk())
-                    .samples(image::sample_flags(samples))
-                    .load_op(load)
-                    .store_op(vk::AttachmentStoreOp::STORE)
-                    .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
-                    .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-                    .initial_layout(vk::ImageLayout::UNDEFINED)
-                    .final_layout(vk::ImageLayout::GENERAL)
-            };
-            let n = targets.len() as u32;
-            let mut atts: Vec<vk::AttachmentDescription> = targets
-                .iter()
-                .map(|f| {
-                    let load = if msaa {
-                        vk::AttachmentLoadOp::DONT_CARE
-                    } else {
-                        vk::AttachmentLoadOp::CLEAR
-                    };
-                    att(f, 1, load)
-                })
-                .collect();
-            if msaa {
-                atts.extend(
-                    targets
-                        .iter()
-                        .map(|f| att(f, job.samples, vk::AttachmentLoadOp::CLEAR)),
-                );
-            }
-            let aref = |i: u32| {
-                vk::AttachmentReference::default()
-                    .attachment(i)
-                    .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            };
-            let (refs, resolves): (Vec<_>, Vec<_>) = if msaa {
-                ((n..2 * n).map(aref).collect(), (0..n).map(aref).collect())
-            } else {
-                ((0..n).map(aref).collect(), Vec::new())
-            };
-            let dref = vk::AttachmentReference::default()
-                .attachment(atts.len() as u32)
-                .layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
-            if depth_rt.is_some() {
-                atts.push(att(
-                    &TexFormat::Depth32Float,
-                    1,
-                    vk::AttachmentLoadOp::CLEAR,
-                ));
-            }
-            let mut sub0 = vk::SubpassDescription::default()
-                .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-                .color_attachments(&refs);
-            if depth_rt.is_some() {
-                sub0 = sub0.depth_stencil_attachment(&dref);
-            }
-            if msaa {
-                sub0 = sub0.resolve_attachments(&resolves);
-            }
-            let sub = [sub0];
-            let dep = [vk::SubpassDependency::default()
-                .src_subpass(0)
-                .dst_subpass(vk::SUBPASS_EXTERNAL)
-                .src_stage_mask(vk::PipelineStageFlags::ALL_GRAPHICS)
-                .dst_stage_mask(vk::PipelineStageFlags::ALL_COMMANDS)
-                .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
-                .dst_access_mask(vk::AccessFlags::MEMORY_READ)];
-            let rp = d
-                .create_render_pass(
-                    &vk::RenderPassCreateInfo::default()
-                        .attachments(&atts)
-                        .subpasses(&sub)
-                        .dependencies(&dep),
-                    None,
-                )
-                .vk("vkCreateRenderPass")?;
-            s.render_passes.push(rp);
-            let views: Vec<vk::ImageView> = (rts.iter().chain(&ms).chain(&depth_rt))
-                .map(|r| r.view)
-                .collect();
-            let fb = d
-                .create_framebuffer(
-                    &vk::FramebufferCreateInfo::default()
-                        .render_pass(rp)
-                        .attachments(&views)
-                        .width(job.width)
-                        .height(job.height)
-                        .layers(layers),
-                    None,
-                )
-                .vk("vkCreateFramebuffer")?;
-            s.framebuffers.push(fb);
-            let entries = stages
-                .iter()
-                .map(|st| std::ffi::CString::new(st.0.reflection.entry_name()))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|_| Error::Job("entry point name contains NUL".into()))?;
-            let stage_info: Vec<vk::PipelineShaderStageCreateInfo> = stages
-                .iter()
-                .zip(&modules)
-                .zip(&entries)
-                .map(|((st, m), e)| {
-                    vk::PipelineShaderStageCreateInfo::default()
-                        .stage(st.3)
-                        .module(*m)
-                        .name(e)
-                })
-                .collect();
-            let vb_desc: Vec<vk::VertexInputBindingDescription> = job
-                .vertex_buffers
-                .iter()
-                .enumerate()
-                .map(|(i, b)| {
-                    vk::VertexInputBindingDescription::default()
-                        .binding(i as u32)
-                        .stride(b.stride)
-                        .input_rate(if b.per_instance {
-                            vk::VertexInputRate::INSTANCE
-                        } else {
-                            vk::VertexInputRate::VERTEX
-                        })
-                })
-                .collect();
-            let at_desc: Vec<vk::VertexInputAttributeDescription> = job
-                .attributes
-                .iter()
-                .map(|a| {
-                    vk::VertexInputAttributeDescription::default()
-                        .location(a.location)
-                        .binding(a.binding)
-                        .format(a.format)
-                        .offset(a.offset)
-                })
-                .collect();
-            let vi = vk::PipelineVertexInputStateCreateInfo::default()
-                .vertex_binding_descriptions(&vb_desc)
-                .vertex_attribute_descriptions(&at_desc);
-            let topology = match job.tessellation {
-                Some(_) => vk::PrimitiveTopology::PATCH_LIST,
-                None => job.topology.vk(),
-            };
-            let ia = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
-            let ts = vk::PipelineTessellationStateCreateInfo::default()
-                .patch_control_points(job.tessellation.as_ref().map_or(1, |t| t.patch_points));
-            let full = [0.0, 0.0, job.width as f32, job.height as f32];
-            let vp: Vec<vk::Viewport> = if job.viewports.is_empty() {
-                vec![full]
-            } else {
-                job.viewports.clone()
-            }
-            .iter()
-            .map(|v| vk::Viewport {
-                x: v[0],
-                y: v[1],
-                width: v[2],
-                height: v[3],
-                min_depth: 0.0,
-                max_depth: 1.0,
-            })
+        let views: Vec<vk::ImageView> = (rts.iter().chain(&ms).chain(&depth_rt))
+            .map(|r| r.view)
             .collect();
-            let sc: Vec<vk::Rect2D> = vp
-                .iter()
-                .map(|_| vk::Rect2D {
-                    offset: vk::Offset2D { x: 0, y: 0 },
-                    extent: vk::Extent2D {
-                        width: job.width,
-                        height: job.height,
+        let (rp, fb) = target_pass(&mut s, job, &targets, &views)?;
+        // The pipelines in the order they run, with their layouts and sets.
+        let shader = |k: usize| (modules[k], &stages[k].stage.reflection, stages[k].flag);
+        let mut passes: Vec<Bound> = Vec::new();
+        match &lowered {
+            None => {
+                let layout = s.pipeline_layout(&dsls)?;
+                let shape = PipelineShape {
+                    shaders: (0..stages.len()).map(shader).collect(),
+                    layout,
+                    vertex_input: true,
+                    topology: match job.tessellation {
+                        Some(_) => vk::PrimitiveTopology::PATCH_LIST,
+                        None => job.topology.vk(),
                     },
-                })
-                .collect();
-            let vps = vk::PipelineViewportStateCreateInfo::default()
-                .viewports(&vp)
-                .scissors(&sc);
-            let rs = vk::PipelineRasterizationStateCreateInfo::default()
-                .polygon_mode(vk::PolygonMode::FILL)
-                .cull_mode(vk::CullModeFlags::NONE)
-                .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
-                .line_width(1.0);
-            let msi = vk::PipelineMultisampleStateCreateInfo::default()
-                .rasterization_samples(image::sample_flags(job.samples));
-            let cba: Vec<vk::PipelineColorBlendAttachmentState> = targets
-                .iter()
-                .map(|f| {
-                    let blendable = matches!(
-                        f,
-                        TexFormat::Rgba8Unorm
-                            | TexFormat::Rgba16Float
-                            | TexFormat::Rgba32Float
-                            | TexFormat::R32Float
-                    );
-                    vk::PipelineColorBlendAttachmentState::default()
-                        .blend_enable(job.blend && blendable)
-                        .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
-                        .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
-                        .color_blend_op(vk::BlendOp::ADD)
-                        .src_alpha_blend_factor(vk::BlendFactor::ONE)
-                        .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
-                        .alpha_blend_op(vk::BlendOp::ADD)
-                        .color_write_mask(vk::ColorComponentFlags::RGBA)
-                })
-                .map(|a| if job.dual_source { dual_source(a) } else { a })
-                .collect();
-            let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&cba);
-            let ds = vk::PipelineDepthStencilStateCreateInfo::default()
-                .depth_test_enable(true)
-                .depth_write_enable(true)
-                .depth_compare_op(vk::CompareOp::ALWAYS);
-            let mut ci = [vk::GraphicsPipelineCreateInfo::default()
-                .stages(&stage_info)
-                .vertex_input_state(&vi)
-                .input_assembly_state(&ia)
-                .viewport_state(&vps)
-                .rasterization_state(&rs)
-                .multisample_state(&msi)
-                .color_blend_state(&cb)
-                .layout(pl)
-                .render_pass(rp)
-                .subpass(0)];
-            if depth_rt.is_some() {
-                ci[0] = ci[0].depth_stencil_state(&ds);
+                    patch_points: job.tessellation.as_ref().map(|t| t.patch_points),
+                    discard: false,
+                };
+                let pipeline = graphics_pipeline(&mut s, job, &targets, rp, &shape)?;
+                passes.push(Bound {
+                    pipeline,
+                    layout,
+                    sets: sets.clone(),
+                });
             }
-            if job.tessellation.is_some() {
-                ci[0] = ci[0].tessellation_state(&ts);
+            Some(lp) => {
+                let layout = s.pipeline_layout(&[dsls[LOWERED_CAPTURE]])?;
+                let shape = PipelineShape {
+                    shaders: vec![shader(LOWERED_CAPTURE)],
+                    layout,
+                    vertex_input: true,
+                    topology: lp.capture_topology,
+                    patch_points: None,
+                    discard: true,
+                };
+                let pipeline = graphics_pipeline(&mut s, job, &targets, rp, &shape)?;
+                passes.push(Bound {
+                    pipeline,
+                    layout,
+                    sets: vec![sets[LOWERED_CAPTURE]],
+                });
+                let layout = s.pipeline_layout(&[dsls[LOWERED_KERNEL]])?;
+                let refl = &stages[LOWERED_KERNEL].stage.reflection;
+                let pipeline =
+                    compute::compute_pipeline(&mut s, modules[LOWERED_KERNEL], layout, refl)?;
+                passes.push(Bound {
+                    pipeline,
+                    layout,
+                    sets: vec![sets[LOWERED_KERNEL]],
+                });
+                let layout = s.pipeline_layout(&[dsls[LOWERED_DRAW], dsls[LOWERED_FRAGMENT]])?;
+                let shape = PipelineShape {
+                    shaders: vec![shader(LOWERED_DRAW), shader(LOWERED_FRAGMENT)],
+                    layout,
+                    vertex_input: false,
+                    topology: lp.output,
+                    patch_points: None,
+                    discard: false,
+                };
+                let pipeline = graphics_pipeline(&mut s, job, &targets, rp, &shape)?;
+                passes.push(Bound {
+                    pipeline,
+                    layout,
+                    sets: vec![sets[LOWERED_DRAW], sets[LOWERED_FRAGMENT]],
+                });
             }
-            let made = d.create_graphics_pipelines(vk::PipelineCache::null(), &ci, None);
-            let p = s.pipeline("vkCreateGraphicsPipelines", made)?;
-            (p, pl, rp, fb)
+        }
+        // Timestamps around each pass, where the queue has them.
+        let stamps = if lowered.is_some() { 4 } else { 2 };
+        // SAFETY: valid instance, physical device and device; the pool is recorded in the
+        // scope.
+        let (query_pool, period, valid_bits) = unsafe {
+            let families = self
+                .instance
+                .get_physical_device_queue_family_properties(self.physical);
+            let bits = families
+                .get(self.queue_family as usize)
+                .map_or(0, |f| f.timestamp_valid_bits);
+            let period = self
+                .instance
+                .get_physical_device_properties(self.physical)
+                .limits
+                .timestamp_period;
+            let pool = if bits > 0 {
+                let q = self
+                    .device
+                    .create_query_pool(
+                        &vk::QueryPoolCreateInfo::default()
+                            .query_type(vk::QueryType::TIMESTAMP)
+                            .query_count(stamps),
+                        None,
+                    )
+                    .vk("vkCreateQueryPool")?;
+                s.query_pools.push(q);
+                Some(q)
+            } else {
+                None
+            };
+            (pool, period, bits)
         };
         let pipeline_ms = t0.elapsed().as_secs_f64() * 1e3;
         let t1 = Instant::now();
@@ -891,59 +1471,166 @@ impl Device {
                 },
             });
         }
+        let indices = geom
+            .get(GeometryBuffer::Indices as usize)
+            .map(|&i| s.buffers[i].buffer);
         let record = |d: &ash::Device, cb: vk::CommandBuffer| {
             for img in images {
                 image::record_upload(scope, d, cb, img, vk::ImageLayout::GENERAL);
             }
-            // SAFETY: recording into a command buffer in the recording state.
+            // SAFETY: recording into a command buffer in the recording state; every handle
+            // comes from this device.
             unsafe {
-                d.cmd_begin_render_pass(
-                    cb,
-                    &vk::RenderPassBeginInfo::default()
-                        .render_pass(rp)
-                        .framebuffer(fb)
-                        .render_area(vk::Rect2D {
-                            offset: vk::Offset2D { x: 0, y: 0 },
-                            extent: vk::Extent2D {
-                                width: job.width,
-                                height: job.height,
-                            },
-                        })
-                        .clear_values(&clears),
-                    vk::SubpassContents::INLINE,
-                );
-                d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-                for (i, &set) in sets.iter().enumerate() {
-                    if set != vk::DescriptorSet::null() {
-                        d.cmd_bind_descriptor_sets(
+                let stamp = |k: u32, stage: vk::PipelineStageFlags| {
+                    if let Some(q) = query_pool {
+                        d.cmd_write_timestamp(cb, stage, q, k);
+                    }
+                };
+                if let Some(q) = query_pool {
+                    d.cmd_reset_query_pool(cb, q, 0, stamps);
+                }
+                let begin = || {
+                    d.cmd_begin_render_pass(
+                        cb,
+                        &vk::RenderPassBeginInfo::default()
+                            .render_pass(rp)
+                            .framebuffer(fb)
+                            .render_area(vk::Rect2D {
+                                offset: vk::Offset2D { x: 0, y: 0 },
+                                extent: vk::Extent2D {
+                                    width: job.width,
+                                    height: job.height,
+                                },
+                            })
+                            .clear_values(&clears),
+                        vk::SubpassContents::INLINE,
+                    )
+                };
+                let vertex_buffers = || {
+                    if !vbufs.is_empty() {
+                        let offs = vec![0u64; vbufs.len()];
+                        d.cmd_bind_vertex_buffers(cb, 0, &vbufs, &offs);
+                    }
+                };
+                use vk::AccessFlags as A;
+                use vk::PipelineBindPoint as P;
+                use vk::PipelineStageFlags as S;
+                stamp(0, S::TOP_OF_PIPE);
+                match &lowered {
+                    None => {
+                        begin();
+                        passes[0].bind(d, cb, P::GRAPHICS);
+                        vertex_buffers();
+                        d.cmd_draw(cb, job.vertex_count, job.instance_count.max(1), 0, 0);
+                        d.cmd_end_render_pass(cb);
+                        stamp(1, S::BOTTOM_OF_PIPE);
+                    }
+                    Some(lp) => {
+                        // Pass 1: vertex records into vertices_in.
+                        begin();
+                        passes[0].bind(d, cb, P::GRAPHICS);
+                        vertex_buffers();
+                        d.cmd_draw(cb, job.vertex_count, 1, 0, 0);
+                        d.cmd_end_render_pass(cb);
+                        stamp(1, S::BOTTOM_OF_PIPE);
+                        barrier(
+                            d,
                             cb,
-                            vk::PipelineBindPoint::GRAPHICS,
-                            layout,
-                            i as u32,
-                            &[set],
-                            &[],
+                            (S::VERTEX_SHADER, A::SHADER_WRITE),
+                            (S::COMPUTE_SHADER, A::SHADER_READ | A::SHADER_WRITE),
                         );
+                        // Pass 2: the kernel writes vertices_out and indices.
+                        if lp.groups > 0 {
+                            passes[1].bind(d, cb, P::COMPUTE);
+                            d.cmd_dispatch(cb, lp.groups, 1, 1);
+                        }
+                        stamp(2, S::BOTTOM_OF_PIPE);
+                        // Its writes before the draw's vertex and index reads; the first
+                        // pass's attachment writes (clears) before the second's.
+                        let targets_out = S::COLOR_ATTACHMENT_OUTPUT
+                            | S::EARLY_FRAGMENT_TESTS
+                            | S::LATE_FRAGMENT_TESTS;
+                        let attachment_writes =
+                            A::COLOR_ATTACHMENT_WRITE | A::DEPTH_STENCIL_ATTACHMENT_WRITE;
+                        barrier(
+                            d,
+                            cb,
+                            (
+                                S::COMPUTE_SHADER | targets_out,
+                                A::SHADER_WRITE | attachment_writes,
+                            ),
+                            (
+                                S::VERTEX_INPUT | S::VERTEX_SHADER | targets_out,
+                                A::INDEX_READ
+                                    | A::SHADER_READ
+                                    | attachment_writes
+                                    | A::COLOR_ATTACHMENT_READ
+                                    | A::DEPTH_STENCIL_ATTACHMENT_READ,
+                            ),
+                        );
+                        // Pass 3: the kernel's primitives, indexed, through the fragment
+                        // shader.
+                        begin();
+                        passes[2].bind(d, cb, P::GRAPHICS);
+                        if let Some(ib) = indices {
+                            d.cmd_bind_index_buffer(cb, ib, 0, vk::IndexType::UINT32);
+                        }
+                        d.cmd_draw_indexed(cb, lp.index_count, 1, 0, 0, 0);
+                        d.cmd_end_render_pass(cb);
+                        stamp(3, S::BOTTOM_OF_PIPE);
                     }
                 }
-                if !vbufs.is_empty() {
-                    let offs = vec![0u64; vbufs.len()];
-                    d.cmd_bind_vertex_buffers(cb, 0, &vbufs, &offs);
-                }
-                d.cmd_draw(cb, job.vertex_count, job.instance_count.max(1), 0, 0);
-                d.cmd_end_render_pass(cb);
             }
-            image::host_read_barrier(
-                d,
-                cb,
-                vk::PipelineStageFlags::ALL_GRAPHICS,
-                vk::AccessFlags::SHADER_WRITE,
-            );
+            let (stage, access) = match lowered {
+                None => (
+                    vk::PipelineStageFlags::ALL_GRAPHICS,
+                    vk::AccessFlags::SHADER_WRITE,
+                ),
+                Some(_) => (
+                    vk::PipelineStageFlags::ALL_COMMANDS,
+                    vk::AccessFlags::SHADER_WRITE,
+                ),
+            };
+            image::host_read_barrier(d, cb, stage, access);
             for rt in targets_ref.iter().chain(images).chain(&depth_rt) {
                 image::record_readback(scope, d, cb, rt, vk::ImageLayout::GENERAL);
             }
         };
         s.submit(record)?;
         let draw_ms = t1.elapsed().as_secs_f64() * 1e3;
+        let pass_ms = match query_pool {
+            Some(q) => {
+                let mut ticks = vec![0u64; stamps as usize];
+                // SAFETY: the pool's queries were all written by the finished submission.
+                unsafe {
+                    self.device.get_query_pool_results(
+                        q,
+                        0,
+                        &mut ticks,
+                        vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                    )
+                }
+                .vk("vkGetQueryPoolResults")?;
+                let mask = if valid_bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << valid_bits) - 1
+                };
+                let names: &[&str] = match lowered {
+                    None => &["draw"],
+                    Some(_) => &["vertex_capture", "geometry_kernel", "geometry_draw"],
+                };
+                names
+                    .iter()
+                    .zip(ticks.windows(2))
+                    .map(|(n, w)| {
+                        let dt = w[1].wrapping_sub(w[0]) & mask;
+                        (n.to_string(), dt as f64 * f64::from(period) / 1e6)
+                    })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
         let out_targets = rts
             .iter()
             .zip(&targets)
@@ -962,6 +1649,14 @@ impl Device {
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect()
         });
+        let geometry = match &lowered {
+            Some(lp) => geom
+                .iter()
+                .zip(lp.sizes)
+                .map(|(&i, n)| s.read(i, n))
+                .collect(),
+            None => Vec::new(),
+        };
         Ok(RenderOutputs {
             targets: out_targets,
             buffers,
@@ -970,6 +1665,34 @@ impl Device {
             device: self.info().name.clone(),
             pipeline_ms,
             draw_ms,
+            pass_ms,
+            geometry,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Topology;
+
+    #[test]
+    fn topology_names_round_trip() {
+        for t in Topology::ALL {
+            assert_eq!(Topology::parse(t.name()).unwrap(), t);
+        }
+        let e = Topology::parse("quad_list").unwrap_err().to_string();
+        assert!(e.contains("quad_list"), "{e}");
+        assert_eq!(Topology::ALL.iter().filter(|t| t.is_adjacency()).count(), 4);
+    }
+
+    #[test]
+    fn primitive_counts_follow_each_topology() {
+        let counts = |n: u32| Topology::ALL.map(|t| t.primitives(n));
+        // point, line list, line strip, triangle list, strip, fan, line list adj, line strip
+        // adj, triangle list adj, triangle strip adj.
+        assert_eq!(counts(0), [0; 10]);
+        assert_eq!(counts(1), [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(counts(12), [12, 6, 11, 4, 10, 10, 3, 9, 2, 4]);
+        assert_eq!(counts(7), [7, 3, 6, 2, 5, 5, 1, 4, 1, 1]);
     }
 }

@@ -1020,6 +1020,7 @@ pub fn job(case: &PairCase, vertex: Stage, fragment: Stage) -> Result<RenderJob,
         pointers,
         geometry: None,
         tessellation: None,
+        lowered_geometry: None,
     })
 }
 
