@@ -156,6 +156,8 @@ struct Draw {
     topology: Topology,
     layers: u32,
     viewports: Vec<[f32; 4]>,
+    /// The vertex shader's uniform blocks.
+    vertex_ubos: Vec<Vec<u8>>,
 }
 
 /// The stages under test: a geometry stage, or tessellation control + evaluation (built
@@ -171,6 +173,21 @@ enum Middle {
 
 fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
     let (mut buffers, mut textures, mut pointers) = (Vec::new(), Vec::new(), Vec::new());
+    let vdata = Data {
+        ubos: d.vertex_ubos.clone(),
+        ..Data::default()
+    };
+    let vertex_binds = match &middle {
+        Middle::Lowered(capture, ..) => &capture.reflection,
+        _ => &d.vertex.reflection,
+    };
+    let vertex_binds = binds(
+        &vertex_binds.clone(),
+        &vdata,
+        &mut buffers,
+        &mut textures,
+        &mut pointers,
+    );
     let mut stage = |st: Stage, data: &Data| {
         let binds = binds(
             &st.reflection,
@@ -220,6 +237,7 @@ fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
         })
         .collect();
     let job = RenderJob {
+        vertex_binds,
         vertex: d.vertex.clone(),
         fragment,
         lowered_geometry,
@@ -274,7 +292,60 @@ fn ours(name: &str) -> Stage {
 /// SPH and the code; NVK's layout with the bank `tex_bank` holding set 1's texture handles,
 /// the tessellation domain, spacing and output from meta.json, as NVK programs them), output
 /// types from the GLSL.
+fn ours_in(name: &str, form: Form) -> Stage {
+    translate::corpus_stage_form(&dksh::corpus_dir(), name, form)
+        .unwrap_or_else(|e| panic!("{name}: translation ({form:?}): {e}"))
+}
+
+/// A vertex shader in capture form written in GLSL (docs/geometry.md): `decls` and `body`
+/// compute `vec4 pos` and the vec4 varyings `outs` (location, expression), stored as vertex
+/// record words (generic n at 4n, the position at 128).
+fn capture_glsl(decls: &str, body: &str, outs: &[(u32, &str)]) -> Stage {
+    let mut src = format!(
+        "#version 460\n{decls}\n\
+         layout(std430, set = 0, binding = 240) buffer Records {{ uint w[]; }};\n\
+         void main() {{\n uint b = uint(gl_VertexIndex) * 144u;\n{body}\n\
+         for (int c = 0; c < 4; c++) w[b + 128u + uint(c)] = floatBitsToUint(pos[c]);\n"
+    );
+    for (loc, e) in outs {
+        src += &format!(
+            " {{ vec4 x = {e}; for (int c = 0; c < 4; c++) w[b + {}u + uint(c)] = floatBitsToUint(x[c]); }}\n",
+            4 * loc
+        );
+    }
+    src += "}\n";
+    let spirv = glsl::compile_source(&src, "vert", &[]).unwrap_or_else(|e| panic!("capture: {e}"));
+    let reflection = dmsh_reflect::Reflection {
+        stage: "vertex".into(),
+        entry: "main".into(),
+        resources: vec![dmsh_reflect::Resource {
+            kind: dmsh_reflect::GEOMETRY_BUFFER.into(),
+            bank: 0,
+            binding: Some(240),
+            ..Default::default()
+        }],
+        lowering: Some(dmsh_reflect::Lowering {
+            pass: "vertex_capture".into(),
+            record_bytes: 4 * dmsh_spv::lower::RECORD_WORDS,
+            ..Default::default()
+        }),
+        metal_direct: true,
+        ..Default::default()
+    };
+    Stage { spirv, reflection }
+}
+
 fn ours_nak(name: &str, sm: &str, stage: dmsh_ir::Stage, tex_bank: Option<u8>) -> Stage {
+    ours_nak_in(name, sm, stage, tex_bank, Form::Direct)
+}
+
+fn ours_nak_in(
+    name: &str,
+    sm: &str,
+    stage: dmsh_ir::Stage,
+    tex_bank: Option<u8>,
+    form: Form,
+) -> Stage {
     use dmsh_ir::lift::{dksh as lift_dksh, pipeline_state, Arch, BindingLayout};
     let dir = support_root().join("tests/corpus/nak");
     let code = std::fs::read(dir.join(format!("{name}.{sm}.code.bin"))).expect("NAK code.bin");
@@ -299,6 +370,14 @@ fn ours_nak(name: &str, sm: &str, stage: dmsh_ir::Stage, tex_bank: Option<u8>) -
             g.tess_from_container(p);
         }
         translate::glsl_facts(g, &src, true, &|b| Some(b), &|b| Some(b));
+        // The input primitive is pipeline state NAK's binary does not carry: the GLSL's
+        // `layout(points) in`, as a title's facts row would give it.
+        if stage == dmsh_ir::Stage::Geometry {
+            let prim = ["points", "lines_adjacency", "lines", "triangles_adjacency", "triangles"]
+                .into_iter()
+                .find(|p| src.contains(&format!("layout({p}")));
+            g.gs_input = prim.and_then(pipeline_state::GsInput::parse);
+        }
     }
     let opts = dmsh_spv::Options {
         form,
@@ -417,6 +496,7 @@ fn gs_passthrough_tri_renders_like_glslang() {
         topology: Topology::TriangleList,
         layers: 1,
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
+        vertex_ubos: Vec::new(),
     };
     let capture = capture_glsl(
         "layout(location = 0) in vec4 aPos;",
@@ -522,6 +602,7 @@ fn gs_expand_points_renders_like_glslang() {
         topology: Topology::PointList,
         layers: 2,
         viewports: Vec::new(),
+        vertex_ubos: Vec::new(),
     };
     let data = || Data {
         ubos: vec![cam.clone()],
@@ -598,6 +679,7 @@ fn tcs_tes_triangle_render_like_glslang() {
         topology: Topology::TriangleList,
         layers: 1,
         viewports: Vec::new(),
+        vertex_ubos: Vec::new(),
     };
     let cdata = || Data {
         ubos: vec![tess.clone()],
@@ -645,4 +727,69 @@ fn tcs_tes_triangle_render_like_glslang() {
     // Location 16 + n (Vulkan's per-vertex and per-patch locations share one space; the
     // hardware's do not), glslang at the GLSL location, so one of ours with one of glslang's
     // loses tPatchScale (about 98 % of pixels within 1/255).
+}
+
+/// The whole lowered pipeline from translations: uam's vs_basic_mvp in capture form feeding
+/// gs_passthrough_tri's kernel and draw, against glslang's direct pipeline of the same GLSL.
+#[test]
+fn translated_vertex_capture_feeds_the_kernel() {
+    if !ready() {
+        return;
+    }
+    let fragment = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec3 gNormal;\n\
+         layout(location = 1) in vec3 gBary;\n\
+         layout(location = 0) out vec4 o;\n\
+         void main() { o = vec4(gNormal * 0.25 + 0.5, 1.0) + vec4(gBary * 0.25, 0.0); }\n",
+        "frag",
+        "fragment",
+    );
+    // model, viewProj (column-major mat4s), normalMat (std140 mat3: three vec4 columns).
+    #[rustfmt::skip]
+    let ubo = f32s(&[
+        1.0, 0.1, 0.0, 0.0,   0.0, 0.9, 0.2, 0.0,   0.1, 0.0, 1.1, 0.0,   0.05, -0.1, 0.2, 1.0,
+        0.8, 0.0, 0.0, 0.0,   0.0, 0.8, 0.0, 0.0,   0.0, 0.0, 0.5, 0.0,   0.0, 0.0, 0.3, 1.0,
+        1.0, 0.0, 0.0, 0.0,   0.0, 1.0, 0.0, 0.0,   0.0, 0.0, 1.0, 0.0,
+    ]);
+    // inPos, inNormal, inUV (padded to vec4s).
+    #[rustfmt::skip]
+    let vertices = vec![
+        -0.9, -0.9, 0.1, 0.0,  0.0, 0.0, 1.0, 0.0,  0.0, 0.0, 0.0, 0.0,
+        0.8, -0.7, 0.5, 0.0,   0.0, 1.0, 0.0, 0.0,  1.0, 0.0, 0.0, 0.0,
+        -0.2, 0.9, 0.9, 0.0,   1.0, 0.0, 0.0, 0.0,  0.0, 1.0, 0.0, 0.0,
+        0.9, 0.9, 0.3, 0.0,    0.0, 0.0, 1.0, 0.0,  1.0, 1.0, 0.0, 0.0,
+        -0.7, 0.6, 0.2, 0.0,   0.0, 1.0, 0.0, 0.0,  0.5, 0.5, 0.0, 0.0,
+        0.3, -0.95, 0.7, 0.0,  1.0, 0.0, 0.0, 0.0,  0.2, 0.8, 0.0, 0.0,
+    ];
+    let d = Draw {
+        vertex: reference("vs_basic_mvp.vert", "vert", "vertex"),
+        fragment,
+        vertices,
+        floats_per_vertex: 12,
+        topology: Topology::TriangleList,
+        layers: 1,
+        viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
+        vertex_ubos: vec![ubo],
+    };
+    let name = "gs_passthrough_tri.geom";
+    let want = run(
+        &d,
+        Middle::Geometry(reference(name, "geom", "geometry"), Data::default()),
+    );
+    let capture = ours_in("vs_basic_mvp.vert", Form::VertexCapture);
+    assert_eq!(
+        capture.reflection.lowering.as_ref().map(|l| l.pass.as_str()),
+        Some("vertex_capture")
+    );
+    let got = run(
+        &d,
+        Middle::Lowered(
+            capture,
+            ours_in(name, Form::GeometryKernel),
+            Data::default(),
+            ours_in(name, Form::GeometryDraw),
+        ),
+    );
+    compare("vs_basic_mvp (capture) + gs_passthrough_tri lowered", &want, &got);
 }
