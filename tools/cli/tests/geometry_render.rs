@@ -373,9 +373,15 @@ fn ours_nak_in(
         // The input primitive is pipeline state NAK's binary does not carry: the GLSL's
         // `layout(points) in`, as a title's facts row would give it.
         if stage == dmsh_ir::Stage::Geometry {
-            let prim = ["points", "lines_adjacency", "lines", "triangles_adjacency", "triangles"]
-                .into_iter()
-                .find(|p| src.contains(&format!("layout({p}")));
+            let prim = [
+                "points",
+                "lines_adjacency",
+                "lines",
+                "triangles_adjacency",
+                "triangles",
+            ]
+            .into_iter()
+            .find(|p| src.contains(&format!("layout({p}")));
             g.gs_input = prim.and_then(pipeline_state::GsInput::parse);
         }
     }
@@ -779,7 +785,11 @@ fn translated_vertex_capture_feeds_the_kernel() {
     );
     let capture = ours_in("vs_basic_mvp.vert", Form::VertexCapture);
     assert_eq!(
-        capture.reflection.lowering.as_ref().map(|l| l.pass.as_str()),
+        capture
+            .reflection
+            .lowering
+            .as_ref()
+            .map(|l| l.pass.as_str()),
         Some("vertex_capture")
     );
     let got = run(
@@ -791,5 +801,36 @@ fn translated_vertex_capture_feeds_the_kernel() {
             ours_in(name, Form::GeometryDraw),
         ),
     );
-    compare("vs_basic_mvp (capture) + gs_passthrough_tri lowered", &want, &got);
+    compare(
+        "vs_basic_mvp (capture) + gs_passthrough_tri lowered",
+        &want,
+        &got,
+    );
+}
+
+/// A geometry shader beyond the lowered form's limits fails to translate in that form with an
+/// error naming the key (docs/geometry.md, "Limits and errors"); the direct form still builds.
+#[test]
+fn too_many_output_vertices_is_an_error_naming_the_key() {
+    use dmsh_ir::lift::{dksh as lift_dksh, BindingLayout};
+    let name = "gs_passthrough_tri.geom";
+    let bytes = std::fs::read(dksh::corpus_dir().join(format!("{name}.dksh"))).unwrap();
+    let mut prog = lift_dksh::parse(&bytes).unwrap();
+    // SPH word 4 bits 0..12: the maximum output vertex count.
+    let w = u32::from_le_bytes(prog.code[16..20].try_into().unwrap());
+    let w = (w & !0xfff) | 2000;
+    prog.code[16..20].copy_from_slice(&w.to_le_bytes());
+    let layout = BindingLayout::deko3d(prog.stage);
+    let cfg =
+        lift_dksh::graphics_config(prog.stage, &prog.code, &prog.cbuf1, layout, "k123").unwrap();
+    let opts = |form| dmsh_spv::Options {
+        form,
+        ..Default::default()
+    };
+    let e = dmsh_spv::translate_graphics(&prog.code, &cfg, &opts(Form::GeometryKernel))
+        .err()
+        .expect("refused");
+    let msg = e.to_string();
+    assert!(msg.contains("shader k123") && msg.contains("2000"), "{msg}");
+    assert!(dmsh_spv::translate_graphics(&prog.code, &cfg, &opts(Form::Direct)).is_ok());
 }
