@@ -828,8 +828,7 @@ fn too_many_output_vertices_is_an_error_naming_the_key() {
         ..Default::default()
     };
     let e = dmsh_spv::translate_graphics(&prog.code, &cfg, &opts(Form::GeometryKernel))
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     let msg = e.to_string();
     assert!(msg.contains("shader k123") && msg.contains("2000"), "{msg}");
     assert!(dmsh_spv::translate_graphics(&prog.code, &cfg, &opts(Form::Direct)).is_ok());
