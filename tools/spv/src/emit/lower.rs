@@ -66,20 +66,7 @@ impl E {
             return self.lw.bufs[i];
         }
         let elem = self.ty(Type::U32);
-        let st = match self.tcache.get(&(0x5b, elem, 0)) {
-            Some(&st) => st,
-            None => {
-                let rt = self.b.type_runtime_array(elem);
-                self.b
-                    .decorate(rt, Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
-                let st = self.b.type_struct([rt]);
-                self.b.decorate(st, Decoration::Block, []);
-                self.b
-                    .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-                self.tcache.insert((0x5b, elem, 0), st);
-                st
-            }
-        };
+        let st = self.runtime_block(elem, 4);
         let pty = self.ptr(StorageClass::StorageBuffer, st);
         let var = self.global_var(pty, StorageClass::StorageBuffer, None);
         self.b

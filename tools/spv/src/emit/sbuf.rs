@@ -102,6 +102,23 @@ impl E {
         }
     }
 
+    /// The block `struct { elem w[]; }` (array stride `stride`) of storage-buffer variables
+    /// (cached).
+    pub(crate) fn runtime_block(&mut self, elem: Word, stride: u32) -> Word {
+        if let Some(&st) = self.tcache.get(&(0x5b, elem, 0)) {
+            return st;
+        }
+        let rt = self.b.type_runtime_array(elem);
+        self.b
+            .decorate(rt, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
+        let st = self.b.type_struct([rt]);
+        self.b.decorate(st, Decoration::Block, []);
+        self.b
+            .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        self.tcache.insert((0x5b, elem, 0), st);
+        st
+    }
+
     /// The variable of one view of a slot.
     fn sbuf_var(&mut self, slot: u8, view: u8) -> Word {
         if let Some(&v) = self.sb.vars.get(&(slot, view)) {
@@ -112,20 +129,7 @@ impl E {
             FLOAT => (self.ty(Type::F32), 4),
             _ => (self.ty(Type::U32), 4),
         };
-        let st = match self.tcache.get(&(0x5b, elem, 0)) {
-            Some(&st) => st,
-            None => {
-                let rt = self.b.type_runtime_array(elem);
-                self.b
-                    .decorate(rt, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
-                let st = self.b.type_struct([rt]);
-                self.b.decorate(st, Decoration::Block, []);
-                self.b
-                    .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-                self.tcache.insert((0x5b, elem, 0), st);
-                st
-            }
-        };
+        let st = self.runtime_block(elem, stride);
         let pty = self.ptr(StorageClass::StorageBuffer, st);
         let var = self.global_var(pty, StorageClass::StorageBuffer, None);
         self.b
