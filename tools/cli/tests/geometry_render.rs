@@ -86,7 +86,7 @@ fn binds(
     let mut v = Vec::new();
     for r in &refl.resources {
         let n = r.index();
-        if r.kind == dmsh_reflect::GEOMETRY_BUFFER {
+        if r.kind == dmsh_reflect::LOWERED_BUFFER {
             // The harness makes the buffers between a lowered pipeline's passes.
             continue;
         }
@@ -319,7 +319,7 @@ fn capture_glsl(decls: &str, body: &str, outs: &[(u32, &str)]) -> Stage {
         stage: "vertex".into(),
         entry: "main".into(),
         resources: vec![dmsh_reflect::Resource {
-            kind: dmsh_reflect::GEOMETRY_BUFFER.into(),
+            kind: dmsh_reflect::LOWERED_BUFFER.into(),
             bank: 0,
             binding: Some(240),
             ..Default::default()

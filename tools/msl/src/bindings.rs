@@ -69,7 +69,7 @@ fn slots(r: &Resource) -> Result<Option<Vec<(Table, u32)>>, String> {
         Ok(v)
     };
     Ok(Some(match r.kind.as_str() {
-        "cbuf" | "sbuf" | "sbuf_ubo" | dmsh_reflect::PUSH | dmsh_reflect::GEOMETRY_BUFFER => {
+        "cbuf" | "sbuf" | "sbuf_ubo" | dmsh_reflect::PUSH | dmsh_reflect::LOWERED_BUFFER => {
             vec![(Table::Buffer, r.metal_index)]
         }
         "texture" | "tex_ubo" => combined(r)?,

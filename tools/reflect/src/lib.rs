@@ -189,38 +189,55 @@ pub struct Reflection {
     pub lowering: Option<Lowering>,
 }
 
-/// Resource kind of the buffers between the passes of a lowered geometry pipeline; the
-/// resource's `bank` is its [`GeometryBuffer`] role.
-pub const GEOMETRY_BUFFER: &str = "geometry";
+/// Resource kind of the buffers between the passes of a lowered geometry or tessellation
+/// pipeline; the resource's `bank` is its [`LoweredBuffer`] role.
+pub const LOWERED_BUFFER: &str = "lowered";
 
-/// The buffers between the passes of a lowered geometry pipeline (docs/geometry.md).
+/// The buffers between the passes of a lowered geometry or tessellation pipeline
+/// (docs/geometry.md, docs/tessellation.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GeometryBuffer {
+pub enum LoweredBuffer {
     /// Vertex records the capture pass writes (record n at vertex index n) and the kernel
     /// reads.
     VerticesIn = 0,
-    /// Vertex records the kernel writes (record 0 the null vertex) and the draw reads.
+    /// Vertex records the geometry kernel writes (record 0 the null vertex) and the draw
+    /// reads.
     VerticesOut = 1,
-    /// The draw's 32-bit index list, written by the kernel.
+    /// The geometry draw's 32-bit index list, written by the kernel.
     Indices = 2,
-    /// The kernel's parameters: eight u32 words (docs/geometry.md).
+    /// The kernel's parameters: eight u32 words (docs/geometry.md, docs/tessellation.md).
     Params = 3,
     /// The application's index buffer as 32-bit words (indexed draws; any buffer otherwise).
     IndexSource = 4,
+    /// Tessellation: output control-point records the control kernel writes (record
+    /// patch × output points + i) and the evaluation stage reads.
+    ControlPoints = 5,
+    /// Tessellation: one patch record per patch (tessellation levels, patch varyings).
+    PatchData = 6,
+    /// Tessellation: Metal's tessellation-factor buffer (`MTLTriangleTessellationFactorsHalf`
+    /// or `MTLQuadTessellationFactorsHalf` per patch), written by the control kernel.
+    TessFactors = 7,
+    /// Tessellation, lavapipe only: the domain points a tessellator made (per vertex: patch,
+    /// u, v, w as four words), read by the evaluation stage's draw form.
+    DomainPoints = 8,
 }
 
-impl GeometryBuffer {
+impl LoweredBuffer {
     /// Every role, by number.
-    pub const ALL: [GeometryBuffer; 5] = [
-        GeometryBuffer::VerticesIn,
-        GeometryBuffer::VerticesOut,
-        GeometryBuffer::Indices,
-        GeometryBuffer::Params,
-        GeometryBuffer::IndexSource,
+    pub const ALL: [LoweredBuffer; 9] = [
+        LoweredBuffer::VerticesIn,
+        LoweredBuffer::VerticesOut,
+        LoweredBuffer::Indices,
+        LoweredBuffer::Params,
+        LoweredBuffer::IndexSource,
+        LoweredBuffer::ControlPoints,
+        LoweredBuffer::PatchData,
+        LoweredBuffer::TessFactors,
+        LoweredBuffer::DomainPoints,
     ];
 
     /// The role of resource bank `n`.
-    pub fn from_bank(n: u32) -> Option<GeometryBuffer> {
+    pub fn from_bank(n: u32) -> Option<LoweredBuffer> {
         Self::ALL.get(n as usize).copied()
     }
 
@@ -232,11 +249,15 @@ impl GeometryBuffer {
     /// Its name in docs and reports.
     pub fn name(self) -> &'static str {
         match self {
-            GeometryBuffer::VerticesIn => "vertices_in",
-            GeometryBuffer::VerticesOut => "vertices_out",
-            GeometryBuffer::Indices => "indices",
-            GeometryBuffer::Params => "params",
-            GeometryBuffer::IndexSource => "index_source",
+            LoweredBuffer::VerticesIn => "vertices_in",
+            LoweredBuffer::VerticesOut => "vertices_out",
+            LoweredBuffer::Indices => "indices",
+            LoweredBuffer::Params => "params",
+            LoweredBuffer::IndexSource => "index_source",
+            LoweredBuffer::ControlPoints => "control_points",
+            LoweredBuffer::PatchData => "patch_data",
+            LoweredBuffer::TessFactors => "tess_factors",
+            LoweredBuffer::DomainPoints => "domain_points",
         }
     }
 }
@@ -278,6 +299,17 @@ pub struct Lowering {
     /// fragment stage (whose `primitive_id` input the build rewrites to it), if written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub primitive_id_location: Option<u32>,
+    /// Tessellation: output control points per patch (the control kernel's threads per
+    /// patch, the evaluation stage's input patch size).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub control_points: u32,
+    /// Tessellation: bytes per patch in `tess_factors` (8 for triangles, 12 for quads and
+    /// isolines).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub factor_bytes: u32,
+    /// Tessellation: bytes per patch record in `patch_data`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub patch_bytes: u32,
 }
 
 /// Whether a shader's run-time c1 indices stay inside the span a shared c1 bank gives it.

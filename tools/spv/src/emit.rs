@@ -1935,7 +1935,7 @@ pub(crate) fn emit_planned(
     if opts.form == crate::lower::Form::GeometryDraw {
         // The draw reads only the kernel's records (the shader's own resources stay with the
         // kernel).
-        resources.retain(|r| r.kind == dmsh_reflect::GEOMETRY_BUFFER);
+        resources.retain(|r| r.kind == dmsh_reflect::LOWERED_BUFFER);
     }
     let first_ubo = sh
         .gfx

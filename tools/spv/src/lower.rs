@@ -9,7 +9,7 @@
 //! region per thread; [`Form::GeometryDraw`] is the vertex function of the final indexed draw,
 //! reading the kernel's records and writing the outputs the geometry shader's direct form
 //! writes, so the fragment shader is unchanged. The buffers between the passes are the
-//! [`dmsh_reflect::GeometryBuffer`] roles; each module's reflection carries a
+//! [`dmsh_reflect::LoweredBuffer`] roles; each module's reflection carries a
 //! [`dmsh_reflect::Lowering`].
 //!
 //! A vertex record is the hardware's attribute space, 32-bit words, in [`record_word`]'s

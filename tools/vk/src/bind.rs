@@ -3,7 +3,7 @@
 
 use ash::vk;
 
-use dmsh_reflect::{GeometryBuffer, GEOMETRY_BUFFER};
+use dmsh_reflect::{LoweredBuffer, LOWERED_BUFFER};
 
 use crate::compute::{Bind, ResourceRef};
 use crate::device::Scope;
@@ -27,7 +27,7 @@ pub(crate) enum Target {
     Combined(usize, usize),
     /// A buffer between the passes of a lowered geometry pipeline, which the runner makes
     /// (not a job buffer).
-    Geometry(GeometryBuffer),
+    Geometry(LoweredBuffer),
 }
 
 /// One binding of the set: a single descriptor, or an array (`elems`, one target each).
@@ -92,10 +92,10 @@ fn array_elems(
         .collect()
 }
 
-/// The slot of a `geometry` resource ([`GEOMETRY_BUFFER`]): a STORAGE_BUFFER of the role its
+/// The slot of a `geometry` resource ([`LOWERED_BUFFER`]): a STORAGE_BUFFER of the role its
 /// bank names, at the role's binding (docs/reflection.md's table has no default for it).
 fn geometry_slot(r: &crate::reflection::Resource, stage: &str) -> Result<Slot, Error> {
-    let role = GeometryBuffer::from_bank(r.bank).ok_or_else(|| {
+    let role = LoweredBuffer::from_bank(r.bank).ok_or_else(|| {
         Error::Job(format!(
             "{stage}: geometry buffer role {} does not exist (0 vertices_in … 4 index_source)",
             r.bank
@@ -160,7 +160,7 @@ pub(crate) fn plan(
             slots.push(slot);
             Ok(())
         };
-        if r.kind == GEOMETRY_BUFFER {
+        if r.kind == LOWERED_BUFFER {
             if !geometry {
                 return Err(Error::Job(format!(
                     "{stage}: a geometry buffer (role {}) outside a lowered geometry pipeline",
@@ -550,8 +550,8 @@ mod tests {
     fn geometry_buffers_bind_to_the_runner_s_buffers_in_lowered_passes_only() {
         let refl = Reflection::from_json(
             r#"{"stage":"compute","resources":[
-                {"kind":"geometry","bank":1,"binding":241},
-                {"kind":"geometry","bank":3},
+                {"kind":"lowered","bank":1,"binding":241},
+                {"kind":"lowered","bank":3},
                 {"kind":"cbuf","bank":2,"binding":2}]}"#,
         )
         .unwrap();
@@ -572,18 +572,18 @@ mod tests {
         );
         assert!(matches!(
             slots[1].target,
-            Target::Geometry(GeometryBuffer::Params)
+            Target::Geometry(LoweredBuffer::Params)
         ));
         assert_eq!(needed_sizes(&slots, 1), [0], "not a job buffer");
         let e = plan(&refl, &binds, 1, &[], "vertex", false).unwrap_err();
         assert!(e.to_string().contains("outside a lowered"), "{e}");
         let moved =
-            Reflection::from_json(r#"{"resources":[{"kind":"geometry","bank":2,"binding":250}]}"#)
+            Reflection::from_json(r#"{"resources":[{"kind":"lowered","bank":2,"binding":250}]}"#)
                 .unwrap();
         let e = plan(&moved, &[], 0, &[], "geometry_draw", true).unwrap_err();
         assert!(e.to_string().contains("indices at binding 250"), "{e}");
         let unknown =
-            Reflection::from_json(r#"{"resources":[{"kind":"geometry","bank":7}]}"#).unwrap();
+            Reflection::from_json(r#"{"resources":[{"kind":"lowered","bank":7}]}"#).unwrap();
         let e = plan(&unknown, &[], 0, &[], "geometry_draw", true).unwrap_err();
         assert!(e.to_string().contains("role 7"), "{e}");
     }

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use ash::vk;
 
-use dmsh_reflect::GeometryBuffer;
+use dmsh_reflect::LoweredBuffer;
 
 use crate::bind;
 use crate::compute::{self, Bind, BufferSpec, PointerPatch};
@@ -1087,7 +1087,7 @@ impl Device {
         ]
         .map(|n| n.max(16));
         let limit = u64::from(self.info().max_storage_buffer_range).min(1 << 30);
-        for (role, &n) in GeometryBuffer::ALL.iter().zip(&sizes) {
+        for (role, &n) in LoweredBuffer::ALL.iter().zip(&sizes) {
             if n > limit {
                 return bad(format!(
                     "geometry buffer {} would be {n} bytes; at most {limit}",
@@ -1242,10 +1242,11 @@ impl Device {
         // The lowered pipeline's buffers, by role (zero-filled; params written).
         let mut geom = Vec::new();
         if let Some(lp) = &lowered {
-            for role in GeometryBuffer::ALL {
+            // The geometry roles (the first five; tessellation's are not made here).
+            for role in LoweredBuffer::ALL.into_iter().take(lp.sizes.len()) {
                 let (usage, init) = match role {
-                    GeometryBuffer::Indices => (vk::BufferUsageFlags::INDEX_BUFFER, Vec::new()),
-                    GeometryBuffer::Params => (
+                    LoweredBuffer::Indices => (vk::BufferUsageFlags::INDEX_BUFFER, Vec::new()),
+                    LoweredBuffer::Params => (
                         vk::BufferUsageFlags::empty(),
                         lp.params.iter().flat_map(|w| w.to_le_bytes()).collect(),
                     ),
@@ -1472,7 +1473,7 @@ impl Device {
             });
         }
         let indices = geom
-            .get(GeometryBuffer::Indices as usize)
+            .get(LoweredBuffer::Indices as usize)
             .map(|&i| s.buffers[i].buffer);
         let record = |d: &ash::Device, cb: vk::CommandBuffer| {
             for img in images {

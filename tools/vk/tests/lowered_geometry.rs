@@ -5,7 +5,7 @@
 //! two pictures must agree within 1/255 on ≥ 99.9 % of pixels. `DMSH_VK_DUMP=DIR` writes
 //! both pictures of each comparison as PNG.
 
-use dmsh_reflect::{Lowering, GEOMETRY_BUFFER};
+use dmsh_reflect::{Lowering, LOWERED_BUFFER};
 use dmsh_testsupport::reference::glsl;
 use dmsh_vk::job::RenderJobFile;
 use dmsh_vk::render::{
@@ -242,7 +242,7 @@ fn reflection(stage: &str, resources: Vec<Resource>, lowering: Option<Lowering>)
 /// Geometry buffer `role` (set 0, binding 240 + role).
 fn geometry_buffer(role: u32) -> Resource {
     Resource {
-        kind: GEOMETRY_BUFFER.into(),
+        kind: LOWERED_BUFFER.into(),
         bank: role,
         binding: Some(240 + role),
         ..Default::default()
@@ -274,6 +274,7 @@ fn lowering(pass: &str) -> Lowering {
         topologies: vec!["triangle_list".into(), "triangle_strip".into()],
         local_size: LOCAL_SIZE,
         primitive_id_location: None,
+        ..Default::default()
     }
 }
 

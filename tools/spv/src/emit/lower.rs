@@ -8,7 +8,7 @@ use crate::lower::{self, Form, RECORD_WORDS};
 use crate::Error;
 use dmsh_ir::lift::CompType;
 use dmsh_ir::{Function, Op, Stage, Type};
-use dmsh_reflect::{GeometryBuffer, Lowering, Resource};
+use dmsh_reflect::{LoweredBuffer, Lowering, Resource};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, BuiltIn, Decoration, StorageClass, Word};
 use std::collections::BTreeSet;
@@ -28,7 +28,7 @@ pub(crate) enum RecBuf {
 #[derive(Default)]
 pub(crate) struct LowerState {
     /// Buffer variables by role (0: not declared).
-    bufs: [Word; 5],
+    bufs: [Word; 9],
     /// Kernel: thread, primitive and invocation ids.
     gid: Word,
     prim: Word,
@@ -60,7 +60,7 @@ impl E {
     }
 
     /// The storage buffer of geometry role `r` (`buffer { uint w[]; }` at set 0).
-    fn geometry_buffer(&mut self, r: GeometryBuffer) -> Word {
+    fn geometry_buffer(&mut self, r: LoweredBuffer) -> Word {
         let i = r as usize;
         if self.lw.bufs[i] != 0 {
             return self.lw.bufs[i];
@@ -76,7 +76,7 @@ impl E {
             Decoration::Binding,
             [Operand::LiteralBit32(r.binding())],
         );
-        if matches!(r, GeometryBuffer::Params | GeometryBuffer::IndexSource) {
+        if matches!(r, LoweredBuffer::Params | LoweredBuffer::IndexSource) {
             self.b.decorate(var, Decoration::NonWritable, []);
         }
         self.interface.push(var);
@@ -85,7 +85,7 @@ impl E {
     }
 
     /// A pointer to word `index` of buffer `r`.
-    fn buffer_word(&mut self, r: GeometryBuffer, index: Word) -> Word {
+    fn buffer_word(&mut self, r: LoweredBuffer, index: Word) -> Word {
         let var = self.geometry_buffer(r);
         let u = self.ty(Type::U32);
         let pu = self.ptr(StorageClass::StorageBuffer, u);
@@ -94,7 +94,7 @@ impl E {
     }
 
     /// A pointer to word `word` of record `rec` of buffer `r`.
-    fn record_ptr(&mut self, r: GeometryBuffer, rec: Word, word: u32) -> Word {
+    fn record_ptr(&mut self, r: LoweredBuffer, rec: Word, word: u32) -> Word {
         let u = self.ty(Type::U32);
         let rw = self.u32c(RECORD_WORDS);
         let base = self.op(spirv::Op::IMul, u, &[rec, rw]);
@@ -105,7 +105,7 @@ impl E {
 
     fn param(&mut self, i: u32) -> Word {
         let ic = self.u32c(i);
-        let p = self.buffer_word(GeometryBuffer::Params, ic);
+        let p = self.buffer_word(LoweredBuffer::Params, ic);
         self.load(Type::U32, p)
     }
 
@@ -172,7 +172,7 @@ impl E {
         match buf {
             RecBuf::Capture => {
                 let vi = self.vertex_index_u32();
-                self.record_ptr(GeometryBuffer::VerticesIn, vi, word)
+                self.record_ptr(LoweredBuffer::VerticesIn, vi, word)
             }
             RecBuf::Input => {
                 let v = match vtx {
@@ -183,7 +183,7 @@ impl E {
                 let pf = self.ptr(StorageClass::Function, u);
                 let p = berr(self.b.access_chain(pf, None, self.lw.vix, [v])).expect("block");
                 let rec = self.load(Type::U32, p);
-                self.record_ptr(GeometryBuffer::VerticesIn, rec, word)
+                self.record_ptr(LoweredBuffer::VerticesIn, rec, word)
             }
             RecBuf::Current => {
                 let u = self.ty(Type::U32);
@@ -313,11 +313,11 @@ impl E {
             let unindexed = self.op(spirv::Op::IEqual, bo, &[isize, zero]);
             let j0 = self.op(spirv::Op::IAdd, u, &[first_index, e]);
             let j = self.select(Type::U32, unindexed, zero, j0);
-            let p4 = self.buffer_word(GeometryBuffer::IndexSource, j);
+            let p4 = self.buffer_word(LoweredBuffer::IndexSource, j);
             let w4 = self.load(Type::U32, p4);
             let one = self.u32c(1);
             let half = self.op(spirv::Op::ShiftRightLogical, u, &[j, one]);
-            let p2 = self.buffer_word(GeometryBuffer::IndexSource, half);
+            let p2 = self.buffer_word(LoweredBuffer::IndexSource, half);
             let w2 = self.load(Type::U32, p2);
             let odd = self.op(spirv::Op::BitwiseAnd, u, &[j, one]);
             let sixteen = self.u32c(16);
@@ -356,7 +356,7 @@ impl E {
             let one = e.u32c(1.0f32.to_bits());
             let z = e.u32c(0);
             for (c, x) in [two, two, two, one].into_iter().enumerate() {
-                let p = e.record_ptr(GeometryBuffer::VerticesOut, z, 128 + c as u32);
+                let p = e.record_ptr(LoweredBuffer::VerticesOut, z, 128 + c as u32);
                 e.store(p, x);
             }
             Ok(())
@@ -366,7 +366,7 @@ impl E {
             let base = self.op(spirv::Op::IMul, u, &[gid, perc]);
             self.count_loop(per, |e, j| {
                 let i = e.op(spirv::Op::IAdd, u, &[base, j]);
-                let p = e.buffer_word(GeometryBuffer::Indices, i);
+                let p = e.buffer_word(LoweredBuffer::Indices, i);
                 let z = e.u32c(0);
                 e.store(p, z);
                 Ok(())
@@ -490,7 +490,7 @@ impl E {
                 let w = lower::record_word(a).unwrap_or(0);
                 let src = e.record_place_ptr(w, RecBuf::Current, None);
                 let x = e.load(Type::U32, src);
-                let dst = e.record_ptr(GeometryBuffer::VerticesOut, rec, w);
+                let dst = e.record_ptr(LoweredBuffer::VerticesOut, rec, w);
                 e.store(dst, x);
             }
             let s = e.load(Type::U32, e.lw.strip);
@@ -500,7 +500,7 @@ impl E {
                 let ac = e.u32c(add);
                 let i0 = e.op(spirv::Op::IAdd, u, &[base, at]);
                 let i = e.op(spirv::Op::IAdd, u, &[i0, ac]);
-                let p = e.buffer_word(GeometryBuffer::Indices, i);
+                let p = e.buffer_word(LoweredBuffer::Indices, i);
                 e.store(p, x);
             };
             let last = e.load(Type::U32, e.lw.last);
@@ -571,7 +571,7 @@ impl E {
         let vi = self.vertex_index_u32();
         for a in self.lw.out_addrs.clone() {
             let w = lower::record_word(a).unwrap_or(0);
-            let src = self.record_ptr(GeometryBuffer::VerticesOut, vi, w);
+            let src = self.record_ptr(LoweredBuffer::VerticesOut, vi, w);
             let x = self.load(Type::U32, src);
             let p = self.place(a, true, false)?;
             self.store_place(p, None, x)?;
@@ -581,11 +581,11 @@ impl E {
 
     /// The geometry buffers this module declares, for the reflection.
     pub(crate) fn lower_resources(&self) -> Vec<Resource> {
-        GeometryBuffer::ALL
+        LoweredBuffer::ALL
             .iter()
             .filter(|r| self.lw.bufs[**r as usize] != 0)
             .map(|&r| Resource {
-                kind: dmsh_reflect::GEOMETRY_BUFFER.into(),
+                kind: dmsh_reflect::LOWERED_BUFFER.into(),
                 bank: r as u32,
                 size: Some(0),
                 set: 0,
