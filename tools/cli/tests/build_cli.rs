@@ -129,21 +129,19 @@ fn demo_title_builds_to_msl() {
                 built.push((key.to_string(), metal));
             }
             status => {
-                // The known kinds, each with its step: tessellation (not lowered yet) and
-                // the f64 keys. Every texture and image slot is one Metal
+                // The known kind: the f64 keys. Every texture and image slot is one Metal
                 // argument (docs/reflection.md "One declaration per slot"): no overlaps.
                 let (step, msg) = (s["step"].as_str().unwrap(), s["message"].as_str().unwrap());
-                let known = (step == "msl" && msg.contains("tessellation"))
-                    || (step == "f64" && F64_KEYS.iter().any(|k| k.0 == key));
+                let known = step == "f64" && F64_KEYS.iter().any(|k| k.0 == key);
                 assert!(known, "{key}: {status} at {step}: {msg}");
                 assert!(!dir.join(format!("{key}_b.metal")).exists(), "{key}");
             }
         }
     }
-    // 50 of the 54 (the 6 NVN2 keys among them: NAK's sm86 vertex and fragment programs,
-    // ptxas' sm86 compute kernels; the 2 geometry shaders lowered): the 2 tessellation ones
-    // and the 2 f64 ones are the rest; each f64 key is reported at step f64.
-    assert!(built.len() >= 50, "{} shaders built", built.len());
+    // 52 of the 54 (the 6 NVN2 keys among them: NAK's sm86 vertex and fragment programs,
+    // ptxas' sm86 compute kernels; the geometry and tessellation shaders lowered): the 2 f64
+    // ones are the rest, each reported at step f64.
+    assert!(built.len() >= 52, "{} shaders built", built.len());
     // A geometry key's `_b` is its kernel, `_p` the draw's vertex function
     // (docs/geometry.md).
     let mut lowered = 0;
@@ -174,6 +172,25 @@ fn demo_title_builds_to_msl() {
         lowered += 1;
     }
     assert_eq!(lowered, 2, "the demo's geometry shaders");
+    // Tessellation: the control shader's `_b` is its kernel, the evaluation shader's a
+    // post-tessellation vertex function (docs/tessellation.md).
+    for (stage, pass, decl) in [
+        ("tess_control", "tess_control_kernel", "kernel "),
+        ("tess_eval", "tess_eval_post", "[[ patch("),
+    ] {
+        let s = shaders.iter().find(|s| s["stage"] == stage).expect(stage);
+        let key = s["key"].as_str().unwrap();
+        assert_eq!(s["status"], "built", "{key}");
+        let j = std::fs::read_to_string(dir.join(format!("{key}_b.json"))).unwrap();
+        let r = dmsh_reflect::Reflection::from_json(&j).unwrap();
+        assert_eq!(
+            r.lowering.as_ref().map(|l| l.pass.as_str()),
+            Some(pass),
+            "{key}"
+        );
+        let metal = std::fs::read_to_string(dir.join(format!("{key}_b.metal"))).unwrap();
+        assert!(metal.contains(decl), "{key}: no {decl}");
+    }
     let nvn2_built = built
         .iter()
         .filter(|(k, _)| nvn2.contains(k.as_str()))

@@ -80,10 +80,20 @@ fn metallibs_with_a_stand_in_xcrun() {
         let key = s["key"].as_str().unwrap();
         match (s["status"].as_str().unwrap(), s["step"].as_str()) {
             ("built", _) => {
-                let lib = std::fs::read_to_string(mac.join(format!("{key}_b.metallib"))).unwrap();
-                let metal = std::fs::read_to_string(mac.join(format!("{key}_b.metal"))).unwrap();
-                assert_eq!(lib, format!("MTLB-stand-in\n{metal}"), "{key}");
-                libs += 1;
+                // `_b`, and a lowered pipeline's other passes (`_p`, `_g`, `_q`:
+                // docs/geometry.md) or the dual-source variant: one library per MSL file.
+                for suffix in ["_b", "_p", "_g", "_q", "_d"] {
+                    let Ok(metal) =
+                        std::fs::read_to_string(mac.join(format!("{key}{suffix}.metal")))
+                    else {
+                        assert_ne!(suffix, "_b", "{key}");
+                        continue;
+                    };
+                    let lib = mac.join(format!("{key}{suffix}.metallib"));
+                    let lib = std::fs::read_to_string(lib).unwrap();
+                    assert_eq!(lib, format!("MTLB-stand-in\n{metal}"), "{key}{suffix}");
+                    libs += 1;
+                }
             }
             ("failed", Some("metallib")) => {
                 assert!(s["message"].as_str().unwrap().contains("stand-in refuses"));

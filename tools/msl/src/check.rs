@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 pub(crate) fn qualifier(stage: &str) -> Option<&'static str> {
     match stage {
         "compute" => Some("kernel"),
-        "vertex" => Some("vertex"),
+        "vertex" | "tess_eval" => Some("vertex"),
         "fragment" => Some("fragment"),
         _ => None,
     }

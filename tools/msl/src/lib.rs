@@ -60,7 +60,14 @@ fn execution_model(refl: &Reflection) -> Result<ExecutionModel, Error> {
         stage: refl.stage.to_string(),
         reason,
     };
+    let post = refl
+        .lowering
+        .as_ref()
+        .is_some_and(|l| l.pass == "tess_eval_post");
     match refl.stage.as_str() {
+        // A lowered evaluation shader: SPIRV-Cross writes Metal's post-tessellation vertex
+        // function (docs/tessellation.md).
+        "tess_eval" if post => Ok(ExecutionModel::TessellationEvaluation),
         "compute" => Ok(ExecutionModel::GLCompute),
         "vertex" => Ok(ExecutionModel::Vertex),
         "fragment" => Ok(ExecutionModel::Fragment),
@@ -110,6 +117,7 @@ fn compile_entry(
     metal_name: &str,
     bindings: &[MetalBinding],
     opts: &MslOptions,
+    patch_points: u32,
 ) -> Result<Compiled, Error> {
     let mut c =
         Compiler::<targets::Msl>::new(Module::from_words(spirv)).map_err(Error::cross("parse"))?;
@@ -117,6 +125,16 @@ fn compile_entry(
         .map_err(Error::cross("entry point"))?;
     c.rename_entry_point(spirv_name, metal_name, model)
         .map_err(Error::cross("entry point"))?;
+    if model == ExecutionModel::TessellationEvaluation {
+        // `[[patch(domain, N)]]`: SPIRV-Cross takes N from OutputVertices, a control-stage
+        // mode; the lowered evaluation stage declares its patch size in the reflection.
+        c.set_execution_mode(
+            spirv_cross2::spirv::ExecutionMode::OutputVertices,
+            Some(spirv_cross2::reflect::ExecutionModeArguments::Literal(
+                patch_points,
+            )),
+        );
+    }
     let at = |b: &MetalBinding| ResourceBinding::Qualified {
         set: b.set,
         binding: b.binding,
@@ -194,7 +212,10 @@ pub fn to_msl(spirv: &[u32], refl: &Reflection, opts: &MslOptions) -> Result<Msl
     }
     let compiled = names
         .iter()
-        .map(|(s, m)| compile_entry(spirv, model, s, m, &bindings, opts))
+        .map(|(s, m)| {
+            let patch_points = refl.lowering.as_ref().map_or(0, |l| l.control_points);
+            compile_entry(spirv, model, s, m, &bindings, opts, patch_points)
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let rest: Vec<&str> = compiled[1..].iter().map(|c| c.source.as_str()).collect();
     let source = merge::merge(&compiled[0].source, &rest).map_err(Error::Reflection)?;

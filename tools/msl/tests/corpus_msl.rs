@@ -170,22 +170,42 @@ fn graphics_cases(opts: &Options) -> Vec<Case> {
             if out.as_ref().is_err_and(|e| e == "compute") {
                 continue;
             }
-            let geometry = dksh::parse(&bytes).is_ok_and(|p| p.stage == dmsh_ir::Stage::Geometry);
+            let stage = dksh::parse(&bytes).map(|p| p.stage).ok();
             v.push(Case {
                 set,
                 name: name.clone(),
                 out,
             });
-            if geometry {
-                // The lowered pipeline's kernel and draw (docs/geometry.md), which Metal runs.
-                for (form, tag) in [
+            // The lowered pipelines' passes Metal runs (docs/geometry.md,
+            // docs/tessellation.md).
+            let forms: &[(Form, &str)] = match stage {
+                Some(dmsh_ir::Stage::Geometry) => &[
                     (Form::GeometryKernel, "kernel"),
                     (Form::GeometryDraw, "draw"),
-                ] {
+                ],
+                Some(dmsh_ir::Stage::TessControl) => &[(Form::TessControlKernel, "kernel")],
+                Some(dmsh_ir::Stage::TessEval) => &[(Form::TessEvalPost, "post")],
+                _ => &[],
+            };
+            {
+                for &(form, tag) in forms {
                     let o = Options { form, ..*opts };
                     let out = dksh::parse(&bytes).and_then(|prog| {
                         let cfg = common::deko3d_graphics_config(&prog, &key)?;
                         translate_graphics(&prog.code, &cfg, &o).map_err(|e| e.to_string())
+                    });
+                    // The build's fix-ups (a post-tessellation function has no SIMD groups:
+                    // spv_single_lane).
+                    let out = out.and_then(|mut o| {
+                        if o.reflection.stage == "tess_eval" {
+                            o.words = dmsh_fixup::for_metal(
+                                &o.words,
+                                &mut o.reflection,
+                                &Default::default(),
+                            )
+                            .map_err(|e| e.to_string())?;
+                        }
+                        Ok(o)
                     });
                     let name = format!("{name}#{tag}");
                     v.push(Case { set, name, out });

@@ -1550,7 +1550,12 @@ impl E {
             Op::Barrier if self.sync_mode => 0,
             Op::Barrier => {
                 let wg = self.u32c(SCOPE_WORKGROUP);
-                let sem = self.u32c(0x108);
+                // The control kernel's outputs are in storage buffers (UniformMemory).
+                let sem = if self.opts.form == crate::lower::Form::TessControlKernel {
+                    self.u32c(0x148)
+                } else {
+                    self.u32c(0x108)
+                };
                 self.b.control_barrier(wg, wg, sem).expect("block");
                 0
             }
@@ -1675,7 +1680,9 @@ pub(crate) fn emit_planned(
         entry_block: 0,
         // The final draw of a lowered geometry pipeline is a vertex function.
         stage: match opts.form {
-            crate::lower::Form::GeometryDraw => dmsh_ir::Stage::Vertex,
+            crate::lower::Form::GeometryDraw | crate::lower::Form::TessEvalDraw => {
+                dmsh_ir::Stage::Vertex
+            }
             _ => sh.stage,
         },
         gfxcfg: sh.gfx.clone(),
@@ -1882,11 +1889,13 @@ pub(crate) fn emit_planned(
     if local_size_spec {
         e.ls_spec();
     }
-    let kernel = opts.form == crate::lower::Form::GeometryKernel;
-    let ls = if kernel {
-        [crate::lower::KERNEL_LOCAL_SIZE, 1, 1]
-    } else {
-        ls
+    let kernel = matches!(
+        opts.form,
+        crate::lower::Form::GeometryKernel | crate::lower::Form::TessControlKernel
+    );
+    let ls = match e.lowering_record() {
+        Some(l) if kernel => [l.local_size.max(1), 1, 1],
+        _ => ls,
     };
     if sh.stage == dmsh_ir::Stage::Compute || kernel {
         e.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", iface);
@@ -2107,7 +2116,7 @@ pub(crate) fn emit_planned(
         metal_entry_points: Vec::new(),
         metal_entry_z: None,
         fixups: Vec::new(),
-        metal_direct: kernel
+        metal_direct: opts.form != crate::lower::Form::Direct
             || !matches!(
                 e.stage,
                 dmsh_ir::Stage::Geometry | dmsh_ir::Stage::TessControl | dmsh_ir::Stage::TessEval

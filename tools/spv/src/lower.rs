@@ -31,6 +31,15 @@ pub enum Form {
     /// A geometry shader's final draw: the vertex function that reads the kernel's records
     /// and writes the geometry shader's outputs.
     GeometryDraw,
+    /// A tessellation control shader as a compute kernel, one workgroup per patch, one
+    /// thread per output control point (docs/tessellation.md).
+    TessControlKernel,
+    /// A tessellation evaluation shader reading its patch from the lowered buffers, for
+    /// Metal's post-tessellation vertex function (SPIRV-Cross's `[[patch]]`).
+    TessEvalPost,
+    /// A tessellation evaluation shader as a vertex shader over a tessellator's domain
+    /// points (the form lavapipe draws in place of Metal's fixed-function tessellator).
+    TessEvalDraw,
 }
 
 impl Form {
@@ -41,7 +50,63 @@ impl Form {
             Form::VertexCapture => Some("vertex_capture"),
             Form::GeometryKernel => Some("geometry_kernel"),
             Form::GeometryDraw => Some("geometry_draw"),
+            Form::TessControlKernel => Some("tess_control_kernel"),
+            Form::TessEvalPost => Some("tess_eval_post"),
+            Form::TessEvalDraw => Some("tess_eval_draw"),
         }
+    }
+
+    /// Every form, for option parsing.
+    pub const ALL: [Form; 7] = [
+        Form::Direct,
+        Form::VertexCapture,
+        Form::GeometryKernel,
+        Form::GeometryDraw,
+        Form::TessControlKernel,
+        Form::TessEvalPost,
+        Form::TessEvalDraw,
+    ];
+
+    /// The form named `s` (`direct` or a [`Form::pass`] name).
+    pub fn parse(s: &str) -> Option<Form> {
+        Form::ALL
+            .into_iter()
+            .find(|f| f.pass().unwrap_or("direct") == s)
+    }
+}
+
+/// 32-bit words per patch record (`patch_data`): the tessellation levels and four patch
+/// varyings.
+pub const PATCH_WORDS: u32 = 24;
+
+/// The patch-record word of per-patch attribute `addr` (`a[addr]` with `.P`): outer levels
+/// 0–3, inner levels 4–5, patch varying n component c at 8 + 4n + c; None outside.
+pub fn patch_word(addr: u32) -> Option<u32> {
+    Some(match addr {
+        0x00..=0x17 => addr / 4,
+        0x20..=0x5f => 8 + (addr - 0x20) / 4,
+        _ => return None,
+    })
+}
+
+/// Metal's tessellation-factor layout for a domain (`tess_param & 0xf`: 0 isolines, 1
+/// triangles, 2 quads): u32 words per patch, and the half index of each level word
+/// ([`patch_word`] 0–5; None: not in the layout).
+pub fn factor_layout(domain: u32) -> (u32, [Option<u32>; 6]) {
+    match domain {
+        1 => (2, [Some(0), Some(1), Some(2), None, Some(3), None]),
+        _ => (3, [Some(0), Some(1), Some(2), Some(3), Some(4), Some(5)]),
+    }
+}
+
+/// The control points a post-tessellation function declares for a domain (3 for triangles,
+/// else 4); its control points come from `control_points`, so the count only has to match
+/// the host's `drawPatches`.
+pub fn declared_control_points(domain: u32) -> u32 {
+    if domain == 1 {
+        3
+    } else {
+        4
     }
 }
 
@@ -118,6 +183,22 @@ mod tests {
         }
         assert_eq!(seen.len(), RECORD_WORDS as usize);
         assert_eq!(record_word(0x2e0), None);
+    }
+
+    #[test]
+    fn forms_parse_by_pass_name() {
+        for f in Form::ALL {
+            assert_eq!(Form::parse(f.pass().unwrap_or("direct")), Some(f));
+        }
+        assert_eq!(Form::parse("geometry"), None);
+    }
+
+    #[test]
+    fn patch_words_are_distinct() {
+        let words: Vec<u32> = (0..0x60).step_by(4).filter_map(patch_word).collect();
+        let set: std::collections::BTreeSet<u32> = words.iter().copied().collect();
+        assert_eq!(words.len(), set.len());
+        assert!(words.iter().all(|&w| w < PATCH_WORDS));
     }
 
     #[test]

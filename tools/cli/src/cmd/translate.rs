@@ -90,8 +90,9 @@ pub struct Args {
     /// Fused multiply-add: exact (emulated) or native (OpFma).
     #[arg(long, default_value = "exact")]
     pub fma: String,
-    /// Graphics: the form to emit (docs/geometry.md): direct, vertex_capture (a vertex
-    /// shader), geometry_kernel or geometry_draw (a geometry shader).
+    /// Graphics: the form to emit (docs/geometry.md, docs/tessellation.md): direct,
+    /// vertex_capture (a vertex shader), geometry_kernel or geometry_draw (a geometry
+    /// shader), tess_control_kernel, tess_eval_post or tess_eval_draw.
     #[arg(long, default_value = "direct")]
     pub form: String,
     /// Output SPIR-V file; the reflection goes next to it with .json.
@@ -117,13 +118,11 @@ impl Args {
 
 /// The emission form named `s` (`--form`).
 pub fn form_of(s: &str) -> anyhow::Result<dmsh_spv::lower::Form> {
-    use dmsh_spv::lower::Form;
-    Ok(match s {
-        "direct" => Form::Direct,
-        "vertex_capture" => Form::VertexCapture,
-        "geometry_kernel" => Form::GeometryKernel,
-        "geometry_draw" => Form::GeometryDraw,
-        f => bail!("--form {f}: expected direct, vertex_capture, geometry_kernel or geometry_draw"),
+    dmsh_spv::lower::Form::parse(s).ok_or_else(|| {
+        anyhow::anyhow!(
+            "--form {s}: expected direct, vertex_capture, geometry_kernel, geometry_draw, \
+             tess_control_kernel, tess_eval_post or tess_eval_draw"
+        )
     })
 }
 

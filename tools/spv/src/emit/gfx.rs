@@ -254,10 +254,8 @@ impl E {
 
     /// Maps an attribute byte address to its place (declaring what it needs).
     pub(crate) fn place(&mut self, addr: u32, out: bool, patch: bool) -> Result<Place, Error> {
-        if !patch {
-            if let Some(p) = self.lowered_place(addr, out) {
-                return p;
-            }
+        if let Some(p) = self.lowered_place(addr, out, patch) {
+            return p;
         }
         let st = self.st();
         let f32t = self.ty(Type::F32);
@@ -578,6 +576,9 @@ impl E {
                 };
                 let x = self.vals[arg(1).index()];
                 self.store_place(p, vtx, x)?;
+                if patch && a < 0x18 && self.form() == Form::TessControlKernel {
+                    self.store_factor(a, x);
+                }
                 0
             }
             Op::Interp(mode, sample) => match const_addr(self, 0) {
@@ -628,7 +629,9 @@ impl E {
                     self.select(Type::U32, h, one, zero)
                 }
                 GSys::PrimType => {
-                    if self.st() == Stage::TessControl || self.st() == Stage::TessEval {
+                    if let Some(x) = self.tess_prim_type() {
+                        x
+                    } else if self.st() == Stage::TessControl || self.st() == Stage::TessEval {
                         let i = self.i32t();
                         let var = self.builtin_var(false, BuiltIn::PatchVertices, i, None, false);
                         let x = berr(self.b.load(i, None, var, None, []))?;
@@ -705,7 +708,7 @@ impl E {
     }
 
     fn invocation_id(&mut self) -> Word {
-        if self.form() == Form::GeometryKernel {
+        if matches!(self.form(), Form::GeometryKernel | Form::TessControlKernel) {
             return self.kernel_invocation();
         }
         let i = self.i32t();
@@ -897,6 +900,7 @@ impl E {
         if self.form() == Form::GeometryKernel {
             self.kernel_prologue(f)?;
         }
+        self.tess_prologue()?;
         // The draw's body writes every output the geometry shader writes (`emit/lower.rs`).
         if self.st() == Stage::Fragment
             || self.st() == Stage::TessControl
@@ -927,6 +931,7 @@ impl E {
     pub(crate) fn gfx_caps(&mut self) {
         match self.st() {
             Stage::Geometry if self.form() == Form::GeometryKernel => {}
+            Stage::TessControl if self.form() == Form::TessControlKernel => {}
             Stage::Geometry => self.cap(Capability::Geometry),
             Stage::TessControl | Stage::TessEval => self.cap(Capability::Tessellation),
             _ => {}

@@ -22,6 +22,15 @@ pub(crate) enum RecBuf {
     Input,
     /// Kernel: the vertex being built (a function array; `EmitVertex` copies it out).
     Current,
+    /// Tess-control kernel: input control point n of this patch in `vertices_in`.
+    PatchIn,
+    /// Tessellation: output control point n of this patch in `control_points`.
+    ControlPoint,
+    /// Tessellation: this patch's record in `patch_data` (the word is a patch word).
+    Patch,
+    /// Tess-eval draw: this vertex's domain point in `domain_points` (word 0 the patch, 1–3
+    /// the coordinates).
+    Domain,
 }
 
 /// What the lowered forms keep while emitting.
@@ -47,6 +56,13 @@ pub(crate) struct LowerState {
     out_addrs: Vec<u32>,
     /// Draw: the gl_PrimitiveID varying, once declared.
     primitive_id: Word,
+    /// Tessellation: this patch, its first input record (control kernel), the control
+    /// points per patch (a constant in the control kernel, `params[3]` in evaluation forms).
+    patch: Word,
+    first_in: Word,
+    ncp: Word,
+    /// Tess-control kernel: input control points per patch (`params[0]`).
+    patch_points: Word,
     /// Kernel: invocations, maximum vertices, SPH output topology, index entries per thread.
     inv: u32,
     max: u32,
@@ -118,13 +134,56 @@ impl E {
     }
 
     /// The place of `a[addr]` in a lowered form, None where the direct mapping applies.
-    pub(crate) fn lowered_place(&mut self, addr: u32, out: bool) -> Option<Result<Place, Error>> {
+    pub(crate) fn lowered_place(
+        &mut self,
+        addr: u32,
+        out: bool,
+        patch: bool,
+    ) -> Option<Result<Place, Error>> {
         let rec = |e: &E, buf| {
             Some(match lower::record_word(addr) {
                 Some(word) => Ok(Place::Record { word, buf }),
                 None => Err(e.lower_err(&format!("attribute a[{addr:#x}] has no record word"))),
             })
         };
+        let patch_rec = |e: &E| {
+            Some(match lower::patch_word(addr) {
+                Some(word) => Ok(Place::Record {
+                    word,
+                    buf: RecBuf::Patch,
+                }),
+                None => Err(e.lower_err(&format!("patch attribute a[{addr:#x}] has no word"))),
+            })
+        };
+        match self.form() {
+            Form::TessControlKernel => {
+                return match (out, patch) {
+                    (_, true) => patch_rec(self),
+                    (true, false) => rec(self, RecBuf::ControlPoint),
+                    (false, false) if addr == 0x60 => Some(Ok(Place::Id(self.lw.patch))),
+                    (false, false) => rec(self, RecBuf::PatchIn),
+                };
+            }
+            // The tessellation coordinate (read with or without `.O`, as the direct form
+            // takes it): the built-in in the post form, the domain point in the draw.
+            Form::TessEvalPost if matches!(addr, 0x2f0 | 0x2f4) => return None,
+            Form::TessEvalDraw if matches!(addr, 0x2f0 | 0x2f4) => {
+                return Some(Ok(Place::Record {
+                    word: 1 + (addr - 0x2f0) / 4,
+                    buf: RecBuf::Domain,
+                }));
+            }
+            Form::TessEvalPost | Form::TessEvalDraw if !out => {
+                return match addr {
+                    0x00..=0x17 => patch_rec(self),
+                    _ if patch => patch_rec(self),
+                    0x60 => Some(Ok(Place::Id(self.lw.patch))),
+                    _ => rec(self, RecBuf::ControlPoint),
+                };
+            }
+            _ if patch => return None,
+            _ => {}
+        }
         match (self.form(), self.stage, out) {
             (Form::VertexCapture, Stage::Vertex, true) => rec(self, RecBuf::Capture),
             (Form::GeometryKernel, Stage::Geometry, true) => rec(self, RecBuf::Current),
@@ -191,7 +250,133 @@ impl E {
                 let wc = self.u32c(word);
                 berr(self.b.access_chain(pf, None, self.lw.cur, [wc])).expect("block")
             }
+            RecBuf::PatchIn | RecBuf::ControlPoint => {
+                let u = self.ty(Type::U32);
+                let v = match vtx {
+                    Some(v) => v,
+                    None => self.u32c(0),
+                };
+                let (base, role) = if buf == RecBuf::PatchIn {
+                    (self.lw.first_in, LoweredBuffer::VerticesIn)
+                } else {
+                    let b = self.op(spirv::Op::IMul, u, &[self.lw.patch, self.lw.ncp]);
+                    (b, LoweredBuffer::ControlPoints)
+                };
+                let rec = self.op(spirv::Op::IAdd, u, &[base, v]);
+                self.record_ptr(role, rec, word)
+            }
+            RecBuf::Patch => {
+                let u = self.ty(Type::U32);
+                let pw = self.u32c(lower::PATCH_WORDS);
+                let base = self.op(spirv::Op::IMul, u, &[self.lw.patch, pw]);
+                let wc = self.u32c(word);
+                let i = self.op(spirv::Op::IAdd, u, &[base, wc]);
+                self.buffer_word(LoweredBuffer::PatchData, i)
+            }
+            RecBuf::Domain => {
+                let u = self.ty(Type::U32);
+                let vi = self.vertex_index_u32();
+                let four = self.u32c(4);
+                let base = self.op(spirv::Op::IMul, u, &[vi, four]);
+                let wc = self.u32c(word);
+                let i = self.op(spirv::Op::IAdd, u, &[base, wc]);
+                self.buffer_word(LoweredBuffer::DomainPoints, i)
+            }
         }
+    }
+
+    /// The tessellation forms' prologue: this patch, the control points per patch, the
+    /// control kernel's invocation and first input record.
+    pub(crate) fn tess_prologue(&mut self) -> Result<(), Error> {
+        let u = self.ty(Type::U32);
+        match self.form() {
+            Form::TessControlKernel => {
+                let n = self.control_points_out()?;
+                self.lw.patch = self.builtin_comp(BuiltIn::WorkgroupId, 0);
+                self.lw.invocation = self.builtin_comp(BuiltIn::LocalInvocationId, 0);
+                self.lw.patch_points = self.param(0);
+                let first = self.param(2);
+                let m = self.op(spirv::Op::IMul, u, &[self.lw.patch, self.lw.patch_points]);
+                self.lw.first_in = self.op(spirv::Op::IAdd, u, &[first, m]);
+                self.lw.ncp = self.u32c(n);
+            }
+            Form::TessEvalPost => {
+                let i = self.sint(32);
+                let var = self.builtin_var(false, BuiltIn::PrimitiveId, i, None, false);
+                let x = berr(self.b.load(i, None, var, None, []))?;
+                self.lw.patch = self.op(spirv::Op::Bitcast, u, &[x]);
+                self.lw.ncp = self.param(3);
+            }
+            Form::TessEvalDraw => {
+                let p = self.record_place_ptr(0, RecBuf::Domain, None);
+                self.lw.patch = self.load(Type::U32, p);
+                self.lw.ncp = self.param(3);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The control kernel's output control points (threads per patch), within limits.
+    fn control_points_out(&self) -> Result<u32, Error> {
+        let n = self
+            .gfxcfg
+            .as_ref()
+            .map_or(1, |g| g.sph.threads_per_input_primitive.max(1));
+        if n > 32 {
+            return Err(self.lower_err(&format!(
+                "{n} output control points; tessellation takes at most 32"
+            )));
+        }
+        Ok(n)
+    }
+
+    /// The tessellation domain (`tess_param & 0xf`: 0 isolines, 1 triangles, 2 quads).
+    fn tess_domain(&self) -> u32 {
+        self.gfxcfg.as_ref().map_or(1, |g| g.tess_param & 0xf)
+    }
+
+    /// Tess-control kernel: the level at `addr` (0x00–0x14) also goes to Metal's factor
+    /// buffer as a half float (two per word, set with atomics so neighbours do not race).
+    pub(crate) fn store_factor(&mut self, addr: u32, x: Word) {
+        let (stride, halves) = lower::factor_layout(self.tess_domain());
+        let Some(h) =
+            lower::patch_word(addr).and_then(|w| halves.get(w as usize).copied().flatten())
+        else {
+            return;
+        };
+        let u = self.ty(Type::U32);
+        let f = self.ty(Type::F32);
+        let v2 = self.vec_ty(f, 2);
+        let xf = self.op(spirv::Op::Bitcast, f, &[x]);
+        let zero = self.c(Type::F32, 0);
+        let pair = self.op(spirv::Op::CompositeConstruct, v2, &[xf, zero]);
+        let packed = self.ext(u, 58, &[pair]); // PackHalf2x16
+        let shift = 16 * (h & 1);
+        let sc = self.u32c(shift);
+        let bits = self.op(spirv::Op::ShiftLeftLogical, u, &[packed, sc]);
+        let sw = self.u32c(stride);
+        let base = self.op(spirv::Op::IMul, u, &[self.lw.patch, sw]);
+        let wc = self.u32c(h / 2);
+        let i = self.op(spirv::Op::IAdd, u, &[base, wc]);
+        let p = self.buffer_word(LoweredBuffer::TessFactors, i);
+        let scope = self.u32c(super::SCOPE_DEVICE);
+        let sem = self.u32c(0);
+        let keep = self.u32c(!(0xffff << shift));
+        self.op(spirv::Op::AtomicAnd, u, &[p, scope, sem, keep]);
+        self.op(spirv::Op::AtomicOr, u, &[p, scope, sem, bits]);
+    }
+
+    /// The value `GSys::PrimType` reads in a tessellation form (patch size in bits 8–15).
+    pub(crate) fn tess_prim_type(&mut self) -> Option<Word> {
+        let n = match self.form() {
+            Form::TessControlKernel => self.lw.patch_points,
+            Form::TessEvalPost | Form::TessEvalDraw => self.lw.ncp,
+            _ => return None,
+        };
+        let u = self.ty(Type::U32);
+        let eight = self.u32c(8);
+        Some(self.op(spirv::Op::ShiftLeftLogical, u, &[n, eight]))
     }
 
     /// The component type of output attribute `addr` (generic vectors as the SPH declares
@@ -559,7 +744,7 @@ impl E {
         self.store(self.lw.strip, z);
     }
 
-    /// Kernel: gl_InvocationID.
+    /// Geometry or tess-control kernel: gl_InvocationID.
     pub(crate) fn kernel_invocation(&self) -> Word {
         self.lw.invocation
     }
@@ -604,6 +789,22 @@ impl E {
             ..Default::default()
         };
         if self.form() == Form::VertexCapture {
+            return Some(l);
+        }
+        if matches!(
+            self.form(),
+            Form::TessControlKernel | Form::TessEvalPost | Form::TessEvalDraw
+        ) {
+            let d = self.tess_domain();
+            l.control_points = match self.form() {
+                Form::TessControlKernel => self.control_points_out().unwrap_or(1),
+                _ => lower::declared_control_points(d),
+            };
+            l.factor_bytes = 4 * lower::factor_layout(d).0;
+            l.patch_bytes = 4 * lower::PATCH_WORDS;
+            if self.form() == Form::TessControlKernel {
+                l.local_size = l.control_points;
+            }
             return Some(l);
         }
         let g = self.gfxcfg.as_ref()?;

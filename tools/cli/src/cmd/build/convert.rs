@@ -70,10 +70,12 @@ impl Outcome {
 }
 
 /// Builds one key of a split into `dir`; `partners`: the inputs its fragment partners read
-/// (vs_pad); `lowered`: the key is partnered with a geometry shader, so a vertex shader also
-/// gets its capture form `<key>_g` and a fragment shader reading gl_PrimitiveID its variant
-/// `<key>_q` (docs/geometry.md). A geometry shader's `<key>_b` is its kernel, `<key>_p` its
-/// draw's vertex function.
+/// (vs_pad); `lowered`: the key is partnered with a geometry or tessellation control shader,
+/// so a vertex shader also gets its capture form `<key>_g` and a fragment shader reading
+/// gl_PrimitiveID its variant `<key>_q` (docs/geometry.md). A geometry shader's `<key>_b` is
+/// its kernel, `<key>_p` its draw's vertex function; a tessellation control shader's `<key>_b`
+/// its kernel, an evaluation shader's its post-tessellation vertex function
+/// (docs/tessellation.md).
 pub fn build_key(
     set: &Setting,
     split: &Path,
@@ -99,11 +101,12 @@ pub fn build_key(
             )
         };
     }
-    let geometry = r.stage == "geometry";
-    let main_form = if geometry {
-        "geometry_kernel"
-    } else {
-        "direct"
+    // Stages Metal does not have are built lowered (docs/geometry.md, docs/tessellation.md).
+    let main_form = match r.stage.as_str() {
+        "geometry" => "geometry_kernel",
+        "tess_control" => "tess_control_kernel",
+        "tess_eval" => "tess_eval_post",
+        _ => "direct",
     };
     let built = translate(split, manual, r, dir, main_form).and_then(|(words, mut refl)| {
         let words = dmsh_fixup::for_metal(&words, &mut refl, partners)

@@ -262,9 +262,10 @@ pub fn build(args: &Args) -> anyhow::Result<Summary> {
     let (vertex, others): (Vec<&MapRow>, Vec<&MapRow>) =
         rows.iter().partition(|r| r.stage == "vertex");
     let manual = manual.as_deref();
-    // Keys paired with a geometry shader get the lowered pipeline's variants.
+    // Keys paired with a geometry or tessellation control shader get the lowered
+    // pipeline's variants.
     let geometry: BTreeSet<&str> = (rows.iter())
-        .filter(|r| r.stage == "geometry")
+        .filter(|r| r.stage == "geometry" || r.stage == "tess_control")
         .map(|r| r.key.as_str())
         .collect();
     let lowered = |key: &str| (run.title.partners_of(key)).any(|p| geometry.contains(p.as_str()));
