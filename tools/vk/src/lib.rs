@@ -31,6 +31,7 @@ pub mod io_json;
 pub mod job;
 pub mod reflection;
 pub mod render;
+pub mod tessellator;
 
 pub use compute::{
     run_compute, Bind, BufferSpec, ComputeJob, Outputs, PointerEncoding, PointerPatch, ResourceRef,
