@@ -292,8 +292,8 @@ pub fn tessellate(mode: Mode, levels: Levels) -> Vec<[f32; 3]> {
 fn band(out: &mut Vec<[f32; 3]>, outer: &[([f32; 3], f32)], inner: &[([f32; 3], f32)]) {
     let (mut i, mut k) = (0, 0);
     while i + 1 < outer.len() || k + 1 < inner.len() {
-        let advance_outer = k + 1 >= inner.len()
-            || (i + 1 < outer.len() && outer[i + 1].1 <= inner[k + 1].1);
+        let advance_outer =
+            k + 1 >= inner.len() || (i + 1 < outer.len() && outer[i + 1].1 <= inner[k + 1].1);
         if advance_outer {
             out.extend([outer[i].0, outer[i + 1].0, inner[k].0]);
             i += 1;
@@ -526,7 +526,8 @@ mod tests {
     fn areas(v: &[[f32; 3]]) -> Vec<f32> {
         v.chunks_exact(3)
             .map(|t| {
-                (t[1][0] - t[0][0]) * (t[2][1] - t[0][1]) - (t[2][0] - t[0][0]) * (t[1][1] - t[0][1])
+                (t[1][0] - t[0][0]) * (t[2][1] - t[0][1])
+                    - (t[2][0] - t[0][0]) * (t[1][1] - t[0][1])
             })
             .collect()
     }
@@ -569,15 +570,24 @@ mod tests {
         // Fractional even 3: four segments, 1/3, 1/6, 1/6, 1/3.
         let p = edge_points(3.0, 4);
         let want = [0.0, 1.0 / 3.0, 0.5, 2.0 / 3.0, 1.0];
-        assert!(p.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6), "{p:?}");
+        assert!(
+            p.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6),
+            "{p:?}"
+        );
         // Fractional odd 2: three segments, 1/4, 1/2, 1/4.
         let p = edge_points(2.0, 3);
         let want = [0.0, 0.25, 0.75, 1.0];
-        assert!(p.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6), "{p:?}");
+        assert!(
+            p.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6),
+            "{p:?}"
+        );
         // Fractional odd 4: five segments, 1/4, 1/8, 1/4, 1/8, 1/4.
         let p = edge_points(4.0, 5);
         let want = [0.0, 0.25, 0.375, 0.625, 0.75, 1.0];
-        assert!(p.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6), "{p:?}");
+        assert!(
+            p.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6),
+            "{p:?}"
+        );
         // Symmetric, exactly.
         for (f, n) in [(5.3, 6), (7.7, 9), (33.3, 34)] {
             let p = edge_points(f, n);
@@ -628,7 +638,10 @@ mod tests {
         assert_eq!(tessellate(QUAD, quad([1.0; 4], [1.0; 2])).len(), 6);
         // Uniform m × n: 2mn triangles, (m + 1)(n + 1) points.
         for (m, n) in [(2, 2), (3, 4), (4, 4), (5, 2), (6, 7)] {
-            let l = quad([n as f32, m as f32, n as f32, m as f32], [m as f32, n as f32]);
+            let l = quad(
+                [n as f32, m as f32, n as f32, m as f32],
+                [m as f32, n as f32],
+            );
             let v = tessellate(QUAD, l);
             assert_eq!(v.len() / 3, 2 * m * n, "{m}×{n}");
             assert_eq!(distinct(&v), (m + 1) * (n + 1), "{m}×{n}");
@@ -649,8 +662,16 @@ mod tests {
 
     #[test]
     fn fractional_spacings_tile_the_domain() {
-        for spacing in [Spacing::FractionalOdd, Spacing::FractionalEven, Spacing::Equal] {
-            for l in [[1.5, 2.7, 9.9, 3.3], [4.0, 4.0, 4.0, 4.0], [63.5, 1.0, 2.2, 17.0]] {
+        for spacing in [
+            Spacing::FractionalOdd,
+            Spacing::FractionalEven,
+            Spacing::Equal,
+        ] {
+            for l in [
+                [1.5, 2.7, 9.9, 3.3],
+                [4.0, 4.0, 4.0, 4.0],
+                [63.5, 1.0, 2.2, 17.0],
+            ] {
                 let t = mode(Domain::Triangles, spacing, Output::TrianglesCcw);
                 let v = tessellate(t, tri([l[0], l[1], l[2]], l[3]));
                 assert_tiles(&v, 0.5, true);
@@ -663,13 +684,20 @@ mod tests {
 
     #[test]
     fn every_point_lies_in_the_domain_and_edges_follow_the_spacing() {
-        for spacing in [Spacing::FractionalOdd, Spacing::FractionalEven, Spacing::Equal] {
+        for spacing in [
+            Spacing::FractionalOdd,
+            Spacing::FractionalEven,
+            Spacing::Equal,
+        ] {
             let outer = [2.5f32, 3.7, 6.0];
             let t = mode(Domain::Triangles, spacing, Output::Points);
             let v = tessellate(t, tri(outer, 4.2));
             assert_eq!(v.len(), distinct(&v));
             for p in &v {
-                assert!(p.iter().all(|&c| (-1e-6..=1.0 + 1e-6).contains(&c)), "{p:?}");
+                assert!(
+                    p.iter().all(|&c| (-1e-6..=1.0 + 1e-6).contains(&c)),
+                    "{p:?}"
+                );
                 assert!((p[0] + p[1] + p[2] - 1.0).abs() < 1e-5, "{p:?}");
             }
             // Edge u = 0 (outer 0): its points are at the spacing's positions in v.
@@ -682,7 +710,9 @@ mod tests {
             // Quads: edge v = 0 (outer 1) in u.
             let q = mode(Domain::Quads, spacing, Output::Points);
             let v = tessellate(q, quad([2.5, 5.5, 1.0, 3.0], [3.3, 2.0]));
-            assert!(v.iter().all(|p| p.iter().all(|&c| (0.0..=1.0).contains(&c))));
+            assert!(v
+                .iter()
+                .all(|p| p.iter().all(|&c| (0.0..=1.0).contains(&c))));
             let mut on: Vec<f32> = v.iter().filter(|p| p[1] == 0.0).map(|p| p[0]).collect();
             on.sort_by(f32::total_cmp);
             let (f, n) = round_level(5.5, spacing);
@@ -709,10 +739,12 @@ mod tests {
     #[test]
     fn factors_decode_in_metal_s_layout() {
         // Halves: 1.0 = 0x3c00, 2.0 = 0x4000, 3.0 = 0x4200, 4.0 = 0x4400, 5.0 = 0x4500.
-        let tri_bytes: Vec<u8> = [0x4000u16, 0x4200, 0x4400, 0x4200, 0x3c00, 0x3c00, 0x3c00, 0x3c00]
-            .iter()
-            .flat_map(|h| h.to_le_bytes())
-            .collect();
+        let tri_bytes: Vec<u8> = [
+            0x4000u16, 0x4200, 0x4400, 0x4200, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+        ]
+        .iter()
+        .flat_map(|h| h.to_le_bytes())
+        .collect();
         let l = Levels::from_factors(&tri_bytes, Domain::Triangles, 0);
         assert_eq!(l.outer[..3], [2.0, 3.0, 4.0]);
         assert_eq!(l.inner[0], 3.0);
