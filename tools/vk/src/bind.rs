@@ -619,9 +619,9 @@ mod tests {
         let e = plan(&moved, &[], 0, &[], "geometry_draw", true).unwrap_err();
         assert!(e.to_string().contains("indices at binding 250"), "{e}");
         let unknown =
-            Reflection::from_json(r#"{"resources":[{"kind":"lowered","bank":7}]}"#).unwrap();
+            Reflection::from_json(r#"{"resources":[{"kind":"lowered","bank":9}]}"#).unwrap();
         let e = plan(&unknown, &[], 0, &[], "geometry_draw", true).unwrap_err();
-        assert!(e.to_string().contains("role 7"), "{e}");
+        assert!(e.to_string().contains("role 9"), "{e}");
     }
 
     /// A texture spec (an image, not a texel buffer).

@@ -1,7 +1,9 @@
 //! Render jobs: a vertex + fragment pair, with an optional geometry stage and tessellation
 //! stages between them, drawn into offscreen color targets, read back. A geometry shader may
 //! also come lowered (docs/geometry.md: [`LoweredGeometry`]): a capture vertex pass, a compute
-//! kernel and an indexed draw, the way Metal runs it, in one submission.
+//! kernel and an indexed draw, the way Metal runs it, in one submission; tessellation stages
+//! likewise ([`LoweredTessellation`]): a capture pass and a control kernel, the host's
+//! tessellator ([`crate::tessellator`]) between two submissions, and the evaluation draw.
 //!
 //! Descriptor sets: every stage's reflection uses set 0 (docs/reflection.md). Guest bindings
 //! are per stage (a vertex and a fragment shader may both use uniform block 0 with different
@@ -11,7 +13,8 @@
 //! each module's `DescriptorSet 0` decorations to its set. A lowered geometry pipeline's
 //! pipelines each have their own layout: the capture pass's resources (its own and the
 //! geometry buffers) in set 0, the kernel's in set 0 of the compute pipeline, and the final
-//! draw's vertex stage in set 0 with the fragment stage's in set 1.
+//! draw's vertex stage in set 0 with the fragment stage's in set 1 (a lowered tessellation
+//! pipeline's capture, control kernel and evaluation draw the same way).
 
 use std::time::Instant;
 
@@ -617,14 +620,18 @@ pub struct RenderOutputs {
     /// Milliseconds to create the pipeline.
     pub pipeline_ms: f64,
     /// Milliseconds from submit to fence (includes lavapipe's first-use compile); with a
-    /// lowered geometry pipeline, all three passes (one submission).
+    /// lowered geometry pipeline, all three passes (one submission); with a lowered
+    /// tessellation pipeline, both submissions and the host tessellator.
     pub draw_ms: f64,
     /// GPU milliseconds per pass from timestamp queries: `draw` for a plain draw;
     /// `vertex_capture`, `geometry_kernel` and `geometry_draw` for a lowered geometry
-    /// pipeline. Empty when the queue has no timestamps.
+    /// pipeline; `vertex_capture`, `tess_control_kernel`, `tessellator_host` (host
+    /// milliseconds of the software tessellator, not GPU time) and `tess_eval_draw` for a
+    /// lowered tessellation pipeline. Empty when the queue has no timestamps.
     pub pass_ms: Vec<(String, f64)>,
     /// A lowered geometry pipeline's buffers after the draw, by role (`vertices_in`,
-    /// `vertices_out`, `indices`, `params`, `index_source`); empty otherwise.
+    /// `vertices_out`, `indices`, `params`, `index_source`), or a lowered tessellation
+    /// pipeline's (all nine roles, `domain_points` as tessellated); empty otherwise.
     pub geometry: Vec<Vec<u8>>,
 }
 

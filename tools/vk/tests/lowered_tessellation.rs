@@ -506,9 +506,8 @@ fn compare(sh: &Shaders, what: &str, sets: &LevelSets, min_drawn: usize) {
     // The control kernel's factors decode to the levels; the domain points are all there.
     let factors = &low.geometry[7];
     let mode = Mode::from_reflection(&tess_mode(sh.domain)).unwrap();
-    for p in 0..2 {
+    for (p, &(o, i)) in sets.iter().enumerate() {
         let l = Levels::from_factors(factors, mode.domain, p);
-        let (o, i) = sets[p];
         let k = if sh.domain == "triangles" { 3 } else { 4 };
         // Halves: within their precision.
         let near = |a: f32, b: f32| (a - b).abs() <= b.abs() / 1024.0;
