@@ -97,7 +97,7 @@ fn array_elems(
 fn geometry_slot(r: &crate::reflection::Resource, stage: &str) -> Result<Slot, Error> {
     let role = LoweredBuffer::from_bank(r.bank).ok_or_else(|| {
         Error::Job(format!(
-            "{stage}: geometry buffer role {} does not exist (0 vertices_in … 4 index_source)",
+            "{stage}: lowered buffer role {} does not exist (0 vertices_in … 8 domain_points)",
             r.bank
         ))
     })?;
@@ -355,6 +355,42 @@ pub(crate) fn needed_sizes(slots: &[Slot], nbuf: usize) -> Vec<u64> {
     v
 }
 
+/// Points every binding of `slots` that holds lowered buffer `role` at scope buffer `buffer`
+/// instead (a buffer made after the set was written: the lowered tessellation pipeline's
+/// domain points). `set` must not be in use by a pending submission.
+pub(crate) fn rebind_lowered(
+    s: &Scope<'_>,
+    set: vk::DescriptorSet,
+    slots: &[Slot],
+    role: LoweredBuffer,
+    buffer: usize,
+) {
+    let hb = &s.buffers[buffer];
+    let info = [vk::DescriptorBufferInfo::default()
+        .buffer(hb.buffer)
+        .offset(0)
+        .range(
+            hb.size
+                .min(u64::from(s.dev.info().max_storage_buffer_range)),
+        )];
+    let writes: Vec<vk::WriteDescriptorSet> = slots
+        .iter()
+        .filter(|sl| matches!(sl.target, Target::Geometry(g) if g == role))
+        .map(|sl| {
+            vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(sl.binding)
+                .descriptor_type(sl.ty)
+                .buffer_info(&info)
+        })
+        .collect();
+    if !writes.is_empty() && set != vk::DescriptorSet::null() {
+        // SAFETY: the set and buffer come from this device; the caller guarantees the set is
+        // not in use.
+        unsafe { s.dev.device.update_descriptor_sets(&writes, &[]) };
+    }
+}
+
 /// Creates the set layout and a written descriptor set for `slots`.
 /// `bufs[i]` is the scope index of job buffer i; `imgs[i]` job texture i; `geometry[role]`
 /// the scope index of a lowered geometry pipeline's buffer (empty outside one).
@@ -583,9 +619,9 @@ mod tests {
         let e = plan(&moved, &[], 0, &[], "geometry_draw", true).unwrap_err();
         assert!(e.to_string().contains("indices at binding 250"), "{e}");
         let unknown =
-            Reflection::from_json(r#"{"resources":[{"kind":"lowered","bank":7}]}"#).unwrap();
+            Reflection::from_json(r#"{"resources":[{"kind":"lowered","bank":9}]}"#).unwrap();
         let e = plan(&unknown, &[], 0, &[], "geometry_draw", true).unwrap_err();
-        assert!(e.to_string().contains("role 7"), "{e}");
+        assert!(e.to_string().contains("role 9"), "{e}");
     }
 
     /// A texture spec (an image, not a texel buffer).

@@ -13,8 +13,8 @@ use crate::image::{TexFormat, TextureSpec};
 use crate::io_json::{compare_bytes, IoJson, Mismatch};
 use crate::reflection::Reflection;
 use crate::render::{
-    attribute_format, Image, LoweredGeometry, MiddleStage, RenderJob, Stage, Tessellation,
-    Topology, VertexAttribute, VertexBuffer,
+    attribute_format, Image, LoweredGeometry, LoweredTessellation, MiddleStage, RenderJob, Stage,
+    Tessellation, Topology, VertexAttribute, VertexBuffer,
 };
 
 /// A number given as JSON number or as a string (`"0x140"`, `"320"`).
@@ -770,6 +770,27 @@ pub struct LoweredGeometryDesc {
     pub kernel_bind: Vec<BindDesc>,
 }
 
+/// The passes of a lowered tessellation pipeline in a render job file (docs/exec-job.md):
+/// drawn instead of `vertex`, bound like the stages they replace.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoweredTessellationDesc {
+    /// The capture vertex shader (`vertex_capture`; bound with `vertex_bind`).
+    pub capture: ShaderDesc,
+    /// The control kernel (`tess_control_kernel`, a compute module).
+    pub control: ShaderDesc,
+    /// The evaluation draw's vertex shader (`tess_eval_draw`).
+    pub eval: ShaderDesc,
+    /// The control kernel's bindings (the tessellation control shader's own resources).
+    #[serde(default)]
+    pub control_bind: Vec<BindDesc>,
+    /// The evaluation draw's bindings (the tessellation evaluation shader's own resources).
+    #[serde(default)]
+    pub eval_bind: Vec<BindDesc>,
+    /// Input control points per patch.
+    pub patch_points: u32,
+}
+
 /// A `dmsh render` job file (docs/exec-job.md).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -856,6 +877,10 @@ pub struct RenderJobFile {
     /// A lowered geometry pipeline drawn instead of `vertex` (not with `geometry`).
     #[serde(default)]
     pub lowered_geometry: Option<LoweredGeometryDesc>,
+    /// A lowered tessellation pipeline drawn instead of `vertex` (not with `geometry`,
+    /// `tess_control` / `tess_eval` or `lowered_geometry`).
+    #[serde(default)]
+    pub lowered_tessellation: Option<LoweredTessellationDesc>,
     /// Device addresses to write (`buffer` must be given).
     #[serde(default)]
     pub pointers: Vec<PointerDesc>,
@@ -988,12 +1013,39 @@ impl RenderJobFile {
             }
             None => None,
         };
-        let vertex = match (&self.vertex, &lowered_geometry) {
-            (Some(v), _) => stage(v)?,
-            (None, Some(_)) => Stage::default(),
-            (None, None) => {
+        let lowered_tessellation = match &self.lowered_tessellation {
+            Some(l) => {
+                for (other, name) in [
+                    (self.geometry.is_some(), "geometry"),
+                    (
+                        self.tess_control.is_some() || self.tess_eval.is_some(),
+                        "tess_control / tess_eval",
+                    ),
+                    (self.lowered_geometry.is_some(), "lowered_geometry"),
+                ] {
+                    if other {
+                        return Err(Error::Job(format!(
+                            "a job has {name} or lowered_tessellation, not both"
+                        )));
+                    }
+                }
+                Some(LoweredTessellation {
+                    capture: stage(&l.capture)?,
+                    control: middle(&l.control, &l.control_bind)?,
+                    eval: middle(&l.eval, &l.eval_bind)?,
+                    patch_points: l.patch_points,
+                })
+            }
+            None => None,
+        };
+        let vertex = match (&self.vertex, &lowered_geometry, &lowered_tessellation) {
+            (Some(v), _, _) => stage(v)?,
+            (None, Some(_), _) | (None, _, Some(_)) => Stage::default(),
+            (None, None, None) => {
                 return Err(Error::Job(
-                    "a render job needs a vertex shader (or lowered_geometry)".into(),
+                    "a render job needs a vertex shader (or lowered_geometry or \
+                     lowered_tessellation)"
+                        .into(),
                 ))
             }
         };
@@ -1084,6 +1136,7 @@ impl RenderJobFile {
                 geometry,
                 tessellation,
                 lowered_geometry,
+                lowered_tessellation,
             },
             out_png: self.out_png.as_ref().map(|p| dir.join(p)),
             out_raw: self.out_raw.as_ref().map(|p| dir.join(p)),

@@ -31,6 +31,7 @@ pub mod io_json;
 pub mod job;
 pub mod reflection;
 pub mod render;
+pub mod tessellator;
 
 pub use compute::{
     run_compute, Bind, BufferSpec, ComputeJob, Outputs, PointerEncoding, PointerPatch, ResourceRef,
@@ -40,8 +41,8 @@ pub use error::Error;
 pub use image::{TexFormat, TextureSpec};
 pub use reflection::{Reflection, Resource};
 pub use render::{
-    render, Image, LoweredGeometry, MiddleStage, RenderJob, RenderOutputs, Stage, Tessellation,
-    Topology, VertexAttribute, VertexBuffer,
+    render, Image, LoweredGeometry, LoweredTessellation, MiddleStage, RenderJob, RenderOutputs,
+    Stage, Tessellation, Topology, VertexAttribute, VertexBuffer,
 };
 
 /// Converts SPIR-V bytes to words (little-endian; the length must be a multiple of 4).

@@ -1,7 +1,9 @@
 //! Render jobs: a vertex + fragment pair, with an optional geometry stage and tessellation
 //! stages between them, drawn into offscreen color targets, read back. A geometry shader may
 //! also come lowered (docs/geometry.md: [`LoweredGeometry`]): a capture vertex pass, a compute
-//! kernel and an indexed draw, the way Metal runs it, in one submission.
+//! kernel and an indexed draw, the way Metal runs it, in one submission; tessellation stages
+//! likewise ([`LoweredTessellation`]): a capture pass and a control kernel, the host's
+//! tessellator ([`crate::tessellator`]) between two submissions, and the evaluation draw.
 //!
 //! Descriptor sets: every stage's reflection uses set 0 (docs/reflection.md). Guest bindings
 //! are per stage (a vertex and a fragment shader may both use uniform block 0 with different
@@ -11,7 +13,8 @@
 //! each module's `DescriptorSet 0` decorations to its set. A lowered geometry pipeline's
 //! pipelines each have their own layout: the capture pass's resources (its own and the
 //! geometry buffers) in set 0, the kernel's in set 0 of the compute pipeline, and the final
-//! draw's vertex stage in set 0 with the fragment stage's in set 1.
+//! draw's vertex stage in set 0 with the fragment stage's in set 1 (a lowered tessellation
+//! pipeline's capture, control kernel and evaluation draw the same way).
 
 use std::time::Instant;
 
@@ -25,6 +28,7 @@ use crate::device::{Device, Scope};
 use crate::error::{Error, VkCtx};
 use crate::image::{self, TexFormat, TextureSpec};
 use crate::reflection::Reflection;
+use crate::tessellator::{self, Mode, Output};
 
 /// One shader of the pair.
 #[derive(Debug, Clone, Default)]
@@ -254,6 +258,35 @@ pub struct LoweredGeometry {
     pub draw: Stage,
 }
 
+/// Tessellation stages lowered into the passes Metal runs (docs/exec-job.md
+/// "lowered_tessellation"), in place of the job's vertex shader: each module's reflection has
+/// a `lowering` record naming its pass; the buffers between the passes are its `lowered`
+/// resources (set 0, binding 240 + role), which the runner makes, zero-filled.
+///
+/// The capture pass draws the job's vertices as points with rasterization off, writing one
+/// vertex record per vertex index into `vertices_in`; the control kernel runs one workgroup
+/// per patch of `patch_points` vertices, one invocation per output control point, writing
+/// `control_points`, `patch_data` and Metal's `tess_factors`. After that submission the
+/// runner reads the factors back and tessellates every patch on the host
+/// ([`crate::tessellator`], for the evaluation module's `tessellation` mode) into
+/// `domain_points`, and a second submission draws them with the evaluation module (a vertex
+/// shader) and the job's fragment shader, targets and state.
+#[derive(Debug, Clone, Default)]
+pub struct LoweredTessellation {
+    /// `vertex_capture`: the application's vertex shader writing vertex records; bound with
+    /// the job's `vertex_binds`.
+    pub capture: Stage,
+    /// `tess_control_kernel`: the tessellation control shader as a compute kernel (local size
+    /// = its output control points), with the control stage's binds.
+    pub control: MiddleStage,
+    /// `tess_eval_draw`: the tessellation evaluation shader as a vertex shader over the domain
+    /// points, with the evaluation stage's binds; its reflection's `tessellation` record gives
+    /// the domain, spacing and output.
+    pub eval: MiddleStage,
+    /// Input control points per patch (1–32): the draw's vertices are patches of this many.
+    pub patch_points: u32,
+}
+
 /// One draw of a vertex + fragment pair (and optional geometry and tessellation stages).
 #[derive(Debug, Clone, Default)]
 pub struct RenderJob {
@@ -314,6 +347,10 @@ pub struct RenderJob {
     /// A lowered geometry pipeline drawn instead of `vertex` (then ignored) and without
     /// `geometry`; needs the vertexPipelineStoresAndAtomics feature.
     pub lowered_geometry: Option<LoweredGeometry>,
+    /// A lowered tessellation pipeline drawn instead of `vertex` (then ignored), without
+    /// `geometry`, `tessellation` or `lowered_geometry`; the job's topology is ignored. Needs
+    /// the vertexPipelineStoresAndAtomics feature.
+    pub lowered_tessellation: Option<LoweredTessellation>,
 }
 
 /// One shader of a draw as the runner binds it.
@@ -359,8 +396,8 @@ impl<'a> StageUse<'a> {
 
 impl RenderJob {
     /// Every shader with its bindings, in descriptor-set order: vertex, fragment,
-    /// tessellation control and evaluation, geometry; with a lowered geometry pipeline:
-    /// capture, fragment, kernel, draw (at [`LOWERED_CAPTURE`] … [`LOWERED_DRAW`]).
+    /// tessellation control and evaluation, geometry; with a lowered geometry or tessellation
+    /// pipeline: capture, fragment, kernel, draw (at [`LOWERED_CAPTURE`] … [`LOWERED_DRAW`]).
     fn stages(&self) -> Vec<StageUse<'_>> {
         use vk::ShaderStageFlags as F;
         let fragment = StageUse::plain(
@@ -370,16 +407,37 @@ impl RenderJob {
             F::FRAGMENT,
             1,
         );
+        let pass = |stage, binds, name, reflection_stage, flag| StageUse {
+            stage,
+            binds,
+            name,
+            reflection_stage,
+            flag,
+            set: 0,
+            lowered: true,
+        };
+        if let Some(lt) = &self.lowered_tessellation {
+            let (c, e) = (&lt.control, &lt.eval);
+            return vec![
+                pass(
+                    &lt.capture,
+                    &self.vertex_binds,
+                    "vertex_capture",
+                    "vertex",
+                    F::VERTEX,
+                ),
+                fragment,
+                pass(
+                    &c.stage,
+                    &c.binds,
+                    "tess_control_kernel",
+                    "compute",
+                    F::COMPUTE,
+                ),
+                pass(&e.stage, &e.binds, "tess_eval_draw", "vertex", F::VERTEX),
+            ];
+        }
         if let Some(lg) = &self.lowered_geometry {
-            let pass = |stage, binds, name, reflection_stage, flag| StageUse {
-                stage,
-                binds,
-                name,
-                reflection_stage,
-                flag,
-                set: 0,
-                lowered: true,
-            };
             let k = &lg.kernel;
             return vec![
                 pass(
@@ -447,27 +505,6 @@ fn dual_source(a: vk::PipelineColorBlendAttachmentState) -> vk::PipelineColorBle
         .alpha_blend_op(vk::BlendOp::ADD)
 }
 
-fn f16_to_f32(h: u16) -> f32 {
-    let e = ((h >> 10) & 31) as i32;
-    let m = (h & 1023) as f32;
-    let v = match e {
-        0 => m * 2f32.powi(-24),
-        31 => {
-            if m == 0.0 {
-                f32::INFINITY
-            } else {
-                f32::NAN
-            }
-        }
-        _ => (1.0 + m / 1024.0) * 2f32.powi(e - 15),
-    };
-    if h & 0x8000 != 0 {
-        -v
-    } else {
-        v
-    }
-}
-
 impl Image {
     /// The image as RGBA8 (floats clamped to [0, 1]; integers clamped to 255; R formats grey).
     pub fn to_rgba8(&self) -> Vec<u8> {
@@ -485,7 +522,7 @@ impl Image {
                 .data
                 .get(i..i + 2)
                 .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
-            unit(f16_to_f32(h))
+            unit(crate::tessellator::half_to_f32(h))
         };
         for p in 0..n {
             match self.format {
@@ -583,14 +620,18 @@ pub struct RenderOutputs {
     /// Milliseconds to create the pipeline.
     pub pipeline_ms: f64,
     /// Milliseconds from submit to fence (includes lavapipe's first-use compile); with a
-    /// lowered geometry pipeline, all three passes (one submission).
+    /// lowered geometry pipeline, all three passes (one submission); with a lowered
+    /// tessellation pipeline, both submissions and the host tessellator.
     pub draw_ms: f64,
     /// GPU milliseconds per pass from timestamp queries: `draw` for a plain draw;
     /// `vertex_capture`, `geometry_kernel` and `geometry_draw` for a lowered geometry
-    /// pipeline. Empty when the queue has no timestamps.
+    /// pipeline; `vertex_capture`, `tess_control_kernel`, `tessellator_host` (host
+    /// milliseconds of the software tessellator, not GPU time) and `tess_eval_draw` for a
+    /// lowered tessellation pipeline. Empty when the queue has no timestamps.
     pub pass_ms: Vec<(String, f64)>,
     /// A lowered geometry pipeline's buffers after the draw, by role (`vertices_in`,
-    /// `vertices_out`, `indices`, `params`, `index_source`); empty otherwise.
+    /// `vertices_out`, `indices`, `params`, `index_source`), or a lowered tessellation
+    /// pipeline's (all nine roles, `domain_points` as tessellated); empty otherwise.
     pub geometry: Vec<Vec<u8>>,
 }
 
@@ -632,6 +673,27 @@ struct LoweredPlan {
     /// The kernel's `params` words.
     params: [u32; 8],
 }
+
+/// What the runner derives from a lowered tessellation pipeline's lowering records for one draw
+/// (docs/exec-job.md).
+#[derive(Debug, Clone, Copy)]
+struct TessPlan {
+    /// The evaluation stage's domain, spacing and output.
+    mode: Mode,
+    /// Patches (control-kernel workgroups).
+    patches: u32,
+    /// The final draw's topology.
+    output: vk::PrimitiveTopology,
+    /// Bytes of each lowered buffer, by role (`domain_points`: 16 until tessellated).
+    sizes: [u64; 9],
+    /// The control kernel's `params` words.
+    params: [u32; 8],
+    /// The largest buffer the device binds.
+    limit: u64,
+}
+
+/// The contract's vertex and control-point record size, and patch record size.
+const TESS_PATCH_BYTES: u32 = 96;
 
 /// The lowering record of `st`, which must be pass `pass`.
 fn lowering<'a>(st: &'a Stage, pass: &str) -> Result<&'a dmsh_reflect::Lowering, Error> {
@@ -947,6 +1009,35 @@ fn graphics_pipeline(
     s.pipeline("vkCreateGraphicsPipelines", made)
 }
 
+/// Begins the job's render pass (every target cleared to `clears`).
+///
+/// # Safety
+/// `cb` is recording, outside a render pass; the handles come from `d`.
+unsafe fn begin_pass(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    rp: vk::RenderPass,
+    fb: vk::Framebuffer,
+    job: &RenderJob,
+    clears: &[vk::ClearValue],
+) {
+    d.cmd_begin_render_pass(
+        cb,
+        &vk::RenderPassBeginInfo::default()
+            .render_pass(rp)
+            .framebuffer(fb)
+            .render_area(vk::Rect2D {
+                offset: vk::Offset2D { x: 0, y: 0 },
+                extent: vk::Extent2D {
+                    width: job.width,
+                    height: job.height,
+                },
+            })
+            .clear_values(clears),
+        vk::SubpassContents::INLINE,
+    )
+}
+
 /// A memory barrier between two passes of one command buffer.
 ///
 /// # Safety
@@ -1115,17 +1206,179 @@ impl Device {
         })
     }
 
+    /// Checks a lowered tessellation pipeline against the job and the device and works out its
+    /// dispatch and buffer sizes.
+    fn tess_plan(&self, job: &RenderJob, lt: &LoweredTessellation) -> Result<TessPlan, Error> {
+        let bad = |m: String| Err(Error::Job(m));
+        for (other, name) in [
+            (job.geometry.is_some(), "a geometry stage"),
+            (job.tessellation.is_some(), "tessellation stages"),
+            (
+                job.lowered_geometry.is_some(),
+                "a lowered geometry pipeline",
+            ),
+        ] {
+            if other {
+                return bad(format!(
+                    "a job has {name} or a lowered tessellation pipeline, not both"
+                ));
+            }
+        }
+        if job.instance_count > 1 {
+            return bad(format!(
+                "{} instances: a lowered tessellation pipeline draws one (vertex records are \
+                 per vertex index)",
+                job.instance_count
+            ));
+        }
+        if !(1..=32).contains(&lt.patch_points) {
+            return bad(format!(
+                "lowered tessellation: {} control points per patch; use 1 to 32",
+                lt.patch_points
+            ));
+        }
+        let capture = lowering(&lt.capture, "vertex_capture")?;
+        let k = lowering(&lt.control.stage, "tess_control_kernel")?;
+        let eval = lowering(&lt.eval.stage, "tess_eval_draw")?;
+        let rb = k.record_bytes;
+        if rb == 0 || !rb.is_multiple_of(4) {
+            return bad(format!(
+                "tess_control_kernel: record_bytes {rb} is not a positive multiple of 4"
+            ));
+        }
+        for (l, pass) in [(capture, "vertex_capture"), (eval, "tess_eval_draw")] {
+            if l.record_bytes != 0 && l.record_bytes != rb {
+                return bad(format!(
+                    "{pass} records are {} bytes, the control kernel's {rb}",
+                    l.record_bytes
+                ));
+            }
+        }
+        let cp = k.control_points;
+        if !(1..=32).contains(&cp) {
+            return bad(format!(
+                "tess_control_kernel: lowering control_points {cp}; use 1 to 32"
+            ));
+        }
+        if eval.control_points != 0 && eval.control_points != cp {
+            return bad(format!(
+                "tess_eval_draw reads patches of {} control points, the control kernel writes {cp}",
+                eval.control_points
+            ));
+        }
+        let refl = &lt.control.stage.reflection;
+        let ls = refl.local_size;
+        let threads: u32 = ls.iter().map(|&x| x.max(1)).product();
+        if (ls != [0; 3] && threads != cp) || (k.local_size != 0 && k.local_size != cp) {
+            return bad(format!(
+                "tess_control_kernel: local size {ls:?} (lowering {}) is not one invocation per \
+                 output control point ({cp})",
+                k.local_size
+            ));
+        }
+        let Some(t) = &lt.eval.stage.reflection.tessellation else {
+            return bad(
+                "tess_eval_draw: its reflection has no tessellation record (domain, spacing, \
+                 output)"
+                    .into(),
+            );
+        };
+        let mode = Mode::from_reflection(t)?;
+        let fb = mode.factor_bytes();
+        for (l, pass) in [(k, "tess_control_kernel"), (eval, "tess_eval_draw")] {
+            if l.factor_bytes != 0 && l.factor_bytes != fb {
+                return bad(format!(
+                    "{pass}: factor_bytes {} but the {} domain's factors are {fb} bytes",
+                    l.factor_bytes, t.domain
+                ));
+            }
+        }
+        let pb = if k.patch_bytes == 0 {
+            TESS_PATCH_BYTES
+        } else {
+            k.patch_bytes
+        };
+        if pb < 24 || !pb.is_multiple_of(4) {
+            return bad(format!(
+                "tess_control_kernel: patch_bytes {pb} is not a multiple of 4 of at least 24 \
+                 (six tessellation levels)"
+            ));
+        }
+        if eval.patch_bytes != 0 && eval.patch_bytes != pb {
+            return bad(format!(
+                "tess_eval_draw: patch_bytes {}, the control kernel's {pb}",
+                eval.patch_bytes
+            ));
+        }
+        self.check_kernel(refl)?;
+        if !self.info().has("vertexPipelineStoresAndAtomics") {
+            return Err(self.unsupported(
+                "a lowered tessellation pipeline's capture pass needs \
+                 vertexPipelineStoresAndAtomics",
+            ));
+        }
+        let patches = job.vertex_count / lt.patch_points;
+        let max_groups = self.info().max_workgroup_count[0];
+        if patches > max_groups {
+            return bad(format!(
+                "{patches} patches need as many workgroups; the device dispatches at most \
+                 {max_groups}"
+            ));
+        }
+        let n = u64::from(patches);
+        let mut sizes = [16u64; 9];
+        sizes[LoweredBuffer::VerticesIn as usize] = u64::from(job.vertex_count) * u64::from(rb);
+        sizes[LoweredBuffer::Params as usize] = 32;
+        sizes[LoweredBuffer::ControlPoints as usize] = n * u64::from(cp) * u64::from(rb);
+        sizes[LoweredBuffer::PatchData as usize] = n * u64::from(pb);
+        sizes[LoweredBuffer::TessFactors as usize] = n * u64::from(fb);
+        let sizes = sizes.map(|x| x.max(16));
+        let limit = u64::from(self.info().max_storage_buffer_range).min(1 << 30);
+        for (role, &size) in LoweredBuffer::ALL.iter().zip(&sizes) {
+            if size > limit {
+                return bad(format!(
+                    "lowered buffer {} would be {size} bytes; at most {limit}",
+                    role.name()
+                ));
+            }
+        }
+        Ok(TessPlan {
+            mode,
+            patches,
+            output: match mode.output {
+                Output::TrianglesCcw | Output::TrianglesCw => vk::PrimitiveTopology::TRIANGLE_LIST,
+                Output::Lines => vk::PrimitiveTopology::LINE_LIST,
+                Output::Points => vk::PrimitiveTopology::POINT_LIST,
+            },
+            sizes,
+            // Input control points, patches, first vertex, output control points, 0….
+            params: [lt.patch_points, patches, 0, cp, 0, 0, 0, 0],
+            limit,
+        })
+    }
+
     /// Draws a render job on this device.
     pub fn render(&self, job: &RenderJob) -> Result<RenderOutputs, Error> {
+        let tess = match &job.lowered_tessellation {
+            Some(lt) => Some(self.tess_plan(job, lt)?),
+            None => None,
+        };
         let lowered = match &job.lowered_geometry {
             Some(lg) => Some(self.lowered_plan(job, lg)?),
             None => None,
+        };
+        // The three-pass pipelines' capture and final draw topologies.
+        let three_pass = match (&lowered, &tess) {
+            (Some(lp), _) => Some((lp.capture_topology, lp.output)),
+            (None, Some(tp)) => Some((vk::PrimitiveTopology::POINT_LIST, tp.output)),
+            (None, None) => None,
         };
         let stages = job.stages();
         if job.geometry.is_some() && !self.info().has("geometryShader") {
             return Err(self.unsupported("a geometry stage needs the geometryShader feature"));
         }
-        if lowered.is_none() && job.topology.is_adjacency() && !self.info().has("geometryShader") {
+        if three_pass.is_none() && job.topology.is_adjacency() && !self.info().has("geometryShader")
+        {
             return Err(self.unsupported(format!(
                 "topology {} needs the geometryShader feature",
                 job.topology.name()
@@ -1240,7 +1493,24 @@ impl Device {
             vbufs.push(s.buffers[i].buffer);
         }
         // The lowered pipeline's buffers, by role (zero-filled; params written).
-        let mut geom = Vec::new();
+        let mut geom: Vec<usize> = Vec::new();
+        if let Some(tp) = &tess {
+            // Every role (the geometry ones unused, 16 bytes); domain_points is remade once
+            // the tessellator has run.
+            for role in LoweredBuffer::ALL {
+                let init: Vec<u8> = match role {
+                    LoweredBuffer::Params => {
+                        tp.params.iter().flat_map(|w| w.to_le_bytes()).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                geom.push(s.buffer(
+                    tp.sizes[role as usize],
+                    &init,
+                    vk::BufferUsageFlags::STORAGE_BUFFER,
+                )?);
+            }
+        }
         if let Some(lp) = &lowered {
             // The geometry roles (the first five; tessellation's are not made here).
             for role in LoweredBuffer::ALL.into_iter().take(lp.sizes.len()) {
@@ -1344,7 +1614,7 @@ impl Device {
         // The pipelines in the order they run, with their layouts and sets.
         let shader = |k: usize| (modules[k], &stages[k].stage.reflection, stages[k].flag);
         let mut passes: Vec<Bound> = Vec::new();
-        match &lowered {
+        match three_pass {
             None => {
                 let layout = s.pipeline_layout(&dsls)?;
                 let shape = PipelineShape {
@@ -1365,13 +1635,13 @@ impl Device {
                     sets: sets.clone(),
                 });
             }
-            Some(lp) => {
+            Some((capture_topology, output)) => {
                 let layout = s.pipeline_layout(&[dsls[LOWERED_CAPTURE]])?;
                 let shape = PipelineShape {
                     shaders: vec![shader(LOWERED_CAPTURE)],
                     layout,
                     vertex_input: true,
-                    topology: lp.capture_topology,
+                    topology: capture_topology,
                     patch_points: None,
                     discard: true,
                 };
@@ -1395,7 +1665,7 @@ impl Device {
                     shaders: vec![shader(LOWERED_DRAW), shader(LOWERED_FRAGMENT)],
                     layout,
                     vertex_input: false,
-                    topology: lp.output,
+                    topology: output,
                     patch_points: None,
                     discard: false,
                 };
@@ -1408,7 +1678,11 @@ impl Device {
             }
         }
         // Timestamps around each pass, where the queue has them.
-        let stamps = if lowered.is_some() { 4 } else { 2 };
+        let stamps = match (&lowered, &tess) {
+            (Some(_), _) => 4,
+            (None, Some(_)) => 5,
+            (None, None) => 2,
+        };
         // SAFETY: valid instance, physical device and device; the pool is recorded in the
         // scope.
         let (query_pool, period, valid_bits) = unsafe {
@@ -1490,23 +1764,7 @@ impl Device {
                 if let Some(q) = query_pool {
                     d.cmd_reset_query_pool(cb, q, 0, stamps);
                 }
-                let begin = || {
-                    d.cmd_begin_render_pass(
-                        cb,
-                        &vk::RenderPassBeginInfo::default()
-                            .render_pass(rp)
-                            .framebuffer(fb)
-                            .render_area(vk::Rect2D {
-                                offset: vk::Offset2D { x: 0, y: 0 },
-                                extent: vk::Extent2D {
-                                    width: job.width,
-                                    height: job.height,
-                                },
-                            })
-                            .clear_values(&clears),
-                        vk::SubpassContents::INLINE,
-                    )
-                };
+                let begin = || begin_pass(d, cb, rp, fb, job, &clears);
                 let vertex_buffers = || {
                     if !vbufs.is_empty() {
                         let offs = vec![0u64; vbufs.len()];
@@ -1597,7 +1855,123 @@ impl Device {
                 image::record_readback(scope, d, cb, rt, vk::ImageLayout::GENERAL);
             }
         };
-        s.submit(record)?;
+        // The tessellator's host milliseconds and the domain_points buffer's size.
+        let mut tess_host = None;
+        match &tess {
+            None => s.submit(record)?,
+            Some(tp) => {
+                use vk::AccessFlags as A;
+                use vk::PipelineBindPoint as P;
+                use vk::PipelineStageFlags as S;
+                let stamp = |d: &ash::Device, cb, k: u32, stage: S| {
+                    if let Some(q) = query_pool {
+                        // SAFETY: `cb` is recording; the pool is this device's.
+                        unsafe { d.cmd_write_timestamp(cb, stage, q, k) };
+                    }
+                };
+                // Submission 1: capture, then the control kernel; its factors to the host.
+                s.submit(|d, cb| {
+                    for img in &imgs {
+                        image::record_upload(&s, d, cb, img, vk::ImageLayout::GENERAL);
+                    }
+                    // SAFETY: recording into a command buffer in the recording state; every
+                    // handle comes from this device.
+                    unsafe {
+                        if let Some(q) = query_pool {
+                            d.cmd_reset_query_pool(cb, q, 0, stamps);
+                        }
+                        stamp(d, cb, 0, S::TOP_OF_PIPE);
+                        begin_pass(d, cb, rp, fb, job, &clears);
+                        passes[0].bind(d, cb, P::GRAPHICS);
+                        if !vbufs.is_empty() {
+                            d.cmd_bind_vertex_buffers(cb, 0, &vbufs, &vec![0u64; vbufs.len()]);
+                        }
+                        d.cmd_draw(cb, job.vertex_count, 1, 0, 0);
+                        d.cmd_end_render_pass(cb);
+                        stamp(d, cb, 1, S::BOTTOM_OF_PIPE);
+                        barrier(
+                            d,
+                            cb,
+                            (S::VERTEX_SHADER, A::SHADER_WRITE),
+                            (S::COMPUTE_SHADER, A::SHADER_READ | A::SHADER_WRITE),
+                        );
+                        if tp.patches > 0 {
+                            passes[1].bind(d, cb, P::COMPUTE);
+                            d.cmd_dispatch(cb, tp.patches, 1, 1);
+                        }
+                        stamp(d, cb, 2, S::BOTTOM_OF_PIPE);
+                        barrier(
+                            d,
+                            cb,
+                            (S::COMPUTE_SHADER, A::SHADER_WRITE),
+                            (S::HOST, A::HOST_READ),
+                        );
+                    }
+                })?;
+                // The fixed-function tessellator, on the host.
+                let th = Instant::now();
+                let factors = s.read(
+                    geom[LoweredBuffer::TessFactors as usize],
+                    tp.sizes[LoweredBuffer::TessFactors as usize],
+                );
+                let points = tessellator::domain_points(tp.mode, &factors, tp.patches);
+                let bytes = points.len() as u64;
+                if bytes > tp.limit {
+                    return Err(Error::Job(format!(
+                        "the tessellated patches make {} domain points, {bytes} bytes; at most {}",
+                        bytes / 16,
+                        tp.limit
+                    )));
+                }
+                let i = s.buffer(bytes, &points, vk::BufferUsageFlags::STORAGE_BUFFER)?;
+                geom[LoweredBuffer::DomainPoints as usize] = i;
+                bind::rebind_lowered(
+                    &s,
+                    sets[LOWERED_DRAW],
+                    &plans[LOWERED_DRAW],
+                    LoweredBuffer::DomainPoints,
+                    i,
+                );
+                let vertices = (bytes / 16) as u32;
+                tess_host = Some((th.elapsed().as_secs_f64() * 1e3, bytes));
+                // Submission 2: the evaluation stage over the domain points.
+                s.submit(|d, cb| {
+                    // SAFETY: as above.
+                    unsafe {
+                        let targets_out = S::COLOR_ATTACHMENT_OUTPUT
+                            | S::EARLY_FRAGMENT_TESTS
+                            | S::LATE_FRAGMENT_TESTS;
+                        let attachment_writes =
+                            A::COLOR_ATTACHMENT_WRITE | A::DEPTH_STENCIL_ATTACHMENT_WRITE;
+                        barrier(
+                            d,
+                            cb,
+                            (
+                                S::COMPUTE_SHADER | targets_out,
+                                A::SHADER_WRITE | attachment_writes,
+                            ),
+                            (
+                                S::VERTEX_SHADER | targets_out,
+                                A::SHADER_READ
+                                    | attachment_writes
+                                    | A::COLOR_ATTACHMENT_READ
+                                    | A::DEPTH_STENCIL_ATTACHMENT_READ,
+                            ),
+                        );
+                        stamp(d, cb, 3, S::TOP_OF_PIPE);
+                        begin_pass(d, cb, rp, fb, job, &clears);
+                        passes[2].bind(d, cb, P::GRAPHICS);
+                        d.cmd_draw(cb, vertices, 1, 0, 0);
+                        d.cmd_end_render_pass(cb);
+                        stamp(d, cb, 4, S::BOTTOM_OF_PIPE);
+                    }
+                    image::host_read_barrier(d, cb, S::ALL_COMMANDS, A::SHADER_WRITE);
+                    for rt in rts.iter().chain(&imgs).chain(&depth_rt) {
+                        image::record_readback(&s, d, cb, rt, vk::ImageLayout::GENERAL);
+                    }
+                })?;
+            }
+        }
         let draw_ms = t1.elapsed().as_secs_f64() * 1e3;
         let pass_ms = match query_pool {
             Some(q) => {
@@ -1617,18 +1991,31 @@ impl Device {
                 } else {
                     (1u64 << valid_bits) - 1
                 };
-                let names: &[&str] = match lowered {
-                    None => &["draw"],
-                    Some(_) => &["vertex_capture", "geometry_kernel", "geometry_draw"],
+                // (name, first stamp, last stamp).
+                let spans: &[(&str, usize, usize)] = match (&lowered, &tess) {
+                    (Some(_), _) => &[
+                        ("vertex_capture", 0, 1),
+                        ("geometry_kernel", 1, 2),
+                        ("geometry_draw", 2, 3),
+                    ],
+                    (None, Some(_)) => &[
+                        ("vertex_capture", 0, 1),
+                        ("tess_control_kernel", 1, 2),
+                        ("tess_eval_draw", 3, 4),
+                    ],
+                    (None, None) => &[("draw", 0, 1)],
                 };
-                names
+                let mut v: Vec<(String, f64)> = spans
                     .iter()
-                    .zip(ticks.windows(2))
-                    .map(|(n, w)| {
-                        let dt = w[1].wrapping_sub(w[0]) & mask;
+                    .map(|&(n, a, b)| {
+                        let dt = ticks[b].wrapping_sub(ticks[a]) & mask;
                         (n.to_string(), dt as f64 * f64::from(period) / 1e6)
                     })
-                    .collect()
+                    .collect();
+                if let Some((ms, _)) = tess_host {
+                    v.insert(2, ("tessellator_host".to_string(), ms));
+                }
+                v
             }
             None => Vec::new(),
         };
@@ -1650,13 +2037,20 @@ impl Device {
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect()
         });
-        let geometry = match &lowered {
-            Some(lp) => geom
+        let geometry = match (&lowered, &tess) {
+            (Some(lp), _) => geom
                 .iter()
                 .zip(lp.sizes)
                 .map(|(&i, n)| s.read(i, n))
                 .collect(),
-            None => Vec::new(),
+            (None, Some(tp)) => {
+                let mut sizes = tp.sizes;
+                if let Some((_, bytes)) = tess_host {
+                    sizes[LoweredBuffer::DomainPoints as usize] = bytes;
+                }
+                geom.iter().zip(sizes).map(|(&i, n)| s.read(i, n)).collect()
+            }
+            (None, None) => Vec::new(),
         };
         Ok(RenderOutputs {
             targets: out_targets,

@@ -1021,6 +1021,7 @@ pub fn job(case: &PairCase, vertex: Stage, fragment: Stage) -> Result<RenderJob,
         geometry: None,
         tessellation: None,
         lowered_geometry: None,
+        lowered_tessellation: None,
     })
 }
 
