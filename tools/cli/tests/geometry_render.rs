@@ -12,8 +12,8 @@ use dmsh_spv::lower::Form;
 use dmsh_testsupport::reference::{dksh, dksh_render, glsl, translate};
 use dmsh_vk::compute::{Bind, BufferSpec, PointerPatch, ResourceRef};
 use dmsh_vk::render::{
-    LoweredGeometry, MiddleStage, RenderJob, Stage, Tessellation, Topology, VertexAttribute,
-    VertexBuffer,
+    LoweredGeometry, LoweredTessellation, MiddleStage, RenderJob, Stage, Tessellation, Topology,
+    VertexAttribute, VertexBuffer,
 };
 use dmsh_vk::TexFormat;
 
@@ -168,6 +168,9 @@ enum Middle {
     /// A lowered geometry pipeline: the capture vertex shader, the kernel (with its data) and
     /// the draw's vertex shader.
     Lowered(Stage, Stage, Data, Stage),
+    /// A lowered tessellation pipeline: the capture vertex shader, the control kernel and the
+    /// evaluation shader's draw form (with their data), control points per patch.
+    LoweredTess(Stage, Stage, Data, Stage, Data, u32),
     Tessellation(Stage, Data, Stage, Data, u32),
 }
 
@@ -178,7 +181,7 @@ fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
         ..Data::default()
     };
     let vertex_binds = match &middle {
-        Middle::Lowered(capture, ..) => &capture.reflection,
+        Middle::Lowered(capture, ..) | Middle::LoweredTess(capture, ..) => &capture.reflection,
         _ => &d.vertex.reflection,
     };
     let vertex_binds = binds(
@@ -200,8 +203,20 @@ fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
     };
     let mut fragment = d.fragment.clone();
     let mut lowered_geometry = None;
+    let mut lowered_tessellation = None;
     let (geometry, tessellation) = match middle {
         Middle::Geometry(g, data) => (Some(stage(g, &data)), None),
+        Middle::LoweredTess(capture, c, cd, e, ed, patch_points) => {
+            let control = stage(c, &cd);
+            let eval = stage(e, &ed);
+            lowered_tessellation = Some(LoweredTessellation {
+                capture,
+                control,
+                eval,
+                patch_points,
+            });
+            (None, None)
+        }
         Middle::Lowered(capture, kernel, data, draw) => {
             let kernel = stage(kernel, &data);
             if let Some((spirv, reflection)) =
@@ -241,6 +256,7 @@ fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
         vertex: d.vertex.clone(),
         fragment,
         lowered_geometry,
+        lowered_tessellation,
         width: 64,
         height: 64,
         targets: vec![TexFormat::Rgba8Unorm],
@@ -707,6 +723,23 @@ fn tcs_tes_triangle_render_like_glslang() {
         Middle::Tessellation(ours(c), cdata(), ours(e), edata(), 3),
     );
     compare("tcs_triangle + tes_triangle", &want, &got);
+    // Lowered (docs/tessellation.md): the vertex shader in capture form (GLSL), our control
+    // kernel, the harness's tessellator in place of Metal's, our evaluation shader's draw form.
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;\nlayout(location = 1) in vec4 aUV;",
+        "vec4 pos = vec4(0.0);",
+        &[(0, "vec4(aPos.xyz, 1.0)"), (1, "vec4(aUV.xy, 0.0, 1.0)")],
+    );
+    let lowered = |c: Stage, cd: Data, e: Stage, ed: Data| {
+        run(&d, Middle::LoweredTess(capture.clone(), c, cd, e, ed, 3))
+    };
+    let got = lowered(
+        ours_in(c, Form::TessControlKernel),
+        cdata(),
+        ours_in(e, Form::TessEvalDraw),
+        edata(),
+    );
+    compare("tcs_triangle + tes_triangle lowered", &want, &got);
     // NAK's binaries: the uniform blocks as bank c[1] on sm86, through set 0 in memory on sm53;
     // the displacement texture's handle in set 1's bank (c[1] on sm53, c[2] on sm86).
     for (sm, nvk, bank) in [("sm53", Nvk::Memory, 1), ("sm86", Nvk::Bank, 2)] {
@@ -722,9 +755,20 @@ fn tcs_tes_triangle_render_like_glslang() {
         };
         let tc = ours_nak(c, sm, S::TessControl, None);
         let te = ours_nak(e, sm, S::TessEval, Some(bank as u8));
-        let got = run(&d, Middle::Tessellation(tc, cd, te, ed, 3));
+        let got = run(&d, Middle::Tessellation(tc, cd.clone(), te, ed.clone(), 3));
         compare(
             &format!("tcs_triangle + tes_triangle (NAK {sm})"),
+            &want,
+            &got,
+        );
+        let got = lowered(
+            ours_nak_in(c, sm, S::TessControl, None, Form::TessControlKernel),
+            cd,
+            ours_nak_in(e, sm, S::TessEval, Some(bank as u8), Form::TessEvalDraw),
+            ed,
+        );
+        compare(
+            &format!("tcs_triangle + tes_triangle (NAK {sm}) lowered"),
             &want,
             &got,
         );
