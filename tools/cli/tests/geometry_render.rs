@@ -427,6 +427,15 @@ fn compare(what: &str, want: &[dmsh_vk::Image], got: &[dmsh_vk::Image]) {
         .count();
     let covered = want[0].data.len() / 4 - clear;
     let (share, max) = close(&want[0].data, &got[0].data);
+    if let Some(dir) = std::env::var_os("DMSH_GEO_DUMP") {
+        // Both pictures as PNGs, to look at a difference.
+        let dir = std::path::PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let base = what.replace([' ', '/', '(', ')', '+'], "_");
+        for (tag, img) in [("want", &want[0]), ("got", &got[0])] {
+            std::fs::write(dir.join(format!("{base}.{tag}.png")), img.to_png().unwrap()).unwrap();
+        }
+    }
     println!(
         "{what}: {covered} of {} pixels drawn; {:.4} % within 1/255 (max diff {max})",
         want[0].data.len() / 4,
@@ -876,4 +885,286 @@ fn too_many_output_vertices_is_an_error_naming_the_key() {
     let msg = e.to_string();
     assert!(msg.contains("shader k123") && msg.contains("2000"), "{msg}");
     assert!(dmsh_spv::translate_graphics(&prog.code, &cfg, &opts(Form::Direct)).is_ok());
+}
+
+/// The extra GLSL corpus (tests/corpus/extra/glsl: uam binaries of GLSL written for forms the
+/// dksh set lacks).
+fn extra_dir() -> std::path::PathBuf {
+    support_root().join("tests/corpus/extra/glsl")
+}
+
+fn extra_reference(name: &str, stage: &str, refl: &str) -> Stage {
+    let src = dksh_render::corpus_glsl(&extra_dir(), name).expect("extra GLSL");
+    glslang(&src, stage, refl)
+}
+
+fn extra_ours(name: &str, form: Form) -> Stage {
+    translate::corpus_stage_form(&extra_dir(), name, form)
+        .unwrap_or_else(|e| panic!("{name}: translation ({form:?}): {e}"))
+}
+
+/// An extra-corpus geometry shader drawn directly and lowered against glslang's picture.
+fn check_extra_gs(name: &str, d: &Draw, capture: &Stage) {
+    let want = run(
+        d,
+        Middle::Geometry(extra_reference(name, "geom", "geometry"), Data::default()),
+    );
+    let got = run(
+        d,
+        Middle::Geometry(extra_ours(name, Form::Direct), Data::default()),
+    );
+    compare(name, &want, &got);
+    let got = run(
+        d,
+        Middle::Lowered(
+            capture.clone(),
+            extra_ours(name, Form::GeometryKernel),
+            Data::default(),
+            extra_ours(name, Form::GeometryDraw),
+        ),
+    );
+    compare(&format!("{name} lowered"), &want, &got);
+}
+
+/// gs_indexed_in (run-time indexed per-vertex arrays, points out with a point size),
+/// gs_streams (two vertex streams: only stream 0 is rasterized) and gs_streams_cut
+/// (invocations, strips cut in a loop, a conditional emit, layer and viewport outputs).
+#[test]
+fn extra_geometry_shaders_render_like_glslang() {
+    if !ready() {
+        return;
+    }
+    // gs_indexed_in: vIn[3] at locations 0–2, flat int vSel at 3.
+    let vertex = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 aPos;\n\
+         layout(location = 1) in vec4 aCol;\n\
+         layout(location = 0) out vec4 vIn[3];\n\
+         layout(location = 3) flat out int vSel;\n\
+         void main() { gl_Position = aPos; vIn[0] = aCol; vIn[1] = aCol.yzwx * 0.5; \
+         vIn[2] = aPos * 0.25 + 0.5; vSel = gl_VertexIndex % 5; }\n",
+        "vert",
+        "vertex",
+    );
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;\nlayout(location = 1) in vec4 aCol;",
+        "vec4 pos = aPos;",
+        &[
+            (0, "aCol"),
+            (1, "aCol.yzwx * 0.5"),
+            (2, "aPos * 0.25 + 0.5"),
+            (3, "intBitsToFloat(ivec4(gl_VertexIndex % 5, 0, 0, 0))"),
+        ],
+    );
+    let fragment = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 gOut;\n\
+         layout(location = 0) out vec4 o;\n\
+         void main() { o = vec4(gOut.xyz * 0.5, 1.0); }\n",
+        "frag",
+        "fragment",
+    );
+    let mut vertices = Vec::new();
+    for k in 0..600 {
+        let (x, y) = ((k % 30) as f32 / 16.0 - 0.93, (k / 30) as f32 / 10.5 - 0.95);
+        vertices.extend([x, y, 0.5, 1.0, 0.1 * (k % 7) as f32, 0.9, 0.3, 1.0]);
+    }
+    let d = Draw {
+        vertex,
+        fragment,
+        vertices,
+        floats_per_vertex: 8,
+        topology: Topology::TriangleList,
+        layers: 1,
+        viewports: Vec::new(),
+        vertex_ubos: Vec::new(),
+    };
+    check_extra_gs("gs_indexed_in.geom", &d, &capture);
+
+    // gs_streams: points; the fragment shader reads stream 0's gA only.
+    let vertex = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 aPos;\n\
+         layout(location = 1) in vec4 aCol;\n\
+         layout(location = 0) out vec4 vIn;\n\
+         void main() { gl_Position = aPos; gl_PointSize = 1.0; vIn = aCol; }\n",
+        "vert",
+        "vertex",
+    );
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;\nlayout(location = 1) in vec4 aCol;",
+        "vec4 pos = aPos;",
+        &[(0, "aCol")],
+    );
+    let fragment = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 gA;\n\
+         layout(location = 0) out vec4 o;\n\
+         void main() { o = vec4(gA.xyz, 1.0); }\n",
+        "frag",
+        "fragment",
+    );
+    let mut vertices = Vec::new();
+    for k in 0..200 {
+        let (x, y) = ((k % 20) as f32 / 10.5 - 0.95, (k / 20) as f32 / 5.5 - 0.9);
+        vertices.extend([x, y, 0.5, 1.0, 0.05 * (k % 19) as f32, 0.7, 0.2, 1.0]);
+    }
+    let d = Draw {
+        vertex,
+        fragment,
+        vertices,
+        floats_per_vertex: 8,
+        topology: Topology::PointList,
+        layers: 1,
+        viewports: Vec::new(),
+        vertex_ubos: Vec::new(),
+    };
+    check_extra_gs("gs_streams.geom", &d, &capture);
+
+    // gs_streams_cut: three layers (gl_Layer = k), two viewports (gl_ViewportIndex =
+    // invocation); vertices with w ≤ 0 are skipped by the shader, so give every vertex w = 1
+    // and a colour whose w sign varies.
+    let vertex = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 aPos;\n\
+         layout(location = 1) in vec4 aCol;\n\
+         layout(location = 0) out vec4 vIn;\n\
+         void main() { gl_Position = aPos; vIn = aCol; }\n",
+        "vert",
+        "vertex",
+    );
+    let fragment = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 gOut;\n\
+         layout(location = 0) out vec4 o;\n\
+         void main() { o = vec4(fract(gOut.xyz * 0.37), 1.0); }\n",
+        "frag",
+        "fragment",
+    );
+    #[rustfmt::skip]
+    let vertices = vec![
+        -0.9, -0.9, 0.5, 1.0,   0.2, 0.4, 0.6, 1.0,
+        -0.1, -0.8, 0.5, 1.0,   0.8, 0.1, 0.3, 1.0,
+        -0.6, 0.7, 0.5, 1.0,    0.5, 0.9, 0.2, 1.0,
+        -0.95, 0.1, 0.5, 1.0,   0.3, 0.3, 0.3, 1.0,
+        -0.3, 0.2, 0.5, 1.0,    0.9, 0.6, 0.1, -1.0,
+        -0.7, 0.9, 0.5, 1.0,    0.1, 0.8, 0.7, 1.0,
+    ];
+    let d = Draw {
+        vertex,
+        fragment,
+        vertices,
+        floats_per_vertex: 8,
+        topology: Topology::TriangleList,
+        layers: 3,
+        viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
+        vertex_ubos: Vec::new(),
+    };
+    check_extra_gs("gs_streams_cut.geom", &d, &capture);
+}
+
+/// tcs_quad_barrier + tes_quad_isolevels (quads, fractional_odd, cw; outputs read back after
+/// a barrier, levels from neighbours, patch outputs, the levels read in the evaluation
+/// stage), drawn directly and lowered against glslang's picture. The patches are
+/// parallelograms and the colours linear in v, so the picture does not depend on how the
+/// tessellator triangulates the rings; the levels are odd integers (exact under
+/// fractional_odd spacing and as half floats).
+#[test]
+fn extra_tessellation_pair_renders_like_glslang() {
+    if !ready() {
+        return;
+    }
+    let vertex = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 aPos;\n\
+         layout(location = 1) in vec4 aVal;\n\
+         layout(location = 0) out vec4 vIn;\n\
+         void main() { gl_Position = aPos; vIn = aVal; }\n",
+        "vert",
+        "vertex",
+    );
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;\nlayout(location = 1) in vec4 aVal;",
+        "vec4 pos = aPos;",
+        &[(0, "aVal")],
+    );
+    let fragment = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 eOut;\n\
+         layout(location = 0) out vec4 o;\n\
+         void main() { o = vec4(fract(eOut.xyz * 0.05), 1.0); }\n",
+        "frag",
+        "fragment",
+    );
+    // Two parallelogram patches (corners 0, 1, 2, 3 with 3 = 0 + 2 − 1 as the evaluation
+    // shader's mix order wants); tOut = 2 × vIn: outer levels = tOut[1], inner = (tOut[2].x,
+    // tOut[3].y).
+    let patch = |ox: f32, oy: f32| {
+        let p = [
+            [ox, oy],
+            [ox + 0.7, oy + 0.1],
+            [ox + 0.8, oy + 0.8],
+            [ox + 0.1, oy + 0.7],
+        ];
+        let vals = [
+            [0.5, 0.2, 0.3, 0.1],
+            [1.5, 2.5, 0.5, 1.5],
+            [1.5, 0.5, 0.5, 0.5],
+            [0.5, 2.5, 0.5, 0.5],
+        ];
+        let mut v = Vec::new();
+        for k in 0..4 {
+            v.extend([p[k][0], p[k][1], 0.5, 1.0]);
+            v.extend(vals[k]);
+        }
+        v
+    };
+    let mut vertices = patch(-0.9, -0.9);
+    vertices.extend(patch(0.0, 0.05));
+    let d = Draw {
+        vertex,
+        fragment,
+        vertices,
+        floats_per_vertex: 8,
+        topology: Topology::TriangleList,
+        layers: 1,
+        viewports: Vec::new(),
+        vertex_ubos: Vec::new(),
+    };
+    let (c, e) = ("tcs_quad_barrier.tesc", "tes_quad_isolevels.tese");
+    let want = run(
+        &d,
+        Middle::Tessellation(
+            extra_reference(c, "tesc", "tess_control"),
+            Data::default(),
+            extra_reference(e, "tese", "tess_eval"),
+            Data::default(),
+            4,
+        ),
+    );
+    let got = run(
+        &d,
+        Middle::Tessellation(
+            extra_ours(c, Form::Direct),
+            Data::default(),
+            extra_ours(e, Form::Direct),
+            Data::default(),
+            4,
+        ),
+    );
+    compare("tcs_quad_barrier + tes_quad_isolevels", &want, &got);
+    let control = translate::corpus_control_stage(&extra_dir(), c, e, Form::TessControlKernel)
+        .unwrap_or_else(|err| panic!("{c}: {err}"));
+    let got = run(
+        &d,
+        Middle::LoweredTess(
+            capture,
+            control,
+            Data::default(),
+            extra_ours(e, Form::TessEvalDraw),
+            Data::default(),
+            4,
+        ),
+    );
+    compare("tcs_quad_barrier + tes_quad_isolevels lowered", &want, &got);
 }

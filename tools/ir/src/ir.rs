@@ -624,9 +624,11 @@ pub enum Op {
     /// Fragment: output word k := args[0] at exit (k = 4·target + component, 32 sample mask,
     /// 33 depth).
     FragOut(u8),
-    /// Geometry: emit the current vertex.
+    /// Geometry: emit the current vertex to vertex stream args[0] (U32; only stream 0 is
+    /// rasterized, the others feed transform feedback, which is not translated: the back end
+    /// drops them).
     EmitVertex,
-    /// Geometry: end the current primitive.
+    /// Geometry: end the current primitive of vertex stream args[0] (U32).
     EndPrimitive,
     /// Fragment: discard (demote to a helper invocation).
     Demote,

@@ -87,13 +87,14 @@ pub(crate) fn interp(
     v
 }
 
-/// A geometry-shader `OUT`: emit the vertex and / or end the primitive (both ISAs).
-pub(crate) fn emit_cut(cx: &mut Cx, emit: bool, cut: bool) {
+/// A geometry-shader `OUT`: emit the vertex and / or end the primitive of vertex stream
+/// `stream` (both ISAs).
+pub(crate) fn emit_cut(cx: &mut Cx, emit: bool, cut: bool, stream: Value) {
     if emit {
-        cx.emit(Op::EmitVertex, Type::Void, &[]);
+        cx.emit(Op::EmitVertex, Type::Void, &[stream]);
     }
     if cut {
-        cx.emit(Op::EndPrimitive, Type::Void, &[]);
+        cx.emit(Op::EndPrimitive, Type::Void, &[stream]);
     }
 }
 
@@ -163,10 +164,13 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         Opcode::Out => {
             use mods::Outm;
             let m = cx.modifier::<Outm>(i, Field::Mode)?;
+            // OUT's b operand is the vertex stream.
+            let stream = cx.src_b(i)?;
             emit_cut(
                 cx,
                 matches!(m, Some(Outm::Emit | Outm::EmitThenCut)),
                 matches!(m, Some(Outm::Cut | Outm::EmitThenCut)),
+                stream,
             );
             let z = cx.c32(0);
             cx.set_rd(i, z);

@@ -597,20 +597,33 @@ impl E {
                 self.frag_out(k, x)?;
                 0
             }
-            Op::EmitVertex if self.form() == Form::GeometryKernel => {
-                self.kernel_emit()?;
-                0
-            }
-            Op::EndPrimitive if self.form() == Form::GeometryKernel => {
-                self.kernel_end_primitive();
-                0
-            }
-            Op::EmitVertex => {
-                berr(self.b.emit_vertex())?;
-                0
-            }
-            Op::EndPrimitive => {
-                berr(self.b.end_primitive())?;
+            Op::EmitVertex | Op::EndPrimitive => {
+                // Stream 0 only: the others feed transform feedback, not the rasterizer.
+                let stream = inst.args.first().copied().filter(|a| a.is_some());
+                let known = stream.map_or(Some(0), |s| f.const_of(s));
+                if known.is_some_and(|s| s != 0) {
+                    return Ok(0);
+                }
+                let emit = inst.op == Op::EmitVertex;
+                let body = |e: &mut E| -> Result<(), Error> {
+                    match (emit, e.form() == Form::GeometryKernel) {
+                        (true, true) => e.kernel_emit()?,
+                        (false, true) => e.kernel_end_primitive(),
+                        (true, false) => berr(e.b.emit_vertex())?,
+                        (false, false) => berr(e.b.end_primitive())?,
+                    }
+                    Ok(())
+                };
+                match (known, stream) {
+                    (None, Some(s)) => {
+                        let bo = self.ty(Type::Bool);
+                        let z = self.u32c(0);
+                        let sv = self.vals[s.index()];
+                        let zero = self.op(spirv::Op::IEqual, bo, &[sv, z]);
+                        self.if_then(zero, body)?;
+                    }
+                    _ => body(self)?,
+                }
                 0
             }
             Op::Demote => {

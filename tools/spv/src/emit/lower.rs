@@ -605,7 +605,7 @@ impl E {
     }
 
     /// `if (cond) { body }` as a selection construct.
-    fn if_then(
+    pub(crate) fn if_then(
         &mut self,
         cond: Word,
         body: impl FnOnce(&mut E) -> Result<(), Error>,

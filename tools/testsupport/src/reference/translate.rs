@@ -92,18 +92,32 @@ pub fn image_formats(src: &str) -> Vec<(u32, ImageFmt)> {
 /// 0.0) the value 1.0 a Vulkan framebuffer implies, as the corpus README suggests for
 /// reference comparisons of dFdy / interpolateAtOffset.
 pub fn corpus_stage(dir: &Path, name: &str, y_transform: bool) -> Result<Stage, String> {
-    stage(dir, name, y_transform, true, Form::Direct)
+    stage(dir, name, y_transform, true, Form::Direct, None)
 }
 
 /// [`corpus_stage`] in another form (a lowered geometry pipeline's pass, docs/geometry.md).
 pub fn corpus_stage_form(dir: &Path, name: &str, form: Form) -> Result<Stage, String> {
-    stage(dir, name, false, true, form)
+    stage(dir, name, false, true, form, None)
+}
+
+/// A tessellation control shader in `form` with the tessellation parameters of evaluation
+/// shader `eval` (its DKSH header's), as a title's facts give a control shader its partner's
+/// domain (the control kernel writes Metal's factor layout for it, docs/tessellation.md).
+pub fn corpus_control_stage(
+    dir: &Path,
+    name: &str,
+    eval: &str,
+    form: Form,
+) -> Result<Stage, String> {
+    let bytes = std::fs::read(dir.join(format!("{eval}.dksh"))).map_err(|e| e.to_string())?;
+    let tess = dksh::parse(&bytes)?.tess_param;
+    stage(dir, name, false, true, form, tess)
 }
 
 /// [`corpus_stage`] without the input types of the GLSL: every input is `float`, as the
 /// translator declares it when a title's facts say nothing (what `int_inputs` starts from).
 pub fn corpus_stage_untyped_inputs(dir: &Path, name: &str) -> Result<Stage, String> {
-    stage(dir, name, false, false, Form::Direct)
+    stage(dir, name, false, false, Form::Direct, None)
 }
 
 /// Applies what a stage's GLSL declares and the binary does not record to its graphics
@@ -154,6 +168,7 @@ fn stage(
     y_transform: bool,
     typed_inputs: bool,
     form: Form,
+    tess: Option<u32>,
 ) -> Result<Stage, String> {
     let bytes = std::fs::read(dir.join(format!("{name}.dksh"))).map_err(|e| e.to_string())?;
     let mut prog = dksh::parse(&bytes)?;
@@ -172,6 +187,11 @@ fn stage(
     let src = dksh_render::corpus_glsl(dir, name).map_err(|e| e.to_string())?;
     if let Some(g) = cfg.gfx.as_mut() {
         g.early_fragment_tests = prog.early_fragment_tests;
+        // The evaluation shader's DKSH header gives the domain, spacing and winding (a
+        // control shader: its partner's, when given).
+        if let Some(t) = prog.tess_param.or(tess) {
+            g.tess_from_container(t);
+        }
         glsl_facts(g, &src, typed_inputs, &|b| Some(b), &|b| Some(b));
     }
     let opts = Options {

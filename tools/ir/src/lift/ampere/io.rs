@@ -124,7 +124,13 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                     None => (false, false),
                 },
             };
-            emit_cut(cx, emit, cut);
+            // OUT's Rb is the vertex stream (OUT.CUT's field is not a register operand: the
+            // cut applies to stream 0, the one rasterized).
+            let stream = match i.form_name() {
+                "OUT" => cx.r(i, Field::Rb),
+                _ => cx.c32(0),
+            };
+            emit_cut(cx, emit, cut, stream);
             // The output handle the next OUT takes: vertex handles are plain indices.
             if i.reg(Field::Rd).is_some() {
                 cx.set_rd(i, z);
