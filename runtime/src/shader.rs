@@ -1,5 +1,6 @@
-//! One built shader as the host walks it: its reflection (`<key>_b.json`) turned into the
-//! fixed-size records of [`crate::abi`], with the storage those records point into.
+//! One built shader as the host walks it: its reflection (`<key>_b.json`, or a variant's
+//! `_p`, `_g`, `_q`) turned into the fixed-size records of [`crate::abi`], with the storage
+//! those records point into.
 
 use std::ffi::{CStr, CString};
 use std::path::Path;
