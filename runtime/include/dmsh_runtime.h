@@ -41,6 +41,8 @@ typedef uint32_t DmshStatus;
 #define DMSH_ERR_WARM_BAD 17u          /* a warm-up list unusable as a whole: not used     */
 #define DMSH_ERR_WARM_WRITE 18u        /* the device list could not be written (or none)   */
 #define DMSH_ERR_METAL 19u             /* the macOS Metal layer (Rust, feature metal) failed */
+#define DMSH_ERR_TOPOLOGY 20u          /* dmsh_check_topology: the geometry kernel does not
+                                          assemble the draw's topology: do not draw it     */
 
 /* Stages (dmsh_formats::Stage order). */
 #define DMSH_STAGE_VERTEX 0u
@@ -68,6 +70,42 @@ typedef uint32_t DmshStatus;
 #define DMSH_BIND_SAMP_ID 9u   /* a texture's sampler given by constant sampler ID `slot`    */
 #define DMSH_BIND_TEX_DYN 10u  /* `count` textures indexed by the handle's texture ID       */
 #define DMSH_BIND_SAMP_DYN 11u /* `count` samplers indexed by the handle's sampler ID       */
+#define DMSH_BIND_LOWERED 12u  /* a buffer between the passes of a lowered geometry or
+                                  tessellation pipeline; `slot` is its DMSH_LOWERED_* role   */
+
+/* DMSH_BIND_LOWERED roles (docs/geometry.md, docs/tessellation.md; Vulkan binding 240 + role) */
+#define DMSH_LOWERED_VERTICES_IN 0u    /* 576-byte vertex records the capture pass writes    */
+#define DMSH_LOWERED_VERTICES_OUT 1u   /* records the geometry kernel writes (0: null vertex) */
+#define DMSH_LOWERED_INDICES 2u        /* the geometry draw's u32 index list                  */
+#define DMSH_LOWERED_PARAMS 3u         /* 8 u32 the host fills for the kernel                 */
+#define DMSH_LOWERED_INDEX_SOURCE 4u   /* the app's index buffer (any 16 bytes if none)       */
+#define DMSH_LOWERED_CONTROL_POINTS 5u /* tessellation: control-point records                 */
+#define DMSH_LOWERED_PATCH_DATA 6u     /* tessellation: 96-byte patch records                 */
+#define DMSH_LOWERED_TESS_FACTORS 7u   /* tessellation: Metal's half-float factor buffer      */
+#define DMSH_LOWERED_DOMAIN_POINTS 8u  /* tessellation, lavapipe only: domain points          */
+
+/* DmshLowering.pass: which pass of a lowered pipeline a module is (0: a direct shader). */
+#define DMSH_PASS_NONE 0u
+#define DMSH_PASS_VERTEX_CAPTURE 1u      /* <vs>_g: vertex shader writing vertices_in,
+                                            rasterization off                              */
+#define DMSH_PASS_GEOMETRY_KERNEL 2u     /* <gs>_b: compute kernel, primitive x invocation */
+#define DMSH_PASS_GEOMETRY_DRAW 3u       /* <gs>_p: vertex function of the indexed draw    */
+#define DMSH_PASS_TESS_CONTROL_KERNEL 4u /* <tcs>_b: compute kernel, one group per patch   */
+#define DMSH_PASS_TESS_EVAL_POST 5u      /* <tes>_b: post-tessellation vertex function     */
+#define DMSH_PASS_TESS_EVAL_DRAW 6u      /* the TES over domain points (lavapipe's form)   */
+
+/* DmshLowering.output: the geometry draw's list topology (0: none). */
+#define DMSH_PRIM_POINTS 1u
+#define DMSH_PRIM_LINES 2u
+#define DMSH_PRIM_TRIANGLES 3u
+
+/* dmsh_lookup_pass variants: which file of a key. */
+#define DMSH_VARIANT_MAIN 0u         /* <key>_b: the shader (as dmsh_lookup)                */
+#define DMSH_VARIANT_DRAW 1u         /* <key>_p: a geometry key's draw vertex function      */
+#define DMSH_VARIANT_CAPTURE 2u      /* <key>_g: a vertex key's capture form (paired with a
+                                        geometry or tessellation control shader)          */
+#define DMSH_VARIANT_PRIMITIVE_ID 3u /* <key>_q: a fragment key reading gl_PrimitiveID from
+                                        the geometry draw's varying                        */
 
 #define DMSH_NO_INDEX 0xffffffffu /* metal_sampler of a resource without a sampler */
 
@@ -131,13 +169,37 @@ typedef struct DmshIo {
     uint32_t component_type; /* DMSH_TYPE_* */
 } DmshIo;
 
-/* One built shader; owned by its title, valid until dmsh_close. */
+/* What the host builds around one pass of a lowered geometry or tessellation pipeline (the
+   reflection's `lowering`; docs/geometry.md, docs/tessellation.md). Unused fields are 0. */
+typedef struct DmshLowering {
+    uint32_t pass;                   /* DMSH_PASS_*                                        */
+    uint32_t record_bytes;           /* bytes per vertex record (576)                      */
+    uint32_t input_vertices;         /* geometry: vertices per input primitive             */
+    uint32_t invocations;            /* geometry: invocations per input primitive          */
+    uint32_t max_vertices;           /* geometry: most vertices one invocation emits       */
+    uint32_t output;                 /* geometry: DMSH_PRIM_* of the final draw            */
+    uint32_t indices_per_invocation; /* geometry: index entries per invocation             */
+    uint32_t topologies;             /* geometry: bit n = VkPrimitiveTopology n assembled
+                                        (0 point_list, 1 line_list, 2 line_strip,
+                                        3 triangle_list, 4 triangle_strip, 5 triangle_fan,
+                                        6 line_list_adjacency, 7 line_strip_adjacency,
+                                        8 triangle_list_adjacency,
+                                        9 triangle_strip_adjacency)                       */
+    uint32_t local_size;             /* kernels: threads per threadgroup                   */
+    uint32_t primitive_id_location;  /* geometry: varying carrying gl_PrimitiveID to the
+                                        fragment shader's _q variant, or DMSH_NO_INDEX     */
+    uint32_t control_points;         /* tessellation: output control points per patch      */
+    uint32_t factor_bytes;           /* tessellation: bytes per patch in tess_factors      */
+    uint32_t patch_bytes;            /* tessellation: bytes per patch record               */
+} DmshLowering;
+
+/* One built shader (or variant); owned by its title, valid until dmsh_close. */
 typedef struct DmshShader {
     uint64_t key;
-    uint32_t stage;                 /* DMSH_STAGE_*                                  */
+    uint32_t stage;                 /* DMSH_STAGE_*: the key's stage in the map       */
     uint32_t flags;                 /* DMSH_SHADER_*                                 */
-    const char *library_path;       /* b-<V>/<key>_b.metallib                        */
-    const char *source_path;        /* b-<V>/<key>_b.metal                           */
+    const char *library_path;       /* b-<V>/<key>_b.metallib (variants: _p, _g, _q)  */
+    const char *source_path;        /* b-<V>/<key>_b.metal (variants: _p, _g, _q)     */
     const char *entry_gl;           /* main0                                         */
     const char *entry_zero_one;     /* main0_z on vertex shaders, else main0         */
     const DmshBinding *bindings;    /* binding_count                                 */
@@ -154,6 +216,7 @@ typedef struct DmshShader {
     uint32_t local_size[3];         /* compute                                       */
     uint32_t shared_bytes;          /* compute                                       */
     uint32_t local_bytes;
+    const DmshLowering *lowering;   /* the lowered pass it is; NULL: a direct shader  */
 } DmshShader;
 
 /* What dmsh_open opens. Set `size` to sizeof(DmshOpenParams): fields are appended in later
@@ -216,6 +279,25 @@ void dmsh_close(DmshTitle *title);
    a file. */
 DmshStatus dmsh_lookup(const DmshTitle *title, uint64_t key, uint32_t depth,
                        const DmshShader **shader, const char **entry);
+
+/* Looks up a variant of a key (DMSH_VARIANT_*): MAIN is <key>_b (as dmsh_lookup); DRAW
+   <key>_p, a geometry key's draw (lowering->pass DMSH_PASS_GEOMETRY_DRAW); CAPTURE <key>_g,
+   a vertex key's capture form (DMSH_PASS_VERTEX_CAPTURE); PRIMITIVE_ID <key>_q, a fragment
+   key's variant reading gl_PrimitiveID (no lowering). A variant that was not built (or that
+   the key's stage cannot have) is DMSH_ERR_NOT_BUILT naming the key and file; one whose
+   reflection does not carry its pass is DMSH_ERR_REFLECTION; an unknown variant
+   DMSH_ERR_ARGUMENT. Thread-safe; after a variant's first lookup (or a DMSH_OPEN_EAGER open)
+   it neither allocates nor reads a file. */
+DmshStatus dmsh_lookup_pass(const DmshTitle *title, uint64_t key, uint32_t variant,
+                            uint32_t depth, const DmshShader **shader, const char **entry);
+
+/* Whether a geometry kernel (a geometry key's <key>_b, lowering->pass
+   DMSH_PASS_GEOMETRY_KERNEL) assembles draws of VkPrimitiveTopology `vk_topology`: DMSH_OK,
+   or DMSH_ERR_TOPOLOGY with dmsh_last_error() naming the key, the topology asked and the
+   ones served (refuse, split or convert such a draw; drawing it would be silently wrong).
+   NULL or a shader that is not a geometry kernel: DMSH_ERR_ARGUMENT. No allocation on
+   DMSH_OK. */
+DmshStatus dmsh_check_topology(const DmshShader *kernel, uint32_t vk_topology);
 
 /* The map's keys (sorted), V, and the c1 list's state (DMSH_OK or DMSH_ERR_C1_*). */
 uint32_t dmsh_title_key_count(const DmshTitle *title);

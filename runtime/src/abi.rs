@@ -7,7 +7,7 @@ use std::ffi::c_char;
 pub const NO_INDEX: u32 = u32::MAX;
 
 /// Binding kinds (`DmshBindingKind`): the reflection's `kind` strings (docs/reflection.md).
-pub const BINDING_KINDS: [(&str, u32); 11] = [
+pub const BINDING_KINDS: [(&str, u32); 12] = [
     ("cbuf", 1),
     ("sbuf", 2),
     ("sbuf_ubo", 3),
@@ -19,7 +19,34 @@ pub const BINDING_KINDS: [(&str, u32); 11] = [
     ("samp_id", 9),
     ("tex_dyn", 10),
     ("samp_dyn", 11),
+    (dmsh_reflect::LOWERED_BUFFER, BIND_LOWERED),
 ];
+
+/// Binding kind `DMSH_BIND_LOWERED`: a buffer between the passes of a lowered geometry or
+/// tessellation pipeline (reflection kind `lowered`); its `slot` is the role
+/// (`LOWERED_*`, docs/geometry.md).
+pub const BIND_LOWERED: u32 = 12;
+
+/// Lowered buffer role (`DMSH_LOWERED_VERTICES_IN`): vertex records the capture pass writes.
+pub const LOWERED_VERTICES_IN: u32 = 0;
+/// Lowered buffer role (`DMSH_LOWERED_VERTICES_OUT`): vertex records the geometry kernel
+/// writes (record 0 the null vertex) and the draw reads.
+pub const LOWERED_VERTICES_OUT: u32 = 1;
+/// Lowered buffer role (`DMSH_LOWERED_INDICES`): the geometry draw's u32 index list.
+pub const LOWERED_INDICES: u32 = 2;
+/// Lowered buffer role (`DMSH_LOWERED_PARAMS`): the kernel's eight u32 parameters.
+pub const LOWERED_PARAMS: u32 = 3;
+/// Lowered buffer role (`DMSH_LOWERED_INDEX_SOURCE`): the app's index buffer.
+pub const LOWERED_INDEX_SOURCE: u32 = 4;
+/// Lowered buffer role (`DMSH_LOWERED_CONTROL_POINTS`): tessellation control-point records.
+pub const LOWERED_CONTROL_POINTS: u32 = 5;
+/// Lowered buffer role (`DMSH_LOWERED_PATCH_DATA`): tessellation patch records.
+pub const LOWERED_PATCH_DATA: u32 = 6;
+/// Lowered buffer role (`DMSH_LOWERED_TESS_FACTORS`): Metal's tessellation-factor buffer.
+pub const LOWERED_TESS_FACTORS: u32 = 7;
+/// Lowered buffer role (`DMSH_LOWERED_DOMAIN_POINTS`): a tessellator's domain points
+/// (lavapipe's draw form only).
+pub const LOWERED_DOMAIN_POINTS: u32 = 8;
 
 /// The number of a reflection `kind` (`DMSH_BIND_*`), if it is one.
 pub fn binding_kind(kind: &str) -> Option<u32> {
@@ -54,6 +81,86 @@ pub const SHADER_LOCAL_SIZE_SPEC: u32 = 16;
 pub const SHADER_GLOBAL_ADDRESSES: u32 = 32;
 /// `DmshShader.flags`: 64-bit atomics (`int64_atomics`).
 pub const SHADER_INT64_ATOMICS: u32 = 64;
+
+/// Lowered passes (`DmshLowering.pass`, `DMSH_PASS_*`): none (a direct shader).
+pub const PASS_NONE: u32 = 0;
+/// `DMSH_PASS_VERTEX_CAPTURE`: a vertex shader writing vertex records (`<key>_g`).
+pub const PASS_VERTEX_CAPTURE: u32 = 1;
+/// `DMSH_PASS_GEOMETRY_KERNEL`: a geometry shader as a compute kernel (`<key>_b`).
+pub const PASS_GEOMETRY_KERNEL: u32 = 2;
+/// `DMSH_PASS_GEOMETRY_DRAW`: the vertex function of a geometry shader's draw (`<key>_p`).
+pub const PASS_GEOMETRY_DRAW: u32 = 3;
+/// `DMSH_PASS_TESS_CONTROL_KERNEL`: a tessellation control shader as a compute kernel
+/// (`<key>_b`).
+pub const PASS_TESS_CONTROL_KERNEL: u32 = 4;
+/// `DMSH_PASS_TESS_EVAL_POST`: a tessellation evaluation shader as a post-tessellation vertex
+/// function (`<key>_b`).
+pub const PASS_TESS_EVAL_POST: u32 = 5;
+/// `DMSH_PASS_TESS_EVAL_DRAW`: a tessellation evaluation shader as a vertex shader over
+/// domain points (lavapipe's form).
+pub const PASS_TESS_EVAL_DRAW: u32 = 6;
+
+/// The reflection's `lowering.pass` names by number (index = `DMSH_PASS_*`; 0 is none).
+pub const PASSES: [&str; 7] = [
+    "",
+    "vertex_capture",
+    "geometry_kernel",
+    "geometry_draw",
+    "tess_control_kernel",
+    "tess_eval_post",
+    "tess_eval_draw",
+];
+
+/// The number of a `lowering.pass` name (`DMSH_PASS_*`), if it is one.
+pub fn pass(name: &str) -> Option<u32> {
+    PASSES[1..]
+        .iter()
+        .position(|p| *p == name)
+        .map(|i| i as u32 + 1)
+}
+
+/// `DmshLowering.output` (`DMSH_PRIM_*`) by number: none 0, points 1, lines 2, triangles 3.
+pub const PRIMITIVES: [&str; 4] = ["", "points", "lines", "triangles"];
+/// `DMSH_PRIM_POINTS`.
+pub const PRIM_POINTS: u32 = 1;
+/// `DMSH_PRIM_LINES`.
+pub const PRIM_LINES: u32 = 2;
+/// `DMSH_PRIM_TRIANGLES`.
+pub const PRIM_TRIANGLES: u32 = 3;
+
+/// The reflection's topology names by `VkPrimitiveTopology` number (`DmshLowering.topologies`
+/// has bit n set when topology n is served).
+pub const TOPOLOGIES: [&str; 10] = [
+    "point_list",
+    "line_list",
+    "line_strip",
+    "triangle_list",
+    "triangle_strip",
+    "triangle_fan",
+    "line_list_adjacency",
+    "line_strip_adjacency",
+    "triangle_list_adjacency",
+    "triangle_strip_adjacency",
+];
+
+/// The `VkPrimitiveTopology` number of a topology name, if it is one.
+pub fn topology(name: &str) -> Option<u32> {
+    TOPOLOGIES.iter().position(|t| *t == name).map(|i| i as u32)
+}
+
+/// Variants of a key (`dmsh_lookup_pass`'s `variant`, `DMSH_VARIANT_*`): `<key>_b`, the
+/// shader itself (as `dmsh_lookup`).
+pub const VARIANT_MAIN: u32 = 0;
+/// `DMSH_VARIANT_DRAW`: `<key>_p`, a geometry shader's draw vertex function.
+pub const VARIANT_DRAW: u32 = 1;
+/// `DMSH_VARIANT_CAPTURE`: `<key>_g`, a vertex shader's capture form (paired with a
+/// geometry or tessellation control shader).
+pub const VARIANT_CAPTURE: u32 = 2;
+/// `DMSH_VARIANT_PRIMITIVE_ID`: `<key>_q`, a fragment shader reading gl_PrimitiveID from the
+/// geometry draw's varying.
+pub const VARIANT_PRIMITIVE_ID: u32 = 3;
+/// File suffixes of the variants, by `DMSH_VARIANT_*`.
+pub const VARIANT_SUFFIXES: [&str; 4] = ["_b", "_p", "_g", "_q"];
 
 /// Depth modes (`DmshDepthMode`): NVN's GL mode (near = −1; the `main0` entry point).
 pub const DEPTH_GL: u32 = 0;
@@ -158,6 +265,45 @@ pub struct Shader {
     pub shared_bytes: u32,
     /// Per-thread local memory bytes.
     pub local_bytes: u32,
+    /// The lowered pass this module is (`DmshLowering`), or NULL for a shader in its direct
+    /// form; owned like the arrays.
+    pub lowering: *const Lowering,
+}
+
+/// What the host builds around one pass of a lowered geometry or tessellation pipeline
+/// (`DmshLowering`; the reflection's `lowering`, docs/geometry.md, docs/tessellation.md).
+/// Fields a pass does not use are 0.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Lowering {
+    /// `DMSH_PASS_*` ([`PASSES`]).
+    pub pass: u32,
+    /// Bytes per vertex record in `vertices_in` / `vertices_out` / `control_points` (576).
+    pub record_bytes: u32,
+    /// Geometry: vertices per input primitive.
+    pub input_vertices: u32,
+    /// Geometry: invocations per input primitive.
+    pub invocations: u32,
+    /// Geometry: the most vertices one invocation emits.
+    pub max_vertices: u32,
+    /// Geometry: the draw's list topology, `DMSH_PRIM_*` (0: none).
+    pub output: u32,
+    /// Geometry: index-list entries per invocation.
+    pub indices_per_invocation: u32,
+    /// Geometry: bit n set when the kernel assembles `VkPrimitiveTopology` n
+    /// ([`TOPOLOGIES`]).
+    pub topologies: u32,
+    /// Kernels: threads per threadgroup.
+    pub local_size: u32,
+    /// Geometry: the varying location carrying gl_PrimitiveID to the fragment shader's `_q`
+    /// variant, or [`NO_INDEX`].
+    pub primitive_id_location: u32,
+    /// Tessellation: output control points per patch.
+    pub control_points: u32,
+    /// Tessellation: bytes per patch in `tess_factors` (8 triangles, 12 quads / isolines).
+    pub factor_bytes: u32,
+    /// Tessellation: bytes per patch record in `patch_data`.
+    pub patch_bytes: u32,
 }
 
 /// Parameters of `dmsh_open` (`DmshOpenParams`).

@@ -52,6 +52,9 @@ pub enum Status {
     /// The macOS Metal layer could not make a library, function or pipeline (reported once
     /// with its keys; `metal` feature).
     Metal = 19,
+    /// `dmsh_check_topology`: the geometry kernel does not assemble the draw's topology (the
+    /// draw must be refused, split or converted; drawing it would be silently wrong).
+    Topology = 20,
 }
 
 /// A failure: its status and a message (a C string, so the C ABI hands it out as it is).

@@ -284,6 +284,42 @@ pub unsafe extern "C" fn dmsh_lookup(
     shader: *mut *const Shader,
     entry: *mut *const c_char,
 ) -> Status {
+    lookup(title, key, abi::VARIANT_MAIN, depth, shader, entry)
+}
+
+/// Looks up variant `variant` of `key` (`DMSH_VARIANT_*`) for depth mode `depth`: MAIN is
+/// `<key>_b` (as `dmsh_lookup`), DRAW `<key>_p` (a geometry shader's draw vertex function),
+/// CAPTURE `<key>_g` (a vertex shader's capture form), PRIMITIVE_ID `<key>_q` (a fragment
+/// shader reading gl_PrimitiveID from the geometry draw's varying). A variant that was not
+/// built is `DMSH_ERR_NOT_BUILT` naming the key and file. The same thread-safety and
+/// no-allocation promises as `dmsh_lookup` (variants are cached like shaders).
+///
+/// # Safety
+/// `title` is an open title, `shader` and `entry` point to writable pointers.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_lookup_pass(
+    title: *const DmshTitle,
+    key: u64,
+    variant: u32,
+    depth: u32,
+    shader: *mut *const Shader,
+    entry: *mut *const c_char,
+) -> Status {
+    lookup(title, key, variant, depth, shader, entry)
+}
+
+/// `dmsh_lookup` and `dmsh_lookup_pass`.
+///
+/// # Safety
+/// As `dmsh_lookup_pass`.
+unsafe fn lookup(
+    title: *const DmshTitle,
+    key: u64,
+    variant: u32,
+    depth: u32,
+    shader: *mut *const Shader,
+    entry: *mut *const c_char,
+) -> Status {
     guard(|| {
         if title.is_null() || shader.is_null() || entry.is_null() {
             return arg("title, shader or entry");
@@ -296,7 +332,7 @@ pub unsafe extern "C" fn dmsh_lookup(
                 c"depth is DMSH_DEPTH_GL or DMSH_DEPTH_ZERO_TO_ONE",
             ));
         }
-        match (*title).0.lookup(key, depth) {
+        match (*title).0.lookup_pass(key, variant, depth) {
             Ok(f) => {
                 *shader = f.shader.shader();
                 *entry = f.entry.as_ptr();
@@ -306,6 +342,29 @@ pub unsafe extern "C" fn dmsh_lookup(
                 set_last(Last::Borrowed(e.message.as_ptr()));
                 e.status
             }
+        }
+    })
+}
+
+/// Whether the geometry kernel `kernel` (a geometry key's `<key>_b`, `lowering->pass`
+/// `DMSH_PASS_GEOMETRY_KERNEL`) assembles draws of `VkPrimitiveTopology` `vk_topology`:
+/// `DMSH_OK` when it does, else `DMSH_ERR_TOPOLOGY` with a message naming the key, the
+/// topology asked and the ones served (the host must not draw it: the result would be
+/// silently wrong). A NULL shader or one that is not a geometry kernel is
+/// `DMSH_ERR_ARGUMENT`. No allocation when `DMSH_OK`.
+///
+/// # Safety
+/// `kernel` is NULL or a record of an open title.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_check_topology(kernel: *const Shader, vk_topology: u32) -> Status {
+    guard(|| {
+        let Some(s) = kernel.as_ref() else {
+            return arg("kernel");
+        };
+        // SAFETY: a record of an open title points to its lowering record or is NULL.
+        match crate::shader::check_topology(s, vk_topology) {
+            Ok(()) => Status::Ok,
+            Err(e) => fail(e),
         }
     })
 }

@@ -5,6 +5,13 @@
 //! path only walks arrays. It links `dmsh-formats` and `dmsh-reflect` only, never the
 //! translation toolchain.
 //!
+//! Stages Metal lacks come as lowered passes (docs/runtime.md, "Lowered geometry and
+//! tessellation"): a geometry key's `_b` is its compute kernel, its draw `_p`; a vertex key's
+//! capture form `_g`, a fragment key's primitive-ID variant `_q`. Each record says its pass
+//! ([`abi::Lowering`], `DmshShader.lowering`); [`Title::lookup_pass`] (`dmsh_lookup_pass`)
+//! finds the variants and [`shader::Loaded::check_topology`] (`dmsh_check_topology`) refuses
+//! a draw topology a geometry kernel does not assemble.
+//!
 //! The C ABI is [`ffi`] (declared by `include/dmsh_runtime.h`); Rust hosts use [`Title`].
 
 #![warn(missing_docs)]

@@ -184,7 +184,7 @@ impl Warm {
             .collect();
         keys.sort_unstable();
         keys.dedup();
-        t.load(&keys);
+        t.load(&keys, false);
         let mut w = Warm::default();
         for (list, (p, path)) in [List::Seed, List::Device]
             .into_iter()

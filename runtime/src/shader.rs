@@ -1,5 +1,6 @@
-//! One built shader as the host walks it: its reflection (`<key>_b.json`) turned into the
-//! fixed-size records of [`crate::abi`], with the storage those records point into.
+//! One built shader as the host walks it: its reflection (`<key>_b.json`, or a variant's
+//! `_p`, `_g`, `_q`) turned into the fixed-size records of [`crate::abi`], with the storage
+//! those records point into.
 
 use std::ffi::{CStr, CString};
 use std::path::Path;
@@ -7,7 +8,7 @@ use std::path::Path;
 use dmsh_formats::Stage;
 use dmsh_reflect::{Reflection, Resource, SCHEMA_VERSION};
 
-use crate::abi::{self, Binding, Io, Range, Shader};
+use crate::abi::{self, Binding, Io, Lowering, Range, Shader};
 use crate::error::{Error, Status};
 
 /// The largest reflection record read.
@@ -22,6 +23,7 @@ pub struct Loaded {
     _reads: Box<[Range]>,
     _inputs: Box<[Io]>,
     _outputs: Box<[Io]>,
+    _lowering: Option<Box<Lowering>>,
     _strings: [CString; 4],
 }
 
@@ -57,6 +59,19 @@ impl Loaded {
         &self._outputs
     }
 
+    /// The lowered pass this module is, or `None` for a direct shader.
+    pub fn lowering(&self) -> Option<&Lowering> {
+        self._lowering.as_deref()
+    }
+
+    /// Whether this geometry kernel assembles draws of `VkPrimitiveTopology` `vk_topology`:
+    /// `Ok` when it does; `Status::Topology` naming the key, the topology asked and the ones
+    /// served when not; `Status::Argument` when this is not a geometry kernel. No allocation
+    /// when `Ok`.
+    pub fn check_topology(&self, vk_topology: u32) -> Result<(), Error> {
+        topology_check(self.shader.key, self.lowering(), vk_topology)
+    }
+
     /// The entry point for depth mode `depth` (`abi::DEPTH_*`).
     pub fn entry(&self, depth: u32) -> &CStr {
         let i = if depth == abi::DEPTH_ZERO_TO_ONE {
@@ -67,7 +82,7 @@ impl Loaded {
         &self._strings[i]
     }
 
-    /// The library path (`<key>_b.metallib`).
+    /// The library path (`<key>_b.metallib`, or the variant's `_p` / `_g` / `_q`).
     pub fn library_path(&self) -> &CStr {
         &self._strings[0]
     }
@@ -81,18 +96,113 @@ pub fn load(
     chain: &str,
     c1_full: bool,
 ) -> Result<Loaded, Error> {
+    load_variant(dir, key, stage, abi::VARIANT_MAIN, chain, c1_full)
+}
+
+/// The Metal stage the module of a lowered pass is (`DMSH_PASS_*`): what its reflection's
+/// `stage` says.
+fn pass_stage(pass: u32) -> &'static str {
+    match pass {
+        abi::PASS_GEOMETRY_KERNEL | abi::PASS_TESS_CONTROL_KERNEL => "compute",
+        abi::PASS_TESS_EVAL_POST => "tess_eval",
+        _ => "vertex",
+    }
+}
+
+/// The pass of `<key>_b` of a key the map says is `stage`, for stages Metal lacks (the
+/// build lowers them, docs/geometry.md, docs/tessellation.md).
+pub fn main_pass(stage: Stage) -> Option<u32> {
+    match stage {
+        Stage::Geometry => Some(abi::PASS_GEOMETRY_KERNEL),
+        Stage::TessControl => Some(abi::PASS_TESS_CONTROL_KERNEL),
+        Stage::TessEval => Some(abi::PASS_TESS_EVAL_POST),
+        _ => None,
+    }
+}
+
+/// What variant `variant` (`abi::VARIANT_*` other than main) is: the map stage it belongs
+/// to, its name, its pass (none for `_q`) and when the build writes it.
+fn variant_of(variant: u32) -> (Stage, &'static str, u32, &'static str) {
+    match variant {
+        abi::VARIANT_DRAW => (
+            Stage::Geometry,
+            "draw",
+            abi::PASS_GEOMETRY_DRAW,
+            "the build writes it with every geometry shader it lowers",
+        ),
+        abi::VARIANT_CAPTURE => (
+            Stage::Vertex,
+            "capture",
+            abi::PASS_VERTEX_CAPTURE,
+            "the build writes it only for a vertex shader paired with a geometry or \
+             tessellation control shader (shader_pairs.tsv)",
+        ),
+        _ => (
+            Stage::Fragment,
+            "primitive ID",
+            abi::PASS_NONE,
+            "the build writes it only for a fragment shader that reads gl_PrimitiveID and is \
+             paired with a geometry shader's vertex shader",
+        ),
+    }
+}
+
+/// The name of pass `n` (`DMSH_PASS_*`), "none" for 0.
+fn pass_name(n: u32) -> &'static str {
+    match abi::PASSES.get(n as usize) {
+        Some(&"") | None => "none",
+        Some(p) => p,
+    }
+}
+
+/// Reads, checks and converts variant `variant` (`abi::VARIANT_*`: `<key>_b`, `_p`, `_g`,
+/// `_q`) of a shader the map says is `stage`. The reflection's stage must be the map's, or,
+/// for a stage Metal lacks, that of its lowered pass ([`main_pass`]); a variant's reflection
+/// must carry its pass.
+pub fn load_variant(
+    dir: &Path,
+    key: u64,
+    stage: Stage,
+    variant: u32,
+    chain: &str,
+    c1_full: bool,
+) -> Result<Loaded, Error> {
     let k = crate::key::to_string(key);
-    let json = dir.join(format!("{k}_b.json"));
+    let suffix = abi::VARIANT_SUFFIXES
+        .get(variant as usize)
+        .copied()
+        .unwrap_or("_b");
+    let json = dir.join(format!("{k}{suffix}.json"));
+    if variant != abi::VARIANT_MAIN {
+        let (want, what, _, _) = variant_of(variant);
+        if stage != want {
+            return Err(Error::new(
+                Status::NotBuilt,
+                format!(
+                    "{}: key {k} ({stage}) has no {what} variant {k}{suffix}.json: only {want} \
+                     keys have one",
+                    json.display()
+                ),
+            ));
+        }
+    }
     let text = crate::files::read_text_opt(&json, MAX_REFLECTION_BYTES, Status::Reflection)?
         .ok_or_else(|| {
-            Error::new(
-                Status::NotBuilt,
+            let m = if variant == abi::VARIANT_MAIN {
                 format!(
                     "{}: key {k} ({stage}) has no reflection in b-{chain}: it was not built \
                      (see _b_build.json)",
                     json.display()
-                ),
-            )
+                )
+            } else {
+                let (_, what, _, when) = variant_of(variant);
+                format!(
+                    "{}: key {k} ({stage}) has no {what} variant {k}{suffix}.json in \
+                     b-{chain}: {when}; it was not built (see _b_build.json)",
+                    json.display()
+                )
+            };
+            Error::new(Status::NotBuilt, m)
         })?;
     let at = |e: String| Error::new(Status::Reflection, format!("{}: {e}", json.display()));
     let r: Reflection = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
@@ -129,13 +239,161 @@ pub fn load(
             ))
         }
     }
-    if r.stage != stage.as_str() {
-        return Err(at(format!(
-            "stage {:?}, the shader map says {stage}",
-            r.stage
-        )));
+    check_stage(&r, stage, variant).map_err(at)?;
+    convert(&r, dir, key, stage, suffix, c1_full).map_err(at)
+}
+
+/// The reflection's stage and lowering pass fit the map's `stage` and the variant.
+fn check_stage(r: &Reflection, stage: Stage, variant: u32) -> Result<(), String> {
+    let want = if variant == abi::VARIANT_MAIN {
+        main_pass(stage)
+    } else {
+        Some(variant_of(variant).2).filter(|&p| p != abi::PASS_NONE)
+    };
+    let got = match &r.lowering {
+        None => None,
+        Some(l) => {
+            Some(abi::pass(&l.pass).ok_or_else(|| format!("unknown lowering pass {:?}", l.pass))?)
+        }
+    };
+    match (got, want) {
+        (None, _)
+            if r.stage == stage.as_str() && (variant == abi::VARIANT_MAIN || want.is_none()) =>
+        {
+            Ok(())
+        }
+        (None, Some(w)) if variant != abi::VARIANT_MAIN => Err(format!(
+            "stage {:?} without a lowering record: the {} variant of a {stage} key is pass {}",
+            r.stage,
+            variant_of(variant).1,
+            pass_name(w)
+        )),
+        (None, _) => Err(format!(
+            "stage {:?}, the shader map says {stage}{}",
+            r.stage,
+            match want {
+                Some(w) => format!(" (a lowered {stage} shader is pass {})", pass_name(w)),
+                None => String::new(),
+            }
+        )),
+        (Some(g), Some(w)) if g == w => {
+            if r.stage == pass_stage(g) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "stage {:?} with lowering pass {}, which is a {} module",
+                    r.stage,
+                    pass_name(g),
+                    pass_stage(g)
+                ))
+            }
+        }
+        (Some(g), w) => Err(format!(
+            "stage {:?} with lowering pass {}, but {} of a {stage} key is {}",
+            r.stage,
+            pass_name(g),
+            if variant == abi::VARIANT_MAIN {
+                "the shader (_b)".to_string()
+            } else {
+                format!("the {} variant", variant_of(variant).1)
+            },
+            match w {
+                Some(w) => format!("pass {}", pass_name(w)),
+                None => "a direct shader (no lowering record)".into(),
+            }
+        )),
     }
-    convert(&r, dir, key, stage, c1_full).map_err(at)
+}
+
+/// The C record of a reflection's `lowering`.
+fn lowering(l: &dmsh_reflect::Lowering) -> Result<Lowering, String> {
+    let pass = abi::pass(&l.pass).ok_or_else(|| format!("unknown lowering pass {:?}", l.pass))?;
+    let output = if l.output.is_empty() {
+        0
+    } else {
+        abi::PRIMITIVES[1..]
+            .iter()
+            .position(|p| *p == l.output)
+            .map(|i| i as u32 + 1)
+            .ok_or_else(|| format!("lowering: unknown output primitive {:?}", l.output))?
+    };
+    let mut topologies = 0;
+    for t in &l.topologies {
+        let n = abi::topology(t).ok_or_else(|| format!("lowering: unknown topology {t:?}"))?;
+        topologies |= 1 << n;
+    }
+    Ok(Lowering {
+        pass,
+        record_bytes: l.record_bytes,
+        input_vertices: l.input_vertices,
+        invocations: l.invocations,
+        max_vertices: l.max_vertices,
+        output,
+        indices_per_invocation: l.indices_per_invocation,
+        topologies,
+        local_size: l.local_size,
+        primitive_id_location: l.primitive_id_location.unwrap_or(abi::NO_INDEX),
+        control_points: l.control_points,
+        factor_bytes: l.factor_bytes,
+        patch_bytes: l.patch_bytes,
+    })
+}
+
+/// [`Loaded::check_topology`] on a C record (`dmsh_check_topology`).
+///
+/// # Safety
+/// `s.lowering` is NULL or points to a valid record (as every record of an open title).
+pub unsafe fn check_topology(s: &Shader, vk_topology: u32) -> Result<(), Error> {
+    topology_check(s.key, s.lowering.as_ref(), vk_topology)
+}
+
+fn topology_check(key: u64, lowering: Option<&Lowering>, vk_topology: u32) -> Result<(), Error> {
+    let k = || crate::key::to_string(key);
+    let l = match lowering {
+        Some(l) if l.pass == abi::PASS_GEOMETRY_KERNEL => l,
+        l => {
+            return Err(Error::new(
+                Status::Argument,
+                format!(
+                    "key {}: not a geometry kernel (lowering pass {}): only a geometry \
+                     key's shader (_b) assembles topologies",
+                    k(),
+                    pass_name(l.map_or(abi::PASS_NONE, |l| l.pass))
+                ),
+            ))
+        }
+    };
+    if vk_topology < 32 && l.topologies & (1 << vk_topology) != 0 {
+        return Ok(());
+    }
+    let asked = match abi::TOPOLOGIES.get(vk_topology as usize) {
+        Some(t) => (*t).to_string(),
+        None if vk_topology == 10 => "patch_list".into(),
+        None => "not a topology the lowering knows".into(),
+    };
+    Err(Error::new(
+        Status::Topology,
+        format!(
+            "key {}: the lowered geometry shader's kernel does not assemble topology \
+             {vk_topology} ({asked}); it serves {}: refuse, split or convert the draw \
+             (docs/geometry.md)",
+            k(),
+            topology_names(l.topologies)
+        ),
+    ))
+}
+
+/// The topology names of mask `m` (`DmshLowering.topologies`), comma-separated, or "none".
+pub fn topology_names(m: u32) -> String {
+    let v: Vec<&str> = (abi::TOPOLOGIES.iter().enumerate())
+        .filter(|&(i, _)| m & (1 << i) != 0)
+        .map(|(_, t)| *t)
+        .collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
 }
 
 fn u32_len(n: usize, what: &str) -> Result<u32, String> {
@@ -165,6 +423,9 @@ fn io(v: &[dmsh_reflect::IoVar], what: &str) -> Result<Box<[Io]>, String> {
 fn binding(r: &Resource, reads: &mut Vec<Range>) -> Result<Binding, String> {
     let kind =
         abi::binding_kind(&r.kind).ok_or_else(|| format!("unknown binding kind {:?}", r.kind))?;
+    if kind == abi::BIND_LOWERED && dmsh_reflect::LoweredBuffer::from_bank(r.bank).is_none() {
+        return Err(format!("lowered buffer of unknown role {}", r.bank));
+    }
     let (slot, guest_offset) = if r.kind == "sbuf_ubo" {
         r.sbuf_ubo()
     } else {
@@ -233,6 +494,7 @@ fn convert(
     dir: &Path,
     key: u64,
     stage: Stage,
+    suffix: &str,
     c1_full: bool,
 ) -> Result<Loaded, String> {
     let mut reads = Vec::new();
@@ -245,9 +507,10 @@ fn convert(
     let inputs = io(&r.inputs, "input")?;
     let outputs = io(&r.outputs, "output")?;
     let (gl, z) = entries(r)?;
+    let low = r.lowering.as_ref().map(lowering).transpose()?.map(Box::new);
     let k = crate::key::to_string(key);
     let path = |ext: &str| {
-        dir.join(format!("{k}_b.{ext}"))
+        dir.join(format!("{k}{suffix}.{ext}"))
             .to_str()
             .map(str::to_string)
             .ok_or_else(|| "the library folder's path is not UTF-8".to_string())
@@ -294,6 +557,9 @@ fn convert(
         local_size: r.local_size,
         shared_bytes: r.shared_bytes,
         local_bytes: r.local_bytes,
+        lowering: low
+            .as_deref()
+            .map_or(std::ptr::null(), |l| l as *const Lowering),
     };
     Ok(Loaded {
         shader,
@@ -301,6 +567,7 @@ fn convert(
         _reads: reads,
         _inputs: inputs,
         _outputs: outputs,
+        _lowering: low,
         _strings: strings,
     })
 }

@@ -34,9 +34,14 @@ pub struct OpenOptions {
     pub warm_off: bool,
 }
 
+type Slot = OnceLock<Result<Box<Loaded>, Error>>;
+
 struct Entry {
     stage: Stage,
-    slot: OnceLock<Result<Box<Loaded>, Error>>,
+    slot: Slot,
+    /// The variants `_p`, `_g`, `_q` (`abi::VARIANT_DRAW` … `VARIANT_PRIMITIVE_ID`), made at
+    /// the key's first variant lookup.
+    variants: OnceLock<Box<[Slot; 3]>>,
 }
 
 /// An open title. Lookups take `&self` and may run on many threads at once.
@@ -62,6 +67,12 @@ pub struct Found<'a> {
 }
 
 static UNKNOWN_KEY: Error = Error::fixed(Status::UnknownKey, c"the key is not in the shader map");
+
+static UNKNOWN_VARIANT: Error = Error::fixed(
+    Status::Argument,
+    c"variant is DMSH_VARIANT_MAIN, DMSH_VARIANT_DRAW, DMSH_VARIANT_CAPTURE or \
+      DMSH_VARIANT_PRIMITIVE_ID",
+);
 
 /// `_b_build.json`'s chain version (the rest is skipped unparsed).
 #[derive(serde::Deserialize)]
@@ -146,6 +157,7 @@ impl Title {
                     Entry {
                         stage,
                         slot: OnceLock::new(),
+                        variants: OnceLock::new(),
                     },
                 )
             })
@@ -162,7 +174,7 @@ impl Title {
             appending: std::sync::Mutex::new(()),
         };
         if o.eager {
-            t.load(&(0..t.keys.len()).collect::<Vec<_>>());
+            t.load(&(0..t.keys.len()).collect::<Vec<_>>(), true);
         }
         if !o.warm_off {
             let seed = (o.warm_seed.clone())
@@ -172,8 +184,10 @@ impl Title {
         Ok(t)
     }
 
-    /// Loads the records of the shaders at `indices`, on as many threads as the machine has.
-    pub(crate) fn load(&self, indices: &[usize]) {
+    /// Loads the records of the shaders at `indices` (and, with `variants`, the variant their
+    /// stage can have: `_p` geometry, `_g` vertex, `_q` fragment), on as many threads as the
+    /// machine has.
+    pub(crate) fn load(&self, indices: &[usize], variants: bool) {
         let n = std::thread::available_parallelism().map_or(1, |n| n.get());
         let chunk = indices.len().div_ceil(n).max(1);
         std::thread::scope(|s| {
@@ -181,6 +195,16 @@ impl Title {
                 s.spawn(move || {
                     for &j in part {
                         let _ = self.get(j);
+                        if !variants {
+                            continue;
+                        }
+                        let v = match self.entries[j].stage {
+                            Stage::Geometry => crate::abi::VARIANT_DRAW,
+                            Stage::Vertex => crate::abi::VARIANT_CAPTURE,
+                            Stage::Fragment => crate::abi::VARIANT_PRIMITIVE_ID,
+                            _ => continue,
+                        };
+                        let _ = self.get_variant(j, v);
                     }
                 });
             }
@@ -210,11 +234,48 @@ impl Title {
         })
     }
 
+    /// Variant `variant` (`abi::VARIANT_DRAW` … `VARIANT_PRIMITIVE_ID`) of the shader at
+    /// `i` (loaded now if it was not).
+    fn get_variant(&self, i: usize, variant: u32) -> &Result<Box<Loaded>, Error> {
+        let e = &self.entries[i];
+        let key = self.keys[i];
+        let slots = e.variants.get_or_init(Default::default);
+        slots[variant as usize - 1].get_or_init(|| {
+            shader::load_variant(
+                &self.dir,
+                key,
+                e.stage,
+                variant,
+                &self.chain,
+                self.c1.full(key),
+            )
+            .map(Box::new)
+        })
+    }
+
     /// Looks `key` up for depth mode `depth` (`abi::DEPTH_*`). After the shader's first
     /// lookup (or an eager open) this neither allocates nor reads a file.
     pub fn lookup(&self, key: u64, depth: u32) -> Result<Found<'_>, &Error> {
+        self.lookup_pass(key, crate::abi::VARIANT_MAIN, depth)
+    }
+
+    /// Looks up variant `variant` of `key` (`abi::VARIANT_*`: `VARIANT_MAIN` is `<key>_b`, as
+    /// [`Title::lookup`]; `VARIANT_DRAW` `<key>_p`, a geometry shader's draw;
+    /// `VARIANT_CAPTURE` `<key>_g`, a vertex shader's capture form; `VARIANT_PRIMITIVE_ID`
+    /// `<key>_q`, a fragment shader reading gl_PrimitiveID from the draw's varying) for
+    /// depth mode `depth`. A variant that was not built is `Status::NotBuilt` naming the key
+    /// and file; an unknown `variant` is `Status::Argument`. After the variant's first lookup
+    /// (or an eager open) this neither allocates nor reads a file.
+    pub fn lookup_pass(&self, key: u64, variant: u32, depth: u32) -> Result<Found<'_>, &Error> {
         let i = self.keys.binary_search(&key).map_err(|_| &UNKNOWN_KEY)?;
-        let shader = self.get(i).as_deref()?;
+        let shader = match variant {
+            crate::abi::VARIANT_MAIN => self.get(i),
+            crate::abi::VARIANT_DRAW
+            | crate::abi::VARIANT_CAPTURE
+            | crate::abi::VARIANT_PRIMITIVE_ID => self.get_variant(i, variant),
+            _ => return Err(&UNKNOWN_VARIANT),
+        };
+        let shader = shader.as_deref()?;
         let entry = shader.entry(if depth == DEPTH_ZERO_TO_ONE {
             DEPTH_ZERO_TO_ONE
         } else {

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use dmsh_runtime::abi::{Binding, Io, OpenParams, Range, Shader, WarmRow};
+use dmsh_runtime::abi::{Binding, Io, Lowering, OpenParams, Range, Shader, WarmRow};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -125,7 +125,28 @@ fn the_header_has_the_rust_layout() {
             metal_samplers,
             local_size,
             shared_bytes,
-            local_bytes
+            local_bytes,
+            lowering
+        ]
+    );
+    layout!(
+        want,
+        Lowering,
+        "DmshLowering",
+        [
+            pass,
+            record_bytes,
+            input_vertices,
+            invocations,
+            max_vertices,
+            output,
+            indices_per_invocation,
+            topologies,
+            local_size,
+            primitive_id_location,
+            control_points,
+            factor_bytes,
+            patch_bytes
         ]
     );
     layout!(
@@ -212,7 +233,7 @@ fn the_c_example_walks_the_demo_title() {
     println!("{}", err.lines().last().unwrap_or(""));
     assert!(o.status.success(), "{err}");
     let got = String::from_utf8(o.stdout).unwrap();
-    let want = common::expected_demo_dump(d) + &w.expected;
+    let want = common::expected_demo_dump(d) + &common::expected_demo_variants(d) + &w.expected;
     for (g, e) in got.lines().zip(want.lines()) {
         assert_eq!(g, e);
     }

@@ -137,3 +137,198 @@ fn lookups_from_many_threads_agree_with_one_thread() {
         keys.len()
     );
 }
+
+/// The demo title's lowered pipelines: every geometry key loads as its kernel with a
+/// lowering record and has its draw (`_p`), whose record equals its JSON; the tessellation
+/// pair loads as control kernel and post-tessellation function; a variant that was not built
+/// is NOT_BUILT naming the key; `dmsh_check_topology` accepts what a kernel serves and
+/// refuses the rest naming the key (Rust API and C ABI).
+#[test]
+fn lowered_geometry_and_tessellation_keys_load_with_their_passes() {
+    use dmsh_runtime::abi::{self, Shader};
+    use dmsh_runtime::ffi::{dmsh_check_topology, dmsh_last_error, dmsh_lookup_pass, DmshTitle};
+    use dmsh_runtime::Status;
+    let Some(d) = common::demo() else { return };
+    let t = open(d);
+    let of = |st: &str| -> Vec<u64> {
+        (t.keys().iter().copied())
+            .filter(|&k| t.stage(k).map(|s| s.as_str()) == Some(st))
+            .collect()
+    };
+    let (gs, tcs, tes, vs) = (
+        of("geometry"),
+        of("tess_control"),
+        of("tess_eval"),
+        of("vertex"),
+    );
+    assert_eq!(gs.len(), 2, "the demo has two geometry keys");
+    assert!(
+        !tcs.is_empty() && !tes.is_empty(),
+        "and a tessellation pair"
+    );
+    let tp = std::ptr::addr_of!(t).cast::<DmshTitle>();
+    let last = || {
+        // SAFETY: dmsh_last_error is a NUL-terminated string.
+        unsafe { std::ffi::CStr::from_ptr(dmsh_last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let stage_of = d.map_column(1);
+    for &k in &gs {
+        let ks = dmsh_runtime::key::to_string(k);
+        let b = t.lookup(k, DEPTH_GL).unwrap().shader;
+        assert_eq!(b.shader().stage, 3, "{ks}: the map's stage (geometry)");
+        let l = *b
+            .lowering()
+            .expect("a geometry key's _b has a lowering record");
+        assert_eq!(l.pass, abi::PASS_GEOMETRY_KERNEL, "{ks}");
+        assert!(
+            l.max_vertices > 0 && l.topologies != 0 && l.local_size > 0,
+            "{ks}: {l:?}"
+        );
+        assert!(l.output >= abi::PRIM_POINTS && l.output <= abi::PRIM_TRIANGLES);
+        let roles: Vec<u32> = (b.bindings().iter())
+            .filter(|x| x.kind == abi::BIND_LOWERED)
+            .map(|x| x.slot)
+            .collect();
+        for r in [
+            abi::LOWERED_VERTICES_IN,
+            abi::LOWERED_VERTICES_OUT,
+            abi::LOWERED_INDICES,
+            abi::LOWERED_PARAMS,
+            abi::LOWERED_INDEX_SOURCE,
+        ] {
+            assert!(roles.contains(&r), "{ks}: kernel roles {roles:?}");
+        }
+        // The draw, through the Rust API and the C ABI: the same record.
+        let p = t
+            .lookup_pass(k, abi::VARIANT_DRAW, DEPTH_ZERO_TO_ONE)
+            .unwrap();
+        let pl = p.shader.lowering().expect("the draw has a lowering record");
+        assert_eq!(pl.pass, abi::PASS_GEOMETRY_DRAW, "{ks}");
+        assert_eq!(
+            (pl.max_vertices, pl.output, pl.topologies),
+            (l.max_vertices, l.output, l.topologies)
+        );
+        assert!(
+            (p.shader.bindings().iter())
+                .any(|x| x.kind == abi::BIND_LOWERED && x.slot == abi::LOWERED_VERTICES_OUT),
+            "{ks}: the draw reads vertices_out"
+        );
+        let j: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(d.b_dir().join(format!("{ks}_p.json"))).unwrap(),
+        )
+        .unwrap();
+        let full = b.shader().flags & abi::SHADER_C1_FULL != 0;
+        assert_eq!(
+            common::dump_from_record(p.shader.shader(), p.entry),
+            common::dump_variant_from_json(&j, &ks, "_p", 3, full, &d.b_dir())
+        );
+        let (mut s, mut e): (*const Shader, _) = (std::ptr::null(), std::ptr::null());
+        // SAFETY: the title is open; s and e are writable.
+        let st = unsafe { dmsh_lookup_pass(tp, k, abi::VARIANT_DRAW, 1, &mut s, &mut e) };
+        assert_eq!(st, Status::Ok);
+        assert!(std::ptr::eq(s, p.shader.shader()));
+        // Topologies: every served one is accepted, every other refused naming the key.
+        let served: Vec<u32> = (0..10).filter(|n| l.topologies & (1 << n) != 0).collect();
+        assert!(!served.is_empty());
+        let mut refused = 0;
+        for n in 0..12 {
+            // SAFETY: a record of the open title.
+            let st = unsafe { dmsh_check_topology(b.shader(), n) };
+            let rust = b.check_topology(n);
+            if served.contains(&n) {
+                assert_eq!((st, rust), (Status::Ok, Ok(())), "{ks} topology {n}");
+            } else {
+                assert_eq!(st, Status::Topology, "{ks} topology {n}");
+                let m = last();
+                assert!(
+                    m.contains(&ks) && m.contains(&format!("topology {n}")),
+                    "{m}"
+                );
+                assert_eq!(rust.unwrap_err().text(), m);
+                refused += 1;
+            }
+        }
+        println!(
+            "{ks}: kernel {l:?}; draw ok; {} topologies served, {refused} refused: {}",
+            served.len(),
+            last()
+        );
+        // The draw is no kernel.
+        // SAFETY: a record of the open title.
+        assert_eq!(
+            unsafe { dmsh_check_topology(p.shader.shader(), 3) },
+            Status::Argument
+        );
+        // A geometry key has no capture form.
+        let e = t
+            .lookup_pass(k, abi::VARIANT_CAPTURE, DEPTH_GL)
+            .unwrap_err();
+        assert_eq!(e.status, Status::NotBuilt);
+        assert!(e.text().contains(&ks), "{e}");
+    }
+    for &k in &tcs {
+        let b = t.lookup(k, DEPTH_GL).unwrap().shader;
+        let l = b
+            .lowering()
+            .expect("a tess control key's _b has a lowering record");
+        assert_eq!(b.shader().stage, 1);
+        assert_eq!(l.pass, abi::PASS_TESS_CONTROL_KERNEL);
+        assert!(l.control_points > 0 && [8, 12].contains(&l.factor_bytes) && l.patch_bytes > 0);
+        assert_eq!(b.shader().local_size[0], l.control_points);
+        assert!(b
+            .bindings()
+            .iter()
+            .any(|x| x.kind == abi::BIND_LOWERED && x.slot == abi::LOWERED_TESS_FACTORS));
+        // SAFETY: a record of the open title.
+        assert_eq!(
+            unsafe { dmsh_check_topology(b.shader(), 3) },
+            Status::Argument
+        );
+        println!("{}: control kernel {l:?}", dmsh_runtime::key::to_string(k));
+    }
+    for &k in &tes {
+        let b = t.lookup(k, DEPTH_GL).unwrap().shader;
+        let l = b
+            .lowering()
+            .expect("a tess eval key's _b has a lowering record");
+        assert_eq!(b.shader().stage, 2);
+        assert_eq!(l.pass, abi::PASS_TESS_EVAL_POST);
+        assert!(l.control_points > 0);
+        assert!(b
+            .bindings()
+            .iter()
+            .any(|x| x.kind == abi::BIND_LOWERED && x.slot == abi::LOWERED_CONTROL_POINTS));
+        println!(
+            "{}: post-tessellation function {l:?}",
+            dmsh_runtime::key::to_string(k)
+        );
+    }
+    // Variants that do not exist: NOT_BUILT naming the key (and the file).
+    let built_vs = (vs.iter().copied())
+        .find(|&k| t.lookup(k, DEPTH_GL).is_ok())
+        .unwrap();
+    for (k, v, file) in [
+        (built_vs, abi::VARIANT_DRAW, "_p.json"),
+        (built_vs, abi::VARIANT_CAPTURE, "_g.json"),
+        (tcs[0], abi::VARIANT_DRAW, "_p.json"),
+    ] {
+        let ks = dmsh_runtime::key::to_string(k);
+        if v == abi::VARIANT_CAPTURE && d.b_dir().join(format!("{ks}_g.json")).is_file() {
+            continue;
+        }
+        let e = t.lookup_pass(k, v, DEPTH_GL).unwrap_err();
+        assert_eq!(e.status, Status::NotBuilt, "{e}");
+        assert!(e.text().contains(&format!("{ks}{file}")), "{e}");
+        let (mut s, mut en): (*const Shader, _) = (std::ptr::null(), std::ptr::null());
+        // SAFETY: the title is open; s and en are writable.
+        let st = unsafe { dmsh_lookup_pass(tp, k, v, 0, &mut s, &mut en) };
+        assert_eq!(st, Status::NotBuilt);
+        assert!(s.is_null() && last().contains(&ks));
+        println!("{}: {e}", stage_of[ks.as_str()]);
+    }
+    // An unknown variant.
+    let e = t.lookup_pass(gs[0], 4, DEPTH_GL).unwrap_err();
+    assert_eq!(e.status, Status::Argument);
+}

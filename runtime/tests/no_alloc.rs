@@ -164,3 +164,72 @@ fn warm_up_rows_and_their_first_lookups_allocate_nothing() {
     assert_eq!(t.warm_rows().len(), 2);
     assert_eq!(after, before);
 }
+
+/// Variant lookups (found, not built, a stage that cannot have one) and topology checks
+/// that pass allocate nothing after the first, through the Rust API and the C ABI.
+#[test]
+fn variant_lookups_and_topology_checks_after_the_first_allocate_nothing() {
+    use dmsh_runtime::abi::{self, Shader};
+    use dmsh_runtime::ffi::{dmsh_check_topology, dmsh_lookup_pass, DmshTitle};
+    let (gs, vs) = ("00000000000000aa", "00000000000000bb");
+    let d = common::hand_title(
+        "noalloc-variants",
+        &[(gs, "geometry"), (vs, "vertex")],
+        &[
+            (
+                gs,
+                common::lowered_json(
+                    common::V,
+                    "compute",
+                    r#""pass": "geometry_kernel", "topologies": ["triangle_list"]"#,
+                    "",
+                ),
+            ),
+            (vs, common::vertex_json(common::V, 1)),
+        ],
+    );
+    std::fs::write(
+        d.join(format!("b-{}/{gs}_p.json", common::V)),
+        common::lowered_json(common::V, "vertex", r#""pass": "geometry_draw""#, ""),
+    )
+    .unwrap();
+    let t = common::open(&d).unwrap();
+    let tp = std::ptr::addr_of!(t).cast::<DmshTitle>();
+    let asks = [
+        (0xaa_u64, abi::VARIANT_DRAW),
+        (0xaa, abi::VARIANT_MAIN),
+        (0xbb, abi::VARIANT_CAPTURE),
+        (0xbb, abi::VARIANT_DRAW),
+    ];
+    for &(k, v) in &asks {
+        let _ = t.lookup_pass(k, v, 0);
+    }
+    let kernel = t.lookup(0xaa, 0).unwrap().shader;
+    let (mut s, mut e): (*const Shader, _) = (std::ptr::null(), std::ptr::null());
+    // SAFETY: the title is open; s and e are writable. One failing call first, so this
+    // thread's error slot exists.
+    unsafe {
+        let _ = dmsh_lookup_pass(tp, 0xbb, abi::VARIANT_CAPTURE, 0, &mut s, &mut e);
+    }
+    let before = allocs();
+    let mut statuses = [0usize; 32];
+    for i in 0..10_000 {
+        let (k, v) = asks[i % asks.len()];
+        if let Ok(f) = t.lookup_pass(std::hint::black_box(k), v, (i % 2) as u32) {
+            statuses[0] += std::hint::black_box(f.shader.bindings().len()) + 1;
+        }
+        assert!(kernel.check_topology(3).is_ok());
+        // SAFETY: as above; the kernel is a record of the open title.
+        unsafe {
+            statuses[dmsh_lookup_pass(tp, k, v, (i % 2) as u32, &mut s, &mut e) as usize] += 1;
+            statuses[dmsh_check_topology(kernel.shader(), 3) as usize] += 1;
+        }
+    }
+    let after = allocs();
+    println!(
+        "10000 variant lookups and topology checks: {} allocations, statuses {statuses:?}",
+        after - before
+    );
+    assert_eq!(after, before);
+    assert!(statuses[7] > 0);
+}

@@ -57,6 +57,21 @@ static void layout(void) {
     FIELD(DmshShader, local_size);
     FIELD(DmshShader, shared_bytes);
     FIELD(DmshShader, local_bytes);
+    FIELD(DmshShader, lowering);
+    printf("size DmshLowering %zu\n", sizeof(DmshLowering));
+    FIELD(DmshLowering, pass);
+    FIELD(DmshLowering, record_bytes);
+    FIELD(DmshLowering, input_vertices);
+    FIELD(DmshLowering, invocations);
+    FIELD(DmshLowering, max_vertices);
+    FIELD(DmshLowering, output);
+    FIELD(DmshLowering, indices_per_invocation);
+    FIELD(DmshLowering, topologies);
+    FIELD(DmshLowering, local_size);
+    FIELD(DmshLowering, primitive_id_location);
+    FIELD(DmshLowering, control_points);
+    FIELD(DmshLowering, factor_bytes);
+    FIELD(DmshLowering, patch_bytes);
     printf("size DmshOpenParams %zu\n", sizeof(DmshOpenParams));
     FIELD(DmshOpenParams, size);
     FIELD(DmshOpenParams, flags);
@@ -134,6 +149,13 @@ static void print_shader(const DmshShader *s, const char *z_entry) {
            hex, s->stage, s->flags, s->entry_gl, z_entry, s->library_path, s->source_path,
            s->metal_buffers, s->metal_textures, s->metal_samplers, s->local_size[0],
            s->local_size[1], s->local_size[2], s->shared_bytes, s->local_bytes);
+    if (s->lowering != NULL) {
+        const DmshLowering *l = s->lowering;
+        printf("lower %u %u %u %u %u %u %u %u %u %u %u %u %u\n", l->pass, l->record_bytes,
+               l->input_vertices, l->invocations, l->max_vertices, l->output,
+               l->indices_per_invocation, l->topologies, l->local_size,
+               l->primitive_id_location, l->control_points, l->factor_bytes, l->patch_bytes);
+    }
     for (i = 0; i < s->binding_count; i++) {
         const DmshBinding *b = &s->bindings[i];
         printf("bind %u %u %u %u %u %u %u %u %u %u %llu\n", b->kind, b->slot, b->guest_offset,
@@ -146,6 +168,75 @@ static void print_shader(const DmshShader *s, const char *z_entry) {
         printf("in %u %u\n", s->inputs[i].location, s->inputs[i].component_type);
     for (i = 0; i < s->output_count; i++)
         printf("out %u %u\n", s->outputs[i].location, s->outputs[i].component_type);
+}
+
+/* Walks the lowered pipelines' variants of every key (a host assembling a geometry or
+   tessellation draw): `variant KEY SUFFIX` and the record for each one built, and for each
+   geometry kernel the topologies dmsh_check_topology accepts (`topology KEY MASK`); an
+   unserved topology must be DMSH_ERR_TOPOLOGY naming the key. */
+static int walk_variants(const DmshTitle *t) {
+    static const char *suffix[] = {"_b", "_p", "_g", "_q"};
+    static const uint32_t pass[] = {DMSH_PASS_NONE, DMSH_PASS_GEOMETRY_DRAW,
+                                    DMSH_PASS_VERTEX_CAPTURE, DMSH_PASS_NONE};
+    uint32_t n = dmsh_title_key_count(t), i, v, topo;
+    for (i = 0; i < n; i++) {
+        uint64_t key = dmsh_title_key_at(t, i);
+        const DmshShader *s = NULL, *b = NULL;
+        const char *e = NULL;
+        char hex[17];
+        dmsh_key_format(key, hex);
+        if (dmsh_lookup(t, key, DMSH_DEPTH_GL, &b, &e) != DMSH_OK)
+            continue;
+        for (v = DMSH_VARIANT_DRAW; v <= DMSH_VARIANT_PRIMITIVE_ID; v++) {
+            DmshStatus st = dmsh_lookup_pass(t, key, v, DMSH_DEPTH_ZERO_TO_ONE, &s, &e);
+            if (st == DMSH_ERR_NOT_BUILT) {
+                if (strstr(dmsh_last_error(), hex) == NULL) {
+                    fprintf(stderr, "%s%s: NOT_BUILT without the key: %s\n", hex, suffix[v],
+                            dmsh_last_error());
+                    return 1;
+                }
+                continue;
+            }
+            if (st != DMSH_OK) {
+                fprintf(stderr, "%s%s: %s\n", hex, suffix[v], dmsh_last_error());
+                return 1;
+            }
+            if ((pass[v] == DMSH_PASS_NONE) != (s->lowering == NULL) ||
+                (s->lowering != NULL && s->lowering->pass != pass[v]) || s->key != key) {
+                fprintf(stderr, "%s%s: not the variant's pass\n", hex, suffix[v]);
+                return 1;
+            }
+            printf("variant %s %s\n", hex, suffix[v]);
+            print_shader(s, e);
+        }
+        if (b->lowering != NULL && b->lowering->pass == DMSH_PASS_GEOMETRY_KERNEL) {
+            uint32_t mask = 0;
+            for (topo = 0; topo < 16; topo++) {
+                DmshStatus st = dmsh_check_topology(b, topo);
+                if (st == DMSH_OK)
+                    mask |= 1u << topo;
+                else if (st != DMSH_ERR_TOPOLOGY || strstr(dmsh_last_error(), hex) == NULL) {
+                    fprintf(stderr, "%s: topology %u: %u %s\n", hex, topo, st,
+                            dmsh_last_error());
+                    return 1;
+                }
+            }
+            if (mask != b->lowering->topologies) {
+                fprintf(stderr, "%s: topologies %u, the record says %u\n", hex, mask,
+                        b->lowering->topologies);
+                return 1;
+            }
+            printf("topology %s %u\n", hex, mask);
+        } else if (dmsh_check_topology(b, 3) != DMSH_ERR_ARGUMENT) {
+            fprintf(stderr, "%s: dmsh_check_topology took a shader that is no kernel\n", hex);
+            return 1;
+        }
+    }
+    if (dmsh_check_topology(NULL, 3) != DMSH_ERR_ARGUMENT) {
+        fprintf(stderr, "dmsh_check_topology took NULL\n");
+        return 1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -214,6 +305,18 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
+    {
+        const DmshShader *s = NULL;
+        const char *e = NULL;
+        if (dmsh_lookup_pass(t, dmsh_title_key_at(t, 0), 9, DMSH_DEPTH_GL, &s, &e) !=
+                DMSH_ERR_ARGUMENT ||
+            s != NULL) {
+            fprintf(stderr, "an unknown variant was not refused\n");
+            return 1;
+        }
+    }
+    if (walk_variants(t) != 0)
+        return 1;
     if (argc == 6 && walk_warm(t) != 0)
         return 1;
     fprintf(stderr, "example_host: b-%s: %u keys, %u found, %u failed, %u warm-up rows\n",

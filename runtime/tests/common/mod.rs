@@ -161,6 +161,7 @@ fn kind_number(k: &str) -> u64 {
         "samp_id" => 9,
         "tex_dyn" => 10,
         "samp_dyn" => 11,
+        "lowered" => 12,
         _ => panic!("kind {k}"),
     }
 }
@@ -172,11 +173,88 @@ fn type_number(t: &str) -> u64 {
         .unwrap_or_else(|| panic!("type {t}")) as u64
 }
 
+/// `DMSH_PASS_*` by the reflection's `lowering.pass` (written out again).
+fn pass_number(p: &str) -> u64 {
+    match p {
+        "vertex_capture" => 1,
+        "geometry_kernel" => 2,
+        "geometry_draw" => 3,
+        "tess_control_kernel" => 4,
+        "tess_eval_post" => 5,
+        "tess_eval_draw" => 6,
+        _ => panic!("pass {p}"),
+    }
+}
+
+/// `VkPrimitiveTopology` numbers of the reflection's topology names (written out again).
+pub fn topology_number(t: &str) -> u32 {
+    match t {
+        "point_list" => 0,
+        "line_list" => 1,
+        "line_strip" => 2,
+        "triangle_list" => 3,
+        "triangle_strip" => 4,
+        "triangle_fan" => 5,
+        "line_list_adjacency" => 6,
+        "line_strip_adjacency" => 7,
+        "triangle_list_adjacency" => 8,
+        "triangle_strip_adjacency" => 9,
+        _ => panic!("topology {t}"),
+    }
+}
+
+/// The `lower …` line of a reflection's `lowering` record (empty without one).
+fn lowering_from_json(j: &serde_json::Value) -> String {
+    let Some(l) = j.get("lowering") else {
+        return String::new();
+    };
+    let u = |f: &str| l.get(f).and_then(|x| x.as_u64()).unwrap_or(0);
+    let output = match l.get("output").and_then(|o| o.as_str()).unwrap_or("") {
+        "" => 0,
+        "points" => 1,
+        "lines" => 2,
+        "triangles" => 3,
+        o => panic!("output {o}"),
+    };
+    let topologies: u32 = (l.get("topologies").and_then(|t| t.as_array()).into_iter())
+        .flatten()
+        .map(|t| 1 << topology_number(t.as_str().unwrap()))
+        .sum();
+    format!(
+        "lower {} {} {} {} {} {output} {} {topologies} {} {} {} {} {}\n",
+        pass_number(l["pass"].as_str().unwrap()),
+        u("record_bytes"),
+        u("input_vertices"),
+        u("invocations"),
+        u("max_vertices"),
+        u("indices_per_invocation"),
+        u("local_size"),
+        l.get("primitive_id_location")
+            .and_then(|x| x.as_u64())
+            .unwrap_or(0xffff_ffff),
+        u("control_points"),
+        u("factor_bytes"),
+        u("patch_bytes"),
+    )
+}
+
 /// The dump of one shader (the lines the C example prints), made from its reflection JSON
 /// read as plain JSON values: what the runtime's records must say.
 pub fn dump_from_json(
     j: &serde_json::Value,
     key: &str,
+    stage: u64,
+    c1_full: bool,
+    dir: &Path,
+) -> String {
+    dump_variant_from_json(j, key, "_b", stage, c1_full, dir)
+}
+
+/// [`dump_from_json`] of variant `suffix` (`_b`, `_p`, `_g`, `_q`) of a key.
+pub fn dump_variant_from_json(
+    j: &serde_json::Value,
+    key: &str,
+    suffix: &str,
     stage: u64,
     c1_full: bool,
     dir: &Path,
@@ -210,7 +288,7 @@ pub fn dump_from_json(
         .map(|a| a.iter().map(|x| x.to_string()).collect())
         .unwrap_or_else(|| vec!["0".into(); 3]);
     let mut s = format!(
-        "shader {key} stage={stage} flags={flags} gl={gl} z={} lib={}/{key}_b.metallib src={}/{key}_b.metal tables={},{},{} local={} shared={} lbytes={}\n",
+        "shader {key} stage={stage} flags={flags} gl={gl} z={} lib={}/{key}{suffix}.metallib src={}/{key}{suffix}.metal tables={},{},{} local={} shared={} lbytes={}\n",
         z.unwrap_or(gl),
         dir.display(),
         dir.display(),
@@ -221,6 +299,7 @@ pub fn dump_from_json(
         u(j, "shared_bytes").unwrap_or(0),
         u(j, "local_bytes").unwrap_or(0),
     );
+    s += &lowering_from_json(j);
     let mut reads = Vec::new();
     for r in j["resources"].as_array().into_iter().flatten() {
         let kind = r["kind"].as_str().unwrap();
@@ -313,6 +392,24 @@ pub fn dump_from_record(s: &dmsh_runtime::abi::Shader, z_entry: &std::ffi::CStr)
             s.local_bytes
         );
         assert_eq!(st(s.entry_zero_one), z_entry.to_str().unwrap());
+        if let Some(l) = s.lowering.as_ref() {
+            out += &format!(
+                "lower {} {} {} {} {} {} {} {} {} {} {} {} {}\n",
+                l.pass,
+                l.record_bytes,
+                l.input_vertices,
+                l.invocations,
+                l.max_vertices,
+                l.output,
+                l.indices_per_invocation,
+                l.topologies,
+                l.local_size,
+                l.primitive_id_location,
+                l.control_points,
+                l.factor_bytes,
+                l.patch_bytes
+            );
+        }
         for b in sl(s.bindings, s.binding_count) {
             out += &format!(
                 "bind {} {} {} {} {} {} {} {} {} {} {}\n",
@@ -366,6 +463,51 @@ pub fn expected_demo_dump(d: &Demo) -> String {
         }
     }
     out
+}
+
+/// The variant files of the demo build (`<key>_p`, `_g`, `_q`, in key order, then that
+/// order) and, for each geometry kernel, the topologies it serves: the lines the C example
+/// prints after the main records (`variant KEY SUFFIX` then the dump;
+/// `topology KEY MASK`), made from the JSON.
+pub fn expected_demo_variants(d: &Demo) -> String {
+    let stage_of = d.map_column(1);
+    let dir = d.b_dir();
+    let mut out = String::new();
+    for k in d.keys() {
+        let st = dmsh_formats::Stage::ALL
+            .iter()
+            .position(|s| s.as_str() == stage_of[k.as_str()])
+            .unwrap() as u64;
+        let Ok(main) = std::fs::read_to_string(dir.join(format!("{k}_b.json"))) else {
+            continue;
+        };
+        let main: serde_json::Value = serde_json::from_str(&main).unwrap();
+        let full = !matches!(main["c1"]["dynamic"].as_str(), Some("none" | "proven"));
+        for suffix in ["_p", "_g", "_q"] {
+            if let Ok(t) = std::fs::read_to_string(dir.join(format!("{k}{suffix}.json"))) {
+                let j: serde_json::Value = serde_json::from_str(&t).unwrap();
+                out += &format!("variant {k} {suffix}\n");
+                out += &dump_variant_from_json(&j, &k, suffix, st, full, &dir);
+            }
+        }
+        if main["lowering"]["pass"].as_str() == Some("geometry_kernel") {
+            let mask: u32 = (main["lowering"]["topologies"].as_array().into_iter())
+                .flatten()
+                .map(|t| 1 << topology_number(t.as_str().unwrap()))
+                .sum();
+            out += &format!("topology {k} {mask}\n");
+        }
+    }
+    out
+}
+
+/// A build record of pass `pass` (`lowering`) with reflection stage `stage`: `lowering` is
+/// the record's JSON body (without braces), `resources` the resources' JSON array body.
+pub fn lowered_json(chain: &str, stage: &str, lowering: &str, resources: &str) -> String {
+    format!(
+        r#"{{"version": 1, "stage": "{stage}", "chain": "{chain}", "metal_entry_points": ["main0"],
+  "resources": [{resources}], "lowering": {{{lowering}}}}}"#
+    )
 }
 
 /// The smallest build record of a `stage` shader (one entry point, `main0`).
