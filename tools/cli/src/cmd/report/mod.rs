@@ -97,7 +97,8 @@ pub struct Report {
     pub dynamic_slots: Vec<KeyNote>,
     /// Built shaders that read the driver constant segment (cbuf bank 0).
     pub driver_reads: Vec<KeyNote>,
-    /// Geometry and tessellation shaders, which Metal cannot run directly.
+    /// Geometry and tessellation shaders, which Metal cannot run directly: built as lowered
+    /// pipelines (docs/geometry.md, docs/tessellation.md) or not.
     pub not_in_metal: Vec<KeyNote>,
     /// What changed since an earlier build (`--since`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -235,7 +236,10 @@ pub fn report(
         .map(|(k, (_, s))| KeyNote {
             key: k.to_string(),
             stage: s.clone(),
-            note: status.get(k.as_str()).unwrap_or(&"not built").to_string(),
+            note: match status.get(k.as_str()) {
+                Some(&"built") => "built lowered".to_string(),
+                s => s.unwrap_or(&"not built").to_string(),
+            },
         })
         .collect();
     Report {
