@@ -56,6 +56,7 @@ const DOUBLE_WITH_NATIVE_FMA: &[&str] = &[
     "sass/int_divrem",
     "dksh compute/cs_fp64_int64.comp",
     "dksh graphics/vs_image_fp64.vert",
+    "dksh graphics/vs_image_fp64.vert#capture",
 ];
 
 /// Whether every error of `d` is the stand-in's refusal of `double` (the type, or an `lf`
@@ -185,6 +186,7 @@ fn graphics_cases(opts: &Options) -> Vec<Case> {
                 ],
                 Some(dmsh_ir::Stage::TessControl) => &[(Form::TessControlKernel, "kernel")],
                 Some(dmsh_ir::Stage::TessEval) => &[(Form::TessEvalPost, "post")],
+                Some(dmsh_ir::Stage::Vertex) => &[(Form::VertexCapture, "capture")],
                 _ => &[],
             };
             {
