@@ -1168,3 +1168,98 @@ fn extra_tessellation_pair_renders_like_glslang() {
     );
     compare("tcs_quad_barrier + tes_quad_isolevels lowered", &want, &got);
 }
+
+/// Every input topology the lowered kernel assembles, against lavapipe's own assembly for a
+/// geometry stage: gs_passthrough_tri (which reads gl_in[0..2]) drawn as a triangle strip and
+/// fan, and with its input primitive given as triangles or lines with adjacency (the GLSL
+/// reference likewise) drawn as lists and strips with adjacency. The shader reads the first
+/// three elements of each input primitive, so those are what this checks; the strip's
+/// adjacency elements 3–5 follow the specification's table (docs/geometry.md).
+#[test]
+fn every_input_topology_assembles_like_a_geometry_stage() {
+    use dmsh_ir::lift::GsInput;
+    if !ready() {
+        return;
+    }
+    let vertex = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 aPos;\n\
+         layout(location = 0) out vec3 vWorldPos;\n\
+         void main() { gl_Position = aPos; vWorldPos = aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx; }\n",
+        "vert",
+        "vertex",
+    );
+    let fragment = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec3 gNormal;\n\
+         layout(location = 1) in vec3 gBary;\n\
+         layout(location = 0) out vec4 o;\n\
+         void main() { o = vec4(gNormal * 0.25 + 0.5, 1.0) + vec4(gBary * 0.25, 0.0); }\n",
+        "frag",
+        "fragment",
+    );
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;",
+        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
+        &[(0, "v")],
+    );
+    // 14 vertices zig-zagging across the target (a strip of 12 triangles; 5 with adjacency).
+    let mut vertices = Vec::new();
+    for k in 0..14 {
+        let x = -0.95 + 0.14 * k as f32;
+        let y = if k % 2 == 0 { -0.8 } else { 0.7 } + 0.05 * (k % 3) as f32;
+        vertices.extend([x, y, 0.1 + 0.05 * k as f32, 1.0]);
+    }
+    let name = "gs_passthrough_tri.geom";
+    let src = dksh_render::corpus_glsl(&dksh::corpus_dir(), name).expect("corpus GLSL");
+    let cases = [
+        (None, Topology::TriangleStrip),
+        (None, Topology::TriangleFan),
+        (
+            Some(GsInput::TrianglesAdjacency),
+            Topology::TriangleListAdjacency,
+        ),
+        (
+            Some(GsInput::TrianglesAdjacency),
+            Topology::TriangleStripAdjacency,
+        ),
+        (Some(GsInput::LinesAdjacency), Topology::LineListAdjacency),
+        (Some(GsInput::LinesAdjacency), Topology::LineStripAdjacency),
+    ];
+    for (prim, topology) in cases {
+        let d = Draw {
+            vertex: vertex.clone(),
+            fragment: fragment.clone(),
+            vertices: vertices.clone(),
+            floats_per_vertex: 4,
+            topology,
+            layers: 1,
+            viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
+            vertex_ubos: Vec::new(),
+        };
+        let reference = match prim {
+            None => glslang(&src, "geom", "geometry"),
+            Some(p) => {
+                let glsl = src.replace("layout(triangles,", &format!("layout({},", p.name()));
+                assert_ne!(glsl, src);
+                glslang(&glsl, "geom", "geometry")
+            }
+        };
+        let stage = |form| match prim {
+            None => ours_in(name, form),
+            Some(p) => translate::corpus_geometry_stage(&dksh::corpus_dir(), name, p, form)
+                .unwrap_or_else(|e| panic!("{name}: {e}")),
+        };
+        let want = run(&d, Middle::Geometry(reference, Data::default()));
+        let got = run(
+            &d,
+            Middle::Lowered(
+                capture.clone(),
+                stage(Form::GeometryKernel),
+                Data::default(),
+                stage(Form::GeometryDraw),
+            ),
+        );
+        compare(&format!("{name} as {topology:?}, lowered"), &want, &got);
+    }
+}

@@ -165,7 +165,10 @@ pub fn topologies(p: GsInput) -> &'static [(&'static str, u32)] {
             ("triangle_fan", 5),
         ],
         GsInput::LinesAdjacency => &[("line_list_adjacency", 6), ("line_strip_adjacency", 7)],
-        GsInput::TrianglesAdjacency => &[("triangle_list_adjacency", 8)],
+        GsInput::TrianglesAdjacency => &[
+            ("triangle_list_adjacency", 8),
+            ("triangle_strip_adjacency", 9),
+        ],
     }
 }
 

@@ -479,7 +479,7 @@ impl E {
         for v in 0..n {
             let mut acc = None;
             for &(_, code) in served {
-                let e = self.element_of(code, prim, v);
+                let e = self.element_of(code, prim, prims, v);
                 acc = Some(match acc {
                     None => e,
                     Some(a) => {
@@ -560,10 +560,14 @@ impl E {
         Ok(())
     }
 
-    /// Element `v` of input primitive `prim` of a draw of `VkPrimitiveTopology` `code`.
-    fn element_of(&mut self, code: u32, prim: Word, v: u32) -> Word {
+    /// Element `v` of input primitive `prim` (of `prims`) of a draw of
+    /// `VkPrimitiveTopology` `code`.
+    fn element_of(&mut self, code: u32, prim: Word, prims: Word, v: u32) -> Word {
         let u = self.ty(Type::U32);
         let vc = self.u32c(v);
+        if code == 9 {
+            return self.strip_adjacency_element(prim, prims, v);
+        }
         let scaled = |e: &mut E, k: u32| {
             let kc = e.u32c(k);
             let m = e.op(spirv::Op::IMul, u, &[prim, kc]);
@@ -602,6 +606,56 @@ impl E {
             },
             _ => prim,
         }
+    }
+
+    /// Element `v` (`gl_in` order: vertex, adjacent, vertex, adjacent, vertex, adjacent) of
+    /// triangle `i` of `n` in a triangle strip with adjacency. Even triangles (0-based): the
+    /// only one 0 1 2 5 4 3, the first 0 1 2 6 4 3, in the middle 2i 2i−2 2i+2 2i+6 2i+4 2i+3,
+    /// the last 2i 2i−2 2i+2 2i+3 2i+4 2i+5. Odd triangles start at their first strip vertex
+    /// and keep the strip's winding as Vulkan's triangle strips do (i, i+2, i+1): in the
+    /// middle 2i 2i+3 2i+4 2i+6 2i+2 2i−2, the last 2i 2i+5 2i+4 2i+3 2i+2 2i−2 (checked
+    /// against lavapipe's assembly, tools/cli/tests/geometry_render.rs).
+    fn strip_adjacency_element(&mut self, i: Word, n: Word, v: u32) -> Word {
+        let u = self.ty(Type::U32);
+        let bo = self.ty(Type::Bool);
+        let one = self.u32c(1);
+        let two = self.u32c(2);
+        let two_i = self.op(spirv::Op::IMul, u, &[i, two]);
+        let at = |e: &mut E, add: i32| {
+            let c = e.u32c(add as u32);
+            e.op(spirv::Op::IAdd, u, &[two_i, c])
+        };
+        let ib = self.op(spirv::Op::BitwiseAnd, u, &[i, one]);
+        let odd = self.op(spirv::Op::IEqual, bo, &[ib, one]);
+        let zero = self.u32c(0);
+        let first = self.op(spirv::Op::IEqual, bo, &[i, zero]);
+        let n1 = self.op(spirv::Op::ISub, u, &[n, one]);
+        let last = self.op(spirv::Op::IEqual, bo, &[i, n1]);
+        let only = self.op(spirv::Op::IEqual, bo, &[n, one]);
+        // (middle, last) offsets from 2i for an even and an odd triangle; the first and only
+        // triangles (even) are constants.
+        let (even, odd_row): ([(i32, i32); 6], [(i32, i32); 6]) = (
+            [(0, 0), (-2, -2), (2, 2), (6, 3), (4, 4), (3, 5)],
+            [(0, 0), (3, 5), (4, 4), (6, 3), (2, 2), (-2, -2)],
+        );
+        let (first_row, only_row) = ([0, 1, 2, 6, 4, 3], [0, 1, 2, 5, 4, 3]);
+        let k = v as usize % 6;
+        let pick = |e: &mut E, c: Word, a: Word, b: Word| e.select(Type::U32, c, a, b);
+        let entry = |e: &mut E, (m, l): (i32, i32)| {
+            if m == l {
+                at(e, m)
+            } else {
+                let (a, b) = (at(e, l), at(e, m));
+                pick(e, last, a, b)
+            }
+        };
+        let ev = entry(self, even[k]);
+        let od = entry(self, odd_row[k]);
+        let x = pick(self, odd, od, ev);
+        let fc = self.u32c(first_row[k]);
+        let x = pick(self, first, fc, x);
+        let oc = self.u32c(only_row[k]);
+        pick(self, only, oc, x)
     }
 
     /// `if (cond) { body }` as a selection construct.

@@ -114,6 +114,25 @@ pub fn corpus_control_stage(
     stage(dir, name, false, true, form, tess)
 }
 
+/// A geometry shader in `form` with input primitive `prim` (pipeline state a title's facts
+/// give; the binary does not carry it).
+pub fn corpus_geometry_stage(
+    dir: &Path,
+    name: &str,
+    prim: dmsh_ir::lift::GsInput,
+    form: Form,
+) -> Result<Stage, String> {
+    GS_INPUT.with(|c| c.set(Some(prim)));
+    let r = stage(dir, name, false, true, form, None);
+    GS_INPUT.with(|c| c.set(None));
+    r
+}
+
+thread_local! {
+    /// The input primitive [`corpus_geometry_stage`] gives the next translation.
+    static GS_INPUT: std::cell::Cell<Option<dmsh_ir::lift::GsInput>> = const { std::cell::Cell::new(None) };
+}
+
 /// [`corpus_stage`] without the input types of the GLSL: every input is `float`, as the
 /// translator declares it when a title's facts say nothing (what `int_inputs` starts from).
 pub fn corpus_stage_untyped_inputs(dir: &Path, name: &str) -> Result<Stage, String> {
@@ -191,6 +210,9 @@ fn stage(
         // control shader: its partner's, when given).
         if let Some(t) = prog.tess_param.or(tess) {
             g.tess_from_container(t);
+        }
+        if let Some(p) = GS_INPUT.with(|c| c.get()) {
+            g.gs_input = Some(p);
         }
         glsl_facts(g, &src, typed_inputs, &|b| Some(b), &|b| Some(b));
     }
