@@ -102,8 +102,8 @@ typedef uint32_t DmshStatus;
 /* dmsh_lookup_pass variants: which file of a key. */
 #define DMSH_VARIANT_MAIN 0u         /* <key>_b: the shader (as dmsh_lookup)                */
 #define DMSH_VARIANT_DRAW 1u         /* <key>_p: a geometry key's draw vertex function      */
-#define DMSH_VARIANT_CAPTURE 2u      /* <key>_g: a vertex key's capture form (paired with a
-                                        geometry or tessellation control shader)          */
+#define DMSH_VARIANT_CAPTURE 2u      /* <key>_g: a vertex key's capture form (built in a
+                                        title with geometry or tess control shaders)      */
 #define DMSH_VARIANT_PRIMITIVE_ID 3u /* <key>_q: a fragment key reading gl_PrimitiveID from
                                         the geometry draw's varying                        */
 

@@ -153,8 +153,8 @@ pub fn topology(name: &str) -> Option<u32> {
 pub const VARIANT_MAIN: u32 = 0;
 /// `DMSH_VARIANT_DRAW`: `<key>_p`, a geometry shader's draw vertex function.
 pub const VARIANT_DRAW: u32 = 1;
-/// `DMSH_VARIANT_CAPTURE`: `<key>_g`, a vertex shader's capture form (paired with a
-/// geometry or tessellation control shader).
+/// `DMSH_VARIANT_CAPTURE`: `<key>_g`, a vertex shader's capture form (in a title with
+/// geometry or tessellation control shaders).
 pub const VARIANT_CAPTURE: u32 = 2;
 /// `DMSH_VARIANT_PRIMITIVE_ID`: `<key>_q`, a fragment shader reading gl_PrimitiveID from the
 /// geometry draw's varying.

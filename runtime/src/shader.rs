@@ -134,15 +134,15 @@ fn variant_of(variant: u32) -> (Stage, &'static str, u32, &'static str) {
             Stage::Vertex,
             "capture",
             abi::PASS_VERTEX_CAPTURE,
-            "the build writes it only for a vertex shader paired with a geometry or \
-             tessellation control shader (shader_pairs.tsv)",
+            "the build writes it for every vertex shader of a title with geometry or \
+             tessellation control shaders",
         ),
         _ => (
             Stage::Fragment,
             "primitive ID",
             abi::PASS_NONE,
-            "the build writes it only for a fragment shader that reads gl_PrimitiveID and is \
-             paired with a geometry shader's vertex shader",
+            "the build writes it only for a fragment shader that reads gl_PrimitiveID, in a \
+             title with geometry shaders",
         ),
     }
 }

@@ -305,6 +305,27 @@ fn lowered_geometry_and_tessellation_keys_load_with_their_passes() {
             dmsh_runtime::key::to_string(k)
         );
     }
+    // The title has geometry and tessellation shaders, so every built vertex shader has its
+    // capture form (docs/geometry.md).
+    let mut captures = 0;
+    for &k in &vs {
+        if t.lookup(k, DEPTH_GL).is_err() {
+            continue;
+        }
+        let c = t.lookup_pass(k, abi::VARIANT_CAPTURE, DEPTH_GL).unwrap();
+        let l = c
+            .shader
+            .lowering()
+            .expect("a capture form has a lowering record");
+        assert_eq!(l.pass, abi::PASS_VERTEX_CAPTURE);
+        assert!(c
+            .shader
+            .bindings()
+            .iter()
+            .any(|x| x.kind == abi::BIND_LOWERED && x.slot == abi::LOWERED_VERTICES_IN));
+        captures += 1;
+    }
+    assert!(captures >= 15, "{captures} capture forms");
     // Variants that do not exist: NOT_BUILT naming the key (and the file).
     let built_vs = (vs.iter().copied())
         .find(|&k| t.lookup(k, DEPTH_GL).is_ok())

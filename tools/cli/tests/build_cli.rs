@@ -172,6 +172,32 @@ fn demo_title_builds_to_msl() {
         lowered += 1;
     }
     assert_eq!(lowered, 2, "the demo's geometry shaders");
+    // With geometry shaders in the title, every built vertex shader has its capture form and
+    // every fragment shader reading gl_PrimitiveID its `_q` variant.
+    for s in shaders.iter().filter(|s| s["status"] == "built") {
+        let key = s["key"].as_str().unwrap();
+        let variant = |suffix: &str| {
+            std::fs::read_to_string(dir.join(format!("{key}{suffix}.json")))
+                .ok()
+                .map(|j| dmsh_reflect::Reflection::from_json(&j).unwrap())
+        };
+        match s["stage"].as_str().unwrap() {
+            "vertex" => {
+                let r = variant("_g").unwrap_or_else(|| panic!("{key}: no capture form"));
+                assert_eq!(r.lowering.map(|l| l.pass), Some("vertex_capture".into()));
+            }
+            "fragment" => {
+                if let Some(r) = variant("_q") {
+                    assert!(
+                        r.fixups.iter().any(|f| f == "primitive_id_varying"),
+                        "{key}"
+                    );
+                    assert!(r.inputs.iter().any(|i| i.location == 31), "{key}");
+                }
+            }
+            _ => {}
+        }
+    }
     // Tessellation: the control shader's `_b` is its kernel, the evaluation shader's a
     // post-tessellation vertex function (docs/tessellation.md).
     for (stage, pass, decl) in [

@@ -89,14 +89,23 @@ pub fn for_metal(
         if !typed.is_empty() {
             done.push("int_inputs");
         }
-        let added = pad::run(&mut sp, &partners.inputs)?;
-        if !added.is_empty() {
-            done.push("vs_pad");
-            refl.outputs.extend(added);
-            refl.outputs.sort_by_key(|o| o.location);
+        // A lowered pipeline's capture pass writes vertex records, not outputs: nothing to
+        // pad, no clip-space position for the depth rewrite (the draw's vertex function gets
+        // both, docs/geometry.md).
+        let capture = refl
+            .lowering
+            .as_ref()
+            .is_some_and(|l| l.pass == "vertex_capture");
+        if !capture {
+            let added = pad::run(&mut sp, &partners.inputs)?;
+            if !added.is_empty() {
+                done.push("vs_pad");
+                refl.outputs.extend(added);
+                refl.outputs.sort_by_key(|o| o.location);
+            }
+            depth::run(&mut sp)?;
+            done.push("vs_depth");
         }
-        depth::run(&mut sp)?;
-        done.push("vs_depth");
     }
     refl.fixups.extend(done.iter().map(|s| s.to_string()));
     Ok(sp.assemble())

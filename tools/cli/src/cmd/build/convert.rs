@@ -70,8 +70,8 @@ impl Outcome {
 }
 
 /// Builds one key of a split into `dir`; `partners`: the inputs its fragment partners read
-/// (vs_pad); `lowered`: the key is partnered with a geometry or tessellation control shader,
-/// so a vertex shader also gets its capture form `<key>_g` and a fragment shader reading
+/// (vs_pad); `lowered`: the title has geometry or tessellation control shaders, so a vertex
+/// shader also gets its capture form `<key>_g` and a fragment shader reading
 /// gl_PrimitiveID its variant `<key>_q` (docs/geometry.md). A geometry shader's `<key>_b` is
 /// its kernel, `<key>_p` its draw's vertex function; a tessellation control shader's `<key>_b`
 /// its kernel, an evaluation shader's its post-tessellation vertex function

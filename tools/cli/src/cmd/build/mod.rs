@@ -161,13 +161,14 @@ fn split_record(
     partners: &dmsh_fixup::Partners,
     lowered: bool,
 ) -> (KeyRecord, bool) {
-    key_record(
-        run,
-        &r.key,
-        &r.stage,
-        run.title.digests(split, r),
-        |set, dir| convert::build_key(set, split, manual, r, dir, partners, lowered),
-    )
+    let mut digests = run.title.digests(split, r);
+    if lowered {
+        // The lowered variants are outputs too: a key built without them is not reused.
+        digests.partners = inputs::sha256_hex(format!("{} lowered", digests.partners).as_bytes());
+    }
+    key_record(run, &r.key, &r.stage, digests, |set, dir| {
+        convert::build_key(set, split, manual, r, dir, partners, lowered)
+    })
 }
 
 /// The inputs the built fragment partners of vertex shader `key` read (from their
@@ -262,13 +263,14 @@ pub fn build(args: &Args) -> anyhow::Result<Summary> {
     let (vertex, others): (Vec<&MapRow>, Vec<&MapRow>) =
         rows.iter().partition(|r| r.stage == "vertex");
     let manual = manual.as_deref();
-    // Keys paired with a geometry or tessellation control shader get the lowered
-    // pipeline's variants.
-    let geometry: BTreeSet<&str> = (rows.iter())
-        .filter(|r| r.stage == "geometry" || r.stage == "tess_control")
-        .map(|r| r.key.as_str())
-        .collect();
-    let lowered = |key: &str| (run.title.partners_of(key)).any(|p| geometry.contains(p.as_str()));
+    // In a title with geometry or tessellation control shaders every vertex shader also gets
+    // its capture form and every fragment shader reading gl_PrimitiveID its variant: the
+    // tables pair vertex with fragment shaders only, so which vertex shader feeds which
+    // geometry or control shader is the host's to know (docs/geometry.md).
+    let lowering = rows
+        .iter()
+        .any(|r| r.stage == "geometry" || r.stage == "tess_control");
+    let lowered = |_key: &str| lowering;
     let mut done: Vec<(KeyRecord, bool)> = others
         .par_iter()
         .map(|r| {
