@@ -189,7 +189,8 @@ typedef struct DmshLowering {
     uint32_t primitive_id_location;  /* geometry: varying carrying gl_PrimitiveID to the
                                         fragment shader's _q variant, or DMSH_NO_INDEX     */
     uint32_t control_points;         /* tessellation: output control points per patch      */
-    uint32_t factor_bytes;           /* tessellation: bytes per patch in tess_factors      */
+    uint32_t factor_bytes;           /* tessellation: bytes per patch in tess_factors (8,
+                                        12; 0: the control kernel's params[4] chooses)     */
     uint32_t patch_bytes;            /* tessellation: bytes per patch record               */
 } DmshLowering;
 

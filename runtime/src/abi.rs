@@ -300,7 +300,8 @@ pub struct Lowering {
     pub primitive_id_location: u32,
     /// Tessellation: output control points per patch.
     pub control_points: u32,
-    /// Tessellation: bytes per patch in `tess_factors` (8 triangles, 12 quads / isolines).
+    /// Tessellation: bytes per patch in `tess_factors` (8 triangles, 12 quads / isolines);
+    /// 0 for the control kernel, which writes the layout its `params[4]` names.
     pub factor_bytes: u32,
     /// Tessellation: bytes per patch record in `patch_data`.
     pub patch_bytes: u32,

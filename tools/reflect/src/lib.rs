@@ -304,7 +304,7 @@ pub struct Lowering {
     #[serde(skip_serializing_if = "is_zero")]
     pub control_points: u32,
     /// Tessellation: bytes per patch in `tess_factors` (8 for triangles, 12 for quads and
-    /// isolines).
+    /// isolines); 0 for the control kernel, which writes the layout its `params[4]` names.
     #[serde(skip_serializing_if = "is_zero")]
     pub factor_bytes: u32,
     /// Tessellation: bytes per patch record in `patch_data`.

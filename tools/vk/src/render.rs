@@ -1352,7 +1352,18 @@ impl Device {
             },
             sizes,
             // Input control points, patches, first vertex, output control points, 0….
-            params: [lt.patch_points, patches, 0, cp, 0, 0, 0, 0],
+            // [4]: the factor layout (0 triangles, 1 quads and isolines), the evaluation
+            // shader's domain (docs/tessellation.md).
+            params: [
+                lt.patch_points,
+                patches,
+                0,
+                cp,
+                u32::from(fb == 12),
+                0,
+                0,
+                0,
+            ],
             limit,
         })
     }

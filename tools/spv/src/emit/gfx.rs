@@ -577,7 +577,7 @@ impl E {
                 let x = self.vals[arg(1).index()];
                 self.store_place(p, vtx, x)?;
                 if patch && a < 0x18 && self.form() == Form::TessControlKernel {
-                    self.store_factor(a, x);
+                    self.store_factor(a, x)?;
                 }
                 0
             }

@@ -337,14 +337,41 @@ impl E {
     }
 
     /// Tess-control kernel: the level at `addr` (0x00–0x14) also goes to Metal's factor
-    /// buffer as a half float (two per word, set with atomics so neighbours do not race).
-    pub(crate) fn store_factor(&mut self, addr: u32, x: Word) {
-        let (stride, halves) = lower::factor_layout(self.tess_domain());
-        let Some(h) =
-            lower::patch_word(addr).and_then(|w| halves.get(w as usize).copied().flatten())
-        else {
-            return;
+    /// buffer as a half float (two per word, set with atomics so neighbours do not race), in
+    /// the layout `params[4]` names (0 triangles, 1 quads and isolines: the evaluation
+    /// shader's domain, which the control shader's binary does not know).
+    pub(crate) fn store_factor(&mut self, addr: u32, x: Word) -> Result<(), Error> {
+        let Some(w) = lower::patch_word(addr).filter(|&w| w < 6) else {
+            return Ok(());
         };
+        let bo = self.ty(Type::Bool);
+        let layout = self.param(4);
+        let one = self.u32c(1);
+        let quads = self.op(spirv::Op::IEqual, bo, &[layout, one]);
+        let (tri_stride, tri) = lower::factor_layout(1);
+        let (quad_stride, quad) = lower::factor_layout(2);
+        match (tri[w as usize], quad[w as usize]) {
+            (Some(t), Some(q)) => {
+                let (sq, hq) = (self.u32c(quad_stride), self.u32c(q));
+                let (st, ht) = (self.u32c(tri_stride), self.u32c(t));
+                let stride = self.select(Type::U32, quads, sq, st);
+                let h = self.select(Type::U32, quads, hq, ht);
+                self.factor_half(stride, h, x);
+            }
+            (None, Some(q)) => {
+                self.if_then(quads, |e| {
+                    let (s, h) = (e.u32c(quad_stride), e.u32c(q));
+                    e.factor_half(s, h, x);
+                    Ok(())
+                })?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Sets half `h` of this patch's factors (`stride` words per patch) to `x` (f32 bits).
+    fn factor_half(&mut self, stride: Word, h: Word, x: Word) {
         let u = self.ty(Type::U32);
         let f = self.ty(Type::F32);
         let v2 = self.vec_ty(f, 2);
@@ -352,17 +379,20 @@ impl E {
         let zero = self.c(Type::F32, 0);
         let pair = self.op(spirv::Op::CompositeConstruct, v2, &[xf, zero]);
         let packed = self.ext(u, 58, &[pair]); // PackHalf2x16
-        let shift = 16 * (h & 1);
-        let sc = self.u32c(shift);
+        let one = self.u32c(1);
+        let odd = self.op(spirv::Op::BitwiseAnd, u, &[h, one]);
+        let four = self.u32c(4);
+        let sc = self.op(spirv::Op::ShiftLeftLogical, u, &[odd, four]);
         let bits = self.op(spirv::Op::ShiftLeftLogical, u, &[packed, sc]);
-        let sw = self.u32c(stride);
-        let base = self.op(spirv::Op::IMul, u, &[self.lw.patch, sw]);
-        let wc = self.u32c(h / 2);
-        let i = self.op(spirv::Op::IAdd, u, &[base, wc]);
+        let base = self.op(spirv::Op::IMul, u, &[self.lw.patch, stride]);
+        let hw = self.op(spirv::Op::ShiftRightLogical, u, &[h, one]);
+        let i = self.op(spirv::Op::IAdd, u, &[base, hw]);
         let p = self.buffer_word(LoweredBuffer::TessFactors, i);
         let scope = self.u32c(super::SCOPE_DEVICE);
         let sem = self.u32c(0);
-        let keep = self.u32c(!(0xffff << shift));
+        let ffff = self.u32c(0xffff);
+        let hole = self.op(spirv::Op::ShiftLeftLogical, u, &[ffff, sc]);
+        let keep = self.op(spirv::Op::Not, u, &[hole]);
         self.op(spirv::Op::AtomicAnd, u, &[p, scope, sem, keep]);
         self.op(spirv::Op::AtomicOr, u, &[p, scope, sem, bits]);
     }
@@ -853,7 +883,12 @@ impl E {
                 Form::TessControlKernel => self.control_points_out().unwrap_or(1),
                 _ => lower::declared_control_points(d),
             };
-            l.factor_bytes = 4 * lower::factor_layout(d).0;
+            // The control kernel's layout is `params[4]`'s (0 here); the evaluation stage's
+            // is its domain's.
+            l.factor_bytes = match self.form() {
+                Form::TessControlKernel => 0,
+                _ => 4 * lower::factor_layout(d).0,
+            };
             l.patch_bytes = 4 * lower::PATCH_WORDS;
             if self.form() == Form::TessControlKernel {
                 l.local_size = l.control_points;
