@@ -5,6 +5,7 @@
 //! two pictures must agree within 1/255 on ≥ 99.9 % of pixels. `DMSH_VK_DUMP=DIR` writes
 //! both pictures of each comparison as PNG.
 
+mod lowered_common;
 use dmsh_reflect::{Lowering, LOWERED_BUFFER};
 use dmsh_testsupport::reference::glsl;
 use dmsh_vk::job::RenderJobFile;
@@ -13,6 +14,7 @@ use dmsh_vk::render::{
     VertexAttribute, VertexBuffer,
 };
 use dmsh_vk::{Bind, BufferSpec, Reflection, Resource, ResourceRef};
+use lowered_common::{assert_same, draw, drawn};
 
 /// The application's vertex shader.
 const VS: &str = r#"#version 460
@@ -378,50 +380,6 @@ fn lowered(sh: &Shaders, job: &RenderJob) -> RenderJob {
     }
 }
 
-/// Draws `job`, or `None` (after saying why) where the device cannot.
-fn draw(job: &RenderJob) -> Option<RenderOutputs> {
-    match dmsh_vk::render(job) {
-        Ok(o) => Some(o),
-        Err(e) if e.is_skip() => {
-            println!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("render: {e}"),
-    }
-}
-
-/// Asserts the two pictures agree within 1/255 on ≥ 99.9 % of pixels; returns the fraction
-/// and the largest difference.
-fn assert_same(what: &str, direct: &RenderOutputs, low: &RenderOutputs) -> (f64, u8) {
-    if let Ok(d) = std::env::var("DMSH_VK_DUMP") {
-        std::fs::create_dir_all(&d).unwrap();
-        for (side, o) in [("direct", direct), ("lowered", low)] {
-            let name = format!("lowered_geometry.{}.{side}.png", what.replace(' ', "_"));
-            std::fs::write(
-                std::path::Path::new(&d).join(name),
-                o.targets[0].to_png().unwrap(),
-            )
-            .unwrap();
-        }
-    }
-    let (fraction, worst) = direct.targets[0].compare(&low.targets[0], 1);
-    assert!(
-        fraction >= 0.999,
-        "{what}: {:.4} % of pixels within 1/255 (largest difference {worst})",
-        fraction * 100.0
-    );
-    (fraction, worst)
-}
-
-/// Pixels that are not the clear colour.
-fn drawn(o: &RenderOutputs) -> usize {
-    o.targets[0]
-        .data
-        .chunks_exact(4)
-        .filter(|p| p[..3] != [0, 0, 0])
-        .count()
-}
-
 /// A few overlapping triangles (x, y, r, g, b per vertex).
 fn small_scene() -> Vec<f32> {
     vec![
@@ -449,7 +407,7 @@ fn lowered_pipeline_draws_the_geometry_stage_picture() {
         let Some(low) = draw(&lowered(&sh, &job)) else {
             return;
         };
-        let (fraction, worst) = assert_same(topology.name(), &direct, &low);
+        let (fraction, worst) = assert_same("lowered_geometry", topology.name(), &direct, &low);
         let n = drawn(&direct);
         assert!(n > 800, "{}: {n} pixels drawn", topology.name());
         // The kernel's outputs: the null vertex, then the first triangle's six vertices.
@@ -582,7 +540,7 @@ fn lowered_pipeline_cost_on_a_large_draw() {
     let (Some(direct), Some(low)) = (draw(&job), draw(&low_job)) else {
         return;
     };
-    let (fraction, worst) = assert_same("20 000 triangles", &direct, &low);
+    let (fraction, worst) = assert_same("lowered_geometry", "20 000 triangles", &direct, &low);
     let gpu = |o: &RenderOutputs| o.pass_ms.iter().map(|p| p.1).sum::<f64>();
     println!(
         "{n} triangles ({} out) on {}: {:.3} % within 1/255 (largest difference {worst}); \
@@ -657,7 +615,7 @@ fn job_file_draws_a_lowered_pipeline() {
     )) else {
         return;
     };
-    let (fraction, worst) = assert_same("job file", &direct, &from_file);
+    let (fraction, worst) = assert_same("lowered_geometry", "job file", &direct, &from_file);
     println!(
         "ok job file: {:.3} % within 1/255 (largest difference {worst})",
         fraction * 100.0

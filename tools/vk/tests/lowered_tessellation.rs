@@ -16,6 +16,7 @@
 //! control points, the patch varying and the winding (the fragment shader inverts back faces'
 //! colours) show. `DMSH_VK_DUMP=DIR` writes both pictures of each comparison as PNG.
 
+mod lowered_common;
 use dmsh_reflect::{Lowering, Tessellation as TessMode, LOWERED_BUFFER};
 use dmsh_testsupport::reference::glsl;
 use dmsh_vk::job::RenderJobFile;
@@ -25,6 +26,7 @@ use dmsh_vk::render::{
 };
 use dmsh_vk::tessellator::{self, Levels, Mode};
 use dmsh_vk::{Bind, BufferSpec, Reflection, Resource, ResourceRef};
+use lowered_common::{assert_same, draw, drawn};
 
 /// The application's vertex shader.
 const VS: &str = r#"#version 460
@@ -426,50 +428,6 @@ fn lowered(sh: &Shaders, job: &RenderJob) -> RenderJob {
     }
 }
 
-/// Draws `job`, or `None` (after saying why) where the device cannot.
-fn draw(job: &RenderJob) -> Option<RenderOutputs> {
-    match dmsh_vk::render(job) {
-        Ok(o) => Some(o),
-        Err(e) if e.is_skip() => {
-            println!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("render: {e}"),
-    }
-}
-
-/// Asserts the two pictures agree within 1/255 on ≥ 99.9 % of pixels; returns the fraction
-/// and the largest difference.
-fn assert_same(what: &str, direct: &RenderOutputs, low: &RenderOutputs) -> (f64, u8) {
-    if let Ok(d) = std::env::var("DMSH_VK_DUMP") {
-        std::fs::create_dir_all(&d).unwrap();
-        for (side, o) in [("direct", direct), ("lowered", low)] {
-            let name = format!("lowered_tessellation.{}.{side}.png", what.replace(' ', "_"));
-            std::fs::write(
-                std::path::Path::new(&d).join(name),
-                o.targets[0].to_png().unwrap(),
-            )
-            .unwrap();
-        }
-    }
-    let (fraction, worst) = direct.targets[0].compare(&low.targets[0], 1);
-    assert!(
-        fraction >= 0.999,
-        "{what}: {:.4} % of pixels within 1/255 (largest difference {worst})",
-        fraction * 100.0
-    );
-    (fraction, worst)
-}
-
-/// Pixels that are not the clear colour.
-fn drawn(o: &RenderOutputs) -> usize {
-    o.targets[0]
-        .data
-        .chunks_exact(4)
-        .filter(|p| p[..3] != [0, 0, 0])
-        .count()
-}
-
 /// Two patches that do not overlap (the first vertex's green picks level set 0, then 1).
 fn two_patches() -> Vec<f32> {
     vec![
@@ -500,7 +458,7 @@ fn compare(sh: &Shaders, what: &str, sets: &LevelSets, min_drawn: usize) {
     let Some(low) = draw(&lowered(sh, &job)) else {
         return;
     };
-    let (fraction, worst) = assert_same(what, &direct, &low);
+    let (fraction, worst) = assert_same("lowered_tessellation", what, &direct, &low);
     let n = drawn(&direct);
     assert!(n >= min_drawn, "{what}: {n} pixels drawn");
     // The control kernel's factors decode to the levels; the domain points are all there.
@@ -701,7 +659,7 @@ fn lowered_pipeline_cost_on_a_large_draw() {
     let (Some(direct), Some(low)) = (draw(&job), draw(&low_job)) else {
         return;
     };
-    let (fraction, worst) = assert_same("2 000 patches", &direct, &low);
+    let (fraction, worst) = assert_same("lowered_tessellation", "2 000 patches", &direct, &low);
     let gpu = |o: &RenderOutputs| {
         o.pass_ms
             .iter()
@@ -787,7 +745,7 @@ fn job_file_draws_a_lowered_tessellation_pipeline() {
     let Some(direct) = draw(&direct_job(&sh, 96, &two_patches(), &sets)) else {
         return;
     };
-    let (fraction, worst) = assert_same("job file", &direct, &from_file);
+    let (fraction, worst) = assert_same("lowered_tessellation", "job file", &direct, &from_file);
     println!(
         "ok job file: {:.3} % within 1/255 (largest difference {worst})",
         fraction * 100.0
