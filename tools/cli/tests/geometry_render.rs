@@ -143,6 +143,21 @@ fn binds(
 }
 
 /// Floats as little-endian bytes.
+/// The vertex shader of the gs_passthrough_tri draws (its vWorldPos input).
+const PASSTHROUGH_VS: &str = "#version 460
+layout(location = 0) in vec4 aPos;
+layout(location = 0) out vec3 vWorldPos;
+void main() { gl_Position = aPos; vWorldPos = aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx; }
+";
+
+/// The fragment shader of the gs_passthrough_tri draws (its gNormal and gBary outputs).
+const PASSTHROUGH_FS: &str = "#version 460
+layout(location = 0) in vec3 gNormal;
+layout(location = 1) in vec3 gBary;
+layout(location = 0) out vec4 o;
+void main() { o = vec4(gNormal * 0.25 + 0.5, 1.0) + vec4(gBary * 0.25, 0.0); }
+";
+
 fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -158,6 +173,28 @@ struct Draw {
     viewports: Vec<[f32; 4]>,
     /// The vertex shader's uniform blocks.
     vertex_ubos: Vec<Vec<u8>>,
+}
+
+impl Draw {
+    /// A draw of one layer and one viewport, the vertex shader without uniforms.
+    fn new(
+        vertex: Stage,
+        fragment: Stage,
+        vertices: Vec<f32>,
+        floats_per_vertex: u32,
+        topology: Topology,
+    ) -> Draw {
+        Draw {
+            vertex,
+            fragment,
+            vertices,
+            floats_per_vertex,
+            topology,
+            layers: 1,
+            viewports: Vec::new(),
+            vertex_ubos: Vec::new(),
+        }
+    }
 }
 
 /// The stages under test: a geometry stage, or tessellation control + evaluation (built
@@ -497,23 +534,8 @@ fn gs_passthrough_tri_renders_like_glslang() {
         return;
     }
     // Two invocations, each to its own viewport (gl_ViewportIndex = gl_InvocationID).
-    let vertex = glslang(
-        "#version 460\n\
-         layout(location = 0) in vec4 aPos;\n\
-         layout(location = 0) out vec3 vWorldPos;\n\
-         void main() { gl_Position = aPos; vWorldPos = aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx; }\n",
-        "vert",
-        "vertex",
-    );
-    let fragment = glslang(
-        "#version 460\n\
-         layout(location = 0) in vec3 gNormal;\n\
-         layout(location = 1) in vec3 gBary;\n\
-         layout(location = 0) out vec4 o;\n\
-         void main() { o = vec4(gNormal * 0.25 + 0.5, 1.0) + vec4(gBary * 0.25, 0.0); }\n",
-        "frag",
-        "fragment",
-    );
+    let vertex = glslang(PASSTHROUGH_VS, "vert", "vertex");
+    let fragment = glslang(PASSTHROUGH_FS, "frag", "fragment");
     #[rustfmt::skip]
     let vertices = vec![
         -0.9, -0.9, 0.1, 1.0,   0.8, -0.7, 0.5, 1.0,   -0.2, 0.9, 0.9, 1.0,
@@ -702,16 +724,7 @@ fn tcs_tes_triangle_render_like_glslang() {
         0.4, 0.0, 0.0, 0.0,
     ]);
     let disp = dksh_render::tex("dispMap", 32, TexFormat::Rgba8Unorm, 7);
-    let d = Draw {
-        vertex,
-        fragment,
-        vertices,
-        floats_per_vertex: 8,
-        topology: Topology::TriangleList,
-        layers: 1,
-        viewports: Vec::new(),
-        vertex_ubos: Vec::new(),
-    };
+    let d = Draw::new(vertex, fragment, vertices, 8, Topology::TriangleList);
     let cdata = || Data {
         ubos: vec![tess.clone()],
         ..Data::default()
@@ -795,15 +808,7 @@ fn translated_vertex_capture_feeds_the_kernel() {
     if !ready() {
         return;
     }
-    let fragment = glslang(
-        "#version 460\n\
-         layout(location = 0) in vec3 gNormal;\n\
-         layout(location = 1) in vec3 gBary;\n\
-         layout(location = 0) out vec4 o;\n\
-         void main() { o = vec4(gNormal * 0.25 + 0.5, 1.0) + vec4(gBary * 0.25, 0.0); }\n",
-        "frag",
-        "fragment",
-    );
+    let fragment = glslang(PASSTHROUGH_FS, "frag", "fragment");
     // model, viewProj (column-major mat4s), normalMat (std140 mat3: three vec4 columns).
     #[rustfmt::skip]
     let ubo = f32s(&[
@@ -969,16 +974,7 @@ fn extra_geometry_shaders_render_like_glslang() {
         let (x, y) = ((k % 30) as f32 / 16.0 - 0.93, (k / 30) as f32 / 10.5 - 0.95);
         vertices.extend([x, y, 0.5, 1.0, 0.1 * (k % 7) as f32, 0.9, 0.3, 1.0]);
     }
-    let d = Draw {
-        vertex,
-        fragment,
-        vertices,
-        floats_per_vertex: 8,
-        topology: Topology::TriangleList,
-        layers: 1,
-        viewports: Vec::new(),
-        vertex_ubos: Vec::new(),
-    };
+    let d = Draw::new(vertex, fragment, vertices, 8, Topology::TriangleList);
     check_extra_gs("gs_indexed_in.geom", &d, &capture);
 
     // gs_streams: points; the fragment shader reads stream 0's gA only.
@@ -1009,16 +1005,7 @@ fn extra_geometry_shaders_render_like_glslang() {
         let (x, y) = ((k % 20) as f32 / 10.5 - 0.95, (k / 20) as f32 / 5.5 - 0.9);
         vertices.extend([x, y, 0.5, 1.0, 0.05 * (k % 19) as f32, 0.7, 0.2, 1.0]);
     }
-    let d = Draw {
-        vertex,
-        fragment,
-        vertices,
-        floats_per_vertex: 8,
-        topology: Topology::PointList,
-        layers: 1,
-        viewports: Vec::new(),
-        vertex_ubos: Vec::new(),
-    };
+    let d = Draw::new(vertex, fragment, vertices, 8, Topology::PointList);
     check_extra_gs("gs_streams.geom", &d, &capture);
 
     // gs_streams_cut: three layers (gl_Layer = k), two viewports (gl_ViewportIndex =
@@ -1121,16 +1108,7 @@ fn extra_tessellation_pair_renders_like_glslang() {
     };
     let mut vertices = patch(-0.9, -0.9);
     vertices.extend(patch(0.0, 0.05));
-    let d = Draw {
-        vertex,
-        fragment,
-        vertices,
-        floats_per_vertex: 8,
-        topology: Topology::TriangleList,
-        layers: 1,
-        viewports: Vec::new(),
-        vertex_ubos: Vec::new(),
-    };
+    let d = Draw::new(vertex, fragment, vertices, 8, Topology::TriangleList);
     let (c, e) = ("tcs_quad_barrier.tesc", "tes_quad_isolevels.tese");
     let want = run(
         &d,
@@ -1181,23 +1159,8 @@ fn every_input_topology_assembles_like_a_geometry_stage() {
     if !ready() {
         return;
     }
-    let vertex = glslang(
-        "#version 460\n\
-         layout(location = 0) in vec4 aPos;\n\
-         layout(location = 0) out vec3 vWorldPos;\n\
-         void main() { gl_Position = aPos; vWorldPos = aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx; }\n",
-        "vert",
-        "vertex",
-    );
-    let fragment = glslang(
-        "#version 460\n\
-         layout(location = 0) in vec3 gNormal;\n\
-         layout(location = 1) in vec3 gBary;\n\
-         layout(location = 0) out vec4 o;\n\
-         void main() { o = vec4(gNormal * 0.25 + 0.5, 1.0) + vec4(gBary * 0.25, 0.0); }\n",
-        "frag",
-        "fragment",
-    );
+    let vertex = glslang(PASSTHROUGH_VS, "vert", "vertex");
+    let fragment = glslang(PASSTHROUGH_FS, "frag", "fragment");
     let capture = capture_glsl(
         "layout(location = 0) in vec4 aPos;",
         "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",

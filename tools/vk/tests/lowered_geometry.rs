@@ -6,15 +6,15 @@
 //! both pictures of each comparison as PNG.
 
 mod lowered_common;
-use dmsh_reflect::{Lowering, LOWERED_BUFFER};
+use dmsh_reflect::Lowering;
 use dmsh_testsupport::reference::glsl;
 use dmsh_vk::job::RenderJobFile;
 use dmsh_vk::render::{
     attribute_format, LoweredGeometry, MiddleStage, RenderJob, RenderOutputs, Stage, Topology,
     VertexAttribute, VertexBuffer,
 };
-use dmsh_vk::{Bind, BufferSpec, Reflection, Resource, ResourceRef};
-use lowered_common::{assert_same, draw, drawn};
+use dmsh_vk::{Bind, BufferSpec, Resource, ResourceRef};
+use lowered_common::{assert_same, cbuf, draw, drawn, lowered_buffer, reflection, stage};
 
 /// The application's vertex shader.
 const VS: &str = r#"#version 460
@@ -223,45 +223,6 @@ void main() {
         uvec4(vout.w[b + 128u], vout.w[b + 129u], vout.w[b + 130u], vout.w[b + 131u]));
 }"#;
 
-/// glslang's SPIR-V of `src` (GLSL bindings as written) with the reflection `reflection`.
-fn stage(src: &str, glslang_stage: &str, reflection: Reflection) -> Stage {
-    let spirv = glsl::compile_source(src, glslang_stage, &[])
-        .unwrap_or_else(|e| panic!("glslang {glslang_stage}: {e}"));
-    Stage { spirv, reflection }
-}
-
-/// A reflection of stage `stage` with `resources` and a lowering record (when given).
-fn reflection(stage: &str, resources: Vec<Resource>, lowering: Option<Lowering>) -> Reflection {
-    Reflection {
-        stage: stage.into(),
-        entry: "main".into(),
-        resources,
-        lowering,
-        ..Default::default()
-    }
-}
-
-/// Geometry buffer `role` (set 0, binding 240 + role).
-fn geometry_buffer(role: u32) -> Resource {
-    Resource {
-        kind: LOWERED_BUFFER.into(),
-        bank: role,
-        binding: Some(240 + role),
-        ..Default::default()
-    }
-}
-
-/// The geometry shader's uniform block: cbuf bank 2 (binding 2), 16 bytes.
-fn shift_cbuf() -> Resource {
-    Resource {
-        kind: "cbuf".into(),
-        bank: 2,
-        binding: Some(2),
-        size: Some(16),
-        ..Default::default()
-    }
-}
-
 /// The lowering record of pass `pass` (the kernel's facts on every pass, as a translator
 /// writes them).
 fn lowering(pass: &str) -> Lowering {
@@ -291,11 +252,11 @@ struct Shaders {
 fn shaders() -> Shaders {
     let capture = reflection(
         "vertex",
-        vec![geometry_buffer(0)],
+        vec![lowered_buffer(0)],
         Some(lowering("vertex_capture")),
     );
-    let mut kernel_resources: Vec<Resource> = (0..5).map(geometry_buffer).collect();
-    kernel_resources.push(shift_cbuf());
+    let mut kernel_resources: Vec<Resource> = (0..5).map(lowered_buffer).collect();
+    kernel_resources.push(cbuf(2, 16));
     let mut kernel = reflection(
         "compute",
         kernel_resources,
@@ -304,12 +265,12 @@ fn shaders() -> Shaders {
     kernel.local_size = [LOCAL_SIZE, 1, 1];
     let draw = reflection(
         "vertex",
-        vec![geometry_buffer(1)],
+        vec![lowered_buffer(1)],
         Some(lowering("geometry_draw")),
     );
     Shaders {
         vertex: stage(VS, "vert", reflection("vertex", Vec::new(), None)),
-        geometry: stage(GS, "geom", reflection("geometry", vec![shift_cbuf()], None)),
+        geometry: stage(GS, "geom", reflection("geometry", vec![cbuf(2, 16)], None)),
         fragment: stage(FS, "frag", reflection("fragment", Vec::new(), None)),
         lowered: LoweredGeometry {
             capture: stage(CAPTURE, "vert", capture),
@@ -494,7 +455,7 @@ fn unserved_topologies_and_broken_lowerings_are_clear_errors() {
     assert!(e.contains("max_vertices is 0"), "{e}");
     // Geometry buffers outside a lowered pipeline.
     let mut stray = direct_job(&sh, 16, &small_scene(), Topology::TriangleList);
-    stray.vertex.reflection.resources.push(geometry_buffer(0));
+    stray.vertex.reflection.resources.push(lowered_buffer(0));
     let e = dmsh_vk::render(&stray).unwrap_err().to_string();
     assert!(e.contains("outside a lowered geometry pipeline"), "{e}");
 }

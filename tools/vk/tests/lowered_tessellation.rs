@@ -17,7 +17,7 @@
 //! colours) show. `DMSH_VK_DUMP=DIR` writes both pictures of each comparison as PNG.
 
 mod lowered_common;
-use dmsh_reflect::{Lowering, Tessellation as TessMode, LOWERED_BUFFER};
+use dmsh_reflect::{Lowering, Tessellation as TessMode};
 use dmsh_testsupport::reference::glsl;
 use dmsh_vk::job::RenderJobFile;
 use dmsh_vk::render::{
@@ -25,8 +25,8 @@ use dmsh_vk::render::{
     Tessellation, VertexAttribute, VertexBuffer,
 };
 use dmsh_vk::tessellator::{self, Levels, Mode};
-use dmsh_vk::{Bind, BufferSpec, Reflection, Resource, ResourceRef};
-use lowered_common::{assert_same, draw, drawn};
+use dmsh_vk::{Bind, BufferSpec, ResourceRef};
+use lowered_common::{assert_same, cbuf, draw, drawn, lowered_buffer, reflection, stage};
 
 /// The application's vertex shader.
 const VS: &str = r#"#version 460
@@ -228,45 +228,6 @@ void main() {{
     )
 }
 
-/// glslang's SPIR-V of `src` with the reflection `reflection`.
-fn stage(src: &str, glslang_stage: &str, reflection: Reflection) -> Stage {
-    let spirv = glsl::compile_source(src, glslang_stage, &[])
-        .unwrap_or_else(|e| panic!("glslang {glslang_stage}: {e}\n{src}"));
-    Stage { spirv, reflection }
-}
-
-/// A reflection of stage `stage` with `resources` and a lowering record (when given).
-fn reflection(stage: &str, resources: Vec<Resource>, lowering: Option<Lowering>) -> Reflection {
-    Reflection {
-        stage: stage.into(),
-        entry: "main".into(),
-        resources,
-        lowering,
-        ..Default::default()
-    }
-}
-
-/// Lowered buffer `role` (set 0, binding 240 + role).
-fn lowered_buffer(role: u32) -> Resource {
-    Resource {
-        kind: LOWERED_BUFFER.into(),
-        bank: role,
-        binding: Some(240 + role),
-        ..Default::default()
-    }
-}
-
-/// The levels uniform block: cbuf bank 3 (binding 3), 64 bytes.
-fn levels_cbuf() -> Resource {
-    Resource {
-        kind: "cbuf".into(),
-        bank: 3,
-        binding: Some(3),
-        size: Some(64),
-        ..Default::default()
-    }
-}
-
 /// The levels uniform (job buffer 0) on cbuf bank 3.
 fn levels_bind() -> Vec<Bind> {
     vec![Bind {
@@ -314,7 +275,7 @@ fn shaders(domain: &'static str) -> Shaders {
         [0, 3, 5, 6, 7]
             .into_iter()
             .map(lowered_buffer)
-            .chain([levels_cbuf()])
+            .chain([cbuf(3, 64)])
             .collect(),
         Some(lowering("tess_control_kernel", domain)),
     );
@@ -334,7 +295,7 @@ fn shaders(domain: &'static str) -> Shaders {
                 stage: stage(
                     TCS,
                     "tesc",
-                    reflection("tess_control", vec![levels_cbuf()], None),
+                    reflection("tess_control", vec![cbuf(3, 64)], None),
                 ),
                 binds: levels_bind(),
             },

@@ -1,7 +1,49 @@
 //! What the lowered-pipeline tests (lowered_geometry.rs, lowered_tessellation.rs) share:
 //! drawing a job where the device can, and comparing a direct picture with a lowered one.
 
-use dmsh_vk::render::{RenderJob, RenderOutputs};
+use dmsh_reflect::{Lowering, Resource, LOWERED_BUFFER};
+use dmsh_testsupport::reference::glsl;
+use dmsh_vk::reflection::Reflection;
+use dmsh_vk::render::{RenderJob, RenderOutputs, Stage};
+
+/// glslang's SPIR-V of `src` (GLSL bindings as written) with the reflection `reflection`.
+pub fn stage(src: &str, glslang_stage: &str, reflection: Reflection) -> Stage {
+    let spirv = glsl::compile_source(src, glslang_stage, &[])
+        .unwrap_or_else(|e| panic!("glslang {glslang_stage}: {e}\n{src}"));
+    Stage { spirv, reflection }
+}
+
+/// A reflection of stage `stage` with `resources` and a lowering record (when given).
+pub fn reflection(stage: &str, resources: Vec<Resource>, lowering: Option<Lowering>) -> Reflection {
+    Reflection {
+        stage: stage.into(),
+        entry: "main".into(),
+        resources,
+        lowering,
+        ..Default::default()
+    }
+}
+
+/// Lowered buffer `role` (set 0, binding 240 + role).
+pub fn lowered_buffer(role: u32) -> Resource {
+    Resource {
+        kind: LOWERED_BUFFER.into(),
+        bank: role,
+        binding: Some(240 + role),
+        ..Default::default()
+    }
+}
+
+/// A uniform block: cbuf `bank` (binding `bank`) of `size` bytes.
+pub fn cbuf(bank: u32, size: u64) -> Resource {
+    Resource {
+        kind: "cbuf".into(),
+        bank,
+        binding: Some(bank),
+        size: Some(size),
+        ..Default::default()
+    }
+}
 
 /// Draws `job`, or `None` (after saying why) where the device cannot.
 pub fn draw(job: &RenderJob) -> Option<RenderOutputs> {
