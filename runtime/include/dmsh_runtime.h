@@ -101,6 +101,19 @@ typedef uint32_t DmshStatus;
 
 /* dmsh_lookup_pass variants: which file of a key. */
 #define DMSH_VARIANT_MAIN 0u         /* <key>_b: the shader (as dmsh_lookup)                */
+/* DmshLowering.tess_*: the evaluation shader's tessellation state (Metal's
+   MTLRenderPipelineDescriptor tessellation settings; the reflection's "tessellation"). */
+#define DMSH_TESS_DOMAIN_TRIANGLES 1u
+#define DMSH_TESS_DOMAIN_QUADS 2u
+#define DMSH_TESS_DOMAIN_ISOLINES 3u
+#define DMSH_TESS_SPACING_EQUAL 1u
+#define DMSH_TESS_SPACING_FRACTIONAL_ODD 2u
+#define DMSH_TESS_SPACING_FRACTIONAL_EVEN 3u
+#define DMSH_TESS_OUTPUT_TRIANGLES_CCW 1u
+#define DMSH_TESS_OUTPUT_TRIANGLES_CW 2u
+#define DMSH_TESS_OUTPUT_POINTS 3u
+#define DMSH_TESS_OUTPUT_LINES 4u
+
 #define DMSH_VARIANT_DRAW 1u         /* <key>_p: a geometry key's draw vertex function      */
 #define DMSH_VARIANT_CAPTURE 2u      /* <key>_g: a vertex key's capture form (built in a
                                         title with geometry or tess control shaders)      */
@@ -192,6 +205,9 @@ typedef struct DmshLowering {
     uint32_t factor_bytes;           /* tessellation: bytes per patch in tess_factors (8,
                                         12; 0: the control kernel's params[4] chooses)     */
     uint32_t patch_bytes;            /* tessellation: bytes per patch record               */
+    uint32_t tess_domain;            /* evaluation: DMSH_TESS_DOMAIN_* (0 none)             */
+    uint32_t tess_spacing;           /* evaluation: DMSH_TESS_SPACING_* (0 none)            */
+    uint32_t tess_output;            /* evaluation: DMSH_TESS_OUTPUT_* (0 none)             */
 } DmshLowering;
 
 /* One built shader (or variant); owned by its title, valid until dmsh_close. */

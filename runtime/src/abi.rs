@@ -305,7 +305,20 @@ pub struct Lowering {
     pub factor_bytes: u32,
     /// Tessellation: bytes per patch record in `patch_data`.
     pub patch_bytes: u32,
+    /// Tessellation evaluation: the domain, `DMSH_TESS_DOMAIN_*` ([`TESS_DOMAINS`]; 0 none).
+    pub tess_domain: u32,
+    /// Tessellation evaluation: the spacing, `DMSH_TESS_SPACING_*` ([`TESS_SPACINGS`]).
+    pub tess_spacing: u32,
+    /// Tessellation evaluation: the output, `DMSH_TESS_OUTPUT_*` ([`TESS_OUTPUTS`]).
+    pub tess_output: u32,
 }
+
+/// The reflection's tessellation domains by `DMSH_TESS_DOMAIN_*` number (0: none).
+pub const TESS_DOMAINS: [&str; 4] = ["", "triangles", "quads", "isolines"];
+/// The reflection's tessellation spacings by `DMSH_TESS_SPACING_*` number (0: none).
+pub const TESS_SPACINGS: [&str; 4] = ["", "equal", "fractional_odd", "fractional_even"];
+/// The reflection's tessellation outputs by `DMSH_TESS_OUTPUT_*` number (0: none).
+pub const TESS_OUTPUTS: [&str; 5] = ["", "triangles_ccw", "triangles_cw", "points", "lines"];
 
 /// Parameters of `dmsh_open` (`DmshOpenParams`).
 #[repr(C)]

@@ -305,8 +305,25 @@ fn check_stage(r: &Reflection, stage: Stage, variant: u32) -> Result<(), String>
     }
 }
 
-/// The C record of a reflection's `lowering`.
-fn lowering(l: &dmsh_reflect::Lowering) -> Result<Lowering, String> {
+/// The C record of a reflection's `lowering` (and its `tessellation` record, on an
+/// evaluation shader).
+fn lowering(
+    l: &dmsh_reflect::Lowering,
+    tess: Option<&dmsh_reflect::Tessellation>,
+) -> Result<Lowering, String> {
+    let number = |names: &[&str], v: &str, what: &str| {
+        (names.iter().position(|n| *n == v))
+            .map(|i| i as u32)
+            .ok_or_else(|| format!("tessellation: unknown {what} {v:?}"))
+    };
+    let (tess_domain, tess_spacing, tess_output) = match tess {
+        Some(t) => (
+            number(&abi::TESS_DOMAINS, &t.domain, "domain")?,
+            number(&abi::TESS_SPACINGS, &t.spacing, "spacing")?,
+            number(&abi::TESS_OUTPUTS, &t.output, "output")?,
+        ),
+        None => (0, 0, 0),
+    };
     let pass = abi::pass(&l.pass).ok_or_else(|| format!("unknown lowering pass {:?}", l.pass))?;
     let output = if l.output.is_empty() {
         0
@@ -336,6 +353,9 @@ fn lowering(l: &dmsh_reflect::Lowering) -> Result<Lowering, String> {
         control_points: l.control_points,
         factor_bytes: l.factor_bytes,
         patch_bytes: l.patch_bytes,
+        tess_domain,
+        tess_spacing,
+        tess_output,
     })
 }
 
@@ -507,7 +527,10 @@ fn convert(
     let inputs = io(&r.inputs, "input")?;
     let outputs = io(&r.outputs, "output")?;
     let (gl, z) = entries(r)?;
-    let low = r.lowering.as_ref().map(lowering).transpose()?.map(Box::new);
+    let low = (r.lowering.as_ref())
+        .map(|l| lowering(l, r.tessellation.as_ref()))
+        .transpose()?
+        .map(Box::new);
     let k = crate::key::to_string(key);
     let path = |ext: &str| {
         dir.join(format!("{k}{suffix}.{ext}"))

@@ -146,7 +146,10 @@ fn the_header_has_the_rust_layout() {
             primitive_id_location,
             control_points,
             factor_bytes,
-            patch_bytes
+            patch_bytes,
+            tess_domain,
+            tess_spacing,
+            tess_output
         ]
     );
     layout!(

@@ -72,6 +72,9 @@ static void layout(void) {
     FIELD(DmshLowering, control_points);
     FIELD(DmshLowering, factor_bytes);
     FIELD(DmshLowering, patch_bytes);
+    FIELD(DmshLowering, tess_domain);
+    FIELD(DmshLowering, tess_spacing);
+    FIELD(DmshLowering, tess_output);
     printf("size DmshOpenParams %zu\n", sizeof(DmshOpenParams));
     FIELD(DmshOpenParams, size);
     FIELD(DmshOpenParams, flags);
@@ -151,10 +154,11 @@ static void print_shader(const DmshShader *s, const char *z_entry) {
            s->local_size[1], s->local_size[2], s->shared_bytes, s->local_bytes);
     if (s->lowering != NULL) {
         const DmshLowering *l = s->lowering;
-        printf("lower %u %u %u %u %u %u %u %u %u %u %u %u %u\n", l->pass, l->record_bytes,
-               l->input_vertices, l->invocations, l->max_vertices, l->output,
+        printf("lower %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u\n", l->pass,
+               l->record_bytes, l->input_vertices, l->invocations, l->max_vertices, l->output,
                l->indices_per_invocation, l->topologies, l->local_size,
-               l->primitive_id_location, l->control_points, l->factor_bytes, l->patch_bytes);
+               l->primitive_id_location, l->control_points, l->factor_bytes, l->patch_bytes,
+               l->tess_domain, l->tess_spacing, l->tess_output);
     }
     for (i = 0; i < s->binding_count; i++) {
         const DmshBinding *b = &s->bindings[i];

@@ -220,8 +220,28 @@ fn lowering_from_json(j: &serde_json::Value) -> String {
         .flatten()
         .map(|t| 1 << topology_number(t.as_str().unwrap()))
         .sum();
+    // The evaluation shader's tessellation state (numbers as DMSH_TESS_*).
+    let tess = |f: &str, names: &[&str]| -> usize {
+        (j.get("tessellation")
+            .and_then(|t| t.get(f))
+            .and_then(|v| v.as_str()))
+        .map_or(0, |v| {
+            names.iter().position(|n| *n == v).expect("known name")
+        })
+    };
+    let (td, ts, to) = (
+        tess("domain", &["", "triangles", "quads", "isolines"]),
+        tess(
+            "spacing",
+            &["", "equal", "fractional_odd", "fractional_even"],
+        ),
+        tess(
+            "output",
+            &["", "triangles_ccw", "triangles_cw", "points", "lines"],
+        ),
+    );
     format!(
-        "lower {} {} {} {} {} {output} {} {topologies} {} {} {} {} {}\n",
+        "lower {} {} {} {} {} {output} {} {topologies} {} {} {} {} {} {td} {ts} {to}\n",
         pass_number(l["pass"].as_str().unwrap()),
         u("record_bytes"),
         u("input_vertices"),
@@ -394,7 +414,7 @@ pub fn dump_from_record(s: &dmsh_runtime::abi::Shader, z_entry: &std::ffi::CStr)
         assert_eq!(st(s.entry_zero_one), z_entry.to_str().unwrap());
         if let Some(l) = s.lowering.as_ref() {
             out += &format!(
-                "lower {} {} {} {} {} {} {} {} {} {} {} {} {}\n",
+                "lower {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}\n",
                 l.pass,
                 l.record_bytes,
                 l.input_vertices,
@@ -407,7 +427,10 @@ pub fn dump_from_record(s: &dmsh_runtime::abi::Shader, z_entry: &std::ffi::CStr)
                 l.primitive_id_location,
                 l.control_points,
                 l.factor_bytes,
-                l.patch_bytes
+                l.patch_bytes,
+                l.tess_domain,
+                l.tess_spacing,
+                l.tess_output
             );
         }
         for b in sl(s.bindings, s.binding_count) {
