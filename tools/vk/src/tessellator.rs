@@ -117,8 +117,8 @@ impl Mode {
         }
     }
 
-    /// Bytes of one patch's factors in Metal's layout: 8 for triangles (half edge[3], half
-    /// inside), 12 for quads and isolines (half edge[4], half inside[2]).
+    /// Bytes of one patch's factors in Metal's layout: 8 for triangles (`half edge[3]`, `half
+    /// inside`), 12 for quads and isolines (`half edge[4]`, `half inside[2]`).
     pub fn factor_bytes(self) -> u32 {
         match self.domain {
             Domain::Triangles => 8,

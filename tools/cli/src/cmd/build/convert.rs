@@ -166,6 +166,24 @@ fn translate(
 /// fix-ups, `<key>_b.*`, and for a fragment shader with a plain location-1 output the
 /// dual-source variant `<key>_d.*`.
 pub fn build_module(set: &Setting, key: &str, stage: &str, words: &[u32], dir: &Path) -> Outcome {
+    if matches!(stage, "geometry" | "tess_control" | "tess_eval") {
+        // The lowering is made from dmsh's IR (docs/geometry.md); a captured module has none.
+        return Outcome {
+            status: "unsupported",
+            ..Outcome::of(
+                key,
+                stage,
+                Err((
+                    "msl",
+                    format!(
+                        "{stage} shader: a captured SPIR-V {stage} module is not lowered yet \
+                         (dmsh lowers geometry and tessellation shaders it translates; \
+                         docs/geometry.md)"
+                    ),
+                )),
+            )
+        };
+    }
     let built = (|| {
         let (words, mut refl) =
             dmsh_fixup::vulkan::prepare(words).map_err(|e| ("fix-up", e.to_string()))?;
