@@ -31,10 +31,13 @@ pub struct Entry {
     pub files: BTreeMap<String, String>,
 }
 
-/// Whether an output file is a reflection (its `chain` is not stored): `<key>_b.json`, and
-/// the dual-source variant's `<key>_d.json`.
+/// Whether an output file is a reflection (its `chain` is not stored): `<key>_b.json`, the
+/// dual-source variant's `<key>_d.json`, and a lowered pipeline's other passes' `_p`, `_g`,
+/// `_q` (docs/geometry.md).
 fn is_reflection(name: &str) -> bool {
-    name.ends_with("_b.json") || name.ends_with("_d.json")
+    ["_b.json", "_d.json", "_p.json", "_g.json", "_q.json"]
+        .iter()
+        .any(|s| name.ends_with(s))
 }
 
 /// An output name the cache accepts: a plain file name.
