@@ -298,7 +298,10 @@ fn lowered_geometry_and_tessellation_keys_load_with_their_passes() {
         assert_eq!(l.pass, abi::PASS_TESS_EVAL_POST);
         assert!(l.control_points > 0);
         // The pipeline's tessellation state for Metal.
-        assert!(l.tess_domain > 0 && l.tess_spacing > 0 && l.tess_output > 0, "{l:?}");
+        assert!(
+            l.tess_domain > 0 && l.tess_spacing > 0 && l.tess_output > 0,
+            "{l:?}"
+        );
         assert!(b
             .bindings()
             .iter()
