@@ -173,6 +173,8 @@ struct Draw {
     viewports: Vec<[f32; 4]>,
     /// The vertex shader's uniform blocks.
     vertex_ubos: Vec<Vec<u8>>,
+    /// 32-bit indices (empty: not indexed).
+    indices: Vec<u32>,
 }
 
 impl Draw {
@@ -193,6 +195,7 @@ impl Draw {
             layers: 1,
             viewports: Vec::new(),
             vertex_ubos: Vec::new(),
+            indices: Vec::new(),
         }
     }
 }
@@ -306,6 +309,7 @@ fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
         }],
         attributes,
         vertex_count: d.vertices.len() as u32 / d.floats_per_vertex,
+        indices: d.indices.clone(),
         topology: d.topology,
         buffers,
         textures,
@@ -550,6 +554,7 @@ fn gs_passthrough_tri_renders_like_glslang() {
         layers: 1,
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
         vertex_ubos: Vec::new(),
+        indices: Vec::new(),
     };
     let capture = capture_glsl(
         "layout(location = 0) in vec4 aPos;",
@@ -656,6 +661,7 @@ fn gs_expand_points_renders_like_glslang() {
         layers: 2,
         viewports: Vec::new(),
         vertex_ubos: Vec::new(),
+        indices: Vec::new(),
     };
     let data = || Data {
         ubos: vec![cam.clone()],
@@ -835,6 +841,7 @@ fn translated_vertex_capture_feeds_the_kernel() {
         layers: 1,
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
         vertex_ubos: vec![ubo],
+        indices: Vec::new(),
     };
     let name = "gs_passthrough_tri.geom";
     let want = run(
@@ -1046,6 +1053,7 @@ fn extra_geometry_shaders_render_like_glslang() {
         layers: 3,
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
         vertex_ubos: Vec::new(),
+        indices: Vec::new(),
     };
     check_extra_gs("gs_streams_cut.geom", &d, &capture);
 }
@@ -1199,6 +1207,7 @@ fn every_input_topology_assembles_like_a_geometry_stage() {
             layers: 1,
             viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
             vertex_ubos: Vec::new(),
+            indices: Vec::new(),
         };
         let reference = match prim {
             None => glslang(&src, "geom", "geometry"),
@@ -1224,5 +1233,59 @@ fn every_input_topology_assembles_like_a_geometry_stage() {
             ),
         );
         compare(&format!("{name} as {topology:?}, lowered"), &want, &got);
+    }
+}
+
+/// An indexed draw (indices reused and out of order) through gs_passthrough_tri, directly and
+/// lowered: the kernel assembles its input vertices through the index buffer
+/// (`index_source`), the capture pass writes the record of every index reached.
+#[test]
+fn indexed_draws_assemble_through_the_index_buffer() {
+    if !ready() {
+        return;
+    }
+    let vertex = glslang(PASSTHROUGH_VS, "vert", "vertex");
+    let fragment = glslang(PASSTHROUGH_FS, "frag", "fragment");
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;",
+        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
+        &[(0, "v")],
+    );
+    let mut vertices = Vec::new();
+    for k in 0..9 {
+        let (x, y) = ((k % 3) as f32 * 0.9 - 0.9, (k / 3) as f32 * 0.9 - 0.9);
+        vertices.extend([x, y, 0.2 + 0.07 * k as f32, 1.0]);
+    }
+    let name = "gs_passthrough_tri.geom";
+    for topology in [Topology::TriangleList, Topology::TriangleStrip] {
+        let d = Draw {
+            viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
+            indices: vec![4, 0, 1, 4, 1, 2, 8, 5, 4, 3, 6, 7, 7, 4, 3],
+            ..Draw::new(
+                vertex.clone(),
+                fragment.clone(),
+                vertices.clone(),
+                4,
+                topology,
+            )
+        };
+        let want = run(
+            &d,
+            Middle::Geometry(reference(name, "geom", "geometry"), Data::default()),
+        );
+        let got = run(
+            &d,
+            Middle::Lowered(
+                capture.clone(),
+                ours_in(name, Form::GeometryKernel),
+                Data::default(),
+                ours_in(name, Form::GeometryDraw),
+            ),
+        );
+        compare(
+            &format!("{name} indexed {topology:?}, lowered"),
+            &want,
+            &got,
+        );
     }
 }

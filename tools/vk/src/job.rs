@@ -833,6 +833,9 @@ pub struct RenderJobFile {
     pub attributes: Vec<AttributeDesc>,
     /// Vertices.
     pub vertex_count: u32,
+    /// 32-bit indices: an indexed draw of all of them (absent: not indexed).
+    #[serde(default)]
+    pub indices: Vec<u32>,
     /// Instances (default 1).
     #[serde(default)]
     pub instance_count: u32,
@@ -1123,6 +1126,7 @@ impl RenderJobFile {
                 vertex_buffers,
                 attributes,
                 vertex_count: self.vertex_count,
+                indices: self.indices.clone(),
                 instance_count: self.instance_count,
                 topology: match &self.topology {
                     Some(t) => Topology::parse(t)?,

@@ -143,6 +143,17 @@ impl Device {
             )?;
             vbufs.push(s.buffers[i].buffer);
         }
+        let app_indices = if job.indices.is_empty() {
+            None
+        } else {
+            let bytes: Vec<u8> = job.indices.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let i = s.buffer(
+                bytes.len() as u64,
+                &bytes,
+                vk::BufferUsageFlags::INDEX_BUFFER,
+            )?;
+            Some(s.buffers[i].buffer)
+        };
         // The lowered pipeline's buffers, by role (zero-filled; params written).
         let mut geom: Vec<usize> = Vec::new();
         if let Some(tp) = &tess {
@@ -170,6 +181,10 @@ impl Device {
                     LoweredBuffer::Params => (
                         vk::BufferUsageFlags::empty(),
                         lp.params.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                    ),
+                    LoweredBuffer::IndexSource => (
+                        vk::BufferUsageFlags::empty(),
+                        job.indices.iter().flat_map(|w| w.to_le_bytes()).collect(),
                     ),
                     _ => (vk::BufferUsageFlags::empty(), Vec::new()),
                 };
@@ -422,6 +437,14 @@ impl Device {
                         d.cmd_bind_vertex_buffers(cb, 0, &vbufs, &offs);
                     }
                 };
+                // The job's draw: indexed when it has indices.
+                let app_draw = |instances: u32| match app_indices {
+                    Some(buf) => {
+                        d.cmd_bind_index_buffer(cb, buf, 0, vk::IndexType::UINT32);
+                        d.cmd_draw_indexed(cb, job.indices.len() as u32, instances, 0, 0, 0);
+                    }
+                    None => d.cmd_draw(cb, job.vertex_count, instances, 0, 0),
+                };
                 use vk::AccessFlags as A;
                 use vk::PipelineBindPoint as P;
                 use vk::PipelineStageFlags as S;
@@ -431,7 +454,7 @@ impl Device {
                         begin();
                         passes[0].bind(d, cb, P::GRAPHICS);
                         vertex_buffers();
-                        d.cmd_draw(cb, job.vertex_count, job.instance_count.max(1), 0, 0);
+                        app_draw(job.instance_count.max(1));
                         d.cmd_end_render_pass(cb);
                         stamp(1, S::BOTTOM_OF_PIPE);
                     }
@@ -440,7 +463,7 @@ impl Device {
                         begin();
                         passes[0].bind(d, cb, P::GRAPHICS);
                         vertex_buffers();
-                        d.cmd_draw(cb, job.vertex_count, 1, 0, 0);
+                        app_draw(1);
                         d.cmd_end_render_pass(cb);
                         stamp(1, S::BOTTOM_OF_PIPE);
                         barrier(

@@ -153,7 +153,18 @@ impl Device {
                 "a lowered geometry pipeline's capture pass needs vertexPipelineStoresAndAtomics",
             ));
         }
-        let prims = job.topology.primitives(job.vertex_count);
+        let indexed = !job.indices.is_empty();
+        let drawn = if indexed {
+            job.indices.len() as u32
+        } else {
+            job.vertex_count
+        };
+        let prims = job.topology.primitives(drawn);
+        // The capture pass writes the record of every vertex index the draw reaches.
+        let records = match job.indices.iter().max() {
+            Some(&m) => u64::from(m) + 1,
+            None => u64::from(job.vertex_count),
+        };
         let threads = u64::from(prims) * u64::from(k.invocations);
         let groups = threads.div_ceil(u64::from(local));
         let max_groups = self.info().max_workgroup_count[0];
@@ -170,11 +181,11 @@ impl Device {
         };
         let rb = u64::from(k.record_bytes);
         let sizes = [
-            u64::from(job.vertex_count) * rb,
+            records * rb,
             (1 + threads * u64::from(k.max_vertices)) * rb,
             indices * 4,
             32,
-            16,
+            4 * job.indices.len() as u64,
         ]
         .map(|n| n.max(16));
         let limit = u64::from(self.info().max_storage_buffer_range).min(1 << 30);
@@ -200,9 +211,18 @@ impl Device {
             output,
             capture_topology,
             sizes,
-            // topology, primitives, first vertex, index size (non-indexed), first index, base
-            // vertex, 0, 0.
-            params: [job.topology.vk().as_raw() as u32, prims, 0, 0, 0, 0, 0, 0],
+            // topology, primitives, first vertex, index size (4 or 0: non-indexed), first
+            // index, base vertex, 0, 0.
+            params: [
+                job.topology.vk().as_raw() as u32,
+                prims,
+                0,
+                if indexed { 4 } else { 0 },
+                0,
+                0,
+                0,
+                0,
+            ],
         })
     }
 

@@ -329,8 +329,11 @@ pub struct RenderJob {
     pub vertex_buffers: Vec<VertexBuffer>,
     /// Vertex attributes.
     pub attributes: Vec<VertexAttribute>,
-    /// Vertices to draw.
+    /// Vertices to draw (with `indices`: ignored, the index count is drawn).
     pub vertex_count: u32,
+    /// 32-bit indices: an indexed draw of every index (no primitive restart); empty: not
+    /// indexed. A lowered geometry pipeline's kernel reads them as its `index_source`.
+    pub indices: Vec<u32>,
     /// Instances (0 means 1).
     pub instance_count: u32,
     /// Topology.
