@@ -480,11 +480,7 @@ impl Device {
                         stamp(2, S::BOTTOM_OF_PIPE);
                         // Its writes before the draw's vertex and index reads; the first
                         // pass's attachment writes (clears) before the second's.
-                        let targets_out = S::COLOR_ATTACHMENT_OUTPUT
-                            | S::EARLY_FRAGMENT_TESTS
-                            | S::LATE_FRAGMENT_TESTS;
-                        let attachment_writes =
-                            A::COLOR_ATTACHMENT_WRITE | A::DEPTH_STENCIL_ATTACHMENT_WRITE;
+                        let (targets_out, attachment_writes) = attachment_outputs();
                         barrier(
                             d,
                             cb,
@@ -612,11 +608,7 @@ impl Device {
                 s.submit(|d, cb| {
                     // SAFETY: as above.
                     unsafe {
-                        let targets_out = S::COLOR_ATTACHMENT_OUTPUT
-                            | S::EARLY_FRAGMENT_TESTS
-                            | S::LATE_FRAGMENT_TESTS;
-                        let attachment_writes =
-                            A::COLOR_ATTACHMENT_WRITE | A::DEPTH_STENCIL_ATTACHMENT_WRITE;
+                        let (targets_out, attachment_writes) = attachment_outputs();
                         barrier(
                             d,
                             cb,

@@ -376,3 +376,14 @@ pub(super) unsafe fn barrier(
         &[],
     );
 }
+
+/// The stages and accesses by which a render pass writes its colour and depth attachments
+/// (what a later pass over the same targets waits for).
+pub(super) fn attachment_outputs() -> (vk::PipelineStageFlags, vk::AccessFlags) {
+    use vk::AccessFlags as A;
+    use vk::PipelineStageFlags as S;
+    (
+        S::COLOR_ATTACHMENT_OUTPUT | S::EARLY_FRAGMENT_TESTS | S::LATE_FRAGMENT_TESTS,
+        A::COLOR_ATTACHMENT_WRITE | A::DEPTH_STENCIL_ATTACHMENT_WRITE,
+    )
+}
