@@ -148,3 +148,112 @@ fn dksh_compute_exec() {
     );
     child::assert_only_known(&bad, KNOWN_FAILURES);
 }
+
+/// `cs_subgroup_ballot.comp.glsl` with 32-lane subgroups (NVIDIA's `gl_SubGroupSizeARB`, what
+/// uam compiled it for), computed on the CPU from the GLSL: per invocation the uvec4 (ballot
+/// of `v & 1`, `readFirstInvocationARB(v) + readInvocationARB(v, 7)`, rank of the invocation
+/// among the ballot's lanes + its lane, the any / all / all-equal flags). The oracle for the
+/// workgroup-memory warp emulation on devices whose subgroups are not 32 lanes wide (where
+/// glslang's own SPIR-V cannot serve as one).
+fn subgroup_ballot_model(values: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 16);
+    for i in 0..values.len() {
+        let w = &values[i & !31..((i & !31) + 32).min(values.len())];
+        let lane = (i & 31) as u32;
+        let ballot = w
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (l, &x)| m | (x & 1) << l);
+        let any_big = w.iter().any(|&x| x > 1000);
+        let all_small = w.iter().all(|&x| x < 10);
+        let eq = w.iter().all(|&x| x == 3) || w.iter().all(|&x| x != 3);
+        let lt = (1u32 << lane) - 1;
+        let words = [
+            ballot,
+            w[0].wrapping_add(w[7]),
+            (ballot & lt).count_ones() + lane,
+            any_big as u32 | (all_small as u32) << 1 | (eq as u32) << 2,
+        ];
+        out.extend(words.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    out
+}
+
+/// The warp-dependent deko3d shader (`cs_subgroup_ballot`) translated with the
+/// workgroup-memory warp emulation and run on the device, against [`subgroup_ballot_model`].
+fn run_warp_emulated(name: &str) -> String {
+    let Some(case) = dksh::cases(&dksh::corpus_dir())
+        .into_iter()
+        .find(|c| c.name == name)
+    else {
+        return format!("error no case {name}");
+    };
+    let Some((_, code, _, shared, local)) =
+        common::dksh_compute().into_iter().find(|s| s.0 == name)
+    else {
+        return format!("error no code for {name}");
+    };
+    let cfg = common::deko3d_config(case.local_size, shared, local);
+    let opts = Options {
+        warp: dmsh_spv::WarpMode::Workgroup,
+        ..Default::default()
+    };
+    let out = match dmsh_spv::translate(&code, &cfg, &opts) {
+        Ok(o) => o,
+        Err(e) => return format!("error translate: {e}"),
+    };
+    if let Err(e) = common::spirv_val(&out.words) {
+        return format!("error spirv-val: {e}");
+    }
+    if out.reflection.warp_ops || !out.reflection.warp_emulated {
+        return "error reflection: warp operations not emulated".into();
+    }
+    let refl = match dmsh_vk::Reflection::from_json(&out.reflection.to_json()) {
+        Ok(r) => r,
+        Err(e) => return format!("error reflection: {e}"),
+    };
+    let got = match dksh::run(&case, out.words, refl) {
+        Ok(r) => r,
+        Err(e) => return child::run_failed(&e),
+    };
+    let Some((_, input)) = case.ssbos.iter().find(|s| s.0 == 0) else {
+        return "error no input buffer".into();
+    };
+    let values: Vec<u32> = input
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect();
+    let want = subgroup_ballot_model(&values);
+    let Some((_, ours)) = got.ssbos.iter().find(|s| s.0 == 1) else {
+        return "error no output buffer".into();
+    };
+    let bad: Vec<String> = (0..want.len() / 16)
+        .filter(|&i| ours.get(16 * i..16 * i + 16) != Some(&want[16 * i..16 * i + 16]))
+        .take(4)
+        .map(|i| format!("invocation {i}"))
+        .collect();
+    child::verdict(&bad)
+}
+
+const ENV_WARP: &str = "DMSH_DKSH_WARP_ONE";
+
+#[test]
+#[ignore = "child process of dksh_warp_emulated_exec"]
+fn dksh_warp_one() {
+    child::run_named(ENV_WARP, run_warp_emulated);
+}
+
+/// The deko3d shader that relies on 32-lane subgroups, through the workgroup-memory warp
+/// emulation, against a CPU model of its GLSL (counted apart from the glslang comparison).
+#[test]
+fn dksh_warp_emulated_exec() {
+    let names = vec!["cs_subgroup_ballot".to_string()];
+    let child::ChildRuns { pass, skip, bad } =
+        child::run_children("dksh_warp_one", ENV_WARP, &names);
+    println!(
+        "dksh warp-emulated exec vs CPU model: {pass} pass, {skip} skipped, {} fail of {}",
+        bad.len(),
+        names.len()
+    );
+    child::assert_only_known(&bad, &[]);
+}

@@ -38,9 +38,13 @@ fn first_in(dirs: &[&str], file: &str) -> Option<std::path::PathBuf> {
         .find(|p| p.exists())
 }
 
-/// Runs one kernel (in the child; `name` or `sm86:name`); prints `RESULT
-/// pass|fail|skip|error detail`.
+/// Runs one kernel (in the child; `name`, `sm86:name`, or either after `warp:` for the
+/// workgroup-memory warp emulation); prints `RESULT pass|fail|skip|error detail`.
 fn run_one(spec: &str) -> String {
+    let (warp, spec) = match spec.strip_prefix("warp:") {
+        Some(s) => (dmsh_spv::WarpMode::Workgroup, s),
+        None => (dmsh_spv::WarpMode::Subgroup, spec),
+    };
     let (sm, name) = spec.split_once(':').unwrap_or(("sm53", spec));
     let path = first_in(
         &["sass", "extra/ptx", "modifiers"],
@@ -64,10 +68,21 @@ fn run_one(spec: &str) -> String {
     };
     let ls = common::io_block(name).unwrap_or([1, 1, 1]);
     let cfg = common::cuda_config(k, ls);
-    let out = match translate(&k.code, &cfg, &Options::default()) {
+    let opts = Options {
+        warp,
+        ..Default::default()
+    };
+    let out = match translate(&k.code, &cfg, &opts) {
         Ok(o) => o,
         Err(e) => return format!("error translate: {e}"),
     };
+    if warp == dmsh_spv::WarpMode::Workgroup
+        && (out.reflection.warp_ops || !out.reflection.warp_emulated)
+    {
+        return "error warp emulation: the reflection does not say the warp operations were \
+                emulated"
+            .into();
+    }
     if let Err(e) = common::spirv_val(&out.words) {
         return format!("error spirv-val: {e}");
     }
@@ -133,4 +148,52 @@ fn sass_sm86_exec() {
         kernels.len()
     );
     child::assert_only_known(&bad, KNOWN_FAILURES_SM86);
+}
+
+/// The kernels of [`sass_sm53_exec`] and [`sass_sm86_exec`] whose translation uses 32-lane
+/// warp operations (`warp_ops`), as `warp:` specs.
+fn warp_dependent() -> Vec<String> {
+    let mut v = Vec::new();
+    let kernels: Vec<String> = common::sass_kernels()
+        .into_iter()
+        .chain(common::modifier_kernels())
+        .map(|(n, _)| n)
+        .filter(|n| io_path(n).is_some())
+        .collect();
+    for sm in ["sm53", "sm86"] {
+        for name in &kernels {
+            let Some(path) = first_in(&["sass", "modifiers"], &format!("{name}.{sm}.cubin")) else {
+                continue;
+            };
+            let Ok(cubin) = dmsh_cubin::read(&path) else {
+                continue;
+            };
+            let Ok(k) = cubin.kernel(name) else { continue };
+            let cfg = common::cuda_config(k, common::io_block(name).unwrap_or([1, 1, 1]));
+            let warp =
+                translate(&k.code, &cfg, &Options::default()).is_ok_and(|o| o.reflection.warp_ops);
+            if warp {
+                v.push(format!("warp:{sm}:{name}"));
+            }
+        }
+    }
+    v
+}
+
+/// The warp-dependent kernels (those the two tests above skip where subgroups are not 32
+/// wide), translated with the workgroup-memory warp emulation (`WarpMode::Workgroup`: 32-lane
+/// warps exchange through workgroup memory, any subgroup size) and run against their
+/// io.json: the check of the warp operations' translation that runs on lavapipe. Counted
+/// apart from the plain runs.
+#[test]
+fn sass_warp_emulated_exec() {
+    let kernels = warp_dependent();
+    assert!(kernels.len() >= 8, "warp-dependent kernels: {kernels:?}");
+    let child::ChildRuns { pass, skip, bad } = child::run_children("exec_one", ENV, &kernels);
+    println!(
+        "sass warp-emulated exec (workgroup memory): {pass} pass, {skip} skipped, {} fail of {}",
+        bad.len(),
+        kernels.len()
+    );
+    child::assert_only_known(&bad, &[]);
 }

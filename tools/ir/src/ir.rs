@@ -387,6 +387,73 @@ pub enum VoteMode {
     Ballot,
 }
 
+/// An element type of a warp matrix multiply-accumulate ([`Op::Mma`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum MmaType {
+    /// IEEE binary16 (two per register, low half first).
+    F16,
+    /// bfloat16 (two per register).
+    Bf16,
+    /// TensorFloat-32: an f32 register whose low 13 mantissa bits are ignored.
+    Tf32,
+    /// Signed 8-bit integers (four per register, low byte first).
+    S8,
+    /// Unsigned 8-bit integers (four per register).
+    U8,
+    /// IEEE binary32 (accumulators).
+    F32,
+    /// Signed 32-bit integers (accumulators).
+    S32,
+}
+
+impl MmaType {
+    /// Elements per 32-bit register.
+    pub fn per_reg(self) -> u32 {
+        match self {
+            MmaType::F16 | MmaType::Bf16 => 2,
+            MmaType::S8 | MmaType::U8 => 4,
+            MmaType::Tf32 | MmaType::F32 | MmaType::S32 => 1,
+        }
+    }
+}
+
+/// The shape and types of a warp matrix multiply-accumulate ([`Op::Mma`]): D (m×n) = A
+/// (m×k, row-major fragments) · B (k×n, column-major fragments) + C, PTX's
+/// `mma.sync.aligned.mMnNkK.row.col`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Mma {
+    /// Rows of A, C and D (16, or 8 for IMMA.8816).
+    pub m: u8,
+    /// Columns of B, C and D (8).
+    pub n: u8,
+    /// The inner dimension.
+    pub k: u8,
+    /// A's element type.
+    pub a: MmaType,
+    /// B's element type.
+    pub b: MmaType,
+    /// C's and D's element type (`F16`, `F32` or `S32`).
+    pub acc: MmaType,
+    /// Integer results saturate to the s32 range (`.SAT`, PTX's `.satfinite`) instead of
+    /// wrapping.
+    pub sat: bool,
+    /// A's elements are negated (HMMA's `-Ra`).
+    pub neg_a: bool,
+    /// B's elements are negated (HMMA's `-Rb`).
+    pub neg_b: bool,
+}
+
+impl Mma {
+    /// Registers per lane of A, B and C/D.
+    pub fn regs(&self) -> [u32; 3] {
+        let lanes = 32;
+        let a = (self.m as u32 * self.k as u32) / (lanes * self.a.per_reg());
+        let b = (self.k as u32 * self.n as u32) / (lanes * self.b.per_reg());
+        let c = (self.m as u32 * self.n as u32) / (lanes * self.acc.per_reg());
+        [a, b, c]
+    }
+}
+
 /// An IR operation. Arguments live in [`Inst::args`]; immediates live here.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Op {
@@ -604,6 +671,17 @@ pub enum Op {
     /// Warp reduction of args[0] (U32) over the active lanes (Ampere's `REDUX`): `Add`,
     /// `And`, `Or`, `Xor`, `SMin`, `UMin`, `SMax`, `UMax`. Value U32.
     WarpReduce(AtomOp),
+    /// A warp matrix multiply-accumulate (`HMMA`, `IMMA`): D = A·B + C over the fragments
+    /// the warp's 32 lanes hold (docs/ir.md, "Tensor instructions"). args[0], [1], [2] are
+    /// `Tuple`s of the lane's A, B and C registers (U32 bits); the value is Void and D's
+    /// registers are read with `Extract(k)`. The `tensor` pass lowers it to shuffles and
+    /// per-lane arithmetic unless the back end emits it as a cooperative-matrix operation.
+    Mma(Mma),
+    /// A synchronisation point of the workgroup-memory warp emulation (the `warp_shared`
+    /// pass): a workgroup barrier in structured code, a warp wait in the barrier-synchronised
+    /// dispatcher (released before any waiting `Barrier`). Always the first instruction of its
+    /// block.
+    WarpSync,
 
     /// Graphics: read the attribute word at byte address args[0] (U32) of vertex args[1]
     /// (U32, or none); `output` reads back an output (`ALD.O`), `patch` a per-patch word.
@@ -678,6 +756,7 @@ impl Op {
                 | Op::ShflValid(_)
                 | Op::Vote(_)
                 | Op::WarpReduce(_)
+                | Op::WarpSync
                 | Op::Load(Space::Global, _)
                 | Op::Load(Space::Storage(_), _)
                 | Op::AttrStore { .. }
@@ -779,6 +858,9 @@ pub struct Function {
     /// Texture handles left for the [`handles`](crate::passes::handles) pass (the binding
     /// layout and one record per [`crate::gfx::TEX_PENDING`] texture operation).
     pub handles: Option<Box<crate::passes::handles::Pending>>,
+    /// Whether the lifter lifted a warp matrix multiply-accumulate (HMMA, IMMA): the
+    /// reflection's `tensor` says how it was translated.
+    pub tensor_ops: bool,
 }
 
 /// The first `Space::Storage` slot that names a [`SbufUbo`] (`Function::sbuf_ubo[slot − 128]`)

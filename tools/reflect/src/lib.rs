@@ -138,6 +138,18 @@ pub struct Reflection {
     /// Whether 32-lane warp operations (SHFL, VOTE, lane masks) are used: results depend on
     /// the device's subgroup size being 32.
     pub warp_ops: bool,
+    /// Whether the warp operations (SHFL, VOTE, REDUX, MATCH, the tensor instructions'
+    /// exchanges) were emulated through workgroup memory in groups of 32 invocations
+    /// (`dmsh translate --warp workgroup`, dmsh-ir's `warp_shared`): no subgroup operation is
+    /// left, so `warp_ops` is false and any subgroup size works. Absent / false otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub warp_emulated: bool,
+    /// How the tensor instructions (HMMA, IMMA) were translated: `subgroup_emulation`
+    /// (shuffles and per-lane arithmetic) or `cooperative_matrix` (SPV_KHR_cooperative_matrix,
+    /// 32-lane subgroups); absent when the shader has none. A Metal build may choose
+    /// `simdgroup_matrix` from it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tensor: Option<String>,
     /// Whether the shader uses 64-bit atomics (`Int64Atomics`: ATOM/RED/ATOMS .64/.U64/.S64,
     /// CAS.64). Metal offers only some 64-bit atomic operations, on some GPU families.
     pub int64_atomics: bool,

@@ -496,6 +496,11 @@ impl E {
     /// 64-bit compare-and-swap on shared memory (a `u32` array): under a workgroup lock taken
     /// and released in the same loop iteration (no deadlock between lanes running in lock
     /// step). Only other 64-bit CAS are excluded; plain accesses to the two words are not.
+    /// Every access (the lock's and the two words') is a relaxed atomic: lavapipe (Mesa
+    /// 22.3) loses the lock's effect when its compare-exchange or release carries
+    /// acquire/release semantics (only the first subgroup's invocations then succeed and the
+    /// others spin until the loop cap; found by the warp-emulated `atomics_shared`), and
+    /// Metal's atomics are relaxed anyway.
     fn shared_cas64(&mut self, addr: Word, cmp: Word, val: Word) -> Word {
         let u = self.ty(Type::U32);
         let u64t = self.ty(Type::U64);
@@ -507,7 +512,6 @@ impl E {
         let t = self.c(Type::Bool, 1);
         self.store(done, f);
         let sc = self.u32c(SCOPE_WORKGROUP);
-        let acq = self.u32c(0x108);
         let relaxed = self.u32c(0);
         let zero = self.u32c(0);
         let one = self.u32c(1);
@@ -529,7 +533,7 @@ impl E {
         let got = self.op(
             spirv::Op::AtomicCompareExchange,
             u,
-            &[lock, sc, acq, relaxed, one, zero],
+            &[lock, sc, relaxed, relaxed, one, zero],
         );
         let mine = self.op(spirv::Op::IEqual, bo, &[got, zero]);
         self.b
@@ -549,7 +553,7 @@ impl E {
         let (nlo, nhi) = self.split64(new);
         self.b.atomic_store(p0, sc, relaxed, nlo).expect("block");
         self.b.atomic_store(p1, sc, relaxed, nhi).expect("block");
-        self.op(spirv::Op::AtomicExchange, u, &[lock, sc, acq, zero]);
+        self.op(spirv::Op::AtomicExchange, u, &[lock, sc, relaxed, zero]);
         self.store(result, old);
         self.store(done, t);
         self.b.branch(after).expect("block");
@@ -1547,7 +1551,16 @@ impl E {
                 let c = f.const_of(inst.args[0]).map(|c| c as u32);
                 self.load_const(sh, bank, a[0], c)?
             }
-            Op::Barrier if self.sync_mode => 0,
+            Op::Barrier | Op::WarpSync if self.sync_mode => 0,
+            Op::WarpSync => {
+                self.wg_barrier();
+                0
+            }
+            Op::Mma(_) => {
+                return Err(Error::Unsupported(
+                    "a warp matrix multiply-accumulate reached emission unlowered".into(),
+                ))
+            }
             Op::Barrier => {
                 let wg = self.u32c(SCOPE_WORKGROUP);
                 // The control kernel's outputs are in storage buffers (UniformMemory).
@@ -1748,7 +1761,7 @@ pub(crate) fn emit_planned(
         && f.blocks
             .iter()
             .flat_map(|b| b.insts.iter())
-            .any(|&v| matches!(f.inst(v).op, Op::Barrier | Op::BarrierPopc));
+            .any(|&v| matches!(f.inst(v).op, Op::Barrier | Op::BarrierPopc | Op::WarpSync));
     if !e.sync_mode && any_popc {
         e.popc_reset();
         e.wg_barrier();
@@ -2148,6 +2161,25 @@ pub(crate) fn emit_planned(
         blocks: f.blocks.len(),
         guest_state: if f.ssa { "ssa" } else { "variables" }.into(),
         warp_ops,
+        warp_emulated: f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .any(|&v| f.inst(v).op == Op::WarpSync),
+        tensor: f.tensor_ops.then(|| {
+            let coop = f
+                .blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .any(|&v| matches!(f.inst(v).op, Op::Mma(_)));
+            if coop {
+                crate::TensorMode::CooperativeMatrix
+            } else {
+                crate::TensorMode::SubgroupEmulation
+            }
+            .name()
+            .into()
+        }),
         int64_atomics: f.uses_int64_atomics(),
         c1: c1.map(|c| crate::reflect::C1Reads {
             dynamic: c.status.name().into(),
@@ -2164,7 +2196,10 @@ pub(crate) fn emit_planned(
 /// invocations count how many wait at a barrier block or have exited. An invocation whose
 /// block starts with a barrier waits until all invocations wait or have exited, then passes
 /// it together with the others. So barriers stay in uniform control flow whatever the guest
-/// control flow is (`BAR.SYNC` inside divergent code, as the hardware allows).
+/// control flow is (`BAR.SYNC` inside divergent code, as the hardware allows). A block that
+/// starts with a `WarpSync` (the workgroup-memory warp emulation, dmsh-ir's `warp_shared`) is
+/// a wait of the same kind, released first: when everybody waits, only the invocations at
+/// warp waits pass (if any), and guest barriers pass once nobody waits at a warp operation.
 fn emit_sync_dispatcher(
     e: &mut E,
     sh: &dmsh_ir::Shader,
@@ -2174,17 +2209,35 @@ fn emit_sync_dispatcher(
 ) -> Result<(), Error> {
     let u = e.ty(Type::U32);
     let bo = e.ty(Type::Bool);
-    let first_op = |i: usize| f.blocks[i].insts.first().map(|&v| f.inst(v).op);
+    // A barrier starts its block, but the `ssa` pass puts the block's phis in front of it.
+    let first_op = |i: usize| {
+        f.blocks[i]
+            .insts
+            .iter()
+            .map(|&v| f.inst(v).op)
+            .find(|op| !matches!(op, Op::Phi(_)))
+    };
     let bar_cases: Vec<u32> = (0..f.blocks.len())
-        .filter(|&i| matches!(first_op(i), Some(Op::Barrier | Op::BarrierPopc)))
+        .filter(|&i| {
+            matches!(
+                first_op(i),
+                Some(Op::Barrier | Op::BarrierPopc | Op::WarpSync)
+            )
+        })
+        .map(case_of)
+        .collect();
+    // Warp waits (the workgroup-memory warp emulation) are released before guest barriers.
+    let warp_cases: Vec<u32> = (0..f.blocks.len())
+        .filter(|&i| first_op(i) == Some(Op::WarpSync))
         .map(case_of)
         .collect();
     let popc_cases: Vec<u32> = (0..f.blocks.len())
         .filter(|&i| first_op(i) == Some(Op::BarrierPopc))
         .map(case_of)
         .collect();
-    // Counters: [blocked, exited, popc] × 2 parities.
-    let ctr = e.wg_counters(6);
+    // Counters: [blocked, exited, popc, at a warp wait] × 2 parities.
+    const NC: u32 = 4;
+    let ctr = e.wg_counters(2 * NC);
     let released = e.fn_var(bo, None);
     let parity = e.fn_var(u, None);
     let sc = e.u32c(SCOPE_WORKGROUP);
@@ -2197,7 +2250,7 @@ fn emit_sync_dispatcher(
     let li = e.lane_index();
     let first = e.op(spirv::Op::IEqual, bo, &[li, z]);
     let zero_mask = e.select(Type::U32, first, z, all_ones);
-    for k in 0..6 {
+    for k in 0..2 * NC {
         let kc = e.u32c(k);
         let p = e.counter_ptr(ctr, kc);
         e.op(spirv::Op::AtomicAnd, u, &[p, sc, sem0, zero_mask]);
@@ -2266,11 +2319,17 @@ fn emit_sync_dispatcher(
         e.load(Type::Bool, v)
     };
     let at_popc = e.op(spirv::Op::LogicalAnd, bo, &[p2, wait2]);
+    let at_warp = if warp_cases.is_empty() {
+        fls
+    } else {
+        let w2 = e.pc_in(pc2, &warp_cases);
+        e.op(spirv::Op::LogicalAnd, bo, &[w2, wait2])
+    };
     let counts_popc = e.op(spirv::Op::LogicalAnd, bo, &[at_popc, pred]);
     e.wg_barrier();
     let par = e.load(Type::U32, parity);
-    let three = e.u32c(3);
-    let base = e.op(spirv::Op::IMul, u, &[par, three]);
+    let ncw = e.u32c(NC);
+    let base = e.op(spirv::Op::IMul, u, &[par, ncw]);
     let add = |e: &mut E, k: u32, c: Word| -> Word {
         let kc = e.u32c(k);
         let idx = e.op(spirv::Op::IAdd, u, &[base, kc]);
@@ -2282,14 +2341,16 @@ fn emit_sync_dispatcher(
     let p_blocked = add(e, 0, blocked);
     let p_exited = add(e, 1, e2);
     let p_popc = add(e, 2, counts_popc);
+    let p_warp = add(e, 3, at_warp);
     e.wg_barrier();
     let n_blocked = e.op(spirv::Op::AtomicLoad, u, &[p_blocked, sc, sem0]);
     let n_exited = e.op(spirv::Op::AtomicLoad, u, &[p_exited, sc, sem0]);
     let n_popc = e.op(spirv::Op::AtomicLoad, u, &[p_popc, sc, sem0]);
+    let n_warp = e.op(spirv::Op::AtomicLoad, u, &[p_warp, sc, sem0]);
     // Invocation 0 zeroes the other parity's counters (last read an iteration ago).
     let other = e.op(spirv::Op::ISub, u, &[one, par]);
-    let obase = e.op(spirv::Op::IMul, u, &[other, three]);
-    for k in 0..3 {
+    let obase = e.op(spirv::Op::IMul, u, &[other, ncw]);
+    for k in 0..NC {
         let kc = e.u32c(k);
         let idx = e.op(spirv::Op::IAdd, u, &[obase, kc]);
         let p = e.counter_ptr(ctr, idx);
@@ -2299,13 +2360,18 @@ fn emit_sync_dispatcher(
     let tot = e.ls_total();
     let all = e.op(spirv::Op::IEqual, bo, &[n_blocked, tot]);
     let done = e.op(spirv::Op::IEqual, bo, &[n_exited, tot]);
-    let go = e.op(spirv::Op::LogicalAnd, bo, &[all, wait2]);
+    // Everybody waits (or has exited): the warp waits go first, guest barriers once no
+    // invocation waits at a warp operation.
+    let no_warp = e.op(spirv::Op::IEqual, bo, &[n_warp, z]);
+    let mine_now = e.op(spirv::Op::LogicalOr, bo, &[at_warp, no_warp]);
+    let ready = e.op(spirv::Op::LogicalAnd, bo, &[all, wait2]);
+    let go = e.op(spirv::Op::LogicalAnd, bo, &[ready, mine_now]);
     let new_rel = e.op(spirv::Op::LogicalOr, bo, &[rel2, go]);
     e.store(released, new_rel);
     if !popc_cases.is_empty() {
         let pv = e.popc_value_var();
         let old = e.load(Type::U32, pv);
-        let take = e.op(spirv::Op::LogicalAnd, bo, &[all, at_popc]);
+        let take = e.op(spirv::Op::LogicalAnd, bo, &[go, at_popc]);
         let nv = e.select(Type::U32, take, n_popc, old);
         e.store(pv, nv);
     }

@@ -45,6 +45,52 @@ impl FmaMode {
     }
 }
 
+/// How 32-lane warp operations (SHFL, VOTE, REDUX, MATCH, the tensor exchanges) are
+/// translated.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum WarpMode {
+    /// Subgroup operations: right where subgroups are 32 lanes wide (NVIDIA, Apple's
+    /// simdgroups); the reflection's `warp_ops` says the shader needs that.
+    #[default]
+    Subgroup,
+    /// Workgroup memory and barriers over groups of 32 invocations (dmsh-ir's `warp_shared`
+    /// lowering): exact on any subgroup size, compute shaders with a fixed workgroup size
+    /// only; for testing on lavapipe (8-lane subgroups). Reflection: `warp_emulated`.
+    Workgroup,
+}
+
+impl WarpMode {
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            WarpMode::Subgroup => "subgroup",
+            WarpMode::Workgroup => "workgroup",
+        }
+    }
+}
+
+/// How the tensor instructions (HMMA, IMMA) are translated.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum TensorMode {
+    /// Exact emulation: each lane gathers the A and B elements its D elements need with
+    /// shuffles and computes them (dmsh-ir's `tensor` lowering). Works everywhere.
+    #[default]
+    SubgroupEmulation,
+    /// SPV_KHR_cooperative_matrix operations through workgroup memory, for targets that have
+    /// them with 32-lane subgroups; with [`WarpMode::Workgroup`] the emulation is used anyway.
+    CooperativeMatrix,
+}
+
+impl TensorMode {
+    /// The reflection's and the command line's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TensorMode::SubgroupEmulation => "subgroup_emulation",
+            TensorMode::CooperativeMatrix => "cooperative_matrix",
+        }
+    }
+}
+
 /// Back-end options.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -54,6 +100,10 @@ pub struct Options {
     pub debug: Debug,
     /// Which form of the shader to emit (a lowered geometry pipeline's passes, [`lower`]).
     pub form: lower::Form,
+    /// Warp operations through subgroups or emulated in workgroup memory.
+    pub warp: WarpMode,
+    /// Tensor instructions emulated or as cooperative-matrix operations.
+    pub tensor: TensorMode,
 }
 
 impl Default for Options {
@@ -62,6 +112,8 @@ impl Default for Options {
             fma: FmaMode::default(),
             debug: Debug::from_env(),
             form: lower::Form::default(),
+            warp: WarpMode::default(),
+            tensor: TensorMode::default(),
         }
     }
 }

@@ -76,6 +76,8 @@ pub fn steps() -> Vec<&'static str> {
     let mut v = vec!["lift"];
     v.extend(dmsh_ir::passes::PASSES.iter().map(|(n, _)| *n));
     v.extend([
+        "tensor",
+        "warp_shared",
         "check_handles",
         "structurize",
         "barrier_rule",
@@ -163,6 +165,29 @@ pub fn passes(mut sh: Shader, opts: &Options) -> Result<Shader, TranslateError> 
     for (name, pass) in dmsh_ir::passes::PASSES {
         pass(&mut sh.func);
         dbg.after(name, &sh.func)?;
+    }
+    // The tensor instructions: emulated with shuffles unless emitted as cooperative-matrix
+    // operations (which the workgroup warp emulation cannot carry).
+    let coop = opts.tensor == crate::TensorMode::CooperativeMatrix
+        && opts.warp == crate::WarpMode::Subgroup;
+    let mut changed = false;
+    if !coop && dmsh_ir::passes::tensor::run(&mut sh.func) {
+        changed = true;
+        dbg.after("tensor", &sh.func)?;
+    }
+    if opts.warp == crate::WarpMode::Workgroup {
+        match dmsh_ir::passes::warp_shared::run(&mut sh) {
+            Ok(Some(_)) => {
+                changed = true;
+                dbg.after("warp_shared", &sh.func)?;
+            }
+            Ok(None) => {}
+            Err(e) => return Err(Error::Unsupported(format!("warp emulation: {e}")).into()),
+        }
+    }
+    if changed {
+        dmsh_ir::passes::const_fold::run(&mut sh.func);
+        dmsh_ir::passes::dce::run(&mut sh.func);
     }
     Ok(sh)
 }

@@ -95,22 +95,41 @@ pub struct Args {
     /// shader), tess_control_kernel, tess_eval_post or tess_eval_draw.
     #[arg(long, default_value = "direct")]
     pub form: String,
+    /// Warp operations: subgroup (32-lane subgroups) or workgroup (emulated through
+    /// workgroup memory, any subgroup size; compute with a fixed workgroup size).
+    #[arg(long, default_value = "subgroup")]
+    pub warp: String,
+    /// Tensor instructions (HMMA, IMMA): subgroup_emulation or cooperative_matrix.
+    #[arg(long, default_value = "subgroup_emulation")]
+    pub tensor: String,
     /// Output SPIR-V file; the reflection goes next to it with .json.
     #[arg(short, long)]
     pub out: PathBuf,
 }
 
 impl Args {
-    /// The translation options the arguments ask for (`--fma`).
+    /// The translation options the arguments ask for (`--fma`, `--form`, `--warp`, `--tensor`).
     pub fn options(&self) -> anyhow::Result<Options> {
         let fma = match self.fma.as_str() {
             "exact" => FmaMode::Exact,
             "native" => FmaMode::Native,
             f => bail!("--fma {f}: expected exact or native"),
         };
+        let warp = match self.warp.as_str() {
+            "subgroup" => dmsh_spv::WarpMode::Subgroup,
+            "workgroup" => dmsh_spv::WarpMode::Workgroup,
+            w => bail!("--warp {w}: expected subgroup or workgroup"),
+        };
+        let tensor = match self.tensor.as_str() {
+            "subgroup_emulation" => dmsh_spv::TensorMode::SubgroupEmulation,
+            "cooperative_matrix" => dmsh_spv::TensorMode::CooperativeMatrix,
+            t => bail!("--tensor {t}: expected subgroup_emulation or cooperative_matrix"),
+        };
         Ok(Options {
             fma,
             form: form_of(&self.form)?,
+            warp,
+            tensor,
             ..Default::default()
         })
     }

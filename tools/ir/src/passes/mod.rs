@@ -16,8 +16,11 @@ pub mod ftz;
 pub mod handles;
 pub mod local_state;
 pub mod sbuf;
+mod seq;
 pub mod ssa;
+pub mod tensor;
 pub mod tex_arrays;
+pub mod warp_shared;
 
 /// One pass: a name (for reports and timing) and the function that runs it.
 pub type Pass = (&'static str, fn(&mut Function));

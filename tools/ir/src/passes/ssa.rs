@@ -277,7 +277,7 @@ impl Builder {
 
 /// Makes block 0 a new empty block that jumps to the old entry (moved to the end) when
 /// anything branches to it; says whether it did.
-fn fresh_entry(f: &mut Function) -> bool {
+pub(crate) fn fresh_entry(f: &mut Function) -> bool {
     let targets_entry = (0..f.blocks.len()).any(|b| {
         let mut i = 0;
         while let Some(t) = f.succ(BlockId(b as u32), i) {

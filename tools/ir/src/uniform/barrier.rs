@@ -25,7 +25,7 @@ pub fn exit_divergent_barrier(f: &Function) -> Option<BlockId> {
     let barrier = |b: &crate::ir::Block| {
         b.insts
             .iter()
-            .any(|&v| matches!(f.inst(v).op, Op::Barrier | Op::BarrierPopc))
+            .any(|&v| matches!(f.inst(v).op, Op::Barrier | Op::BarrierPopc | Op::WarpSync))
     };
     if f.blocks.len() < 2 || !f.blocks.iter().any(barrier) {
         return None;

@@ -213,17 +213,25 @@ fn match_(cx: &mut Cx, i: &Instr) -> Result<()> {
         cx.set_rd(i, v);
         return Ok(());
     }
-    let mut mask = active;
+    // The bits first, then their ballots, then the combination: the ballots use nothing
+    // of each other, so the workgroup-memory warp emulation exchanges them together.
+    let mut sets = Vec::with_capacity(32 * words.len());
     for &w in &words {
         for k in 0..32 {
             let bit = cx.bits(w, k, 1);
             let z = cx.c32(0);
-            let set = cx.cmp(Op::INe, bit, z);
-            let b = cx.emit(Op::Vote(VoteMode::Ballot), Type::U32, &[set]);
-            let nb = cx.not(b);
-            let same = cx.sel(set, b, nb);
-            mask = cx.and(mask, same);
+            sets.push(cx.cmp(Op::INe, bit, z));
         }
+    }
+    let ballots: Vec<Value> = sets
+        .iter()
+        .map(|&set| cx.emit(Op::Vote(VoteMode::Ballot), Type::U32, &[set]))
+        .collect();
+    let mut mask = active;
+    for (&set, &b) in sets.iter().zip(&ballots) {
+        let nb = cx.not(b);
+        let same = cx.sel(set, b, nb);
+        mask = cx.and(mask, same);
     }
     cx.set_rd(i, mask);
     Ok(())
