@@ -77,7 +77,7 @@ fn e_bit(i: &Instr) -> bool {
 }
 
 /// The address of a memory operand: U64 for a global (or generic) one, U32 otherwise.
-fn address(cx: &mut Cx, i: &Instr, space: Space) -> Result<Value> {
+pub(super) fn address(cx: &mut Cx, i: &Instr, space: Space) -> Result<Value> {
     let sfx = suffix(i);
     if sfx == "D" || sfx == "UD" || i.has(Field::Desc) {
         return Err(cx.unsupported(i, "memory descriptor (desc[UR][...])"));

@@ -1,0 +1,132 @@
+//! The tensor-instruction kernels of tests/corpus/extra/sm86/tensor (PTX `mma.sync` with f16,
+//! bf16, tf32 and s8/u8 inputs, `ldmatrix` .x1/.x2/.x4 and .trans, `movmatrix`, and a tile
+//! loaded with `ldmatrix` and multiplied with `mma.sync`, compiled by ptxas for sm_86):
+//! translated and run on the Vulkan device against their `K.io.json` (expected values from an
+//! independent CPU model of the PTX ISA's definitions, see the folder's README), bit for bit.
+//!
+//! Each kernel runs twice, in child processes: with the workgroup-memory warp emulation
+//! (`WarpMode::Workgroup`, any subgroup size: it runs on lavapipe), and as the default
+//! translation (subgroup shuffles), which is reported as skipped where subgroups are not 32
+//! lanes wide. Both must say `tensor: subgroup_emulation` in the reflection when the kernel
+//! has HMMA or IMMA.
+
+#[path = "../../spv/tests/common/mod.rs"]
+mod common;
+
+use dmsh_spv::{translate, Options, WarpMode};
+use dmsh_testsupport::child;
+
+const ENV: &str = "DMSH_TENSOR_EXEC_ONE";
+
+/// The folder of the kernels.
+fn dir() -> std::path::PathBuf {
+    common::root().join("tests/corpus/extra/sm86/tensor")
+}
+
+/// The kernels with an io.json, sorted.
+fn kernels() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir())
+        .expect("tensor corpus")
+        .filter_map(|e| {
+            let n = e.ok()?.file_name().to_string_lossy().into_owned();
+            n.strip_suffix(".io.json").map(str::to_string)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs one kernel (`warp:K` emulated, `sub:K` with subgroups); `RESULT pass|fail|skip|…`.
+fn run_one(spec: &str) -> String {
+    let (warp, name) = match spec.split_once(':') {
+        Some(("warp", n)) => (WarpMode::Workgroup, n),
+        Some(("sub", n)) => (WarpMode::Subgroup, n),
+        _ => return format!("error bad spec {spec}"),
+    };
+    let io_path = dir().join(format!("{name}.io.json"));
+    let io = match dmsh_vk::io_json::IoJson::load(&io_path) {
+        Ok(io) => io,
+        Err(e) => return format!("error io.json: {e}"),
+    };
+    let cubin = match dmsh_cubin::read(&dir().join(format!("{name}.sm86.cubin"))) {
+        Ok(c) => c,
+        Err(e) => return format!("error cubin: {e}"),
+    };
+    let k = match cubin.kernel(name) {
+        Ok(k) => k,
+        Err(e) => return format!("error kernel: {e}"),
+    };
+    let cfg = common::cuda_config(k, io.block);
+    let opts = Options {
+        warp,
+        ..Default::default()
+    };
+    let out = match translate(&k.code, &cfg, &opts) {
+        Ok(o) => o,
+        Err(e) => return format!("error translate: {e}"),
+    };
+    if let Err(e) = common::spirv_val(&out.words) {
+        return format!("error spirv-val: {e}");
+    }
+    let r = &out.reflection;
+    // `tensor` describes HMMA / IMMA; LDSM and MOVM are shuffles and loads.
+    let mma = !matches!(name, "x_tensor_ldsm" | "x_tensor_movm");
+    if r.tensor.as_deref() != mma.then_some("subgroup_emulation") {
+        return format!("error reflection tensor {:?}", r.tensor);
+    }
+    if r.warp_emulated != (warp == WarpMode::Workgroup) || r.warp_ops == r.warp_emulated {
+        return format!(
+            "error reflection warp_ops {} warp_emulated {}",
+            r.warp_ops, r.warp_emulated
+        );
+    }
+    let refl = match dmsh_vk::Reflection::from_json(&r.to_json()) {
+        Ok(r) => r,
+        Err(e) => return format!("error reflection: {e}"),
+    };
+    let job = match io.job(out.words.clone(), refl, k.param_base) {
+        Ok(j) => j,
+        Err(e) => return format!("error job: {e}"),
+    };
+    match dmsh_vk::run_compute(&job) {
+        Ok(o) => match io.check(&o) {
+            Ok(m) => child::verdict(&m),
+            Err(e) => format!("error check: {e}"),
+        },
+        Err(e) => child::run_failed(&e),
+    }
+}
+
+#[test]
+#[ignore = "child process of tensor_exec"]
+fn tensor_exec_one() {
+    child::run_named(ENV, run_one);
+}
+
+#[test]
+fn tensor_exec() {
+    let names = kernels();
+    assert!(names.len() >= 7, "tensor kernels: {names:?}");
+    let emulated: Vec<String> = names.iter().map(|n| format!("warp:{n}")).collect();
+    let runs = child::run_children("tensor_exec_one", ENV, &emulated);
+    println!(
+        "tensor exec, warp-emulated (workgroup memory): {} pass, {} skipped, {} fail of {}",
+        runs.pass,
+        runs.skip,
+        runs.bad.len(),
+        emulated.len()
+    );
+    let sub: Vec<String> = names.iter().map(|n| format!("sub:{n}")).collect();
+    let subs = child::run_children("tensor_exec_one", ENV, &sub);
+    println!(
+        "tensor exec, subgroups: {} pass, {} skipped (warp-size), {} fail of {}",
+        subs.pass,
+        subs.skip,
+        subs.bad.len(),
+        sub.len()
+    );
+    let mut bad = runs.bad;
+    bad.extend(subs.bad);
+    child::assert_only_known(&bad, &[]);
+    assert_eq!(runs.pass, emulated.len(), "every emulated run must pass");
+}
