@@ -14,6 +14,7 @@ use words::Builder;
 #[path = "structured.rs"]
 mod structured;
 
+mod coop;
 mod cross;
 mod gfx;
 mod lower;
@@ -97,6 +98,10 @@ pub(crate) struct E {
     warp_ops: bool,
     /// A subgroup reduction was emitted (capability `GroupNonUniformArithmetic`).
     warp_arith: bool,
+    /// The cooperative-matrix scratch array (`emit/coop.rs`), once made.
+    coop: Option<Word>,
+    /// A cooperative-matrix operation was emitted (the Vulkan memory model, the extension).
+    coop_used: bool,
     local_size: [u32; 3],
     /// Variable workgroup size: the spec constants (x, y, z) once made.
     ls_spec: Option<[Word; 3]>,
@@ -1556,11 +1561,7 @@ impl E {
                 self.wg_barrier();
                 0
             }
-            Op::Mma(_) => {
-                return Err(Error::Unsupported(
-                    "a warp matrix multiply-accumulate reached emission unlowered".into(),
-                ))
-            }
+            Op::Mma(m) => self.mma_coop(f, &inst, m)?,
             Op::Barrier => {
                 let wg = self.u32c(SCOPE_WORKGROUP);
                 // The control kernel's outputs are in storage buffers (UniformMemory).
@@ -1687,6 +1688,8 @@ pub(crate) fn emit_planned(
         uses_psb: false,
         warp_ops: false,
         warp_arith: false,
+        coop: None,
+        coop_used: false,
         local_size: sh.local_size,
         ls_spec: None,
         fn_vars: Vec::new(),
@@ -1884,6 +1887,12 @@ pub(crate) fn emit_planned(
     if e.warp_arith {
         e.b.capability(Capability::GroupNonUniformArithmetic);
     }
+    if e.coop_used {
+        e.b.capability(Capability::CooperativeMatrixKHR);
+        e.b.capability(Capability::VulkanMemoryModel);
+        e.b.capability(Capability::VulkanMemoryModelDeviceScope);
+        e.b.extension("SPV_KHR_cooperative_matrix");
+    }
     if uses_fadd {
         e.b.capability(Capability::AtomicFloat32AddEXT);
         e.b.extension("SPV_EXT_shader_atomic_float_add");
@@ -1895,7 +1904,13 @@ pub(crate) fn emit_planned(
     } else {
         spirv::AddressingModel::Logical
     };
-    e.b.memory_model(am, spirv::MemoryModel::GLSL450);
+    // SPV_KHR_cooperative_matrix requires the Vulkan memory model.
+    let mm = if e.coop_used {
+        spirv::MemoryModel::Vulkan
+    } else {
+        spirv::MemoryModel::GLSL450
+    };
+    e.b.memory_model(am, mm);
     let iface = e.interface.clone();
     let ls = sh.local_size.map(|x| x.max(1));
     let local_size_spec = e.variable_size();

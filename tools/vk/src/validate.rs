@@ -2,7 +2,8 @@
 //! tests check translated SPIR-V with before running it).
 
 /// Runs `spirv-val --target-env vulkan1.2` on `words`; `Err` with its first lines when it
-/// rejects the module (or cannot be run).
+/// rejects the module (or cannot be run). `DMSH_SPIRV_VAL` names another validator binary
+/// (a newer SPIRV-Tools than the distribution's, e.g. for SPV_KHR_cooperative_matrix).
 pub fn spirv_val(words: &[u32]) -> Result<(), String> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
@@ -13,7 +14,8 @@ pub fn spirv_val(words: &[u32]) -> Result<(), String> {
     ));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&p, bytes).map_err(|e| e.to_string())?;
-    let out = std::process::Command::new("spirv-val")
+    let exe = std::env::var("DMSH_SPIRV_VAL").unwrap_or_else(|_| "spirv-val".into());
+    let out = std::process::Command::new(exe)
         .args(["--target-env", "vulkan1.2"])
         .arg(&p)
         .output()

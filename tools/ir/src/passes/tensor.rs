@@ -264,3 +264,98 @@ fn sat_add(s: &mut Seq, c: Value, x: Value) -> Value {
     let lim = s.sel(neg, min, max);
     s.sel(over, lim, r)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BlockId, Space, Terminator, Width};
+
+    fn mma(m: u8, k: u8, a: MmaType, acc: MmaType) -> Mma {
+        Mma {
+            m,
+            n: 8,
+            k,
+            a,
+            b: a,
+            acc,
+            sat: false,
+            neg_a: false,
+            neg_b: false,
+        }
+    }
+
+    /// A function with one Mma of shape `m` whose D registers are all stored; the number of
+    /// shuffles and Mma left after the pass.
+    fn lower(m: Mma) -> (usize, usize, Function) {
+        let mut f = Function::new();
+        let b = f.add_block(Some(0));
+        f.blocks[0].term = Terminator::Exit;
+        f.ssa = true;
+        let [na, nb, nc] = m.regs();
+        let tuple = |f: &mut Function, n: u32| {
+            let r: Vec<Value> = (0..n)
+                .map(|_| f.push(b, Op::SysVal(Sys::Tid(0)), Type::U32, &[]))
+                .collect();
+            f.push(b, Op::Tuple, Type::Void, &r)
+        };
+        let ta = tuple(&mut f, na);
+        let tb = tuple(&mut f, nb);
+        let tc = tuple(&mut f, nc);
+        let v = f.push(BlockId(0), Op::Mma(m), Type::Void, &[ta, tb, tc]);
+        for k in 0..nc as u8 {
+            let d = f.push(b, Op::Extract(k), Type::U32, &[v]);
+            let a = f.push(b, Op::Const(4 * k as u64), Type::U32, &[]);
+            f.push(b, Op::Store(Space::Shared, Width::B32), Type::Void, &[a, d]);
+        }
+        assert!(run(&mut f));
+        crate::passes::dce::run(&mut f);
+        let count = |p: &dyn Fn(&Op) -> bool| {
+            f.blocks[0]
+                .insts
+                .iter()
+                .filter(|&&v| p(&f.inst(v).op))
+                .count()
+        };
+        let s = count(&|o| matches!(o, Op::Shfl(_)));
+        let mm = count(&|o| matches!(o, Op::Mma(_)) || matches!(o, Op::Extract(_)));
+        crate::passes::ssa::verify(&f).expect("valid");
+        (s, mm, f)
+    }
+
+    /// Each lane fetches its quad's A registers (4 lanes × A's registers) and the B registers
+    /// of the lanes holding its two columns (8 lanes × B's registers); nothing of the Mma
+    /// remains, and every D register reaches its store.
+    #[test]
+    fn shuffles_per_shape() {
+        for (m, shfls) in [
+            (mma(16, 16, MmaType::F16, MmaType::F32), 4 * 4 + 8 * 2),
+            (mma(16, 8, MmaType::F16, MmaType::F16), 4 * 2 + 8),
+            (mma(16, 8, MmaType::Tf32, MmaType::F32), 4 * 4 + 8 * 2),
+            (mma(16, 4, MmaType::Tf32, MmaType::F32), 4 * 2 + 8),
+            (mma(16, 32, MmaType::S8, MmaType::S32), 4 * 4 + 8 * 2),
+            (mma(8, 16, MmaType::U8, MmaType::S32), 4 + 8),
+        ] {
+            let (s, left, f) = lower(m);
+            assert_eq!(s, shfls, "{m:?}");
+            assert_eq!(left, 0, "{m:?}");
+            let stores = f.blocks[0]
+                .insts
+                .iter()
+                .filter(|&&v| matches!(f.inst(v).op, Op::Store(..)))
+                .count();
+            assert_eq!(stores as u32, m.regs()[2], "{m:?}");
+        }
+    }
+
+    #[test]
+    fn registers_per_shape() {
+        assert_eq!(mma(16, 16, MmaType::F16, MmaType::F32).regs(), [4, 2, 4]);
+        assert_eq!(mma(16, 16, MmaType::Bf16, MmaType::F16).regs(), [4, 2, 2]);
+        assert_eq!(mma(16, 8, MmaType::F16, MmaType::F32).regs(), [2, 1, 4]);
+        assert_eq!(mma(16, 8, MmaType::Tf32, MmaType::F32).regs(), [4, 2, 4]);
+        assert_eq!(mma(16, 4, MmaType::Tf32, MmaType::F32).regs(), [2, 1, 4]);
+        assert_eq!(mma(16, 32, MmaType::S8, MmaType::S32).regs(), [4, 2, 4]);
+        assert_eq!(mma(16, 16, MmaType::S8, MmaType::S32).regs(), [2, 1, 4]);
+        assert_eq!(mma(8, 16, MmaType::S8, MmaType::S32).regs(), [1, 1, 2]);
+    }
+}

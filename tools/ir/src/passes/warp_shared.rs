@@ -487,3 +487,168 @@ fn prologue(f: &mut Function, sc: Scratch, total: u32) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Mma, MmaType};
+
+    /// A compute shader of one block in SSA form and its entry block.
+    fn shader(local: [u32; 3]) -> (Shader, BlockId) {
+        let mut f = Function::new();
+        let b = f.add_block(Some(0));
+        f.blocks[0].term = Terminator::Exit;
+        f.ssa = true;
+        let sh = Shader {
+            func: f,
+            stage: Stage::Compute,
+            local_size: local,
+            shared_bytes: 20,
+            local_bytes: 0,
+            banks: Vec::new(),
+            abi: "cuda",
+            guest_insts: 0,
+            gfx: None,
+        };
+        (sh, b)
+    }
+
+    fn c(f: &mut Function, k: u32) -> Value {
+        f.push(BlockId(0), Op::Const(k as u64), Type::U32, &[])
+    }
+
+    fn shfl(f: &mut Function, b: BlockId, v: Value, lane: Value) -> Value {
+        let m = c(f, 0x1f);
+        f.push(b, Op::Shfl(ShflMode::Idx), Type::U32, &[v, lane, m])
+    }
+
+    fn store(f: &mut Function, b: BlockId, v: Value) {
+        let a = c(f, 0);
+        f.push(b, Op::Store(Space::Shared, Width::B32), Type::Void, &[a, v]);
+    }
+
+    fn count(f: &Function, p: impl Fn(&Op) -> bool) -> usize {
+        f.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter(|&&v| p(&f.inst(v).op))
+            .count()
+    }
+
+    /// Two shuffles that do not use each other's results share one exchange; a third that
+    /// shuffles the first's result needs its own. Scratch after the guest's shared memory,
+    /// one slot per invocation rounded up to whole warps, two words of operands.
+    #[test]
+    fn independent_operations_share_an_exchange() {
+        let (mut sh, b) = shader([40, 1, 1]);
+        let f = &mut sh.func;
+        let lane = f.push(b, Op::SysVal(Sys::LaneId), Type::U32, &[]);
+        let one = c(f, 1);
+        let x = shfl(f, b, lane, one);
+        let seven = c(f, 7);
+        let y = shfl(f, b, one, seven);
+        let z = shfl(f, b, x, seven);
+        let s = f.push(b, Op::IAdd, Type::U32, &[y, z]);
+        store(f, b, s);
+        let sc = run(&mut sh).expect("lowered").expect("had warp operations");
+        assert_eq!(
+            sc,
+            Scratch {
+                base: 32,
+                stride: 3,
+                slots: 64
+            }
+        );
+        assert_eq!(sh.shared_bytes, 32 + 4 * 3 * 64);
+        let f = &sh.func;
+        assert_eq!(count(f, |o| matches!(o, Op::Shfl(_))), 0);
+        // The prologue's synchronisation, then two per exchange.
+        assert_eq!(count(f, |o| *o == Op::WarpSync), 1 + 2 * 2);
+        for blk in &f.blocks {
+            for (k, &v) in blk.insts.iter().enumerate() {
+                if f.inst(v).op == Op::WarpSync {
+                    assert_eq!(k, 0, "a WarpSync starts its block");
+                }
+            }
+        }
+        crate::passes::ssa::verify(f).expect("valid");
+    }
+
+    /// Votes and reductions read every lane's slot; `ShflValid` needs no exchange.
+    #[test]
+    fn votes_reductions_and_validity() {
+        let (mut sh, b) = shader([64, 1, 1]);
+        let f = &mut sh.func;
+        let lane = f.push(b, Op::SysVal(Sys::LaneId), Type::U32, &[]);
+        let three = c(f, 3);
+        let p = f.push(b, Op::ULt, Type::Bool, &[lane, three]);
+        let bal = f.push(b, Op::Vote(VoteMode::Ballot), Type::U32, &[p]);
+        let any = f.push(b, Op::Vote(VoteMode::Any), Type::Bool, &[p]);
+        let sum = f.push(b, Op::WarpReduce(AtomOp::Add), Type::U32, &[lane]);
+        let m = c(f, 0x1f);
+        let ok = f.push(
+            b,
+            Op::ShflValid(ShflMode::Up),
+            Type::Bool,
+            &[lane, three, m],
+        );
+        let one = c(f, 1);
+        let zero = c(f, 0);
+        let a = f.push(b, Op::Select, Type::U32, &[any, one, zero]);
+        let o = f.push(b, Op::Select, Type::U32, &[ok, one, zero]);
+        let t = f.push(b, Op::IAdd, Type::U32, &[bal, sum]);
+        let t = f.push(b, Op::IAdd, Type::U32, &[t, a]);
+        let t = f.push(b, Op::IAdd, Type::U32, &[t, o]);
+        store(f, b, t);
+        run(&mut sh).expect("lowered").expect("had warp operations");
+        let f = &sh.func;
+        let warp = |o: &Op| {
+            matches!(
+                o,
+                Op::Shfl(_) | Op::ShflValid(_) | Op::Vote(_) | Op::WarpReduce(_)
+            )
+        };
+        assert_eq!(count(f, warp), 0);
+        // One exchange for the three operations (the ballot and `any` share their word).
+        assert_eq!(count(f, |o| *o == Op::WarpSync), 3);
+        crate::passes::ssa::verify(f).expect("valid");
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_emulate() {
+        let (mut sh, b) = shader([0, 0, 0]);
+        let f = &mut sh.func;
+        let one = c(f, 1);
+        let x = shfl(f, b, one, one);
+        store(f, b, x);
+        let e = run(&mut sh.clone()).expect_err("variable size");
+        assert!(e.contains("workgroup size"), "{e}");
+        sh.local_size = [32, 1, 1];
+        sh.stage = Stage::Fragment;
+        let e = run(&mut sh.clone()).expect_err("graphics");
+        assert!(e.contains("compute"), "{e}");
+        sh.stage = Stage::Compute;
+        let f = &mut sh.func;
+        let t = f.make(Op::Tuple, Type::Void, &[one]);
+        let m = Mma {
+            m: 8,
+            n: 8,
+            k: 16,
+            a: MmaType::S8,
+            b: MmaType::S8,
+            acc: MmaType::S32,
+            sat: false,
+            neg_a: false,
+            neg_b: false,
+        };
+        f.push(b, Op::Mma(m), Type::Void, &[t, t, t]);
+        let e = run(&mut sh).expect_err("unlowered Mma");
+        assert!(e.contains("tensor"), "{e}");
+        // Nothing to do: no change.
+        let (mut plain, b) = shader([32, 1, 1]);
+        let one = c(&mut plain.func, 1);
+        store(&mut plain.func, b, one);
+        assert_eq!(run(&mut plain), Ok(None));
+        assert_eq!(plain.shared_bytes, 20);
+    }
+}

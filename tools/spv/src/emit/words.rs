@@ -134,9 +134,9 @@ impl Builder {
         Ok(())
     }
 
-    /// Appends an instruction without result made of raw operand words.
+    /// Appends an instruction without result made of raw operand words (ids and literals).
     #[inline]
-    fn void_words(&mut self, op: spirv::Op, args: &[u32]) -> BuildResult<()> {
+    pub fn void_words(&mut self, op: spirv::Op, args: &[u32]) -> BuildResult<()> {
         let out = self.body()?;
         out.push(head(op, 1 + args.len()));
         out.extend_from_slice(args);
@@ -315,6 +315,20 @@ impl Builder {
     pub fn type_struct(&mut self, members: impl IntoIterator<Item = Word>) -> Word {
         let m: Vec<Word> = members.into_iter().collect();
         self.type_words(spirv::Op::TypeStruct, &m)
+    }
+    /// `OpTypeCooperativeMatrixKHR` (scope, rows, columns and use are constant ids).
+    pub fn type_coop_matrix(
+        &mut self,
+        comp: Word,
+        scope: Word,
+        rows: Word,
+        cols: Word,
+        use_: Word,
+    ) -> Word {
+        self.type_words(
+            spirv::Op::TypeCooperativeMatrixKHR,
+            &[comp, scope, rows, cols, use_],
+        )
     }
     /// `OpTypePointer`.
     pub fn type_pointer(&mut self, id: Option<Word>, sc: StorageClass, elem: Word) -> Word {
