@@ -63,7 +63,11 @@
 //! # Passes
 //!
 //! [`passes::PASSES`] lists them in order; each is one module with a unit test on a small
-//! hand-built function.
+//! hand-built function. Two lowerings run after them when the back end asks
+//! (`dmsh_spv::pipeline`): [`passes::tensor`] turns the warp matrix multiply-accumulate
+//! ([`Op::Mma`](ir::Op::Mma), HMMA / IMMA) into shuffles and per-lane arithmetic, and
+//! [`passes::warp_shared`] emulates 32-lane warp operations through workgroup memory
+//! (`docs/ir.md`, "Tensor instructions", "Warp operations in workgroup memory").
 
 pub mod const_reads;
 pub mod dom;
