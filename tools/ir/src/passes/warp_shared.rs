@@ -128,7 +128,13 @@ pub fn run(sh: &mut Shader) -> Result<Option<Scratch>, String> {
                 .into(),
         );
     }
-    let total: u32 = sh.local_size.iter().product();
+    let total: u64 = sh.local_size.iter().map(|&x| x as u64).product();
+    if total > 1024 {
+        return Err(format!(
+            "a workgroup of {total} invocations (the warp emulation takes at most 1024)"
+        ));
+    }
+    let total = total as u32;
     let plans: Vec<Vec<Run>> = (0..f.blocks.len())
         .map(|b| plan(f, &f.blocks[b].insts))
         .collect();

@@ -39,9 +39,14 @@ impl E {
                 "cooperative matrices need a workgroup size known at translation time".into(),
             ));
         }
-        let total: u32 = self.local_size.iter().map(|&x| x.max(1)).product();
+        let total: u64 = self.local_size.iter().map(|&x| x.max(1) as u64).product();
+        if total > 1024 {
+            return Err(Error::Unsupported(format!(
+                "cooperative matrices in a workgroup of {total} invocations (at most 1024)"
+            )));
+        }
         let u = self.ty(Type::U32);
-        let n = self.u32c(total.div_ceil(32) * REGION);
+        let n = self.u32c(total.div_ceil(32) as u32 * REGION);
         let at = self.arr(u, n);
         let pty = self.ptr(StorageClass::Workgroup, at);
         let v = self.global_var(pty, StorageClass::Workgroup, None);
