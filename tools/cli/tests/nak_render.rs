@@ -261,6 +261,16 @@ fn nvk_layout(m: &Value) -> BindingLayout {
 /// Our translation of NAK's compute binary `name` (instructions from byte 0; the QMD's data
 /// — workgroup size, shared and local memory — from meta.json).
 fn translate_compute(name: &str, sm: &str, m: &Value) -> Result<Stage, String> {
+    translate_compute_with(name, sm, m, dmsh_spv::WarpMode::Subgroup)
+}
+
+/// [`translate_compute`] with the warp operations translated as `warp` says.
+fn translate_compute_with(
+    name: &str,
+    sm: &str,
+    m: &Value,
+    warp: dmsh_spv::WarpMode,
+) -> Result<Stage, String> {
     let code = std::fs::read(corpus().join(format!("{name}.{sm}.code.bin")))
         .map_err(|e| format!("{name}: {e}"))?;
     let si = &m["stage_info"];
@@ -280,7 +290,11 @@ fn translate_compute(name: &str, sm: &str, m: &Value) -> Result<Stage, String> {
         }
     }
     cfg.layout = Some(nvk_layout(m));
-    let out = dmsh_spv::translate(&code, &cfg, &Options::default()).map_err(|e| e.to_string())?;
+    let opts = Options {
+        warp,
+        ..Default::default()
+    };
+    let out = dmsh_spv::translate(&code, &cfg, &opts).map_err(|e| e.to_string())?;
     Ok(Stage {
         spirv: out.words,
         reflection: out.reflection,
@@ -782,6 +796,14 @@ fn run_case(sm: &str, name: &str) -> String {
 /// with glslang's SPIR-V and with our translation of NAK's binary bound as NVK binds it
 /// (root table: `cs.group_count` at 0xc = the grid); returns the result line.
 fn run_compute_case(sm: &str, name: &str) -> String {
+    run_compute(sm, name, false)
+}
+
+/// [`run_compute_case`], or with `warp_emulated` the case translated with the
+/// workgroup-memory warp emulation and compared with a CPU model of its GLSL with 32-lane
+/// subgroups (only `cs_subgroup_ballot` has one) instead of glslang's run, which needs
+/// 32-lane subgroups.
+fn run_compute(sm: &str, name: &str, warp_emulated: bool) -> String {
     use dmsh_testsupport::reference::dksh;
     let dir = glsl_dir();
     let case = dksh::cases(&dir).into_iter().find(|c| c.name == name);
@@ -792,13 +814,35 @@ fn run_compute_case(sm: &str, name: &str) -> String {
         }
         let e = |e: dmsh_vk::Error| e.to_string();
         let dev = dmsh_vk::device::shared().map_err(e)?;
-        if case.warp_ops && !dev.info().can_run_warp32() {
+        if case.warp_ops && !dev.info().can_run_warp32() && !warp_emulated {
             return Ok("skip depends on 32-lane subgroups".into());
         }
         let full = format!("{name}.comp");
-        let ours = translate_compute(&full, sm, &meta(&full, sm)?)?;
+        let warp = if warp_emulated {
+            dmsh_spv::WarpMode::Workgroup
+        } else {
+            dmsh_spv::WarpMode::Subgroup
+        };
+        let ours = translate_compute_with(&full, sm, &meta(&full, sm)?, warp)?;
+        if warp_emulated && (ours.reflection.warp_ops || !ours.reflection.warp_emulated) {
+            return Err("the reflection does not say the warp operations were emulated".into());
+        }
         let (rs, rr) = dksh::reference(&case).map_err(e)?;
-        let want = dksh::run(&case, rs.clone(), rr.clone()).map_err(e)?;
+        let want = if warp_emulated {
+            let Some((_, input)) = case.ssbos.iter().find(|s| s.0 == 0) else {
+                return Err("no input buffer".into());
+            };
+            let values: Vec<u32> = input
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            dksh::Results {
+                ssbos: vec![(1, dksh::subgroup_ballot_model(&values))],
+                images: Vec::new(),
+            }
+        } else {
+            dksh::run(&case, rs.clone(), rr.clone()).map_err(e)?
+        };
         let mut job = dksh::job(&case, rs, rr).map_err(e)?;
         let mut root = vec![0u8; 0x800];
         for (k, g) in case.grid.iter().enumerate() {
@@ -911,15 +955,41 @@ fn nak_sm53_compute_matches_glslang() {
     assert!(unexpected.is_empty(), "unexpected failures: {unexpected:?}");
 }
 
+/// NAK's warp-dependent compute case (`cs_subgroup_ballot`, sm53 and sm86: skipped by
+/// [`exec_all`] where subgroups are not 32 lanes wide) through the workgroup-memory warp
+/// emulation, against a CPU model of its GLSL with 32-lane subgroups; counted apart.
+#[test]
+fn nak_warp_emulated_compute() {
+    if dmsh_testsupport::reference::glsl::vulkan_device().is_none() {
+        return;
+    }
+    let names: Vec<String> = ["sm53", "sm86"]
+        .iter()
+        .map(|sm| format!("{sm}:warp:cs_subgroup_ballot"))
+        .collect();
+    let runs = dmsh_testsupport::child::run_children("nak_render_one", ENV, &names);
+    println!(
+        "NAK warp-emulated compute vs CPU model: {} pass, {} skipped, {} fail of {}",
+        runs.pass,
+        runs.skip,
+        runs.bad.len(),
+        names.len()
+    );
+    dmsh_testsupport::child::assert_only_known(&runs.bad, &[]);
+}
+
 /// The child process of [`render_all`]: the case `DMSH_NAK_CASE` names.
 #[test]
 #[ignore]
 fn nak_render_one() {
     dmsh_testsupport::child::run_named(ENV, |arg| {
         let (sm, name) = arg.split_once(':').unwrap_or(("sm53", arg));
-        match name.strip_prefix("comp:") {
-            Some(n) => run_compute_case(sm, n),
-            None => run_case(sm, name),
+        if let Some(n) = name.strip_prefix("comp:") {
+            run_compute_case(sm, n)
+        } else if let Some(n) = name.strip_prefix("warp:") {
+            run_compute(sm, n, true)
+        } else {
+            run_case(sm, name)
         }
     });
 }

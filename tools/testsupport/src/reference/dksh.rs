@@ -583,3 +583,33 @@ pub fn check_translation(
     let got = run(case, spirv, reflection)?;
     Ok(compare(case, &want, &got))
 }
+
+/// `cs_subgroup_ballot.comp.glsl` with 32-lane subgroups (NVIDIA's `gl_SubGroupSizeARB`, what
+/// uam and NAK compile it for), computed on the CPU from the GLSL: per invocation the uvec4 (ballot
+/// of `v & 1`, `readFirstInvocationARB(v) + readInvocationARB(v, 7)`, rank of the invocation
+/// among the ballot's lanes + its lane, the any / all / all-equal flags). The oracle for the
+/// workgroup-memory warp emulation on devices whose subgroups are not 32 lanes wide (where
+/// glslang's own SPIR-V cannot serve as one).
+pub fn subgroup_ballot_model(values: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 16);
+    for i in 0..values.len() {
+        let w = &values[i & !31..((i & !31) + 32).min(values.len())];
+        let lane = (i & 31) as u32;
+        let ballot = w
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (l, &x)| m | (x & 1) << l);
+        let any_big = w.iter().any(|&x| x > 1000);
+        let all_small = w.iter().all(|&x| x < 10);
+        let eq = w.iter().all(|&x| x == 3) || w.iter().all(|&x| x != 3);
+        let lt = (1u32 << lane) - 1;
+        let words = [
+            ballot,
+            w[0].wrapping_add(w[7]),
+            (ballot & lt).count_ones() + lane,
+            any_big as u32 | (all_small as u32) << 1 | (eq as u32) << 2,
+        ];
+        out.extend(words.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    out
+}
