@@ -671,6 +671,9 @@ pub enum Op {
     /// Warp reduction of args[0] (U32) over the active lanes (Ampere's `REDUX`): `Add`,
     /// `And`, `Or`, `Xor`, `SMin`, `UMin`, `SMax`, `UMax`. Value U32.
     WarpReduce(AtomOp),
+    /// The mask of the active lanes whose value equals this lane's (`MATCH.ANY`): args[0]
+    /// (U32) and, for a 64-bit value, args[1] (its high word). Value U32.
+    MatchAny,
     /// A warp matrix multiply-accumulate (`HMMA`, `IMMA`): D = A·B + C over the fragments
     /// the warp's 32 lanes hold (docs/ir.md, "Tensor instructions"). args[0], [1], [2] are
     /// `Tuple`s of the lane's A, B and C registers (U32 bits); the value is Void and D's
@@ -756,6 +759,7 @@ impl Op {
                 | Op::ShflValid(_)
                 | Op::Vote(_)
                 | Op::WarpReduce(_)
+                | Op::MatchAny
                 | Op::WarpSync
                 | Op::Load(Space::Global, _)
                 | Op::Load(Space::Storage(_), _)

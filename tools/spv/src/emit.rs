@@ -1245,6 +1245,30 @@ impl E {
         Ok(self.op(o, u, &[sc, reduce, v]))
     }
 
+    /// `MATCH.ANY` with subgroup ballots: the active lanes ANDed, per bit of each word, with
+    /// the ballot of that bit (or its complement where this lane's bit is clear).
+    fn match_any(&mut self, words: &[Word]) -> Word {
+        let u = self.ty(Type::U32);
+        let bo = self.ty(Type::Bool);
+        let t = self.c(Type::Bool, 1);
+        let mut mask = self.vote(VoteMode::Ballot, t);
+        let z = self.u32c(0);
+        for &w in words {
+            for k in 0..32 {
+                let kc = self.u32c(k);
+                let sh = self.op(spirv::Op::ShiftRightLogical, u, &[w, kc]);
+                let one = self.u32c(1);
+                let bit = self.op(spirv::Op::BitwiseAnd, u, &[sh, one]);
+                let set = self.op(spirv::Op::INotEqual, bo, &[bit, z]);
+                let b = self.vote(VoteMode::Ballot, set);
+                let nb = self.op(spirv::Op::Not, u, &[b]);
+                let same = self.select(Type::U32, set, b, nb);
+                mask = self.op(spirv::Op::BitwiseAnd, u, &[mask, same]);
+            }
+        }
+        mask
+    }
+
     fn vote(&mut self, mode: VoteMode, p: Word) -> Word {
         self.warp_ops = true;
         let bo = self.ty(Type::Bool);
@@ -1611,6 +1635,7 @@ impl E {
             }
             Op::Vote(m) => self.vote(m, a[0]),
             Op::WarpReduce(o) => self.warp_reduce(o, a[0])?,
+            Op::MatchAny => self.match_any(a),
             Op::AttrLoad { .. }
             | Op::AttrStore { .. }
             | Op::Interp(..)

@@ -5,7 +5,7 @@
 //! `warp_ops` (one subgroup is one warp). `spirv-val` checks the modules where it knows the
 //! extension (SPIRV-Tools 2023.6+; `DMSH_SPIRV_VAL` may name one); the distribution's 2023.1
 //! does not, and the check is then reported as skipped. No device here runs them (lavapipe has
-//! no cooperative matrices): the exact results are the subgroup emulation's (`tensor_exec`).
+//! no cooperative matrices): the exact results are the subgroup emulation's (`extra_sm86_exec`).
 
 mod common;
 

@@ -3,7 +3,7 @@
 //! 8 or 16). A warp is 32 consecutive invocations of the workgroup (linear index), as on
 //! NVIDIA hardware; lane ids and lane masks are computed from that index already.
 //!
-//! Every warp operation that reads other lanes' values (`Shfl`, `Vote`, `WarpReduce`) is an
+//! Every warp operation that reads other lanes' values (`Shfl`, `Vote`, `WarpReduce`, `MatchAny`) is an
 //! *exchange*: each invocation writes its operand words and a tag into its own slot of a
 //! scratch area placed after the guest's shared memory, all invocations synchronise
 //! ([`Op::WarpSync`]), each reads the slots of its warp it needs, all synchronise again, and
@@ -48,7 +48,19 @@ pub struct Scratch {
 
 /// Whether an operation reads other lanes' values.
 fn exchanges(op: &Op) -> bool {
-    matches!(op, Op::Shfl(_) | Op::Vote(_) | Op::WarpReduce(_))
+    matches!(
+        op,
+        Op::Shfl(_) | Op::Vote(_) | Op::WarpReduce(_) | Op::MatchAny
+    )
+}
+
+/// The values an exchanging operation publishes: its first argument, and `MatchAny`'s high
+/// word.
+fn published(i: &crate::ir::Inst) -> Vec<Value> {
+    match i.op {
+        Op::MatchAny => i.args().collect(),
+        _ => vec![i.args[0]],
+    }
 }
 
 /// One exchange: warp operations of a block, the last at index `last`.
@@ -72,9 +84,10 @@ fn plan(f: &Function, insts: &[Value]) -> Vec<Run> {
         if !exchanges(&i.op) {
             continue;
         }
-        let w = i.args[0];
+        let ws = published(i);
         if let Some(r) = &cur {
-            if !r.words.contains(&w) && r.words.len() >= MAX_WORDS {
+            let new = ws.iter().filter(|w| !r.words.contains(w)).count();
+            if r.words.len() + new > MAX_WORDS {
                 runs.extend(cur.take());
             }
         }
@@ -84,8 +97,10 @@ fn plan(f: &Function, insts: &[Value]) -> Vec<Run> {
             last: idx,
         });
         r.ops.push(v);
-        if !r.words.contains(&w) {
-            r.words.push(w);
+        for w in ws {
+            if !r.words.contains(&w) {
+                r.words.push(w);
+            }
         }
         r.last = idx;
     }
@@ -101,7 +116,9 @@ pub fn run(sh: &mut Shader) -> Result<Option<Scratch>, String> {
     for b in &f.blocks {
         for &v in &b.insts {
             match f.inst(v).op {
-                Op::Shfl(_) | Op::ShflValid(_) | Op::Vote(_) | Op::WarpReduce(_) => any = true,
+                Op::Shfl(_) | Op::ShflValid(_) | Op::Vote(_) | Op::WarpReduce(_) | Op::MatchAny => {
+                    any = true
+                }
                 Op::Mma(_) => {
                     return Err("a matrix multiply-accumulate is left: lower it first (the \
                                 tensor pass)"
@@ -331,6 +348,37 @@ fn exchange(s: &mut Seq, cur: BlockId, r: Run, sc: Scratch, tag: u32) -> BlockId
                         s.bin(Op::Or, none, all)
                     }
                 }
+            }
+            Op::MatchAny => {
+                // The active lanes whose published words all equal this lane's.
+                let (act, _) = active_lanes(s, sc, &sl, tag, &mut active);
+                let mine: Vec<(Value, u32)> = i
+                    .args()
+                    .map(|a| {
+                        let k = r.words.iter().position(|&w| w == a).unwrap_or(0) as u32;
+                        (a, k)
+                    })
+                    .collect();
+                let mut mask = Value::NONE;
+                for (j, &aj) in act.iter().enumerate() {
+                    let jc = s.c32(j as u32);
+                    let mut same = aj;
+                    for &(a, k) in &mine {
+                        let wa = addr_of(s, sc, &sl, jc, 1 + k);
+                        let wv = load(s, wa);
+                        let eq = s.cmp(Op::IEq, wv, a);
+                        same = s.bin(Op::And, same, eq);
+                    }
+                    let bit = s.c32(1 << j);
+                    let z = s.c32(0);
+                    let x = s.sel(same, bit, z);
+                    mask = if mask.is_none() {
+                        x
+                    } else {
+                        s.bin(Op::Or, mask, x)
+                    };
+                }
+                mask
             }
             Op::WarpReduce(o) => {
                 let (act, _) = active_lanes(s, sc, &sl, tag, &mut active);

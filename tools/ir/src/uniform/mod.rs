@@ -66,6 +66,7 @@ fn varying_source(op: &Op) -> bool {
                 | Op::ShflValid(_)
                 | Op::Vote(_)
                 | Op::WarpReduce(_)
+                | Op::MatchAny
                 | Op::Mma(_)
                 | Op::AttrLoad { .. }
                 | Op::Interp(..)

@@ -5,9 +5,9 @@
 //!   reduction.
 //! - `MATCH.ALL` holds when the active lanes' minimum and maximum agree (two reductions per
 //!   32-bit word); its `Rd` is then the active-lane mask, else 0.
-//! - `MATCH.ANY` is the set of active lanes whose value equals this lane's: per bit, the
-//!   ballot of that bit, or of its complement where this lane's bit is clear, ANDed together
-//!   (one ballot per bit).
+//! - `MATCH.ANY` is the IR's [`Op::MatchAny`]: the set of active lanes whose value equals this
+//!   lane's (the back end ANDs per bit the ballot of that bit, or of its complement where this
+//!   lane's bit is clear; the workgroup-memory warp emulation compares the lanes' values).
 //!
 //! `BAR.RED.AND` / `.OR` are the population count of the predicate compared with the
 //! workgroup size / with 0 (the thread count, where given, is taken to be the whole
@@ -195,9 +195,9 @@ fn match_(cx: &mut Cx, i: &Instr) -> Result<()> {
     } else {
         vec![cx.reg(ra)]
     };
-    let t = cx.cbool(true);
-    let active = cx.emit(Op::Vote(VoteMode::Ballot), Type::U32, &[t]);
     if i.form_name() == "MATCH_ALL" {
+        let t = cx.cbool(true);
+        let active = cx.emit(Op::Vote(VoteMode::Ballot), Type::U32, &[t]);
         let mut all = cx.cbool(true);
         for &w in &words {
             let lo = cx.emit(Op::WarpReduce(AtomOp::UMin), Type::U32, &[w]);
@@ -213,26 +213,7 @@ fn match_(cx: &mut Cx, i: &Instr) -> Result<()> {
         cx.set_rd(i, v);
         return Ok(());
     }
-    // The bits first, then their ballots, then the combination: the ballots use nothing
-    // of each other, so the workgroup-memory warp emulation exchanges them together.
-    let mut sets = Vec::with_capacity(32 * words.len());
-    for &w in &words {
-        for k in 0..32 {
-            let bit = cx.bits(w, k, 1);
-            let z = cx.c32(0);
-            sets.push(cx.cmp(Op::INe, bit, z));
-        }
-    }
-    let ballots: Vec<Value> = sets
-        .iter()
-        .map(|&set| cx.emit(Op::Vote(VoteMode::Ballot), Type::U32, &[set]))
-        .collect();
-    let mut mask = active;
-    for (&set, &b) in sets.iter().zip(&ballots) {
-        let nb = cx.not(b);
-        let same = cx.sel(set, b, nb);
-        mask = cx.and(mask, same);
-    }
+    let mask = cx.emit(Op::MatchAny, Type::U32, &words);
     cx.set_rd(i, mask);
     Ok(())
 }

@@ -1,12 +1,14 @@
-//! The tensor-instruction kernels of tests/corpus/extra/sm86/tensor (PTX `mma.sync` with f16,
-//! bf16, tf32 and s8/u8 inputs, `ldmatrix` .x1/.x2/.x4 and .trans, `movmatrix`, and a tile
-//! loaded with `ldmatrix` and multiplied with `mma.sync`, compiled by ptxas for sm_86):
-//! translated and run on the Vulkan device against their `K.io.json` (expected values from an
-//! independent CPU model of the PTX ISA's definitions, see the folder's README), bit for bit.
+//! The executable kernels of tests/corpus/extra/sm86 (those with a `K.io.json`): the tensor
+//! kernels of `tensor/` (PTX `mma.sync` with f16, bf16, tf32 and s8/u8 inputs, `ldmatrix`
+//! .x1/.x2/.x4 and .trans, `movmatrix`, and a tile loaded with `ldmatrix` and multiplied with
+//! `mma.sync`) and the warp kernels of `ctrl/` (`match.sync`, `vote.sync`, `redux.sync`), all
+//! compiled by ptxas for sm_86: translated and run on the Vulkan device against their
+//! `K.io.json` (expected values from an independent CPU model of the PTX ISA's definitions, see
+//! the folders' READMEs), bit for bit.
 //!
 //! Each kernel runs twice, in child processes: with the workgroup-memory warp emulation
 //! (`WarpMode::Workgroup`, any subgroup size: it runs on lavapipe), and as the default
-//! translation (subgroup shuffles), which is reported as skipped where subgroups are not 32
+//! translation (subgroup operations), which is reported as skipped where subgroups are not 32
 //! lanes wide. Both must say `tensor: subgroup_emulation` in the reflection when the kernel
 //! has HMMA or IMMA.
 
@@ -16,22 +18,35 @@ mod common;
 use dmsh_spv::{translate, Options, WarpMode};
 use dmsh_testsupport::child;
 
-const ENV: &str = "DMSH_TENSOR_EXEC_ONE";
+const ENV: &str = "DMSH_EXTRA_SM86_EXEC_ONE";
 
-/// The folder of the kernels.
-fn dir() -> std::path::PathBuf {
-    common::root().join("tests/corpus/extra/sm86/tensor")
+/// The folders with executable kernels.
+const DIRS: &[&str] = &["tensor", "ctrl"];
+
+/// The folder of a kernel.
+fn dir_of(name: &str) -> std::path::PathBuf {
+    let d = if name.starts_with("x_ctrl_") {
+        "ctrl"
+    } else {
+        "tensor"
+    };
+    common::root().join("tests/corpus/extra/sm86").join(d)
 }
 
 /// The kernels with an io.json, sorted.
 fn kernels() -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir())
-        .expect("tensor corpus")
-        .filter_map(|e| {
-            let n = e.ok()?.file_name().to_string_lossy().into_owned();
-            n.strip_suffix(".io.json").map(str::to_string)
-        })
-        .collect();
+    let mut v: Vec<String> = Vec::new();
+    for d in DIRS {
+        let dir = common::root().join("tests/corpus/extra/sm86").join(d);
+        v.extend(
+            std::fs::read_dir(dir)
+                .expect("extra sm86 corpus")
+                .filter_map(|e| {
+                    let n = e.ok()?.file_name().to_string_lossy().into_owned();
+                    n.strip_suffix(".io.json").map(str::to_string)
+                }),
+        );
+    }
     v.sort();
     v
 }
@@ -43,12 +58,12 @@ fn run_one(spec: &str) -> String {
         Some(("sub", n)) => (WarpMode::Subgroup, n),
         _ => return format!("error bad spec {spec}"),
     };
-    let io_path = dir().join(format!("{name}.io.json"));
+    let io_path = dir_of(name).join(format!("{name}.io.json"));
     let io = match dmsh_vk::io_json::IoJson::load(&io_path) {
         Ok(io) => io,
         Err(e) => return format!("error io.json: {e}"),
     };
-    let cubin = match dmsh_cubin::read(&dir().join(format!("{name}.sm86.cubin"))) {
+    let cubin = match dmsh_cubin::read(&dir_of(name).join(format!("{name}.sm86.cubin"))) {
         Ok(c) => c,
         Err(e) => return format!("error cubin: {e}"),
     };
@@ -70,7 +85,7 @@ fn run_one(spec: &str) -> String {
     }
     let r = &out.reflection;
     // `tensor` describes HMMA / IMMA; LDSM and MOVM are shuffles and loads.
-    let mma = !matches!(name, "x_tensor_ldsm" | "x_tensor_movm");
+    let mma = name.starts_with("x_tensor_") && !matches!(name, "x_tensor_ldsm" | "x_tensor_movm");
     if r.tensor.as_deref() != mma.then_some("subgroup_emulation") {
         return format!("error reflection tensor {:?}", r.tensor);
     }
@@ -98,28 +113,28 @@ fn run_one(spec: &str) -> String {
 }
 
 #[test]
-#[ignore = "child process of tensor_exec"]
-fn tensor_exec_one() {
+#[ignore = "child process of extra_sm86_exec"]
+fn extra_sm86_exec_one() {
     child::run_named(ENV, run_one);
 }
 
 #[test]
-fn tensor_exec() {
+fn extra_sm86_exec() {
     let names = kernels();
-    assert!(names.len() >= 7, "tensor kernels: {names:?}");
+    assert!(names.len() >= 9, "kernels: {names:?}");
     let emulated: Vec<String> = names.iter().map(|n| format!("warp:{n}")).collect();
-    let runs = child::run_children("tensor_exec_one", ENV, &emulated);
+    let runs = child::run_children("extra_sm86_exec_one", ENV, &emulated);
     println!(
-        "tensor exec, warp-emulated (workgroup memory): {} pass, {} skipped, {} fail of {}",
+        "extra sm86 exec, warp-emulated (workgroup memory): {} pass, {} skipped, {} fail of {}",
         runs.pass,
         runs.skip,
         runs.bad.len(),
         emulated.len()
     );
     let sub: Vec<String> = names.iter().map(|n| format!("sub:{n}")).collect();
-    let subs = child::run_children("tensor_exec_one", ENV, &sub);
+    let subs = child::run_children("extra_sm86_exec_one", ENV, &sub);
     println!(
-        "tensor exec, subgroups: {} pass, {} skipped (warp-size), {} fail of {}",
+        "extra sm86 exec, subgroups: {} pass, {} skipped (warp-size), {} fail of {}",
         subs.pass,
         subs.skip,
         subs.bad.len(),
