@@ -287,10 +287,12 @@ fn lower_block(f: &mut Function, b: BlockId, runs: Vec<Run>, sc: Scratch, tag: &
 fn exchange(s: &mut Seq, cur: BlockId, r: Run, sc: Scratch, tag: u32) -> BlockId {
     let sl = slot(s, sc);
     for (k, &w) in r.words.iter().enumerate() {
+        // A predicate (only votes publish one) goes out as this lane's ballot bit.
         let w = if s.f.ty(w) == Type::Bool {
             let one = s.c32(1);
+            let bit = s.bin(Op::Shl, one, sl.lane);
             let zero = s.c32(0);
-            s.sel(w, one, zero)
+            s.sel(w, bit, zero)
         } else {
             s.cast(Type::U32, w)
         };
@@ -319,24 +321,20 @@ fn exchange(s: &mut Seq, cur: BlockId, r: Run, sc: Scratch, tag: u32) -> BlockId
                 s.sel(act, wv, own)
             }
             Op::Vote(mode) => {
-                let (act, mask) = active_lanes(s, sc, &sl, tag, &mut active);
-                let mut bal = Value::NONE;
-                for (j, &aj) in act.iter().enumerate() {
-                    let jc = s.c32(j as u32);
+                // Each lane published its ballot bit: OR them, keep the active lanes'.
+                let (_, mask) = active_lanes(s, sc, &sl, tag, &mut active);
+                let mut bits = Value::NONE;
+                for j in 0..32 {
+                    let jc = s.c32(j);
                     let wa = addr_of(s, sc, &sl, jc, 1 + k);
                     let wv = load(s, wa);
-                    let z = s.c32(0);
-                    let on = s.cmp(Op::INe, wv, z);
-                    let both = s.bin(Op::And, on, aj);
-                    let bit = s.c32(1 << j);
-                    let z = s.c32(0);
-                    let x = s.sel(both, bit, z);
-                    bal = if bal.is_none() {
-                        x
+                    bits = if bits.is_none() {
+                        wv
                     } else {
-                        s.bin(Op::Or, bal, x)
+                        s.bin(Op::Or, bits, wv)
                     };
                 }
+                let bal = s.bin(Op::And, bits, mask);
                 let z = s.c32(0);
                 match mode {
                     VoteMode::Ballot => bal,
