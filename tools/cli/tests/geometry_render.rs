@@ -8,6 +8,7 @@
 
 mod common;
 
+use dmsh_fixup::lower::Pass;
 use dmsh_spv::lower::Form;
 use dmsh_testsupport::reference::{dksh, dksh_render, glsl, translate};
 use dmsh_vk::compute::{Bind, BufferSpec, PointerPatch, ResourceRef};
@@ -354,6 +355,36 @@ fn ours_in(name: &str, form: Form) -> Stage {
         .unwrap_or_else(|e| panic!("{name}: translation ({form:?}): {e}"))
 }
 
+/// glslang's module `words` treated as a capture folder's (docs/build.md, "Vulkan modules"):
+/// `fix_strides`, then lowered into `pass` at the SPIR-V level (`dmsh_fixup::lower`). The
+/// reflection's banks are the DEKO3D_SHIFTS ranges' slots, as [`glslang`]'s (uniform block n
+/// at binding 2 + n is cbuf bank 2 + n, sampler n at binding 64 + n texture n).
+fn captured(words: &[u32], pass: Pass) -> Stage {
+    let (w, _) = dmsh_fixup::vulkan::prepare(words).expect("fix_strides");
+    let (spirv, mut reflection) =
+        dmsh_fixup::lower::lower(&w, pass).unwrap_or_else(|e| panic!("{pass:?}: {e}"));
+    dmsh_vk::spirv_val(&spirv).unwrap_or_else(|e| panic!("{pass:?}: spirv-val: {e}"));
+    for r in &mut reflection.resources {
+        let b = r.binding.unwrap_or(0);
+        match r.kind.as_str() {
+            "texture" => r.bank = b - 64,
+            "sampler" => r.bank = b - 96,
+            _ => {}
+        }
+    }
+    Stage { spirv, reflection }
+}
+
+/// The captured pipeline of a vertex and geometry module (capture form, kernel, draw).
+fn captured_geometry(vertex: &[u32], geometry: &[u32], data: Data) -> Middle {
+    Middle::Lowered(
+        captured(vertex, Pass::VertexCapture),
+        captured(geometry, Pass::GeometryKernel),
+        data,
+        captured(geometry, Pass::GeometryDraw),
+    )
+}
+
 /// A vertex shader in capture form written in GLSL (docs/geometry.md): `decls` and `body`
 /// compute `vec4 pos` and the vec4 varyings `outs` (location, expression), stored as vertex
 /// record words (generic n at 4n, the position at 128).
@@ -510,6 +541,9 @@ fn check(name: &str, d: &Draw, data: impl Fn() -> Data, nak: [Option<Nvk>; 2], c
         data(),
     );
     compare(&format!("{name} lowered"), &want, &got);
+    let gs = reference(name, "geom", "geometry").spirv;
+    let got = run(d, captured_geometry(&d.vertex.spirv, &gs, data()));
+    compare(&format!("{name} captured, lowered"), &want, &got);
     for (sm, nvk) in ["sm53", "sm86"].into_iter().zip(nak) {
         let nd = || Data { nvk, ..data() };
         let g = dmsh_ir::Stage::Geometry;
@@ -768,6 +802,21 @@ fn tcs_tes_triangle_render_like_glslang() {
         edata(),
     );
     compare("tcs_triangle + tes_triangle lowered", &want, &got);
+    let got = run(
+        &d,
+        Middle::LoweredTess(
+            captured(&d.vertex.spirv, Pass::VertexCapture),
+            captured(
+                &reference(c, "tesc", "tess_control").spirv,
+                Pass::TessControlKernel,
+            ),
+            cdata(),
+            captured(&reference(e, "tese", "tess_eval").spirv, Pass::TessEvalDraw),
+            edata(),
+            3,
+        ),
+    );
+    compare("tcs_triangle + tes_triangle captured, lowered", &want, &got);
     // NAK's binaries: the uniform blocks as bank c[1] on sm86, through set 0 in memory on sm53;
     // the displacement texture's handle in set 1's bank (c[1] on sm53, c[2] on sm86).
     for (sm, nvk, bank) in [("sm53", Nvk::Memory, 1), ("sm86", Nvk::Bank, 2)] {
@@ -871,6 +920,15 @@ fn translated_vertex_capture_feeds_the_kernel() {
         &want,
         &got,
     );
+    // The same pipeline from glslang's modules as a capture folder's, with a uniform block in
+    // the captured vertex shader.
+    let gs = reference(name, "geom", "geometry").spirv;
+    let got = run(&d, captured_geometry(&d.vertex.spirv, &gs, Data::default()));
+    compare(
+        "vs_basic_mvp + gs_passthrough_tri captured, lowered",
+        &want,
+        &got,
+    );
 }
 
 /// A geometry shader beyond the lowered form's limits fails to translate in that form with an
@@ -936,6 +994,9 @@ fn check_extra_gs(name: &str, d: &Draw, capture: &Stage) {
         ),
     );
     compare(&format!("{name} lowered"), &want, &got);
+    let gs = extra_reference(name, "geom", "geometry").spirv;
+    let got = run(d, captured_geometry(&d.vertex.spirv, &gs, Data::default()));
+    compare(&format!("{name} captured, lowered"), &want, &got);
 }
 
 /// gs_indexed_in (run-time indexed per-vertex arrays, points out with a point size),
@@ -1153,6 +1214,28 @@ fn extra_tessellation_pair_renders_like_glslang() {
         ),
     );
     compare("tcs_quad_barrier + tes_quad_isolevels lowered", &want, &got);
+    let got = run(
+        &d,
+        Middle::LoweredTess(
+            captured(&d.vertex.spirv, Pass::VertexCapture),
+            captured(
+                &extra_reference(c, "tesc", "tess_control").spirv,
+                Pass::TessControlKernel,
+            ),
+            Data::default(),
+            captured(
+                &extra_reference(e, "tese", "tess_eval").spirv,
+                Pass::TessEvalDraw,
+            ),
+            Data::default(),
+            4,
+        ),
+    );
+    compare(
+        "tcs_quad_barrier + tes_quad_isolevels captured, lowered",
+        &want,
+        &got,
+    );
 }
 
 /// Every input topology the lowered kernel assembles, against lavapipe's own assembly for a
@@ -1222,7 +1305,7 @@ fn every_input_topology_assembles_like_a_geometry_stage() {
             Some(p) => translate::corpus_geometry_stage(&dksh::corpus_dir(), name, p, form)
                 .unwrap_or_else(|e| panic!("{name}: {e}")),
         };
-        let want = run(&d, Middle::Geometry(reference, Data::default()));
+        let want = run(&d, Middle::Geometry(reference.clone(), Data::default()));
         let got = run(
             &d,
             Middle::Lowered(
@@ -1233,6 +1316,15 @@ fn every_input_topology_assembles_like_a_geometry_stage() {
             ),
         );
         compare(&format!("{name} as {topology:?}, lowered"), &want, &got);
+        let got = run(
+            &d,
+            captured_geometry(&d.vertex.spirv, &reference.spirv, Data::default()),
+        );
+        compare(
+            &format!("{name} as {topology:?}, captured, lowered"),
+            &want,
+            &got,
+        );
     }
 }
 
@@ -1284,6 +1376,13 @@ fn indexed_draws_assemble_through_the_index_buffer() {
         );
         compare(
             &format!("{name} indexed {topology:?}, lowered"),
+            &want,
+            &got,
+        );
+        let gs = reference(name, "geom", "geometry").spirv;
+        let got = run(&d, captured_geometry(&d.vertex.spirv, &gs, Data::default()));
+        compare(
+            &format!("{name} indexed {topology:?}, captured, lowered"),
             &want,
             &got,
         );

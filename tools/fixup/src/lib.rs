@@ -29,6 +29,7 @@
 pub mod depth;
 pub mod dual_source;
 pub mod int_inputs;
+pub mod lower;
 pub mod module;
 pub mod pad;
 pub mod primitive_id;

@@ -118,6 +118,11 @@ impl Spirv {
         id
     }
 
+    /// The type `op` with `operands` (no result type), added when absent.
+    pub fn global_type(&mut self, op: Op, operands: Vec<Operand>) -> Word {
+        self.global(op, None, operands)
+    }
+
     /// `OpTypeBool`.
     pub fn type_bool(&mut self) -> Word {
         self.global(Op::TypeBool, None, vec![])

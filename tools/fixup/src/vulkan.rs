@@ -26,7 +26,8 @@ pub fn prepare(words: &[u32]) -> Result<(Vec<u32>, Reflection), Error> {
     Ok((sp.assemble(), refl))
 }
 
-fn stage_name(m: ExecutionModel) -> Result<&'static str, Error> {
+/// The reflection's stage name of execution model `m`.
+pub fn stage_name(m: ExecutionModel) -> Result<&'static str, Error> {
     Ok(match m {
         ExecutionModel::Vertex => "vertex",
         ExecutionModel::Fragment => "fragment",
@@ -286,9 +287,15 @@ fn interface(sp: &Spirv, class: StorageClass) -> Result<Vec<IoVar>, Error> {
         let ty = sp
             .pointee(ptr)
             .ok_or_else(|| Error::Parse(format!("%{var}: not a pointer")))?;
-        let block = def(sp, ty)?;
+        // A per-vertex `gl_in[]` / `gl_out[]` is an array of the block.
+        let block = match def(sp, ty)?.class.opcode {
+            Op::TypeArray => def(sp, unarray(sp, ty, "interface")?.0)?,
+            _ => def(sp, ty)?,
+        };
+        let block_ty = block.result_id.unwrap_or(ty);
         if block.class.opcode == Op::TypeStruct
-            && (0..block.operands.len() as u32).any(|m| member_flag(sp, ty, m, Decoration::BuiltIn))
+            && (0..block.operands.len() as u32)
+                .any(|m| member_flag(sp, block_ty, m, Decoration::BuiltIn))
         {
             continue; // gl_PerVertex
         }

@@ -11,6 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod lowered;
+
 /// The schema version writers put in `version` and readers require (an absent `version`
 /// reads as this one).
 pub const SCHEMA_VERSION: u32 = 1;

@@ -664,10 +664,9 @@ impl E {
         let only = self.op(spirv::Op::IEqual, bo, &[n, one]);
         // (middle, last) offsets from 2i for an even and an odd triangle; the first and only
         // triangles (even) are constants.
-        const EVEN: [(i32, i32); 6] = [(0, 0), (-2, -2), (2, 2), (6, 3), (4, 4), (3, 5)];
-        const ODD: [(i32, i32); 6] = [(0, 0), (3, 5), (4, 4), (6, 3), (2, 2), (-2, -2)];
-        let (even, odd_row) = (EVEN, ODD);
-        let (first_row, only_row) = ([0, 1, 2, 6, 4, 3], [0, 1, 2, 5, 4, 3]);
+        use dmsh_reflect::lowered as l;
+        let (even, odd_row) = (l::STRIP_ADJACENCY_EVEN, l::STRIP_ADJACENCY_ODD);
+        let (first_row, only_row) = (l::STRIP_ADJACENCY_FIRST, l::STRIP_ADJACENCY_ONLY);
         let k = v as usize % 6;
         let pick = |e: &mut E, c: Word, a: Word, b: Word| e.select(Type::U32, c, a, b);
         let entry = |e: &mut E, (m, l): (i32, i32)| {
