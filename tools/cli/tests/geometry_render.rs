@@ -544,6 +544,19 @@ fn check(name: &str, d: &Draw, data: impl Fn() -> Data, nak: [Option<Nvk>; 2], c
     let gs = reference(name, "geom", "geometry").spirv;
     let got = run(d, captured_geometry(&d.vertex.spirv, &gs, data()));
     compare(&format!("{name} captured, lowered"), &want, &got);
+    // A Vulkan 1.0 title's SPIR-V 1.0: the lowered buffers through
+    // SPV_KHR_storage_buffer_storage_class, the draw's layer and viewport outputs through
+    // SPV_EXT_shader_viewport_index_layer.
+    let src = dksh_render::corpus_glsl(&dksh::corpus_dir(), name).expect("corpus GLSL");
+    let mut args = vec!["--target-env", "vulkan1.0"];
+    args.extend_from_slice(glsl::DEKO3D_SHIFTS);
+    let gs10 = glsl::compile_source(&src, "geom", &args).expect("glslang");
+    let got = run(d, captured_geometry(&d.vertex.spirv, &gs10, data()));
+    compare(
+        &format!("{name} (SPIR-V 1.0) captured, lowered"),
+        &want,
+        &got,
+    );
     for (sm, nvk) in ["sm53", "sm86"].into_iter().zip(nak) {
         let nd = || Data { nvk, ..data() };
         let g = dmsh_ir::Stage::Geometry;

@@ -18,12 +18,26 @@ pub const ABI: &str = "vulkan";
 /// `fix_strides` changed it. Returns the new words.
 pub fn prepare(words: &[u32]) -> Result<(Vec<u32>, Reflection), Error> {
     let mut sp = Spirv::parse(words)?;
+    unname_functions(&mut sp);
     let s = strides::run(&mut sp)?;
     let mut refl = reflection(&sp)?;
     if s.moved > 0 {
         refl.fixups.push("fix_strides".into());
     }
     Ok((sp.assemble(), refl))
+}
+
+/// Drops the debug names of functions: SPIRV-Cross names an MSL function after its SPIR-V
+/// name, and a GLSL function may be named like a Metal library type (`level`, `sampler`, …),
+/// which makes every call ambiguous in MSL (glslang's `level(vf3;vf3;` of the corpus'
+/// tcs_triangle). Unnamed functions get SPIRV-Cross's `_N` names.
+pub fn unname_functions(sp: &mut Spirv) {
+    let functions: std::collections::HashSet<Word> = (sp.m.functions.iter())
+        .filter_map(|f| f.def.as_ref().and_then(|d| d.result_id))
+        .collect();
+    sp.m.debug_names.retain(|n| {
+        !(n.class.opcode == Op::Name && id_operand(n, 0).is_some_and(|t| functions.contains(&t)))
+    });
 }
 
 /// The reflection's stage name of execution model `m`.

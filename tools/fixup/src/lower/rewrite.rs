@@ -156,7 +156,14 @@ pub(crate) fn set_entry(
     keep: impl Fn(ExecutionMode) -> bool,
     add: &[(ExecutionMode, Vec<u32>)],
 ) -> Result<(), Error> {
-    let (_, old, _) = sp.entry()?;
+    let (_, old, name) = sp.entry()?;
+    // The shader's own function keeps running under the new entry function: its name must
+    // not be the entry point's (SPIRV-Cross would give both the entry point's MSL name).
+    for n in &mut sp.m.debug_names {
+        if n.class.opcode == Op::Name && id_operand(n, 0) == Some(old) {
+            n.operands[1] = Operand::LiteralString(format!("{name}_shader"));
+        }
+    }
     let e = &mut sp.m.entry_points[0];
     e.operands[0] = Operand::ExecutionModel(model);
     e.operands[1] = Operand::IdRef(main);

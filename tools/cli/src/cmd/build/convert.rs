@@ -4,7 +4,8 @@
 //! SPIRV-Cross (dmsh-msl) → `<key>_b.metal` and `<key>_b.json` (the reflection, with the chain
 //! version and the Metal entry points), checked against the reflection. A Vulkan module of a
 //! capture folder (`build_module`) skips the translation and gets `fix_strides`, its
-//! reflection from the module, and the dual-source variant `<key>_d` where it applies. The build runs it in
+//! reflection from the module, the dual-source variant `<key>_d` where it applies, and the
+//! SPIR-V-level lowering (`dmsh_fixup::lower`) of geometry and tessellation stages. The build runs it in
 //! a staging folder of its own per key and takes every file it leaves there as the key's
 //! outputs (the cache, `super::cache`, stores them).
 
@@ -164,38 +165,67 @@ fn translate(
 /// Builds one Vulkan module of a capture folder into `dir` (docs/build.md, "Vulkan
 /// modules"): `fix_strides` and its reflection (`dmsh_fixup::vulkan::prepare`), the Metal
 /// fix-ups, `<key>_b.*`, and for a fragment shader with a plain location-1 output the
-/// dual-source variant `<key>_d.*`.
-pub fn build_module(set: &Setting, key: &str, stage: &str, words: &[u32], dir: &Path) -> Outcome {
-    if matches!(stage, "geometry" | "tess_control" | "tess_eval") {
-        // The lowering is made from dmsh's IR (docs/geometry.md); a captured module has none.
-        return Outcome {
-            status: "unsupported",
-            ..Outcome::of(
-                key,
-                stage,
-                Err((
-                    "msl",
-                    format!(
-                        "{stage} shader: a captured SPIR-V {stage} module is not lowered yet \
-                         (dmsh lowers geometry and tessellation shaders it translates; \
-                         docs/geometry.md)"
-                    ),
-                )),
-            )
-        };
-    }
+/// dual-source variant `<key>_d.*`. Geometry and tessellation modules are lowered at the
+/// SPIR-V level (`dmsh_fixup::lower`; docs/geometry.md, docs/tessellation.md): a geometry
+/// module's `<key>_b` is its kernel and `<key>_p` its draw's vertex function, a control
+/// module's `<key>_b` its kernel, an evaluation module's its post-tessellation vertex
+/// function. With `lowered` (the folder has geometry or tessellation control modules) a
+/// vertex module also gets its capture form `<key>_g` and a fragment module reading
+/// gl_PrimitiveID its variant `<key>_q`.
+pub fn build_module(
+    set: &Setting,
+    key: &str,
+    stage: &str,
+    words: &[u32],
+    dir: &Path,
+    lowered: bool,
+) -> Outcome {
+    use dmsh_fixup::lower::Pass;
     let built = (|| {
-        let (words, mut refl) =
+        let (words, refl) =
             dmsh_fixup::vulkan::prepare(words).map_err(|e| ("fix-up", e.to_string()))?;
+        // One pass of a lowered pipeline into `<key><suffix>`.
+        let pass = |p: Pass, suffix: &str| -> Result<(), Failed> {
+            let fail = |e: String| ("fix-up", format!("{}: {e}", p.name()));
+            let (w, mut r) =
+                dmsh_fixup::lower::lower(&words, p).map_err(|e| fail(e.to_string()))?;
+            r.fixups = refl.fixups.clone();
+            let w = dmsh_fixup::for_metal(&w, &mut r, &Default::default())
+                .map_err(|e| fail(e.to_string()))?;
+            emit(set, &w, r, &dir.join(format!("{key}{suffix}")))
+                .map_err(|(step, e)| (step, format!("{} form: {e}", p.name())))
+        };
+        match stage {
+            "geometry" => {
+                pass(Pass::GeometryKernel, "_b")?;
+                return pass(Pass::GeometryDraw, "_p");
+            }
+            "tess_control" => return pass(Pass::TessControlKernel, "_b"),
+            "tess_eval" => return pass(Pass::TessEvalPost, "_b"),
+            _ => {}
+        }
+        let mut refl = refl.clone();
         let words = dmsh_fixup::for_metal(&words, &mut refl, &Default::default())
             .map_err(|e| ("fix-up", e.to_string()))?;
         let variant = dmsh_fixup::dual_source::variant(&words, &refl)
             .map_err(|e| ("fix-up", format!("dual_source: {e}")))?;
+        if lowered && stage == "fragment" {
+            let v = dmsh_fixup::primitive_id::variant(&words, &refl)
+                .map_err(|e| ("fix-up", format!("primitive_id: {e}")))?;
+            if let Some((w, rf)) = v {
+                let q = dmsh_fixup::primitive_id::SUFFIX;
+                emit(set, &w, rf, &dir.join(format!("{key}{q}")))
+                    .map_err(|(step, e)| (step, format!("variant {q}: {e}")))?;
+            }
+        }
         emit(set, &words, refl, &dir.join(format!("{key}_b")))?;
         if let Some((words, refl)) = variant {
             let d = dmsh_fixup::dual_source::SUFFIX;
             emit(set, &words, refl, &dir.join(format!("{key}{d}")))
                 .map_err(|(step, e)| (step, format!("variant {d}: {e}")))?;
+        }
+        if lowered && stage == "vertex" {
+            pass(Pass::VertexCapture, "_g")?;
         }
         Ok(())
     })();
