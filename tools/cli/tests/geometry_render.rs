@@ -40,6 +40,8 @@ fn reference(name: &str, stage: &str, refl: &str) -> Stage {
 struct Data {
     ubos: Vec<Vec<u8>>,
     textures: Vec<dmsh_vk::TextureSpec>,
+    /// Storage buffers (GLSL binding n = `sbufs[n]`), named `sbuf<n>` in the job.
+    sbufs: Vec<Vec<u8>>,
     /// NAK's layout: the stage's banks are NVK's (`nvk` below), not deko3d's.
     nvk: Option<Nvk>,
     /// NAK's layout: the bank holding set 1's texture handles (texture `n` is the handle word
@@ -136,6 +138,15 @@ fn binds(
             }
             ("cbuf", _) => (ResourceRef::Cbuf(n), zeros(buffers, n)),
             ("texture", None) => (ResourceRef::Texture(n), t0 + n as usize),
+            ("sbuf", None) if (n as usize) < data.sbufs.len() => {
+                let b = &data.sbufs[n as usize];
+                buffers.push(BufferSpec {
+                    name: format!("sbuf{n}"),
+                    size: b.len() as u64,
+                    init: b.clone(),
+                });
+                (ResourceRef::Sbuf(n), buffers.len() - 1)
+            }
             (k, _) => panic!("resource {k} {n} has no input in this test"),
         };
         v.push(Bind { resource, buffer });
@@ -216,6 +227,11 @@ enum Middle {
 }
 
 fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
+    run_outputs(d, middle).0.targets
+}
+
+/// Draws `d` with `middle`: every output, and the job's buffer names in order.
+fn run_outputs(d: &Draw, middle: Middle) -> (dmsh_vk::render::RenderOutputs, Vec<String>) {
     let (mut buffers, mut textures, mut pointers) = (Vec::new(), Vec::new(), Vec::new());
     let vdata = Data {
         ubos: d.vertex_ubos.clone(),
@@ -319,9 +335,9 @@ fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
         tessellation,
         ..Default::default()
     };
-    dmsh_vk::render::render(&job)
-        .unwrap_or_else(|e| panic!("render: {e}"))
-        .targets
+    let names = job.buffers.iter().map(|b| b.name.clone()).collect();
+    let out = dmsh_vk::render::render(&job).unwrap_or_else(|e| panic!("render: {e}"));
+    (out, names)
 }
 
 /// The share of bytes within 1 of each other, and the largest difference.
@@ -367,6 +383,7 @@ fn captured(words: &[u32], pass: Pass) -> Stage {
     for r in &mut reflection.resources {
         let b = r.binding.unwrap_or(0);
         match r.kind.as_str() {
+            "sbuf" => r.bank = b - 32,
             "texture" => r.bank = b - 64,
             "sampler" => r.bank = b - 96,
             _ => {}
@@ -1398,6 +1415,106 @@ fn indexed_draws_assemble_through_the_index_buffer() {
             &format!("{name} indexed {topology:?}, captured, lowered"),
             &want,
             &got,
+        );
+    }
+}
+
+/// A geometry shader that emits no vertex and only stores to memory (issue 16; the extra
+/// corpus' gs_stores_only: every input triangle × invocation writes a record of its inputs,
+/// gl_PrimitiveIDIn and gl_InvocationID to its own slot of a storage buffer and counts itself
+/// atomically). glslang's SPIR-V drawn by lavapipe's geometry stage is the reference; uam's
+/// binary translated (directly and lowered: kernel and draw) and glslang's module lowered as
+/// a capture folder's (kernel, draw, the vertex shader's capture form) store the same bytes,
+/// and nothing is drawn any way.
+#[test]
+fn a_geometry_shader_that_only_stores_matches_the_geometry_stage() {
+    if !ready() {
+        return;
+    }
+    let name = "gs_stores_only.geom";
+    let gs = extra_reference(name, "geom", "geometry");
+    let vertex = glslang(PASSTHROUGH_VS, "vert", "vertex");
+    let fragment = glslang(PASSTHROUGH_FS, "frag", "fragment");
+    let mut vertices = Vec::new();
+    for k in 0..30 {
+        let (x, y) = ((k % 6) as f32 * 0.3 - 0.9, (k / 6) as f32 * 0.35 - 0.8);
+        vertices.extend([x, y, 0.1 * (k % 4) as f32, 1.0]);
+    }
+    let d = Draw::new(vertex, fragment, vertices, 4, Topology::TriangleList);
+    // 10 triangles × 2 invocations, 8 words each, after the counter (and its padding).
+    let data = || Data {
+        sbufs: vec![vec![0u8; 16 + 10 * 2 * 32]],
+        ..Data::default()
+    };
+    let words = |(out, names): (dmsh_vk::render::RenderOutputs, Vec<String>)| -> Vec<u32> {
+        let k = names
+            .iter()
+            .position(|n| n == "sbuf0")
+            .expect("the storage buffer");
+        let blank = out.targets[0].data.chunks(4).all(|p| p[..3] == [0, 0, 0]);
+        assert!(blank, "a shader emitting no vertex draws nothing");
+        out.buffers[k]
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let want = words(run_outputs(&d, Middle::Geometry(gs.clone(), data())));
+    assert_eq!(want[0], 20, "every triangle × invocation counted");
+    for i in 0..20 {
+        let at = 4 + 8 * i as usize;
+        assert_eq!(
+            (want[at + 3], want[at + 7]),
+            (i + 1, i / 2 + 100),
+            "slot {i} written"
+        );
+    }
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;",
+        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
+        &[(0, "v")],
+    );
+    let cases = [
+        (
+            "translated",
+            Middle::Geometry(extra_ours(name, Form::Direct), data()),
+        ),
+        (
+            "translated, lowered",
+            Middle::Lowered(
+                capture,
+                extra_ours(name, Form::GeometryKernel),
+                data(),
+                extra_ours(name, Form::GeometryDraw),
+            ),
+        ),
+        (
+            "captured, lowered",
+            captured_geometry(&d.vertex.spirv, &gs.spirv, data()),
+        ),
+    ];
+    for (what, middle) in cases {
+        let got = words(run_outputs(&d, middle));
+        // uam fuses s = v0 + v1 × 2 + v2 × 3 into FFMAs, glslang's module does not: the
+        // translations' float words may differ by a rounding of the sum (operands of size 1:
+        // within 1e-6, even where the sum cancels to near 0); every integer word is exact, and
+        // the captured module's stores are glslang's own arithmetic, exact.
+        let exact = what.starts_with("captured");
+        let mut off = 0;
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            let float = k >= 4 && !matches!((k - 4) % 8, 3 | 7);
+            let (gf, wf) = (f32::from_bits(*g), f32::from_bits(*w));
+            let near = float && !exact && (gf - wf).abs() <= 1e-6;
+            assert!(
+                g == w || near,
+                "{name} {what}: word {k} is {g:#x}, the geometry stage's {w:#x}"
+            );
+            off += usize::from(g != w);
+        }
+        assert_eq!(got.len(), want.len());
+        println!(
+            "{name} {what}: {} bytes of stores as the geometry stage's ({off} float words \
+             rounded differently)",
+            4 * want.len()
         );
     }
 }

@@ -335,9 +335,10 @@ pub struct GeometryInput {
     pub primitive: String,
     /// Vertices per input primitive (the length of the per-vertex input arrays).
     pub vertices: u32,
-    /// `given` (facts row or option), `inferred` (every input vertex index is a constant) or
-    /// `guessed` (an index is computed at run time and nothing gave the primitive: the host
-    /// must draw with this topology or give the right one).
+    /// `given` (facts row or option), `inferred` (every input vertex index is a constant),
+    /// `module` (a Vulkan module's execution mode) or `guessed` (an index is computed at run
+    /// time and nothing gave the primitive: the host must draw with this topology or give the
+    /// right one).
     pub source: String,
 }
 
@@ -351,8 +352,8 @@ pub struct Tessellation {
     pub spacing: String,
     /// `points`, `lines`, `triangles_ccw` or `triangles_cw`.
     pub output: String,
-    /// `given` (facts row or option), `container` (the DKSH header) or `guessed` (the default
-    /// triangles, equal, triangles_ccw).
+    /// `given` (facts row or option), `container` (the DKSH header), `module` (a Vulkan
+    /// module's execution modes) or `guessed` (the default triangles, equal, triangles_ccw).
     pub source: String,
 }
 

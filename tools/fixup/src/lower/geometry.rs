@@ -551,6 +551,33 @@ pub(super) fn draw(cx: &mut Cx) -> Result<(Lowering, GeometryInput), Error> {
             fill_leaf(&mut c, StorageClass::Output, v.id, None, lf, src)?;
         }
     }
+    let positioned =
+        (drawn.iter().flat_map(|v| &v.leaves)).any(|lf| lf.slot == Slot::Record(l::POSITION_WORD));
+    if !positioned {
+        // A shader that writes no position (one that only stores to memory): the draw still
+        // writes the record's, so the vertex function returns a position as a rasterizing
+        // pipeline needs (every index is the null vertex's, outside the clip volume).
+        let f = c.cx.f;
+        let v4 = c.cx.sp.type_vector(f, 4);
+        let var = c.cx.global_var(StorageClass::Output, v4, "position");
+        c.cx.sp.m.annotations.push(inst(
+            Op::Decorate,
+            vec![
+                Operand::IdRef(var),
+                Operand::Decoration(Decoration::BuiltIn),
+                Operand::BuiltIn(BuiltIn::Position),
+            ],
+        ));
+        let mut parts = Vec::new();
+        for k in 0..4 {
+            let src = c.record_ptr(LoweredBuffer::VerticesOut, vi, l::POSITION_WORD + k);
+            let u = c.cx.u;
+            let w = c.load(u, src);
+            parts.push(c.op(Op::Bitcast, f, &[w]));
+        }
+        let p = c.op(Op::CompositeConstruct, v4, &parts);
+        c.store(var, p);
+    }
     if pid {
         let i = c.cx.i;
         let var = c.cx.global_var(StorageClass::Output, i, "primitive_id");

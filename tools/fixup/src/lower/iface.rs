@@ -455,7 +455,23 @@ pub(crate) fn variables(
         let Some(u) = uses.get(&v.id) else { continue };
         v.used = true;
         let mut path = Vec::new();
-        let what = || format!("{class:?} variable %{}", v.id);
+        let name = sp
+            .m
+            .debug_names
+            .iter()
+            .find_map(|n| match n.operands.as_slice() {
+                [Operand::IdRef(t), Operand::LiteralString(s)] if *t == v.id && !s.is_empty() => {
+                    Some(format!("{s} "))
+                }
+                _ => None,
+            });
+        let what = || {
+            format!(
+                "{class:?} variable {}%{}",
+                name.clone().unwrap_or_default(),
+                v.id
+            )
+        };
         let wrap = |e: Error| match e {
             Error::Unsupported(m) => Error::Unsupported(format!("{}: {m}", what())),
             e => e,
