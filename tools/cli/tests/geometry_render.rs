@@ -187,6 +187,10 @@ struct Draw {
     vertex_ubos: Vec<Vec<u8>>,
     /// 32-bit indices (empty: not indexed).
     indices: Vec<u32>,
+    /// Instances.
+    instances: u32,
+    /// Primitive restart (index 0xFFFFFFFF).
+    restart: bool,
 }
 
 impl Draw {
@@ -208,6 +212,8 @@ impl Draw {
             viewports: Vec::new(),
             vertex_ubos: Vec::new(),
             indices: Vec::new(),
+            instances: 1,
+            restart: false,
         }
     }
 }
@@ -327,6 +333,8 @@ fn run_outputs(d: &Draw, middle: Middle) -> (dmsh_vk::render::RenderOutputs, Vec
         attributes,
         vertex_count: d.vertices.len() as u32 / d.floats_per_vertex,
         indices: d.indices.clone(),
+        instance_count: d.instances,
+        primitive_restart: d.restart,
         topology: d.topology,
         buffers,
         textures,
@@ -619,6 +627,8 @@ fn gs_passthrough_tri_renders_like_glslang() {
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
         vertex_ubos: Vec::new(),
         indices: Vec::new(),
+        instances: 1,
+        restart: false,
     };
     let capture = capture_glsl(
         "layout(location = 0) in vec4 aPos;",
@@ -726,6 +736,8 @@ fn gs_expand_points_renders_like_glslang() {
         viewports: Vec::new(),
         vertex_ubos: Vec::new(),
         indices: Vec::new(),
+        instances: 1,
+        restart: false,
     };
     let data = || Data {
         ubos: vec![cam.clone()],
@@ -921,6 +933,8 @@ fn translated_vertex_capture_feeds_the_kernel() {
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
         vertex_ubos: vec![ubo],
         indices: Vec::new(),
+        instances: 1,
+        restart: false,
     };
     let name = "gs_passthrough_tri.geom";
     let want = run(
@@ -1145,6 +1159,8 @@ fn extra_geometry_shaders_render_like_glslang() {
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
         vertex_ubos: Vec::new(),
         indices: Vec::new(),
+        instances: 1,
+        restart: false,
     };
     check_extra_gs("gs_streams_cut.geom", &d, &capture);
 }
@@ -1321,6 +1337,8 @@ fn every_input_topology_assembles_like_a_geometry_stage() {
             viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
             vertex_ubos: Vec::new(),
             indices: Vec::new(),
+            instances: 1,
+            restart: false,
         };
         let reference = match prim {
             None => glslang(&src, "geom", "geometry"),
@@ -1515,6 +1533,194 @@ fn a_geometry_shader_that_only_stores_matches_the_geometry_stage() {
             "{name} {what}: {} bytes of stores as the geometry stage's ({off} float words \
              rounded differently)",
             4 * want.len()
+        );
+    }
+}
+
+/// Instanced draws (docs/geometry.md: the three passes once per instance, gl_InstanceIndex the
+/// instance, gl_PrimitiveIDIn from 0 again): gs_expand_points (points to quads on layer 1,
+/// gl_PrimitiveID read by the fragment shader) over three instances that the vertex shader
+/// moves apart, directly and lowered (uam's binary translated; glslang's modules as a capture
+/// folder's), against glslang's direct picture.
+#[test]
+fn instanced_draws_run_the_passes_per_instance() {
+    if !ready() {
+        return;
+    }
+    let vertex = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 aPos;\n\
+         layout(location = 1) in vec4 aColor;\n\
+         layout(location = 0) out vec4 vColor;\n\
+         void main() { gl_Position = aPos + vec4(0.3, -0.25, 0.0, 0.0) * float(gl_InstanceIndex);\n\
+         vColor = aColor * (1.0 - 0.3 * float(gl_InstanceIndex)); }\n",
+        "vert",
+        "vertex",
+    );
+    let fragment = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 gColor;\n\
+         layout(location = 1) in vec2 gUV;\n\
+         layout(location = 0) out vec4 o;\n\
+         void main() { o = gColor * vec4(gUV, 1.0, 1.0) + vec4(0.0, 0.0, float(gl_PrimitiveID) * 0.25, 0.0); }\n",
+        "frag",
+        "fragment",
+    );
+    #[rustfmt::skip]
+    let vertices = vec![
+        -0.7, 0.4, 0.5, 1.0,    1.0, 0.2, 0.1, 1.0,
+        -0.4, 0.6, 0.5, 1.0,    0.1, 0.9, 0.3, 1.0,
+        -0.6, 0.8, 0.5, 1.0,    0.6, 0.5, 1.0, 1.0,
+    ];
+    let mut cam = f32s(&[
+        0.9, 0.0, 0.0, 0.0, 0.1, 0.8, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.05, -0.02, 0.0, 1.0, 0.3,
+        0.25,
+    ]);
+    cam.extend_from_slice(&1i32.to_le_bytes());
+    cam.resize(96, 0);
+    let d = Draw {
+        layers: 2,
+        instances: 3,
+        ..Draw::new(vertex, fragment, vertices, 8, Topology::PointList)
+    };
+    let data = || Data {
+        ubos: vec![cam.clone()],
+        ..Data::default()
+    };
+    let name = "gs_expand_points.geom";
+    let want = run(
+        &d,
+        Middle::Geometry(reference(name, "geom", "geometry"), data()),
+    );
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;\nlayout(location = 1) in vec4 aColor;",
+        "vec4 pos = aPos + vec4(0.3, -0.25, 0.0, 0.0) * float(gl_InstanceIndex);",
+        &[(0, "aColor * (1.0 - 0.3 * float(gl_InstanceIndex))")],
+    );
+    let got = run(
+        &d,
+        Middle::Lowered(
+            capture,
+            ours_in(name, Form::GeometryKernel),
+            data(),
+            ours_in(name, Form::GeometryDraw),
+        ),
+    );
+    compare(&format!("{name} × 3 instances, lowered"), &want, &got);
+    let gs = reference(name, "geom", "geometry").spirv;
+    let got = run(&d, captured_geometry(&d.vertex.spirv, &gs, data()));
+    compare(
+        &format!("{name} × 3 instances, captured, lowered"),
+        &want,
+        &got,
+    );
+}
+
+/// A geometry shader that colours each triangle by gl_PrimitiveIDIn and passes it on as
+/// gl_PrimitiveID (read by [`PRIM_ID_FS`]).
+const GS_PRIMITIVE_COLOUR: &str = "#version 460
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+layout(location = 0) in vec3 vWorldPos[];
+layout(location = 0) out vec3 gNormal;
+layout(location = 1) out vec3 gBary;
+void main() {
+    for (int i = 0; i < 3; i++) {
+        gl_Position = gl_in[i].gl_Position;
+        gNormal = vec3(float(gl_PrimitiveIDIn) * 0.125, vWorldPos[i].x * 0.1, 0.5);
+        gBary = vec3(i == 0, i == 1, i == 2);
+        gl_PrimitiveID = gl_PrimitiveIDIn;
+        EmitVertex();
+    }
+}
+";
+
+/// The fragment shader of the restart draws: the passed-through colours and gl_PrimitiveID.
+const PRIM_ID_FS: &str = "#version 460
+layout(location = 0) in vec3 gNormal;
+layout(location = 1) in vec3 gBary;
+layout(location = 0) out vec4 o;
+void main() { o = vec4(gNormal * 0.5 + gBary * 0.25, 1.0) + vec4(0.0, 0.0, float(gl_PrimitiveID) * 0.0625, 0.0); }
+";
+
+/// Primitive restart in indexed strips (docs/geometry.md: one sub-draw per run between
+/// restarts, `params[4]` its first index, `params[6]` its first primitive ID — restart does not
+/// reset the count): gs_passthrough_tri (uam's binary translated; glslang's module captured)
+/// and a geometry shader colouring by gl_PrimitiveIDIn (captured), over a triangle strip and a
+/// fan cut by restarts, against lavapipe's direct pipeline with primitive restart on.
+#[test]
+fn primitive_restart_splits_the_draw_into_sub_draws() {
+    if !ready() {
+        return;
+    }
+    let vertex = glslang(PASSTHROUGH_VS, "vert", "vertex");
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;",
+        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
+        &[(0, "v")],
+    );
+    let mut vertices = Vec::new();
+    for k in 0..16 {
+        let (x, y) = ((k % 4) as f32 * 0.6 - 0.9, (k / 4) as f32 * 0.6 - 0.9);
+        vertices.extend([x + 0.05 * (k % 3) as f32, y, 0.2 + 0.04 * k as f32, 1.0]);
+    }
+    const R: u32 = u32::MAX;
+    for (topology, indices) in [
+        (
+            Topology::TriangleStrip,
+            vec![
+                0, 4, 1, 5, 2, 6, R, 5, 9, 6, 10, 7, 11, R, R, 8, 12, 9, 13, 10, 14, 11, 15,
+            ],
+        ),
+        (
+            Topology::TriangleFan,
+            vec![5, 0, 1, 2, 6, R, 10, 6, 7, 11, 15, 14, R, 8, 9, 12],
+        ),
+    ] {
+        let draw = |fragment: Stage| Draw {
+            viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
+            indices: indices.clone(),
+            restart: true,
+            ..Draw::new(vertex.clone(), fragment, vertices.clone(), 4, topology)
+        };
+        let d = draw(glslang(PASSTHROUGH_FS, "frag", "fragment"));
+        let name = "gs_passthrough_tri.geom";
+        let want = run(
+            &d,
+            Middle::Geometry(reference(name, "geom", "geometry"), Data::default()),
+        );
+        let got = run(
+            &d,
+            Middle::Lowered(
+                capture.clone(),
+                ours_in(name, Form::GeometryKernel),
+                Data::default(),
+                ours_in(name, Form::GeometryDraw),
+            ),
+        );
+        compare(
+            &format!("{name} {topology:?} with restarts, lowered"),
+            &want,
+            &got,
+        );
+        let gs = reference(name, "geom", "geometry").spirv;
+        let got = run(&d, captured_geometry(&d.vertex.spirv, &gs, Data::default()));
+        compare(
+            &format!("{name} {topology:?} with restarts, captured, lowered"),
+            &want,
+            &got,
+        );
+        let d = draw(glslang(PRIM_ID_FS, "frag", "fragment"));
+        let gs = glslang(GS_PRIMITIVE_COLOUR, "geom", "geometry");
+        let want = run(&d, Middle::Geometry(gs.clone(), Data::default()));
+        let got = run(
+            &d,
+            captured_geometry(&d.vertex.spirv, &gs.spirv, Data::default()),
+        );
+        compare(
+            &format!("gl_PrimitiveIDIn over a {topology:?} with restarts, captured, lowered"),
+            &want,
+            &got,
         );
     }
 }

@@ -361,6 +361,9 @@ fn prologue(
     c.return_if(outside);
     let prim = c.uop(Op::UDiv, gid, invc);
     let invocation = c.uop(Op::UMod, gid, invc);
+    // gl_PrimitiveIDIn: the sub-draw's first primitive ID (`params[6]`) plus the primitive.
+    let first_id = c.param(6);
+    let prim_id = c.uop(Op::IAdd, prim, first_id);
     let zero = c.cx.u32c(0);
     c.store(st.gid, gid);
     for v in [st.emitted, st.strip, st.prims_out, st.last, st.before_last] {
@@ -368,7 +371,7 @@ fn prologue(
     }
     for v in ins {
         let value = match v.builtin {
-            Some(BuiltIn::PrimitiveId) => prim,
+            Some(BuiltIn::PrimitiveId) => prim_id,
             Some(BuiltIn::InvocationId) => invocation,
             _ => continue,
         };

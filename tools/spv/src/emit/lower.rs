@@ -41,6 +41,8 @@ pub(crate) struct LowerState {
     /// Kernel: thread, primitive and invocation ids.
     gid: Word,
     prim: Word,
+    /// Kernel: gl_PrimitiveIDIn (`prim` + `params[6]`).
+    prim_id: Word,
     invocation: Word,
     /// Kernel: the record index of each input vertex (`u32[N]`), the vertex being built
     /// (`u32[RECORD_WORDS]`), and the counters (vertices emitted, current strip length,
@@ -188,7 +190,7 @@ impl E {
             (Form::VertexCapture, Stage::Vertex, true) => rec(self, RecBuf::Capture),
             (Form::GeometryKernel, Stage::Geometry, true) => rec(self, RecBuf::Current),
             (Form::GeometryKernel, Stage::Geometry, false) if addr == 0x60 => {
-                Some(Ok(Place::Id(self.lw.prim)))
+                Some(Ok(Place::Id(self.lw.prim_id)))
             }
             (Form::GeometryKernel, Stage::Geometry, false) => rec(self, RecBuf::Input),
             (Form::GeometryDraw, _, true) if addr == 0x60 => Some(Ok(self.primitive_id_out())),
@@ -493,6 +495,10 @@ impl E {
         berr(self.b.begin_block(Some(go)))?;
         self.lw.gid = gid;
         self.lw.prim = self.op(spirv::Op::UDiv, u, &[gid, invc]);
+        // gl_PrimitiveIDIn: the sub-draw's first primitive ID (`params[6]`: a host splitting
+        // a draw at primitive restarts continues the count) plus the primitive.
+        let first_id = self.param(6);
+        self.lw.prim_id = self.op(spirv::Op::IAdd, u, &[self.lw.prim, first_id]);
         self.lw.invocation = self.op(spirv::Op::UMod, u, &[gid, invc]);
         // Input vertex n of the primitive: its element of the draw by topology, then through
         // the index buffer (2- or 4-byte indices + base vertex) or after the first vertex.
