@@ -150,3 +150,67 @@ fn more_output_vertices_than_the_lowered_form_takes_are_refused() {
     let e = refused(&gs, Pass::GeometryKernel);
     assert!(e.contains("1025 output vertices"), "{e}");
 }
+
+/// Damaged modules (words of glslang's geometry, control and evaluation modules overwritten
+/// at random) give an error or a module, never a panic or a hang.
+#[test]
+fn damaged_modules_never_panic() {
+    let Some(gs) = spv(GS, "geom") else { return };
+    let tcs = "#version 450
+layout(vertices = 3) out;
+layout(location = 0) in vec4 v[];
+layout(location = 0) out vec4 o[];
+layout(location = 1) patch out vec4 p;
+void main() {
+    o[gl_InvocationID] = v[gl_InvocationID];
+    barrier();
+    if (gl_InvocationID == 0) { p = o[1]; gl_TessLevelOuter[0] = 2.0; gl_TessLevelInner[0] = 3.0; }
+}
+";
+    let tes = "#version 450
+layout(triangles, equal_spacing, cw) in;
+layout(location = 0) in vec4 v[];
+layout(location = 1) patch in vec4 p;
+void main() { gl_Position = v[0] * gl_TessCoord.x + v[1] * gl_TessCoord.y + p * gl_TessCoord.z; }
+";
+    let Some(tcs) = spv(tcs, "tesc") else { return };
+    let Some(tes) = spv(tes, "tese") else { return };
+    let mut x = 0x9e37_79b9u32;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let mut lowered = 0;
+    for (words, passes) in [
+        (&gs, &[Pass::GeometryKernel, Pass::GeometryDraw][..]),
+        (&tcs, &[Pass::TessControlKernel][..]),
+        (&tes, &[Pass::TessEvalPost, Pass::TessEvalDraw][..]),
+    ] {
+        for &pass in passes {
+            assert!(
+                lower(words, pass).is_ok(),
+                "{pass:?}: the undamaged module lowers"
+            );
+            for _ in 0..300 {
+                let mut w = words.clone();
+                for _ in 0..1 + next() % 3 {
+                    let at = 5 + (next() as usize) % (w.len() - 5);
+                    w[at] = match next() % 4 {
+                        0 => next(),
+                        1 => next() % 64,
+                        2 => w[at] ^ (1 << (next() % 32)),
+                        _ => u32::MAX,
+                    };
+                }
+                let r = std::panic::catch_unwind(|| lower(&w, pass).is_ok());
+                match r {
+                    Ok(ok) => lowered += usize::from(ok),
+                    Err(_) => panic!("{pass:?}: lowering a damaged module panicked: {w:?}"),
+                }
+            }
+        }
+    }
+    println!("{lowered} of 1500 damaged modules still lowered; the rest refused");
+}

@@ -282,6 +282,12 @@ fn walk_location(
         Op::TypeArray => {
             let (elem, n) = array_of(sp, ty)
                 .ok_or_else(|| Error::Unsupported("an interface array of unknown length".into()))?;
+            if n > 4 * l::GENERIC_VECTORS {
+                return Err(Error::Unsupported(format!(
+                    "an interface array of {n} elements; vertex records hold {} scalars",
+                    4 * l::GENERIC_VECTORS
+                )));
+            }
             let mut at = 0;
             for k in 0..n {
                 path.push(k);
