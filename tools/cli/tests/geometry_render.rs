@@ -1724,3 +1724,71 @@ fn primitive_restart_splits_the_draw_into_sub_draws() {
         );
     }
 }
+
+/// Interface blocks, matrices, arrays and structs between captured modules (a Vulkan title's
+/// shaders use them where the corpus' loose vec4s do not): a vertex shader writing a block
+/// (a vec3, a flat int), a mat2 and a float[2], a geometry shader reading them per vertex and
+/// writing a block whose members take locations 0 and 1 — glslang's modules lowered as a
+/// capture folder's against lavapipe's direct pipeline.
+#[test]
+fn blocks_matrices_and_arrays_pass_through_the_records() {
+    if !ready() {
+        return;
+    }
+    let vertex = glslang(
+        "#version 460
+layout(location = 0) in vec4 aPos;
+layout(location = 0) out VOut { vec3 wp; flat int id; } vo;
+layout(location = 2) out mat2 vm;
+layout(location = 4) out float vf[2];
+void main() {
+    gl_Position = aPos;
+    vo.wp = aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx;
+    vo.id = gl_VertexIndex % 3;
+    vm = mat2(aPos.x, aPos.y, -aPos.y, aPos.x * 0.5);
+    vf[0] = aPos.z;
+    vf[1] = 1.0 - aPos.x;
+}
+",
+        "vert",
+        "vertex",
+    );
+    let gs = glslang(
+        "#version 460
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+layout(location = 0) in VOut { vec3 wp; flat int id; } vi[];
+layout(location = 2) in mat2 vm[];
+layout(location = 4) in float vf[][2];
+layout(location = 0) out GOut { vec3 n; vec3 bary; } go;
+void main() {
+    vec3 n = normalize(cross(vi[1].wp - vi[0].wp, vi[2].wp - vi[0].wp));
+    for (int i = 0; i < 3; i++) {
+        gl_Position = gl_in[i].gl_Position;
+        go.n = n * 0.5 + vec3(vm[i][1], vf[i][vi[i].id & 1]) * 0.25;
+        go.bary = vec3(i == 0, i == 1, i == 2) * (1.0 - 0.25 * float(vi[i].id));
+        EmitVertex();
+    }
+}
+",
+        "geom",
+        "geometry",
+    );
+    let fragment = glslang(PASSTHROUGH_FS, "frag", "fragment");
+    #[rustfmt::skip]
+    let vertices = vec![
+        -0.9, -0.9, 0.1, 1.0,   0.8, -0.7, 0.5, 1.0,   -0.2, 0.9, 0.9, 1.0,
+        0.9, 0.9, 0.3, 1.0,   -0.7, 0.6, 0.2, 1.0,   0.3, -0.95, 0.7, 1.0,
+    ];
+    let d = Draw::new(vertex, fragment, vertices, 4, Topology::TriangleList);
+    let want = run(&d, Middle::Geometry(gs.clone(), Data::default()));
+    let got = run(
+        &d,
+        captured_geometry(&d.vertex.spirv, &gs.spirv, Data::default()),
+    );
+    compare(
+        "blocks, matrices and arrays, captured, lowered",
+        &want,
+        &got,
+    );
+}

@@ -214,3 +214,49 @@ void main() { gl_Position = v[0] * gl_TessCoord.x + v[1] * gl_TessCoord.y + p * 
     }
     println!("{lowered} of 1500 damaged modules still lowered; the rest refused");
 }
+
+/// A Vulkan module's reflection lists a block's members, a matrix's columns and an array's
+/// elements at their locations (and a geometry module's per-vertex inputs by their element).
+#[test]
+fn reflection_lists_blocks_matrices_and_arrays_by_location() {
+    let vs = "#version 460
+layout(location = 0) in vec4 aPos;
+layout(location = 0) out VOut { vec3 wp; flat int id; } vo;
+layout(location = 2) out mat2 vm;
+layout(location = 4) out float vf[2];
+layout(location = 7) out Late { layout(location = 9) vec2 a; uint b; } late;
+void main() { gl_Position = aPos; vo.wp = aPos.xyz; vo.id = 1; vm = mat2(1.0); vf[0] = 0.0;
+    vf[1] = 1.0; late.a = vec2(0.0); late.b = 2u; }
+";
+    let Some(w) = spv(vs, "vert") else { return };
+    let (_, r) = dmsh_fixup::vulkan::prepare(&w).expect("reflection");
+    let at: Vec<(u32, &str)> = r
+        .outputs
+        .iter()
+        .map(|o| (o.location, o.component_type.as_str()))
+        .collect();
+    assert_eq!(
+        at,
+        [
+            (0, "float"),
+            (1, "sint"),
+            (2, "float"),
+            (3, "float"),
+            (4, "float"),
+            (5, "float"),
+            (9, "float"),
+            (10, "uint")
+        ]
+    );
+    let gs = "#version 460
+layout(triangles) in;
+layout(points, max_vertices = 1) out;
+layout(location = 0) in VOut { vec3 wp; flat int id; } vi[];
+layout(location = 2) in mat2 vm[];
+void main() { gl_Position = vec4(vi[0].wp, float(vi[1].id)) + vm[2][0].xyxy; EmitVertex(); }
+";
+    let Some(w) = spv(gs, "geom") else { return };
+    let (_, r) = dmsh_fixup::vulkan::prepare(&w).expect("reflection");
+    let at: Vec<u32> = r.inputs.iter().map(|o| o.location).collect();
+    assert_eq!(at, [0, 1, 2, 3], "per-vertex arrays by their element");
+}
