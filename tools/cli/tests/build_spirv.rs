@@ -358,6 +358,34 @@ layout(location = 0) out vec4 col;
 void main() { gl_Position = pos; col = pos.yzwx; }
 "#;
 
+/// Interface blocks (a flat member), a matrix and an array between a vertex and a geometry
+/// module, and a block out of the geometry module.
+const VS_BLOCK: &str = r#"#version 450
+layout(location = 0) in vec4 pos;
+layout(location = 0) out VOut { vec3 wp; flat int id; } vo;
+layout(location = 2) out mat2 vm;
+layout(location = 4) out float vf[2];
+void main() { gl_Position = pos; vo.wp = pos.xyz; vo.id = gl_VertexIndex; vm = mat2(pos);
+    vf[0] = pos.z; vf[1] = pos.w; }
+"#;
+
+const GS_BLOCK: &str = r#"#version 450
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+layout(location = 0) in VOut { vec3 wp; flat int id; } vi[];
+layout(location = 2) in mat2 vm[];
+layout(location = 4) in float vf[][2];
+layout(location = 0) out GOut { vec3 n; flat int id; } go;
+void main() {
+    for (int i = 0; i < 3; i++) {
+        gl_Position = gl_in[i].gl_Position + vec4(vm[i][1], vf[i][1], 0.0);
+        go.n = vi[i].wp;
+        go.id = vi[i].id;
+        EmitVertex();
+    }
+}
+"#;
+
 const FS_PRIMITIVE_ID: &str = r#"#version 450
 layout(location = 0) in vec4 col;
 layout(location = 0) out vec4 o;
@@ -410,6 +438,8 @@ fn a_capture_folder_with_geometry_and_tessellation_builds_them_lowered() {
         put(&format!("{name}.spv"), &vk10(&src, st), stage);
     }
     put("vs_plain.spv", &vk10(VS_PLAIN, "vert"), "vertex");
+    put("vs_block.spv", &vk10(VS_BLOCK, "vert"), "vertex");
+    put("gs_block.spv", &vk10(GS_BLOCK, "geom"), "geometry");
     put("fs_pid.spv", &vk10(FS_PRIMITIVE_ID, "frag"), "fragment");
     // OutputVertices 3 → 2000: beyond the lowered form.
     let mut big = vk10(
@@ -504,6 +534,6 @@ fn a_capture_folder_with_geometry_and_tessellation_builds_them_lowered() {
         .iter()
         .filter(|n| n["note"] == "built lowered")
         .count();
-    assert_eq!((notes.len(), lowered), (11, 10), "{notes:?}");
+    assert_eq!((notes.len(), lowered), (12, 11), "{notes:?}");
     let _ = std::fs::remove_dir_all(&root);
 }
