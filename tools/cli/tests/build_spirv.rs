@@ -156,7 +156,7 @@ fn check_library(b: &Path, base: &str, clang: bool) -> Reflection {
         let after = refl
             .resources
             .iter()
-            .filter(|r| matches!(r.kind.as_str(), "cbuf" | "sbuf"))
+            .filter(|r| matches!(r.kind.as_str(), "cbuf" | "sbuf" | "lowered"))
             .map(|r| r.metal_index + r.count.max(1))
             .max()
             .unwrap_or(0);
@@ -359,7 +359,8 @@ void main() { gl_Position = pos; col = pos.yzwx; }
 "#;
 
 /// Interface blocks (a flat member), a matrix and an array between a vertex and a geometry
-/// module, and a block out of the geometry module.
+/// module, and a block out of the geometry module, which reads push constants (the kernel's
+/// push block after the lowered buffers).
 const VS_BLOCK: &str = r#"#version 450
 layout(location = 0) in vec4 pos;
 layout(location = 0) out VOut { vec3 wp; flat int id; } vo;
@@ -376,9 +377,10 @@ layout(location = 0) in VOut { vec3 wp; flat int id; } vi[];
 layout(location = 2) in mat2 vm[];
 layout(location = 4) in float vf[][2];
 layout(location = 0) out GOut { vec3 n; flat int id; } go;
+layout(push_constant) uniform P { vec4 offset; } pc;
 void main() {
     for (int i = 0; i < 3; i++) {
-        gl_Position = gl_in[i].gl_Position + vec4(vm[i][1], vf[i][1], 0.0);
+        gl_Position = gl_in[i].gl_Position + vec4(vm[i][1], vf[i][1], 0.0) + pc.offset;
         go.n = vi[i].wp;
         go.id = vi[i].id;
         EmitVertex();
