@@ -4,7 +4,9 @@
 //! binaries (nak corpus), between the same glslang vertex and fragment shaders written here,
 //! with the same vertices, uniforms, textures and targets; within 1/255 on ≥ 99.9 % of pixels
 //! (docs/graphics.md). This is the reference half of issue 16's check: the lowered forms
-//! Metal runs must draw the same pictures.
+//! Metal runs must draw the same pictures — the translations' (`dmsh_spv::lower::Form`) and
+//! glslang's modules lowered as a capture folder's ("captured": `dmsh_fixup::lower`), with
+//! instanced draws, primitive restart and a geometry shader that only stores to memory.
 
 mod common;
 
