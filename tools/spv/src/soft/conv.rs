@@ -115,8 +115,8 @@ pub(super) fn d2i_body(e: &mut E, p: &[Word]) -> Word {
 }
 
 /// The body of `Routine::Rint`: the f64 `p[0]` rounded to an integral value in mode `p[1]`
-/// (a zero result keeps the sign; ∞, NaN and values of 2^52 and more are returned as they
-/// are).
+/// (a zero result keeps the sign; ∞ and values of 2^52 and more are returned as they are, a
+/// NaN made quiet).
 pub(super) fn rint_body(e: &mut E, p: &[Word]) -> Word {
     let mut w = W::new(e);
     let (lo, hi) = w.unpair(p[0]);
@@ -182,7 +182,9 @@ pub(super) fn rint_body(e: &mut E, p: &[Word]) -> Word {
     let large = w.uge(pa.be, k1075);
     let rhi = w.sel(small, small_hi, mid[1]);
     let rlo = w.sel(small, k0, mid[0]);
-    let rhi = w.sel(large, hi, rhi);
+    let qhi = w.quiet(hi);
+    let qhi = w.sel(pa.nan, qhi, hi);
+    let rhi = w.sel(large, qhi, rhi);
     let rlo = w.sel(large, lo, rlo);
     w.pair(rlo, rhi)
 }
