@@ -2163,6 +2163,10 @@ pub(crate) fn emit_planned(
         local_bytes: sh.local_bytes,
         uses_global_addresses: uses_psb,
         fma_mode: opts.fma.name().into(),
+        f64_mode: match opts.f64 {
+            crate::F64Mode::Native => String::new(),
+            crate::F64Mode::Soft => "soft".into(),
+        },
         abi: sh.abi.into(),
         dispatcher,
         control_flow: if dispatcher {

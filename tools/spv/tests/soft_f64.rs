@@ -2,13 +2,13 @@
 //! hand-built IR compute shaders apply every f64 operation the IR has — add, multiply and
 //! FMA in each rounding mode, the twelve comparisons, min / max with signed zeros,
 //! saturation, negation, |x|, the four integral roundings, truncation to 32- and 64-bit
-//! integers, f64 → f32 / f16 and f32 → f16 in each mode, f32 → f64, 32- and 64-bit integers to
-//! f64 / f32 in each mode, division, square root, reciprocal and reciprocal square root — and
-//! the f32 operations the native translation rounds through f64 (directed add / multiply /
-//! FMA, the exact FMA), to thousands of operand triples: subnormal inputs and results, NaNs
-//! (quiet, signaling, negative), infinities, signed zeros, the overflow and underflow
-//! boundaries, exact ties, FMA cancellation, integers at 2^53 / 2^63 / 2^64, and random
-//! values near each other and at the ends of the range.
+//! integers, f64 → f32 / f16 and f32 → f16 in each mode, f32 → f64, 32- and 64-bit integers
+//! to f64 / f32 / f16 in each mode, division, square root, reciprocal and reciprocal square
+//! root — and the f32 operations the native translation rounds through f64 (directed add /
+//! multiply / FMA, the exact FMA), to thousands of operand triples: subnormal inputs and
+//! results, NaNs (quiet, signaling, negative), infinities, signed zeros, the overflow and
+//! underflow boundaries, exact ties, FMA cancellation, integers at 2^53 / 2^63 / 2^64, and
+//! random values near each other and at the ends of the range.
 //!
 //! Expected values come from an exact model of IEEE 754 written for this test (`ieee.rs`:
 //! arbitrary-precision integers, one rounding), which the host's own correctly rounded f64 /
@@ -395,7 +395,7 @@ fn misc64_expect(v: &[u64; 3]) -> Vec<Option<u32>> {
 
 fn conv() -> Shader {
     let mut p = P::new();
-    let n = 48;
+    let n = 54;
     let a = p.d[0];
     let abits = p.bits[0];
     let lo = p.word(0, 0);
@@ -429,6 +429,10 @@ fn conv() -> Shader {
         p.st_float(n, 42 + i as u32, x);
         let x = p.op(Op::SToF(rnd(m)), Type::F32, &[lo]);
         p.st_float(n, 45 + i as u32, x);
+        let x = p.op(Op::UToF(rnd(m)), Type::F16, &[abits]);
+        p.st_float(n, 48 + i as u32, x);
+        let x = p.op(Op::SToF(rnd(m)), Type::F16, &[lo]);
+        p.st_float(n, 51 + i as u32, x);
     }
     p.shader()
 }
@@ -436,7 +440,7 @@ fn conv() -> Shader {
 fn conv_expect(v: &[u64; 3]) -> Vec<Option<u32>> {
     let a = v[0];
     let lo = a & 0xffff_ffff;
-    let mut out = vec![None; 48];
+    let mut out = vec![None; 54];
     let mut put = |k: usize, x: u64, wide: bool| {
         out[k] = Some(x as u32);
         if wide {
@@ -466,6 +470,12 @@ fn conv_expect(v: &[u64; 3]) -> Vec<Option<u32>> {
         put(
             45 + i,
             ieee::from_int(F32, lo as u32 as i32 as i128, m),
+            false,
+        );
+        put(48 + i, ieee::from_int(F16, a as i128, m), false);
+        put(
+            51 + i,
+            ieee::from_int(F16, lo as u32 as i32 as i128, m),
             false,
         );
     }
@@ -531,7 +541,7 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         name: "conversions",
-        words: 48,
+        words: 54,
         build: conv,
         expect: conv_expect,
     },

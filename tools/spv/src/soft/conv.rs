@@ -1,8 +1,8 @@
-//! Conversions that need no rounding routine: f32 → f64 widening, a 32-bit integer → f64
-//! (both exact), f64 → 64-bit integer (truncating) and f64 → integral f64 in a mode.
-//! Narrowing conversions and 64-bit integers → float round, through `fma` (module docs).
+//! Conversions: f32 → f64 widening and a 32-bit integer → f64 (both exact), f64 → 64-bit
+//! integer (truncating), f64 → integral f64 in a mode, and, through `round`, f64 → a narrower
+//! format and a 64-bit integer → any format in a mode.
 
-use super::{Parts, MODE_RM, MODE_RN, MODE_RP, W};
+use super::{Fmt, Parts, Routine, MODE_RM, MODE_RN, MODE_RP, W};
 use crate::emit::E;
 use rspirv::spirv::Word;
 
@@ -187,4 +187,54 @@ pub(super) fn rint_body(e: &mut E, p: &[Word]) -> Word {
     let rhi = w.sel(large, qhi, rhi);
     let rlo = w.sel(large, lo, rlo);
     w.pair(rlo, rhi)
+}
+
+/// The body of `Routine::Narrow(f)`: the f64 `p[0]` rounded to format `f` in mode `p[1]`
+/// (∞ and zeros keep their sign, a NaN keeps its sign and top payload bits, made quiet).
+pub(super) fn narrow_body(e: &mut E, f: Fmt, p: &[Word]) -> Word {
+    let mut w = W::new(e);
+    let (lo, hi) = w.unpair(p[0]);
+    let pa = w.parts(lo, hi);
+    let (ex, m1, m0) = w.unpack(lo, &pa);
+    // Bit 52 on bit 95.
+    let a = w.shlk(m1, 11);
+    let b = w.shrk(m0, 21);
+    let m2 = w.or(a, b);
+    let m1 = w.shlk(m0, 11);
+    let k0 = w.k(0);
+    let r =
+        w.e.soft_call(Routine::Round(f), &[pa.s, ex, m2, m1, k0, p[1]]);
+    let zero = w.zero_of(f, pa.s);
+    let inf = w.inf_of(f, pa.s);
+    let nan = w.nan_of(f, lo, hi);
+    let v = w.sel_fmt(f, pa.zero, zero, r);
+    let v = w.sel_fmt(f, pa.inf, inf, v);
+    w.sel_fmt(f, pa.nan, nan, v)
+}
+
+/// The body of `Routine::Int(f)`: the 64-bit integer `p[1]:p[0]` (two's complement when
+/// `p[2]` is non-zero) rounded to format `f` in mode `p[3]` (zero is +0).
+pub(super) fn int_body(e: &mut E, f: Fmt, p: &[Word]) -> Word {
+    let mut w = W::new(e);
+    let (lo, hi, signed, mode) = (p[0], p[1], p[2], p[3]);
+    let sb = w.shrk(hi, 31);
+    let sgn = w.nz(signed);
+    let sbn = w.nz(sb);
+    let neg = w.band(sgn, sbn);
+    let v = [lo, hi];
+    let nv = w.neg_n(&v);
+    let mag = w.sel_n(neg, &nv, &v);
+    // The leading bit to 63 (bit 95 of the rounding frame).
+    let lz = w.clz_n(&mag);
+    let k63 = w.k(63);
+    let sh = w.umin(lz, k63);
+    let m = w.shl_n(&mag, sh);
+    let ex = w.sub(k63, lz);
+    let s = w.b2u(neg);
+    let k0 = w.k(0);
+    let r =
+        w.e.soft_call(Routine::Round(f), &[s, ex, m[1], m[0], k0, mode]);
+    let zero = w.zero_n(&mag);
+    let pz = w.zero_of(f, k0);
+    w.sel_fmt(f, zero, pz, r)
 }

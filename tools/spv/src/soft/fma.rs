@@ -160,56 +160,12 @@ pub(super) fn body(e: &mut E, f: Fmt, p: &[Word]) -> Word {
     let same = w.eq(sp, pc.s);
     let z_s = w.sel(same, sp, rm);
     let z_s = w.sel(both0, z_s, rm);
-    match f {
-        Fmt::F64 => {
-            let (r0, r1) = w.unpair(rounded);
-            let nan_hi = w.quiet(n_hi);
-            let zb = w.shlk(z_s, 31);
-            let ib = w.shlk(inf_s, 31);
-            let ib = w.ork(ib, 0x7ff0_0000);
-            let zero = w.k(0);
-            let mut hi = w.sel(exact0, zb, r1);
-            let mut lo = w.sel(exact0, zero, r0);
-            hi = w.sel(is_inf, ib, hi);
-            lo = w.sel(is_inf, zero, lo);
-            let dn = w.k(0xfff8_0000);
-            hi = w.sel(invalid, dn, hi);
-            lo = w.sel(invalid, zero, lo);
-            hi = w.sel(any_nan, nan_hi, hi);
-            lo = w.sel(any_nan, n_lo, lo);
-            w.pair(lo, hi)
-        }
-        Fmt::F32 => {
-            // A NaN's payload: its top 23 fraction bits, quiet.
-            let pl = w.andk(n_hi, 0x7_ffff);
-            let pl = w.shlk(pl, 3);
-            let pl2 = w.shrk(n_lo, 29);
-            let pl = w.or(pl, pl2);
-            let ns = w.andk(n_hi, 0x8000_0000);
-            let nan = w.ork(ns, 0x7fc0_0000);
-            let nan = w.or(nan, pl);
-            let zb = w.shlk(z_s, 31);
-            let ib = w.shlk(inf_s, 31);
-            let ib = w.ork(ib, 0x7f80_0000);
-            let v = w.sel(exact0, zb, rounded);
-            let v = w.sel(is_inf, ib, v);
-            let dn = w.k(0xffc0_0000);
-            let v = w.sel(invalid, dn, v);
-            w.sel(any_nan, nan, v)
-        }
-        Fmt::F16 => {
-            let pl = w.field(n_hi, 10, 0x1ff);
-            let ns = w.field(n_hi, 16, 0x8000);
-            let nan = w.ork(ns, 0x7e00);
-            let nan = w.or(nan, pl);
-            let zb = w.shlk(z_s, 15);
-            let ib = w.shlk(inf_s, 15);
-            let ib = w.ork(ib, 0x7c00);
-            let v = w.sel(exact0, zb, rounded);
-            let v = w.sel(is_inf, ib, v);
-            let dn = w.k(0xfe00);
-            let v = w.sel(invalid, dn, v);
-            w.sel(any_nan, nan, v)
-        }
-    }
+    let zero = w.zero_of(f, z_s);
+    let inf = w.inf_of(f, inf_s);
+    let dnan = w.default_nan(f);
+    let nan = w.nan_of(f, n_lo, n_hi);
+    let v = w.sel_fmt(f, exact0, zero, rounded);
+    let v = w.sel_fmt(f, is_inf, inf, v);
+    let v = w.sel_fmt(f, invalid, dnan, v);
+    w.sel_fmt(f, any_nan, nan, v)
 }

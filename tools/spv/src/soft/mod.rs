@@ -14,11 +14,11 @@
 //!   subnormal results and overflow as IEEE 754 defines them.
 //! * `fma` ([`fma`]): `a · b + c` of f64 bit patterns computed exactly in a 128-bit frame and
 //!   rounded once to the format of the routine. Addition is `a · 1 + b`, multiplication
-//!   `a · b ∓ 0`, conversion to a narrower format `a · 1 ∓ 0`, and a 64-bit integer to
-//!   float `hi · 2^32 + lo` — one rounding each, so every mode is exact.
-//! * `cmp` and the min / max and saturation built on it ([`cmp`]), conversions between f64
-//!   and integers, f32 → f64 widening and rounding to an integral value ([`conv`]), division
-//!   and square root ([`divsqrt`], for `MUFU.RCP64H` / `RSQ64H`).
+//!   `a · b ∓ 0` — one rounding each, so every mode is exact.
+//! * `cmp` and the min / max and saturation built on it ([`cmp`]); conversions ([`conv`]):
+//!   f64 → f32 / f16 and 64-bit integers → any format through `round`, exact f32 → f64 and
+//!   32-bit integer → f64, f64 → integer, rounding to an integral value; division and square
+//!   root ([`divsqrt`], for `MUFU.RCP64H` / `RSQ64H`).
 //!
 //! NaN results follow the x86 conventions the native translation shows on lavapipe: the
 //! first NaN operand, made quiet (its payload kept as far as the format allows); an invalid
@@ -31,6 +31,7 @@ mod divsqrt;
 mod fma;
 mod ops;
 mod round;
+mod special;
 mod word;
 
 pub(crate) use word::W;
@@ -91,6 +92,10 @@ pub(crate) enum Routine {
     FmaCore,
     /// `(a, b, c, mode) → bits`: `a · b + c` of f64s rounded once ([`fma`]).
     Fma(Fmt),
+    /// `(uvec2, mode) → bits`: an f64 rounded to a narrower format ([`conv`]).
+    Narrow(Fmt),
+    /// `(lo, hi, signed, mode) → bits`: a 64-bit integer rounded to a format ([`conv`]).
+    Int(Fmt),
     /// `u32 f32 bits → uvec2`: exact widening ([`conv`]).
     Widen32,
     /// `(u32, signed) → uvec2`: a 32-bit integer as an f64, exact ([`conv`]).
@@ -150,6 +155,8 @@ impl E {
             Routine::Round(f) => (vec![u; 6], self.soft_bits_ty(f)),
             Routine::FmaCore => (vec![u2; 3], self.soft_unrounded_ty()),
             Routine::Fma(f) => (vec![u2, u2, u2, u], self.soft_bits_ty(f)),
+            Routine::Narrow(f) => (vec![u2, u], self.soft_bits_ty(f)),
+            Routine::Int(f) => (vec![u; 4], self.soft_bits_ty(f)),
             Routine::Widen32 => (vec![u], u2),
             Routine::I2d => (vec![u, u], u2),
             Routine::D2i => (vec![u2], u2),
@@ -210,6 +217,8 @@ impl E {
                 Routine::Round(f) => round::body(self, f, &p),
                 Routine::FmaCore => fma::core_body(self, &p),
                 Routine::Fma(f) => fma::body(self, f, &p),
+                Routine::Narrow(f) => conv::narrow_body(self, f, &p),
+                Routine::Int(f) => conv::int_body(self, f, &p),
                 Routine::Widen32 => conv::widen32_body(self, &p),
                 Routine::I2d => conv::i2d_body(self, &p),
                 Routine::D2i => conv::d2i_body(self, &p),

@@ -9,8 +9,6 @@ use rspirv::spirv::{Op as S, Word};
 
 /// f64 1.0.
 const ONE: u64 = 0x3ff0_0000_0000_0000;
-/// f64 2^32.
-const TWO32: u64 = 0x41f0_0000_0000_0000;
 /// f64 −0.0.
 const NEG_ZERO: u64 = 0x8000_0000_0000_0000;
 
@@ -67,26 +65,31 @@ impl E {
         self.soft_value(t, r)
     }
 
-    /// The integer `v` of IR type `from` (two's complement when `signed`) as the f64 parts
-    /// `(a, b, c)` with `a · b + c` its exact value.
-    fn soft_int_parts(&mut self, signed: bool, from: Type, v: Word, rnd: Round) -> [Word; 3] {
-        let s = self.u32c(signed as u32);
-        if from == Type::U64 {
+    /// The integer `v` of IR type `from` (two's complement when `signed`) rounded to `t`.
+    fn soft_int(&mut self, signed: bool, from: Type, t: Type, v: Word, rnd: Round) -> Word {
+        let (lo, hi) = if from == Type::U64 {
             let u = self.ty(Type::U32);
             let u2 = self.vec_ty(u, 2);
             let p = self.op(S::Bitcast, u2, &[v]);
-            let (lo, hi) = W::new(self).unpair(p);
-            let h = self.soft_call(Routine::I2d, &[hi, s]);
-            let z = self.u32c(0);
-            let l = self.soft_call(Routine::I2d, &[lo, z]);
-            let k = self.soft_k(TWO32);
-            [h, k, l]
+            W::new(self).unpair(p)
+        } else if signed {
+            let mut w = W::new(self);
+            let hi = w.sark(v, 31);
+            (v, hi)
         } else {
-            let x = self.soft_call(Routine::I2d, &[v, s]);
-            let one = self.soft_k(ONE);
-            let n = self.soft_neutral(rnd);
-            [x, one, n]
-        }
+            (v, self.u32c(0))
+        };
+        let s = self.u32c(signed as u32);
+        let m = self.u32c(mode_word(rnd));
+        let r = self.soft_call(Routine::Int(Fmt::of(t)), &[lo, hi, s, m]);
+        self.soft_value(t, r)
+    }
+
+    /// The f64 bits `x` rounded to the narrower `t` in mode `rnd`.
+    fn soft_narrow(&mut self, t: Type, rnd: Round, x: Word) -> Word {
+        let m = self.u32c(mode_word(rnd));
+        let r = self.soft_call(Routine::Narrow(Fmt::of(t)), &[x, m]);
+        self.soft_value(t, r)
     }
 
     /// An operation in soft-f64 mode: its SPIR-V value when it is one the routines do (an
@@ -131,9 +134,7 @@ impl E {
                     self.soft_wide(from, a[0])
                 } else if from == Type::F64 || (rt.bits() < from.bits() && rnd != Round::Rn) {
                     let x = self.soft_wide(from, a[0]);
-                    let one = self.soft_k(ONE);
-                    let n = self.soft_neutral(rnd);
-                    self.soft_fma(rt, rnd, x, one, n)
+                    self.soft_narrow(rt, rnd, x)
                 } else {
                     return Ok(None);
                 }
@@ -144,8 +145,7 @@ impl E {
                     let s = self.u32c(signed as u32);
                     self.soft_call(Routine::I2d, &[a[0], s])
                 } else {
-                    let [x, y, z] = self.soft_int_parts(signed, at[0], a[0], rnd);
-                    self.soft_fma(rt, rnd, x, y, z)
+                    self.soft_int(signed, at[0], rt, a[0], rnd)
                 }
             }
             _ if !(rt == Type::F64 || f64_arg) => return Ok(None),
