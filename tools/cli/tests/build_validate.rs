@@ -66,7 +66,7 @@ fn a_module_spirv_val_refuses_fails_at_validate() {
             panic!("{key}: every demo key translates, yet it stopped at {step}");
         }
     }
-    // Every key translates (52 that reach MSL, 2 f64).
+    // Every key translates (all 54 reach MSL otherwise).
     assert_eq!(refused, 54, "{refused} refused");
     let report = split.join("report-validate");
     let [sp, b, r] = [&split, &dir, &report].map(|p| p.to_str().unwrap());
