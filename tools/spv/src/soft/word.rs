@@ -114,21 +114,19 @@ impl<'a> W<'a> {
     }
     /// `(a >> k) & mask`.
     pub fn field(&mut self, a: Word, k: u32, mask: u32) -> Word {
-        let s = self.shrk(a, k);
+        let s = if k == 0 { a } else { self.shrk(a, k) };
         self.andk(s, mask)
     }
-    /// `a << (32 - n)` for `n` in 0..=31 (0 when `n` is 0), as two defined shifts.
-    pub fn shl_comp(&mut self, a: Word, n: Word) -> Word {
+    /// `a << (32 - n)` for `n` in 0..=31 (0 when `n` is 0), as two defined shifts; `m` is
+    /// `31 - n`.
+    pub fn shl_comp(&mut self, a: Word, m: Word) -> Word {
         let one = self.shlk(a, 1);
-        let k31 = self.k(31);
-        let m = self.sub(k31, n);
         self.shl(one, m)
     }
-    /// `a >> (32 - n)` for `n` in 0..=31 (0 when `n` is 0), as two defined shifts.
-    pub fn shr_comp(&mut self, a: Word, n: Word) -> Word {
+    /// `a >> (32 - n)` for `n` in 0..=31 (0 when `n` is 0), as two defined shifts; `m` is
+    /// `31 - n`.
+    pub fn shr_comp(&mut self, a: Word, m: Word) -> Word {
         let one = self.shrk(a, 1);
-        let k31 = self.k(31);
-        let m = self.sub(k31, n);
         self.shr(one, m)
     }
     /// The number of leading zero bits (32 for 0).
@@ -331,25 +329,32 @@ impl<'a> W<'a> {
         let q = self.shrk(n, 5);
         let r = self.andk(n, 31);
         let zero = self.k(0);
-        // Whole words: word i takes a[i - q].
-        let mut w = Vec::with_capacity(len);
-        for i in 0..len {
-            let mut v = a[i];
-            for s in 1..len {
-                let src = if i >= s { a[i - s] } else { zero };
-                let is = self.eqk(q, s as u32);
-                v = self.sel(is, src, v);
-            }
-            w.push(v);
+        // Whole words, a stage per bit of q: word i takes w[i - m] where the stage shifts.
+        let mut w = a.to_vec();
+        let mut m = 1;
+        let mut bit = 0;
+        while m < len {
+            let b = self.field(q, bit, 1);
+            let on = self.nz(b);
+            w = (0..len)
+                .map(|i| {
+                    let src = if i >= m { w[i - m] } else { zero };
+                    self.sel(on, src, w[i])
+                })
+                .collect();
+            m *= 2;
+            bit += 1;
         }
         // Bits.
+        let k31 = self.k(31);
+        let rc = self.sub(k31, r);
         let mut out = Vec::with_capacity(len);
         for i in 0..len {
             let hi = self.shl(w[i], r);
             if i == 0 {
                 out.push(hi);
             } else {
-                let lo = self.shr_comp(w[i - 1], r);
+                let lo = self.shr_comp(w[i - 1], rc);
                 out.push(self.or(hi, lo));
             }
         }
@@ -358,32 +363,39 @@ impl<'a> W<'a> {
 
     /// Multi-word `a >> n` (logical) for a word `n` in 0..32·len (bits shifted out lost).
     pub fn shr_n(&mut self, a: &[Word], n: Word) -> Vec<Word> {
-        self.shr_n_lost(a, n).0
+        self.shr_n_lost(a, n, false).0
     }
 
-    /// Multi-word `a >> n` for a word `n` in 0..=32·len, and whether a 1 bit was shifted out.
-    pub fn shr_n_lost(&mut self, a: &[Word], n: Word) -> (Vec<Word>, Word) {
+    /// Multi-word `a >> n` for a word `n` in 0..32·len (0..=32·len when `full`), and whether
+    /// a 1 bit was shifted out.
+    pub fn shr_n_lost(&mut self, a: &[Word], n: Word, full: bool) -> (Vec<Word>, Word) {
         let len = a.len();
         let q = self.shrk(n, 5);
         let r = self.andk(n, 31);
         let zero = self.k(0);
-        // Whole words: word i takes a[i + q]; the words below q are lost.
-        let mut w = Vec::with_capacity(len);
-        for i in 0..len {
-            let mut v = a[i];
-            for s in 1..=len {
-                let src = if i + s < len { a[i + s] } else { zero };
-                let is = self.eqk(q, s as u32);
-                v = self.sel(is, src, v);
-            }
-            w.push(v);
-        }
+        // Whole words, a stage per bit of q (0..=len): word i takes w[i + m] where the stage
+        // shifts, and the m lowest words are lost.
+        let mut w = a.to_vec();
         let mut lost = zero;
-        for (j, &x) in a.iter().enumerate() {
-            // a[j] is lost when q > j.
-            let gone = self.ugt_k(q, j as u32);
-            let part = self.sel(gone, x, zero);
-            lost = self.or(lost, part);
+        let mut m = 1;
+        let mut bit = 0;
+        while m < len || (full && m == len) {
+            let b = self.field(q, bit, 1);
+            let on = self.nz(b);
+            let mut gone = w[0];
+            for &x in &w[1..m.min(len)] {
+                gone = self.or(gone, x);
+            }
+            let gone = self.sel(on, gone, zero);
+            lost = self.or(lost, gone);
+            w = (0..len)
+                .map(|i| {
+                    let src = if i + m < len { w[i + m] } else { zero };
+                    self.sel(on, src, w[i])
+                })
+                .collect();
+            m *= 2;
+            bit += 1;
         }
         // Bits.
         let one = self.k(1);
@@ -391,13 +403,15 @@ impl<'a> W<'a> {
         let mask = self.sub(mask, one);
         let low = self.and(w[0], mask);
         lost = self.or(lost, low);
+        let k31 = self.k(31);
+        let rc = self.sub(k31, r);
         let mut out = Vec::with_capacity(len);
         for i in 0..len {
             let lo = self.shr(w[i], r);
             if i + 1 == len {
                 out.push(lo);
             } else {
-                let hi = self.shl_comp(w[i + 1], r);
+                let hi = self.shl_comp(w[i + 1], rc);
                 out.push(self.or(lo, hi));
             }
         }
@@ -405,18 +419,12 @@ impl<'a> W<'a> {
         (out, lost)
     }
 
-    /// `a > k`.
-    pub fn ugt_k(&mut self, a: Word, k: u32) -> Word {
-        let k = self.k(k);
-        self.ugt(a, k)
-    }
-
     /// Multi-word `a >> n` with the bits shifted out ORed ("jammed") into the lowest bit, for
     /// a word `n` (any value: from 32·len on, the result is the jam bit alone).
     pub fn shr_jam_n(&mut self, a: &[Word], n: Word) -> Vec<Word> {
         let lim = self.k(32 * a.len() as u32);
         let n = self.umin(n, lim);
-        let (mut out, lost) = self.shr_n_lost(a, n);
+        let (mut out, lost) = self.shr_n_lost(a, n, true);
         let l = self.b2u(lost);
         out[0] = self.or(out[0], l);
         out
