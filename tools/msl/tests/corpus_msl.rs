@@ -380,7 +380,8 @@ fn corpus_reaches_msl_with_the_reflections_indices() {
 /// soft routines. Prints the count and the list; every MSL file goes through the clang
 /// stand-in check, which must reject exactly `DOUBLE_WITH_NATIVE_FMA` (for `double`: none)
 /// and `KNOWN_SYNTAX`. Then, for every shader whose native-f64 module declares a 64-bit float
-/// type, one line: SPIR-V words and SPIRV-Cross time native against soft (docs/build.md).
+/// type, one line: SPIR-V words and SPIRV-Cross time (best of three) native against soft
+/// (docs/build.md).
 #[test]
 fn native_fma_msl_passes_the_standin_check() {
     let opts = Options {
@@ -398,11 +399,9 @@ fn native_fma_msl_passes_the_standin_check() {
     for (c, n) in soft_cases.iter().zip(&native_cases) {
         let Ok(o) = &c.out else { continue };
         let id = format!("{}/{}", c.set, c.name);
-        let start = Instant::now();
         let Ok(m) = to_msl(&o.words, &o.reflection, &MslOptions::default()) else {
             continue;
         };
-        let soft_us = start.elapsed().as_micros();
         if uses_double(&m.source) {
             doubles.push(id.clone());
         }
@@ -412,9 +411,19 @@ fn native_fma_msl_passes_the_standin_check() {
         if !dmsh_msl::limits::uses_f64(&no.words) {
             continue;
         }
-        let start = Instant::now();
-        let native_ok = to_msl(&no.words, &no.reflection, &MslOptions::default()).is_ok();
-        let native_us = start.elapsed().as_micros();
+        // The best of three of each (the machine may be shared).
+        let best = |w: &[u32], r: &dmsh_spv::Reflection| -> (bool, u128) {
+            let mut t = u128::MAX;
+            let mut ok = false;
+            for _ in 0..3 {
+                let start = Instant::now();
+                ok = to_msl(w, r, &MslOptions::default()).is_ok();
+                t = t.min(start.elapsed().as_micros());
+            }
+            (ok, t)
+        };
+        let (native_ok, native_us) = best(&no.words, &no.reflection);
+        let soft_us = best(&o.words, &o.reflection).1;
         println!(
             "f64 {id}: {} SPIR-V words soft, {} native; SPIRV-Cross {soft_us} µs soft, \
              {native_us} µs native{}",

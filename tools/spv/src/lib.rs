@@ -14,7 +14,10 @@
 //! Exactness: float add and multiply carry `NoContraction`; fused multiply-add is emulated
 //! exactly (TwoSum + round-to-odd in f64 for f32; Dekker TwoProduct for f64) unless
 //! [`FmaMode::Native`] is chosen; directed rounding (`.RZ/.RM/.RP`) is the round-to-nearest
-//! result stepped by one ulp according to the sign of the exact residual.
+//! result stepped by one ulp according to the sign of the exact residual. With
+//! [`F64Mode::Soft`] (Metal) there is no f64 at all: f64 values are `uvec2` bit patterns and
+//! f64 arithmetic, directed rounding and the exact FMA are exact routines on 32-bit integers
+//! (`soft/`, docs/ir.md "Soft f64").
 
 mod emit;
 mod float;

@@ -682,7 +682,7 @@ fn operands() -> Vec<[u64; 3]> {
             v.push([hi | a as u64, hi | b as u64, c as u64]);
         }
     }
-    let mut rng = rand::rngs::StdRng::seed_from_u64(0x50f7_f64);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x050f_7f64);
     let ints = [
         0u64,
         1,

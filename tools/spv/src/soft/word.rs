@@ -54,21 +54,27 @@ impl<'a> W<'a> {
         self.e.op(op, bo, args)
     }
 
+    /// `a + b` (wrapping).
     pub fn add(&mut self, a: Word, b: Word) -> Word {
         self.u_op(S::IAdd, &[a, b])
     }
+    /// `a - b` (wrapping).
     pub fn sub(&mut self, a: Word, b: Word) -> Word {
         self.u_op(S::ISub, &[a, b])
     }
+    /// `a & b`.
     pub fn and(&mut self, a: Word, b: Word) -> Word {
         self.u_op(S::BitwiseAnd, &[a, b])
     }
+    /// `a | b`.
     pub fn or(&mut self, a: Word, b: Word) -> Word {
         self.u_op(S::BitwiseOr, &[a, b])
     }
+    /// `a ^ b`.
     pub fn xor(&mut self, a: Word, b: Word) -> Word {
         self.u_op(S::BitwiseXor, &[a, b])
     }
+    /// `!a`.
     pub fn not(&mut self, a: Word) -> Word {
         self.u_op(S::Not, &[a])
     }
@@ -156,21 +162,27 @@ impl<'a> W<'a> {
         (lo, hi)
     }
 
+    /// `a == b`.
     pub fn eq(&mut self, a: Word, b: Word) -> Word {
         self.b_op(S::IEqual, &[a, b])
     }
+    /// `a != b`.
     pub fn ne(&mut self, a: Word, b: Word) -> Word {
         self.b_op(S::INotEqual, &[a, b])
     }
+    /// `a < b` (unsigned).
     pub fn ult(&mut self, a: Word, b: Word) -> Word {
         self.b_op(S::ULessThan, &[a, b])
     }
+    /// `a > b` (unsigned).
     pub fn ugt(&mut self, a: Word, b: Word) -> Word {
         self.b_op(S::UGreaterThan, &[a, b])
     }
+    /// `a >= b` (unsigned).
     pub fn uge(&mut self, a: Word, b: Word) -> Word {
         self.b_op(S::UGreaterThanEqual, &[a, b])
     }
+    /// `a >= b` (signed).
     pub fn sge(&mut self, a: Word, b: Word) -> Word {
         self.b_op(S::SGreaterThanEqual, &[a, b])
     }
@@ -192,12 +204,15 @@ impl<'a> W<'a> {
     pub fn z(&mut self, a: Word) -> Word {
         self.eqk(a, 0)
     }
+    /// `a && b`.
     pub fn band(&mut self, a: Word, b: Word) -> Word {
         self.b_op(S::LogicalAnd, &[a, b])
     }
+    /// `a || b`.
     pub fn bor(&mut self, a: Word, b: Word) -> Word {
         self.b_op(S::LogicalOr, &[a, b])
     }
+    /// `!a` (boolean).
     pub fn bnot(&mut self, a: Word) -> Word {
         self.b_op(S::LogicalNot, &[a])
     }
