@@ -379,9 +379,9 @@ fn corpus_reaches_msl_with_the_reflections_indices() {
 /// or the native translation's f64 in conversions, directed rounding and division) get the
 /// soft routines. Prints the count and the list; every MSL file goes through the clang
 /// stand-in check, which must reject exactly `DOUBLE_WITH_NATIVE_FMA` (for `double`: none)
-/// and `KNOWN_SYNTAX`. Then, for every shader whose native-f64 module declares a 64-bit float
-/// type, one line: SPIR-V words and SPIRV-Cross time (best of three) native against soft
-/// (docs/build.md).
+/// and `KNOWN_SYNTAX`; every module passes spirv-val (where installed). Then, for every
+/// shader whose native-f64 module declares a 64-bit float type, one line: SPIR-V words and
+/// SPIRV-Cross time (best of three) native against soft (docs/build.md).
 #[test]
 fn native_fma_msl_passes_the_standin_check() {
     let opts = Options {
@@ -396,9 +396,15 @@ fn native_fma_msl_passes_the_standin_check() {
     let (mut produced, mut doubles) = (Vec::new(), Vec::new());
     let (soft_cases, native_cases) = (all_cases(&opts), all_cases(&native_f64));
     let mut sizes = (0, 0, 0u128, 0u128, 0);
+    let mut invalid = Vec::new();
     for (c, n) in soft_cases.iter().zip(&native_cases) {
         let Ok(o) = &c.out else { continue };
         let id = format!("{}/{}", c.set, c.name);
+        // The soft routines are valid SPIR-V wherever they are used.
+        if let Err(e) = dmsh_vk::spirv_val(&o.words) {
+            println!("FAIL {id}: spirv-val: {e}");
+            invalid.push(id.clone());
+        }
         let Ok(m) = to_msl(&o.words, &o.reflection, &MslOptions::default()) else {
             continue;
         };
@@ -453,6 +459,7 @@ fn native_fma_msl_passes_the_standin_check() {
         produced.len()
     );
     let (rejected_doubles, mut unexpected) = standin_check(&produced, KNOWN_SYNTAX);
+    unexpected.extend(invalid.into_iter().map(|id| format!("{id}: spirv-val")));
     if syntax::clang().is_ok() {
         assert_eq!(
             rejected_doubles, doubles,
