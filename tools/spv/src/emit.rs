@@ -136,6 +136,8 @@ pub(crate) struct E {
     slots: slots::Slots,
     /// The lowered forms' state (`emit/lower.rs`).
     lw: lower::LowerState,
+    /// The helper functions called so far and their ids (`emit/modifiers.rs`).
+    helpers: Vec<(modifiers::Helper, Word)>,
 }
 
 /// The SPIR-V instruction of an atomic read-modify-write that has one (`None`: float add and
@@ -350,9 +352,13 @@ impl E {
 
     fn load(&mut self, t: Type, ptr: Word) -> Word {
         let ty = self.ty(t);
-        self.b
+        let id = self
+            .b
             .load(ty, None, ptr, None, [])
-            .expect("block selected")
+            .expect("block selected");
+        // Known, so that a bit cast of the load and back is the load.
+        self.rtys.insert(id, ty);
+        id
     }
 
     fn store(&mut self, ptr: Word, v: Word) {
@@ -1694,6 +1700,7 @@ pub(crate) fn emit_planned(
         bitcast_src: HashMap::default(),
         slots: slots::Slots::find(f, sh.gfx.as_ref()),
         lw: Default::default(),
+        helpers: Vec::new(),
         opts: *opts,
         b,
     };
@@ -1846,6 +1853,7 @@ pub(crate) fn emit_planned(
         }
         e.b.insert_at_entry(&w);
     }
+    e.define_helpers()?;
     // Module header: capabilities, memory model, entry point.
     let caps = [
         Capability::Shader,

@@ -52,10 +52,16 @@ fn fold(op: Op, at: Type, rt: Type, a: &[u64]) -> Option<u64> {
         (Op::SConvert, [x]) => sext(*x, at) as u64,
         (Op::Pack64, [lo, hi]) => (lo & 0xffff_ffff) | (hi << 32),
         (Op::Hi32, [x]) => x >> 32,
-        // A field of 0 is 0. (Other constant fields are left to the driver: folding
-        // BfeS(0x1234, 0, 16) in x_video_imm turns lavapipe's result of the 64-bit signed
-        // compare that uses it wrong — the same module with the extract left in is right.)
+        // A field of 0 is 0; an unsigned field of a constant is its bits (`XMAD` extracts the
+        // halves of its immediate operands). Signed fields of other constants are left to the
+        // driver: folding BfeS(0x1234, 0, 16) in x_video_imm turns lavapipe's result of the
+        // 64-bit signed compare that uses it wrong — the same module with the extract left in
+        // is right.
         (Op::BfeU | Op::BfeS, [0, _, _]) => 0,
+        (Op::BfeU, [x, o, c]) if o + c <= w => match c {
+            0 => 0,
+            _ => ((x & m) >> o) & (u64::MAX >> (64 - c)),
+        },
         _ => return None,
     };
     Some(r & mask(rt))
@@ -326,5 +332,28 @@ mod tests {
         assert_eq!(f.const_of(sum), Some(16));
         assert_eq!(f.const_of(keep), None, "r << 0 is r, not 0");
         assert_eq!(f.const_of(field), None, "a field of a register stays");
+    }
+
+    #[test]
+    fn unsigned_fields_of_constants_fold() {
+        // XMAD's halves of an immediate: BfeU(0x000c_8001, 0 / 16, 16), an empty field, and a
+        // field past the width (undefined: left to run time).
+        let (mut f, [b]) = Function::with_blocks([0]);
+        let x = f.push(b, Op::Const(0x000c_8001), Type::U32, &[]);
+        let z = f.push(b, Op::Const(0), Type::U32, &[]);
+        let k = f.push(b, Op::Const(16), Type::U32, &[]);
+        let t = f.push(b, Op::Const(20), Type::U32, &[]);
+        let lo = f.push(b, Op::BfeU, Type::U32, &[x, z, k]);
+        let hi = f.push(b, Op::BfeU, Type::U32, &[x, k, k]);
+        let none = f.push(b, Op::BfeU, Type::U32, &[x, k, z]);
+        let past = f.push(b, Op::BfeU, Type::U32, &[x, t, k]);
+        let signed = f.push(b, Op::BfeS, Type::U32, &[x, z, k]);
+        f.blocks[0].term = Terminator::Exit;
+        run(&mut f);
+        assert_eq!(f.const_of(lo), Some(0x8001));
+        assert_eq!(f.const_of(hi), Some(0xc));
+        assert_eq!(f.const_of(none), Some(0));
+        assert_eq!(f.const_of(past), None);
+        assert_eq!(f.const_of(signed), None);
     }
 }

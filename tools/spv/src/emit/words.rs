@@ -451,6 +451,17 @@ impl Builder {
         Ok(id)
     }
 
+    /// `OpFunctionParameter` of the function just begun (before its first block).
+    pub fn function_parameter(&mut self, ty: Word) -> BuildResult<Word> {
+        if !self.in_function || self.in_block {
+            return Err(Error::DetachedFunctionParameter);
+        }
+        let id = self.id();
+        self.functions
+            .extend_from_slice(&[head(spirv::Op::FunctionParameter, 3), ty, id]);
+        Ok(id)
+    }
+
     /// `OpFunctionEnd`.
     pub fn end_function(&mut self) -> BuildResult<()> {
         if !self.in_function {
@@ -736,6 +747,11 @@ impl Builder {
     /// `OpReturn`.
     pub fn ret(&mut self) -> BuildResult<()> {
         self.terminate(spirv::Op::Return, &[])
+    }
+
+    /// `OpReturnValue`.
+    pub fn ret_value(&mut self, v: Word) -> BuildResult<()> {
+        self.terminate(spirv::Op::ReturnValue, &[v])
     }
 
     /// `OpUnreachable`.
