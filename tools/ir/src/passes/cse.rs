@@ -63,6 +63,9 @@ fn commutes(op: &Op) -> bool {
     )
 }
 
+/// What makes two instructions equal: operation, type, arguments.
+type Key = (Op, Type, [Value; 4]);
+
 /// Runs the pass.
 pub fn run(f: &mut Function) {
     let n = f.insts.len();
@@ -80,7 +83,7 @@ pub fn run(f: &mut Function) {
         ((0..f.blocks.len()).collect(), None)
     };
     // The values seen of each key, with their blocks (usually one).
-    let mut seen: FxHashMap<(Op, Type, [Value; 4]), Vec<(u32, Value)>> = FxHashMap::default();
+    let mut seen: FxHashMap<Key, Vec<(u32, Value)>> = FxHashMap::default();
     let mut merged = false;
     for b in order {
         if idom.is_none() {
