@@ -138,6 +138,9 @@ pub(crate) struct E {
     lw: lower::LowerState,
     /// The helper functions called so far and their ids (`emit/modifiers.rs`).
     helpers: Vec<(modifiers::Helper, Word)>,
+    /// Instructions the entry block runs first, after its variables (values every block may
+    /// use, such as `gl_FragCoord.w`).
+    entry_code: Vec<u32>,
 }
 
 /// The SPIR-V instruction of an atomic read-modify-write that has one (`None`: float add and
@@ -1701,6 +1704,7 @@ pub(crate) fn emit_planned(
         slots: slots::Slots::find(f, sh.gfx.as_ref()),
         lw: Default::default(),
         helpers: Vec::new(),
+        entry_code: Vec::new(),
         opts: *opts,
         b,
     };
@@ -1851,6 +1855,7 @@ pub(crate) fn emit_planned(
                 None => w.extend_from_slice(&[(4 << 16) | spirv::Op::Variable as u32, pty, id, sc]),
             }
         }
+        w.extend_from_slice(&e.entry_code);
         e.b.insert_at_entry(&w);
     }
     e.define_helpers()?;

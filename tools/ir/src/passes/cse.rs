@@ -8,9 +8,10 @@
 //! that SPIRV-Cross and Metal's compiler must read, so removing them shrinks the module as much
 //! as it speeds emission.
 //!
-//! Blocks are visited in reverse postorder (a block's dominators first); the first value of
+//! Blocks are visited in reverse postorder (a block's dominators first); the latest value of
 //! each (operation, type, arguments) is remembered with its block, and a later equal one in a
-//! block it dominates becomes an alias of it. Constants have no position (the back end makes
+//! block it dominates becomes an alias of it (one value per key: an equal value in a block
+//! the remembered one does not dominate replaces it). Constants have no position (the back end makes
 //! them where used), so equal constants merge anywhere. Integer operations whose operands
 //! commute are keyed with their two operands in order, so `a + b` and `b + a` are one value.
 //! Where guest state stays in variables (`Function::ssa` false) values never cross blocks and
@@ -25,7 +26,6 @@
 use crate::dom::{block_idoms, dominates};
 use crate::gfx::GSys;
 use crate::ir::{Function, Inst, Op, Sys, Type, Value};
-use rustc_hash::FxHashMap;
 
 /// Whether two equal instructions always give the same value at any point their block
 /// dominates.
@@ -63,8 +63,64 @@ fn commutes(op: &Op) -> bool {
     )
 }
 
-/// What makes two instructions equal: operation, type, arguments.
-type Key = (Op, Type, [Value; 4]);
+/// The arguments an instruction is compared by: commuting operands in order.
+fn key_args(i: &Inst) -> [Value; 4] {
+    let mut a = i.args;
+    if commutes(&i.op) && a[1].is_some() && a[1] < a[0] {
+        a.swap(0, 1);
+    }
+    a
+}
+
+/// A hash of what makes two instructions equal: operation, type and [`key_args`].
+fn key_hash(i: &Inst) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    i.op.hash(&mut h);
+    i.ty.hash(&mut h);
+    key_args(i).hash(&mut h);
+    h.finish()
+}
+
+/// The values seen, one per key: an open-addressing table of instruction indices (the
+/// instructions themselves are the keys), with each value's block.
+struct Table {
+    /// Value index + 1 (0: empty), linear probing.
+    slots: Vec<u32>,
+    mask: usize,
+}
+
+impl Table {
+    fn new(n: usize) -> Table {
+        let size = (2 * n).next_power_of_two().max(16);
+        Table {
+            slots: vec![0; size],
+            mask: size - 1,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.fill(0);
+    }
+
+    /// The slot holding a value equal to `i` (`Ok`), or the empty slot where it goes (`Err`).
+    fn find(&self, f: &Function, i: &Inst) -> Result<usize, usize> {
+        let args = key_args(i);
+        let mut at = key_hash(i) as usize & self.mask;
+        loop {
+            match self.slots[at] {
+                0 => return Err(at),
+                s => {
+                    let c = &f.insts[s as usize - 1];
+                    if c.op == i.op && c.ty == i.ty && key_args(c) == args {
+                        return Ok(at);
+                    }
+                }
+            }
+            at = (at + 1) & self.mask;
+        }
+    }
+}
 
 /// Runs the pass.
 pub fn run(f: &mut Function) {
@@ -82,15 +138,17 @@ pub fn run(f: &mut Function) {
     } else {
         ((0..f.blocks.len()).collect(), None)
     };
-    // The values seen of each key, with their blocks (usually one).
-    let mut seen: FxHashMap<Key, Vec<(u32, Value)>> = FxHashMap::default();
+    let mut table = Table::new(n);
+    // The block of each value in the table.
+    let mut block_of = vec![0u32; n];
     let mut merged = false;
     for b in order {
         if idom.is_none() {
             // Values of one block only (constants too: without SSA the back end makes a
             // constant in the block that defines it).
-            seen.clear();
+            table.clear();
         }
+        let here = b as u32;
         let insts = std::mem::take(&mut f.blocks[b].insts);
         let mut keep = Vec::with_capacity(insts.len());
         for v in insts {
@@ -101,33 +159,33 @@ pub fn run(f: &mut Function) {
                 }
                 *a = resolve(&alias, *a);
             }
-            if !mergeable(inst) {
+            let konst = matches!(inst.op, Op::Const(_));
+            if !konst && !mergeable(inst) {
                 keep.push(v);
                 continue;
             }
-            let mut args = inst.args;
-            if commutes(&inst.op) && args[1].is_some() && args[1] < args[0] {
-                args.swap(0, 1);
-            }
-            let key = (inst.op, inst.ty, args);
-            let konst = matches!(inst.op, Op::Const(_));
-            let here = b as u32;
-            let list = seen.entry(key).or_default();
-            let earlier = list.iter().find(|&&(eb, _)| {
-                (konst && idom.is_some())
-                    || eb == here
-                    || idom.as_ref().is_some_and(|d| dominates(d, eb, here))
-            });
-            match earlier {
-                Some(&(_, e)) => {
-                    alias[v.index()] = e;
-                    merged = true;
+            let inst = *inst;
+            match table.find(f, &inst) {
+                Ok(at) => {
+                    let e = table.slots[at] - 1;
+                    let eb = block_of[e as usize];
+                    let available = konst
+                        || eb == here
+                        || idom.as_ref().is_some_and(|d| dominates(d, eb, here));
+                    if available {
+                        alias[v.index()] = Value(e);
+                        merged = true;
+                        continue;
+                    }
+                    // Not available here: the later value serves the blocks after it (one
+                    // value per key keeps the table small; a block dominated by the earlier
+                    // one but not this one keeps its own copy).
+                    table.slots[at] = v.0 + 1;
                 }
-                None => {
-                    list.push((here, v));
-                    keep.push(v);
-                }
+                Err(at) => table.slots[at] = v.0 + 1,
             }
+            block_of[v.index()] = here;
+            keep.push(v);
         }
         f.blocks[b].insts = keep;
     }

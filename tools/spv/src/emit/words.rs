@@ -496,6 +496,22 @@ impl Builder {
         self.in_block.then(|| self.blocks - 1)
     }
 
+    /// The words of an instruction with a result type, a result id and id operands, for
+    /// [`Builder::insert_at_entry`] (code that must run in the entry block, after its
+    /// variables); returns the id.
+    pub fn entry_instruction(
+        &mut self,
+        out: &mut Vec<u32>,
+        op: spirv::Op,
+        ty: Word,
+        args: &[Word],
+    ) -> Word {
+        let id = self.id();
+        out.extend_from_slice(&[head(op, 3 + args.len()), ty, id]);
+        out.extend_from_slice(args);
+        id
+    }
+
     /// Inserts words at the top of the first function's entry block (function variables).
     pub fn insert_at_entry(&mut self, words: &[u32]) {
         if let Some(at) = self.entry_body {
