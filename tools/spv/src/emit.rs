@@ -15,6 +15,7 @@ use words::Builder;
 mod structured;
 
 mod cross;
+mod dead;
 mod gfx;
 mod lower;
 mod modifiers;
@@ -1924,7 +1925,7 @@ pub(crate) fn emit_planned(
     }
     let uses_psb = e.uses_psb;
     let warp_ops = e.warp_ops;
-    let words = std::mem::take(&mut e.b).assemble();
+    let words = std::mem::take(&mut e.b).assemble_live();
     let mut resources = Vec::new();
     let reads = dmsh_ir::const_reads::const_reads(f);
     let c1 = dmsh_ir::const_reads::c1_check(sh, &reads);

@@ -814,4 +814,19 @@ impl Builder {
         w.extend_from_slice(&self.functions[at..]);
         w
     }
+
+    /// [`Builder::assemble`] without the instructions whose results nothing uses and that have
+    /// no effect (`dead::remove`), and without their decorations.
+    pub fn assemble_live(mut self) -> Vec<u32> {
+        let at = self.entry_at.min(self.functions.len());
+        let mut body = Vec::with_capacity(self.functions.len() + self.entry_words.len());
+        body.extend_from_slice(&self.functions[..at]);
+        body.extend_from_slice(&self.entry_words);
+        body.extend_from_slice(&self.functions[at..]);
+        super::dead::remove(&mut body, &mut self.annotations, self.next_id);
+        self.functions = body;
+        self.entry_words.clear();
+        self.entry_at = 0;
+        self.assemble()
+    }
 }
