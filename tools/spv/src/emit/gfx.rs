@@ -55,6 +55,8 @@ pub(crate) struct GfxState {
     vars: BTreeMap<(u8, u32), (Word, u32)>,
     /// `gl_FragCoord.w`, loaded in the entry block once used.
     frag_w: Option<Word>,
+    /// A texture result's bits (a `uvec4` bit cast) → the result and its component type.
+    pub bits_of_vec: std::collections::HashMap<Word, (Word, Word)>,
     pub caps: BTreeSet<u32>,
     pub exts: BTreeSet<&'static str>,
     pub depth_replacing: bool,
@@ -100,7 +102,7 @@ impl E {
         self.b.type_int(32, 1)
     }
 
-    fn scalar_of(&mut self, ct: CompType) -> Word {
+    pub(super) fn scalar_of(&mut self, ct: CompType) -> Word {
         match ct {
             CompType::Float => self.ty(Type::F32),
             CompType::Uint => self.ty(Type::U32),
