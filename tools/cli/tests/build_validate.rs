@@ -19,13 +19,15 @@ echo "error: line 1: stand-in spirv-val refuses $1" >&2
 exit 1
 "#;
 
-/// `dmsh args` with `bin` first on PATH.
+/// `dmsh args` with `bin` first on PATH and its spirv-val as the validator (a linked
+/// SPIRV-Tools is used otherwise, `dmsh_vk::validate`).
 fn dmsh_with(bin: &Path, args: &[&str]) -> std::process::Output {
     let old = std::env::var_os("PATH").unwrap_or_default();
     let dirs = std::iter::once(bin.to_path_buf()).chain(std::env::split_paths(&old));
     Command::new(env!("CARGO_BIN_EXE_dmsh"))
         .args(args)
         .env("PATH", std::env::join_paths(dirs).unwrap())
+        .env("DMSH_SPIRV_VAL", bin.join("spirv-val"))
         .output()
         .expect("dmsh runs")
 }

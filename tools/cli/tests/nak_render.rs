@@ -96,10 +96,17 @@ fn set_qualifier(l: &str) -> Option<usize> {
     })
 }
 
-/// A scratch folder with every NAK shader's Vulkan GLSL as `NAME.glsl` (sets removed), the
-/// file names `dksh_render::cases` reads.
+/// A fresh scratch folder with every NAK shader's Vulkan GLSL as `NAME.glsl` (sets removed),
+/// the file names `dksh_render::cases` reads.
 fn glsl_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dmsh-nak-glsl-{}", std::process::id()));
+    // One folder per call: the tests of this file run at once and each removes its own.
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "dmsh-nak-glsl-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     for e in std::fs::read_dir(corpus()).unwrap().flatten() {
         let n = e.file_name().to_string_lossy().to_string();

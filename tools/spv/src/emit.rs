@@ -15,6 +15,7 @@ use words::Builder;
 mod structured;
 
 mod cross;
+mod dead;
 mod gfx;
 mod lower;
 mod modifiers;
@@ -138,6 +139,11 @@ pub(crate) struct E {
     lw: lower::LowerState,
     /// The soft-f64 routines used (`soft/`).
     pub soft: crate::soft::State,
+    /// The helper functions called so far and their ids (`emit/modifiers.rs`).
+    helpers: Vec<(modifiers::Helper, Word)>,
+    /// Instructions the entry block runs first, after its variables (values every block may
+    /// use, such as `gl_FragCoord.w`).
+    entry_code: Vec<u32>,
 }
 
 /// The SPIR-V instruction of an atomic read-modify-write that has one (`None`: float add and
@@ -361,9 +367,13 @@ impl E {
 
     fn load(&mut self, t: Type, ptr: Word) -> Word {
         let ty = self.ty(t);
-        self.b
+        let id = self
+            .b
             .load(ty, None, ptr, None, [])
-            .expect("block selected")
+            .expect("block selected");
+        // Known, so that a bit cast of the load and back is the load.
+        self.rtys.insert(id, ty);
+        id
     }
 
     fn store(&mut self, ptr: Word, v: Word) {
@@ -1715,6 +1725,8 @@ pub(crate) fn emit_planned(
         slots: slots::Slots::find(f, sh.gfx.as_ref()),
         lw: Default::default(),
         soft: Default::default(),
+        helpers: Vec::new(),
+        entry_code: Vec::new(),
         opts: *opts,
         b,
     };
@@ -1865,10 +1877,13 @@ pub(crate) fn emit_planned(
                 None => w.extend_from_slice(&[(4 << 16) | spirv::Op::Variable as u32, pty, id, sc]),
             }
         }
+        w.extend_from_slice(&e.entry_code);
         e.b.insert_at_entry(&w);
     }
-    // The soft-f64 routines the entry point calls (and those they call), after it (its
-    // variables are placed first: `insert_at_entry` places them in the last function begun).
+    // The helpers and the soft-f64 routines the entry point calls (and those they call),
+    // after it (its variables are placed first: `insert_at_entry` places them in the last
+    // function begun).
+    e.define_helpers()?;
     e.soft_emit_functions()?;
     // Module header: capabilities, memory model, entry point.
     let caps = [
@@ -1943,7 +1958,7 @@ pub(crate) fn emit_planned(
     }
     let uses_psb = e.uses_psb;
     let warp_ops = e.warp_ops;
-    let words = std::mem::take(&mut e.b).assemble();
+    let words = std::mem::take(&mut e.b).assemble_live();
     let mut resources = Vec::new();
     let reads = dmsh_ir::const_reads::const_reads(f);
     let c1 = dmsh_ir::const_reads::c1_check(sh, &reads);

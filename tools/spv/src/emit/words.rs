@@ -496,6 +496,22 @@ impl Builder {
         self.in_block.then(|| self.blocks - 1)
     }
 
+    /// The words of an instruction with a result type, a result id and id operands, for
+    /// [`Builder::insert_at_entry`] (code that must run in the entry block, after its
+    /// variables); returns the id.
+    pub fn entry_instruction(
+        &mut self,
+        out: &mut Vec<u32>,
+        op: spirv::Op,
+        ty: Word,
+        args: &[Word],
+    ) -> Word {
+        let id = self.id();
+        out.extend_from_slice(&[head(op, 3 + args.len()), ty, id]);
+        out.extend_from_slice(args);
+        id
+    }
+
     /// Inserts words at the top of the first function's entry block (function variables).
     pub fn insert_at_entry(&mut self, words: &[u32]) {
         if let Some(at) = self.entry_body {
@@ -797,5 +813,20 @@ impl Builder {
         w.extend_from_slice(&self.entry_words);
         w.extend_from_slice(&self.functions[at..]);
         w
+    }
+
+    /// [`Builder::assemble`] without the instructions whose results nothing uses and that have
+    /// no effect (`dead::remove`), and without their decorations.
+    pub fn assemble_live(mut self) -> Vec<u32> {
+        let at = self.entry_at.min(self.functions.len());
+        let mut body = Vec::with_capacity(self.functions.len() + self.entry_words.len());
+        body.extend_from_slice(&self.functions[..at]);
+        body.extend_from_slice(&self.entry_words);
+        body.extend_from_slice(&self.functions[at..]);
+        super::dead::remove(&mut body, &mut self.annotations, self.next_id);
+        self.functions = body;
+        self.entry_words.clear();
+        self.entry_at = 0;
+        self.assemble()
     }
 }
