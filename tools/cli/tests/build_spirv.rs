@@ -338,6 +338,13 @@ fn a_capture_folder_builds_every_module() {
         );
     }
 
+    runtime_opens_the_capture_build(
+        &out,
+        &b,
+        &files,
+        (&vs, &fs, &dual, &key("fs_unbounded.spv")),
+    );
+
     // Again: every module from the cache, the same bytes.
     let before = snapshot(&b);
     let o = build(&dir, &out, &["--strict"]);
@@ -538,4 +545,94 @@ fn a_capture_folder_with_geometry_and_tessellation_builds_them_lowered() {
         .count();
     assert_eq!((notes.len(), lowered), (12, 11), "{notes:?}");
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The runtime opens the capture build without a shader map (the keys and stages its
+/// `_b_build.json` records), hands out the push constant block as `DMSH_BIND_PUSH` where the
+/// reflection put it and the dual-source variant `_d` with its second source at
+/// `[[color(0), index(1)]]`, computes a module's key as the build did, and says why a key
+/// has no library.
+fn runtime_opens_the_capture_build(
+    out: &Path,
+    b: &Path,
+    files: &[(String, Vec<u8>)],
+    (vs, fs, dual, unbounded): (&str, &str, &str, &str),
+) {
+    use dmsh_runtime::abi::{self, Binding, Io};
+    use dmsh_runtime::{key, OpenOptions, Status, Title};
+    let chain = b.file_name().unwrap().to_str().unwrap()[2..].to_string();
+    let t = Title::open(&OpenOptions {
+        shader_map: None,
+        library_dir: out.to_path_buf(),
+        chain: Some(chain.clone()),
+        eager: true,
+        ..Default::default()
+    })
+    .expect("a capture build opens without a map");
+    // The five modules that parsed (the truncated file and the random bytes have no stage).
+    assert_eq!(t.keys().len(), 5, "{:x?}", t.keys());
+    assert!(t.c1().is_ok(), "a capture has no guest constant banks");
+    let k = |s: &str| key::parse(s).unwrap();
+    assert_eq!(t.stage(k(unbounded)), Some(dmsh_formats::Stage::Fragment));
+
+    let v = t.lookup(k(vs), abi::DEPTH_ZERO_TO_ONE).unwrap();
+    assert_eq!(v.entry.to_str().unwrap(), "main0_z");
+    let push: Vec<&Binding> = (v.shader.bindings().iter())
+        .filter(|b| b.kind == abi::BIND_PUSH)
+        .collect();
+    assert_eq!(push.len(), 1);
+    assert_eq!(
+        (push[0].metal_index, push[0].size, push[0].count),
+        (4, 80, 1),
+        "the vertex module's push block: after the 4 uniform blocks, 80 bytes"
+    );
+    assert_ne!(push[0].flags & abi::BINDING_SIZE_KNOWN, 0);
+    let f = t.lookup(k(fs), abi::DEPTH_GL).unwrap();
+    let push = (f.shader.bindings().iter()).find(|b| b.kind == abi::BIND_PUSH);
+    assert_eq!(push.map(|p| (p.metal_index, p.size)), Some((1, 96)));
+
+    let d = t
+        .lookup_pass(k(dual), abi::VARIANT_DUAL_SOURCE, abi::DEPTH_GL)
+        .unwrap();
+    let io = |l, i| Io {
+        location: l,
+        component_type: 0,
+        index: i,
+    };
+    assert_eq!(d.shader.outputs(), [io(0, 0), io(0, 1)]);
+    let main = t.lookup(k(dual), abi::DEPTH_GL).unwrap();
+    assert_eq!(main.shader.outputs(), [io(0, 0), io(1, 0)]);
+    let lib = d.shader.library_path().to_str().unwrap();
+    assert!(lib.ends_with(&format!("{dual}_d.metallib")), "{lib}");
+
+    let e = t
+        .lookup_pass(k(fs), abi::VARIANT_DUAL_SOURCE, abi::DEPTH_GL)
+        .unwrap_err();
+    assert_eq!(e.status, Status::NotBuilt);
+    assert!(
+        e.text().contains(fs) && e.text().contains("dual-source"),
+        "{}",
+        e.text()
+    );
+    let e = t
+        .lookup_pass(k(vs), abi::VARIANT_DUAL_SOURCE, abi::DEPTH_GL)
+        .unwrap_err();
+    assert!(e.text().contains("only fragment keys"), "{}", e.text());
+    let e = t.lookup(k(unbounded), abi::DEPTH_GL).unwrap_err();
+    assert_eq!(e.status, Status::NotBuilt, "{}", e.text());
+
+    // The host's key of a module captured without one is the build's.
+    let (_, bytes) = files.iter().find(|f| f.0 == "fs_dual.spv").unwrap();
+    assert_eq!(key::of_spirv(bytes), k(dual));
+    let mut through_c = 0u64;
+    // SAFETY: a valid byte range and a writable key.
+    let st =
+        unsafe { dmsh_runtime::ffi::dmsh_spirv_key(bytes.as_ptr(), bytes.len(), &mut through_c) };
+    assert_eq!((st, through_c), (Status::Ok, k(dual)));
+    println!(
+        "runtime: {} keys from the build record, push blocks at buffer 4 and 1, {dual}_d with \
+         outputs {:?}",
+        t.keys().len(),
+        d.shader.outputs()
+    );
 }

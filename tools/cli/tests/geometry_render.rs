@@ -502,6 +502,7 @@ fn ours_nak_in(
     }
     let opts = dmsh_spv::Options {
         form,
+        f64: translate::f64_mode(),
         ..Default::default()
     };
     let out = dmsh_spv::translate_graphics(&code, &cfg, &opts)
@@ -1999,4 +2000,20 @@ void main() { o = ps.colors_0 * vec4(ps.tex0.xy, 1.0, 1.0) + vec4(0.0, 0.0, ps.t
             &got,
         );
     }
+}
+
+/// The render tests above again with every translation of ours in soft-f64 mode (the Metal
+/// build's f64: integer routines, no 64-bit float type), direct and lowered forms alike.
+#[test]
+fn soft_f64_renders_like_glslang() {
+    translate::with_f64(dmsh_spv::F64Mode::Soft, || {
+        gs_passthrough_tri_renders_like_glslang();
+        gs_expand_points_renders_like_glslang();
+        tcs_tes_triangle_render_like_glslang();
+        translated_vertex_capture_feeds_the_kernel();
+        extra_geometry_shaders_render_like_glslang();
+        extra_tessellation_pair_renders_like_glslang();
+        every_input_topology_assembles_like_a_geometry_stage();
+        indexed_draws_assemble_through_the_index_buffer();
+    });
 }

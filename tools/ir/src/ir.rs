@@ -388,7 +388,7 @@ pub enum VoteMode {
 }
 
 /// An IR operation. Arguments live in [`Inst::args`]; immediates live here.
-#[derive(Clone, Copy, PartialEq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Op {
     /// A constant; the bits, interpreted by the instruction's type.
     Const(u64),

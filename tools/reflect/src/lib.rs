@@ -116,6 +116,10 @@ pub struct Reflection {
     pub uses_global_addresses: bool,
     /// `exact` or `native`.
     pub fma_mode: String,
+    /// `soft` when f64 is lowered to 32-bit integer routines (no 64-bit float type); absent
+    /// (empty) for native f64.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub f64_mode: String,
     /// `nvn`, `cuda` or `deko3d`.
     pub abi: String,
     /// Whether the control flow went through the dispatcher loop.

@@ -1,6 +1,7 @@
-//! Converting one key: translate (native FMA: Metal's `fma` is fused) → SPIR-V → the fix-ups
+//! Converting one key: translate (native FMA: Metal's `fma` is fused; soft f64: Metal has no
+//! `double`, docs/ir.md "Soft f64") → SPIR-V → the fix-ups
 //! (dmsh-fixup: spv_single_lane, int_inputs, vs_pad with the partners' inputs, vs_depth) →
-//! spirv-val → no f64 → MSL through
+//! spirv-val → no f64 (a guard: soft f64 leaves no 64-bit float type) → MSL through
 //! SPIRV-Cross (dmsh-msl) → `<key>_b.metal` and `<key>_b.json` (the reflection, with the chain
 //! version and the Metal entry points), checked against the reflection. A Vulkan module of a
 //! capture folder (`build_module`) skips the translation and gets `fix_strides`, its
@@ -139,7 +140,7 @@ pub fn build_key(
     Outcome::of(&r.key, &r.stage, built)
 }
 
-/// Translates key `r` (native FMA) in `form` (`--form`) in `dir`: its SPIR-V words and
+/// Translates key `r` (native FMA, soft f64) in `form` (`--form`) in `dir`: its SPIR-V words and
 /// reflection.
 fn translate(
     split: &Path,
@@ -150,7 +151,8 @@ fn translate(
 ) -> Result<(Vec<u32>, dmsh_reflect::Reflection), Failed> {
     let fail = |m: String| ("translate", m);
     let spv = dir.join(format!(".{}.{form}.spv", r.key));
-    translate_key(split, r, &spv, manual, "native", form).map_err(|e| fail(format!("{e:#}")))?;
+    translate_key(split, r, &spv, manual, "native", "soft", form)
+        .map_err(|e| fail(format!("{e:#}")))?;
     let words = std::fs::read(&spv).map_err(|e| fail(e.to_string()));
     let json = spv.with_extension("json");
     let refl = std::fs::read_to_string(&json)
@@ -232,10 +234,11 @@ pub fn build_module(
     Outcome::of(key, stage, built)
 }
 
-/// Why a module that computes in f64 is not built.
-const NO_DOUBLES: &str = "the shader computes in 64-bit floating point (DADD / DMUL / DFMA / \
-DSETP / DMNMX / F2F.F64, …), which Metal does not have; an exact lowering to 32-bit integer \
-arithmetic is not built yet";
+/// Why a module that declares a 64-bit float type is not built. Translated shaders use soft
+/// f64 and declare none, so this guards the Vulkan modules of capture folders (their own
+/// doubles are not lowered) and any translation path that would leave one.
+const NO_DOUBLES: &str = "the module declares a 64-bit float type, which Metal does not have \
+(translated shaders use soft f64 and have none; a Vulkan module's own doubles are not lowered)";
 
 /// The Metal library of fixed-up `words` with reflection `refl`: spirv-val (where installed),
 /// no f64 (Metal has none), MSL through SPIRV-Cross (dmsh-msl), checked against the reflection, written to `<base>.metal` and `<base>.json`
