@@ -72,6 +72,8 @@ typedef uint32_t DmshStatus;
 #define DMSH_BIND_SAMP_DYN 11u /* `count` samplers indexed by the handle's sampler ID       */
 #define DMSH_BIND_LOWERED 12u  /* a buffer between the passes of a lowered geometry or
                                   tessellation pipeline; `slot` is its DMSH_LOWERED_* role   */
+#define DMSH_BIND_PUSH 13u     /* a Vulkan module's push constant block: `size` bytes the
+                                  host sets at buffer metal_index (setVertexBytes, ...)      */
 
 /* DMSH_BIND_LOWERED roles (docs/geometry.md, docs/tessellation.md; Vulkan binding 240 + role) */
 #define DMSH_LOWERED_VERTICES_IN 0u    /* 576-byte vertex records the capture pass writes    */
@@ -99,8 +101,6 @@ typedef uint32_t DmshStatus;
 #define DMSH_PRIM_LINES 2u
 #define DMSH_PRIM_TRIANGLES 3u
 
-/* dmsh_lookup_pass variants: which file of a key. */
-#define DMSH_VARIANT_MAIN 0u         /* <key>_b: the shader (as dmsh_lookup)                */
 /* DmshLowering.tess_*: the evaluation shader's tessellation state (Metal's
    MTLRenderPipelineDescriptor tessellation settings; the reflection's "tessellation"). */
 #define DMSH_TESS_DOMAIN_TRIANGLES 1u
@@ -114,11 +114,16 @@ typedef uint32_t DmshStatus;
 #define DMSH_TESS_OUTPUT_POINTS 3u
 #define DMSH_TESS_OUTPUT_LINES 4u
 
+/* dmsh_lookup_pass variants: which file of a key. */
+#define DMSH_VARIANT_MAIN 0u         /* <key>_b: the shader (as dmsh_lookup)                */
 #define DMSH_VARIANT_DRAW 1u         /* <key>_p: a geometry key's draw vertex function      */
 #define DMSH_VARIANT_CAPTURE 2u      /* <key>_g: a vertex key's capture form (built in a
                                         title with geometry or tess control shaders)      */
 #define DMSH_VARIANT_PRIMITIVE_ID 3u /* <key>_q: a fragment key reading gl_PrimitiveID from
                                         the geometry draw's varying                        */
+#define DMSH_VARIANT_DUAL_SOURCE 4u  /* <key>_d: a Vulkan fragment module's dual-source form
+                                        (location 1 as [[color(0), index(1)]]), for blends
+                                        reading source 1                                   */
 
 #define DMSH_NO_INDEX 0xffffffffu /* metal_sampler of a resource without a sampler */
 
@@ -180,6 +185,8 @@ typedef struct DmshRange {
 typedef struct DmshIo {
     uint32_t location;
     uint32_t component_type; /* DMSH_TYPE_* */
+    uint32_t index;          /* colour output's blend source: 1 for the second source of a
+                                dual-source variant ([[color(location), index(1)]]), else 0 */
 } DmshIo;
 
 /* What the host builds around one pass of a lowered geometry or tessellation pipeline (the
@@ -242,12 +249,14 @@ typedef struct DmshShader {
 typedef struct DmshOpenParams {
     uint32_t size;
     uint32_t flags;           /* DMSH_OPEN_*                                          */
-    const char *shader_map;   /* shader_map.tsv; required                             */
+    const char *shader_map;   /* shader_map.tsv; NULL: the keys b-<V>/_b_build.json
+                                 records (a Vulkan capture build has no map)          */
     const char *library_dir;  /* the folder holding b-<V>/; required                  */
-    const char *c1_list;      /* c1_full.tsv; NULL: next to the shader map            */
+    const char *c1_list;      /* c1_full.tsv; NULL: next to the shader map (no map:
+                                 none; captures have no guest constant banks)         */
     const char *chain;        /* the chain version V; NULL: compiled in (DMSH_CHAIN)  */
     const char *pso_manifest; /* seed warm-up list; NULL: pso_manifest.tsv next to the
-                                 shader map                                           */
+                                 shader map (no map: none)                            */
     const char *pso_user;     /* device warm-up list (pso_user.tsv next to the save
                                  folder); NULL: none, and dmsh_warm_append refuses     */
 } DmshOpenParams;
@@ -283,6 +292,10 @@ const char *dmsh_compiled_chain(void);
 DmshStatus dmsh_shader_key(const uint8_t *control, size_t control_len, const uint8_t *code,
                            size_t code_len, uint64_t *key);
 
+/* The key dmsh build --spirv gives a Vulkan module captured without the host's own key:
+   the first 16 hex digits of the sha256 of its `len` bytes. No allocation. */
+DmshStatus dmsh_spirv_key(const uint8_t *module, size_t len, uint64_t *key);
+
 /* Parses 16 lower-case hex digits; writes 16 digits and a NUL to out[17]. */
 DmshStatus dmsh_key_parse(const char *hex, uint64_t *key);
 void dmsh_key_format(uint64_t key, char *out);
@@ -300,7 +313,8 @@ DmshStatus dmsh_lookup(const DmshTitle *title, uint64_t key, uint32_t depth,
 /* Looks up a variant of a key (DMSH_VARIANT_*): MAIN is <key>_b (as dmsh_lookup); DRAW
    <key>_p, a geometry key's draw (lowering->pass DMSH_PASS_GEOMETRY_DRAW); CAPTURE <key>_g,
    a vertex key's capture form (DMSH_PASS_VERTEX_CAPTURE); PRIMITIVE_ID <key>_q, a fragment
-   key's variant reading gl_PrimitiveID (no lowering). A variant that was not built (or that
+   key's variant reading gl_PrimitiveID (no lowering); DUAL_SOURCE <key>_d, a Vulkan fragment
+   module's dual-source form (no lowering). A variant that was not built (or that
    the key's stage cannot have) is DMSH_ERR_NOT_BUILT naming the key and file; one whose
    reflection does not carry its pass is DMSH_ERR_REFLECTION; an unknown variant
    DMSH_ERR_ARGUMENT. Thread-safe; after a variant's first lookup (or a DMSH_OPEN_EAGER open)

@@ -7,7 +7,7 @@ use std::ffi::c_char;
 pub const NO_INDEX: u32 = u32::MAX;
 
 /// Binding kinds (`DmshBindingKind`): the reflection's `kind` strings (docs/reflection.md).
-pub const BINDING_KINDS: [(&str, u32); 12] = [
+pub const BINDING_KINDS: [(&str, u32); 13] = [
     ("cbuf", 1),
     ("sbuf", 2),
     ("sbuf_ubo", 3),
@@ -20,12 +20,18 @@ pub const BINDING_KINDS: [(&str, u32); 12] = [
     ("tex_dyn", 10),
     ("samp_dyn", 11),
     (dmsh_reflect::LOWERED_BUFFER, BIND_LOWERED),
+    (dmsh_reflect::PUSH, BIND_PUSH),
 ];
 
 /// Binding kind `DMSH_BIND_LOWERED`: a buffer between the passes of a lowered geometry or
 /// tessellation pipeline (reflection kind `lowered`); its `slot` is the role
 /// (`LOWERED_*`, docs/geometry.md).
 pub const BIND_LOWERED: u32 = 12;
+
+/// Binding kind `DMSH_BIND_PUSH`: a Vulkan module's push constant block (reflection kind
+/// `push`, `dmsh build --spirv`): `size` bytes the host sets at buffer `metal_index`
+/// (`setVertexBytes` / `setFragmentBytes` / `setBytes`), after every other buffer.
+pub const BIND_PUSH: u32 = 13;
 
 /// Lowered buffer role (`DMSH_LOWERED_VERTICES_IN`): vertex records the capture pass writes.
 pub const LOWERED_VERTICES_IN: u32 = 0;
@@ -159,8 +165,11 @@ pub const VARIANT_CAPTURE: u32 = 2;
 /// `DMSH_VARIANT_PRIMITIVE_ID`: `<key>_q`, a fragment shader reading gl_PrimitiveID from the
 /// geometry draw's varying.
 pub const VARIANT_PRIMITIVE_ID: u32 = 3;
+/// `DMSH_VARIANT_DUAL_SOURCE`: `<key>_d`, a Vulkan fragment module's dual-source form (its
+/// location-1 output as `[[color(0), index(1)]]`), for pipelines whose blend reads source 1.
+pub const VARIANT_DUAL_SOURCE: u32 = 4;
 /// File suffixes of the variants, by `DMSH_VARIANT_*`.
-pub const VARIANT_SUFFIXES: [&str; 4] = ["_b", "_p", "_g", "_q"];
+pub const VARIANT_SUFFIXES: [&str; 5] = ["_b", "_p", "_g", "_q", "_d"];
 
 /// Depth modes (`DmshDepthMode`): NVN's GL mode (near = −1; the `main0` entry point).
 pub const DEPTH_GL: u32 = 0;
@@ -215,6 +224,9 @@ pub struct Io {
     pub location: u32,
     /// `DMSH_TYPE_*`: float 0, sint 1, uint 2 (four components).
     pub component_type: u32,
+    /// A colour output's blend source index (`[[color(location), index(n)]]`): 1 for the
+    /// second source of a dual-source variant, else 0.
+    pub index: u32,
 }
 
 /// What the host needs of one built shader (`DmshShader`); owned by the title, valid until
@@ -329,11 +341,13 @@ pub struct OpenParams {
     pub size: u32,
     /// `DMSH_OPEN_*` flags.
     pub flags: u32,
-    /// The shader map (`shader_map.tsv`); required.
+    /// The shader map (`shader_map.tsv`); NULL: the keys and stages `b-<V>/_b_build.json`
+    /// records (a Vulkan capture build, which has no map).
     pub shader_map: *const c_char,
     /// The folder holding `b-<V>/`; required.
     pub library_dir: *const c_char,
-    /// `c1_full.tsv`; NULL: the one next to the shader map.
+    /// `c1_full.tsv`; NULL: the one next to the shader map (without a map: none is needed,
+    /// a capture build has no guest constant banks).
     pub c1_list: *const c_char,
     /// The chain version V; NULL: the one compiled in (`DMSH_CHAIN`).
     pub chain: *const c_char,

@@ -133,6 +133,22 @@ pub unsafe extern "C" fn dmsh_shader_key(
     })
 }
 
+/// Computes the key `dmsh build --spirv` gives a Vulkan module captured without the host's
+/// own key: the first 16 hex digits of the sha256 of its `len` bytes. Does not allocate.
+///
+/// # Safety
+/// `module` points to `len` readable bytes, `key` to a `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn dmsh_spirv_key(module: *const u8, len: usize, key: *mut u64) -> Status {
+    guard(|| {
+        if module.is_null() || key.is_null() {
+            return arg("module or key");
+        }
+        *key = crate::key::of_spirv(std::slice::from_raw_parts(module, len));
+        Status::Ok
+    })
+}
+
 /// Parses a key's 16 lower-case hex digits.
 ///
 /// # Safety
@@ -227,8 +243,7 @@ pub unsafe extern "C" fn dmsh_open(params: *const OpenParams, out: *mut *mut Dms
             get(p.c1_list, "c1_list"),
             get(p.chain, "chain"),
         ) {
-            (Ok(Some(m)), Ok(Some(l)), Ok(c), Ok(v)) => (m, l, c, v),
-            (Ok(None), ..) => return arg("shader_map"),
+            (Ok(m), Ok(Some(l)), Ok(c), Ok(v)) => (m, l, c, v),
             (_, Ok(None), ..) => return arg("library_dir"),
             (Err(s), ..) | (_, Err(s), ..) | (.., Err(s), _) | (.., Err(s)) => return s,
         };
@@ -240,7 +255,7 @@ pub unsafe extern "C" fn dmsh_open(params: *const OpenParams, out: *mut *mut Dms
             (Err(s), _) | (_, Err(s)) => return s,
         };
         let o = OpenOptions {
-            shader_map: map.into(),
+            shader_map: map.map(Into::into),
             library_dir: lib.into(),
             c1_list: c1.map(Into::into),
             chain: chain.map(str::to_string),
@@ -290,7 +305,8 @@ pub unsafe extern "C" fn dmsh_lookup(
 /// Looks up variant `variant` of `key` (`DMSH_VARIANT_*`) for depth mode `depth`: MAIN is
 /// `<key>_b` (as `dmsh_lookup`), DRAW `<key>_p` (a geometry shader's draw vertex function),
 /// CAPTURE `<key>_g` (a vertex shader's capture form), PRIMITIVE_ID `<key>_q` (a fragment
-/// shader reading gl_PrimitiveID from the geometry draw's varying). A variant that was not
+/// shader reading gl_PrimitiveID from the geometry draw's varying), DUAL_SOURCE `<key>_d` (a
+/// Vulkan fragment module's dual-source form). A variant that was not
 /// built is `DMSH_ERR_NOT_BUILT` naming the key and file. The same thread-safety and
 /// no-allocation promises as `dmsh_lookup` (variants are cached like shaders).
 ///

@@ -13,6 +13,13 @@ pub fn of(control: &[u8], code: &[u8]) -> Result<u64, Error> {
         .map_err(|e| Error::new(Status::Key, e.to_string()))
 }
 
+/// The key of a Vulkan module captured without its host's key (`dmsh build --spirv` names
+/// such a module by the first 16 hex digits of the sha256 of its bytes,
+/// `dmsh_formats::key::spirv_key`); no allocation.
+pub fn of_spirv(module: &[u8]) -> u64 {
+    u64::from_be_bytes(dmsh_formats::key::spirv_key_bytes(module))
+}
+
 /// Parses the 16 lower-case hex digits of a key.
 pub fn parse(hex: &str) -> Option<u64> {
     let b = hex.as_bytes();
@@ -64,5 +71,11 @@ mod tests {
             assert_eq!(parse(bad), None, "{bad}");
         }
         assert_eq!(to_string(0), "0000000000000000");
+    }
+
+    #[test]
+    fn a_modules_key_is_the_first_eight_bytes_of_its_sha256() {
+        // sha256("abc") = ba7816bf 8f01cfea 414140de … (FIPS 180-2's example).
+        assert_eq!(of_spirv(b"abc"), 0xba78_16bf_8f01_cfea);
     }
 }

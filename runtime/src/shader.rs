@@ -1,5 +1,5 @@
 //! One built shader as the host walks it: its reflection (`<key>_b.json`, or a variant's
-//! `_p`, `_g`, `_q`) turned into the fixed-size records of [`crate::abi`], with the storage
+//! `_p`, `_g`, `_q`, `_d`) turned into the fixed-size records of [`crate::abi`], with the storage
 //! those records point into.
 
 use std::ffi::{CStr, CString};
@@ -82,7 +82,7 @@ impl Loaded {
         &self._strings[i]
     }
 
-    /// The library path (`<key>_b.metallib`, or the variant's `_p` / `_g` / `_q`).
+    /// The library path (`<key>_b.metallib`, or the variant's `_p` / `_g` / `_q` / `_d`).
     pub fn library_path(&self) -> &CStr {
         &self._strings[0]
     }
@@ -121,7 +121,7 @@ pub fn main_pass(stage: Stage) -> Option<u32> {
 }
 
 /// What variant `variant` (`abi::VARIANT_*` other than main) is: the map stage it belongs
-/// to, its name, its pass (none for `_q`) and when the build writes it.
+/// to, its name, its pass (none for `_q` and `_d`) and when the build writes it.
 fn variant_of(variant: u32) -> (Stage, &'static str, u32, &'static str) {
     match variant {
         abi::VARIANT_DRAW => (
@@ -137,6 +137,13 @@ fn variant_of(variant: u32) -> (Stage, &'static str, u32, &'static str) {
             "the build writes it for every vertex shader of a title with geometry or \
              tessellation control shaders",
         ),
+        abi::VARIANT_DUAL_SOURCE => (
+            Stage::Fragment,
+            "dual-source",
+            abi::PASS_NONE,
+            "the build writes it only for a Vulkan fragment module (dmsh build --spirv) with \
+             plain outputs at locations 0 and 1",
+        ),
         _ => (
             Stage::Fragment,
             "primitive ID",
@@ -144,6 +151,16 @@ fn variant_of(variant: u32) -> (Stage, &'static str, u32, &'static str) {
             "the build writes it only for a fragment shader that reads gl_PrimitiveID, in a \
              title with geometry shaders",
         ),
+    }
+}
+
+/// The variants (`abi::VARIANT_*` other than main) a key of map stage `stage` can have.
+pub fn variants_of(stage: Stage) -> &'static [u32] {
+    match stage {
+        Stage::Geometry => &[abi::VARIANT_DRAW],
+        Stage::Vertex => &[abi::VARIANT_CAPTURE],
+        Stage::Fragment => &[abi::VARIANT_PRIMITIVE_ID, abi::VARIANT_DUAL_SOURCE],
+        _ => &[],
     }
 }
 
@@ -156,7 +173,7 @@ fn pass_name(n: u32) -> &'static str {
 }
 
 /// Reads, checks and converts variant `variant` (`abi::VARIANT_*`: `<key>_b`, `_p`, `_g`,
-/// `_q`) of a shader the map says is `stage`. The reflection's stage must be the map's, or,
+/// `_q`, `_d`) of a shader the map says is `stage`. The reflection's stage must be the map's, or,
 /// for a stage Metal lacks, that of its lowered pass ([`main_pass`]); a variant's reflection
 /// must carry its pass.
 pub fn load_variant(
@@ -435,6 +452,7 @@ fn io(v: &[dmsh_reflect::IoVar], what: &str) -> Result<Box<[Io]>, String> {
             Ok(Io {
                 location: x.location,
                 component_type: t as u32,
+                index: x.index,
             })
         })
         .collect()

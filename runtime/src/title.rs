@@ -16,17 +16,20 @@ use crate::warm::{List, Row};
 /// What to open.
 #[derive(Clone, Debug, Default)]
 pub struct OpenOptions {
-    /// The shader map (`shader_map.tsv`).
-    pub shader_map: PathBuf,
+    /// The shader map (`shader_map.tsv`); `None`: the keys and stages `b-<V>/_b_build.json`
+    /// records (a Vulkan capture build, `dmsh build --spirv`, has no map).
+    pub shader_map: Option<PathBuf>,
     /// The folder holding `b-<V>/`.
     pub library_dir: PathBuf,
-    /// `c1_full.tsv`; `None`: the one next to the shader map.
+    /// `c1_full.tsv`; `None`: the one next to the shader map (without a map: none, since a
+    /// capture build has no guest constant banks).
     pub c1_list: Option<PathBuf>,
     /// The chain version V; `None`: the compiled-in one.
     pub chain: Option<String>,
     /// Load and check every reflection at open (no lookup reads a file afterwards).
     pub eager: bool,
-    /// The seed warm-up list (`pso_manifest.tsv`); `None`: the one next to the shader map.
+    /// The seed warm-up list (`pso_manifest.tsv`); `None`: the one next to the shader map
+    /// (without a map: none).
     pub warm_seed: Option<PathBuf>,
     /// The device warm-up list (`pso_user.tsv`); `None`: none (and no appends).
     pub warm_device: Option<PathBuf>,
@@ -39,9 +42,9 @@ type Slot = OnceLock<Result<Box<Loaded>, Error>>;
 struct Entry {
     stage: Stage,
     slot: Slot,
-    /// The variants `_p`, `_g`, `_q` (`abi::VARIANT_DRAW` … `VARIANT_PRIMITIVE_ID`), made at
-    /// the key's first variant lookup.
-    variants: OnceLock<Box<[Slot; 3]>>,
+    /// The variants `_p`, `_g`, `_q`, `_d` (`abi::VARIANT_DRAW` … `VARIANT_DUAL_SOURCE`),
+    /// made at the key's first variant lookup.
+    variants: OnceLock<Box<[Slot; 4]>>,
 }
 
 /// An open title. Lookups take `&self` and may run on many threads at once.
@@ -70,21 +73,59 @@ static UNKNOWN_KEY: Error = Error::fixed(Status::UnknownKey, c"the key is not in
 
 static UNKNOWN_VARIANT: Error = Error::fixed(
     Status::Argument,
-    c"variant is DMSH_VARIANT_MAIN, DMSH_VARIANT_DRAW, DMSH_VARIANT_CAPTURE or \
-      DMSH_VARIANT_PRIMITIVE_ID",
+    c"variant is DMSH_VARIANT_MAIN, DMSH_VARIANT_DRAW, DMSH_VARIANT_CAPTURE, \
+      DMSH_VARIANT_PRIMITIVE_ID or DMSH_VARIANT_DUAL_SOURCE",
 );
 
-/// `_b_build.json`'s chain version (the rest is skipped unparsed).
+/// `_b_build.json`'s chain version and its keys' stages (the rest is skipped unparsed).
 #[derive(serde::Deserialize)]
 struct BuildRecord {
     chain: Option<String>,
+    #[serde(default)]
+    shaders: Vec<KeyRecord>,
+}
+
+/// One key of `_b_build.json`: its key and stage.
+#[derive(serde::Deserialize)]
+struct KeyRecord {
+    key: String,
+    stage: String,
+}
+
+/// The keys and stages a build record lists, sorted, for a title opened without a shader map.
+/// A key whose stage is `unknown` (a capture file that is not a module) is left out: nothing
+/// was built for it.
+fn record_keys(rec: &Path, r: BuildRecord) -> Result<Vec<(u64, Stage)>, Error> {
+    let at = |m: String| Error::new(Status::Map, format!("{}: {m}", rec.display()));
+    let mut rows = Vec::with_capacity(r.shaders.len());
+    for s in r.shaders.iter().filter(|s| s.stage != "unknown") {
+        let key = crate::key::parse(&s.key)
+            .ok_or_else(|| at(format!("key {:?} is not 16 lower-case hex digits", s.key)))?;
+        let stage = Stage::parse(&s.stage)
+            .ok_or_else(|| at(format!("key {}: unknown stage {:?}", s.key, s.stage)))?;
+        rows.push((key, stage));
+    }
+    rows.sort_by_key(|r| r.0);
+    if let Some(w) = rows.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(at(format!(
+            "key {} is recorded twice",
+            crate::key::to_string(w[0].0)
+        )));
+    }
+    Ok(rows)
 }
 
 /// The largest `_b_build.json` read.
 const MAX_BUILD_RECORD_BYTES: u64 = 256 << 20;
 
-/// Checks that `library_dir/b-<chain>` exists and is that version's build.
-fn check_folder(library_dir: &Path, chain: &str) -> Result<PathBuf, Error> {
+/// Checks that `library_dir/b-<chain>` exists and is that version's build; returns the folder
+/// and, when `keys` is asked for, the keys and stages its `_b_build.json` records (which must
+/// then exist).
+fn check_folder(
+    library_dir: &Path,
+    chain: &str,
+    keys: bool,
+) -> Result<(PathBuf, Vec<(u64, Stage)>), Error> {
     let dir = library_dir.join(format!("b-{chain}"));
     if !dir.is_dir() {
         let mut others: Vec<String> = std::fs::read_dir(library_dir)
@@ -116,9 +157,19 @@ fn check_folder(library_dir: &Path, chain: &str) -> Result<PathBuf, Error> {
         ));
     }
     let rec = dir.join("_b_build.json");
-    if let Some(text) =
-        crate::files::read_text_opt(&rec, MAX_BUILD_RECORD_BYTES, Status::FolderVersion)?
-    {
+    let text = crate::files::read_text_opt(&rec, MAX_BUILD_RECORD_BYTES, Status::FolderVersion)?;
+    if text.is_none() && keys {
+        return Err(Error::new(
+            Status::Map,
+            format!(
+                "{}: no build record, and no shader map was given: the keys of a title opened \
+                 without a map come from its build record",
+                rec.display()
+            ),
+        ));
+    }
+    let mut rows = Vec::new();
+    if let Some(text) = text {
         let r: BuildRecord = serde_json::from_str(&text)
             .map_err(|e| Error::new(Status::FolderVersion, format!("{}: {e}", rec.display())))?;
         if r.chain.as_deref() != Some(chain) {
@@ -131,8 +182,11 @@ fn check_folder(library_dir: &Path, chain: &str) -> Result<PathBuf, Error> {
                 ),
             ));
         }
+        if keys {
+            rows = record_keys(&rec, r)?;
+        }
     }
-    Ok(dir)
+    Ok((dir, rows))
 }
 
 impl Title {
@@ -140,15 +194,16 @@ impl Title {
     /// reflection unless `eager`.
     pub fn open(o: &OpenOptions) -> Result<Title, Error> {
         let chain = crate::chain::choose(o.chain.as_deref())?;
-        let rows = crate::map::read(&o.shader_map)?;
-        let dir = check_folder(&o.library_dir, &chain)?;
-        let c1_path = o.c1_list.clone().unwrap_or_else(|| {
-            o.shader_map
-                .parent()
-                .unwrap_or(Path::new("."))
-                .join("c1_full.tsv")
-        });
-        let c1 = c1::read(&c1_path, &chain);
+        let map_rows = o.shader_map.as_deref().map(crate::map::read).transpose()?;
+        let (dir, record_rows) = check_folder(&o.library_dir, &chain, map_rows.is_none())?;
+        let beside_map = |name: &str| {
+            (o.shader_map.as_deref()).map(|m| m.parent().unwrap_or(Path::new(".")).join(name))
+        };
+        let c1 = match o.c1_list.clone().or_else(|| beside_map("c1_full.tsv")) {
+            Some(p) => c1::read(&p, &chain),
+            None => C1::Listed(Vec::new()),
+        };
+        let rows = map_rows.unwrap_or(record_rows);
         let (keys, entries) = rows
             .into_iter()
             .map(|(k, stage)| {
@@ -178,15 +233,15 @@ impl Title {
         }
         if !o.warm_off {
             let seed = (o.warm_seed.clone())
-                .unwrap_or_else(|| crate::prewarm::default_seed(&o.shader_map));
-            t.warm = Warm::read(&t, Some(&seed), o.warm_device.as_deref());
+                .or_else(|| o.shader_map.as_deref().map(crate::prewarm::default_seed));
+            t.warm = Warm::read(&t, seed.as_deref(), o.warm_device.as_deref());
         }
         Ok(t)
     }
 
-    /// Loads the records of the shaders at `indices` (and, with `variants`, the variant their
-    /// stage can have: `_p` geometry, `_g` vertex, `_q` fragment), on as many threads as the
-    /// machine has.
+    /// Loads the records of the shaders at `indices` (and, with `variants`, the variants their
+    /// stage can have: `_p` geometry, `_g` vertex, `_q` and `_d` fragment), on as many threads
+    /// as the machine has.
     pub(crate) fn load(&self, indices: &[usize], variants: bool) {
         let n = std::thread::available_parallelism().map_or(1, |n| n.get());
         let chunk = indices.len().div_ceil(n).max(1);
@@ -198,13 +253,9 @@ impl Title {
                         if !variants {
                             continue;
                         }
-                        let v = match self.entries[j].stage {
-                            Stage::Geometry => crate::abi::VARIANT_DRAW,
-                            Stage::Vertex => crate::abi::VARIANT_CAPTURE,
-                            Stage::Fragment => crate::abi::VARIANT_PRIMITIVE_ID,
-                            _ => continue,
-                        };
-                        let _ = self.get_variant(j, v);
+                        for &v in shader::variants_of(self.entries[j].stage) {
+                            let _ = self.get_variant(j, v);
+                        }
                     }
                 });
             }
@@ -234,7 +285,7 @@ impl Title {
         })
     }
 
-    /// Variant `variant` (`abi::VARIANT_DRAW` … `VARIANT_PRIMITIVE_ID`) of the shader at
+    /// Variant `variant` (`abi::VARIANT_DRAW` … `VARIANT_DUAL_SOURCE`) of the shader at
     /// `i` (loaded now if it was not).
     fn get_variant(&self, i: usize, variant: u32) -> &Result<Box<Loaded>, Error> {
         let e = &self.entries[i];
@@ -262,7 +313,8 @@ impl Title {
     /// Looks up variant `variant` of `key` (`abi::VARIANT_*`: `VARIANT_MAIN` is `<key>_b`, as
     /// [`Title::lookup`]; `VARIANT_DRAW` `<key>_p`, a geometry shader's draw;
     /// `VARIANT_CAPTURE` `<key>_g`, a vertex shader's capture form; `VARIANT_PRIMITIVE_ID`
-    /// `<key>_q`, a fragment shader reading gl_PrimitiveID from the draw's varying) for
+    /// `<key>_q`, a fragment shader reading gl_PrimitiveID from the draw's varying;
+    /// `VARIANT_DUAL_SOURCE` `<key>_d`, a Vulkan fragment module's dual-source form) for
     /// depth mode `depth`. A variant that was not built is `Status::NotBuilt` naming the key
     /// and file; an unknown `variant` is `Status::Argument`. After the variant's first lookup
     /// (or an eager open) this neither allocates nor reads a file.
@@ -272,7 +324,8 @@ impl Title {
             crate::abi::VARIANT_MAIN => self.get(i),
             crate::abi::VARIANT_DRAW
             | crate::abi::VARIANT_CAPTURE
-            | crate::abi::VARIANT_PRIMITIVE_ID => self.get_variant(i, variant),
+            | crate::abi::VARIANT_PRIMITIVE_ID
+            | crate::abi::VARIANT_DUAL_SOURCE => self.get_variant(i, variant),
             _ => return Err(&UNKNOWN_VARIANT),
         };
         let shader = shader.as_deref()?;

@@ -71,7 +71,7 @@ fn open_and_lookup_speed_on_a_22852_key_title() {
     )
     .unwrap();
     let opts = |eager| OpenOptions {
-        shader_map: dir.join("shader_map.tsv"),
+        shader_map: Some(dir.join("shader_map.tsv")),
         library_dir: dir.clone(),
         chain: Some(d.chain.clone()),
         eager,

@@ -99,7 +99,7 @@ fn the_header_has_the_rust_layout() {
         ]
     );
     layout!(want, Range, "DmshRange", [start, end]);
-    layout!(want, Io, "DmshIo", [location, component_type]);
+    layout!(want, Io, "DmshIo", [location, component_type, index]);
     layout!(
         want,
         Shader,

@@ -11,7 +11,7 @@ use dmsh_runtime::{OpenOptions, Title};
 
 fn open(d: &common::Demo) -> Title {
     Title::open(&OpenOptions {
-        shader_map: d.map(),
+        shader_map: Some(d.map()),
         library_dir: d.split.clone(),
         chain: Some(d.chain.clone()),
         ..Default::default()
@@ -355,7 +355,12 @@ fn lowered_geometry_and_tessellation_keys_load_with_their_passes() {
         assert!(s.is_null() && last().contains(&ks));
         println!("{}: {e}", stage_of[ks.as_str()]);
     }
-    // An unknown variant.
-    let e = t.lookup_pass(gs[0], 4, DEPTH_GL).unwrap_err();
+    // An unknown variant (the last is DMSH_VARIANT_DUAL_SOURCE, 4).
+    let e = t.lookup_pass(gs[0], 5, DEPTH_GL).unwrap_err();
     assert_eq!(e.status, Status::Argument);
+    // A split title has no dual-source variants (only Vulkan fragment modules do).
+    let e = t
+        .lookup_pass(gs[0], abi::VARIANT_DUAL_SOURCE, DEPTH_GL)
+        .unwrap_err();
+    assert!(e.text().contains("only fragment keys"), "{e}");
 }

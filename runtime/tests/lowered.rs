@@ -199,13 +199,15 @@ fn capture_and_primitive_id_variants_load_with_their_passes() {
         (FS, abi::VARIANT_CAPTURE, "no capture variant"),
         (GS, abi::VARIANT_PRIMITIVE_ID, "no primitive ID variant"),
         (TCS, abi::VARIANT_CAPTURE, "no capture variant"),
+        (GS, abi::VARIANT_DUAL_SOURCE, "no dual-source variant"),
+        (FS, abi::VARIANT_DUAL_SOURCE, "no dual-source variant"),
     ] {
         let e = t.lookup_pass(key(k), v, DEPTH_GL).unwrap_err();
         assert_eq!(e.status, Status::NotBuilt);
         assert!(e.text().contains(k) && e.text().contains(what), "{e}");
     }
     assert_eq!(
-        t.lookup_pass(key(VS), 4, DEPTH_GL).unwrap_err().status,
+        t.lookup_pass(key(VS), 5, DEPTH_GL).unwrap_err().status,
         Status::Argument
     );
     assert_eq!(
@@ -221,7 +223,7 @@ fn capture_and_primitive_id_variants_load_with_their_passes() {
 fn an_eager_open_caches_the_variants() {
     let d = title("eager");
     let t = dmsh_runtime::Title::open(&dmsh_runtime::OpenOptions {
-        shader_map: d.join("shader_map.tsv"),
+        shader_map: Some(d.join("shader_map.tsv")),
         library_dir: d.clone(),
         chain: Some(common::V.into()),
         eager: true,

@@ -73,10 +73,65 @@ fn folders_of_another_version_are_refused() {
 }
 
 #[test]
+fn without_a_map_the_keys_come_from_the_build_record() {
+    let d = hand_title("nomap", &[], &[(K, vertex_json(V, 1))]);
+    let rec = d.join(format!("b-{V}/_b_build.json"));
+    let o = || OpenOptions {
+        shader_map: None,
+        library_dir: d.clone(),
+        chain: Some(V.into()),
+        ..Default::default()
+    };
+    // Keys with a stage; a file the build could not read (stage unknown) has none.
+    std::fs::write(
+        &rec,
+        format!(
+            r#"{{"chain": "{V}", "shaders": [
+                {{"key": "00000000000000ff", "stage": "fragment", "status": "failed"}},
+                {{"key": "{K}", "stage": "vertex", "status": "built"}},
+                {{"key": "00000000000000ee", "stage": "unknown", "status": "failed"}}]}}"#
+        ),
+    )
+    .unwrap();
+    let t = Title::open(&o()).unwrap();
+    assert_eq!(t.keys(), [KN, 0xff]);
+    assert!(t.c1().is_ok(), "no map, no c1 list: none is needed");
+    assert!(t.lookup(KN, DEPTH_GL).is_ok());
+    let e = t.lookup(0xff, DEPTH_GL).unwrap_err();
+    assert_eq!(e.status, Status::NotBuilt, "{e}");
+    assert_eq!(
+        t.lookup(0xee, DEPTH_GL).unwrap_err().status,
+        Status::UnknownKey
+    );
+    // A bad key, a bad stage, a key twice, no record at all: the map's status, naming it.
+    for (shaders, text) in [
+        (r#"[{"key": "FF", "stage": "vertex"}]"#, "key \"FF\""),
+        (
+            r#"[{"key": "00000000000000ff", "stage": "pixel"}]"#,
+            "unknown stage \"pixel\"",
+        ),
+        (
+            r#"[{"key": "00000000000000ff", "stage": "vertex"},
+                {"key": "00000000000000ff", "stage": "vertex"}]"#,
+            "recorded twice",
+        ),
+    ] {
+        std::fs::write(&rec, format!(r#"{{"chain": "{V}", "shaders": {shaders}}}"#)).unwrap();
+        let (s, m) = status(Title::open(&o()));
+        assert_eq!(s, Status::Map, "{m}");
+        assert!(m.contains("_b_build.json") && m.contains(text), "{m}");
+    }
+    std::fs::remove_file(&rec).unwrap();
+    let (s, m) = status(Title::open(&o()));
+    assert_eq!(s, Status::Map);
+    assert!(m.contains("no build record, and no shader map"), "{m}");
+}
+
+#[test]
 fn no_or_bad_chain_version_is_refused() {
     let d = hand_title("chain", &[(K, "vertex")], &[]);
     let o = |chain: Option<&str>| OpenOptions {
-        shader_map: d.join("shader_map.tsv"),
+        shader_map: Some(d.join("shader_map.tsv")),
         library_dir: d.clone(),
         chain: chain.map(str::to_string),
         ..Default::default()
@@ -265,10 +320,16 @@ fn the_c_abi_reports_bad_input_with_a_status_and_a_message() {
         p.size = 8;
         assert_eq!(dmsh_open(&p, &mut t), Status::Argument);
         assert!(last().contains("DmshOpenParams.size 8"), "{}", last());
+        // No map: the build record's keys (this hand-made record lists none).
         let mut p = params(v.as_ptr());
         p.shader_map = null();
+        assert_eq!(dmsh_open(&p, &mut t), Status::Ok, "{}", last());
+        assert_eq!(dmsh_title_key_count(t), 0);
+        dmsh_close(t);
+        t = null_mut();
+        p.library_dir = null();
         assert_eq!(dmsh_open(&p, &mut t), Status::Argument);
-        assert!(last().contains("shader_map is NULL"), "{}", last());
+        assert!(last().contains("library_dir is NULL"), "{}", last());
         let bad = CString::new("0123").unwrap();
         assert_eq!(dmsh_open(&params(bad.as_ptr()), &mut t), Status::Chain);
         assert!(t.is_null() && last().contains("not 12"), "{}", last());

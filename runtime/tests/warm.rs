@@ -49,7 +49,7 @@ fn the_demo_warm_up_lists_walk_in_order() {
     let Some(d) = common::demo() else { return };
     let w = common::demo_warm(d, "warm-rust");
     let t = dmsh_runtime::Title::open(&dmsh_runtime::OpenOptions {
-        shader_map: d.map(),
+        shader_map: Some(d.map()),
         library_dir: d.split.clone(),
         chain: Some(d.chain.clone()),
         warm_seed: Some(w.seed.clone()),
@@ -164,7 +164,7 @@ fn a_bad_or_missing_seed_list_never_hides_the_device_list() {
     let e = t.warm_list(List::Device).status().unwrap_err();
     assert_eq!(e.status, Status::WarmMissing);
     let off = dmsh_runtime::Title::open(&dmsh_runtime::OpenOptions {
-        shader_map: d.join("shader_map.tsv"),
+        shader_map: Some(d.join("shader_map.tsv")),
         library_dir: d.clone(),
         chain: Some(V.into()),
         warm_device: Some(device.clone()),

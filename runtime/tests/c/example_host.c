@@ -35,6 +35,7 @@ static void layout(void) {
     printf("size DmshIo %zu\n", sizeof(DmshIo));
     FIELD(DmshIo, location);
     FIELD(DmshIo, component_type);
+    FIELD(DmshIo, index);
     printf("size DmshShader %zu\n", sizeof(DmshShader));
     FIELD(DmshShader, key);
     FIELD(DmshShader, stage);
@@ -169,9 +170,11 @@ static void print_shader(const DmshShader *s, const char *z_entry) {
     for (i = 0; i < s->read_count; i++)
         printf("read %u %u\n", s->reads[i].start, s->reads[i].end);
     for (i = 0; i < s->input_count; i++)
-        printf("in %u %u\n", s->inputs[i].location, s->inputs[i].component_type);
+        printf("in %u %u %u\n", s->inputs[i].location, s->inputs[i].component_type,
+               s->inputs[i].index);
     for (i = 0; i < s->output_count; i++)
-        printf("out %u %u\n", s->outputs[i].location, s->outputs[i].component_type);
+        printf("out %u %u %u\n", s->outputs[i].location, s->outputs[i].component_type,
+               s->outputs[i].index);
 }
 
 /* Walks the lowered pipelines' variants of every key (a host assembling a geometry or
@@ -179,9 +182,9 @@ static void print_shader(const DmshShader *s, const char *z_entry) {
    geometry kernel the topologies dmsh_check_topology accepts (`topology KEY MASK`); an
    unserved topology must be DMSH_ERR_TOPOLOGY naming the key. */
 static int walk_variants(const DmshTitle *t) {
-    static const char *suffix[] = {"_b", "_p", "_g", "_q"};
+    static const char *suffix[] = {"_b", "_p", "_g", "_q", "_d"};
     static const uint32_t pass[] = {DMSH_PASS_NONE, DMSH_PASS_GEOMETRY_DRAW,
-                                    DMSH_PASS_VERTEX_CAPTURE, DMSH_PASS_NONE};
+                                    DMSH_PASS_VERTEX_CAPTURE, DMSH_PASS_NONE, DMSH_PASS_NONE};
     uint32_t n = dmsh_title_key_count(t), i, v, topo;
     for (i = 0; i < n; i++) {
         uint64_t key = dmsh_title_key_at(t, i);
@@ -191,7 +194,7 @@ static int walk_variants(const DmshTitle *t) {
         dmsh_key_format(key, hex);
         if (dmsh_lookup(t, key, DMSH_DEPTH_GL, &b, &e) != DMSH_OK)
             continue;
-        for (v = DMSH_VARIANT_DRAW; v <= DMSH_VARIANT_PRIMITIVE_ID; v++) {
+        for (v = DMSH_VARIANT_DRAW; v <= DMSH_VARIANT_DUAL_SOURCE; v++) {
             DmshStatus st = dmsh_lookup_pass(t, key, v, DMSH_DEPTH_ZERO_TO_ONE, &s, &e);
             if (st == DMSH_ERR_NOT_BUILT) {
                 if (strstr(dmsh_last_error(), hex) == NULL) {

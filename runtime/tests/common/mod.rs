@@ -140,7 +140,7 @@ pub fn vertex_json(chain: &str, version: u32) -> String {
 /// Opens `dir` (map, `b-<V>` beneath it) with chain `V`.
 pub fn open(dir: &Path) -> Result<dmsh_runtime::Title, dmsh_runtime::Error> {
     dmsh_runtime::Title::open(&dmsh_runtime::OpenOptions {
-        shader_map: dir.join("shader_map.tsv"),
+        shader_map: Some(dir.join("shader_map.tsv")),
         library_dir: dir.to_path_buf(),
         chain: Some(V.into()),
         ..Default::default()
@@ -162,6 +162,7 @@ fn kind_number(k: &str) -> u64 {
         "tex_dyn" => 10,
         "samp_dyn" => 11,
         "lowered" => 12,
+        "push" => 13,
         _ => panic!("kind {k}"),
     }
 }
@@ -366,9 +367,10 @@ pub fn dump_variant_from_json(
     for (what, f) in [("in", "inputs"), ("out", "outputs")] {
         for io in j[f].as_array().into_iter().flatten() {
             s += &format!(
-                "{what} {} {}\n",
+                "{what} {} {} {}\n",
                 u(io, "location").unwrap(),
-                type_number(io["component_type"].as_str().unwrap())
+                type_number(io["component_type"].as_str().unwrap()),
+                u(io, "index").unwrap_or(0)
             );
         }
     }
@@ -453,10 +455,10 @@ pub fn dump_from_record(s: &dmsh_runtime::abi::Shader, z_entry: &std::ffi::CStr)
             out += &format!("read {} {}\n", r.start, r.end);
         }
         for i in sl(s.inputs, s.input_count) {
-            out += &format!("in {} {}\n", i.location, i.component_type);
+            out += &format!("in {} {} {}\n", i.location, i.component_type, i.index);
         }
         for o in sl(s.outputs, s.output_count) {
-            out += &format!("out {} {}\n", o.location, o.component_type);
+            out += &format!("out {} {} {}\n", o.location, o.component_type, o.index);
         }
         out
     }
@@ -488,7 +490,7 @@ pub fn expected_demo_dump(d: &Demo) -> String {
     out
 }
 
-/// The variant files of the demo build (`<key>_p`, `_g`, `_q`, in key order, then that
+/// The variant files of the demo build (`<key>_p`, `_g`, `_q`, `_d`, in key order, then that
 /// order) and, for each geometry kernel, the topologies it serves: the lines the C example
 /// prints after the main records (`variant KEY SUFFIX` then the dump;
 /// `topology KEY MASK`), made from the JSON.
@@ -506,7 +508,7 @@ pub fn expected_demo_variants(d: &Demo) -> String {
         };
         let main: serde_json::Value = serde_json::from_str(&main).unwrap();
         let full = !matches!(main["c1"]["dynamic"].as_str(), Some("none" | "proven"));
-        for suffix in ["_p", "_g", "_q"] {
+        for suffix in ["_p", "_g", "_q", "_d"] {
             if let Ok(t) = std::fs::read_to_string(dir.join(format!("{k}{suffix}.json"))) {
                 let j: serde_json::Value = serde_json::from_str(&t).unwrap();
                 out += &format!("variant {k} {suffix}\n");
@@ -548,7 +550,7 @@ pub fn open_warm(
     device: Option<&Path>,
 ) -> Result<dmsh_runtime::Title, dmsh_runtime::Error> {
     dmsh_runtime::Title::open(&dmsh_runtime::OpenOptions {
-        shader_map: dir.join("shader_map.tsv"),
+        shader_map: Some(dir.join("shader_map.tsv")),
         library_dir: dir.to_path_buf(),
         chain: Some(V.into()),
         warm_seed: seed.map(Path::to_path_buf),

@@ -10,6 +10,15 @@
 //! index(1)]]`; the runtime-sized array fails at its fix-up step and the two bad files are
 //! recorded with their file and offset, and the build goes on; a second build takes every
 //! module from the cache and is byte-identical.
+//!
+//! A second folder holds geometry and tessellation modules (glslang's SPIR-V 1.0 of every
+//! corpus geometry and tessellation GLSL, gs_stores_only's draw with no output but the
+//! position it adds) with a vertex shader and a fragment shader reading
+//! gl_PrimitiveID: each is lowered at the SPIR-V level (docs/geometry.md,
+//! docs/tessellation.md) — geometry `_b` kernel and `_p` draw, control and evaluation `_b`,
+//! the vertex shader's capture form `_g`, the fragment shader's `_q` — and every library
+//! passes the stand-in check and `check_bindings`; a geometry module declaring 2000 output
+//! vertices fails naming why; the report counts the rest as built lowered.
 
 mod common;
 use common::{b_dir, dmsh, snapshot};
@@ -147,7 +156,7 @@ fn check_library(b: &Path, base: &str, clang: bool) -> Reflection {
         let after = refl
             .resources
             .iter()
-            .filter(|r| matches!(r.kind.as_str(), "cbuf" | "sbuf"))
+            .filter(|r| matches!(r.kind.as_str(), "cbuf" | "sbuf" | "lowered"))
             .map(|r| r.metal_index + r.count.max(1))
             .max()
             .unwrap_or(0);
@@ -329,6 +338,13 @@ fn a_capture_folder_builds_every_module() {
         );
     }
 
+    runtime_opens_the_capture_build(
+        &out,
+        &b,
+        &files,
+        (&vs, &fs, &dual, &key("fs_unbounded.spv")),
+    );
+
     // Again: every module from the cache, the same bytes.
     let before = snapshot(&b);
     let o = build(&dir, &out, &["--strict"]);
@@ -340,4 +356,283 @@ fn a_capture_folder_builds_every_module() {
     );
     assert_eq!(snapshot(&b), before);
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The vertex and fragment shaders around the captured geometry modules.
+const VS_PLAIN: &str = r#"#version 450
+layout(location = 0) in vec4 pos;
+layout(location = 0) out vec4 col;
+void main() { gl_Position = pos; col = pos.yzwx; }
+"#;
+
+/// Interface blocks (a flat member), a matrix and an array between a vertex and a geometry
+/// module, and a block out of the geometry module, which reads push constants (the kernel's
+/// push block after the lowered buffers).
+const VS_BLOCK: &str = r#"#version 450
+layout(location = 0) in vec4 pos;
+layout(location = 0) out VOut { vec3 wp; flat int id; } vo;
+layout(location = 2) out mat2 vm;
+layout(location = 4) out float vf[2];
+void main() { gl_Position = pos; vo.wp = pos.xyz; vo.id = gl_VertexIndex; vm = mat2(pos);
+    vf[0] = pos.z; vf[1] = pos.w; }
+"#;
+
+const GS_BLOCK: &str = r#"#version 450
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+layout(location = 0) in VOut { vec3 wp; flat int id; } vi[];
+layout(location = 2) in mat2 vm[];
+layout(location = 4) in float vf[][2];
+layout(location = 0) out GOut { vec3 n; flat int id; } go;
+layout(push_constant) uniform P { vec4 offset; } pc;
+void main() {
+    for (int i = 0; i < 3; i++) {
+        gl_Position = gl_in[i].gl_Position + vec4(vm[i][1], vf[i][1], 0.0) + pc.offset;
+        go.n = vi[i].wp;
+        go.id = vi[i].id;
+        EmitVertex();
+    }
+}
+"#;
+
+const FS_PRIMITIVE_ID: &str = r#"#version 450
+layout(location = 0) in vec4 col;
+layout(location = 0) out vec4 o;
+void main() { o = col + vec4(float(gl_PrimitiveID) * 0.25); }
+"#;
+
+#[test]
+fn a_capture_folder_with_geometry_and_tessellation_builds_them_lowered() {
+    use dmsh_testsupport::reference::{dksh, dksh_render};
+    if !glsl::available() {
+        println!("skipped: glslangValidator not installed");
+        return;
+    }
+    let root = std::env::temp_dir().join(format!("dmsh-build-spirv-gs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (dir, out) = (root.join("capture"), root.join("out"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let extra = common::root().join("tests/corpus/extra/glsl");
+    // SPIR-V 1.0 (a Vulkan 1.0 title's), the deko3d binding shifts keeping uniform blocks
+    // and samplers apart.
+    let vk10 = |src: &str, st: &str| {
+        let mut args = vec!["--target-env", "vulkan1.0"];
+        args.extend_from_slice(glsl::DEKO3D_SHIFTS);
+        glsl::compile_source(src, st, &args).unwrap_or_else(|e| panic!("{st}: {e}"))
+    };
+    let mut files: Vec<(String, &str)> = Vec::new();
+    let mut put = |name: &str, words: &[u32], stage: &'static str| {
+        std::fs::write(dir.join(name), bytes(words)).unwrap();
+        files.push((name.to_string(), stage));
+    };
+    for (d, name) in [
+        (dksh::corpus_dir(), "gs_passthrough_tri.geom"),
+        (dksh::corpus_dir(), "gs_expand_points.geom"),
+        (dksh::corpus_dir(), "tcs_triangle.tesc"),
+        (dksh::corpus_dir(), "tes_triangle.tese"),
+        (extra.clone(), "gs_indexed_in.geom"),
+        (extra.clone(), "gs_streams.geom"),
+        (extra.clone(), "gs_streams_cut.geom"),
+        (extra.clone(), "gs_stores_only.geom"),
+        (extra.clone(), "tcs_quad_barrier.tesc"),
+        (extra.clone(), "tes_quad_isolevels.tese"),
+    ] {
+        let src = dksh_render::corpus_glsl(&d, name).unwrap();
+        let st = name.rsplit('.').next().unwrap();
+        let stage = match st {
+            "geom" => "geometry",
+            "tesc" => "tess_control",
+            _ => "tess_eval",
+        };
+        put(&format!("{name}.spv"), &vk10(&src, st), stage);
+    }
+    put("vs_plain.spv", &vk10(VS_PLAIN, "vert"), "vertex");
+    put("vs_block.spv", &vk10(VS_BLOCK, "vert"), "vertex");
+    put("gs_block.spv", &vk10(GS_BLOCK, "geom"), "geometry");
+    put("fs_pid.spv", &vk10(FS_PRIMITIVE_ID, "frag"), "fragment");
+    // OutputVertices 3 → 2000: beyond the lowered form.
+    let mut big = vk10(
+        &dksh_render::corpus_glsl(&dksh::corpus_dir(), "gs_passthrough_tri.geom").unwrap(),
+        "geom",
+    );
+    let at = (5..big.len())
+        .find(|&i| big[i] == (4 << 16 | 16) && big[i + 2] == 26)
+        .expect("OpExecutionMode OutputVertices");
+    big[at + 3] = 2000;
+    std::fs::write(dir.join("gs_too_big.spv"), bytes(&big)).unwrap();
+    let o = build(&dir, &out, &[]);
+    println!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.status.success());
+    let b = b_dir(&out);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(b.join("_b_build.json")).unwrap()).unwrap();
+    let by_key: std::collections::BTreeMap<String, serde_json::Value> = record["shaders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["key"].as_str().unwrap().to_string(), s.clone()))
+        .collect();
+    let key = |name: &str| key_of(name, &std::fs::read(dir.join(name)).unwrap());
+    let big = &by_key[&key("gs_too_big.spv")];
+    assert_eq!(
+        (big["status"].as_str(), big["step"].as_str()),
+        (Some("failed"), Some("fix-up"))
+    );
+    let m = big["message"].as_str().unwrap();
+    assert!(
+        m.contains("geometry_kernel") && m.contains("2000 output vertices"),
+        "{m}"
+    );
+    println!("gs_too_big: {m}");
+    let clang = dmsh_msl::syntax::clang().is_ok();
+    for (name, stage) in &files {
+        let k = key(name);
+        let r = &by_key[&k];
+        assert_eq!(r["status"], "built", "{name}: {r}");
+        let outputs: Vec<&str> = r["outputs"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|s| s.as_str())
+            .collect();
+        let variants: &[(&str, &str)] = match *stage {
+            "geometry" => &[("_b", "geometry_kernel"), ("_p", "geometry_draw")],
+            "tess_control" => &[("_b", "tess_control_kernel")],
+            "tess_eval" => &[("_b", "tess_eval_post")],
+            "vertex" => &[("_b", ""), ("_g", "vertex_capture")],
+            _ => &[("_b", ""), ("_q", "")],
+        };
+        let mut want: Vec<String> = variants
+            .iter()
+            .flat_map(|(v, _)| [format!("{k}{v}.json"), format!("{k}{v}.metal")])
+            .collect();
+        want.sort();
+        assert_eq!(outputs, want, "{name}");
+        for (v, pass) in variants {
+            let refl = check_library(&b, &format!("{k}{v}"), clang);
+            let got = refl.lowering.as_ref().map_or("", |l| l.pass.as_str());
+            assert_eq!(got, *pass, "{name}{v}");
+            let msl = std::fs::read_to_string(b.join(format!("{k}{v}.metal"))).unwrap();
+            match *pass {
+                "geometry_kernel" => {
+                    let l = refl.lowering.as_ref().unwrap();
+                    assert_eq!((refl.stage.as_str(), l.local_size), ("compute", 64));
+                    assert!(!l.topologies.is_empty() && refl.geometry_input.is_some());
+                    assert!(msl.contains("kernel void main0("), "{name}");
+                }
+                "geometry_draw" => assert_eq!(refl.metal_entry_points, ["main0", "main0_z"]),
+                "tess_eval_post" => assert!(msl.contains("[[ patch("), "{name}: {msl}"),
+                "tess_control_kernel" => assert_eq!(refl.stage, "compute"),
+                _ => {}
+            }
+            println!("{name}{v}: {got:?} built, MSL checked");
+        }
+    }
+    // The report counts the geometry and tessellation keys as built lowered.
+    let o = dmsh(&["report", "--build", b.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rep: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report/report.json")).unwrap())
+            .unwrap();
+    let notes = rep["not_in_metal"].as_array().unwrap();
+    let lowered = notes
+        .iter()
+        .filter(|n| n["note"] == "built lowered")
+        .count();
+    assert_eq!((notes.len(), lowered), (12, 11), "{notes:?}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The runtime opens the capture build without a shader map (the keys and stages its
+/// `_b_build.json` records), hands out the push constant block as `DMSH_BIND_PUSH` where the
+/// reflection put it and the dual-source variant `_d` with its second source at
+/// `[[color(0), index(1)]]`, computes a module's key as the build did, and says why a key
+/// has no library.
+fn runtime_opens_the_capture_build(
+    out: &Path,
+    b: &Path,
+    files: &[(String, Vec<u8>)],
+    (vs, fs, dual, unbounded): (&str, &str, &str, &str),
+) {
+    use dmsh_runtime::abi::{self, Binding, Io};
+    use dmsh_runtime::{key, OpenOptions, Status, Title};
+    let chain = b.file_name().unwrap().to_str().unwrap()[2..].to_string();
+    let t = Title::open(&OpenOptions {
+        shader_map: None,
+        library_dir: out.to_path_buf(),
+        chain: Some(chain.clone()),
+        eager: true,
+        ..Default::default()
+    })
+    .expect("a capture build opens without a map");
+    // The five modules that parsed (the truncated file and the random bytes have no stage).
+    assert_eq!(t.keys().len(), 5, "{:x?}", t.keys());
+    assert!(t.c1().is_ok(), "a capture has no guest constant banks");
+    let k = |s: &str| key::parse(s).unwrap();
+    assert_eq!(t.stage(k(unbounded)), Some(dmsh_formats::Stage::Fragment));
+
+    let v = t.lookup(k(vs), abi::DEPTH_ZERO_TO_ONE).unwrap();
+    assert_eq!(v.entry.to_str().unwrap(), "main0_z");
+    let push: Vec<&Binding> = (v.shader.bindings().iter())
+        .filter(|b| b.kind == abi::BIND_PUSH)
+        .collect();
+    assert_eq!(push.len(), 1);
+    assert_eq!(
+        (push[0].metal_index, push[0].size, push[0].count),
+        (4, 80, 1),
+        "the vertex module's push block: after the 4 uniform blocks, 80 bytes"
+    );
+    assert_ne!(push[0].flags & abi::BINDING_SIZE_KNOWN, 0);
+    let f = t.lookup(k(fs), abi::DEPTH_GL).unwrap();
+    let push = (f.shader.bindings().iter()).find(|b| b.kind == abi::BIND_PUSH);
+    assert_eq!(push.map(|p| (p.metal_index, p.size)), Some((1, 96)));
+
+    let d = t
+        .lookup_pass(k(dual), abi::VARIANT_DUAL_SOURCE, abi::DEPTH_GL)
+        .unwrap();
+    let io = |l, i| Io {
+        location: l,
+        component_type: 0,
+        index: i,
+    };
+    assert_eq!(d.shader.outputs(), [io(0, 0), io(0, 1)]);
+    let main = t.lookup(k(dual), abi::DEPTH_GL).unwrap();
+    assert_eq!(main.shader.outputs(), [io(0, 0), io(1, 0)]);
+    let lib = d.shader.library_path().to_str().unwrap();
+    assert!(lib.ends_with(&format!("{dual}_d.metallib")), "{lib}");
+
+    let e = t
+        .lookup_pass(k(fs), abi::VARIANT_DUAL_SOURCE, abi::DEPTH_GL)
+        .unwrap_err();
+    assert_eq!(e.status, Status::NotBuilt);
+    assert!(
+        e.text().contains(fs) && e.text().contains("dual-source"),
+        "{}",
+        e.text()
+    );
+    let e = t
+        .lookup_pass(k(vs), abi::VARIANT_DUAL_SOURCE, abi::DEPTH_GL)
+        .unwrap_err();
+    assert!(e.text().contains("only fragment keys"), "{}", e.text());
+    let e = t.lookup(k(unbounded), abi::DEPTH_GL).unwrap_err();
+    assert_eq!(e.status, Status::NotBuilt, "{}", e.text());
+
+    // The host's key of a module captured without one is the build's.
+    let (_, bytes) = files.iter().find(|f| f.0 == "fs_dual.spv").unwrap();
+    assert_eq!(key::of_spirv(bytes), k(dual));
+    let mut through_c = 0u64;
+    // SAFETY: a valid byte range and a writable key.
+    let st =
+        unsafe { dmsh_runtime::ffi::dmsh_spirv_key(bytes.as_ptr(), bytes.len(), &mut through_c) };
+    assert_eq!((st, through_c), (Status::Ok, k(dual)));
+    println!(
+        "runtime: {} keys from the build record, push blocks at buffer 4 and 1, {dual}_d with \
+         outputs {:?}",
+        t.keys().len(),
+        d.shader.outputs()
+    );
 }

@@ -154,7 +154,7 @@ fn the_demo_list_opens_in_the_runtime_with_the_unproven_shaders_full() {
         .collect();
     let (mut none, mut proven, mut unproven, mut failed) = (0, 0, 0, 0);
     let t = dmsh_runtime::Title::open(&dmsh_runtime::OpenOptions {
-        shader_map: split.join("shader_map.tsv"),
+        shader_map: Some(split.join("shader_map.tsv")),
         library_dir: split.clone(),
         chain: Some(v.clone()),
         ..Default::default()

@@ -4,10 +4,13 @@
 //! binaries (nak corpus), between the same glslang vertex and fragment shaders written here,
 //! with the same vertices, uniforms, textures and targets; within 1/255 on ≥ 99.9 % of pixels
 //! (docs/graphics.md). This is the reference half of issue 16's check: the lowered forms
-//! Metal runs must draw the same pictures.
+//! Metal runs must draw the same pictures — the translations' (`dmsh_spv::lower::Form`) and
+//! glslang's modules lowered as a capture folder's ("captured": `dmsh_fixup::lower`), with
+//! instanced draws, primitive restart and a geometry shader that only stores to memory.
 
 mod common;
 
+use dmsh_fixup::lower::Pass;
 use dmsh_spv::lower::Form;
 use dmsh_testsupport::reference::{dksh, dksh_render, glsl, translate};
 use dmsh_vk::compute::{Bind, BufferSpec, PointerPatch, ResourceRef};
@@ -39,6 +42,8 @@ fn reference(name: &str, stage: &str, refl: &str) -> Stage {
 struct Data {
     ubos: Vec<Vec<u8>>,
     textures: Vec<dmsh_vk::TextureSpec>,
+    /// Storage buffers (GLSL binding n = `sbufs[n]`), named `sbuf<n>` in the job.
+    sbufs: Vec<Vec<u8>>,
     /// NAK's layout: the stage's banks are NVK's (`nvk` below), not deko3d's.
     nvk: Option<Nvk>,
     /// NAK's layout: the bank holding set 1's texture handles (texture `n` is the handle word
@@ -135,6 +140,15 @@ fn binds(
             }
             ("cbuf", _) => (ResourceRef::Cbuf(n), zeros(buffers, n)),
             ("texture", None) => (ResourceRef::Texture(n), t0 + n as usize),
+            ("sbuf", None) if (n as usize) < data.sbufs.len() => {
+                let b = &data.sbufs[n as usize];
+                buffers.push(BufferSpec {
+                    name: format!("sbuf{n}"),
+                    size: b.len() as u64,
+                    init: b.clone(),
+                });
+                (ResourceRef::Sbuf(n), buffers.len() - 1)
+            }
             (k, _) => panic!("resource {k} {n} has no input in this test"),
         };
         v.push(Bind { resource, buffer });
@@ -175,6 +189,10 @@ struct Draw {
     vertex_ubos: Vec<Vec<u8>>,
     /// 32-bit indices (empty: not indexed).
     indices: Vec<u32>,
+    /// Instances.
+    instances: u32,
+    /// Primitive restart (index 0xFFFFFFFF).
+    restart: bool,
 }
 
 impl Draw {
@@ -196,6 +214,8 @@ impl Draw {
             viewports: Vec::new(),
             vertex_ubos: Vec::new(),
             indices: Vec::new(),
+            instances: 1,
+            restart: false,
         }
     }
 }
@@ -215,6 +235,11 @@ enum Middle {
 }
 
 fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
+    run_outputs(d, middle).0.targets
+}
+
+/// Draws `d` with `middle`: every output, and the job's buffer names in order.
+fn run_outputs(d: &Draw, middle: Middle) -> (dmsh_vk::render::RenderOutputs, Vec<String>) {
     let (mut buffers, mut textures, mut pointers) = (Vec::new(), Vec::new(), Vec::new());
     let vdata = Data {
         ubos: d.vertex_ubos.clone(),
@@ -310,6 +335,8 @@ fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
         attributes,
         vertex_count: d.vertices.len() as u32 / d.floats_per_vertex,
         indices: d.indices.clone(),
+        instance_count: d.instances,
+        primitive_restart: d.restart,
         topology: d.topology,
         buffers,
         textures,
@@ -318,9 +345,9 @@ fn run(d: &Draw, middle: Middle) -> Vec<dmsh_vk::Image> {
         tessellation,
         ..Default::default()
     };
-    dmsh_vk::render::render(&job)
-        .unwrap_or_else(|e| panic!("render: {e}"))
-        .targets
+    let names = job.buffers.iter().map(|b| b.name.clone()).collect();
+    let out = dmsh_vk::render::render(&job).unwrap_or_else(|e| panic!("render: {e}"));
+    (out, names)
 }
 
 /// The share of bytes within 1 of each other, and the largest difference.
@@ -352,6 +379,37 @@ fn ours(name: &str) -> Stage {
 fn ours_in(name: &str, form: Form) -> Stage {
     translate::corpus_stage_form(&dksh::corpus_dir(), name, form)
         .unwrap_or_else(|e| panic!("{name}: translation ({form:?}): {e}"))
+}
+
+/// glslang's module `words` treated as a capture folder's (docs/build.md, "Vulkan modules"):
+/// `fix_strides`, then lowered into `pass` at the SPIR-V level (`dmsh_fixup::lower`). The
+/// reflection's banks are the DEKO3D_SHIFTS ranges' slots, as [`glslang`]'s (uniform block n
+/// at binding 2 + n is cbuf bank 2 + n, sampler n at binding 64 + n texture n).
+fn captured(words: &[u32], pass: Pass) -> Stage {
+    let (w, _) = dmsh_fixup::vulkan::prepare(words).expect("fix_strides");
+    let (spirv, mut reflection) =
+        dmsh_fixup::lower::lower(&w, pass).unwrap_or_else(|e| panic!("{pass:?}: {e}"));
+    dmsh_vk::spirv_val(&spirv).unwrap_or_else(|e| panic!("{pass:?}: spirv-val: {e}"));
+    for r in &mut reflection.resources {
+        let b = r.binding.unwrap_or(0);
+        match r.kind.as_str() {
+            "sbuf" => r.bank = b - 32,
+            "texture" => r.bank = b - 64,
+            "sampler" => r.bank = b - 96,
+            _ => {}
+        }
+    }
+    Stage { spirv, reflection }
+}
+
+/// The captured pipeline of a vertex and geometry module (capture form, kernel, draw).
+fn captured_geometry(vertex: &[u32], geometry: &[u32], data: Data) -> Middle {
+    Middle::Lowered(
+        captured(vertex, Pass::VertexCapture),
+        captured(geometry, Pass::GeometryKernel),
+        data,
+        captured(geometry, Pass::GeometryDraw),
+    )
 }
 
 /// A vertex shader in capture form written in GLSL (docs/geometry.md): `decls` and `body`
@@ -444,6 +502,7 @@ fn ours_nak_in(
     }
     let opts = dmsh_spv::Options {
         form,
+        f64: translate::f64_mode(),
         ..Default::default()
     };
     let out = dmsh_spv::translate_graphics(&code, &cfg, &opts)
@@ -510,6 +569,22 @@ fn check(name: &str, d: &Draw, data: impl Fn() -> Data, nak: [Option<Nvk>; 2], c
         data(),
     );
     compare(&format!("{name} lowered"), &want, &got);
+    let gs = reference(name, "geom", "geometry").spirv;
+    let got = run(d, captured_geometry(&d.vertex.spirv, &gs, data()));
+    compare(&format!("{name} captured, lowered"), &want, &got);
+    // A Vulkan 1.0 title's SPIR-V 1.0: the lowered buffers through
+    // SPV_KHR_storage_buffer_storage_class, the draw's layer and viewport outputs through
+    // SPV_EXT_shader_viewport_index_layer.
+    let src = dksh_render::corpus_glsl(&dksh::corpus_dir(), name).expect("corpus GLSL");
+    let mut args = vec!["--target-env", "vulkan1.0"];
+    args.extend_from_slice(glsl::DEKO3D_SHIFTS);
+    let gs10 = glsl::compile_source(&src, "geom", &args).expect("glslang");
+    let got = run(d, captured_geometry(&d.vertex.spirv, &gs10, data()));
+    compare(
+        &format!("{name} (SPIR-V 1.0) captured, lowered"),
+        &want,
+        &got,
+    );
     for (sm, nvk) in ["sm53", "sm86"].into_iter().zip(nak) {
         let nd = || Data { nvk, ..data() };
         let g = dmsh_ir::Stage::Geometry;
@@ -555,6 +630,8 @@ fn gs_passthrough_tri_renders_like_glslang() {
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
         vertex_ubos: Vec::new(),
         indices: Vec::new(),
+        instances: 1,
+        restart: false,
     };
     let capture = capture_glsl(
         "layout(location = 0) in vec4 aPos;",
@@ -662,6 +739,8 @@ fn gs_expand_points_renders_like_glslang() {
         viewports: Vec::new(),
         vertex_ubos: Vec::new(),
         indices: Vec::new(),
+        instances: 1,
+        restart: false,
     };
     let data = || Data {
         ubos: vec![cam.clone()],
@@ -768,6 +847,21 @@ fn tcs_tes_triangle_render_like_glslang() {
         edata(),
     );
     compare("tcs_triangle + tes_triangle lowered", &want, &got);
+    let got = run(
+        &d,
+        Middle::LoweredTess(
+            captured(&d.vertex.spirv, Pass::VertexCapture),
+            captured(
+                &reference(c, "tesc", "tess_control").spirv,
+                Pass::TessControlKernel,
+            ),
+            cdata(),
+            captured(&reference(e, "tese", "tess_eval").spirv, Pass::TessEvalDraw),
+            edata(),
+            3,
+        ),
+    );
+    compare("tcs_triangle + tes_triangle captured, lowered", &want, &got);
     // NAK's binaries: the uniform blocks as bank c[1] on sm86, through set 0 in memory on sm53;
     // the displacement texture's handle in set 1's bank (c[1] on sm53, c[2] on sm86).
     for (sm, nvk, bank) in [("sm53", Nvk::Memory, 1), ("sm86", Nvk::Bank, 2)] {
@@ -842,6 +936,8 @@ fn translated_vertex_capture_feeds_the_kernel() {
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
         vertex_ubos: vec![ubo],
         indices: Vec::new(),
+        instances: 1,
+        restart: false,
     };
     let name = "gs_passthrough_tri.geom";
     let want = run(
@@ -868,6 +964,15 @@ fn translated_vertex_capture_feeds_the_kernel() {
     );
     compare(
         "vs_basic_mvp (capture) + gs_passthrough_tri lowered",
+        &want,
+        &got,
+    );
+    // The same pipeline from glslang's modules as a capture folder's, with a uniform block in
+    // the captured vertex shader.
+    let gs = reference(name, "geom", "geometry").spirv;
+    let got = run(&d, captured_geometry(&d.vertex.spirv, &gs, Data::default()));
+    compare(
+        "vs_basic_mvp + gs_passthrough_tri captured, lowered",
         &want,
         &got,
     );
@@ -936,6 +1041,9 @@ fn check_extra_gs(name: &str, d: &Draw, capture: &Stage) {
         ),
     );
     compare(&format!("{name} lowered"), &want, &got);
+    let gs = extra_reference(name, "geom", "geometry").spirv;
+    let got = run(d, captured_geometry(&d.vertex.spirv, &gs, Data::default()));
+    compare(&format!("{name} captured, lowered"), &want, &got);
 }
 
 /// gs_indexed_in (run-time indexed per-vertex arrays, points out with a point size),
@@ -1054,6 +1162,8 @@ fn extra_geometry_shaders_render_like_glslang() {
         viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
         vertex_ubos: Vec::new(),
         indices: Vec::new(),
+        instances: 1,
+        restart: false,
     };
     check_extra_gs("gs_streams_cut.geom", &d, &capture);
 }
@@ -1153,6 +1263,28 @@ fn extra_tessellation_pair_renders_like_glslang() {
         ),
     );
     compare("tcs_quad_barrier + tes_quad_isolevels lowered", &want, &got);
+    let got = run(
+        &d,
+        Middle::LoweredTess(
+            captured(&d.vertex.spirv, Pass::VertexCapture),
+            captured(
+                &extra_reference(c, "tesc", "tess_control").spirv,
+                Pass::TessControlKernel,
+            ),
+            Data::default(),
+            captured(
+                &extra_reference(e, "tese", "tess_eval").spirv,
+                Pass::TessEvalDraw,
+            ),
+            Data::default(),
+            4,
+        ),
+    );
+    compare(
+        "tcs_quad_barrier + tes_quad_isolevels captured, lowered",
+        &want,
+        &got,
+    );
 }
 
 /// Every input topology the lowered kernel assembles, against lavapipe's own assembly for a
@@ -1208,6 +1340,8 @@ fn every_input_topology_assembles_like_a_geometry_stage() {
             viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
             vertex_ubos: Vec::new(),
             indices: Vec::new(),
+            instances: 1,
+            restart: false,
         };
         let reference = match prim {
             None => glslang(&src, "geom", "geometry"),
@@ -1222,7 +1356,7 @@ fn every_input_topology_assembles_like_a_geometry_stage() {
             Some(p) => translate::corpus_geometry_stage(&dksh::corpus_dir(), name, p, form)
                 .unwrap_or_else(|e| panic!("{name}: {e}")),
         };
-        let want = run(&d, Middle::Geometry(reference, Data::default()));
+        let want = run(&d, Middle::Geometry(reference.clone(), Data::default()));
         let got = run(
             &d,
             Middle::Lowered(
@@ -1233,6 +1367,15 @@ fn every_input_topology_assembles_like_a_geometry_stage() {
             ),
         );
         compare(&format!("{name} as {topology:?}, lowered"), &want, &got);
+        let got = run(
+            &d,
+            captured_geometry(&d.vertex.spirv, &reference.spirv, Data::default()),
+        );
+        compare(
+            &format!("{name} as {topology:?}, captured, lowered"),
+            &want,
+            &got,
+        );
     }
 }
 
@@ -1287,5 +1430,590 @@ fn indexed_draws_assemble_through_the_index_buffer() {
             &want,
             &got,
         );
+        let gs = reference(name, "geom", "geometry").spirv;
+        let got = run(&d, captured_geometry(&d.vertex.spirv, &gs, Data::default()));
+        compare(
+            &format!("{name} indexed {topology:?}, captured, lowered"),
+            &want,
+            &got,
+        );
     }
+}
+
+/// A geometry shader that emits no vertex and only stores to memory (issue 16; the extra
+/// corpus' gs_stores_only: every input triangle × invocation writes a record of its inputs,
+/// gl_PrimitiveIDIn and gl_InvocationID to its own slot of a storage buffer and counts itself
+/// atomically). glslang's SPIR-V drawn by lavapipe's geometry stage is the reference; uam's
+/// binary translated (directly and lowered: kernel and draw) and glslang's module lowered as
+/// a capture folder's (kernel, draw, the vertex shader's capture form) store the same bytes,
+/// and nothing is drawn any way.
+#[test]
+fn a_geometry_shader_that_only_stores_matches_the_geometry_stage() {
+    if !ready() {
+        return;
+    }
+    let name = "gs_stores_only.geom";
+    let gs = extra_reference(name, "geom", "geometry");
+    let vertex = glslang(PASSTHROUGH_VS, "vert", "vertex");
+    let fragment = glslang(PASSTHROUGH_FS, "frag", "fragment");
+    let mut vertices = Vec::new();
+    for k in 0..30 {
+        let (x, y) = ((k % 6) as f32 * 0.3 - 0.9, (k / 6) as f32 * 0.35 - 0.8);
+        vertices.extend([x, y, 0.1 * (k % 4) as f32, 1.0]);
+    }
+    let d = Draw::new(vertex, fragment, vertices, 4, Topology::TriangleList);
+    // 10 triangles × 2 invocations, 8 words each, after the counter (and its padding).
+    let data = || Data {
+        sbufs: vec![vec![0u8; 16 + 10 * 2 * 32]],
+        ..Data::default()
+    };
+    let words = |(out, names): (dmsh_vk::render::RenderOutputs, Vec<String>)| -> Vec<u32> {
+        let k = names
+            .iter()
+            .position(|n| n == "sbuf0")
+            .expect("the storage buffer");
+        let blank = out.targets[0].data.chunks(4).all(|p| p[..3] == [0, 0, 0]);
+        assert!(blank, "a shader emitting no vertex draws nothing");
+        out.buffers[k]
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let want = words(run_outputs(&d, Middle::Geometry(gs.clone(), data())));
+    assert_eq!(want[0], 20, "every triangle × invocation counted");
+    for i in 0..20 {
+        let at = 4 + 8 * i as usize;
+        assert_eq!(
+            (want[at + 3], want[at + 7]),
+            (i + 1, i / 2 + 100),
+            "slot {i} written"
+        );
+    }
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;",
+        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
+        &[(0, "v")],
+    );
+    let cases = [
+        (
+            "translated",
+            Middle::Geometry(extra_ours(name, Form::Direct), data()),
+        ),
+        (
+            "translated, lowered",
+            Middle::Lowered(
+                capture,
+                extra_ours(name, Form::GeometryKernel),
+                data(),
+                extra_ours(name, Form::GeometryDraw),
+            ),
+        ),
+        (
+            "captured, lowered",
+            captured_geometry(&d.vertex.spirv, &gs.spirv, data()),
+        ),
+    ];
+    for (what, middle) in cases {
+        let got = words(run_outputs(&d, middle));
+        // uam fuses s = v0 + v1 × 2 + v2 × 3 into FFMAs, glslang's module does not: the
+        // translations' float words may differ by a rounding of the sum (operands of size 1:
+        // within 1e-6, even where the sum cancels to near 0); every integer word is exact, and
+        // the captured module's stores are glslang's own arithmetic, exact.
+        let exact = what.starts_with("captured");
+        let mut off = 0;
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            let float = k >= 4 && !matches!((k - 4) % 8, 3 | 7);
+            let (gf, wf) = (f32::from_bits(*g), f32::from_bits(*w));
+            let near = float && !exact && (gf - wf).abs() <= 1e-6;
+            assert!(
+                g == w || near,
+                "{name} {what}: word {k} is {g:#x}, the geometry stage's {w:#x}"
+            );
+            off += usize::from(g != w);
+        }
+        assert_eq!(got.len(), want.len());
+        println!(
+            "{name} {what}: {} bytes of stores as the geometry stage's ({off} float words \
+             rounded differently)",
+            4 * want.len()
+        );
+    }
+}
+
+/// Instanced draws (docs/geometry.md: the three passes once per instance, gl_InstanceIndex the
+/// instance, gl_PrimitiveIDIn from 0 again): gs_expand_points (points to quads on layer 1,
+/// gl_PrimitiveID read by the fragment shader) over three instances that the vertex shader
+/// moves apart, directly and lowered (uam's binary translated; glslang's modules as a capture
+/// folder's), against glslang's direct picture.
+#[test]
+fn instanced_draws_run_the_passes_per_instance() {
+    if !ready() {
+        return;
+    }
+    let vertex = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 aPos;\n\
+         layout(location = 1) in vec4 aColor;\n\
+         layout(location = 0) out vec4 vColor;\n\
+         void main() { gl_Position = aPos + vec4(0.3, -0.25, 0.0, 0.0) * float(gl_InstanceIndex);\n\
+         vColor = aColor * (1.0 - 0.3 * float(gl_InstanceIndex)); }\n",
+        "vert",
+        "vertex",
+    );
+    let fragment = glslang(
+        "#version 460\n\
+         layout(location = 0) in vec4 gColor;\n\
+         layout(location = 1) in vec2 gUV;\n\
+         layout(location = 0) out vec4 o;\n\
+         void main() { o = gColor * vec4(gUV, 1.0, 1.0) + vec4(0.0, 0.0, float(gl_PrimitiveID) * 0.25, 0.0); }\n",
+        "frag",
+        "fragment",
+    );
+    #[rustfmt::skip]
+    let vertices = vec![
+        -0.7, 0.4, 0.5, 1.0,    1.0, 0.2, 0.1, 1.0,
+        -0.4, 0.6, 0.5, 1.0,    0.1, 0.9, 0.3, 1.0,
+        -0.6, 0.8, 0.5, 1.0,    0.6, 0.5, 1.0, 1.0,
+    ];
+    let mut cam = f32s(&[
+        0.9, 0.0, 0.0, 0.0, 0.1, 0.8, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.05, -0.02, 0.0, 1.0, 0.3,
+        0.25,
+    ]);
+    cam.extend_from_slice(&1i32.to_le_bytes());
+    cam.resize(96, 0);
+    let d = Draw {
+        layers: 2,
+        instances: 3,
+        ..Draw::new(vertex, fragment, vertices, 8, Topology::PointList)
+    };
+    let data = || Data {
+        ubos: vec![cam.clone()],
+        ..Data::default()
+    };
+    let name = "gs_expand_points.geom";
+    let want = run(
+        &d,
+        Middle::Geometry(reference(name, "geom", "geometry"), data()),
+    );
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;\nlayout(location = 1) in vec4 aColor;",
+        "vec4 pos = aPos + vec4(0.3, -0.25, 0.0, 0.0) * float(gl_InstanceIndex);",
+        &[(0, "aColor * (1.0 - 0.3 * float(gl_InstanceIndex))")],
+    );
+    let got = run(
+        &d,
+        Middle::Lowered(
+            capture,
+            ours_in(name, Form::GeometryKernel),
+            data(),
+            ours_in(name, Form::GeometryDraw),
+        ),
+    );
+    compare(&format!("{name} × 3 instances, lowered"), &want, &got);
+    let gs = reference(name, "geom", "geometry").spirv;
+    let got = run(&d, captured_geometry(&d.vertex.spirv, &gs, data()));
+    compare(
+        &format!("{name} × 3 instances, captured, lowered"),
+        &want,
+        &got,
+    );
+}
+
+/// A geometry shader that colours each triangle by gl_PrimitiveIDIn and passes it on as
+/// gl_PrimitiveID (read by [`PRIM_ID_FS`]).
+const GS_PRIMITIVE_COLOUR: &str = "#version 460
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+layout(location = 0) in vec3 vWorldPos[];
+layout(location = 0) out vec3 gNormal;
+layout(location = 1) out vec3 gBary;
+void main() {
+    for (int i = 0; i < 3; i++) {
+        gl_Position = gl_in[i].gl_Position;
+        gNormal = vec3(float(gl_PrimitiveIDIn) * 0.125, vWorldPos[i].x * 0.1, 0.5);
+        gBary = vec3(i == 0, i == 1, i == 2);
+        gl_PrimitiveID = gl_PrimitiveIDIn;
+        EmitVertex();
+    }
+}
+";
+
+/// The fragment shader of the restart draws: the passed-through colours and gl_PrimitiveID.
+const PRIM_ID_FS: &str = "#version 460
+layout(location = 0) in vec3 gNormal;
+layout(location = 1) in vec3 gBary;
+layout(location = 0) out vec4 o;
+void main() { o = vec4(gNormal * 0.5 + gBary * 0.25, 1.0) + vec4(0.0, 0.0, float(gl_PrimitiveID) * 0.0625, 0.0); }
+";
+
+/// Primitive restart in indexed strips (docs/geometry.md: one sub-draw per run between
+/// restarts, `params[4]` its first index, `params[6]` its first primitive ID — restart does not
+/// reset the count): gs_passthrough_tri (uam's binary translated; glslang's module captured)
+/// and a geometry shader colouring by gl_PrimitiveIDIn (captured), over a triangle strip and a
+/// fan cut by restarts, against lavapipe's direct pipeline with primitive restart on.
+#[test]
+fn primitive_restart_splits_the_draw_into_sub_draws() {
+    if !ready() {
+        return;
+    }
+    let vertex = glslang(PASSTHROUGH_VS, "vert", "vertex");
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;",
+        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
+        &[(0, "v")],
+    );
+    let mut vertices = Vec::new();
+    for k in 0..16 {
+        let (x, y) = ((k % 4) as f32 * 0.6 - 0.9, (k / 4) as f32 * 0.6 - 0.9);
+        vertices.extend([x + 0.05 * (k % 3) as f32, y, 0.2 + 0.04 * k as f32, 1.0]);
+    }
+    const R: u32 = u32::MAX;
+    for (topology, indices) in [
+        (
+            Topology::TriangleStrip,
+            vec![
+                0, 4, 1, 5, 2, 6, R, 5, 9, 6, 10, 7, 11, R, R, 8, 12, 9, 13, 10, 14, 11, 15,
+            ],
+        ),
+        (
+            Topology::TriangleFan,
+            vec![5, 0, 1, 2, 6, R, 10, 6, 7, 11, 15, 14, R, 8, 9, 12],
+        ),
+    ] {
+        let draw = |fragment: Stage| Draw {
+            viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
+            indices: indices.clone(),
+            restart: true,
+            ..Draw::new(vertex.clone(), fragment, vertices.clone(), 4, topology)
+        };
+        let d = draw(glslang(PASSTHROUGH_FS, "frag", "fragment"));
+        let name = "gs_passthrough_tri.geom";
+        let want = run(
+            &d,
+            Middle::Geometry(reference(name, "geom", "geometry"), Data::default()),
+        );
+        let got = run(
+            &d,
+            Middle::Lowered(
+                capture.clone(),
+                ours_in(name, Form::GeometryKernel),
+                Data::default(),
+                ours_in(name, Form::GeometryDraw),
+            ),
+        );
+        compare(
+            &format!("{name} {topology:?} with restarts, lowered"),
+            &want,
+            &got,
+        );
+        let gs = reference(name, "geom", "geometry").spirv;
+        let got = run(&d, captured_geometry(&d.vertex.spirv, &gs, Data::default()));
+        compare(
+            &format!("{name} {topology:?} with restarts, captured, lowered"),
+            &want,
+            &got,
+        );
+        let d = draw(glslang(PRIM_ID_FS, "frag", "fragment"));
+        let gs = glslang(GS_PRIMITIVE_COLOUR, "geom", "geometry");
+        let want = run(&d, Middle::Geometry(gs.clone(), Data::default()));
+        let got = run(
+            &d,
+            captured_geometry(&d.vertex.spirv, &gs.spirv, Data::default()),
+        );
+        compare(
+            &format!("gl_PrimitiveIDIn over a {topology:?} with restarts, captured, lowered"),
+            &want,
+            &got,
+        );
+    }
+}
+
+/// Interface blocks, matrices, arrays and structs between captured modules (a Vulkan title's
+/// shaders use them where the corpus' loose vec4s do not): a vertex shader writing a block
+/// (a vec3, a flat int), a mat2 and a float[2], a geometry shader reading them per vertex and
+/// writing a block whose members take locations 0 and 1 — glslang's modules lowered as a
+/// capture folder's against lavapipe's direct pipeline.
+#[test]
+fn blocks_matrices_and_arrays_pass_through_the_records() {
+    if !ready() {
+        return;
+    }
+    let vertex = glslang(
+        "#version 460
+layout(location = 0) in vec4 aPos;
+layout(location = 0) out VOut { vec3 wp; flat int id; } vo;
+layout(location = 2) out mat2 vm;
+layout(location = 4) out float vf[2];
+void main() {
+    gl_Position = aPos;
+    vo.wp = aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx;
+    vo.id = gl_VertexIndex % 3;
+    vm = mat2(aPos.x, aPos.y, -aPos.y, aPos.x * 0.5);
+    vf[0] = aPos.z;
+    vf[1] = 1.0 - aPos.x;
+}
+",
+        "vert",
+        "vertex",
+    );
+    let gs = glslang(
+        "#version 460
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+layout(location = 0) in VOut { vec3 wp; flat int id; } vi[];
+layout(location = 2) in mat2 vm[];
+layout(location = 4) in float vf[][2];
+layout(location = 0) out GOut { vec3 n; vec3 bary; } go;
+void main() {
+    vec3 n = normalize(cross(vi[1].wp - vi[0].wp, vi[2].wp - vi[0].wp));
+    for (int i = 0; i < 3; i++) {
+        gl_Position = gl_in[i].gl_Position;
+        go.n = n * 0.5 + vec3(vm[i][1], vf[i][vi[i].id & 1]) * 0.25;
+        go.bary = vec3(i == 0, i == 1, i == 2) * (1.0 - 0.25 * float(vi[i].id));
+        EmitVertex();
+    }
+}
+",
+        "geom",
+        "geometry",
+    );
+    let fragment = glslang(PASSTHROUGH_FS, "frag", "fragment");
+    #[rustfmt::skip]
+    let vertices = vec![
+        -0.9, -0.9, 0.1, 1.0,   0.8, -0.7, 0.5, 1.0,   -0.2, 0.9, 0.9, 1.0,
+        0.9, 0.9, 0.3, 1.0,   -0.7, 0.6, 0.2, 1.0,   0.3, -0.95, 0.7, 1.0,
+    ];
+    let d = Draw::new(vertex, fragment, vertices, 4, Topology::TriangleList);
+    let want = run(&d, Middle::Geometry(gs.clone(), Data::default()));
+    let got = run(
+        &d,
+        captured_geometry(&d.vertex.spirv, &gs.spirv, Data::default()),
+    );
+    compare(
+        "blocks, matrices and arrays, captured, lowered",
+        &want,
+        &got,
+    );
+}
+
+/// The cost of the lowered forms against the direct geometry stage on one large draw
+/// (gs_passthrough_tri, two invocations, 20 000 triangles), in one run: GPU milliseconds per
+/// path, the least of five draws after a first that compiles lavapipe's shaders (the machine
+/// is shared). Printed, not asserted.
+#[test]
+fn lowered_forms_cost_on_a_large_draw() {
+    if !ready() {
+        return;
+    }
+    let n = 20_000;
+    let mut x = 0x2545_f491u32;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        (x >> 8) as f32 / (1u32 << 24) as f32
+    };
+    let mut vertices = Vec::with_capacity(n * 12);
+    for _ in 0..n {
+        let (cx, cy) = (next() * 1.6 - 0.9, next() * 1.6 - 0.9);
+        for _ in 0..3 {
+            vertices.extend([cx + next() * 0.1, cy + next() * 0.1, next(), 1.0]);
+        }
+    }
+    let d = Draw {
+        viewports: vec![[0.0, 0.0, 32.0, 64.0], [32.0, 0.0, 32.0, 64.0]],
+        ..Draw::new(
+            glslang(PASSTHROUGH_VS, "vert", "vertex"),
+            glslang(PASSTHROUGH_FS, "frag", "fragment"),
+            vertices,
+            4,
+            Topology::TriangleList,
+        )
+    };
+    let name = "gs_passthrough_tri.geom";
+    let capture = capture_glsl(
+        "layout(location = 0) in vec4 aPos;",
+        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
+        &[(0, "v")],
+    );
+    let gs = reference(name, "geom", "geometry");
+    let middles = || {
+        [
+            ("direct", Middle::Geometry(gs.clone(), Data::default())),
+            (
+                "translated, lowered",
+                Middle::Lowered(
+                    capture.clone(),
+                    ours_in(name, Form::GeometryKernel),
+                    Data::default(),
+                    ours_in(name, Form::GeometryDraw),
+                ),
+            ),
+            (
+                "captured, lowered",
+                captured_geometry(&d.vertex.spirv, &gs.spirv, Data::default()),
+            ),
+        ]
+    };
+    let mut direct_ms = 0.0;
+    let mut want = Vec::new();
+    for (k, (what, middle)) in middles().into_iter().enumerate() {
+        let _ = run_outputs(&d, middle);
+        let mut best: Option<dmsh_vk::render::RenderOutputs> = None;
+        for _ in 0..5 {
+            let middle = middles().into_iter().nth(k).unwrap().1;
+            let (out, _) = run_outputs(&d, middle);
+            let ms =
+                |o: &dmsh_vk::render::RenderOutputs| o.pass_ms.iter().map(|p| p.1).sum::<f64>();
+            if best.as_ref().is_none_or(|b| ms(&out) < ms(b)) {
+                best = Some(out);
+            }
+        }
+        let out = best.expect("five draws");
+        let gpu: f64 = out.pass_ms.iter().map(|p| p.1).sum();
+        if k == 0 {
+            direct_ms = gpu;
+            want = out.targets.clone();
+        } else {
+            compare(
+                &format!("{name}, {n} triangles, {what}"),
+                &want,
+                &out.targets,
+            );
+        }
+        println!(
+            "{name}, {n} triangles × 2 invocations, {what}: GPU {gpu:.2} ms ({}), {:.3} µs per \
+             input triangle, {:.2} × direct",
+            out.pass_ms
+                .iter()
+                .map(|(p, ms)| format!("{p} {ms:.2}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            gpu * 1e3 / n as f64,
+            gpu / direct_ms.max(1e-9),
+        );
+    }
+}
+
+/// A GX-style vertex shader (seed 000: Super Mario Galaxy's two geometry shaders expand GX
+/// points and lines to quads): the vertex data as one block, as Dolphin-like emulators write
+/// it.
+const GX_VS: &str = "#version 460
+layout(location = 0) in vec4 aPos;
+layout(location = 0) out VertexData { vec4 pos; vec4 colors_0; vec3 tex0; } vs;
+void main() {
+    vs.pos = aPos;
+    vs.colors_0 = vec4(fract(aPos.xy * 3.7 + 0.5), 0.6, 1.0);
+    vs.tex0 = vec3(aPos.xy * 0.5 + 0.5, float(gl_VertexIndex % 4));
+    gl_Position = aPos;
+}
+";
+
+/// GX line and point expansion in the emulators' style: the block copied into a struct, the
+/// quad's corners emitted by a helper function, widths from a uniform block.
+const GX_GS: &str = "#version 460
+layout(INPUT, invocations = 1) in;
+layout(triangle_strip, max_vertices = 4) out;
+layout(std140, binding = 0) uniform GSBlock { vec4 clinept; };
+struct VS_OUTPUT { vec4 pos; vec4 colors_0; vec3 tex0; };
+layout(location = 0) in VertexData { vec4 pos; vec4 colors_0; vec3 tex0; } vs[];
+layout(location = 0) out VertexData { vec4 pos; vec4 colors_0; vec3 tex0; } ps;
+VS_OUTPUT load(int i) { VS_OUTPUT o; o.pos = vs[i].pos; o.colors_0 = vs[i].colors_0; o.tex0 = vs[i].tex0; return o; }
+void emit(VS_OUTPUT o, vec2 off, float u) {
+    o.pos.xy += off * o.pos.w;
+    ps.pos = o.pos; ps.colors_0 = o.colors_0; ps.tex0 = vec3(o.tex0.xy, u);
+    gl_Position = o.pos;
+    EmitVertex();
+}
+void main() {
+#ifdef LINES
+    VS_OUTPUT s = load(0), e = load(1);
+    vec2 to = abs(e.pos.xy / e.pos.w - s.pos.xy / s.pos.w);
+    vec2 off = clinept.y * to.y > clinept.x * to.x ? vec2(clinept.z, 0.0) : vec2(0.0, clinept.w);
+    emit(s, -off, 0.0); emit(s, off, 1.0); emit(e, -off, 0.0); emit(e, off, 1.0);
+#else
+    VS_OUTPUT c = load(0);
+    emit(c, -clinept.zw, 0.0); emit(c, vec2(clinept.z, -clinept.w), 1.0);
+    emit(c, vec2(-clinept.z, clinept.w), 2.0); emit(c, clinept.zw, 3.0);
+#endif
+    EndPrimitive();
+}
+";
+
+/// GX points and lines expanded to quads (seed 000's Super Mario Galaxy geometry shaders, as
+/// emulators write them: blocks, a struct, a helper that emits), from glslang's modules as a
+/// capture folder's, against lavapipe's geometry stage.
+#[test]
+fn gx_points_and_lines_expand_to_quads() {
+    if !ready() {
+        return;
+    }
+    let fragment = glslang(
+        "#version 460
+layout(location = 0) in VertexData { vec4 pos; vec4 colors_0; vec3 tex0; } ps;
+layout(location = 0) out vec4 o;
+void main() { o = ps.colors_0 * vec4(ps.tex0.xy, 1.0, 1.0) + vec4(0.0, 0.0, ps.tex0.z * 0.2, 0.0); }
+",
+        "frag",
+        "fragment",
+    );
+    let ubo = f32s(&[1.0, 1.0, 0.06, 0.05]);
+    let mut vertices = Vec::new();
+    for k in 0..24 {
+        let (x, y) = ((k % 6) as f32 * 0.3 - 0.8, (k / 6) as f32 * 0.45 - 0.75);
+        vertices.extend([
+            x + 0.07 * (k % 3) as f32,
+            y - 0.05 * (k % 2) as f32,
+            0.5,
+            1.0,
+        ]);
+    }
+    for (input, topology) in [
+        ("lines", Topology::LineList),
+        ("points", Topology::PointList),
+    ] {
+        let src = GX_GS.replace("INPUT", input).replace(
+            "#version 460\n",
+            if input == "lines" {
+                "#version 460\n#define LINES\n"
+            } else {
+                "#version 460\n"
+            },
+        );
+        let gs = glslang(&src, "geom", "geometry");
+        let d = Draw::new(
+            glslang(GX_VS, "vert", "vertex"),
+            fragment.clone(),
+            vertices.clone(),
+            4,
+            topology,
+        );
+        let data = || Data {
+            ubos: vec![ubo.clone()],
+            ..Data::default()
+        };
+        let want = run(&d, Middle::Geometry(gs.clone(), data()));
+        let got = run(&d, captured_geometry(&d.vertex.spirv, &gs.spirv, data()));
+        compare(
+            &format!("GX {input} to quads, captured, lowered"),
+            &want,
+            &got,
+        );
+    }
+}
+
+/// The render tests above again with every translation of ours in soft-f64 mode (the Metal
+/// build's f64: integer routines, no 64-bit float type), direct and lowered forms alike.
+#[test]
+fn soft_f64_renders_like_glslang() {
+    translate::with_f64(dmsh_spv::F64Mode::Soft, || {
+        gs_passthrough_tri_renders_like_glslang();
+        gs_expand_points_renders_like_glslang();
+        tcs_tes_triangle_render_like_glslang();
+        translated_vertex_capture_feeds_the_kernel();
+        extra_geometry_shaders_render_like_glslang();
+        extra_tessellation_pair_renders_like_glslang();
+        every_input_topology_assembles_like_a_geometry_stage();
+        indexed_draws_assemble_through_the_index_buffer();
+    });
 }

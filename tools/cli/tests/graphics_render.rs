@@ -7,9 +7,9 @@
 //! `DMSH_DEBUG_CASE=NAME` prints the first differing pixels of one case.
 
 use dmsh_ir::lift::{dksh, BindingLayout};
-use dmsh_spv::Options;
+use dmsh_spv::{F64Mode, Options};
 use dmsh_testsupport::reference::dksh_render::{self, Side};
-use dmsh_testsupport::reference::translate::corpus_stage as translate;
+use dmsh_testsupport::reference::translate::{corpus_stage, with_f64};
 use dmsh_vk::render::Stage;
 
 #[path = "../../spv/tests/common/asm.rs"]
@@ -21,6 +21,21 @@ const KNOWN: &[(&str, &str)] = &[];
 
 #[test]
 fn dksh_pairs_render_like_glslang() {
+    render_cases(F64Mode::Native);
+}
+
+/// The same cases with the corpus sides translated in soft-f64 mode (the Metal build's f64:
+/// integer routines, no 64-bit float type), where a side's native translation declares a
+/// 64-bit float type (f64 guest code such as `vs_image_fp64`, or the exact FMA's and
+/// directed rounding's f64): they must render like glslang's SPIR-V as well.
+#[test]
+fn dksh_pairs_render_like_glslang_soft_f64() {
+    render_cases(F64Mode::Soft);
+}
+
+/// Draws every case (with `F64Mode::Soft`: those with a side whose native translation
+/// declares f64) and asserts that all match glslang's rendering or are in `KNOWN`.
+fn render_cases(f64: F64Mode) {
     if let Err(e) = dmsh_vk::shared() {
         println!("skipped: no Vulkan device ({e})");
         return;
@@ -31,18 +46,40 @@ fn dksh_pairs_render_like_glslang() {
     }
     let dir = dmsh_testsupport::reference::dksh::corpus_dir();
     let (mut pass, mut total, mut unexpected) = (0, 0, Vec::new());
+    let soft = f64 == F64Mode::Soft;
+    let translate =
+        |dir: &std::path::Path, n: &str, yq: bool| with_f64(f64, || corpus_stage(dir, n, yq));
     for case in dksh_render::cases(&dir) {
         if let Some(why) = case.unsupported {
             println!("skip {}: {why}", case.name);
             continue;
         }
-        total += 1;
         let yq = case.quirk.is_some_and(|q| q.contains("c[1][0]"));
+        if soft {
+            let native_f64 = |s: &Side| match s {
+                Side::Corpus(n) => {
+                    corpus_stage(&dir, n, yq).is_ok_and(|st| dmsh_msl::limits::uses_f64(&st.spirv))
+                }
+                Side::Helper(_) => false,
+            };
+            if !native_f64(&case.vertex) && !native_f64(&case.fragment) {
+                continue;
+            }
+        }
+        total += 1;
         let side = |s: &Side| match s {
             Side::Corpus(n) => Some(translate(&dir, n, yq)),
             Side::Helper(_) => None,
         };
         let (v, f) = (side(&case.vertex), side(&case.fragment));
+        if soft {
+            for st in [&v, &f].into_iter().flatten().flatten() {
+                if dmsh_msl::limits::uses_f64(&st.spirv) {
+                    println!("FAIL {}: soft f64 left a 64-bit float type", case.name);
+                    unexpected.push(case.name.clone());
+                }
+            }
+        }
         let err = [&v, &f]
             .iter()
             .find_map(|x| x.as_ref().and_then(|r| r.as_ref().err().cloned()));
@@ -112,7 +149,10 @@ fn dksh_pairs_render_like_glslang() {
             }
         }
     }
-    println!("{pass}/{total} dksh render cases match glslang's rendering");
+    println!(
+        "{pass}/{total} dksh render cases match glslang's rendering{}",
+        if soft { " (soft f64)" } else { "" }
+    );
     println!("unexpected: {unexpected:?}");
     assert!(unexpected.is_empty(), "unexpected failures: {unexpected:?}");
 }

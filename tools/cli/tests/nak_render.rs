@@ -20,12 +20,13 @@
 use std::path::{Path, PathBuf};
 
 use dmsh_ir::lift::{dksh, Abi, Arch, BindingLayout, Config};
-use dmsh_spv::Options;
+use dmsh_spv::{F64Mode, Options};
 use dmsh_testsupport::reference::dksh_render::{self, PairCase, Side, StageData};
 use dmsh_testsupport::reference::translate::glsl_facts;
 use dmsh_vk::compute::{Bind, BufferSpec, PointerEncoding, PointerPatch, ResourceRef};
 use dmsh_vk::render::{RenderJob, Stage};
 use serde_json::Value;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// sm53 render cases that do not match yet, with the cause.
 const KNOWN_SM53: &[(&str, &str)] = &[];
@@ -33,6 +34,27 @@ const KNOWN_SM53: &[(&str, &str)] = &[];
 /// sm86 render cases that do not match yet, with the cause (the first instruction the Ampere
 /// lifter cannot translate yet).
 const KNOWN_SM86: &[(&str, &str)] = &[];
+
+/// Set in a child process whose case name starts with `soft/`: translate with
+/// `F64Mode::Soft` (the Metal build's f64).
+static SOFT_F64: AtomicBool = AtomicBool::new(false);
+
+/// The translation options: the defaults, with soft f64 where [`SOFT_F64`] says.
+fn options() -> Options {
+    let soft = SOFT_F64.load(Ordering::Relaxed);
+    Options {
+        f64: if soft { F64Mode::Soft } else { F64Mode::Native },
+        ..Options::default()
+    }
+}
+
+/// With soft f64, an error when the module still declares a 64-bit float type.
+fn check_soft(words: &[u32]) -> Result<(), String> {
+    if SOFT_F64.load(Ordering::Relaxed) && dmsh_msl::limits::uses_f64(words) {
+        return Err("soft f64: the module declares a 64-bit float type".into());
+    }
+    Ok(())
+}
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/nak")
@@ -74,10 +96,17 @@ fn set_qualifier(l: &str) -> Option<usize> {
     })
 }
 
-/// A scratch folder with every NAK shader's Vulkan GLSL as `NAME.glsl` (sets removed), the
-/// file names `dksh_render::cases` reads.
+/// A fresh scratch folder with every NAK shader's Vulkan GLSL as `NAME.glsl` (sets removed),
+/// the file names `dksh_render::cases` reads.
 fn glsl_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dmsh-nak-glsl-{}", std::process::id()));
+    // One folder per call: the tests of this file run at once and each removes its own.
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "dmsh-nak-glsl-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     for e in std::fs::read_dir(corpus()).unwrap().flatten() {
         let n = e.file_name().to_string_lossy().to_string();
@@ -228,8 +257,8 @@ fn translate(name: &str, sm: &str, glsl: &str) -> Result<Stage, String> {
             slot_of(&layouts, 2, b)
         });
     }
-    let out = dmsh_spv::translate_graphics(&code, &cfg, &Options::default())
-        .map_err(|e| e.to_string())?;
+    let out = dmsh_spv::translate_graphics(&code, &cfg, &options()).map_err(|e| e.to_string())?;
+    check_soft(&out.words)?;
     if let Ok(d) = std::env::var("DMSH_NAK_DUMP") {
         let bytes: Vec<u8> = out.words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let _ = std::fs::write(Path::new(&d).join(format!("{name}.{sm}.spv")), bytes);
@@ -290,11 +319,9 @@ fn translate_compute_with(
         }
     }
     cfg.layout = Some(nvk_layout(m));
-    let opts = Options {
-        warp,
-        ..Default::default()
-    };
+    let opts = Options { warp, ..options() };
     let out = dmsh_spv::translate(&code, &cfg, &opts).map_err(|e| e.to_string())?;
+    check_soft(&out.words)?;
     Ok(Stage {
         spirv: out.words,
         reflection: out.reflection,
@@ -898,6 +925,7 @@ const KNOWN_EXEC_SM53: &[(&str, &str)] = &[];
 fn exec_all(sm: &str, known: &[(&str, &str)]) -> Vec<String> {
     use dmsh_testsupport::reference::dksh;
     let dir = glsl_dir();
+    // `soft/sm53`: the same cases with soft f64.
     let names: Vec<String> = dksh::cases(&dir)
         .iter()
         .map(|c| format!("{sm}:comp:{}", c.name))
@@ -983,6 +1011,13 @@ fn nak_warp_emulated_compute() {
 #[ignore]
 fn nak_render_one() {
     dmsh_testsupport::child::run_named(ENV, |arg| {
+        let arg = match arg.strip_prefix("soft/") {
+            Some(a) => {
+                SOFT_F64.store(true, Ordering::Relaxed);
+                a
+            }
+            None => arg,
+        };
         let (sm, name) = arg.split_once(':').unwrap_or(("sm53", arg));
         if let Some(n) = name.strip_prefix("comp:") {
             run_compute_case(sm, n)
@@ -1047,6 +1082,32 @@ fn nak_sm86_pairs_render_like_glslang() {
         return;
     }
     let unexpected = render_all("sm86", KNOWN_SM86);
+    assert!(unexpected.is_empty(), "unexpected failures: {unexpected:?}");
+}
+
+/// Every compute and render case of both architectures with soft f64 (the Metal build's
+/// f64: integer routines, no 64-bit float type; `cs_fp64_int64` and `vs_image_fp64` compute
+/// in f64, most others round through f64 in the exact FMA): each matches glslang's run.
+#[test]
+fn nak_soft_f64_matches_glslang() {
+    if dmsh_testsupport::reference::glsl::vulkan_device().is_none() {
+        return;
+    }
+    let mut unexpected = Vec::new();
+    for sm in ["soft/sm53", "soft/sm86"] {
+        let known_exec = if sm.ends_with("sm53") {
+            KNOWN_EXEC_SM53
+        } else {
+            KNOWN_EXEC_SM86
+        };
+        let known = if sm.ends_with("sm53") {
+            KNOWN_SM53
+        } else {
+            KNOWN_SM86
+        };
+        unexpected.extend(exec_all(sm, known_exec));
+        unexpected.extend(render_all(sm, known));
+    }
     assert!(unexpected.is_empty(), "unexpected failures: {unexpected:?}");
 }
 

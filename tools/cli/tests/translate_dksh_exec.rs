@@ -9,7 +9,7 @@ mod common;
 
 use dmsh_testsupport::child;
 
-use dmsh_spv::Options;
+use dmsh_spv::{F64Mode, Options};
 use dmsh_testsupport::corpus_text;
 use dmsh_testsupport::reference::{dksh, glsl, translate};
 
@@ -77,7 +77,12 @@ fn image_facts(cfg: &mut dmsh_ir::lift::Config, name: &str) -> Result<(), String
     Ok(())
 }
 
-fn run_one(name: &str) -> String {
+/// Runs one shader (in the child; `name`, or `soft:name` for [`F64Mode::Soft`]).
+fn run_one(spec: &str) -> String {
+    let (soft, name) = match spec.strip_prefix("soft:") {
+        Some(n) => (true, n),
+        None => (false, spec),
+    };
     let Some(case) = dksh::cases(&dksh::corpus_dir())
         .into_iter()
         .find(|c| c.name == name)
@@ -101,10 +106,17 @@ fn run_one(name: &str) -> String {
     if let Err(e) = image_facts(&mut cfg, name) {
         return format!("error facts: {e}");
     }
-    let out = match dmsh_spv::translate(&code, &cfg, &Options::default()) {
+    let opts = Options {
+        f64: if soft { F64Mode::Soft } else { F64Mode::Native },
+        ..Options::default()
+    };
+    let out = match dmsh_spv::translate(&code, &cfg, &opts) {
         Ok(o) => o,
         Err(e) => return format!("error translate: {e}"),
     };
+    if soft && dmsh_msl::limits::uses_f64(&out.words) {
+        return "fail soft f64: the module declares a 64-bit float type".into();
+    }
     if let Err(e) = common::spirv_val(&out.words) {
         return format!("error spirv-val: {e}");
     }
@@ -226,4 +238,27 @@ fn dksh_warp_emulated_exec() {
         names.len()
     );
     child::assert_only_known(&bad, &[]);
+}
+
+/// Every shader of `dksh_compute_exec` in soft-f64 mode (`cs_fp64_int64` computes in f64; the
+/// others round through f64 in the native translation wherever they use the exact FMA or
+/// directed rounding): no 64-bit float type, and glslang's results (native f64 on the
+/// device) bit for bit.
+#[test]
+fn dksh_compute_soft_f64_exec() {
+    if !glsl::available() {
+        println!("skipped: no glslangValidator");
+        return;
+    }
+    let names: Vec<String> = common::dksh_compute()
+        .into_iter()
+        .map(|s| format!("soft:{}", s.0))
+        .collect();
+    let child::ChildRuns { pass, skip, bad } = child::run_children("dksh_exec_one", ENV, &names);
+    println!(
+        "dksh compute soft-f64 exec vs glslang: {pass} pass, {skip} skipped, {} fail of {}",
+        bad.len(),
+        names.len()
+    );
+    child::assert_only_known(&bad, KNOWN_FAILURES);
 }

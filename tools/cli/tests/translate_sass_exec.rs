@@ -12,7 +12,7 @@ mod common;
 
 use dmsh_testsupport::child;
 
-use dmsh_spv::{translate, Options};
+use dmsh_spv::{translate, F64Mode, Options};
 
 /// Kernels that do not pass yet, with the cause. The gap stays visible here.
 const KNOWN_FAILURES: &[(&str, &str)] = &[];
@@ -38,9 +38,14 @@ fn first_in(dirs: &[&str], file: &str) -> Option<std::path::PathBuf> {
         .find(|p| p.exists())
 }
 
-/// Runs one kernel (in the child; `name`, `sm86:name`, or either after `warp:` for the
-/// workgroup-memory warp emulation); prints `RESULT pass|fail|skip|error detail`.
+/// Runs one kernel (in the child; `name` or `sm86:name`, after `soft:` for [`F64Mode::Soft`]
+/// and / or `warp:` for the workgroup-memory warp emulation); prints
+/// `RESULT pass|fail|skip|error detail`.
 fn run_one(spec: &str) -> String {
+    let (soft, spec) = match spec.strip_prefix("soft:") {
+        Some(s) => (true, s),
+        None => (false, spec),
+    };
     let (warp, spec) = match spec.strip_prefix("warp:") {
         Some(s) => (dmsh_spv::WarpMode::Workgroup, s),
         None => (dmsh_spv::WarpMode::Subgroup, spec),
@@ -70,7 +75,8 @@ fn run_one(spec: &str) -> String {
     let cfg = common::cuda_config(k, ls);
     let opts = Options {
         warp,
-        ..Default::default()
+        f64: if soft { F64Mode::Soft } else { F64Mode::Native },
+        ..Options::default()
     };
     let out = match translate(&k.code, &cfg, &opts) {
         Ok(o) => o,
@@ -82,6 +88,9 @@ fn run_one(spec: &str) -> String {
         return "error warp emulation: the reflection does not say the warp operations were \
                 emulated"
             .into();
+    }
+    if soft && dmsh_msl::limits::uses_f64(&out.words) {
+        return "fail soft f64: the module declares a 64-bit float type".into();
     }
     if let Err(e) = common::spirv_val(&out.words) {
         return format!("error spirv-val: {e}");
@@ -128,6 +137,35 @@ fn sass_sm53_exec() {
         kernels.len()
     );
     child::assert_only_known(&bad, KNOWN_FAILURES);
+}
+
+/// Every kernel of `sass_sm53_exec` and `sass_sm86_exec` in soft-f64 mode (exact FMA: the
+/// mode lavapipe, which does not fuse, needs): its module holds no 64-bit float type, and it
+/// computes the io.json's expected outputs bit for bit.
+#[test]
+fn sass_soft_f64_exec() {
+    let extra = ["x_vset_imm", "x_video_imm"];
+    let sm53 = common::sass_kernels()
+        .into_iter()
+        .chain(common::modifier_kernels())
+        .map(|(n, _)| n)
+        .chain(extra.iter().map(|n| n.to_string()))
+        .filter(|n| io_path(n).is_some());
+    let sm86 = common::sass_kernels()
+        .into_iter()
+        .chain(common::modifier_kernels())
+        .map(|(n, _)| n)
+        .filter(|n| io_path(n).is_some())
+        .filter(|n| first_in(&["sass", "modifiers"], &format!("{n}.sm86.cubin")).is_some())
+        .map(|n| format!("sm86:{n}"));
+    let kernels: Vec<String> = sm53.chain(sm86).map(|n| format!("soft:{n}")).collect();
+    let child::ChildRuns { pass, skip, bad } = child::run_children("exec_one", ENV, &kernels);
+    println!(
+        "sass soft-f64 exec (sm53 + sm86): {pass} pass, {skip} skipped (warp-size), {} fail of {}",
+        bad.len(),
+        kernels.len()
+    );
+    child::assert_only_known(&bad, &[]);
 }
 
 #[test]

@@ -19,11 +19,13 @@ use std::collections::HashMap;
 pub const ENTRY_Z: &str = "main_z";
 
 /// Adds [`ENTRY_Z`] (a copy of the entry point) and appends the GL depth rewrite to the
-/// original entry point. Returns the new entry point's name.
-pub fn run(sp: &mut Spirv) -> Result<&'static str, Error> {
+/// original entry point. Returns whether there was a position to rewrite: a vertex function
+/// that writes none (a lowered geometry shader's draw when the shader emits no vertex) gets
+/// the two entry points all the same, identical.
+pub fn run(sp: &mut Spirv) -> Result<bool, Error> {
     let (_, fid, _) = sp.entry()?;
     let fi = sp.function_index(fid)?;
-    let (pos, comp) = position(sp)?;
+    let pos = position(sp).ok();
     let copy = clone_function(sp, fi);
     let new_fid = copy
         .def
@@ -45,8 +47,11 @@ pub fn run(sp: &mut Spirv) -> Result<&'static str, Error> {
         m.operands[0] = Operand::IdRef(new_fid);
         sp.m.execution_modes.push(m);
     }
+    let Some((pos, comp)) = pos else {
+        return Ok(false);
+    };
     rewrite_returns(sp, fi, pos, comp)?;
-    Ok(ENTRY_Z)
+    Ok(true)
 }
 
 /// The output position: (variable, member index when it is in a `gl_PerVertex` block).

@@ -15,7 +15,9 @@
 //! reflection from the module; fragment modules with a plain location-1 output also get the
 //! dual-source variant [`dual_source`] (`<key>_d`, that output at location 0 index 1).
 //! Fragment shaders that read gl_PrimitiveID get [`primitive_id`] (`<key>_q`) for lowered
-//! geometry pipelines (docs/geometry.md).
+//! geometry pipelines (docs/geometry.md). A Vulkan module's geometry and tessellation stages,
+//! and its vertex shaders' capture forms, are lowered at the SPIR-V level by [`lower`] into
+//! the passes dmsh-spv makes from translated shaders.
 //!
 //! The others the seeds name are done elsewhere: position invariance (the translator decorates
 //! `gl_Position` `Invariant`), unwritten output components (`vs_init`: the translator starts
@@ -29,6 +31,7 @@
 pub mod depth;
 pub mod dual_source;
 pub mod int_inputs;
+pub mod lower;
 pub mod module;
 pub mod pad;
 pub mod primitive_id;
@@ -103,8 +106,9 @@ pub fn for_metal(
                 refl.outputs.extend(added);
                 refl.outputs.sort_by_key(|o| o.location);
             }
-            depth::run(&mut sp)?;
-            done.push("vs_depth");
+            if depth::run(&mut sp)? {
+                done.push("vs_depth");
+            }
         }
     }
     refl.fixups.extend(done.iter().map(|s| s.to_string()));

@@ -13,6 +13,69 @@ pub struct Spirv {
     pub m: Module,
 }
 
+/// Checks the word stream of a module: the magic number, a whole header, and every
+/// instruction's word count at least 1 and inside the module (errors name the byte offset).
+fn check_words(words: &[u32]) -> Result<(), Error> {
+    if words.len() < 5 || words[0] != spirv::MAGIC_NUMBER {
+        return Err(Error::Parse(
+            "offset 0x0: not a SPIR-V module (magic or header)".into(),
+        ));
+    }
+    let mut at = 5;
+    while at < words.len() {
+        let n = (words[at] >> 16) as usize;
+        if n == 0 || at + n > words.len() {
+            return Err(Error::Parse(format!(
+                "offset {:#x}: instruction (opcode {}) of {n} words in a module of {} words",
+                4 * at,
+                words[at] & 0xffff,
+                words.len()
+            )));
+        }
+        at += n;
+    }
+    Ok(())
+}
+
+/// Checks that every type, constant and global variable uses only globals declared before it
+/// (SPIR-V's rule; a forward-declared pointer type excepted), so the type graph has no cycle
+/// for the fix-ups' walks to run around.
+fn check_global_order(m: &Module) -> Result<(), Error> {
+    let globals: std::collections::HashSet<Word> = m
+        .types_global_values
+        .iter()
+        .filter_map(|i| i.result_id)
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    for i in &m.types_global_values {
+        if i.class.opcode == Op::TypeForwardPointer {
+            if let Some(Operand::IdRef(p)) = i.operands.first() {
+                seen.insert(*p);
+            }
+            continue;
+        }
+        let uses = i
+            .result_type
+            .into_iter()
+            .chain(i.operands.iter().filter_map(|o| match o {
+                Operand::IdRef(w) => Some(*w),
+                _ => None,
+            }));
+        for u in uses {
+            if globals.contains(&u) && !seen.contains(&u) {
+                return Err(Error::Parse(format!(
+                    "global %{} uses %{u} before it is declared",
+                    i.result_id.unwrap_or(0)
+                )));
+            }
+        }
+        if let Some(r) = i.result_id {
+            seen.insert(r);
+        }
+    }
+    Ok(())
+}
+
 /// `OpX` with `operands`, no result.
 pub fn inst(op: Op, operands: Vec<Operand>) -> Instruction {
     Instruction::new(op, None, None, operands)
@@ -33,10 +96,22 @@ pub fn id_operand(x: &Instruction, i: usize) -> Option<Word> {
 
 impl Spirv {
     /// Parses `words`.
+    /// The word stream is checked first (the header, every instruction's word count inside
+    /// the module), and a panic of rspirv's loader on a malformed operand becomes an error:
+    /// damaged input never panics.
     pub fn parse(words: &[u32]) -> Result<Self, Error> {
-        rspirv::dr::load_words(words)
-            .map(|m| Spirv { m })
-            .map_err(|e| Error::Parse(e.to_string()))
+        check_words(words)?;
+        let loaded = std::panic::catch_unwind(|| rspirv::dr::load_words(words));
+        match loaded {
+            Ok(r) => {
+                let m = r.map_err(|e| Error::Parse(e.to_string()))?;
+                check_global_order(&m)?;
+                Ok(Spirv { m })
+            }
+            Err(_) => Err(Error::Parse(
+                "malformed instruction operands (the SPIR-V loader gave up)".into(),
+            )),
+        }
     }
 
     /// The module's words. Types and constants the fix-ups added (appended at the end) are
@@ -116,6 +191,11 @@ impl Spirv {
             .types_global_values
             .push(Instruction::new(op, result_type, Some(id), operands));
         id
+    }
+
+    /// The type `op` with `operands` (no result type), added when absent.
+    pub fn global_type(&mut self, op: Op, operands: Vec<Operand>) -> Word {
+        self.global(op, None, operands)
     }
 
     /// `OpTypeBool`.

@@ -19,8 +19,8 @@ pub const SUFFIX: &str = "_q";
 /// The seed-style name the variant's reflection lists in `fixups`.
 pub const NAME: &str = "primitive_id_varying";
 
-/// The varying location (dmsh-spv's `lower::PRIMITIVE_ID_LOCATION`).
-pub const LOCATION: u32 = 31;
+/// The varying location (`dmsh_reflect::lowered::PRIMITIVE_ID_LOCATION`).
+pub const LOCATION: u32 = dmsh_reflect::lowered::PRIMITIVE_ID_LOCATION;
 
 /// The variant of fragment module `words` (None when it does not read gl_PrimitiveID).
 pub fn variant(words: &[u32], refl: &Reflection) -> Result<Option<(Vec<u32>, Reflection)>, Error> {

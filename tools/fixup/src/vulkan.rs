@@ -18,6 +18,7 @@ pub const ABI: &str = "vulkan";
 /// `fix_strides` changed it. Returns the new words.
 pub fn prepare(words: &[u32]) -> Result<(Vec<u32>, Reflection), Error> {
     let mut sp = Spirv::parse(words)?;
+    unname_functions(&mut sp);
     let s = strides::run(&mut sp)?;
     let mut refl = reflection(&sp)?;
     if s.moved > 0 {
@@ -26,7 +27,21 @@ pub fn prepare(words: &[u32]) -> Result<(Vec<u32>, Reflection), Error> {
     Ok((sp.assemble(), refl))
 }
 
-fn stage_name(m: ExecutionModel) -> Result<&'static str, Error> {
+/// Drops the debug names of functions: SPIRV-Cross names an MSL function after its SPIR-V
+/// name, and a GLSL function may be named like a Metal library type (`level`, `sampler`, …),
+/// which makes every call ambiguous in MSL (glslang's `level(vf3;vf3;` of the corpus'
+/// tcs_triangle). Unnamed functions get SPIRV-Cross's `_N` names.
+pub fn unname_functions(sp: &mut Spirv) {
+    let functions: std::collections::HashSet<Word> = (sp.m.functions.iter())
+        .filter_map(|f| f.def.as_ref().and_then(|d| d.result_id))
+        .collect();
+    sp.m.debug_names.retain(|n| {
+        !(n.class.opcode == Op::Name && id_operand(n, 0).is_some_and(|t| functions.contains(&t)))
+    });
+}
+
+/// The reflection's stage name of execution model `m`.
+pub fn stage_name(m: ExecutionModel) -> Result<&'static str, Error> {
     Ok(match m {
         ExecutionModel::Vertex => "vertex",
         ExecutionModel::Fragment => "fragment",
@@ -84,8 +99,12 @@ pub fn reflection(sp: &Spirv) -> Result<Reflection, Error> {
         }),
         resources,
         metal,
-        inputs: interface(sp, StorageClass::Input)?,
-        outputs: interface(sp, StorageClass::Output)?,
+        inputs: interface(
+            sp,
+            StorageClass::Input,
+            matches!(stage, "geometry" | "tess_control" | "tess_eval"),
+        )?,
+        outputs: interface(sp, StorageClass::Output, stage == "tess_control")?,
         metal_direct: matches!(stage, "vertex" | "fragment" | "compute"),
         ..Default::default()
     })
@@ -276,40 +295,122 @@ fn component_type(sp: &Spirv, mut ty: Word) -> Result<&'static str, Error> {
 }
 
 /// The stage inputs or outputs by location (built-ins and `gl_PerVertex` blocks left out; an
-/// array takes one location per element), with the dual-source `Index` of outputs.
-fn interface(sp: &Spirv, class: StorageClass) -> Result<Vec<IoVar>, Error> {
+/// array takes one location per element, a matrix one per column, a block or struct its
+/// members' — by their `Location` or in order; a stage's per-vertex arrays — geometry inputs,
+/// tessellation inputs and control outputs not decorated `Patch` — by their element), with
+/// the dual-source `Index` of outputs.
+fn interface(sp: &Spirv, class: StorageClass, per_vertex: bool) -> Result<Vec<IoVar>, Error> {
     let mut out = Vec::new();
     for (var, ptr) in sp.variables(class) {
         if sp.builtin_of(var).is_some() {
             continue;
         }
-        let ty = sp
+        let mut ty = sp
             .pointee(ptr)
             .ok_or_else(|| Error::Parse(format!("%{var}: not a pointer")))?;
-        let block = def(sp, ty)?;
+        if per_vertex && !decorated(sp, var, Decoration::Patch) {
+            if let Op::TypeArray | Op::TypeRuntimeArray = def(sp, ty)?.class.opcode {
+                ty = id_operand(def(sp, ty)?, 0).unwrap_or(ty);
+            }
+        }
+        // A `gl_in[]` / `gl_out[]` is an array of the block.
+        let block = match def(sp, ty)?.class.opcode {
+            Op::TypeArray => def(sp, unarray(sp, ty, "interface")?.0)?,
+            _ => def(sp, ty)?,
+        };
+        let block_ty = block.result_id.unwrap_or(ty);
         if block.class.opcode == Op::TypeStruct
-            && (0..block.operands.len() as u32).any(|m| member_flag(sp, ty, m, Decoration::BuiltIn))
+            && (0..block.operands.len() as u32)
+                .any(|m| member_flag(sp, block_ty, m, Decoration::BuiltIn))
         {
             continue; // gl_PerVertex
         }
-        let location = sp
-            .decoration_literal(var, Decoration::Location)
-            .ok_or_else(|| {
-                Error::Unsupported(format!("{class:?} variable %{var} has no Location"))
-            })?;
-        let (elem, n) = match def(sp, ty)?.class.opcode {
-            Op::TypeArray => unarray(sp, ty, "interface")?,
-            _ => (ty, 0),
+        let members_located = block.class.opcode == Op::TypeStruct
+            && (0..block.operands.len() as u32)
+                .any(|m| member_literal(sp, block_ty, m, Decoration::Location).is_some());
+        let location = match sp.decoration_literal(var, Decoration::Location) {
+            Some(l) => l,
+            None if members_located => 0,
+            None => {
+                return Err(Error::Unsupported(format!(
+                    "{class:?} variable %{var} has no Location"
+                )))
+            }
         };
-        let component_type = component_type(sp, elem)?;
-        for k in 0..n.max(1) {
-            out.push(IoVar {
-                location: location + k,
-                component_type: component_type.into(),
-                index: sp.decoration_literal(var, Decoration::Index).unwrap_or(0),
-            });
-        }
+        let index = sp.decoration_literal(var, Decoration::Index).unwrap_or(0);
+        let mut locs = Vec::new();
+        locations(sp, ty, location, &mut locs, 0)?;
+        out.extend(locs.into_iter().map(|(location, t)| IoVar {
+            location,
+            component_type: t.into(),
+            index,
+        }));
     }
     out.sort_by_key(|v| (v.location, v.index));
+    out.dedup();
     Ok(out)
+}
+
+/// The locations type `ty` takes from `loc` on, with their component types; returns how many.
+fn locations(
+    sp: &Spirv,
+    ty: Word,
+    loc: u32,
+    out: &mut Vec<(u32, &'static str)>,
+    depth: u32,
+) -> Result<u32, Error> {
+    if depth > 16 || out.len() > 4096 {
+        return Err(Error::Unsupported(
+            "an interface type nested too deep or too large".into(),
+        ));
+    }
+    let d = def(sp, ty)?.clone();
+    let lit = |k: usize| match d.operands.get(k) {
+        Some(Operand::LiteralBit32(v)) => *v,
+        _ => 0,
+    };
+    Ok(match d.class.opcode {
+        Op::TypeArray => {
+            let (elem, n) = unarray(sp, ty, "interface")?;
+            let mut at = 0;
+            for _ in 0..n {
+                at += locations(sp, elem, loc + at, out, depth + 1)?;
+            }
+            at
+        }
+        Op::TypeMatrix => {
+            let col = id_operand(&d, 0).unwrap_or(0);
+            for k in 0..lit(1) {
+                locations(sp, col, loc + k, out, depth + 1)?;
+            }
+            lit(1)
+        }
+        Op::TypeStruct => {
+            let mut at = loc;
+            let mut total = 0;
+            for m in 0..d.operands.len() as u32 {
+                if let Some(x) = member_literal(sp, ty, m, Decoration::Location) {
+                    at = x;
+                }
+                let mt = id_operand(&d, m as usize).unwrap_or(0);
+                let n = locations(sp, mt, at, out, depth + 1)?;
+                at += n;
+                total += n;
+            }
+            total
+        }
+        _ => {
+            // A scalar or vector; 64-bit three- and four-component vectors take two.
+            let t = component_type(sp, ty)?;
+            let (elem, n) = match d.class.opcode {
+                Op::TypeVector => (id_operand(&d, 0).unwrap_or(0), lit(1)),
+                _ => (ty, 1),
+            };
+            let wide = sp.scalar_kind(elem)?.1 == 64 && n > 2;
+            for k in 0..1 + u32::from(wide) {
+                out.push((loc + k, t));
+            }
+            1 + u32::from(wide)
+        }
+    })
 }

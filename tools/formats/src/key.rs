@@ -82,7 +82,15 @@ pub fn key_of(control: &[u8], code: &[u8]) -> Result<[u8; 8], KeyError> {
 /// "Vulkan modules"): the first 16 hex digits of the sha256 of the module's bytes, in the
 /// style of [`key`].
 pub fn spirv_key(module: &[u8]) -> String {
-    hex16(&Sha256::digest(module))
+    hex16(&spirv_key_bytes(module))
+}
+
+/// [`spirv_key`] as the key's 8 bytes, most significant first (no allocation).
+pub fn spirv_key_bytes(module: &[u8]) -> [u8; 8] {
+    let d = Sha256::digest(module);
+    let mut k = [0u8; 8];
+    k.copy_from_slice(&d[..8]);
+    k
 }
 
 /// The first 16 lower-case hex digits of a digest.

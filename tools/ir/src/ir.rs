@@ -455,7 +455,7 @@ impl Mma {
 }
 
 /// An IR operation. Arguments live in [`Inst::args`]; immediates live here.
-#[derive(Clone, Copy, PartialEq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Op {
     /// A constant; the bits, interpreted by the instruction's type.
     Const(u64),

@@ -1,6 +1,7 @@
 //! Throughput of the Metal build's per-shader work — translate (native FMA, as the build
-//! does) → fix-ups (dmsh-fixup) → SPIRV-Cross (dmsh-msl) → binding check — over the 92 corpus
-//! shaders, in this process, with no file I/O. Prints:
+//! does) → fix-ups (dmsh-fixup) → validation (SPIRV-Tools, where installed, as the build's
+//! `validate` step) → SPIRV-Cross (dmsh-msl) → binding check — over the 92 corpus shaders, in
+//! this process, with no file I/O. Prints:
 //!
 //! - shaders/s on one thread (thread CPU time) and the share of each step;
 //! - shaders/s across every core (rayon, wall time) and the projection for a 22,852-shader
@@ -28,6 +29,7 @@ use std::time::Instant;
 struct Steps {
     translate: f64,
     fixup: f64,
+    validate: f64,
     cross: f64,
     check: f64,
     words: usize,
@@ -47,6 +49,14 @@ fn convert(j: &corpus::Job, opts: &Options, msl: &MslOptions) -> Steps {
     s.fixup = cpu_now() - t;
     let Ok(words) = words else { return s };
     s.words = words.len();
+    if validating() {
+        let t = cpu_now();
+        let ok = dmsh_vk::spirv_val(&words);
+        s.validate = cpu_now() - t;
+        if ok.is_err() {
+            return s;
+        }
+    }
     let t = cpu_now();
     let m = to_msl(&words, &refl, msl);
     s.cross = cpu_now() - t;
@@ -60,6 +70,12 @@ fn convert(j: &corpus::Job, opts: &Options, msl: &MslOptions) -> Steps {
         s.reached_msl = true;
     }
     s
+}
+
+/// Whether a validator runs here (the build's `validate` step runs where one does).
+fn validating() -> bool {
+    static V: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *V.get_or_init(|| dmsh_vk::validate::version().is_some())
 }
 
 fn main() {
@@ -81,13 +97,14 @@ fn main() {
         }
     }
     let sum = |f: fn(&Steps) -> f64| all.iter().map(|(_, s)| f(s)).sum::<f64>();
-    let (tr, fx, cr, ck) = (
+    let (tr, fx, va, cr, ck) = (
         sum(|s| s.translate),
         sum(|s| s.fixup),
+        sum(|s| s.validate),
         sum(|s| s.cross),
         sum(|s| s.check),
     );
-    let total = tr + fx + cr + ck;
+    let total = tr + fx + va + cr + ck;
     let n = all.len() as f64;
     let reached = all.iter().filter(|(_, s)| s.reached_msl).count() / rounds;
     println!(
@@ -95,11 +112,17 @@ fn main() {
         jobs.len()
     );
     println!(
-        "  {:.0} shaders/s (thread CPU, {:.2} s); translate {:.0}%, fix-ups {:.0}%, SPIRV-Cross {:.0}%, binding check {:.0}%",
+        "  {:.0} shaders/s (thread CPU, {:.2} s); translate {:.0}%, fix-ups {:.0}%, validation {:.0}% ({}), SPIRV-Cross {:.0}%, binding check {:.0}%",
         n / total,
         total,
         100.0 * tr / total,
         100.0 * fx / total,
+        100.0 * va / total,
+        match (validating(), dmsh_vk::validate::validator()) {
+            (false, _) => "no validator here".to_string(),
+            (true, dmsh_vk::validate::Validator::Linked) => "SPIRV-Tools linked".to_string(),
+            (true, v) => format!("{v:?}"),
+        },
         100.0 * cr / total,
         100.0 * ck / total
     );

@@ -14,7 +14,7 @@ use dmsh_ir::lift::dksh;
 use dmsh_msl::syntax::{self, SyntaxError};
 use dmsh_msl::{check_bindings, to_msl, Error, MslOptions, Platform};
 use dmsh_spv::lower::Form;
-use dmsh_spv::{translate, translate_graphics, FmaMode, Options, Output, Resource};
+use dmsh_spv::{translate, translate_graphics, F64Mode, FmaMode, Options, Output, Resource};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -38,26 +38,11 @@ const KNOWN: &[(&str, &str)] = &[(
 /// cause: real problems of our MSL, not gaps of the stand-in.
 const KNOWN_SYNTAX: &[(&str, &str)] = &[];
 
-/// With `FmaMode::Native` (what `dmsh build` uses), the MSL files that still use `double`,
-/// which Metal does not have: f64 guest code, and f64 in the translation of conversions,
-/// directed rounding and division. The clang stand-in check rejects them.
-const DOUBLE_WITH_NATIVE_FMA: &[&str] = &[
-    "sass/ctrl_early_return",
-    "sass/ctrl_switch_brx",
-    "sass/cvt_f16",
-    "sass/cvt_f64",
-    "sass/cvt_i2f",
-    "sass/f32_approx",
-    "sass/f32_arith",
-    "sass/f32_divsqrt",
-    "sass/f64_arith",
-    "sass/f64_divsqrt",
-    "sass/int64_divrem",
-    "sass/int_divrem",
-    "dksh compute/cs_fp64_int64.comp",
-    "dksh graphics/vs_image_fp64.vert",
-    "dksh graphics/vs_image_fp64.vert#capture",
-];
+/// With the build's options (`FmaMode::Native`, `F64Mode::Soft`), the MSL files that still
+/// use `double`, which Metal does not have: none. (With native f64 there were 15: f64 guest
+/// code, and f64 in the translation of conversions, directed rounding and division.) The
+/// clang stand-in check would reject them.
+const DOUBLE_WITH_NATIVE_FMA: &[&str] = &[];
 
 /// Whether every error of `d` is the stand-in's refusal of `double` (the type, or an `lf`
 /// literal).
@@ -389,34 +374,92 @@ fn corpus_reaches_msl_with_the_reflections_indices() {
     assert!(unexpected.is_empty(), "unexpected: {unexpected:#?}");
 }
 
-/// With `FmaMode::Native` (what Apple GPUs, which fuse, can use, and `dmsh build` uses) the
-/// exact-FMA emulation's f64 arithmetic is gone; the shaders that still use `double` have f64
-/// in the guest code or in other emulation (conversions, division). Prints the count and the
-/// list; every MSL file goes through the clang stand-in check, which must reject exactly
-/// `DOUBLE_WITH_NATIVE_FMA` (for `double`) and `KNOWN_SYNTAX`.
+/// With the build's options — `FmaMode::Native` (Apple GPUs fuse) and `F64Mode::Soft` (Metal
+/// has no `double`) — no MSL file uses `double`: the shaders that compute in f64 (guest code,
+/// or the native translation's f64 in conversions, directed rounding and division) get the
+/// soft routines. Prints the count and the list; every MSL file goes through the clang
+/// stand-in check, which must reject exactly `DOUBLE_WITH_NATIVE_FMA` (for `double`: none)
+/// and `KNOWN_SYNTAX`; every module passes spirv-val (where installed). Then, for every
+/// shader whose native-f64 module declares a 64-bit float type, one line: SPIR-V words and
+/// SPIRV-Cross time (best of three) native against soft (docs/build.md).
 #[test]
 fn native_fma_msl_passes_the_standin_check() {
     let opts = Options {
         fma: FmaMode::Native,
+        f64: F64Mode::Soft,
         ..Options::default()
     };
+    let native_f64 = Options {
+        f64: F64Mode::Native,
+        ..opts
+    };
     let (mut produced, mut doubles) = (Vec::new(), Vec::new());
-    for c in all_cases(&opts) {
+    let (soft_cases, native_cases) = (all_cases(&opts), all_cases(&native_f64));
+    let mut sizes = (0, 0, 0u128, 0u128, 0);
+    let mut invalid = Vec::new();
+    for (c, n) in soft_cases.iter().zip(&native_cases) {
         let Ok(o) = &c.out else { continue };
-        if let Ok(m) = to_msl(&o.words, &o.reflection, &MslOptions::default()) {
-            let id = format!("{}/{}", c.set, c.name);
-            if uses_double(&m.source) {
-                doubles.push(id.clone());
-            }
-            produced.push((id, m.source));
+        let id = format!("{}/{}", c.set, c.name);
+        // The soft routines are valid SPIR-V wherever they are used.
+        if let Err(e) = dmsh_vk::spirv_val(&o.words) {
+            println!("FAIL {id}: spirv-val: {e}");
+            invalid.push(id.clone());
         }
+        let Ok(m) = to_msl(&o.words, &o.reflection, &MslOptions::default()) else {
+            continue;
+        };
+        if uses_double(&m.source) {
+            doubles.push(id.clone());
+        }
+        produced.push((id.clone(), m.source));
+        // The same shader with native f64, where it declares a 64-bit float type.
+        let Ok(no) = &n.out else { continue };
+        if !dmsh_msl::limits::uses_f64(&no.words) {
+            continue;
+        }
+        // The best of three of each (the machine may be shared).
+        let best = |w: &[u32], r: &dmsh_spv::Reflection| -> (bool, u128) {
+            let mut t = u128::MAX;
+            let mut ok = false;
+            for _ in 0..3 {
+                let start = Instant::now();
+                ok = to_msl(w, r, &MslOptions::default()).is_ok();
+                t = t.min(start.elapsed().as_micros());
+            }
+            (ok, t)
+        };
+        let (native_ok, native_us) = best(&no.words, &no.reflection);
+        let soft_us = best(&o.words, &o.reflection).1;
+        println!(
+            "f64 {id}: {} SPIR-V words soft, {} native; SPIRV-Cross {soft_us} µs soft, \
+             {native_us} µs native{}",
+            o.words.len(),
+            no.words.len(),
+            if native_ok { "" } else { " (native fails)" }
+        );
+        sizes.0 += o.words.len();
+        sizes.1 += no.words.len();
+        sizes.2 += soft_us;
+        sizes.3 += native_us;
+        sizes.4 += 1;
     }
     println!(
-        "FmaMode::Native: {} of {} MSL files use `double`: {doubles:?}",
+        "{} shaders declare f64 natively: {} SPIR-V words soft against {} native ({:+.0} %); \
+         SPIRV-Cross {} µs against {} µs",
+        sizes.4,
+        sizes.0,
+        sizes.1,
+        (sizes.0 as f64 / sizes.1.max(1) as f64 - 1.0) * 100.0,
+        sizes.2,
+        sizes.3
+    );
+    println!(
+        "FmaMode::Native + F64Mode::Soft: {} of {} MSL files use `double`: {doubles:?}",
         doubles.len(),
         produced.len()
     );
     let (rejected_doubles, mut unexpected) = standin_check(&produced, KNOWN_SYNTAX);
+    unexpected.extend(invalid.into_iter().map(|id| format!("{id}: spirv-val")));
     if syntax::clang().is_ok() {
         assert_eq!(
             rejected_doubles, doubles,

@@ -11,6 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod lowered;
+
 /// The schema version writers put in `version` and readers require (an absent `version`
 /// reads as this one).
 pub const SCHEMA_VERSION: u32 = 1;
@@ -114,6 +116,10 @@ pub struct Reflection {
     pub uses_global_addresses: bool,
     /// `exact` or `native`.
     pub fma_mode: String,
+    /// `soft` when f64 is lowered to 32-bit integer routines (no 64-bit float type); absent
+    /// (empty) for native f64.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub f64_mode: String,
     /// `nvn`, `cuda` or `deko3d`.
     pub abi: String,
     /// Whether the control flow went through the dispatcher loop.
@@ -345,9 +351,10 @@ pub struct GeometryInput {
     pub primitive: String,
     /// Vertices per input primitive (the length of the per-vertex input arrays).
     pub vertices: u32,
-    /// `given` (facts row or option), `inferred` (every input vertex index is a constant) or
-    /// `guessed` (an index is computed at run time and nothing gave the primitive: the host
-    /// must draw with this topology or give the right one).
+    /// `given` (facts row or option), `inferred` (every input vertex index is a constant),
+    /// `module` (a Vulkan module's execution mode) or `guessed` (an index is computed at run
+    /// time and nothing gave the primitive: the host must draw with this topology or give the
+    /// right one).
     pub source: String,
 }
 
@@ -361,8 +368,8 @@ pub struct Tessellation {
     pub spacing: String,
     /// `points`, `lines`, `triangles_ccw` or `triangles_cw`.
     pub output: String,
-    /// `given` (facts row or option), `container` (the DKSH header) or `guessed` (the default
-    /// triangles, equal, triangles_ccw).
+    /// `given` (facts row or option), `container` (the DKSH header), `module` (a Vulkan
+    /// module's execution modes) or `guessed` (the default triangles, equal, triangles_ccw).
     pub source: String,
 }
 

@@ -15,7 +15,7 @@ mod common;
 mod corpus;
 
 use corpus::{corpus, corpus_sm86, cpu_now, Job};
-use dmsh_spv::Options;
+use dmsh_spv::{F64Mode, FmaMode, Options};
 use std::time::{Duration, Instant};
 
 /// Issue 4's goal: twice yuzu's shader recompiler on one core.
@@ -137,6 +137,7 @@ fn main() {
     measure("compute only", &compute, &opts, &more);
     let graphics: Vec<&Job> = ok.iter().copied().filter(|j| j.graphics).collect();
     measure("graphics only", &graphics, &opts, &more);
+    soft_f64(&ok, &more);
     // Per-phase breakdown over all: the same work, phase by phase (decode alone is measured
     // apart: lifting decodes again).
     let insts: usize = ok.iter().map(|j| j.insts()).sum();
@@ -223,6 +224,53 @@ fn main() {
         live as f64 / guest.max(1) as f64
     );
     ampere_vs_maxwell(&jobs, &opts, &more);
+}
+
+/// Whether `words` declares a 64-bit float type (`OpTypeFloat 64`).
+fn declares_f64(words: &[u32]) -> bool {
+    let mut i = 5;
+    while i < words.len() {
+        let (n, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        if op == 22 && words.get(i + 2) == Some(&64) {
+            return true;
+        }
+        i += n.max(1);
+    }
+    false
+}
+
+/// The build's options (native FMA) with native and with soft f64 (docs/build.md): the
+/// shaders whose native-f64 module has no 64-bit float type, and those that have one, each
+/// set measured both ways, with the SPIR-V words per shader.
+fn soft_f64(ok: &[&Job], more: &dyn Fn(u64, Instant) -> bool) {
+    let native = Options {
+        fma: FmaMode::Native,
+        ..Options::default()
+    };
+    let soft = Options {
+        f64: F64Mode::Soft,
+        ..native
+    };
+    let (with, without): (Vec<&Job>, Vec<&Job>) = ok
+        .iter()
+        .copied()
+        .partition(|j| j.translate(&native).is_ok_and(|o| declares_f64(&o.words)));
+    let words = |set: &[&Job], o: &Options| -> usize {
+        set.iter()
+            .filter_map(|j| j.translate(o).ok())
+            .map(|o| o.words.len())
+            .sum()
+    };
+    for (label, set) in [("without f64", &without), ("with f64", &with)] {
+        println!(
+            "native FMA, {label} ({} shaders): {} SPIR-V words native f64, {} soft f64",
+            set.len(),
+            words(set, &native),
+            words(set, &soft)
+        );
+        measure(&format!("  {label}, native f64"), set, &native, more);
+        measure(&format!("  {label}, soft f64"), set, &soft, more);
+    }
 }
 
 /// Translation throughput of the sm86 kernels against their sm53 builds (per guest

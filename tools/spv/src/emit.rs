@@ -16,6 +16,7 @@ mod structured;
 
 mod coop;
 mod cross;
+mod dead;
 mod gfx;
 mod lower;
 mod modifiers;
@@ -141,6 +142,13 @@ pub(crate) struct E {
     slots: slots::Slots,
     /// The lowered forms' state (`emit/lower.rs`).
     lw: lower::LowerState,
+    /// The soft-f64 routines used (`soft/`).
+    pub soft: crate::soft::State,
+    /// The helper functions called so far and their ids (`emit/modifiers.rs`).
+    helpers: Vec<(modifiers::Helper, Word)>,
+    /// Instructions the entry block runs first, after its variables (values every block may
+    /// use, such as `gl_FragCoord.w`).
+    entry_code: Vec<u32>,
 }
 
 /// The SPIR-V instruction of an atomic read-modify-write that has one (`None`: float add and
@@ -177,6 +185,10 @@ impl E {
             Type::U64 => self.b.type_int(64, 0),
             Type::F16 => self.b.type_float(16),
             Type::F32 => self.b.type_float(32),
+            Type::F64 if self.soft_f64() => {
+                let u = self.ty(Type::U32);
+                self.vec_ty(u, 2)
+            }
             Type::F64 => self.b.type_float(64),
         };
         self.types[slot] = w;
@@ -214,6 +226,11 @@ impl E {
                 } else {
                     self.b.constant_false(ty)
                 }
+            }
+            Type::F64 if self.soft_f64() => {
+                let lo = self.u32c(bits as u32);
+                let hi = self.u32c((bits >> 32) as u32);
+                self.b.constant_composite(ty, [lo, hi])
             }
             Type::U64 | Type::F64 => self.b.constant_bit64(ty, bits),
             _ => self.b.constant_bit32(ty, bits as u32),
@@ -304,7 +321,7 @@ impl E {
     }
 
     /// A two-member struct `{t, t}` (cached).
-    fn pair(&mut self, t: Word) -> Word {
+    pub(crate) fn pair_ty(&mut self, t: Word) -> Word {
         let k = (3, t, 0);
         if let Some(&w) = self.tcache.get(&k) {
             return w;
@@ -355,9 +372,13 @@ impl E {
 
     fn load(&mut self, t: Type, ptr: Word) -> Word {
         let ty = self.ty(t);
-        self.b
+        let id = self
+            .b
             .load(ty, None, ptr, None, [])
-            .expect("block selected")
+            .expect("block selected");
+        // Known, so that a bit cast of the load and back is the load.
+        self.rtys.insert(id, ty);
+        id
     }
 
     fn store(&mut self, ptr: Word, v: Word) {
@@ -1317,6 +1338,15 @@ impl E {
             let w = t.bits();
             e.sint(w)
         };
+        if self.soft_f64() {
+            // An addend that is the constant +0.0 (see `add_plus_zero`).
+            let plus_zero = matches!(inst.op, Op::FAdd(_))
+                && (f.const_of(inst.args[0]) == Some(0) || f.const_of(inst.args[1]) == Some(0));
+            if let Some(r) = self.soft_inst(&inst, a, at, plus_zero)? {
+                self.vals[v.index()] = r;
+                return Ok(());
+            }
+        }
         let r = match inst.op {
             Op::Const(bits) => {
                 if rt == Type::F16 {
@@ -1356,7 +1386,7 @@ impl E {
                 } else {
                     ty
                 };
-                let pair = self.pair(st);
+                let pair = self.pair_ty(st);
                 let (x, y) = if inst.op == Op::SMulHi {
                     (
                         self.op(S::Bitcast, st, &[a[0]]),
@@ -1376,7 +1406,7 @@ impl E {
             }
             Op::AddCarry => {
                 let t0 = self.ty(at[0]);
-                let pair = self.pair(t0);
+                let pair = self.pair_ty(t0);
                 let m = self.op(S::IAddCarry, pair, &a);
                 let c = self.b.composite_extract(t0, None, m, [1]).expect("block");
                 let zero = self.c(at[0], 0);
@@ -1735,6 +1765,9 @@ pub(crate) fn emit_planned(
         bitcast_src: HashMap::default(),
         slots: slots::Slots::find(f, sh.gfx.as_ref()),
         lw: Default::default(),
+        soft: Default::default(),
+        helpers: Vec::new(),
+        entry_code: Vec::new(),
         opts: *opts,
         b,
     };
@@ -1885,8 +1918,14 @@ pub(crate) fn emit_planned(
                 None => w.extend_from_slice(&[(4 << 16) | spirv::Op::Variable as u32, pty, id, sc]),
             }
         }
+        w.extend_from_slice(&e.entry_code);
         e.b.insert_at_entry(&w);
     }
+    // The helpers and the soft-f64 routines the entry point calls (and those they call),
+    // after it (its variables are placed first: `insert_at_entry` places them in the last
+    // function begun).
+    e.define_helpers()?;
+    e.soft_emit_functions()?;
     // Module header: capabilities, memory model, entry point.
     let caps = [
         Capability::Shader,
@@ -1901,7 +1940,10 @@ pub(crate) fn emit_planned(
         Capability::GroupNonUniformShuffle,
     ];
     for c in caps {
-        e.b.capability(c);
+        // Soft f64: no 64-bit float type, so no `Float64`.
+        if c != Capability::Float64 || !e.soft_f64() {
+            e.b.capability(c);
+        }
     }
     if e.uses_psb {
         e.b.capability(Capability::PhysicalStorageBufferAddresses);
@@ -1959,12 +2001,17 @@ pub(crate) fn emit_planned(
     }
     // Keep −0, ∞ and NaN exactly (Maxwell does; drivers may not unless asked).
     e.b.capability(Capability::SignedZeroInfNanPreserve);
-    for w in [16u32, 32, 64] {
+    let widths: &[u32] = if e.soft_f64() {
+        &[16, 32]
+    } else {
+        &[16, 32, 64]
+    };
+    for &w in widths {
         e.b.execution_mode(main, spirv::ExecutionMode::SignedZeroInfNanPreserve, [w]);
     }
     let uses_psb = e.uses_psb;
     let warp_ops = e.warp_ops;
-    let words = std::mem::take(&mut e.b).assemble();
+    let words = std::mem::take(&mut e.b).assemble_live();
     let mut resources = Vec::new();
     let reads = dmsh_ir::const_reads::const_reads(f);
     let c1 = dmsh_ir::const_reads::c1_check(sh, &reads);
@@ -2184,6 +2231,10 @@ pub(crate) fn emit_planned(
         local_bytes: sh.local_bytes,
         uses_global_addresses: uses_psb,
         fma_mode: opts.fma.name().into(),
+        f64_mode: match opts.f64 {
+            crate::F64Mode::Native => String::new(),
+            crate::F64Mode::Soft => "soft".into(),
+        },
         abi: sh.abi.into(),
         dispatcher,
         control_flow: if dispatcher {

@@ -14,13 +14,17 @@
 //! Exactness: float add and multiply carry `NoContraction`; fused multiply-add is emulated
 //! exactly (TwoSum + round-to-odd in f64 for f32; Dekker TwoProduct for f64) unless
 //! [`FmaMode::Native`] is chosen; directed rounding (`.RZ/.RM/.RP`) is the round-to-nearest
-//! result stepped by one ulp according to the sign of the exact residual.
+//! result stepped by one ulp according to the sign of the exact residual. With
+//! [`F64Mode::Soft`] (Metal) there is no f64 at all: f64 values are `uvec2` bit patterns and
+//! f64 arithmetic, directed rounding and the exact FMA are exact routines on 32-bit integers
+//! (`soft/`, docs/ir.md "Soft f64").
 
 mod emit;
 mod float;
 pub mod lower;
 pub mod pipeline;
 pub mod reflect;
+mod soft;
 
 pub use pipeline::{emit, translate, translate_graphics, Debug};
 pub use reflect::{IoVar, Reflection, Resource};
@@ -91,11 +95,36 @@ impl TensorMode {
     }
 }
 
+/// How 64-bit floating point is translated.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum F64Mode {
+    /// SPIR-V `Float64` types and instructions (Vulkan targets with `shaderFloat64`).
+    #[default]
+    Native,
+    /// No 64-bit float type at all (Metal has none): f64 values are `uvec2` bit patterns and
+    /// every f64 operation, and every place the emitter would round through f64 (f32 directed
+    /// rounding, exact FMA, conversions), is an exact software routine on 32-bit integers,
+    /// emitted once per module as a SPIR-V function (`soft/`, docs/ir.md "Soft f64").
+    Soft,
+}
+
+impl F64Mode {
+    /// The reflection name.
+    pub fn name(self) -> &'static str {
+        match self {
+            F64Mode::Native => "native",
+            F64Mode::Soft => "soft",
+        }
+    }
+}
+
 /// Back-end options.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
     /// Fused multiply-add translation.
     pub fma: FmaMode,
+    /// 64-bit floating point: native or exact software routines.
+    pub f64: F64Mode,
     /// The pipeline's debug switches (default: from `DMSH_DEBUG`, see [`pipeline`]).
     pub debug: Debug,
     /// Which form of the shader to emit (a lowered geometry pipeline's passes, [`lower`]).
@@ -110,6 +139,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             fma: FmaMode::default(),
+            f64: F64Mode::default(),
             debug: Debug::from_env(),
             form: lower::Form::default(),
             warp: WarpMode::default(),

@@ -14,7 +14,8 @@
 //!
 //! A vertex record is the hardware's attribute space, 32-bit words, in [`record_word`]'s
 //! order: the 32 generic vectors, the position, point size, primitive ID, layer, viewport and
-//! eight clip distances.
+//! eight clip distances. The layout is `dmsh_reflect::lowered`'s, re-exported here: one
+//! definition for this lowering and dmsh-fixup's lowering of captured Vulkan modules.
 
 use dmsh_ir::lift::GsInput;
 
@@ -75,101 +76,16 @@ impl Form {
     }
 }
 
-/// 32-bit words per patch record (`patch_data`): the tessellation levels and four patch
-/// varyings.
-pub const PATCH_WORDS: u32 = 24;
-
-/// The patch-record word of per-patch attribute `addr` (`a[addr]` with `.P`): outer levels
-/// 0–3, inner levels 4–5, patch varying n component c at 8 + 4n + c; None outside.
-pub fn patch_word(addr: u32) -> Option<u32> {
-    Some(match addr {
-        0x00..=0x17 => addr / 4,
-        0x20..=0x5f => 8 + (addr - 0x20) / 4,
-        _ => return None,
-    })
-}
-
-/// Metal's tessellation-factor layout for a domain (`tess_param & 0xf`: 0 isolines, 1
-/// triangles, 2 quads): u32 words per patch, and the half index of each level word
-/// ([`patch_word`] 0–5; None: not in the layout).
-pub fn factor_layout(domain: u32) -> (u32, [Option<u32>; 6]) {
-    match domain {
-        1 => (2, [Some(0), Some(1), Some(2), None, Some(3), None]),
-        _ => (3, [Some(0), Some(1), Some(2), Some(3), Some(4), Some(5)]),
-    }
-}
-
-/// The control points a post-tessellation function declares for a domain (3 for triangles,
-/// else 4); its control points come from `control_points`, so the count only has to match
-/// the host's `drawPatches`.
-pub fn declared_control_points(domain: u32) -> u32 {
-    if domain == 1 {
-        3
-    } else {
-        4
-    }
-}
-
-/// 32-bit words per vertex record.
-pub const RECORD_WORDS: u32 = 144;
-
-/// Threads per threadgroup of a geometry kernel.
-pub const KERNEL_LOCAL_SIZE: u32 = 64;
-
-/// The most vertices one geometry invocation may emit in the lowered form (the hardware's
-/// and Vulkan's limit is lower; larger SPH values are refused, naming the shader).
-pub const MAX_OUTPUT_VERTICES: u32 = 1024;
-
-/// The most invocations per primitive the lowered form supports (Vulkan's
-/// `maxGeometryShaderInvocations` is 32).
-pub const MAX_INVOCATIONS: u32 = 32;
-
-/// The varying location of a geometry shader's gl_PrimitiveID in a lowered pipeline (the
-/// fragment stage's `primitive_id` input is rewritten to read it; a vertex function cannot
-/// write the primitive ID).
-pub const PRIMITIVE_ID_LOCATION: u32 = 31;
-
-/// The record word of attribute byte address `addr` (`a[addr]`), None outside the record.
-pub fn record_word(addr: u32) -> Option<u32> {
-    Some(match addr {
-        0x80..=0x27f => (addr - 0x80) / 4,
-        0x70..=0x7f => 128 + (addr - 0x70) / 4,
-        0x6c => 132,
-        0x60 => 133,
-        0x64 => 134,
-        0x68 => 135,
-        0x2c0..=0x2df => 136 + (addr - 0x2c0) / 4,
-        _ => return None,
-    })
-}
-
-/// The index-list entries one invocation owns for output topology `output` (the SPH's: 1
-/// points, 6 line strip, else triangle strip) and `max` vertices, and the list's name.
-pub fn indices_per_invocation(output: u32, max: u32) -> (u32, &'static str) {
-    match output {
-        1 => (max, "points"),
-        6 => (2 * max.saturating_sub(1), "lines"),
-        _ => (3 * max.saturating_sub(2), "triangles"),
-    }
-}
+pub use dmsh_reflect::lowered::{
+    declared_control_points, factor_layout, indices_per_invocation, patch_word, record_word,
+    KERNEL_LOCAL_SIZE, MAX_INVOCATIONS, MAX_OUTPUT_VERTICES, PATCH_WORDS, PRIMITIVE_ID_LOCATION,
+    RECORD_WORDS,
+};
 
 /// The input topologies (Vulkan names) a kernel for input primitive `p` assembles, with
-/// their `VkPrimitiveTopology` numbers.
+/// their `VkPrimitiveTopology` numbers (`dmsh_reflect::lowered::topologies`).
 pub fn topologies(p: GsInput) -> &'static [(&'static str, u32)] {
-    match p {
-        GsInput::Points => &[("point_list", 0)],
-        GsInput::Lines => &[("line_list", 1), ("line_strip", 2)],
-        GsInput::Triangles => &[
-            ("triangle_list", 3),
-            ("triangle_strip", 4),
-            ("triangle_fan", 5),
-        ],
-        GsInput::LinesAdjacency => &[("line_list_adjacency", 6), ("line_strip_adjacency", 7)],
-        GsInput::TrianglesAdjacency => &[
-            ("triangle_list_adjacency", 8),
-            ("triangle_strip_adjacency", 9),
-        ],
-    }
+    dmsh_reflect::lowered::topologies(p.name())
 }
 
 #[cfg(test)]
@@ -177,38 +93,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn record_words_are_distinct_and_inside_the_record() {
-        let addrs = (0x60..0x2e0).step_by(4).filter_map(record_word);
-        let mut seen = std::collections::BTreeSet::new();
-        for w in addrs {
-            assert!(w < RECORD_WORDS);
-            assert!(seen.insert(w), "word {w} twice");
-        }
-        assert_eq!(seen.len(), RECORD_WORDS as usize);
-        assert_eq!(record_word(0x2e0), None);
-    }
-
-    #[test]
     fn forms_parse_by_pass_name() {
         for f in Form::ALL {
             assert_eq!(Form::parse(f.pass().unwrap_or("direct")), Some(f));
         }
         assert_eq!(Form::parse("geometry"), None);
-    }
-
-    #[test]
-    fn patch_words_are_distinct() {
-        let words: Vec<u32> = (0..0x60).step_by(4).filter_map(patch_word).collect();
-        let set: std::collections::BTreeSet<u32> = words.iter().copied().collect();
-        assert_eq!(words.len(), set.len());
-        assert!(words.iter().all(|&w| w < PATCH_WORDS));
-    }
-
-    #[test]
-    fn strips_become_lists() {
-        assert_eq!(indices_per_invocation(7, 4), (6, "triangles"));
-        assert_eq!(indices_per_invocation(6, 3), (4, "lines"));
-        assert_eq!(indices_per_invocation(1, 5), (5, "points"));
-        assert_eq!(indices_per_invocation(7, 1), (0, "triangles"));
     }
 }

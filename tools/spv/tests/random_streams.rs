@@ -1,11 +1,11 @@
 //! Deterministic fuzzing in CI: random and mutated instruction streams must never panic the
-//! translator (lift, passes, emission); errors are fine. The cargo-fuzz target in
+//! translator (lift, passes, emission; every other stream with soft f64); errors are fine. The cargo-fuzz target in
 //! tools/ir/fuzz does the same without a budget.
 
 mod common;
 
 use dmsh_ir::lift::{Abi, Config};
-use dmsh_spv::{translate, Options};
+use dmsh_spv::{translate, F64Mode, Options};
 use rand::{Rng, SeedableRng};
 
 fn corpus_words() -> Vec<u64> {
@@ -62,7 +62,16 @@ fn random_and_mutated_streams_never_panic() {
         cfg.local_bytes = 64;
         cfg.buffer_banks.insert(0, (0, 0x1000));
         cfg.embedded_banks.insert(2, vec![0x20, 0x28, 0x30]);
-        if let Ok(out) = translate(&code, &cfg, &Options::default()) {
+        // Every other stream with soft f64 (the Metal build's).
+        let opts = Options {
+            f64: if iter % 2 == 1 {
+                F64Mode::Soft
+            } else {
+                F64Mode::Native
+            },
+            ..Options::default()
+        };
+        if let Ok(out) = translate(&code, &cfg, &opts) {
             translated += 1;
             // Validate a sample: the translator must not emit invalid SPIR-V either.
             if translated % 8 == 1 {

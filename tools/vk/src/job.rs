@@ -839,6 +839,9 @@ pub struct RenderJobFile {
     /// Instances (default 1).
     #[serde(default)]
     pub instance_count: u32,
+    /// Primitive restart (index 0xFFFFFFFF; indexed strips and fans).
+    #[serde(default)]
+    pub primitive_restart: bool,
     /// `triangle_list` (default), `triangle_strip`, `triangle_fan`, `line_list`, `line_strip`,
     /// `point_list`, `line_list_adjacency`, `line_strip_adjacency`, `triangle_list_adjacency`,
     /// `triangle_strip_adjacency`.
@@ -1128,6 +1131,7 @@ impl RenderJobFile {
                 vertex_count: self.vertex_count,
                 indices: self.indices.clone(),
                 instance_count: self.instance_count,
+                primitive_restart: self.primitive_restart,
                 topology: match &self.topology {
                     Some(t) => Topology::parse(t)?,
                     None => Topology::TriangleList,

@@ -62,18 +62,17 @@ pub fn version(parts: &ChainParts) -> String {
     sha256_hex(text.as_bytes())[..12].to_string()
 }
 
-/// The local tools' fingerprints, by name: SPIRV-Cross (linked in) and the first line of
-/// `spirv-val --version` and of `xcrun metal --version` where they run.
+/// The local tools' fingerprints, by name: SPIRV-Cross (linked in), the SPIR-V validator's
+/// version (SPIRV-Tools linked in, or the first line of `spirv-val --version`;
+/// `dmsh_vk::validate`) and the first line of `xcrun metal --version` where they run.
 pub fn tools() -> Vec<(String, String)> {
     let mut v = vec![("spirv-cross".to_string(), dmsh_msl::SPIRV_CROSS.to_string())];
+    if let Some(val) = dmsh_vk::validate::version() {
+        v.push((SPIRV_VAL.into(), val));
+    }
     let xcrun = super::build::metallib::xcrun();
-    for (name, program, args) in [
-        (SPIRV_VAL, "spirv-val", &["--version"][..]),
-        ("xcrun-metal", xcrun.as_str(), &["metal", "--version"][..]),
-    ] {
-        if let Some(first) = first_line_of(program, args) {
-            v.push((name.into(), first));
-        }
+    if let Some(first) = first_line_of(xcrun.as_str(), &["metal", "--version"]) {
+        v.push(("xcrun-metal".into(), first));
     }
     v
 }

@@ -148,7 +148,7 @@ fn translate_all(o: &Path, manual: Option<&Path>) -> anyhow::Result<String> {
                 ("unsupported", format!("{} code is not translated", r.gen))
             } else {
                 let out = spv_dir.join(format!("{}.spv", r.key));
-                match super::title::translate_key(o, r, &out, manual, "exact", "direct") {
+                match super::title::translate_key(o, r, &out, manual, "exact", "native", "direct") {
                     Ok(_) => ("translated", checks(&out.with_extension("json"))),
                     Err(e) => ("failed", format!("{e:#}").replace(['\t', '\n'], " ")),
                 }

@@ -118,6 +118,7 @@ pub fn translate_key(
     out: &Path,
     manual: Option<&Path>,
     fma: &str,
+    f64: &str,
     form: &str,
 ) -> anyhow::Result<std::process::ExitCode> {
     use clap::Parser;
@@ -149,6 +150,7 @@ pub fn translate_key(
         argv.extend(["--profile".into(), abi.into()]);
     }
     argv.extend(["--fma".into(), fma.into()]);
+    argv.extend(["--f64".into(), f64.into()]);
     argv.extend(["--form".into(), form.into()]);
     let c = TranslateCli::try_parse_from(&argv)?;
     super::translate::run(c.args)

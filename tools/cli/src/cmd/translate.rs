@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use dmsh_ir::lift::{Abi, Arch, Config};
-use dmsh_spv::{FmaMode, Options};
+use dmsh_spv::{F64Mode, FmaMode, Options};
 
 /// Arguments of `dmsh translate`.
 #[derive(clap::Args)]
@@ -90,6 +90,10 @@ pub struct Args {
     /// Fused multiply-add: exact (emulated) or native (OpFma).
     #[arg(long, default_value = "exact")]
     pub fma: String,
+    /// 64-bit floating point: native (Float64) or soft (32-bit integer routines, no 64-bit
+    /// float type: what Metal needs).
+    #[arg(long, default_value = "native")]
+    pub f64: String,
     /// Graphics: the form to emit (docs/geometry.md, docs/tessellation.md): direct,
     /// vertex_capture (a vertex shader), geometry_kernel or geometry_draw (a geometry
     /// shader), tess_control_kernel, tess_eval_post or tess_eval_draw.
@@ -108,7 +112,8 @@ pub struct Args {
 }
 
 impl Args {
-    /// The translation options the arguments ask for (`--fma`, `--form`, `--warp`, `--tensor`).
+    /// The translation options the arguments ask for (`--fma`, `--f64`, `--form`, `--warp`,
+    /// `--tensor`).
     pub fn options(&self) -> anyhow::Result<Options> {
         let fma = match self.fma.as_str() {
             "exact" => FmaMode::Exact,
@@ -125,8 +130,14 @@ impl Args {
             "cooperative_matrix" => dmsh_spv::TensorMode::CooperativeMatrix,
             t => bail!("--tensor {t}: expected subgroup_emulation or cooperative_matrix"),
         };
+        let f64 = match self.f64.as_str() {
+            "native" => F64Mode::Native,
+            "soft" => F64Mode::Soft,
+            f => bail!("--f64 {f}: expected native or soft"),
+        };
         Ok(Options {
             fma,
+            f64,
             form: form_of(&self.form)?,
             warp,
             tensor,

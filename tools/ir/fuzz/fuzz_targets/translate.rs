@@ -21,5 +21,6 @@ fuzz_target!(|data: &[u8]| {
     cfg.embedded_banks.insert(2, vec![0x20, 0x28, 0x30]);
     let code = &data[1..];
     let fma = if data[0] & 32 != 0 { dmsh_spv::FmaMode::Native } else { dmsh_spv::FmaMode::Exact };
-    let _ = dmsh_spv::translate(code, &cfg, &dmsh_spv::Options { fma, ..Default::default() });
+    let f64 = if data[0] & 64 != 0 { dmsh_spv::F64Mode::Soft } else { dmsh_spv::F64Mode::Native };
+    let _ = dmsh_spv::translate(code, &cfg, &dmsh_spv::Options { fma, f64, ..Default::default() });
 });

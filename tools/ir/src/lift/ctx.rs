@@ -618,6 +618,15 @@ impl<'a> Cx<'a> {
 
     /// A system value.
     pub fn sys(&mut self, s: Sys) -> Value {
+        // A compute shader's workgroup size is known unless it comes from the dispatch
+        // ([0, 0, 0]: the back end's specialization constants): folding it lets the XMAD
+        // chains of `blockDim * blockIdx` fold too.
+        if let Sys::Ntid(k) = s {
+            let ls = self.cfg.local_size;
+            if self.cfg.gfx.is_none() && ls != [0, 0, 0] {
+                return self.c32(ls[k as usize % 3]);
+            }
+        }
         self.emit(Op::SysVal(s), Type::U32, &[])
     }
 

@@ -28,6 +28,10 @@ fn fold(op: Op, at: Type, rt: Type, a: &[u64]) -> Option<u64> {
     let m = mask(at);
     let r = match (op, a) {
         (Op::IAdd, [x, y]) => x.wrapping_add(*y),
+        (Op::AddCarry, [x, y]) => {
+            let s = (x & m) as u128 + (y & m) as u128;
+            (s >> w) as u64 & 1
+        }
         (Op::ISub, [x, y]) => x.wrapping_sub(*y),
         (Op::IMul, [x, y]) => x.wrapping_mul(*y),
         (Op::INeg, [x]) => x.wrapping_neg(),
@@ -52,10 +56,16 @@ fn fold(op: Op, at: Type, rt: Type, a: &[u64]) -> Option<u64> {
         (Op::SConvert, [x]) => sext(*x, at) as u64,
         (Op::Pack64, [lo, hi]) => (lo & 0xffff_ffff) | (hi << 32),
         (Op::Hi32, [x]) => x >> 32,
-        // A field of 0 is 0. (Other constant fields are left to the driver: folding
-        // BfeS(0x1234, 0, 16) in x_video_imm turns lavapipe's result of the 64-bit signed
-        // compare that uses it wrong — the same module with the extract left in is right.)
+        // A field of 0 is 0; an unsigned field of a constant is its bits (`XMAD` extracts the
+        // halves of its immediate operands). Signed fields of other constants are left to the
+        // driver: folding BfeS(0x1234, 0, 16) in x_video_imm turns lavapipe's result of the
+        // 64-bit signed compare that uses it wrong — the same module with the extract left in
+        // is right.
         (Op::BfeU | Op::BfeS, [0, _, _]) => 0,
+        (Op::BfeU, [x, o, c]) if o + c <= w => match c {
+            0 => 0,
+            _ => ((x & m) >> o) & (u64::MAX >> (64 - c)),
+        },
         _ => return None,
     };
     Some(r & mask(rt))
@@ -93,6 +103,7 @@ fn foldable(op: &Op) -> bool {
             | Op::Hi32
             | Op::BfeU
             | Op::BfeS
+            | Op::AddCarry
             | Op::Select
             | Op::Bitcast
             | Op::Phi(_)
@@ -184,6 +195,13 @@ pub fn run(f: &mut Function) {
             }
             let m = mask(at);
             let id = |c: Option<u64>, e: u64| c.map(|c| c & m) == Some(e & m);
+            // The carry of x + 0 is false.
+            if inst.op == Op::AddCarry && (id(consts[0], 0) || id(consts[1], 0)) {
+                f.insts[v.index()].op = Op::Const(0);
+                f.insts[v.index()].args = [Value::NONE; 4];
+                continue;
+            }
+
             // Zero absorbs: x·0, x & 0, 0 shifted, a field of 0.
             let zero = match inst.op {
                 Op::IMul | Op::And => id(consts[0], 0) || id(consts[1], 0),
@@ -326,5 +344,54 @@ mod tests {
         assert_eq!(f.const_of(sum), Some(16));
         assert_eq!(f.const_of(keep), None, "r << 0 is r, not 0");
         assert_eq!(f.const_of(field), None, "a field of a register stays");
+    }
+
+    #[test]
+    fn the_carry_of_adding_zero_is_false() {
+        // IADD.X's carry-in chain when the first add had none: carry(x + 0) or carry(0 + x).
+        let (mut f, [b]) = Function::with_blocks([0]);
+        let r = f.push(b, Op::Get(Reg::gpr(3)), Type::U32, &[]);
+        let s = f.push(b, Op::Get(Reg::gpr(4)), Type::U32, &[]);
+        let z = f.push(b, Op::Const(0), Type::U32, &[]);
+        let c1 = f.push(b, Op::AddCarry, Type::Bool, &[r, z]);
+        let c2 = f.push(b, Op::AddCarry, Type::Bool, &[z, r]);
+        let c3 = f.push(b, Op::AddCarry, Type::Bool, &[r, s]);
+        let big = f.push(b, Op::Const(0xffff_ffff), Type::U32, &[]);
+        let one = f.push(b, Op::Const(1), Type::U32, &[]);
+        let c4 = f.push(b, Op::AddCarry, Type::Bool, &[big, one]);
+        let c5 = f.push(b, Op::AddCarry, Type::Bool, &[big, big]);
+        let c6 = f.push(b, Op::AddCarry, Type::Bool, &[one, one]);
+        f.blocks[0].term = Terminator::Exit;
+        run(&mut f);
+        assert_eq!(
+            [c4, c5, c6].map(|c| f.const_of(c)),
+            [Some(1), Some(1), Some(0)]
+        );
+        assert_eq!(f.const_of(c1), Some(0));
+        assert_eq!(f.const_of(c2), Some(0));
+        assert_eq!(f.const_of(c3), None);
+    }
+
+    #[test]
+    fn unsigned_fields_of_constants_fold() {
+        // XMAD's halves of an immediate: BfeU(0x000c_8001, 0 / 16, 16), an empty field, and a
+        // field past the width (undefined: left to run time).
+        let (mut f, [b]) = Function::with_blocks([0]);
+        let x = f.push(b, Op::Const(0x000c_8001), Type::U32, &[]);
+        let z = f.push(b, Op::Const(0), Type::U32, &[]);
+        let k = f.push(b, Op::Const(16), Type::U32, &[]);
+        let t = f.push(b, Op::Const(20), Type::U32, &[]);
+        let lo = f.push(b, Op::BfeU, Type::U32, &[x, z, k]);
+        let hi = f.push(b, Op::BfeU, Type::U32, &[x, k, k]);
+        let none = f.push(b, Op::BfeU, Type::U32, &[x, k, z]);
+        let past = f.push(b, Op::BfeU, Type::U32, &[x, t, k]);
+        let signed = f.push(b, Op::BfeS, Type::U32, &[x, z, k]);
+        f.blocks[0].term = Terminator::Exit;
+        run(&mut f);
+        assert_eq!(f.const_of(lo), Some(0x8001));
+        assert_eq!(f.const_of(hi), Some(0xc));
+        assert_eq!(f.const_of(none), Some(0));
+        assert_eq!(f.const_of(past), None);
+        assert_eq!(f.const_of(signed), None);
     }
 }

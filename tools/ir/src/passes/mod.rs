@@ -11,6 +11,7 @@
 use crate::ir::Function;
 
 pub mod const_fold;
+pub mod cse;
 pub mod dce;
 pub mod ftz;
 pub mod handles;
@@ -31,6 +32,7 @@ pub const PASSES: &[Pass] = &[
     ("split_irreducible", crate::structure::split::run),
     ("ssa", ssa::run),
     ("const_fold", const_fold::run),
+    ("cse", cse::run),
     ("ftz", ftz::run),
     ("handles", handles::run),
     ("tex_arrays", tex_arrays::run),

@@ -53,6 +53,10 @@ pub(crate) struct TexDecl {
 #[derive(Default)]
 pub(crate) struct GfxState {
     vars: BTreeMap<(u8, u32), (Word, u32)>,
+    /// `gl_FragCoord.w`, loaded in the entry block once used.
+    frag_w: Option<Word>,
+    /// A texture result's bits (a `uvec4` bit cast) → the result and its component type.
+    pub bits_of_vec: std::collections::HashMap<Word, (Word, Word)>,
     pub caps: BTreeSet<u32>,
     pub exts: BTreeSet<&'static str>,
     pub depth_replacing: bool,
@@ -98,7 +102,7 @@ impl E {
         self.b.type_int(32, 1)
     }
 
-    fn scalar_of(&mut self, ct: CompType) -> Word {
+    pub(super) fn scalar_of(&mut self, ct: CompType) -> Word {
         match ct {
             CompType::Float => self.ty(Type::F32),
             CompType::Uint => self.ty(Type::U32),
@@ -532,6 +536,8 @@ impl E {
                 let (ptr, ct) = self.place_ptr(p, vtx)?;
                 let t = self.scalar_of(ct);
                 let v = berr(self.b.load(t, None, ptr, None, []))?;
+                // Known, so that the bits cast back to the load's type are the load.
+                self.rtys.insert(v, t);
                 Ok(self.bits_of(ct, v))
             }
         }
@@ -730,14 +736,24 @@ impl E {
         self.bits_of(CompType::Sint, x)
     }
 
+    /// `gl_FragCoord.w`, read once in the entry block (every perspective `IPA` multiplies by
+    /// it).
     fn frag_w(&mut self) -> Word {
+        if let Some(w) = self.gx.frag_w {
+            return w;
+        }
         let f32t = self.ty(Type::F32);
         let v4 = self.b.type_vector(f32t, 4);
         let var = self.builtin_var(false, BuiltIn::FragCoord, v4, None, false);
         let pf = self.ptr(StorageClass::Input, f32t);
         let three = self.u32c(3);
-        let p = self.b.access_chain(pf, None, var, [three]).expect("block");
-        self.load(Type::F32, p)
+        let mut code = std::mem::take(&mut self.entry_code);
+        let p = (self.b).entry_instruction(&mut code, spirv::Op::AccessChain, pf, &[var, three]);
+        let w = (self.b).entry_instruction(&mut code, spirv::Op::Load, f32t, &[p]);
+        self.entry_code = code;
+        self.rtys.insert(w, f32t);
+        self.gx.frag_w = Some(w);
+        w
     }
 
     /// IPA: the hardware's value before the multiplier (a perspective input read in pass or

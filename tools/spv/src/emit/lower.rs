@@ -41,6 +41,8 @@ pub(crate) struct LowerState {
     /// Kernel: thread, primitive and invocation ids.
     gid: Word,
     prim: Word,
+    /// Kernel: gl_PrimitiveIDIn (`prim` + `params[6]`).
+    prim_id: Word,
     invocation: Word,
     /// Kernel: the record index of each input vertex (`u32[N]`), the vertex being built
     /// (`u32[RECORD_WORDS]`), and the counters (vertices emitted, current strip length,
@@ -188,7 +190,7 @@ impl E {
             (Form::VertexCapture, Stage::Vertex, true) => rec(self, RecBuf::Capture),
             (Form::GeometryKernel, Stage::Geometry, true) => rec(self, RecBuf::Current),
             (Form::GeometryKernel, Stage::Geometry, false) if addr == 0x60 => {
-                Some(Ok(Place::Id(self.lw.prim)))
+                Some(Ok(Place::Id(self.lw.prim_id)))
             }
             (Form::GeometryKernel, Stage::Geometry, false) => rec(self, RecBuf::Input),
             (Form::GeometryDraw, _, true) if addr == 0x60 => Some(Ok(self.primitive_id_out())),
@@ -493,6 +495,10 @@ impl E {
         berr(self.b.begin_block(Some(go)))?;
         self.lw.gid = gid;
         self.lw.prim = self.op(spirv::Op::UDiv, u, &[gid, invc]);
+        // gl_PrimitiveIDIn: the sub-draw's first primitive ID (`params[6]`: a host splitting
+        // a draw at primitive restarts continues the count) plus the primitive.
+        let first_id = self.param(6);
+        self.lw.prim_id = self.op(spirv::Op::IAdd, u, &[self.lw.prim, first_id]);
         self.lw.invocation = self.op(spirv::Op::UMod, u, &[gid, invc]);
         // Input vertex n of the primitive: its element of the draw by topology, then through
         // the index buffer (2- or 4-byte indices + base vertex) or after the first vertex.
@@ -664,10 +670,9 @@ impl E {
         let only = self.op(spirv::Op::IEqual, bo, &[n, one]);
         // (middle, last) offsets from 2i for an even and an odd triangle; the first and only
         // triangles (even) are constants.
-        const EVEN: [(i32, i32); 6] = [(0, 0), (-2, -2), (2, 2), (6, 3), (4, 4), (3, 5)];
-        const ODD: [(i32, i32); 6] = [(0, 0), (3, 5), (4, 4), (6, 3), (2, 2), (-2, -2)];
-        let (even, odd_row) = (EVEN, ODD);
-        let (first_row, only_row) = ([0, 1, 2, 6, 4, 3], [0, 1, 2, 5, 4, 3]);
+        use dmsh_reflect::lowered as l;
+        let (even, odd_row) = (l::STRIP_ADJACENCY_EVEN, l::STRIP_ADJACENCY_ODD);
+        let (first_row, only_row) = (l::STRIP_ADJACENCY_FIRST, l::STRIP_ADJACENCY_ONLY);
         let k = v as usize % 6;
         let pick = |e: &mut E, c: Word, a: Word, b: Word| e.select(Type::U32, c, a, b);
         let entry = |e: &mut E, (m, l): (i32, i32)| {

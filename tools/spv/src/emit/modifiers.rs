@@ -1,13 +1,108 @@
 //! Maxwell float modifiers the IR keeps as single ops (`Ftz`, `FSat`, `FMinMaxZ`), written
 //! here as the few SPIR-V bit and float operations that give their exact results.
+//!
+//! Each is a small function the module defines once ([`Helper`]) and calls wherever the IR
+//! has the operation: one `OpFunctionCall` (5–6 words) instead of a sequence of 4–9
+//! instructions (22–50 words). Flushes alone were a fifth of a translated module's words, and
+//! SPIRV-Cross's and Metal's compile times grow with module size; Metal's compiler inlines
+//! such functions (they are marked `Inline`), so the code the GPU runs is the same.
 
-use super::{glsl, E};
+use super::{berr, glsl, E};
+use crate::Error;
 use dmsh_ir::Type;
-use rspirv::spirv::{Op as S, Word};
+use rspirv::spirv::{FunctionControl, Op as S, Word};
+
+/// A function the module defines once and calls for one IR operation.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Helper {
+    /// `Ftz` of an f32.
+    Ftz,
+    /// `FSat` of a value of this type.
+    FSat(Type),
+    /// `FMinMaxZ(min)` of two values of this type.
+    FMinMaxZ(Type, bool),
+}
+
+impl Helper {
+    /// The type of the parameters and the result.
+    fn ty(self) -> Type {
+        match self {
+            Helper::Ftz => Type::F32,
+            Helper::FSat(t) | Helper::FMinMaxZ(t, _) => t,
+        }
+    }
+
+    /// The number of parameters.
+    fn arity(self) -> usize {
+        match self {
+            Helper::FMinMaxZ(..) => 2,
+            _ => 1,
+        }
+    }
+}
 
 impl E {
-    /// `Ftz`: an f32 whose exponent field is zero becomes the zero of its sign.
+    /// A call of `h` with `args` (the function is declared at its first call and defined by
+    /// [`E::define_helpers`]).
+    fn call(&mut self, h: Helper, args: &[Word]) -> Word {
+        let f = match self.helpers.iter().find(|x| x.0 == h) {
+            Some(&(_, f)) => f,
+            None => {
+                let f = self.b.id();
+                self.helpers.push((h, f));
+                f
+            }
+        };
+        let rt = self.ty(h.ty());
+        let mut a = [f, 0, 0];
+        a[1..=args.len()].copy_from_slice(args);
+        self.op(S::FunctionCall, rt, &a[..=args.len()])
+    }
+
+    /// `Ftz` (a call of the module's flush function).
     pub(super) fn ftz32(&mut self, x: Word) -> Word {
+        self.call(Helper::Ftz, &[x])
+    }
+
+    /// `FSat` (a call).
+    pub(super) fn fsat(&mut self, t: Type, x: Word) -> Word {
+        self.call(Helper::FSat(t), &[x])
+    }
+
+    /// `FMinMaxZ` (a call).
+    pub(super) fn fminmax_z(&mut self, t: Type, min: bool, a: Word, b: Word) -> Word {
+        self.call(Helper::FMinMaxZ(t, min), &[a, b])
+    }
+
+    /// Defines every helper the module calls, after the entry point's function (no block may
+    /// be open).
+    pub(super) fn define_helpers(&mut self) -> Result<(), Error> {
+        for i in 0..self.helpers.len() {
+            let (h, f) = self.helpers[i];
+            let t = self.ty(h.ty());
+            let fnty = self.b.type_function(t, vec![t; h.arity()]);
+            berr(
+                self.b
+                    .begin_function(t, Some(f), FunctionControl::INLINE, fnty),
+            )?;
+            let mut p = [0; 2];
+            for x in p.iter_mut().take(h.arity()) {
+                *x = berr(self.b.function_parameter(t))?;
+            }
+            berr(self.b.begin_block(None))?;
+            let r = match h {
+                Helper::Ftz => self.ftz32_body(p[0]),
+                Helper::FSat(t) => self.fsat_body(t, p[0]),
+                Helper::FMinMaxZ(t, min) => self.fminmax_z_body(t, min, p[0], p[1]),
+            };
+            berr(self.b.ret_value(r))?;
+            berr(self.b.end_function())?;
+        }
+        Ok(())
+    }
+
+    /// `Ftz`: an f32 whose exponent field is zero becomes the zero of its sign.
+    fn ftz32_body(&mut self, x: Word) -> Word {
         let u = self.ty(Type::U32);
         let f = self.ty(Type::F32);
         let bo = self.ty(Type::Bool);
@@ -23,7 +118,7 @@ impl E {
     }
 
     /// `FSat`: clamp to [0, 1] with `NMax`/`NMin` (NaN → 0), then −0 → +0.
-    pub(super) fn fsat(&mut self, t: Type, x: Word) -> Word {
+    fn fsat_body(&mut self, t: Type, x: Word) -> Word {
         let ty = self.ty(t);
         let bo = self.ty(Type::Bool);
         let z = self.fconst(t, 0.0);
@@ -36,7 +131,7 @@ impl E {
 
     /// `FMinMaxZ`: `NMin`/`NMax` (a NaN loses), with a pair of zeros ordered by their sign
     /// bits (min: or, max: and).
-    pub(super) fn fminmax_z(&mut self, t: Type, min: bool, a: Word, b: Word) -> Word {
+    fn fminmax_z_body(&mut self, t: Type, min: bool, a: Word, b: Word) -> Word {
         let ty = self.ty(t);
         let it = self.ty(if t == Type::F64 { Type::U64 } else { Type::U32 });
         let bo = self.ty(Type::Bool);

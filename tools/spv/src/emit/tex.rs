@@ -386,7 +386,12 @@ impl E {
         if ct == CompType::Uint {
             v
         } else {
-            self.op(spirv::Op::Bitcast, uv4, &[v])
+            let bits = self.op(spirv::Op::Bitcast, uv4, &[v]);
+            // A component's bits are taken from `v` itself (`Op::Extract`), so a cast back to
+            // the component's type is that component.
+            let sc = self.scalar_of(ct);
+            self.gx.bits_of_vec.insert(bits, (v, sc));
+            bits
         }
     }
 
@@ -405,6 +410,11 @@ impl E {
             Op::Extract(k) => {
                 let u = self.ty(Type::U32);
                 let v = self.vals[inst.args[0].index()];
+                if let Some(&(src, sc)) = self.gx.bits_of_vec.get(&v) {
+                    let c = berr(self.b.composite_extract(sc, None, src, [k as u32]))?;
+                    self.rtys.insert(c, sc);
+                    return Ok(self.op(spirv::Op::Bitcast, u, &[c]));
+                }
                 berr(self.b.composite_extract(u, None, v, [k as u32]))
             }
             Op::ImageLoad(d) | Op::ImageStore(d) | Op::ImageAtomic(d, _) => self.image(f, inst, d),

@@ -475,6 +475,17 @@ impl Builder {
         Ok(())
     }
 
+    /// `OpFunctionParameter` (between `OpFunction` and the first block).
+    pub fn function_parameter(&mut self, ty: Word) -> BuildResult<Word> {
+        if !self.in_function || self.in_block || self.blocks > 0 {
+            return Err(Error::DetachedFunctionParameter);
+        }
+        let id = self.id();
+        self.functions
+            .extend_from_slice(&[head(spirv::Op::FunctionParameter, 3), ty, id]);
+        Ok(id)
+    }
+
     /// `OpLabel`: starts a block.
     pub fn begin_block(&mut self, label: Option<Word>) -> BuildResult<Word> {
         if !self.in_function {
@@ -497,6 +508,22 @@ impl Builder {
     /// The index of the open block in its function.
     pub fn selected_block(&self) -> Option<usize> {
         self.in_block.then(|| self.blocks - 1)
+    }
+
+    /// The words of an instruction with a result type, a result id and id operands, for
+    /// [`Builder::insert_at_entry`] (code that must run in the entry block, after its
+    /// variables); returns the id.
+    pub fn entry_instruction(
+        &mut self,
+        out: &mut Vec<u32>,
+        op: spirv::Op,
+        ty: Word,
+        args: &[Word],
+    ) -> Word {
+        let id = self.id();
+        out.extend_from_slice(&[head(op, 3 + args.len()), ty, id]);
+        out.extend_from_slice(args);
+        id
     }
 
     /// Inserts words at the top of the first function's entry block (function variables).
@@ -752,6 +779,11 @@ impl Builder {
         self.terminate(spirv::Op::Return, &[])
     }
 
+    /// `OpReturnValue`.
+    pub fn ret_value(&mut self, v: Word) -> BuildResult<()> {
+        self.terminate(spirv::Op::ReturnValue, &[v])
+    }
+
     /// `OpUnreachable`.
     pub fn unreachable(&mut self) -> BuildResult<()> {
         self.terminate(spirv::Op::Unreachable, &[])
@@ -795,5 +827,20 @@ impl Builder {
         w.extend_from_slice(&self.entry_words);
         w.extend_from_slice(&self.functions[at..]);
         w
+    }
+
+    /// [`Builder::assemble`] without the instructions whose results nothing uses and that have
+    /// no effect (`dead::remove`), and without their decorations.
+    pub fn assemble_live(mut self) -> Vec<u32> {
+        let at = self.entry_at.min(self.functions.len());
+        let mut body = Vec::with_capacity(self.functions.len() + self.entry_words.len());
+        body.extend_from_slice(&self.functions[..at]);
+        body.extend_from_slice(&self.entry_words);
+        body.extend_from_slice(&self.functions[at..]);
+        super::dead::remove(&mut body, &mut self.annotations, self.next_id);
+        self.functions = body;
+        self.entry_words.clear();
+        self.entry_at = 0;
+        self.assemble()
     }
 }

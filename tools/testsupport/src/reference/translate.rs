@@ -6,7 +6,7 @@ use crate::corpus_text;
 use crate::reference::dksh_render;
 use dmsh_ir::lift::{dksh, BindingLayout, CompType, ImageFmt};
 use dmsh_spv::lower::Form;
-use dmsh_spv::Options;
+use dmsh_spv::{F64Mode, Options};
 use dmsh_vk::render::Stage;
 use std::path::Path;
 
@@ -95,6 +95,21 @@ pub fn corpus_stage(dir: &Path, name: &str, y_transform: bool) -> Result<Stage, 
     stage(dir, name, y_transform, true, Form::Direct, None)
 }
 
+/// Runs `f` with every translation this module makes (and those of tests that ask
+/// [`f64_mode`]) translating 64-bit floating point as `mode` says (`F64Mode::Soft`: the
+/// Metal build's exact integer routines, no 64-bit float type).
+pub fn with_f64<T>(mode: F64Mode, f: impl FnOnce() -> T) -> T {
+    let old = F64.with(|c| c.replace(mode));
+    let r = f();
+    F64.with(|c| c.set(old));
+    r
+}
+
+/// The f64 mode translations use now (`F64Mode::Native` unless inside [`with_f64`]).
+pub fn f64_mode() -> F64Mode {
+    F64.with(|c| c.get())
+}
+
 /// [`corpus_stage`] in another form (a lowered geometry pipeline's pass, docs/geometry.md).
 pub fn corpus_stage_form(dir: &Path, name: &str, form: Form) -> Result<Stage, String> {
     stage(dir, name, false, true, form, None)
@@ -129,6 +144,8 @@ pub fn corpus_geometry_stage(
 }
 
 thread_local! {
+    /// The f64 mode of the translations ([`with_f64`]).
+    static F64: std::cell::Cell<F64Mode> = const { std::cell::Cell::new(F64Mode::Native) };
     /// The input primitive [`corpus_geometry_stage`] gives the next translation.
     static GS_INPUT: std::cell::Cell<Option<dmsh_ir::lift::GsInput>> = const { std::cell::Cell::new(None) };
 }
@@ -218,6 +235,7 @@ fn stage(
     }
     let opts = Options {
         form,
+        f64: f64_mode(),
         ..Default::default()
     };
     let out = dmsh_spv::translate_graphics(&prog.code, &cfg, &opts).map_err(|e| e.to_string())?;

@@ -35,6 +35,28 @@ impl Device {
                 job.topology.name()
             )));
         }
+        if job.primitive_restart {
+            let strip = matches!(
+                job.topology,
+                Topology::LineStrip
+                    | Topology::TriangleStrip
+                    | Topology::TriangleFan
+                    | Topology::LineStripAdjacency
+                    | Topology::TriangleStripAdjacency
+            );
+            if job.indices.is_empty() || !strip || job.tessellation.is_some() || tess.is_some() {
+                return Err(Error::Job(format!(
+                    "primitive restart needs an indexed draw of a strip or fan topology, not \
+                     {}{}",
+                    job.topology.name(),
+                    if job.indices.is_empty() {
+                        " without indices"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+        }
         if let Some(t) = &job.tessellation {
             if !self.info().has("tessellationShader") {
                 return Err(
@@ -178,10 +200,8 @@ impl Device {
             for role in LoweredBuffer::ALL.into_iter().take(lp.sizes.len()) {
                 let (usage, init) = match role {
                     LoweredBuffer::Indices => (vk::BufferUsageFlags::INDEX_BUFFER, Vec::new()),
-                    LoweredBuffer::Params => (
-                        vk::BufferUsageFlags::empty(),
-                        lp.params.iter().flat_map(|w| w.to_le_bytes()).collect(),
-                    ),
+                    // Rewritten before each sub-draw's kernel (vkCmdUpdateBuffer).
+                    LoweredBuffer::Params => (vk::BufferUsageFlags::TRANSFER_DST, Vec::new()),
                     LoweredBuffer::IndexSource => (
                         vk::BufferUsageFlags::empty(),
                         job.indices.iter().flat_map(|w| w.to_le_bytes()).collect(),
@@ -276,7 +296,7 @@ impl Device {
         let views: Vec<vk::ImageView> = (rts.iter().chain(&ms).chain(&depth_rt))
             .map(|r| r.view)
             .collect();
-        let (rp, fb) = target_pass(&mut s, job, &targets, &views)?;
+        let (rp, rp_keep, fb) = target_pass(&mut s, job, &targets, &views)?;
         // The pipelines in the order they run, with their layouts and sets.
         let shader = |k: usize| (modules[k], &stages[k].stage.reflection, stages[k].flag);
         let mut passes: Vec<Bound> = Vec::new();
@@ -415,6 +435,9 @@ impl Device {
         let indices = geom
             .get(LoweredBuffer::Indices as usize)
             .map(|&i| s.buffers[i].buffer);
+        let params_buffer = geom
+            .get(LoweredBuffer::Params as usize)
+            .map(|&i| s.buffers[i].buffer);
         let record = |d: &ash::Device, cb: vk::CommandBuffer| {
             for img in images {
                 image::record_upload(scope, d, cb, img, vk::ImageLayout::GENERAL);
@@ -431,6 +454,8 @@ impl Device {
                     d.cmd_reset_query_pool(cb, q, 0, stamps);
                 }
                 let begin = || begin_pass(d, cb, rp, fb, job, &clears);
+                // A later pass over the same targets: what they hold is kept.
+                let begin_keep = || begin_pass(d, cb, rp_keep, fb, job, &clears);
                 let vertex_buffers = || {
                     if !vbufs.is_empty() {
                         let offs = vec![0u64; vbufs.len()];
@@ -459,53 +484,97 @@ impl Device {
                         stamp(1, S::BOTTOM_OF_PIPE);
                     }
                     Some(lp) => {
-                        // Pass 1: vertex records into vertices_in.
-                        begin();
-                        passes[0].bind(d, cb, P::GRAPHICS);
-                        vertex_buffers();
-                        app_draw(1);
-                        d.cmd_end_render_pass(cb);
-                        stamp(1, S::BOTTOM_OF_PIPE);
-                        barrier(
-                            d,
-                            cb,
-                            (S::VERTEX_SHADER, A::SHADER_WRITE),
-                            (S::COMPUTE_SHADER, A::SHADER_READ | A::SHADER_WRITE),
-                        );
-                        // Pass 2: the kernel writes vertices_out and indices.
-                        if lp.groups > 0 {
-                            passes[1].bind(d, cb, P::COMPUTE);
-                            d.cmd_dispatch(cb, lp.groups, 1, 1);
-                        }
-                        stamp(2, S::BOTTOM_OF_PIPE);
-                        // Its writes before the draw's vertex and index reads; the first
-                        // pass's attachment writes (clears) before the second's.
                         let (targets_out, attachment_writes) = attachment_outputs();
-                        barrier(
-                            d,
-                            cb,
-                            (
-                                S::COMPUTE_SHADER | targets_out,
-                                A::SHADER_WRITE | attachment_writes,
-                            ),
-                            (
-                                S::VERTEX_INPUT | S::VERTEX_SHADER | targets_out,
-                                A::INDEX_READ
-                                    | A::SHADER_READ
-                                    | attachment_writes
-                                    | A::COLOR_ATTACHMENT_READ
-                                    | A::DEPTH_STENCIL_ATTACHMENT_READ,
-                            ),
-                        );
-                        // Pass 3: the kernel's primitives, indexed, through the fragment
-                        // shader.
-                        begin();
-                        passes[2].bind(d, cb, P::GRAPHICS);
-                        if let Some(ib) = indices {
-                            d.cmd_bind_index_buffer(cb, ib, 0, vk::IndexType::UINT32);
+                        for (k, sub) in lp.subs.iter().enumerate() {
+                            if k > 0 {
+                                // The previous sub-draw's reads of the records, indices and
+                                // params (and its kernel's writes) before this one rewrites
+                                // them.
+                                barrier(
+                                    d,
+                                    cb,
+                                    (
+                                        S::VERTEX_INPUT | S::VERTEX_SHADER | S::COMPUTE_SHADER,
+                                        A::INDEX_READ | A::SHADER_READ | A::SHADER_WRITE,
+                                    ),
+                                    (
+                                        S::VERTEX_SHADER | S::COMPUTE_SHADER | S::TRANSFER,
+                                        A::SHADER_READ | A::SHADER_WRITE | A::TRANSFER_WRITE,
+                                    ),
+                                );
+                            }
+                            if sub.capture {
+                                // Pass 1: the instance's vertex records into vertices_in.
+                                if k == 0 {
+                                    begin();
+                                } else {
+                                    begin_keep();
+                                }
+                                passes[0].bind(d, cb, P::GRAPHICS);
+                                vertex_buffers();
+                                match app_indices {
+                                    Some(buf) => {
+                                        d.cmd_bind_index_buffer(cb, buf, 0, vk::IndexType::UINT32);
+                                        let n = job.indices.len() as u32;
+                                        d.cmd_draw_indexed(cb, n, 1, 0, 0, sub.instance);
+                                    }
+                                    None => d.cmd_draw(cb, job.vertex_count, 1, 0, sub.instance),
+                                }
+                                d.cmd_end_render_pass(cb);
+                                if k == 0 {
+                                    stamp(1, S::BOTTOM_OF_PIPE);
+                                }
+                            }
+                            if let Some(pb) = params_buffer {
+                                let words: Vec<u8> =
+                                    sub.params.iter().flat_map(|w| w.to_le_bytes()).collect();
+                                d.cmd_update_buffer(cb, pb, 0, &words);
+                            }
+                            barrier(
+                                d,
+                                cb,
+                                (
+                                    S::VERTEX_SHADER | S::TRANSFER,
+                                    A::SHADER_WRITE | A::TRANSFER_WRITE,
+                                ),
+                                (S::COMPUTE_SHADER, A::SHADER_READ | A::SHADER_WRITE),
+                            );
+                            // Pass 2: the kernel writes vertices_out and indices.
+                            if sub.groups > 0 {
+                                passes[1].bind(d, cb, P::COMPUTE);
+                                d.cmd_dispatch(cb, sub.groups, 1, 1);
+                            }
+                            if k == 0 {
+                                stamp(2, S::BOTTOM_OF_PIPE);
+                            }
+                            // Its writes before the draw's vertex and index reads; the earlier
+                            // passes' attachment writes (clears) before the draw's.
+                            barrier(
+                                d,
+                                cb,
+                                (
+                                    S::COMPUTE_SHADER | targets_out,
+                                    A::SHADER_WRITE | attachment_writes,
+                                ),
+                                (
+                                    S::VERTEX_INPUT | S::VERTEX_SHADER | targets_out,
+                                    A::INDEX_READ
+                                        | A::SHADER_READ
+                                        | attachment_writes
+                                        | A::COLOR_ATTACHMENT_READ
+                                        | A::DEPTH_STENCIL_ATTACHMENT_READ,
+                                ),
+                            );
+                            // Pass 3: the kernel's primitives, indexed, through the fragment
+                            // shader, over what the targets hold.
+                            begin_keep();
+                            passes[2].bind(d, cb, P::GRAPHICS);
+                            if let Some(ib) = indices {
+                                d.cmd_bind_index_buffer(cb, ib, 0, vk::IndexType::UINT32);
+                            }
+                            d.cmd_draw_indexed(cb, sub.index_count, 1, 0, 0, 0);
+                            d.cmd_end_render_pass(cb);
                         }
-                        d.cmd_draw_indexed(cb, lp.index_count, 1, 0, 0, 0);
-                        d.cmd_end_render_pass(cb);
                         stamp(3, S::BOTTOM_OF_PIPE);
                     }
                 }

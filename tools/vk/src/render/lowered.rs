@@ -7,21 +7,39 @@ use super::*;
 
 /// What the runner derives from a lowered geometry pipeline's lowering records for one draw
 /// (docs/geometry.md).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(super) struct LoweredPlan {
-    /// Kernel workgroups (in x).
-    pub(super) groups: u32,
-    /// Indices the final draw reads.
-    pub(super) index_count: u32,
+    /// The kernel and draw passes, in order: one per instance and, with primitive restart,
+    /// per run of indices between restarts (docs/geometry.md, "What the host builds").
+    pub(super) subs: Vec<SubDraw>,
     /// The final draw's topology (a list of the kernel's output primitive).
     pub(super) output: vk::PrimitiveTopology,
     /// The capture draw's topology.
     pub(super) capture_topology: vk::PrimitiveTopology,
     /// Bytes of each geometry buffer, by role.
     pub(super) sizes: [u64; 5],
+}
+
+/// One kernel dispatch and the draw of its output.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SubDraw {
+    /// The instance (the capture pass's first instance).
+    pub(super) instance: u32,
+    /// Whether the capture pass runs first (the instance's first sub-draw).
+    pub(super) capture: bool,
+    /// Kernel workgroups (in x).
+    pub(super) groups: u32,
+    /// Indices the final draw reads.
+    pub(super) index_count: u32,
     /// The kernel's `params` words.
     pub(super) params: [u32; 8],
 }
+
+/// The index of a primitive restart (32-bit indices).
+pub(super) const RESTART: u32 = u32::MAX;
+
+/// The most sub-draws (instances × runs between restarts) one job records.
+const MAX_SUB_DRAWS: usize = 4096;
 
 /// What the runner derives from a lowered tessellation pipeline's lowering records for one draw
 /// (docs/exec-job.md).
@@ -74,13 +92,6 @@ impl Device {
         }
         if job.tessellation.is_some() {
             return bad("tessellation before a lowered geometry pipeline is not supported".into());
-        }
-        if job.instance_count > 1 {
-            return bad(format!(
-                "{} instances: a lowered geometry pipeline draws one (vertex records are per \
-                 vertex index)",
-                job.instance_count
-            ));
         }
         let capture = lowering(&lg.capture, "vertex_capture")?;
         let k = lowering(&lg.kernel.stage, "geometry_kernel")?;
@@ -154,36 +165,86 @@ impl Device {
             ));
         }
         let indexed = !job.indices.is_empty();
-        let drawn = if indexed {
-            job.indices.len() as u32
+        // Runs of indices between primitive restarts (the whole draw without restart); each
+        // is a sub-draw whose primitive IDs continue the count (`params[6]`).
+        let runs: Vec<(u32, u32)> = if indexed && job.primitive_restart {
+            let mut v = Vec::new();
+            let mut start = 0u32;
+            for (k, &i) in job.indices.iter().enumerate() {
+                if i == RESTART {
+                    v.push((start, k as u32 - start));
+                    start = k as u32 + 1;
+                }
+            }
+            v.push((start, job.indices.len() as u32 - start));
+            v
+        } else if indexed {
+            vec![(0, job.indices.len() as u32)]
         } else {
-            job.vertex_count
+            vec![(0, job.vertex_count)]
         };
-        let prims = job.topology.primitives(drawn);
-        // The capture pass writes the record of every vertex index the draw reaches.
-        let records = match job.indices.iter().max() {
-            Some(&m) => u64::from(m) + 1,
-            None => u64::from(job.vertex_count),
-        };
-        let threads = u64::from(prims) * u64::from(k.invocations);
-        let groups = threads.div_ceil(u64::from(local));
-        let max_groups = self.info().max_workgroup_count[0];
-        if groups > u64::from(max_groups) {
+        let instances = job.instance_count.max(1);
+        let count = instances as usize * runs.len();
+        if count > MAX_SUB_DRAWS {
             return bad(format!(
-                "{prims} primitives × {} invocations need {groups} workgroups of {local}; the \
-                 device dispatches at most {max_groups}",
-                k.invocations
+                "{instances} instances × {} runs between primitive restarts make {count} \
+                 sub-draws; at most {MAX_SUB_DRAWS}",
+                runs.len()
             ));
         }
-        let indices = threads * u64::from(k.indices_per_invocation);
-        let Ok(index_count) = u32::try_from(indices) else {
-            return bad(format!("{indices} indices do not fit one draw"));
+        // The capture pass writes the record of every vertex index the draw reaches.
+        let records = match job.indices.iter().filter(|&&i| i != RESTART).max() {
+            Some(&m) => u64::from(m) + 1,
+            None if indexed => 1,
+            None => u64::from(job.vertex_count),
         };
+        let max_groups = self.info().max_workgroup_count[0];
+        let mut subs = Vec::with_capacity(count);
+        let mut most_threads = 0u64;
+        for instance in 0..instances {
+            let mut first_id = 0u32;
+            for (r, &(first_index, n)) in runs.iter().enumerate() {
+                let prims = job.topology.primitives(n);
+                let threads = u64::from(prims) * u64::from(k.invocations);
+                let groups = threads.div_ceil(u64::from(local));
+                if groups > u64::from(max_groups) {
+                    return bad(format!(
+                        "{prims} primitives × {} invocations need {groups} workgroups of \
+                         {local}; the device dispatches at most {max_groups}",
+                        k.invocations
+                    ));
+                }
+                let indices = threads * u64::from(k.indices_per_invocation);
+                let Ok(index_count) = u32::try_from(indices) else {
+                    return bad(format!("{indices} indices do not fit one draw"));
+                };
+                most_threads = most_threads.max(threads);
+                subs.push(SubDraw {
+                    instance,
+                    capture: r == 0,
+                    groups: groups as u32,
+                    index_count,
+                    // topology, primitives, first vertex, index size (4 or 0: non-indexed),
+                    // first index, base vertex, first primitive ID, 0.
+                    params: [
+                        job.topology.vk().as_raw() as u32,
+                        prims,
+                        0,
+                        if indexed { 4 } else { 0 },
+                        first_index,
+                        0,
+                        first_id,
+                        0,
+                    ],
+                });
+                first_id += prims;
+            }
+        }
         let rb = u64::from(k.record_bytes);
         let sizes = [
             records * rb,
-            (1 + threads * u64::from(k.max_vertices)) * rb,
-            indices * 4,
+            (1 + most_threads * u64::from(k.max_vertices)) * rb,
+            most_threads * u64::from(k.indices_per_invocation) * 4,
             32,
             4 * job.indices.len() as u64,
         ]
@@ -200,29 +261,23 @@ impl Device {
         let capture_topology = if job.topology.is_adjacency() && !self.info().has("geometryShader")
         {
             // Adjacency topologies need the geometry feature; as points, every vertex is
-            // still captured once.
+            // still captured once (a restart index is then read as a vertex: refused).
+            if job.primitive_restart {
+                return bad(
+                    "primitive restart with an adjacency topology needs the geometryShader \
+                     feature for the capture pass"
+                        .into(),
+                );
+            }
             vk::PrimitiveTopology::POINT_LIST
         } else {
             job.topology.vk()
         };
         Ok(LoweredPlan {
-            groups: groups as u32,
-            index_count,
+            subs,
             output,
             capture_topology,
             sizes,
-            // topology, primitives, first vertex, index size (4 or 0: non-indexed), first
-            // index, base vertex, 0, 0.
-            params: [
-                job.topology.vk().as_raw() as u32,
-                prims,
-                0,
-                if indexed { 4 } else { 0 },
-                0,
-                0,
-                0,
-                0,
-            ],
         })
     }
 

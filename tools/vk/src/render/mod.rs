@@ -336,6 +336,10 @@ pub struct RenderJob {
     pub indices: Vec<u32>,
     /// Instances (0 means 1).
     pub instance_count: u32,
+    /// Primitive restart: index 0xFFFFFFFF ends a strip or fan and starts the next (indexed
+    /// draws of strip and fan topologies only). A lowered geometry pipeline draws each run
+    /// between restarts as a sub-draw whose primitive IDs continue the count.
+    pub primitive_restart: bool,
     /// Topology.
     pub topology: Topology,
     /// Buffers (uniform / storage) shared by both stages' binds.

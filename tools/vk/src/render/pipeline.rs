@@ -64,18 +64,40 @@ impl Bound {
 }
 
 /// Creates the render pass of the job's targets (single-sampled read-back targets, then the
-/// multisampled ones they resolve from, then the depth target; everything cleared) and its
-/// framebuffer over `views` (in that order).
+/// multisampled ones they resolve from, then the depth target; everything cleared), a
+/// compatible one that keeps what they hold (for the later passes of a lowered draw) and
+/// their framebuffer over `views` (in that order).
 pub(super) fn target_pass(
     s: &mut Scope<'_>,
     job: &RenderJob,
     targets: &[TexFormat],
     views: &[vk::ImageView],
+) -> Result<(vk::RenderPass, vk::RenderPass, vk::Framebuffer), Error> {
+    let (rp, fb) = target_pass_with(s, job, targets, views, false)?;
+    let (keep, _) = target_pass_with(s, job, targets, &[], true)?;
+    Ok((rp, keep, fb))
+}
+
+/// [`target_pass`]'s clearing pass and framebuffer, or (`keep`) the pass that loads the
+/// targets instead (no framebuffer: the clearing pass's is compatible).
+fn target_pass_with(
+    s: &mut Scope<'_>,
+    job: &RenderJob,
+    targets: &[TexFormat],
+    views: &[vk::ImageView],
+    keep: bool,
 ) -> Result<(vk::RenderPass, vk::Framebuffer), Error> {
     let msaa = job.samples > 1;
     let d = &s.dev.device;
     // Attachments: the read-back targets, then (multisampled) the sampled targets.
     let att = |f: &TexFormat, samples: u32, load: vk::AttachmentLoadOp| {
+        let (load, initial) = match (keep, load) {
+            (true, vk::AttachmentLoadOp::CLEAR) => {
+                (vk::AttachmentLoadOp::LOAD, vk::ImageLayout::GENERAL)
+            }
+            (true, l) => (l, vk::ImageLayout::GENERAL),
+            (false, l) => (l, vk::ImageLayout::UNDEFINED),
+        };
         vk::AttachmentDescription::default()
             .format(f.vk())
             .samples(image::sample_flags(samples))
@@ -83,7 +105,7 @@ pub(super) fn target_pass(
             .store_op(vk::AttachmentStoreOp::STORE)
             .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
             .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .initial_layout(initial)
             .final_layout(vk::ImageLayout::GENERAL)
     };
     let n = targets.len() as u32;
@@ -154,6 +176,9 @@ pub(super) fn target_pass(
             )
             .vk("vkCreateRenderPass")?;
         s.render_passes.push(rp);
+        if keep {
+            return Ok((rp, vk::Framebuffer::null()));
+        }
         let fb = d
             .create_framebuffer(
                 &vk::FramebufferCreateInfo::default()
@@ -230,7 +255,9 @@ pub(super) fn graphics_pipeline(
     let vi = vk::PipelineVertexInputStateCreateInfo::default()
         .vertex_binding_descriptions(&vb_desc)
         .vertex_attribute_descriptions(&at_desc);
-    let ia = vk::PipelineInputAssemblyStateCreateInfo::default().topology(shape.topology);
+    let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
+        .topology(shape.topology)
+        .primitive_restart_enable(job.primitive_restart && shape.vertex_input);
     let ts = vk::PipelineTessellationStateCreateInfo::default()
         .patch_control_points(shape.patch_points.unwrap_or(1));
     let full = [0.0, 0.0, job.width as f32, job.height as f32];

@@ -1,10 +1,12 @@
-//! Converting one key: translate (native FMA: Metal's `fma` is fused) → SPIR-V → the fix-ups
+//! Converting one key: translate (native FMA: Metal's `fma` is fused; soft f64: Metal has no
+//! `double`, docs/ir.md "Soft f64") → SPIR-V → the fix-ups
 //! (dmsh-fixup: spv_single_lane, int_inputs, vs_pad with the partners' inputs, vs_depth) →
-//! spirv-val → no f64 → MSL through
+//! spirv-val → no f64 (a guard: soft f64 leaves no 64-bit float type) → MSL through
 //! SPIRV-Cross (dmsh-msl) → `<key>_b.metal` and `<key>_b.json` (the reflection, with the chain
 //! version and the Metal entry points), checked against the reflection. A Vulkan module of a
 //! capture folder (`build_module`) skips the translation and gets `fix_strides`, its
-//! reflection from the module, and the dual-source variant `<key>_d` where it applies. The build runs it in
+//! reflection from the module, the dual-source variant `<key>_d` where it applies, and the
+//! SPIR-V-level lowering (`dmsh_fixup::lower`) of geometry and tessellation stages. The build runs it in
 //! a staging folder of its own per key and takes every file it leaves there as the key's
 //! outputs (the cache, `super::cache`, stores them).
 
@@ -138,7 +140,7 @@ pub fn build_key(
     Outcome::of(&r.key, &r.stage, built)
 }
 
-/// Translates key `r` (native FMA) in `form` (`--form`) in `dir`: its SPIR-V words and
+/// Translates key `r` (native FMA, soft f64) in `form` (`--form`) in `dir`: its SPIR-V words and
 /// reflection.
 fn translate(
     split: &Path,
@@ -149,7 +151,8 @@ fn translate(
 ) -> Result<(Vec<u32>, dmsh_reflect::Reflection), Failed> {
     let fail = |m: String| ("translate", m);
     let spv = dir.join(format!(".{}.{form}.spv", r.key));
-    translate_key(split, r, &spv, manual, "native", form).map_err(|e| fail(format!("{e:#}")))?;
+    translate_key(split, r, &spv, manual, "native", "soft", form)
+        .map_err(|e| fail(format!("{e:#}")))?;
     let words = std::fs::read(&spv).map_err(|e| fail(e.to_string()));
     let json = spv.with_extension("json");
     let refl = std::fs::read_to_string(&json)
@@ -164,48 +167,78 @@ fn translate(
 /// Builds one Vulkan module of a capture folder into `dir` (docs/build.md, "Vulkan
 /// modules"): `fix_strides` and its reflection (`dmsh_fixup::vulkan::prepare`), the Metal
 /// fix-ups, `<key>_b.*`, and for a fragment shader with a plain location-1 output the
-/// dual-source variant `<key>_d.*`.
-pub fn build_module(set: &Setting, key: &str, stage: &str, words: &[u32], dir: &Path) -> Outcome {
-    if matches!(stage, "geometry" | "tess_control" | "tess_eval") {
-        // The lowering is made from dmsh's IR (docs/geometry.md); a captured module has none.
-        return Outcome {
-            status: "unsupported",
-            ..Outcome::of(
-                key,
-                stage,
-                Err((
-                    "msl",
-                    format!(
-                        "{stage} shader: a captured SPIR-V {stage} module is not lowered yet \
-                         (dmsh lowers geometry and tessellation shaders it translates; \
-                         docs/geometry.md)"
-                    ),
-                )),
-            )
-        };
-    }
+/// dual-source variant `<key>_d.*`. Geometry and tessellation modules are lowered at the
+/// SPIR-V level (`dmsh_fixup::lower`; docs/geometry.md, docs/tessellation.md): a geometry
+/// module's `<key>_b` is its kernel and `<key>_p` its draw's vertex function, a control
+/// module's `<key>_b` its kernel, an evaluation module's its post-tessellation vertex
+/// function. With `lowered` (the folder has geometry or tessellation control modules) a
+/// vertex module also gets its capture form `<key>_g` and a fragment module reading
+/// gl_PrimitiveID its variant `<key>_q`.
+pub fn build_module(
+    set: &Setting,
+    key: &str,
+    stage: &str,
+    words: &[u32],
+    dir: &Path,
+    lowered: bool,
+) -> Outcome {
+    use dmsh_fixup::lower::Pass;
     let built = (|| {
-        let (words, mut refl) =
+        let (words, refl) =
             dmsh_fixup::vulkan::prepare(words).map_err(|e| ("fix-up", e.to_string()))?;
+        // One pass of a lowered pipeline into `<key><suffix>`.
+        let pass = |p: Pass, suffix: &str| -> Result<(), Failed> {
+            let fail = |e: String| ("fix-up", format!("{}: {e}", p.name()));
+            let (w, mut r) =
+                dmsh_fixup::lower::lower(&words, p).map_err(|e| fail(e.to_string()))?;
+            r.fixups = refl.fixups.clone();
+            let w = dmsh_fixup::for_metal(&w, &mut r, &Default::default())
+                .map_err(|e| fail(e.to_string()))?;
+            emit(set, &w, r, &dir.join(format!("{key}{suffix}")))
+                .map_err(|(step, e)| (step, format!("{} form: {e}", p.name())))
+        };
+        match stage {
+            "geometry" => {
+                pass(Pass::GeometryKernel, "_b")?;
+                return pass(Pass::GeometryDraw, "_p");
+            }
+            "tess_control" => return pass(Pass::TessControlKernel, "_b"),
+            "tess_eval" => return pass(Pass::TessEvalPost, "_b"),
+            _ => {}
+        }
+        let mut refl = refl.clone();
         let words = dmsh_fixup::for_metal(&words, &mut refl, &Default::default())
             .map_err(|e| ("fix-up", e.to_string()))?;
         let variant = dmsh_fixup::dual_source::variant(&words, &refl)
             .map_err(|e| ("fix-up", format!("dual_source: {e}")))?;
+        if lowered && stage == "fragment" {
+            let v = dmsh_fixup::primitive_id::variant(&words, &refl)
+                .map_err(|e| ("fix-up", format!("primitive_id: {e}")))?;
+            if let Some((w, rf)) = v {
+                let q = dmsh_fixup::primitive_id::SUFFIX;
+                emit(set, &w, rf, &dir.join(format!("{key}{q}")))
+                    .map_err(|(step, e)| (step, format!("variant {q}: {e}")))?;
+            }
+        }
         emit(set, &words, refl, &dir.join(format!("{key}_b")))?;
         if let Some((words, refl)) = variant {
             let d = dmsh_fixup::dual_source::SUFFIX;
             emit(set, &words, refl, &dir.join(format!("{key}{d}")))
                 .map_err(|(step, e)| (step, format!("variant {d}: {e}")))?;
         }
+        if lowered && stage == "vertex" {
+            pass(Pass::VertexCapture, "_g")?;
+        }
         Ok(())
     })();
     Outcome::of(key, stage, built)
 }
 
-/// Why a module that computes in f64 is not built.
-const NO_DOUBLES: &str = "the shader computes in 64-bit floating point (DADD / DMUL / DFMA / \
-DSETP / DMNMX / F2F.F64, …), which Metal does not have; an exact lowering to 32-bit integer \
-arithmetic is not built yet";
+/// Why a module that declares a 64-bit float type is not built. Translated shaders use soft
+/// f64 and declare none, so this guards the Vulkan modules of capture folders (their own
+/// doubles are not lowered) and any translation path that would leave one.
+const NO_DOUBLES: &str = "the module declares a 64-bit float type, which Metal does not have \
+(translated shaders use soft f64 and have none; a Vulkan module's own doubles are not lowered)";
 
 /// The Metal library of fixed-up `words` with reflection `refl`: spirv-val (where installed),
 /// no f64 (Metal has none), MSL through SPIRV-Cross (dmsh-msl), checked against the reflection, written to `<base>.metal` and `<base>.json`

@@ -272,10 +272,11 @@ impl TitleInputs {
     }
 }
 
-/// The options as the digests see them: the FMA mode, the platform and the MSL version.
+/// The options as the digests see them: the FMA and f64 modes, the platform and the MSL
+/// version.
 pub fn options_text(opts: &dmsh_msl::MslOptions) -> String {
     format!(
-        "fma=native\nplatform={}\nmsl={}.{}\n",
+        "fma=native\nf64=soft\nplatform={}\nmsl={}.{}\n",
         opts.platform.name(),
         dmsh_msl::MSL_VERSION.0,
         dmsh_msl::MSL_VERSION.1

@@ -296,11 +296,17 @@ fn build_capture(args: &Args, capture: &Path) -> anyhow::Result<Summary> {
     let title = inputs::TitleInputs::load(None, None, None, &msl_options(args.ios))?;
     let run = open(args, title, capture)?;
     let modules = capture::read(capture)?;
+    // As for a split title: with geometry or tessellation control modules in the folder,
+    // every vertex module also gets its capture form and every fragment module reading
+    // gl_PrimitiveID its variant (which vertex module feeds which is the host's to know).
+    let lowered = modules
+        .iter()
+        .any(|m| matches!(&m.read, Ok((s, _)) if matches!(*s, "geometry" | "tess_control")));
     let bar = progress(modules.len());
     let done: Vec<(KeyRecord, bool)> = modules
         .par_iter()
         .map(|m| {
-            let o = module_record(&run, m);
+            let o = module_record(&run, m, lowered);
             bar.inc(1);
             o
         })
@@ -310,13 +316,19 @@ fn build_capture(args: &Args, capture: &Path) -> anyhow::Result<Summary> {
 }
 
 /// One file of a capture folder: a module through the cache, or failed at step `read`.
-fn module_record(run: &Run, m: &capture::Module) -> (KeyRecord, bool) {
+fn module_record(run: &Run, m: &capture::Module, lowered: bool) -> (KeyRecord, bool) {
     match &m.read {
         Ok((stage, words)) => {
             let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-            let digests = run.title.module_digests(&m.key, stage, &bytes);
+            let mut digests = run.title.module_digests(&m.key, stage, &bytes);
+            if lowered {
+                // The lowered variants are outputs too: a key built without them is not
+                // reused.
+                digests.partners =
+                    inputs::sha256_hex(format!("{} lowered", digests.partners).as_bytes());
+            }
             key_record(run, &m.key, stage, digests, |set, dir| {
-                convert::build_module(set, &m.key, stage, words, dir)
+                convert::build_module(set, &m.key, stage, words, dir, lowered)
             })
         }
         Err(e) => {

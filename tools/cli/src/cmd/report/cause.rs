@@ -60,7 +60,8 @@ pub enum Cause {
     InvalidSpirv,
     /// A Metal fix-up (dmsh-fixup) could not rewrite the module.
     FixUp,
-    /// The shader computes in 64-bit floating point, which Metal does not have.
+    /// The module declares a 64-bit float type, which Metal does not have (the build's soft
+    /// f64 leaves none in translated shaders: a guard, and a Vulkan module's own doubles).
     NoDoubles,
     /// A geometry or tessellation stage, which Metal cannot run directly.
     StageNotInMetal,

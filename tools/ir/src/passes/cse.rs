@@ -1,0 +1,294 @@
+//! Common subexpression elimination: a pure operation whose operation, type and (rewritten)
+//! arguments equal those of one in a dominating position is that earlier value.
+//!
+//! Maxwell code computes the same thing many times over: every `XMAD` of a 32-bit multiply
+//! extracts the same 16-bit halves of its operands again (`BfeU x 0 16` five times for one
+//! `x * 12`), a 64-bit global address is rebuilt from its two registers for each load, and
+//! several instructions read one constant-bank word or system value. Each copy becomes SPIR-V
+//! that SPIRV-Cross and Metal's compiler must read, so removing them shrinks the module as much
+//! as it speeds emission.
+//!
+//! Blocks are visited in reverse postorder (a block's dominators first); the latest value of
+//! each (operation, type, arguments) is remembered with its block, and a later equal one in a
+//! block it dominates becomes an alias of it (one value per key: an equal value in a block
+//! the remembered one does not dominate replaces it). Constants have no position (the back end makes
+//! them where used), so equal constants merge anywhere. Integer operations whose operands
+//! commute are keyed with their two operands in order, so `a + b` and `b + a` are one value.
+//! Where guest state stays in variables (`Function::ssa` false) values never cross blocks and
+//! only values of one block merge, constants included.
+//!
+//! An operation is pure when it has no side effect and reads no state beyond its arguments
+//! ([`Op::has_side_effects`], [`Op::reads_state`]); besides those, these are never merged: phis
+//! (`const_fold` merges equal ones), `Undef`, the clock, the helper-invocation flag (a
+//! `Demote` changes it), texture samples (implicit derivatives depend on which lanes run them),
+//! warp matrix multiplies (their operands are the whole warp's) and `Void`-typed operations
+//! (tuples of texture arguments).
+
+use crate::dom::{block_idoms, dominates};
+use crate::gfx::GSys;
+use crate::ir::{Function, Inst, Op, Sys, Type, Value};
+
+/// Whether two equal instructions always give the same value at any point their block
+/// dominates.
+fn mergeable(i: &Inst) -> bool {
+    i.ty != Type::Void
+        && !i.op.has_side_effects()
+        && !i.op.reads_state()
+        && !matches!(
+            i.op,
+            Op::Phi(_)
+                | Op::Undef
+                | Op::SysVal(Sys::Clock)
+                | Op::GfxSys(GSys::HelperInvocation)
+                | Op::Tex(_)
+                | Op::Mma(_)
+        )
+}
+
+/// Integer operations whose two operands commute.
+fn commutes(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::IAdd
+            | Op::IMul
+            | Op::And
+            | Op::Or
+            | Op::Xor
+            | Op::IEq
+            | Op::INe
+            | Op::UMulHi
+            | Op::SMulHi
+            | Op::SMin
+            | Op::SMax
+            | Op::UMin
+            | Op::UMax
+    )
+}
+
+/// The arguments an instruction is compared by: commuting operands in order.
+fn key_args(i: &Inst) -> [Value; 4] {
+    let mut a = i.args;
+    if commutes(&i.op) && a[1].is_some() && a[1] < a[0] {
+        a.swap(0, 1);
+    }
+    a
+}
+
+/// A hash of what makes two instructions equal: operation, type and [`key_args`].
+fn key_hash(i: &Inst) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    i.op.hash(&mut h);
+    i.ty.hash(&mut h);
+    key_args(i).hash(&mut h);
+    h.finish()
+}
+
+/// The values seen, one per key: an open-addressing table of instruction indices (the
+/// instructions themselves are the keys), with each value's block.
+struct Table {
+    /// Value index + 1 (0: empty), linear probing.
+    slots: Vec<u32>,
+    mask: usize,
+}
+
+impl Table {
+    fn new(n: usize) -> Table {
+        let size = (2 * n).next_power_of_two().max(16);
+        Table {
+            slots: vec![0; size],
+            mask: size - 1,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.fill(0);
+    }
+
+    /// The slot holding a value equal to `i` (`Ok`), or the empty slot where it goes (`Err`).
+    fn find(&self, f: &Function, i: &Inst) -> Result<usize, usize> {
+        let args = key_args(i);
+        let mut at = key_hash(i) as usize & self.mask;
+        loop {
+            match self.slots[at] {
+                0 => return Err(at),
+                s => {
+                    let c = &f.insts[s as usize - 1];
+                    if c.op == i.op && c.ty == i.ty && key_args(c) == args {
+                        return Ok(at);
+                    }
+                }
+            }
+            at = (at + 1) & self.mask;
+        }
+    }
+}
+
+/// Runs the pass.
+pub fn run(f: &mut Function) {
+    let n = f.insts.len();
+    let mut alias = vec![Value::NONE; n];
+    let resolve = |alias: &[Value], mut v: Value| {
+        while v.is_some() && alias[v.index()].is_some() {
+            v = alias[v.index()];
+        }
+        v
+    };
+    let (order, idom) = if f.ssa && f.blocks.len() > 1 {
+        let order: Vec<usize> = super::rpo(f).into_iter().map(|b| b.index()).collect();
+        (order, Some(block_idoms(f)))
+    } else {
+        ((0..f.blocks.len()).collect(), None)
+    };
+    let mut table = Table::new(n);
+    // The block of each value in the table.
+    let mut block_of = vec![0u32; n];
+    let mut merged = false;
+    for b in order {
+        if idom.is_none() {
+            // Values of one block only (constants too: without SSA the back end makes a
+            // constant in the block that defines it).
+            table.clear();
+        }
+        let here = b as u32;
+        let insts = std::mem::take(&mut f.blocks[b].insts);
+        let mut keep = Vec::with_capacity(insts.len());
+        for v in insts {
+            let inst = &mut f.insts[v.index()];
+            for a in inst.args.iter_mut() {
+                if a.is_none() {
+                    break;
+                }
+                *a = resolve(&alias, *a);
+            }
+            let konst = matches!(inst.op, Op::Const(_));
+            if !konst && !mergeable(inst) {
+                keep.push(v);
+                continue;
+            }
+            let inst = *inst;
+            match table.find(f, &inst) {
+                Ok(at) => {
+                    let e = table.slots[at] - 1;
+                    let eb = block_of[e as usize];
+                    let available = konst
+                        || eb == here
+                        || idom.as_ref().is_some_and(|d| dominates(d, eb, here));
+                    if available {
+                        alias[v.index()] = Value(e);
+                        merged = true;
+                        continue;
+                    }
+                    // Not available here: the later value serves the blocks after it (one
+                    // value per key keeps the table small; a block dominated by the earlier
+                    // one but not this one keeps its own copy).
+                    table.slots[at] = v.0 + 1;
+                }
+                Err(at) => table.slots[at] = v.0 + 1,
+            }
+            block_of[v.index()] = here;
+            keep.push(v);
+        }
+        f.blocks[b].insts = keep;
+    }
+    if merged {
+        super::apply_aliases(f, &alias);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Reg, Terminator};
+
+    #[test]
+    fn equal_values_merge_where_the_first_dominates() {
+        // b0 → {b1, b2} → b3: a value of b0 is reused in b1 and b3; equal values made in
+        // b1 and b2 (neither dominates the other) both stay; the b3 copy of b1's stays.
+        let (mut f, [b0, b1, b2, b3]) = Function::with_blocks([0, 1, 2, 3]);
+        f.ssa = true;
+        let r = f.push(b0, Op::Get(Reg::gpr(0)), Type::U32, &[]);
+        let k = f.push(b0, Op::Const(16), Type::U32, &[]);
+        let z = f.push(b0, Op::Const(0), Type::U32, &[]);
+        let lo = f.push(b0, Op::BfeU, Type::U32, &[r, z, k]);
+        let c = f.push(b0, Op::IEq, Type::Bool, &[lo, z]);
+        f.blocks[0].term = Terminator::Branch(c, b1, b2);
+        let k1 = f.push(b1, Op::Const(16), Type::U32, &[]);
+        let lo1 = f.push(b1, Op::BfeU, Type::U32, &[r, z, k1]);
+        let s1 = f.push(b1, Op::IAdd, Type::U32, &[lo1, r]);
+        let s1b = f.push(b1, Op::IAdd, Type::U32, &[r, lo1]);
+        let w1 = f.push(b1, Op::Set(Reg::gpr(1)), Type::Void, &[s1b]);
+        f.blocks[1].term = Terminator::Jump(b3);
+        let s2 = f.push(b2, Op::IAdd, Type::U32, &[lo, r]);
+        let w2 = f.push(b2, Op::Set(Reg::gpr(1)), Type::Void, &[s2]);
+        f.blocks[2].term = Terminator::Jump(b3);
+        let lo3 = f.push(b3, Op::BfeU, Type::U32, &[r, z, k]);
+        let s3 = f.push(b3, Op::IAdd, Type::U32, &[lo3, r]);
+        let w3 = f.push(b3, Op::Set(Reg::gpr(2)), Type::Void, &[s3]);
+        let t = f.push(b3, Op::Set(Reg::gpr(3)), Type::Void, &[lo3]);
+        f.blocks[3].term = Terminator::Exit;
+        run(&mut f);
+        // b1: its constant and extract are b0's, and `r + lo` is `lo + r`.
+        assert_eq!(f.inst(w1).args[0], s1);
+        assert_eq!(f.inst(s1).args[0], lo);
+        assert!(!f.blocks[1].insts.contains(&k1) && !f.blocks[1].insts.contains(&lo1));
+        // b2's sum is not b1's (b1 does not dominate b2); b3's is neither's, its extract b0's.
+        assert_eq!(f.inst(w2).args[0], s2);
+        assert_eq!(f.inst(t).args[0], lo);
+        assert_eq!(f.inst(w3).args[0], s3);
+        assert_eq!(f.inst(s3).args[0], lo);
+    }
+
+    #[test]
+    fn without_ssa_only_one_blocks_values_merge() {
+        let (mut f, [b0, b1]) = Function::with_blocks([0, 1]);
+        let r = f.push(b0, Op::Get(Reg::gpr(0)), Type::U32, &[]);
+        let n0 = f.push(b0, Op::Not, Type::U32, &[r]);
+        let n0b = f.push(b0, Op::Not, Type::U32, &[r]);
+        let w0 = f.push(b0, Op::Set(Reg::gpr(1)), Type::Void, &[n0b]);
+        let k0 = f.push(b0, Op::Const(1), Type::U32, &[]);
+        f.push(b0, Op::Set(Reg::gpr(2)), Type::Void, &[k0]);
+        f.blocks[0].term = Terminator::Jump(b1);
+        let n1 = f.push(b1, Op::Not, Type::U32, &[r]);
+        let k1 = f.push(b1, Op::Const(1), Type::U32, &[]);
+        f.push(b1, Op::Set(Reg::gpr(1)), Type::Void, &[n1]);
+        f.push(b1, Op::Set(Reg::gpr(2)), Type::Void, &[k1]);
+        f.blocks[1].term = Terminator::Exit;
+        run(&mut f);
+        assert_eq!(f.inst(w0).args[0], n0);
+        assert!(
+            f.blocks[1].insts.contains(&n1),
+            "values do not cross blocks"
+        );
+        assert!(f.blocks[1].insts.contains(&k1), "nor do constants");
+    }
+
+    #[test]
+    fn reads_effects_and_samples_stay() {
+        use crate::ir::{Space, Width};
+        let (mut f, [b]) = Function::with_blocks([0]);
+        let a = f.push(b, Op::Const(64), Type::U32, &[]);
+        let l1 = f.push(b, Op::Load(Space::Shared, Width::B32), Type::U32, &[a]);
+        let l2 = f.push(b, Op::Load(Space::Shared, Width::B32), Type::U32, &[a]);
+        let c1 = f.push(b, Op::LoadConst(1), Type::U32, &[a]);
+        let c2 = f.push(b, Op::LoadConst(1), Type::U32, &[a]);
+        let t1 = f.push(b, Op::SysVal(Sys::Clock), Type::U32, &[]);
+        let t2 = f.push(b, Op::SysVal(Sys::Clock), Type::U32, &[]);
+        let s = f.push(b, Op::IAdd, Type::U32, &[l1, l2]);
+        let s = f.push(b, Op::IAdd, Type::U32, &[s, c1]);
+        let s = f.push(b, Op::IAdd, Type::U32, &[s, c2]);
+        let s = f.push(b, Op::IAdd, Type::U32, &[s, t1]);
+        let s = f.push(b, Op::IAdd, Type::U32, &[s, t2]);
+        f.push(b, Op::Set(Reg::gpr(0)), Type::Void, &[s]);
+        f.blocks[0].term = Terminator::Exit;
+        run(&mut f);
+        let kept = &f.blocks[0].insts;
+        for v in [l1, l2, t1, t2, c1] {
+            assert!(kept.contains(&v), "{v} stays");
+        }
+        assert!(
+            !kept.contains(&c2),
+            "a constant-bank word read twice is one value"
+        );
+    }
+}

@@ -1,0 +1,239 @@
+//! Dead code in the emitted words: instructions whose results nothing uses and that have no
+//! effect, removed with their decorations just before the module is assembled.
+//!
+//! The IR's own `dce` leaves nothing dead, but emission makes values on the way that end up
+//! unused — the U32 bits of a float the next operation takes as a float again (a register
+//! holds bits; `E::op` then reuses the float), the bit patterns of an interpolated input — and
+//! SPIRV-Cross and Metal's compiler would read each of them. Uses are counted over every word
+//! after an instruction's result (a literal that happens to equal an id only keeps that id
+//! alive: safe); an instruction is removed only when its opcode is one of [`pure`]'s, whose
+//! id operands are known exactly, so the counts of the values it used go down exactly and
+//! their own definitions can follow (a worklist). Linear in the words.
+
+use rspirv::spirv::Op;
+
+/// Where the id operands of a removable instruction start and whether every word from there
+/// on is an id (`false`: only that one word is, literals follow).
+fn pure(op: u32) -> Option<(usize, bool)> {
+    use Op as S;
+    let op = S::from_u32(op)?;
+    Some(match op {
+        S::Load | S::CompositeExtract => (3, false),
+        S::ExtInst => (5, true),
+        // Every function the emitter defines (the modifiers' helpers, the soft f64 routines)
+        // computes a value from its arguments and nothing else.
+        S::FunctionCall
+        | S::Bitcast
+        | S::ConvertFToU
+        | S::ConvertFToS
+        | S::ConvertSToF
+        | S::ConvertUToF
+        | S::UConvert
+        | S::SConvert
+        | S::FConvert
+        | S::SNegate
+        | S::FNegate
+        | S::IAdd
+        | S::FAdd
+        | S::ISub
+        | S::FSub
+        | S::IMul
+        | S::FMul
+        | S::UDiv
+        | S::SDiv
+        | S::FDiv
+        | S::UMod
+        | S::SRem
+        | S::SMod
+        | S::FRem
+        | S::FMod
+        | S::IAddCarry
+        | S::ISubBorrow
+        | S::UMulExtended
+        | S::SMulExtended
+        | S::ShiftRightLogical
+        | S::ShiftRightArithmetic
+        | S::ShiftLeftLogical
+        | S::BitwiseOr
+        | S::BitwiseXor
+        | S::BitwiseAnd
+        | S::Not
+        | S::BitFieldInsert
+        | S::BitFieldSExtract
+        | S::BitFieldUExtract
+        | S::BitReverse
+        | S::BitCount
+        | S::Any
+        | S::All
+        | S::IsNan
+        | S::IsInf
+        | S::LogicalEqual
+        | S::LogicalNotEqual
+        | S::LogicalOr
+        | S::LogicalAnd
+        | S::LogicalNot
+        | S::Select
+        | S::IEqual
+        | S::INotEqual
+        | S::UGreaterThan
+        | S::SGreaterThan
+        | S::UGreaterThanEqual
+        | S::SGreaterThanEqual
+        | S::ULessThan
+        | S::SLessThan
+        | S::ULessThanEqual
+        | S::SLessThanEqual
+        | S::FOrdEqual
+        | S::FUnordEqual
+        | S::FOrdNotEqual
+        | S::FUnordNotEqual
+        | S::FOrdLessThan
+        | S::FUnordLessThan
+        | S::FOrdGreaterThan
+        | S::FUnordGreaterThan
+        | S::FOrdLessThanEqual
+        | S::FUnordLessThanEqual
+        | S::FOrdGreaterThanEqual
+        | S::FUnordGreaterThanEqual
+        | S::CompositeConstruct
+        | S::AccessChain
+        | S::InBoundsAccessChain
+        | S::CopyObject
+        | S::Phi => (3, true),
+        _ => return None,
+    })
+}
+
+/// Removes the dead pure instructions of `body` (function words) and the `OpDecorate`s of
+/// their results from `annotations`; `bound` is the module's id bound.
+pub(super) fn remove(body: &mut Vec<u32>, annotations: &mut Vec<u32>, bound: u32) {
+    let n = bound as usize;
+    let mut uses = vec![0u32; n];
+    // The word offset of each removable instruction, by its result id (u32::MAX: none).
+    let mut def = vec![u32::MAX; n];
+    let mut at = 0;
+    while at < body.len() {
+        let len = (body[at] >> 16) as usize;
+        if len == 0 || at + len > body.len() {
+            return; // not well formed: leave it to the validator
+        }
+        let op = body[at] & 0xffff;
+        let from = match pure(op) {
+            Some(_) if len >= 3 => {
+                let id = body[at + 2] as usize;
+                if id < n {
+                    def[id] = at as u32;
+                }
+                3
+            }
+            // Results of other instructions, and their operands: every word counts as a use.
+            _ => 1,
+        };
+        for &w in &body[at + from..at + len] {
+            if let Some(u) = uses.get_mut(w as usize) {
+                *u += 1;
+            }
+        }
+        at += len;
+    }
+    let mut dead = vec![false; n];
+    let mut work: Vec<usize> = (0..n)
+        .filter(|&id| def[id] != u32::MAX && uses[id] == 0)
+        .collect();
+    let mut any = false;
+    while let Some(id) = work.pop() {
+        if dead[id] {
+            continue;
+        }
+        dead[id] = true;
+        any = true;
+        let at = def[id] as usize;
+        let len = (body[at] >> 16) as usize;
+        let Some((first, all)) = pure(body[at] & 0xffff) else {
+            continue;
+        };
+        let ids = if all {
+            &body[at + first..at + len]
+        } else {
+            &body[at + first..(at + first + 1).min(at + len)]
+        };
+        for &w in ids {
+            let w = w as usize;
+            if w < n && uses[w] > 0 {
+                uses[w] -= 1;
+                if uses[w] == 0 && def[w] != u32::MAX {
+                    work.push(w);
+                }
+            }
+        }
+    }
+    if !any {
+        return;
+    }
+    let mut out = Vec::with_capacity(body.len());
+    let mut at = 0;
+    while at < body.len() {
+        let len = (body[at] >> 16) as usize;
+        let removed = pure(body[at] & 0xffff).is_some()
+            && len >= 3
+            && dead.get(body[at + 2] as usize) == Some(&true);
+        if !removed {
+            out.extend_from_slice(&body[at..at + len]);
+        }
+        at += len;
+    }
+    *body = out;
+    let mut kept = Vec::with_capacity(annotations.len());
+    let mut at = 0;
+    while at < annotations.len() {
+        let len = (annotations[at] >> 16).max(1) as usize;
+        let end = (at + len).min(annotations.len());
+        let target = annotations.get(at + 1).copied().unwrap_or(0) as usize;
+        let gone =
+            annotations[at] & 0xffff == Op::Decorate as u32 && dead.get(target) == Some(&true);
+        if !gone {
+            kept.extend_from_slice(&annotations[at..end]);
+        }
+        at = end;
+    }
+    *annotations = kept;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inst(op: Op, words: &[u32]) -> Vec<u32> {
+        let mut v = vec![((words.len() as u32 + 1) << 16) | op as u32];
+        v.extend_from_slice(words);
+        v
+    }
+
+    #[test]
+    fn unused_chains_go_and_their_decorations_with_them() {
+        // %10 = load %5 (used by the store); %11 = fmul %10 %10 (unused: dead), decorated;
+        // %12 = bitcast %11 (unused: dead first, then %11); %13 = composite extract %7 3
+        // (unused) — its literal 3 must not count against id 3.
+        let mut body = [
+            inst(Op::Load, &[1, 10, 5]),
+            inst(Op::FMul, &[1, 11, 10, 10]),
+            inst(Op::Bitcast, &[2, 12, 11]),
+            inst(Op::CompositeExtract, &[1, 13, 7, 3]),
+            inst(Op::Load, &[1, 3, 6]),
+            inst(Op::Store, &[8, 10]),
+            inst(Op::Store, &[9, 3]),
+        ]
+        .concat();
+        let mut ann = [inst(Op::Decorate, &[11, 42]), inst(Op::Decorate, &[10, 42])].concat();
+        remove(&mut body, &mut ann, 20);
+        let want = [
+            inst(Op::Load, &[1, 10, 5]),
+            inst(Op::Load, &[1, 3, 6]),
+            inst(Op::Store, &[8, 10]),
+            inst(Op::Store, &[9, 3]),
+        ]
+        .concat();
+        assert_eq!(body, want);
+        assert_eq!(ann, inst(Op::Decorate, &[10, 42]));
+    }
+}
