@@ -34,17 +34,20 @@ pub fn validator() -> Validator {
 pub fn version() -> Option<String> {
     match validator() {
         Validator::Linked => linked::version(),
-        Validator::Program(p) => {
-            let o = std::process::Command::new(&p)
-                .arg("--version")
-                .output()
-                .ok()?;
-            let text = String::from_utf8_lossy(&o.stdout);
-            o.status
-                .success()
-                .then(|| text.lines().next().unwrap_or("").trim().to_string())
-        }
+        Validator::Program(p) => first_line_of(&p, &["--version"]),
     }
+}
+
+/// The first line `program args` prints, when it runs and succeeds (a tool's version).
+pub fn first_line_of(program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Option<String> {
+    let o = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&o.stdout);
+    o.status
+        .success()
+        .then(|| text.lines().next().unwrap_or("").trim().to_string())
 }
 
 /// Validates `words` for Vulkan 1.2; `Err` with the first lines of the validator's message

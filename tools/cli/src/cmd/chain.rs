@@ -71,7 +71,7 @@ pub fn tools() -> Vec<(String, String)> {
         v.push((SPIRV_VAL.into(), val));
     }
     let xcrun = super::build::metallib::xcrun();
-    if let Some(first) = first_line_of(xcrun.as_str(), &["metal", "--version"]) {
+    if let Some(first) = dmsh_vk::validate::first_line_of(xcrun.as_str(), &["metal", "--version"]) {
         v.push(("xcrun-metal".into(), first));
     }
     v
@@ -79,18 +79,6 @@ pub fn tools() -> Vec<(String, String)> {
 
 /// The tool name of spirv-val, the build's `validate` step, in the fingerprints.
 pub const SPIRV_VAL: &str = "spirv-val";
-
-/// The first line `program args` prints, when it runs and succeeds.
-fn first_line_of(program: &str, args: &[&str]) -> Option<String> {
-    let o = std::process::Command::new(program)
-        .args(args)
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&o.stdout);
-    o.status
-        .success()
-        .then(|| text.lines().next().unwrap_or("").trim().to_string())
-}
 
 /// Tool fingerprints as the lock file holds them: `name<TAB>fingerprint` lines.
 pub fn tools_text(tools: &[(String, String)]) -> String {
