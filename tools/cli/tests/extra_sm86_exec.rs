@@ -21,16 +21,24 @@ use dmsh_testsupport::child;
 const ENV: &str = "DMSH_EXTRA_SM86_EXEC_ONE";
 
 /// The folders with executable kernels.
-const DIRS: &[&str] = &["tensor", "ctrl"];
+const DIRS: &[&str] = &["tensor", "ctrl", "forms"];
 
 /// The folder of a kernel.
 fn dir_of(name: &str) -> std::path::PathBuf {
     let d = if name.starts_with("x_ctrl_") {
         "ctrl"
+    } else if name.starts_with("x_forms_") {
+        "forms"
     } else {
         "tensor"
     };
     common::root().join("tests/corpus/extra/sm86").join(d)
+}
+
+/// Whether a kernel has warp operations (the tensor and warp kernels); the others run once,
+/// with no warp operation in their reflection.
+fn uses_warp(name: &str) -> bool {
+    name.starts_with("x_tensor_") || name.starts_with("x_ctrl_")
 }
 
 /// The kernels with an io.json, sorted.
@@ -55,7 +63,7 @@ fn kernels() -> Vec<String> {
 fn run_one(spec: &str) -> String {
     let (warp, name) = match spec.split_once(':') {
         Some(("warp", n)) => (WarpMode::Workgroup, n),
-        Some(("sub", n)) => (WarpMode::Subgroup, n),
+        Some(("sub" | "plain", n)) => (WarpMode::Subgroup, n),
         _ => return format!("error bad spec {spec}"),
     };
     let io_path = dir_of(name).join(format!("{name}.io.json"));
@@ -89,7 +97,12 @@ fn run_one(spec: &str) -> String {
     if r.tensor.as_deref() != mma.then_some("subgroup_emulation") {
         return format!("error reflection tensor {:?}", r.tensor);
     }
-    if r.warp_emulated != (warp == WarpMode::Workgroup) || r.warp_ops == r.warp_emulated {
+    let warp_ok = if uses_warp(name) {
+        r.warp_emulated == (warp == WarpMode::Workgroup) && r.warp_ops != r.warp_emulated
+    } else {
+        !r.warp_ops && !r.warp_emulated
+    };
+    if !warp_ok {
         return format!(
             "error reflection warp_ops {} warp_emulated {}",
             r.warp_ops, r.warp_emulated
@@ -122,16 +135,29 @@ fn extra_sm86_exec_one() {
 fn extra_sm86_exec() {
     let names = kernels();
     assert!(names.len() >= 9, "kernels: {names:?}");
-    let emulated: Vec<String> = names.iter().map(|n| format!("warp:{n}")).collect();
+    let emulated: Vec<String> = names
+        .iter()
+        .map(|n| {
+            if uses_warp(n) {
+                format!("warp:{n}")
+            } else {
+                format!("plain:{n}")
+            }
+        })
+        .collect();
     let runs = child::run_children("extra_sm86_exec_one", ENV, &emulated);
     println!(
-        "extra sm86 exec, warp-emulated (workgroup memory): {} pass, {} skipped, {} fail of {}",
+        "extra sm86 exec, warp-emulated (workgroup memory) or without warp operations: {} pass, {} skipped, {} fail of {}",
         runs.pass,
         runs.skip,
         runs.bad.len(),
         emulated.len()
     );
-    let sub: Vec<String> = names.iter().map(|n| format!("sub:{n}")).collect();
+    let sub: Vec<String> = names
+        .iter()
+        .filter(|n| uses_warp(n))
+        .map(|n| format!("sub:{n}"))
+        .collect();
     let subs = child::run_children("extra_sm86_exec_one", ENV, &sub);
     println!(
         "extra sm86 exec, subgroups: {} pass, {} skipped (warp-size), {} fail of {}",
