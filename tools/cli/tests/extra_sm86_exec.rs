@@ -35,10 +35,13 @@ fn dir_of(name: &str) -> std::path::PathBuf {
     common::root().join("tests/corpus/extra/sm86").join(d)
 }
 
-/// Whether a kernel has warp operations (the tensor and warp kernels); the others run once,
+/// Whether a kernel has warp operations (the tensor and warp kernels, `x_forms_bar`); the
+/// others run once,
 /// with no warp operation in their reflection.
 fn uses_warp(name: &str) -> bool {
-    name.starts_with("x_tensor_") || name.starts_with("x_ctrl_")
+    // x_forms_bar: ptxas guards `barrier.sync` with a register id by `BRA.CONV ~URZ` (a
+    // ballot).
+    name.starts_with("x_tensor_") || name.starts_with("x_ctrl_") || name == "x_forms_bar"
 }
 
 /// The kernels with an io.json, sorted.
