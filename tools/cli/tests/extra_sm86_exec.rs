@@ -1,16 +1,17 @@
 //! The executable kernels of tests/corpus/extra/sm86 (those with a `K.io.json`): the tensor
 //! kernels of `tensor/` (PTX `mma.sync` with f16, bf16, tf32 and s8/u8 inputs, `ldmatrix`
 //! .x1/.x2/.x4 and .trans, `movmatrix`, and a tile loaded with `ldmatrix` and multiplied with
-//! `mma.sync`) and the warp kernels of `ctrl/` (`match.sync`, `vote.sync`, `redux.sync`), all
-//! compiled by ptxas for sm_86: translated and run on the Vulkan device against their
-//! `K.io.json` (expected values from an independent CPU model of the PTX ISA's definitions, see
-//! the folders' READMEs), bit for bit.
+//! `mma.sync`), the warp kernels of `ctrl/` (`match.sync`, `vote.sync`, `redux.sync`) and the
+//! kernels of `forms/` (xorsign min/max, bf16 FMA, cache-policy descriptors, cp.async zero
+//! fill, named barriers), all compiled by ptxas for sm_86: translated and run on the Vulkan
+//! device against their `K.io.json` (expected values from an independent CPU model of the PTX
+//! ISA's definitions, see the folders' READMEs), bit for bit.
 //!
-//! Each kernel runs twice, in child processes: with the workgroup-memory warp emulation
+//! Each warp kernel runs twice, in child processes: with the workgroup-memory warp emulation
 //! (`WarpMode::Workgroup`, any subgroup size: it runs on lavapipe), and as the default
 //! translation (subgroup operations), which is reported as skipped where subgroups are not 32
 //! lanes wide. Both must say `tensor: subgroup_emulation` in the reflection when the kernel
-//! has HMMA or IMMA.
+//! has HMMA or IMMA. A kernel without warp operations runs once.
 
 #[path = "../../spv/tests/common/mod.rs"]
 mod common;
