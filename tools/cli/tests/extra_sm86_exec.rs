@@ -1,16 +1,17 @@
 //! The executable kernels of tests/corpus/extra/sm86 (those with a `K.io.json`): the tensor
 //! kernels of `tensor/` (PTX `mma.sync` with f16, bf16, tf32 and s8/u8 inputs, `ldmatrix`
 //! .x1/.x2/.x4 and .trans, `movmatrix`, and a tile loaded with `ldmatrix` and multiplied with
-//! `mma.sync`) and the warp kernels of `ctrl/` (`match.sync`, `vote.sync`, `redux.sync`), all
-//! compiled by ptxas for sm_86: translated and run on the Vulkan device against their
-//! `K.io.json` (expected values from an independent CPU model of the PTX ISA's definitions, see
-//! the folders' READMEs), bit for bit.
+//! `mma.sync`), the warp kernels of `ctrl/` (`match.sync`, `vote.sync`, `redux.sync`) and the
+//! kernels of `forms/` (xorsign min/max, bf16 FMA, cache-policy descriptors, cp.async zero
+//! fill, named barriers), all compiled by ptxas for sm_86: translated and run on the Vulkan
+//! device against their `K.io.json` (expected values from an independent CPU model of the PTX
+//! ISA's definitions, see the folders' READMEs), bit for bit.
 //!
-//! Each kernel runs twice, in child processes: with the workgroup-memory warp emulation
+//! Each warp kernel runs twice, in child processes: with the workgroup-memory warp emulation
 //! (`WarpMode::Workgroup`, any subgroup size: it runs on lavapipe), and as the default
 //! translation (subgroup operations), which is reported as skipped where subgroups are not 32
 //! lanes wide. Both must say `tensor: subgroup_emulation` in the reflection when the kernel
-//! has HMMA or IMMA.
+//! has HMMA or IMMA. A kernel without warp operations runs once.
 
 #[path = "../../spv/tests/common/mod.rs"]
 mod common;
@@ -21,16 +22,27 @@ use dmsh_testsupport::child;
 const ENV: &str = "DMSH_EXTRA_SM86_EXEC_ONE";
 
 /// The folders with executable kernels.
-const DIRS: &[&str] = &["tensor", "ctrl"];
+const DIRS: &[&str] = &["tensor", "ctrl", "forms"];
 
 /// The folder of a kernel.
 fn dir_of(name: &str) -> std::path::PathBuf {
     let d = if name.starts_with("x_ctrl_") {
         "ctrl"
+    } else if name.starts_with("x_forms_") {
+        "forms"
     } else {
         "tensor"
     };
     common::root().join("tests/corpus/extra/sm86").join(d)
+}
+
+/// Whether a kernel has warp operations (the tensor and warp kernels, `x_forms_bar`); the
+/// others run once,
+/// with no warp operation in their reflection.
+fn uses_warp(name: &str) -> bool {
+    // x_forms_bar: ptxas guards `barrier.sync` with a register id by `BRA.CONV ~URZ` (a
+    // ballot).
+    name.starts_with("x_tensor_") || name.starts_with("x_ctrl_") || name == "x_forms_bar"
 }
 
 /// The kernels with an io.json, sorted.
@@ -55,7 +67,7 @@ fn kernels() -> Vec<String> {
 fn run_one(spec: &str) -> String {
     let (warp, name) = match spec.split_once(':') {
         Some(("warp", n)) => (WarpMode::Workgroup, n),
-        Some(("sub", n)) => (WarpMode::Subgroup, n),
+        Some(("sub" | "plain", n)) => (WarpMode::Subgroup, n),
         _ => return format!("error bad spec {spec}"),
     };
     let io_path = dir_of(name).join(format!("{name}.io.json"));
@@ -89,7 +101,12 @@ fn run_one(spec: &str) -> String {
     if r.tensor.as_deref() != mma.then_some("subgroup_emulation") {
         return format!("error reflection tensor {:?}", r.tensor);
     }
-    if r.warp_emulated != (warp == WarpMode::Workgroup) || r.warp_ops == r.warp_emulated {
+    let warp_ok = if uses_warp(name) {
+        r.warp_emulated == (warp == WarpMode::Workgroup) && r.warp_ops != r.warp_emulated
+    } else {
+        !r.warp_ops && !r.warp_emulated
+    };
+    if !warp_ok {
         return format!(
             "error reflection warp_ops {} warp_emulated {}",
             r.warp_ops, r.warp_emulated
@@ -122,16 +139,29 @@ fn extra_sm86_exec_one() {
 fn extra_sm86_exec() {
     let names = kernels();
     assert!(names.len() >= 9, "kernels: {names:?}");
-    let emulated: Vec<String> = names.iter().map(|n| format!("warp:{n}")).collect();
+    let emulated: Vec<String> = names
+        .iter()
+        .map(|n| {
+            if uses_warp(n) {
+                format!("warp:{n}")
+            } else {
+                format!("plain:{n}")
+            }
+        })
+        .collect();
     let runs = child::run_children("extra_sm86_exec_one", ENV, &emulated);
     println!(
-        "extra sm86 exec, warp-emulated (workgroup memory): {} pass, {} skipped, {} fail of {}",
+        "extra sm86 exec, warp-emulated (workgroup memory) or without warp operations: {} pass, {} skipped, {} fail of {}",
         runs.pass,
         runs.skip,
         runs.bad.len(),
         emulated.len()
     );
-    let sub: Vec<String> = names.iter().map(|n| format!("sub:{n}")).collect();
+    let sub: Vec<String> = names
+        .iter()
+        .filter(|n| uses_warp(n))
+        .map(|n| format!("sub:{n}"))
+        .collect();
     let subs = child::run_children("extra_sm86_exec_one", ENV, &sub);
     println!(
         "extra sm86 exec, subgroups: {} pass, {} skipped (warp-size), {} fail of {}",

@@ -653,6 +653,14 @@ pub enum Op {
     BarrierPopc,
     /// Set the predicate the next `BarrierPopc` counts := args[0].
     SetBarPred,
+    /// Name the barrier the next `Barrier` / `BarrierPopc` waits at: id args[0] (0–15) and
+    /// the number of threads that complete it, args[1] (0: every thread of the workgroup that
+    /// has not exited). Only a shader with named barriers ([`Function::named_barriers`]) needs
+    /// it; `(0, 0)` is the plain workgroup barrier.
+    SetBarId,
+    /// `BAR.ARV`: arrive at named barrier args[0] (count args[1], as `SetBarId`) without
+    /// waiting.
+    BarrierArrive,
     /// Read the result register of the last barrier reduction (`B2R.RESULT`).
     GetBarResult,
     /// Write the result register of the barrier reduction := args[0].
@@ -753,6 +761,8 @@ impl Op {
                 | Op::Barrier
                 | Op::BarrierPopc
                 | Op::SetBarPred
+                | Op::SetBarId
+                | Op::BarrierArrive
                 | Op::SetBarResult
                 | Op::MemBarrier(_)
                 | Op::Shfl(_)
@@ -974,6 +984,20 @@ impl Function {
                 self.inst(v).op,
                 Op::Atomic(_, _, Width::B64) | Op::AtomicCas(_, Width::B64)
             )
+        })
+    }
+    /// Whether a live instruction names a barrier other than the plain workgroup barrier
+    /// (`SetBarId` with an id or count that is not the constant 0, or `BarrierArrive`): the
+    /// back end then runs the function through the barrier-synchronised dispatcher, which
+    /// counts arrivals per barrier id.
+    pub fn named_barriers(&self) -> bool {
+        self.blocks.iter().flat_map(|b| &b.insts).any(|&v| {
+            let i = self.inst(v);
+            match i.op {
+                Op::BarrierArrive => true,
+                Op::SetBarId => i.args[..2].iter().any(|&a| self.const_of(a) != Some(0)),
+                _ => false,
+            }
         })
     }
     /// The constant bits of `v`, if it is a constant.

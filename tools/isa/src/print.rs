@@ -115,6 +115,7 @@ impl<I: Isa> Instr<I> {
                         Style::F20 => push_f32(out, f32::from_bits((raw as u32) << 12)),
                         Style::F32 => push_f32(out, f32::from_bits(raw as u32)),
                         Style::F16 => push_f32(out, f16_to_f32(d.to_value(raw) as u16)),
+                        Style::Bf16 => push_f32(out, f32::from_bits((raw as u32 & 0xffff) << 16)),
                         Style::D20 => push_f64(out, f64::from_bits(raw << 44)),
                         Style::Target => {
                             // A target before the start of the stream prints negative

@@ -20,6 +20,7 @@ mod dead;
 mod gfx;
 mod lower;
 mod modifiers;
+mod named;
 mod sbuf;
 mod slots;
 mod tex;
@@ -88,6 +89,8 @@ pub(crate) struct E {
     cas_lock: Option<Word>,
     bar_pred: Option<Word>,
     popc_value: Option<Word>,
+    /// Named barriers in the synchronised dispatcher (`emit/named.rs`).
+    named: Option<named::Named>,
     sync_mode: bool,
     popc_counter: Option<Word>,
     local: Option<(Word, u32)>,
@@ -1648,6 +1651,14 @@ impl E {
                 self.store(var, a[0]);
                 0
             }
+            Op::SetBarId => {
+                self.named_set_id(a[0], a[1]);
+                0
+            }
+            Op::BarrierArrive => {
+                self.named_arrive(a[0], a[1]);
+                0
+            }
             Op::GetBarResult => {
                 let var = self.bar_result_var();
                 self.load(Type::U32, var)
@@ -1733,6 +1744,7 @@ pub(crate) fn emit_planned(
         cas_lock: None,
         bar_pred: None,
         popc_value: None,
+        named: None,
         sync_mode: false,
         popc_counter: None,
         local: None,
@@ -2245,6 +2257,7 @@ pub(crate) fn emit_planned(
         .into(),
         dispatcher_reason: match (dispatcher, bar_split) {
             (false, _) => None,
+            (true, true) if f.named_barriers() => Some("named barriers".into()),
             (true, true) => Some("barrier after divergent exit".into()),
             (true, false) => Some("unstructurable".into()),
         },
@@ -2346,6 +2359,8 @@ fn emit_sync_dispatcher(
         let p = e.counter_ptr(ctr, kc);
         e.op(spirv::Op::AtomicAnd, u, &[p, sc, sem0, zero_mask]);
     }
+    let nm = f.named_barriers().then(|| e.named_init(zero_mask));
+    e.named = nm;
     e.wg_barrier();
     let c0 = e.u32c(case_of(0));
     e.store(pc_var, c0);
@@ -2386,6 +2401,9 @@ fn emit_sync_dispatcher(
         berr(e.b.begin_block(Some(lab)))?;
         emit_block(e, sh, f, i, pc_var, case_of)?;
         e.store(released, fls);
+        if let Some(nm) = nm {
+            e.named_ran(nm);
+        }
         berr(e.b.branch(swm))?;
     }
     berr(e.b.begin_block(Some(def)))?;
@@ -2418,6 +2436,16 @@ fn emit_sync_dispatcher(
     };
     let counts_popc = e.op(spirv::Op::LogicalAnd, bo, &[at_popc, pred]);
     e.wg_barrier();
+    // Named barriers: between the two barriers, a guest barrier wait (not a warp wait)
+    // counts its arrival.
+    let at_bar = if let Some(nm) = nm {
+        let nw = e.op(spirv::Op::LogicalNot, bo, &[at_warp]);
+        let at_bar = e.op(spirv::Op::LogicalAnd, bo, &[wait2, nw]);
+        e.named_window(nm, first, at_bar, counts_popc)?;
+        at_bar
+    } else {
+        fls
+    };
     let par = e.load(Type::U32, parity);
     let ncw = e.u32c(NC);
     let base = e.op(spirv::Op::IMul, u, &[par, ncw]);
@@ -2456,7 +2484,15 @@ fn emit_sync_dispatcher(
     let no_warp = e.op(spirv::Op::IEqual, bo, &[n_warp, z]);
     let mine_now = e.op(spirv::Op::LogicalOr, bo, &[at_warp, no_warp]);
     let ready = e.op(spirv::Op::LogicalAnd, bo, &[all, wait2]);
-    let go = e.op(spirv::Op::LogicalAnd, bo, &[ready, mine_now]);
+    let (go, n_popc) = match nm {
+        None => (e.op(spirv::Op::LogicalAnd, bo, &[ready, mine_now]), n_popc),
+        // Named barriers: warp waits as above, a guest barrier when its phase completes.
+        Some(nm) => {
+            let warp_go = e.op(spirv::Op::LogicalAnd, bo, &[ready, at_warp]);
+            let (bar_go, popc) = e.named_release(nm, at_bar, all, no_warp, n_exited, first);
+            (e.op(spirv::Op::LogicalOr, bo, &[warp_go, bar_go]), popc)
+        }
+    };
     let new_rel = e.op(spirv::Op::LogicalOr, bo, &[rel2, go]);
     e.store(released, new_rel);
     if !popc_cases.is_empty() {

@@ -285,6 +285,7 @@ impl Parser {
             "D" => Style::D20,
             "F32" => Style::F32,
             "F16" => Style::F16,
+            "BF16" => Style::Bf16,
             "T" => Style::Target,
             "H" => Style::Hidden,
             "h" => Style::HiddenSigned,

@@ -60,6 +60,8 @@ pub enum Style {
     F32,
     /// f16 from 16 bits.
     F16,
+    /// bf16 from 16 bits (the high half of an f32).
+    Bf16,
     /// Absolute branch target.
     Target,
     /// Nothing.

@@ -46,6 +46,30 @@ pub fn call_target(i: &Instr, off: u32) -> Option<u64> {
     i.get(Field::Imm).map(|v| v as u64)
 }
 
+/// `BRA.CONV URa` / `BRA.DIV URa` (`~URa` inverts the mask): whether every lane of the mask
+/// is active (`.CONV`), or not (`.DIV`). ptxas guards the converged fast path of a warp-wide
+/// operation with it (`barrier.sync` with a register id: `BRA.CONV ~URZ` to the inline
+/// `BAR.SYNC`, else a call to a copy after a `WARPSYNC`); both paths compute the same.
+fn convergence(cx: &mut Cx, i: &Instr) -> Result<Value> {
+    use dmsh_isa::ampere::mods::Braumode;
+    let conv = match cx.modifier::<Braumode>(i, Field::Mode)? {
+        Some(Braumode::Conv) => true,
+        Some(Braumode::Div) => false,
+        m => {
+            let m = m.map_or("", Braumode::name);
+            return Err(cx.unsupported(i, format!("BRA{m} on a uniform register")));
+        }
+    };
+    let u = i.ureg(Field::URa).map_or(63, |r| r.0);
+    let m = if u == 63 { cx.c32(0) } else { cx.ureg(u) };
+    let m = if i.flag(Field::InvA) { cx.not(m) } else { m };
+    let t = cx.cbool(true);
+    let active = cx.emit(Op::Vote(crate::ir::VoteMode::Ballot), Type::U32, &[t]);
+    let both = cx.and(active, m);
+    let all = cx.cmp(Op::IEq, both, m);
+    Ok(if conv { all } else { cx.not(all) })
+}
+
 /// Lifts one control instruction.
 pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     use Opcode as O;
@@ -71,14 +95,14 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             Ok(())
         }
         O::Bra => {
-            if !i.has(Field::Target) || i.has(Field::URa) {
-                return Err(cx.unsupported(i, "branch on a uniform register"));
+            if !i.has(Field::Target) {
+                return Err(cx.unsupported(i, "branch without a target"));
             }
             let t = i.target(cx.addr as u64).unwrap_or(0) as u32;
             let tb = cx.block_at(t)?;
             let (g, neg) = i.guard();
             let cond = !condition_is_true(i);
-            if g.is_pt() && !cond {
+            if g.is_pt() && !cond && !i.has(Field::URa) {
                 cx.finish(Terminator::Jump(tb));
                 return Ok(());
             }
@@ -92,6 +116,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             if cond {
                 let c = condition(cx, i);
                 p = if g.is_pt() { c } else { cx.and(p, c) };
+            }
+            if i.has(Field::URa) {
+                let c = convergence(cx, i)?;
+                p = cx.and(p, c);
             }
             let nb = cx.block_at(cx.next)?;
             cx.finish(Terminator::Branch(p, tb, nb));

@@ -171,14 +171,18 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let b = fk(cx, i, 1, fl)?;
             let p = cx.apred(i, Field::Pc, Field::NotC);
             use mods::Fmnmxmode as M;
-            let nan = match cx.modifier::<M>(i, Field::Mode)? {
-                Some(M::Default) | None => false,
-                Some(M::Nan) => true,
-                Some(m) => return Err(cx.unsupported(i, format!("FMNMX{m}"))),
+            let (nan, xorsign) = match cx.modifier::<M>(i, Field::Mode)? {
+                Some(M::Default) | None => (false, false),
+                Some(M::Nan) => (true, false),
+                Some(M::Xorsign) => (false, true),
+                Some(M::NanXorsign) => (true, true),
             };
             let mn = min_max(cx, a, b, true);
             let mx = min_max(cx, a, b, false);
             let mut r = cx.sel(p, mn, mx);
+            if xorsign {
+                r = xorsign_of(cx, i, r)?;
+            }
             if nan {
                 // `.NAN`: a NaN operand gives the canonical NaN (min.NaN / max.NaN).
                 let na = cx.emit(Op::IsNan, Type::Bool, &[a]);
@@ -228,6 +232,28 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         _ => return Err(cx.unsupported(i, "not a float instruction")),
     }
     Ok(())
+}
+
+/// `.XORSIGN` (PTX `min/max.xorsign.abs`): the magnitude of the minimum or maximum `r` (of
+/// the operands as modified, ptxas always gives both `|x|`) with the XOR of the two sources'
+/// sign bits as they are in the register, constant or immediate (before `|x|`). A NaN result
+/// (both operands NaN) is the canonical NaN: PTX ignores `.xorsign.abs` then.
+fn xorsign_of(cx: &mut Cx, i: &Instr, r: Value) -> Result<Value> {
+    let a = cx.asrc(i, 0)?;
+    let b = cx.asrc(i, 1)?;
+    let a = cx.cast(Type::U32, a);
+    let b = cx.cast(Type::U32, b);
+    let x = cx.bin(Op::Xor, a, b);
+    let sign = cx.c32(0x8000_0000);
+    let s = cx.and(x, sign);
+    let bits = cx.cast(Type::U32, r);
+    let mag = cx.c32(0x7fff_ffff);
+    let m = cx.and(bits, mag);
+    let v = cx.or(m, s);
+    let v = cx.cast(Type::F32, v);
+    let nan = cx.emit(Op::IsNan, Type::Bool, &[r]);
+    let q = cx.emit(Op::Const(0x7fff_ffff), Type::F32, &[]);
+    Ok(cx.sel(nan, q, v))
 }
 
 /// FSEL's source `k` as U32 bits: |x| clears the sign bit, −x flips it, FTZ zeroes a

@@ -67,7 +67,7 @@ fn f32_out(cx: &Cx, i: &Instr) -> Result<bool> {
     }
     match cx.modifier::<Hfmaty>(i, Field::Mode2)? {
         Some(Hfmaty::F32) => Ok(true),
-        Some(Hfmaty::Bf16V2) => Err(cx.unsupported(i, "bf16x2 operands")),
+        Some(Hfmaty::Bf16V2) => Err(cx.unsupported(i, "bf16x2 operands outside HFMA2")),
         Some(Hfmaty::Default) => Ok(false),
         None => Ok(i.flag(Field::DstType)),
     }
@@ -96,7 +96,9 @@ fn relu(cx: &mut Cx, i: &Instr, x: Value, f32_nan: bool) -> Result<Value> {
 }
 
 /// Writes the lanes' results: both as f16 (low | high << 16), or the low one as an f32.
-fn write(cx: &mut Cx, i: &Instr, lo: Value, hi: Value, flush: bool, f32: bool) {
+/// With `canon` (`.RELU`), a NaN lane is written as f16's canonical NaN 0x7fff (a conversion
+/// to f16 need not keep a NaN's payload).
+fn write(cx: &mut Cx, i: &Instr, lo: Value, hi: Value, flush: bool, f32: bool, canon: bool) {
     let sat = i.flag(Field::Sat);
     if f32 {
         let mut r = if cx.f.ty(lo) == Type::F32 {
@@ -113,8 +115,15 @@ fn write(cx: &mut Cx, i: &Instr, lo: Value, hi: Value, flush: bool, f32: bool) {
         cx.set_dst(i, r);
         return;
     }
-    let l = lane_bits(cx, lo, sat, flush);
-    let h = lane_bits(cx, hi, sat, flush);
+    let mut l = lane_bits(cx, lo, sat, flush);
+    let mut h = lane_bits(cx, hi, sat, flush);
+    if canon {
+        let q = cx.c32(0x7fff);
+        for (bits, x) in [(&mut l, lo), (&mut h, hi)] {
+            let nan = cx.emit(Op::IsNan, Type::Bool, &[x]);
+            *bits = cx.sel(nan, q, *bits);
+        }
+    }
     let hs = cx.shl_c(h, 16);
     let r = cx.or(l, hs);
     cx.set_dst(i, r);
@@ -124,6 +133,12 @@ fn write(cx: &mut Cx, i: &Instr, lo: Value, hi: Value, flush: bool, f32: bool) {
 pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     use Opcode as O;
     let op = i.opcode();
+    if op == O::Hfma2
+        && (i.form_name().contains("BF16")
+            || cx.modifier::<Hfmaty>(i, Field::Mode2)? == Some(Hfmaty::Bf16V2))
+    {
+        return hfma2_bf16(cx, i);
+    }
     let (fl, fmz) = fmz_modes(cx, i)?;
     if fmz {
         return Err(cx.unsupported(i, "half FMZ"));
@@ -140,7 +155,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             };
             let l = cx.emit(o, Type::F32, &[al, bl]);
             let h = cx.emit(o, Type::F32, &[ah, bh]);
-            write(cx, i, l, h, fl, f32);
+            write(cx, i, l, h, fl, f32, false);
         }
         O::Hfma2 => {
             let f32 = f32_out(cx, i)?;
@@ -155,7 +170,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 };
                 *slot = if is_relu { relu(cx, i, r, f32)? } else { r };
             }
-            write(cx, i, out[0], out[1], fl, f32);
+            write(cx, i, out[0], out[1], fl, f32, is_relu);
         }
         O::Hset2 | O::Hsetp2 => {
             let c = fcmp_of(cx, i)?;
@@ -189,5 +204,136 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         _ => return Err(cx.unsupported(i, "not a packed-half instruction")),
     }
+    Ok(())
+}
+
+/// Source `k` (0 A, 1 B, 2 C) of a bf16x2 instruction as two f32 lanes (low, high): a bf16 is
+/// the high half of an f32, so each lane is exact; selector, |x| and −x as for f16 (the
+/// `.F32` selector, which would read an f32, is refused).
+fn bf16_lanes(cx: &mut Cx, i: &Instr, k: usize) -> Result<(Value, Value)> {
+    let (neg, abs, sel) = [
+        (Field::NegA, Field::AbsA, Field::SelA),
+        (Field::NegB, Field::AbsB, Field::SelB),
+        (Field::NegC, Field::AbsC, Field::SelC),
+    ][k.min(2)];
+    let v = match src(i, k) {
+        Src::Imm(_) if i.has(Field::Imm2) => {
+            let hi = i.raw(Field::Imm).unwrap_or(0) as u32 & 0xffff;
+            let lo = i.raw(Field::Imm2).unwrap_or(0) as u32 & 0xffff;
+            cx.c32(lo | (hi << 16))
+        }
+        _ => cx.asrc(i, k)?,
+    };
+    let v = cx.cast(Type::U32, v);
+    let l = cx.shl_c(v, 16);
+    let mask = cx.c32(0xffff_0000);
+    let h = cx.and(v, mask);
+    let l = cx.cast(Type::F32, l);
+    let h = cx.cast(Type::F32, h);
+    let (mut lo, mut hi) = match swz(cx, i, sel)? {
+        Swz::H1H0 => (l, h),
+        Swz::H0H0 => (l, l),
+        Swz::H1H1 => (h, h),
+        Swz::F32 => return Err(cx.unsupported(i, "bf16x2 operand with the .F32 selector")),
+    };
+    for x in [&mut lo, &mut hi] {
+        if i.flag(abs) {
+            *x = cx.un(Op::FAbs, *x);
+        }
+        if i.flag(neg) {
+            *x = cx.un(Op::FNeg, *x);
+        }
+    }
+    Ok((lo, hi))
+}
+
+/// `x * y + z` of three bf16 values held in f32, rounded once to bf16 (to nearest even), as a
+/// U32 holding the 16 bits; a NaN result is the canonical NaN 0x7fff.
+///
+/// The product of two bf16 (8-bit significands) is exact in f32 when it lies in
+/// [2^-134, 2^128) (or is 0); the sum `s` and its exact error `e` (TwoSum) give the exact
+/// `x·y + z`, which is rounded to odd at f32's 24 bits (`s`, or its neighbour towards zero,
+/// with the last bit set when `e` ≠ 0) and then to nearest even at bf16's 8 bits: one correct
+/// rounding, since 24 ≥ 2·8 + 2. Products outside that range lose bits in f32 before the
+/// sum (not modelled: the result can then differ in the last bit, or be ∞ where x·y ≥ 2^128
+/// is cancelled by z).
+fn fma_bf16(cx: &mut Cx, x: Value, y: Value, z: Value) -> Value {
+    let p = cx.emit(Op::FMul(Round::Rn), Type::F32, &[x, y]);
+    let s = cx.emit(Op::FAdd(Round::Rn), Type::F32, &[p, z]);
+    // TwoSum: e = (p - (s - bb)) + (z - bb), bb = s - p.
+    let sub = |cx: &mut Cx, a: Value, b: Value| {
+        let nb = cx.un(Op::FNeg, b);
+        cx.emit(Op::FAdd(Round::Rn), Type::F32, &[a, nb])
+    };
+    let bb = sub(cx, s, p);
+    let t = sub(cx, s, bb);
+    let e1 = sub(cx, p, t);
+    let e2 = sub(cx, z, bb);
+    let e = cx.emit(Op::FAdd(Round::Rn), Type::F32, &[e1, e2]);
+    // Round to odd: inexact (e ≠ 0; e is NaN when s is not finite) with an even last bit.
+    let zf = cx.cf32(0.0);
+    let inexact = cx.cmp(Op::FONe, e, zf);
+    let sb = cx.cast(Type::U32, s);
+    let eb = cx.cast(Type::U32, e);
+    let one = cx.c32(1);
+    let lsb = cx.and(sb, one);
+    let zero = cx.c32(0);
+    let even = cx.cmp(Op::IEq, lsb, zero);
+    let fix = cx.and(inexact, even);
+    let xs = cx.bin(Op::Xor, sb, eb);
+    let sign = cx.c32(0x8000_0000);
+    let opp = cx.and(xs, sign);
+    let same = cx.cmp(Op::IEq, opp, zero);
+    // Same sign: s is the truncation, set its last bit; else the truncation is one ulp
+    // nearer zero (its last bit is then 1).
+    let up = cx.or(sb, one);
+    let down = cx.bin(Op::ISub, sb, one);
+    let ro = cx.sel(same, up, down);
+    let ro = cx.sel(fix, ro, sb);
+    // Round to nearest even at bf16 (an ∞ stays ∞, a finite value past bf16's largest rounds
+    // to ∞).
+    let odd = cx.bits(ro, 16, 1);
+    let k = cx.c32(0x7fff);
+    let r = cx.add(ro, k);
+    let r = cx.add(r, odd);
+    let r = cx.shr_c(r, 16);
+    let nan = cx.emit(Op::IsNan, Type::Bool, &[s]);
+    let q = cx.c32(0x7fff);
+    cx.sel(nan, q, r)
+}
+
+/// HFMA2.BF16_V2 (PTX `fma.rn{.relu}.bf16x2` and `.bf16`): each lane [`fma_bf16`]; `.RELU`
+/// makes a negative result +0 (−0 stays, as for f16: the rounded result is compared with 0)
+/// and a NaN the canonical NaN (0x7fff already).
+fn hfma2_bf16(cx: &mut Cx, i: &Instr) -> Result<()> {
+    let (fl, fmz) = fmz_modes(cx, i)?;
+    if fl || fmz || i.flag(Field::Sat) {
+        return Err(cx.unsupported(i, "bf16x2 with .FTZ, .FMZ or .SAT"));
+    }
+    if i.form_name().contains("RELU") {
+        let p = i.pred(Field::Pc).map_or(7, |p| p.0);
+        if p != 7 || i.flag(Field::NotC) {
+            return Err(cx.unsupported(i, "HFMA2.RELU with a predicate operand"));
+        }
+    }
+    let (al, ah) = bf16_lanes(cx, i, 0)?;
+    let (bl, bh) = bf16_lanes(cx, i, 1)?;
+    let (cl, ch) = bf16_lanes(cx, i, 2)?;
+    let is_relu = i.form_name().contains("RELU");
+    let mut out = [Value::NONE; 2];
+    for (slot, (x, y, z)) in out.iter_mut().zip([(al, bl, cl), (ah, bh, ch)]) {
+        let mut r = fma_bf16(cx, x, y, z);
+        if is_relu {
+            // Negative: the sign bit set, not NaN (0x7fff has it clear), not −0.
+            let neg_lim = cx.c32(0x8000);
+            let negative = cx.cmp(Op::UGt, r, neg_lim);
+            let z = cx.c32(0);
+            r = cx.sel(negative, z, r);
+        }
+        *slot = r;
+    }
+    let hs = cx.shl_c(out[1], 16);
+    let r = cx.or(out[0], hs);
+    cx.set_dst(i, r);
     Ok(())
 }

@@ -77,11 +77,13 @@ fn e_bit(i: &Instr) -> bool {
 }
 
 /// The address of a memory operand: U64 for a global (or generic) one, U32 otherwise.
+///
+/// A memory descriptor (`desc[URn][Ra.64+imm]`, the `_D` / `_UD` forms) does not move the
+/// address: on sm_86 ptxas puts an L2 cache policy there (PTX `createpolicy` and the
+/// `.L2::cache_hint` operand of ld / st / atom / red / cp.async), a hint the translation drops
+/// like the other cache operators (`x_forms_desc`).
 pub(super) fn address(cx: &mut Cx, i: &Instr, space: Space) -> Result<Value> {
     let sfx = suffix(i);
-    if sfx == "D" || sfx == "UD" || i.has(Field::Desc) {
-        return Err(cx.unsupported(i, "memory descriptor (desc[UR][...])"));
-    }
     let imm = i.get(Field::Imm).unwrap_or(0);
     let ra = i.reg(Field::Ra).map_or(255, |r| r.0);
     let ura = i.ureg(Field::URa).map(|r| r.0).filter(|&u| u < 63);
@@ -486,14 +488,16 @@ fn in_space(cx: &mut Cx, a: Value, space: Qspcsp) -> Value {
 /// shared `[Rd + Imm]`, synchronously (LDGDEPBAR and DEPBAR then have nothing to wait for).
 /// With a predicate (ptxas's `ignore-src`), a false one copies zeros: the zeros are stored
 /// first and the copy runs only under the predicate, so an out-of-range source is never
-/// read. `.ZFILL` (the source size in the address's low bits) is not translated.
+/// read. A memory descriptor (`desc[URn]`, a cache policy) is ignored, as in [`address`].
+///
+/// `.ZFILL` (PTX's `src-size` below the copy size): ptxas adds the number of bytes to fill
+/// with zeros, `z`, to the (copy-size aligned) source address, so `z` is the address's low
+/// bits; the first `size - z` bytes come from the aligned address and the rest are zeros
+/// (`x_forms_zfill`: ptxas encodes `cp.async … 16, 5` as `+0xb`, a register size `n` as
+/// `(16 - n) & 15` with the predicate `n != 0`). A word past the valid bytes is not read (its
+/// load reads word 0 instead and is masked to zero).
 fn ldgsts(cx: &mut Cx, i: &Instr) -> Result<()> {
-    if i.has(Field::Desc) {
-        return Err(cx.unsupported(i, "memory descriptor (desc[UR][...])"));
-    }
-    if i.flag(Field::Zfill) {
-        return Err(cx.unsupported(i, "LDGSTS.ZFILL"));
-    }
+    let zfill = i.flag(Field::Zfill);
     let words = match cx.modifier::<Ldgstssz>(i, Field::Size)? {
         Some(Ldgstssz::Default) | None => 1,
         Some(Ldgstssz::N64) => 2,
@@ -504,9 +508,13 @@ fn ldgsts(cx: &mut Cx, i: &Instr) -> Result<()> {
     let copy = |cx: &mut Cx| -> Result<()> {
         let (src, dst) = ldgsts_addresses(cx, i);
         let mut v = Vec::with_capacity(words as usize);
-        for k in 0..words {
-            let a = super::super::mem::offset(cx, src, 4 * k);
-            v.push(cx.emit(Op::Load(Space::Global, Width::B32), Type::U32, &[a]));
+        if zfill {
+            zfill_loads(cx, src, words, &mut v);
+        } else {
+            for k in 0..words {
+                let a = super::super::mem::offset(cx, src, 4 * k);
+                v.push(cx.emit(Op::Load(Space::Global, Width::B32), Type::U32, &[a]));
+            }
         }
         for (k, x) in v.into_iter().enumerate() {
             let a = super::super::mem::offset(cx, dst, 4 * k as u32);
@@ -523,6 +531,41 @@ fn ldgsts(cx: &mut Cx, i: &Instr) -> Result<()> {
     store_regs(cx, Space::Shared, sh, dst, 255);
     let guard = (crate::ir::Reg::pred(pc), neg);
     cx.guarded(None, guard, false, |cx| cx.pred(pc, neg), copy)
+}
+
+/// The `words` words of an LDGSTS.ZFILL source at `src` (zero count in the low bits), the
+/// bytes past the source size zero.
+fn zfill_loads(cx: &mut Cx, src: Value, words: u32, out: &mut Vec<Value>) {
+    let bytes = 4 * words;
+    let lo = cx.lo(src);
+    let low = cx.c32(bytes - 1);
+    let z = cx.and(lo, low);
+    let align = cx.c64(!(bytes as u64 - 1));
+    let base = cx.bin(Op::And, src, align);
+    let total = cx.c32(bytes);
+    // n: the valid bytes, 1..=bytes.
+    let n = cx.bin(Op::ISub, total, z);
+    let zero = cx.c32(0);
+    let full = cx.c32(!0);
+    for k in 0..words {
+        let at = cx.c32(4 * k);
+        let some = cx.cmp(Op::UGt, n, at);
+        let a = super::super::mem::offset(cx, base, 4 * k);
+        let a = cx.sel(some, a, base);
+        let w = cx.emit(Op::Load(Space::Global, Width::B32), Type::U32, &[a]);
+        // v = min(n - 4k, 4) valid bytes of this word (0 when n <= 4k).
+        let left = cx.bin(Op::ISub, n, at);
+        let left = cx.sel(some, left, zero);
+        let four = cx.c32(4);
+        let whole = cx.cmp(Op::UGe, left, four);
+        let eight = cx.c32(8);
+        let sh = cx.bin(Op::IMul, left, eight);
+        let one = cx.c32(1);
+        let m = cx.bin(Op::Shl, one, sh);
+        let m = cx.bin(Op::ISub, m, one);
+        let m = cx.sel(whole, full, m);
+        out.push(cx.and(w, m));
+    }
 }
 
 /// LDGSTS's source (global, U64) and destination (shared, U32) addresses.

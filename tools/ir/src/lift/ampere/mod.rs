@@ -73,7 +73,9 @@ impl Frontend for AmpereFrontend {
     }
     fn unconditional(i: &Instr) -> bool {
         let (g, neg) = i.guard();
-        g.is_pt() && !neg && ctrl::condition_is_true(i)
+        // BRA.CONV / BRA.DIV on a uniform register: taken or not by the warp's convergence.
+        let on_ureg = i.opcode() == Opcode::Bra && i.has(Field::URa);
+        g.is_pt() && !neg && ctrl::condition_is_true(i) && !on_ureg
     }
     fn flow(
         _cfg: &Config,

@@ -10,9 +10,10 @@
 //!   lane's bit is clear; the workgroup-memory warp emulation compares the lanes' values).
 //!
 //! `BAR.RED.AND` / `.OR` are the population count of the predicate compared with the
-//! workgroup size / with 0 (the thread count, where given, is taken to be the whole
-//! workgroup, as for Maxwell); `B2R.RESULT` reads the result and sets its predicate to
-//! `result != 0`: the AND/OR outcome (PTX's `bar.red.and.pred` / `.or.pred`).
+//! barrier's thread count (the workgroup size when none is given) / with 0; `B2R.RESULT`
+//! reads the result and sets its predicate to `result != 0`: the AND/OR outcome (PTX's
+//! `bar.red.and.pred` / `.or.pred`). Named barriers (ids 1–15, thread counts, `BAR.ARV`) name
+//! their barrier with `SetBarId` / `BarrierArrive`; see [`bar`].
 
 use super::super::io::{gfx_sreg, is_gfx_sreg_name};
 use super::super::warp::{bar_red_popc, bar_result, bar_sync, packed_tid, shfl, sys_of_name};
@@ -218,22 +219,65 @@ fn match_(cx: &mut Cx, i: &Instr) -> Result<()> {
     Ok(())
 }
 
-/// BAR.SYNC / BAR.SYNCALL / BAR.RED on barrier 0 (an id in a register is taken to be 0, as
-/// for Maxwell); BAR.ARV and BAR.SCAN are not translated.
+/// The barrier id (0–15) and thread count (0: the whole workgroup) of a BAR form: `_II` an
+/// immediate id and count (`Count` 0 when absent), `_IR` an immediate id and the count in
+/// `Rb`, `_RI` the id in `Rb` and an immediate count, `_RR` both in `Rb` (id in the low bits,
+/// count in bits 16–27, as ptxas packs them for `barrier.sync %id, %count`).
+fn bar_id_count(cx: &mut Cx, i: &Instr, kind: &str) -> (Value, Value) {
+    let imm_count = |cx: &mut Cx| {
+        let n = i.get(Field::Count).unwrap_or(0) as u32;
+        cx.c32(n & 0xfff)
+    };
+    let id_mask = cx.c32(15);
+    let count_mask = cx.c32(0xfff);
+    match kind.rsplit('_').next() {
+        Some("II") => {
+            let id = cx.c32(i.get(Field::Imm).unwrap_or(0) as u32 & 15);
+            (id, imm_count(cx))
+        }
+        Some("IR") => {
+            let id = cx.c32(i.get(Field::Imm).unwrap_or(0) as u32 & 15);
+            let r = cx.r(i, Field::Rb);
+            (id, cx.and(r, count_mask))
+        }
+        Some("RI") => {
+            let r = cx.r(i, Field::Rb);
+            let id = cx.and(r, id_mask);
+            (id, imm_count(cx))
+        }
+        Some("RR") => {
+            let r = cx.r(i, Field::Rb);
+            let id = cx.and(r, id_mask);
+            let c = cx.shr_c(r, 16);
+            (id, cx.and(c, count_mask))
+        }
+        // BAR.SYNCALL: every barrier of the workgroup, taken as barrier 0.
+        _ => (cx.c32(0), cx.c32(0)),
+    }
+}
+
+/// BAR.SYNC / BAR.SYNCALL / BAR.RED / BAR.ARV on any of the 16 barriers, with or without a
+/// thread count. The barrier names its id and count (`SetBarId`; a plain `BAR.SYNC 0x0` names
+/// (0, 0), which the back end treats as the workgroup barrier it always was) and waits at the
+/// start of its own block; BAR.ARV counts an arrival without waiting (`BarrierArrive`). A
+/// shader with any other barrier runs through the barrier-synchronised dispatcher, which
+/// counts arrivals per id (docs/ir.md, "Named barriers"). BAR.SCAN is not translated (no
+/// compiler emits it for PTX).
 fn bar(cx: &mut Cx, i: &Instr) -> Result<()> {
     let form = i.form_name();
     let kind = form.trim_start_matches("BAR_");
-    // The barrier id: an immediate in the _I? forms (and SYNCALL: none), else a register.
-    let id_imm = kind.ends_with("_II") || kind.ends_with("_IR");
-    if id_imm && i.get(Field::Imm).unwrap_or(0) != 0 {
-        return Err(cx.unsupported(i, "named barrier other than 0"));
+    if kind.starts_with("SCAN") {
+        return Err(cx.unsupported(i, "barrier scan"));
     }
+    let (id, count) = bar_id_count(cx, i, kind);
+    if kind.starts_with("ARV") {
+        cx.emit(Op::BarrierArrive, Type::Void, &[id, count]);
+        return Ok(());
+    }
+    cx.emit(Op::SetBarId, Type::Void, &[id, count]);
     if kind.starts_with("SYNC") {
         bar_sync(cx);
         return Ok(());
-    }
-    if !kind.starts_with("RED") {
-        return Err(cx.unsupported(i, "barrier arrive or scan"));
     }
     let p = cx.apred(i, Field::Pa, Field::NotA);
     let op = cx.modifier::<Barredop>(i, Field::Op)?;
@@ -246,11 +290,15 @@ fn bar(cx: &mut Cx, i: &Instr) -> Result<()> {
     };
     let r = match op {
         Some(Barredop::And) => {
+            // Every participant: the count, or (none given) the workgroup's size.
             let x = cx.sys(Sys::Ntid(0));
             let y = cx.sys(Sys::Ntid(1));
             let z = cx.sys(Sys::Ntid(2));
             let xy = cx.bin(Op::IMul, x, y);
             let all = cx.bin(Op::IMul, xy, z);
+            let zero = cx.c32(0);
+            let given = cx.cmp(Op::INe, count, zero);
+            let all = cx.sel(given, count, all);
             Some(cx.cmp(Op::IEq, n, all))
         }
         Some(Barredop::Or) => {
