@@ -18,6 +18,7 @@ mod coop;
 mod cross;
 mod dead;
 mod gfx;
+mod ids;
 mod lower;
 mod modifiers;
 mod sbuf;
@@ -136,8 +137,8 @@ pub(crate) struct E {
     /// `OpBitcast` made there: a bit cast back to a source's own type is that source (the
     /// register file is U32 bits, so float code casts to and fro; the FTZ and modifier
     /// sequences cast again).
-    rtys: HashMap<Word, Word, Fast>,
-    bitcast_src: HashMap<Word, Word, Fast>,
+    rtys: ids::IdMap,
+    bitcast_src: ids::IdMap,
     /// Each texture and image slot's declarations (`emit/slots.rs`).
     slots: slots::Slots,
     /// The lowered forms' state (`emit/lower.rs`).
@@ -251,8 +252,8 @@ impl E {
     /// Appends an instruction with id operands; returns its result id.
     pub fn op(&mut self, op: spirv::Op, ty: Word, args: &[Word]) -> Word {
         if op == spirv::Op::Bitcast {
-            if let Some(&src) = self.bitcast_src.get(&args[0]) {
-                if self.rtys.get(&src) == Some(&ty) {
+            if let Some(src) = self.bitcast_src.get(args[0]) {
+                if self.rtys.get(src) == Some(ty) {
                     return src;
                 }
             }
@@ -1761,8 +1762,8 @@ pub(crate) fn emit_planned(
         tex_vars: HashMap::new(),
         img_vars: HashMap::new(),
         sb: Default::default(),
-        rtys: HashMap::default(),
-        bitcast_src: HashMap::default(),
+        rtys: ids::IdMap::with_room(f.insts.len() * 4),
+        bitcast_src: ids::IdMap::default(),
         slots: slots::Slots::find(f, sh.gfx.as_ref()),
         lw: Default::default(),
         soft: Default::default(),
