@@ -192,33 +192,38 @@ pub(super) fn remove(body: &mut Vec<u32>, annotations: &mut Vec<u32>, bound: u32
     if !any {
         return;
     }
-    let mut out = Vec::with_capacity(body.len());
-    let mut at = 0;
+    // Compacted in place, a run of kept instructions at a time (few are removed).
+    let (mut kept, mut run, mut at) = (0, 0, 0);
     while at < body.len() {
         let len = (body[at] >> 16) as usize;
         let removed = pure(body[at] & 0xffff).is_some()
             && len >= 3
             && dead.get(body[at + 2] as usize) == Some(&true);
-        if !removed {
-            out.extend_from_slice(&body[at..at + len]);
+        if removed {
+            body.copy_within(run..at, kept);
+            kept += at - run;
+            run = at + len;
         }
         at += len;
     }
-    *body = out;
-    let mut kept = Vec::with_capacity(annotations.len());
-    let mut at = 0;
+    body.copy_within(run..at, kept);
+    body.truncate(kept + at - run);
+    let (mut kept, mut run, mut at) = (0, 0, 0);
     while at < annotations.len() {
         let len = (annotations[at] >> 16).max(1) as usize;
         let end = (at + len).min(annotations.len());
         let target = annotations.get(at + 1).copied().unwrap_or(0) as usize;
         let gone =
             annotations[at] & 0xffff == Op::Decorate as u32 && dead.get(target) == Some(&true);
-        if !gone {
-            kept.extend_from_slice(&annotations[at..end]);
+        if gone {
+            annotations.copy_within(run..at, kept);
+            kept += at - run;
+            run = end;
         }
         at = end;
     }
-    *annotations = kept;
+    annotations.copy_within(run..at, kept);
+    annotations.truncate(kept + at - run);
 }
 
 #[cfg(test)]
