@@ -144,7 +144,9 @@ pub fn run(f: &mut Function) {
     // The block of each value in the table.
     let mut block_of = vec![0u32; n];
     let mut merged = false;
+    let mut walked = vec![false; f.blocks.len()];
     for b in order {
+        walked[b] = true;
         if idom.is_none() {
             // Values of one block only (constants too: without SSA the back end makes a
             // constant in the block that defines it).
@@ -156,9 +158,6 @@ pub fn run(f: &mut Function) {
         for v in insts {
             let inst = &mut f.insts[v.index()];
             for a in inst.args.iter_mut() {
-                if a.is_none() {
-                    break;
-                }
                 *a = resolve(&alias, *a);
             }
             let konst = matches!(inst.op, Op::Const(_));
@@ -192,7 +191,7 @@ pub fn run(f: &mut Function) {
         f.blocks[b].insts = keep;
     }
     if merged {
-        super::apply_aliases(f, &alias);
+        super::apply_aliases_after_walk(f, &alias, &walked);
     }
 }
 

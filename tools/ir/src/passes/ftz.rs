@@ -20,7 +20,6 @@
 
 use crate::dom::{block_idoms, dominates};
 use crate::ir::{Function, Op, Value};
-use std::collections::HashMap;
 
 /// Whether the 32 bits of `c` are not an f32 denormal (zero counts as flushed).
 fn not_denormal(c: u64) -> bool {
@@ -45,13 +44,20 @@ pub fn run(f: &mut Function) {
         (0..f.blocks.len()).collect()
     };
     let idom = block_idoms(f);
-    // The first flush of each value: (its block, the flush).
-    let mut first: HashMap<Value, (u32, Value)> = HashMap::new();
+    // The first flush of each value by the value's index: (its block, the flush).
+    let mut first: Vec<(u32, Value)> = vec![(u32::MAX, Value::NONE); n];
     let mut removed = 0usize;
+    let mut walked = vec![false; f.blocks.len()];
     for b in order {
+        walked[b] = true;
         for &v in &f.blocks[b].insts {
-            let i = f.insts[v.index()];
-            let arg = |k: usize| resolve(&alias, i.args[k]);
+            // Arguments rewritten as the walk goes (their definitions came first).
+            let slot = &mut f.insts[v.index()];
+            for a in slot.args.iter_mut() {
+                *a = resolve(&alias, *a);
+            }
+            let i = *slot;
+            let arg = |k: usize| i.args[k];
             let k = |x: Value| x.is_some() && known[x.index()];
             let flushed = match i.op {
                 Op::Ftz => {
@@ -60,14 +66,12 @@ pub fn run(f: &mut Function) {
                         alias[v.index()] = x;
                         removed += 1;
                     } else {
-                        match first.get(&x) {
-                            Some(&(fb, fv)) if dominates(&idom, fb, b as u32) => {
+                        match first[x.index()] {
+                            (fb, fv) if fv.is_some() && dominates(&idom, fb, b as u32) => {
                                 alias[v.index()] = fv;
                                 removed += 1;
                             }
-                            _ => {
-                                first.insert(x, (b as u32, v));
-                            }
+                            _ => first[x.index()] = (b as u32, v),
                         }
                     }
                     true
@@ -86,7 +90,7 @@ pub fn run(f: &mut Function) {
         }
     }
     if removed > 0 {
-        super::apply_aliases(f, &alias);
+        super::apply_aliases_after_walk(f, &alias, &walked);
     }
 }
 
