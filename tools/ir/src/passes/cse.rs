@@ -74,13 +74,16 @@ fn key_args(i: &Inst) -> [Value; 4] {
     a
 }
 
-/// A hash of what makes two instructions equal: operation, type and [`key_args`].
+/// A hash of what makes two instructions equal: operation, type and [`key_args`] (the
+/// arguments two to a word: fewer hasher rounds than hashing each).
 fn key_hash(i: &Inst) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = rustc_hash::FxHasher::default();
     i.op.hash(&mut h);
-    i.ty.hash(&mut h);
-    key_args(i).hash(&mut h);
+    let a = key_args(i);
+    h.write_u64(a[0].0 as u64 | (a[1].0 as u64) << 32);
+    h.write_u64(a[2].0 as u64 | (a[3].0 as u64) << 32);
+    h.write_u8(i.ty as u8);
     h.finish()
 }
 
@@ -101,8 +104,12 @@ impl Table {
         }
     }
 
-    fn clear(&mut self) {
-        self.slots.fill(0);
+    /// Empties the slots listed in `filled` (and the list).
+    fn clear(&mut self, filled: &mut Vec<u32>) {
+        for &at in filled.iter() {
+            self.slots[at as usize] = 0;
+        }
+        filled.clear();
     }
 
     /// The slot holding a value equal to `i` (`Ok`), or the empty slot where it goes (`Err`).
@@ -114,7 +121,8 @@ impl Table {
                 0 => return Err(at),
                 s => {
                     let c = &f.insts[s as usize - 1];
-                    if c.op == i.op && c.ty == i.ty && key_args(c) == args {
+                    // Cheapest first: the derived comparison of operations last.
+                    if c.ty == i.ty && key_args(c) == args && c.op == i.op {
                         return Ok(at);
                     }
                 }
@@ -140,29 +148,36 @@ pub fn run(f: &mut Function) {
     } else {
         ((0..f.blocks.len()).collect(), None)
     };
-    let mut table = Table::new(n);
+    // Sized by the instructions placed in blocks (the arena also holds the ones earlier
+    // passes dropped).
+    let mut table = Table::new(f.live_insts());
     // The block of each value in the table.
     let mut block_of = vec![0u32; n];
     let mut merged = false;
     let mut walked = vec![false; f.blocks.len()];
+    // Without SSA: the slots the current block filled, to empty before the next.
+    let mut filled: Vec<u32> = Vec::new();
     for b in order {
         walked[b] = true;
         if idom.is_none() {
             // Values of one block only (constants too: without SSA the back end makes a
             // constant in the block that defines it).
-            table.clear();
+            table.clear(&mut filled);
         }
         let here = b as u32;
-        let insts = std::mem::take(&mut f.blocks[b].insts);
-        let mut keep = Vec::with_capacity(insts.len());
-        for v in insts {
+        // Compacted in place: `insts[..w]` are the values kept so far.
+        let mut insts = std::mem::take(&mut f.blocks[b].insts);
+        let mut w = 0;
+        for r in 0..insts.len() {
+            let v = insts[r];
             let inst = &mut f.insts[v.index()];
             for a in inst.args.iter_mut() {
                 *a = resolve(&alias, *a);
             }
             let konst = matches!(inst.op, Op::Const(_));
             if !konst && !mergeable(inst) {
-                keep.push(v);
+                insts[w] = v;
+                w += 1;
                 continue;
             }
             let inst = *inst;
@@ -183,12 +198,19 @@ pub fn run(f: &mut Function) {
                     // one but not this one keeps its own copy).
                     table.slots[at] = v.0 + 1;
                 }
-                Err(at) => table.slots[at] = v.0 + 1,
+                Err(at) => {
+                    table.slots[at] = v.0 + 1;
+                    if idom.is_none() {
+                        filled.push(at as u32);
+                    }
+                }
             }
             block_of[v.index()] = here;
-            keep.push(v);
+            insts[w] = v;
+            w += 1;
         }
-        f.blocks[b].insts = keep;
+        insts.truncate(w);
+        f.blocks[b].insts = insts;
     }
     if merged {
         super::apply_aliases_after_walk(f, &alias, &walked);
