@@ -1762,7 +1762,7 @@ pub(crate) fn emit_planned(
         tex_vars: HashMap::new(),
         img_vars: HashMap::new(),
         sb: Default::default(),
-        rtys: ids::IdMap::with_room(f.insts.len() * 4),
+        rtys: ids::IdMap::with_room(f.insts.len()),
         bitcast_src: ids::IdMap::default(),
         slots: slots::Slots::find(f, sh.gfx.as_ref()),
         lw: Default::default(),

@@ -44,8 +44,9 @@ pub fn run(f: &mut Function) {
         (0..f.blocks.len()).collect()
     };
     let idom = block_idoms(f);
-    // The first flush of each value by the value's index: (its block, the flush).
-    let mut first: Vec<(u32, Value)> = vec![(u32::MAX, Value::NONE); n];
+    // The first flush of each value by the value's index: (its block, the flush's index + 1;
+    // 0: none yet), zeroed so that the allocator can hand out cleared memory.
+    let mut first: Vec<(u32, u32)> = vec![(0, 0); n];
     let mut removed = 0usize;
     let mut walked = vec![false; f.blocks.len()];
     for b in order {
@@ -67,11 +68,11 @@ pub fn run(f: &mut Function) {
                         removed += 1;
                     } else {
                         match first[x.index()] {
-                            (fb, fv) if fv.is_some() && dominates(&idom, fb, b as u32) => {
-                                alias[v.index()] = fv;
+                            (fb, fv) if fv != 0 && dominates(&idom, fb, b as u32) => {
+                                alias[v.index()] = Value(fv - 1);
                                 removed += 1;
                             }
-                            _ => first[x.index()] = (b as u32, v),
+                            _ => first[x.index()] = (b as u32, v.0 + 1),
                         }
                     }
                     true
