@@ -24,7 +24,7 @@
 //! warp matrix multiplies (their operands are the whole warp's) and `Void`-typed operations
 //! (tuples of texture arguments).
 
-use crate::dom::{block_idoms, dominates};
+use crate::dom::{block_idoms_in, dominates};
 use crate::gfx::GSys;
 use crate::ir::{Function, Inst, Op, Sys, Type, Value};
 
@@ -143,8 +143,15 @@ pub fn run(f: &mut Function) {
         v
     };
     let (order, idom) = if f.ssa && f.blocks.len() > 1 {
-        let order: Vec<usize> = super::rpo(f).into_iter().map(|b| b.index()).collect();
-        (order, Some(block_idoms(f)))
+        let order: Vec<u32> = super::rpo(f).into_iter().map(|b| b.0).collect();
+        let idom = block_idoms_in(f, &order);
+        (
+            order
+                .into_iter()
+                .map(|b| b as usize)
+                .collect::<Vec<usize>>(),
+            Some(idom),
+        )
     } else {
         ((0..f.blocks.len()).collect(), None)
     };
