@@ -964,7 +964,7 @@ impl Function {
         Value(self.insts.len() as u32 - 1)
     }
     /// Appends an instruction to block `b`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, b: BlockId, op: Op, ty: Type, args: &[Value]) -> Value {
         let v = self.make(op, ty, args);
         let insts = &mut self.blocks[b.index()].insts;
