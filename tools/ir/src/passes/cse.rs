@@ -66,9 +66,8 @@ fn commutes(op: &Op) -> bool {
 }
 
 /// The arguments an instruction is compared by: commuting operands in order.
-fn key_args(i: &Inst) -> [Value; 4] {
-    let mut a = i.args;
-    if commutes(&i.op) && a[1].is_some() && a[1] < a[0] {
+fn key_args(op: &Op, mut a: [Value; 4]) -> [Value; 4] {
+    if commutes(op) && a[1].is_some() && a[1] < a[0] {
         a.swap(0, 1);
     }
     a
@@ -76,14 +75,13 @@ fn key_args(i: &Inst) -> [Value; 4] {
 
 /// A hash of what makes two instructions equal: operation, type and [`key_args`] (the
 /// arguments two to a word: fewer hasher rounds than hashing each).
-fn key_hash(i: &Inst) -> u64 {
+fn key_hash(op: &Op, ty: Type, a: &[Value; 4]) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = rustc_hash::FxHasher::default();
-    i.op.hash(&mut h);
-    let a = key_args(i);
+    op.hash(&mut h);
     h.write_u64(a[0].0 as u64 | (a[1].0 as u64) << 32);
     h.write_u64(a[2].0 as u64 | (a[3].0 as u64) << 32);
-    h.write_u8(i.ty as u8);
+    h.write_u8(ty as u8);
     h.finish()
 }
 
@@ -112,17 +110,20 @@ impl Table {
         filled.clear();
     }
 
-    /// The slot holding a value equal to `i` (`Ok`), or the empty slot where it goes (`Err`).
-    fn find(&self, f: &Function, i: &Inst) -> Result<usize, usize> {
-        let args = key_args(i);
-        let mut at = key_hash(i) as usize & self.mask;
+    /// The slot holding a value equal to the instruction of operation `op`, type `ty` and
+    /// arguments `args` (`Ok`), or the empty slot where it goes (`Err`). The parts come
+    /// apart, so that the caller passes the arguments it just resolved from registers and
+    /// the operation by reference (copies of either through memory stall store forwarding).
+    fn find(&self, f: &Function, op: &Op, ty: Type, args: [Value; 4]) -> Result<usize, usize> {
+        let args = key_args(op, args);
+        let mut at = key_hash(op, ty, &args) as usize & self.mask;
         loop {
             match self.slots[at] {
                 0 => return Err(at),
                 s => {
                     let c = &f.insts[s as usize - 1];
                     // Cheapest first: the derived comparison of operations last.
-                    if c.ty == i.ty && key_args(c) == args && c.op == i.op {
+                    if c.ty == ty && key_args(&c.op, c.args) == args && c.op == *op {
                         return Ok(at);
                     }
                 }
@@ -177,18 +178,23 @@ pub fn run(f: &mut Function) {
         let mut w = 0;
         for r in 0..insts.len() {
             let v = insts[r];
-            let inst = &mut f.insts[v.index()];
-            for a in inst.args.iter_mut() {
+            // The arguments resolved in a local copy and stored back; the lookup takes that
+            // copy, not the arena's (a 16-byte load of four 4-byte stores just made stalls
+            // store forwarding).
+            let slot = &mut f.insts[v.index()];
+            let mut args = slot.args;
+            for a in args.iter_mut() {
                 *a = resolve(&alias, *a);
             }
+            slot.args = args;
+            let inst = &f.insts[v.index()];
             let konst = matches!(inst.op, Op::Const(_));
             if !konst && !mergeable(inst) {
                 insts[w] = v;
                 w += 1;
                 continue;
             }
-            let inst = *inst;
-            match table.find(f, &inst) {
+            match table.find(f, &inst.op, inst.ty, args) {
                 Ok(at) => {
                     let e = table.slots[at] - 1;
                     let eb = block_of[e as usize];

@@ -49,12 +49,16 @@ pub fn run(f: &mut Function) {
         walked[b] = true;
         for &v in &f.blocks[b].insts {
             // Arguments rewritten as the walk goes (their definitions came first).
+            // Resolved in a local copy, stored back, and read from that copy (see `cse`:
+            // reading them back right after four narrow stores stalls).
             let slot = &mut f.insts[v.index()];
-            for a in slot.args.iter_mut() {
+            let mut args = slot.args;
+            for a in args.iter_mut() {
                 *a = resolve(&alias, *a);
             }
-            let i = *slot;
-            let arg = |k: usize| i.args[k];
+            slot.args = args;
+            let i = &f.insts[v.index()];
+            let arg = |k: usize| args[k];
             let k = |x: Value| x.is_some() && known[x.index()];
             let flushed = match i.op {
                 Op::Ftz => {
