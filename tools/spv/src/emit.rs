@@ -249,20 +249,72 @@ impl E {
         self.c(Type::U32, v as u64)
     }
 
-    /// Appends an instruction with id operands; returns its result id.
+    /// Appends an instruction with id operands; returns its result id. Up to four operands
+    /// travel in registers to [`E::op4`] (inlined here, the list the caller just built
+    /// never goes through memory: reloading it from the caller's stack right after storing
+    /// it stalled store forwarding); longer lists go to [`E::op_slice`].
+    #[inline]
     pub fn op(&mut self, op: spirv::Op, ty: Word, args: &[Word]) -> Word {
-        if op == spirv::Op::Bitcast {
-            if let Some(src) = self.bitcast_src.get(args[0]) {
-                if self.rtys.get(src) == Some(ty) {
-                    return src;
-                }
-            }
+        // Two operands to a register (an array by value would go through memory).
+        let w = |x: Word, y: Word| x as u64 | (y as u64) << 32;
+        match *args {
+            [a] => self.op4(op, ty, w(a, 0), 0, 1),
+            [a, b] => self.op4(op, ty, w(a, b), 0, 2),
+            [a, b, c] => self.op4(op, ty, w(a, b), w(c, 0), 3),
+            [a, b, c, d] => self.op4(op, ty, w(a, b), w(c, d), 4),
+            _ => self.op_slice(op, ty, args),
+        }
+    }
+
+    /// [`E::op`] of `n` (1 to 4) operands, two to a word (`ab`: the first two, low first).
+    fn op4(&mut self, op: spirv::Op, ty: Word, ab: u64, cd: u64, n: usize) -> Word {
+        let (a, b, c, d) = (
+            ab as Word,
+            (ab >> 32) as Word,
+            cd as Word,
+            (cd >> 32) as Word,
+        );
+        if let Some(src) = self.bitcast_of(op, ty, a) {
+            return src;
+        }
+        let id = self.b.id();
+        match n {
+            1 => self.b.op_ids(op, ty, id, &[a]),
+            2 => self.b.op_ids(op, ty, id, &[a, b]),
+            3 => self.b.op_ids(op, ty, id, &[a, b, c]),
+            _ => self.b.op_ids(op, ty, id, &[a, b, c, d]),
+        }
+        .expect("block selected");
+        self.made(op, ty, id, a)
+    }
+
+    /// [`E::op`] of any number of operands.
+    fn op_slice(&mut self, op: spirv::Op, ty: Word, args: &[Word]) -> Word {
+        let first = args.first().copied().unwrap_or(0);
+        if let Some(src) = self.bitcast_of(op, ty, first) {
+            return src;
         }
         let id = self.b.id();
         self.b.op_ids(op, ty, id, args).expect("block selected");
+        self.made(op, ty, id, first)
+    }
+
+    /// A bit cast of `x` to `ty` that is a source `x` was cast from, of type `ty`.
+    #[inline]
+    fn bitcast_of(&self, op: spirv::Op, ty: Word, x: Word) -> Option<Word> {
+        if op != spirv::Op::Bitcast {
+            return None;
+        }
+        let src = self.bitcast_src.get(x)?;
+        (self.rtys.get(src) == Some(ty)).then_some(src)
+    }
+
+    /// Records result `id` of `op` (type `ty`, first operand `first`); returns `id`.
+    #[inline]
+    fn made(&mut self, op: spirv::Op, ty: Word, id: Word, first: Word) -> Word {
         self.rtys.insert(id, ty);
         if op == spirv::Op::Bitcast {
-            self.bitcast_src.insert(id, args[0]);
+            self.bitcast_src.insert(id, first);
         }
         id
     }
