@@ -86,15 +86,14 @@ pub(crate) fn apply_aliases_after_walk(
         }
         v
     };
-    for b in 0..f.blocks.len() {
-        let blk = &f.blocks[b];
+    for (blk, &done) in f.blocks.iter_mut().zip(walked) {
         for &v in &blk.insts {
             let inst = &mut f.insts[v.index()];
             if let Op::Phi(k) = inst.op {
                 for x in f.phi_in[k as usize].iter_mut() {
                     x.1 = resolve(x.1);
                 }
-            } else if walked[b] {
+            } else if done {
                 break;
             }
             for a in inst.args.iter_mut() {
@@ -103,7 +102,7 @@ pub(crate) fn apply_aliases_after_walk(
                 }
             }
         }
-        match &mut f.blocks[b].term {
+        match &mut blk.term {
             Terminator::Branch(c, _, _) => *c = resolve(*c),
             Terminator::Dynamic(c) | Terminator::Switch(c, _, _) => *c = resolve(*c),
             _ => {}
