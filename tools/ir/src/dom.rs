@@ -62,17 +62,41 @@ where
 /// The immediate dominator of every block of `f` (the entry is its own; unreachable blocks
 /// get [`NONE`]), over the blocks' successor edges.
 pub fn block_idoms(f: &crate::ir::Function) -> Vec<u32> {
-    let nb = f.blocks.len();
     let order: Vec<u32> = crate::passes::rpo(f).into_iter().map(|b| b.0).collect();
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); nb];
-    for &b in &order {
-        for s in f.succs(crate::ir::BlockId(b)) {
-            if !preds[s.index()].contains(&b) {
-                preds[s.index()].push(b);
+    block_idoms_in(f, &order)
+}
+
+/// [`block_idoms`] for a caller that already has the reachable blocks in reverse postorder
+/// (`order`, as [`crate::passes::rpo`] gives them).
+pub fn block_idoms_in(f: &crate::ir::Function, order: &[u32]) -> Vec<u32> {
+    let nb = f.blocks.len();
+    // Predecessors over the reachable blocks, flat: `list[start[b]..start[b + 1]]` (an edge
+    // listed twice, as a switch may, changes no intersection).
+    let mut start = vec![0u32; nb + 1];
+    let each_edge = |g: &mut dyn FnMut(u32, usize)| {
+        for &b in order {
+            let mut i = 0;
+            while let Some(s) = f.succ(crate::ir::BlockId(b), i) {
+                g(b, s.index());
+                i += 1;
             }
         }
+    };
+    each_edge(&mut |_, s| start[s + 1] += 1);
+    for b in 0..nb {
+        start[b + 1] += start[b];
     }
-    immediate_dominators(nb, &order, |b| preds[b as usize].clone())
+    let mut fill = start.clone();
+    let mut list = vec![0u32; start[nb] as usize];
+    each_edge(&mut |b, s| {
+        list[fill[s] as usize] = b;
+        fill[s] += 1;
+    });
+    immediate_dominators(nb, order, |b| {
+        list[start[b as usize] as usize..start[b as usize + 1] as usize]
+            .iter()
+            .copied()
+    })
 }
 
 /// Whether block `a` dominates block `b` under `idom` ([`block_idoms`]); a block dominates

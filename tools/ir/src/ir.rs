@@ -46,14 +46,17 @@ impl Value {
     /// The "no operand" marker used for unused argument slots.
     pub const NONE: Value = Value(u32::MAX);
     /// Whether this is a real value.
+    #[inline]
     pub fn is_some(self) -> bool {
         self != Value::NONE
     }
     /// Whether this is the "no operand" marker.
+    #[inline]
     pub fn is_none(self) -> bool {
         self == Value::NONE
     }
     /// The index into [`Function::insts`].
+    #[inline]
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -71,6 +74,7 @@ pub struct BlockId(pub u32);
 
 impl BlockId {
     /// The index into [`Function::blocks`].
+    #[inline]
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -233,6 +237,7 @@ impl Flag {
     /// All flags, in state-slot order.
     pub const ALL: [Flag; 4] = [Flag::Zero, Flag::Sign, Flag::Carry, Flag::Overflow];
     /// The state-slot index.
+    #[inline]
     pub fn index(self) -> usize {
         self as usize
     }
@@ -940,14 +945,17 @@ impl Function {
         BlockId(self.blocks.len() as u32 - 1)
     }
     /// The instruction defining `v`.
+    #[inline]
     pub fn inst(&self, v: Value) -> &Inst {
         &self.insts[v.index()]
     }
     /// The type of `v`.
+    #[inline]
     pub fn ty(&self, v: Value) -> Type {
         self.insts[v.index()].ty
     }
     /// Creates an instruction without placing it in a block.
+    #[inline]
     pub fn make(&mut self, op: Op, ty: Type, args: &[Value]) -> Value {
         // Spelled out per length: a copy loop here becomes a `memcpy` call per instruction.
         let n = Value::NONE;
@@ -966,6 +974,7 @@ impl Function {
         Value(self.insts.len() as u32 - 1)
     }
     /// Appends an instruction to block `b`.
+    #[inline(always)]
     pub fn push(&mut self, b: BlockId, op: Op, ty: Type, args: &[Value]) -> Value {
         let v = self.make(op, ty, args);
         let insts = &mut self.blocks[b.index()].insts;
@@ -1001,6 +1010,7 @@ impl Function {
         })
     }
     /// The constant bits of `v`, if it is a constant.
+    #[inline]
     pub fn const_of(&self, v: Value) -> Option<u64> {
         match self.inst(v).op {
             Op::Const(c) => Some(c),
@@ -1066,6 +1076,7 @@ impl Function {
     }
     /// Successor `i` of `b` in terminator order (switch cases, then the default), without
     /// allocating; `None` past the last.
+    #[inline]
     pub fn succ(&self, b: BlockId, i: usize) -> Option<BlockId> {
         match &self.blocks[b.index()].term {
             Terminator::Jump(t) => (i == 0).then_some(*t),

@@ -18,6 +18,7 @@ mod coop;
 mod cross;
 mod dead;
 mod gfx;
+mod ids;
 mod lower;
 mod modifiers;
 mod named;
@@ -139,8 +140,8 @@ pub(crate) struct E {
     /// `OpBitcast` made there: a bit cast back to a source's own type is that source (the
     /// register file is U32 bits, so float code casts to and fro; the FTZ and modifier
     /// sequences cast again).
-    rtys: HashMap<Word, Word, Fast>,
-    bitcast_src: HashMap<Word, Word, Fast>,
+    rtys: ids::IdMap,
+    bitcast_src: ids::IdMap,
     /// Each texture and image slot's declarations (`emit/slots.rs`).
     slots: slots::Slots,
     /// The lowered forms' state (`emit/lower.rs`).
@@ -251,20 +252,72 @@ impl E {
         self.c(Type::U32, v as u64)
     }
 
-    /// Appends an instruction with id operands; returns its result id.
+    /// Appends an instruction with id operands; returns its result id. Up to four operands
+    /// travel in registers to [`E::op4`] (inlined here, the list the caller just built
+    /// never goes through memory: reloading it from the caller's stack right after storing
+    /// it stalled store forwarding); longer lists go to [`E::op_slice`].
+    #[inline]
     pub fn op(&mut self, op: spirv::Op, ty: Word, args: &[Word]) -> Word {
-        if op == spirv::Op::Bitcast {
-            if let Some(&src) = self.bitcast_src.get(&args[0]) {
-                if self.rtys.get(&src) == Some(&ty) {
-                    return src;
-                }
-            }
+        // Two operands to a register (an array by value would go through memory).
+        let w = |x: Word, y: Word| x as u64 | (y as u64) << 32;
+        match *args {
+            [a] => self.op4(op, ty, w(a, 0), 0, 1),
+            [a, b] => self.op4(op, ty, w(a, b), 0, 2),
+            [a, b, c] => self.op4(op, ty, w(a, b), w(c, 0), 3),
+            [a, b, c, d] => self.op4(op, ty, w(a, b), w(c, d), 4),
+            _ => self.op_slice(op, ty, args),
+        }
+    }
+
+    /// [`E::op`] of `n` (1 to 4) operands, two to a word (`ab`: the first two, low first).
+    fn op4(&mut self, op: spirv::Op, ty: Word, ab: u64, cd: u64, n: usize) -> Word {
+        let (a, b, c, d) = (
+            ab as Word,
+            (ab >> 32) as Word,
+            cd as Word,
+            (cd >> 32) as Word,
+        );
+        if let Some(src) = self.bitcast_of(op, ty, a) {
+            return src;
+        }
+        let id = self.b.id();
+        match n {
+            1 => self.b.op_ids(op, ty, id, &[a]),
+            2 => self.b.op_ids(op, ty, id, &[a, b]),
+            3 => self.b.op_ids(op, ty, id, &[a, b, c]),
+            _ => self.b.op_ids(op, ty, id, &[a, b, c, d]),
+        }
+        .expect("block selected");
+        self.made(op, ty, id, a)
+    }
+
+    /// [`E::op`] of any number of operands.
+    fn op_slice(&mut self, op: spirv::Op, ty: Word, args: &[Word]) -> Word {
+        let first = args.first().copied().unwrap_or(0);
+        if let Some(src) = self.bitcast_of(op, ty, first) {
+            return src;
         }
         let id = self.b.id();
         self.b.op_ids(op, ty, id, args).expect("block selected");
+        self.made(op, ty, id, first)
+    }
+
+    /// A bit cast of `x` to `ty` that is a source `x` was cast from, of type `ty`.
+    #[inline]
+    fn bitcast_of(&self, op: spirv::Op, ty: Word, x: Word) -> Option<Word> {
+        if op != spirv::Op::Bitcast {
+            return None;
+        }
+        let src = self.bitcast_src.get(x)?;
+        (self.rtys.get(src) == Some(ty)).then_some(src)
+    }
+
+    /// Records result `id` of `op` (type `ty`, first operand `first`); returns `id`.
+    #[inline]
+    fn made(&mut self, op: spirv::Op, ty: Word, id: Word, first: Word) -> Word {
         self.rtys.insert(id, ty);
         if op == spirv::Op::Bitcast {
-            self.bitcast_src.insert(id, args[0]);
+            self.bitcast_src.insert(id, first);
         }
         id
     }
@@ -1773,8 +1826,8 @@ pub(crate) fn emit_planned(
         tex_vars: HashMap::new(),
         img_vars: HashMap::new(),
         sb: Default::default(),
-        rtys: HashMap::default(),
-        bitcast_src: HashMap::default(),
+        rtys: ids::IdMap::with_room(f.insts.len()),
+        bitcast_src: ids::IdMap::default(),
         slots: slots::Slots::find(f, sh.gfx.as_ref()),
         lw: Default::default(),
         soft: Default::default(),

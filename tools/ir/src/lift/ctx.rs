@@ -115,31 +115,41 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// Appends an instruction.
+    /// Appends an instruction. Inlined where called, so that the argument list, built
+    /// right there, stays in registers: a call reloaded it from the caller's stack right
+    /// after storing it, which stalls store forwarding (most of the lifter's time in this
+    /// function); constants go through [`Cx::constant`], out of line.
+    #[inline]
     pub fn emit(&mut self, op: Op, ty: Type, args: &[Value]) -> Value {
         if let Op::Const(bits) = op {
-            let small = ty == Type::U32 && bits < 64;
-            if small {
-                let (b, v) = self.small[bits as usize];
-                if b == self.b.0 {
-                    return v;
-                }
-            }
-            let key = (self.b.0, ty, bits);
-            let v = match self.consts.get(&key) {
-                Some(&v) => v,
-                None => {
-                    let v = self.f.push(self.b, op, ty, args);
-                    self.consts.insert(key, v);
-                    v
-                }
-            };
-            if small {
-                self.small[bits as usize] = (self.b.0, v);
-            }
-            return v;
+            return self.constant(ty, bits);
         }
         self.f.push(self.b, op, ty, args)
+    }
+
+    /// The constant `bits` of type `ty` in the current block (made once per block).
+    #[inline(never)]
+    fn constant(&mut self, ty: Type, bits: u64) -> Value {
+        let small = ty == Type::U32 && bits < 64;
+        if small {
+            let (b, v) = self.small[bits as usize];
+            if b == self.b.0 {
+                return v;
+            }
+        }
+        let key = (self.b.0, ty, bits);
+        let v = match self.consts.get(&key) {
+            Some(&v) => v,
+            None => {
+                let v = self.f.push(self.b, Op::Const(bits), ty, &[]);
+                self.consts.insert(key, v);
+                v
+            }
+        };
+        if small {
+            self.small[bits as usize] = (self.b.0, v);
+        }
+        v
     }
 
     /// A U32 constant.

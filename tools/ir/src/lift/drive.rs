@@ -183,7 +183,10 @@ pub(crate) fn lift<F: Frontend>(code: &[u8], cfg: &Config) -> Result<Shader> {
     consts.reserve(n_seen * 2);
     let mut local_extent = 0u32;
     let mut regs = Vec::new();
-    for (start, bid) in starts {
+    for (k, &(start, bid)) in starts.iter().enumerate() {
+        // Room for the block's IR (several instructions per guest instruction) up front.
+        let span = starts.get(k + 1).map_or(end, |n| n.0).saturating_sub(start) / step;
+        f.blocks[bid.index()].insts.reserve(span as usize * 8);
         let mut cx = Cx::new(&mut f, bid, cfg, &block_of, start);
         cx.consts = std::mem::take(&mut consts);
         cx.regs = std::mem::take(&mut regs);

@@ -196,7 +196,7 @@ pub fn run(f: &mut Function) {
             let m = mask(at);
             let id = |c: Option<u64>, e: u64| c.map(|c| c & m) == Some(e & m);
             // The carry of x + 0 is false.
-            if inst.op == Op::AddCarry && (id(consts[0], 0) || id(consts[1], 0)) {
+            if matches!(inst.op, Op::AddCarry) && (id(consts[0], 0) || id(consts[1], 0)) {
                 f.insts[v.index()].op = Op::Const(0);
                 f.insts[v.index()].args = [Value::NONE; 4];
                 continue;

@@ -24,7 +24,7 @@
 //! warp matrix multiplies (their operands are the whole warp's) and `Void`-typed operations
 //! (tuples of texture arguments).
 
-use crate::dom::{block_idoms, dominates};
+use crate::dom::{block_idoms_in, dominates};
 use crate::gfx::GSys;
 use crate::ir::{Function, Inst, Op, Sys, Type, Value};
 
@@ -66,21 +66,22 @@ fn commutes(op: &Op) -> bool {
 }
 
 /// The arguments an instruction is compared by: commuting operands in order.
-fn key_args(i: &Inst) -> [Value; 4] {
-    let mut a = i.args;
-    if commutes(&i.op) && a[1].is_some() && a[1] < a[0] {
+fn key_args(op: &Op, mut a: [Value; 4]) -> [Value; 4] {
+    if commutes(op) && a[1].is_some() && a[1] < a[0] {
         a.swap(0, 1);
     }
     a
 }
 
-/// A hash of what makes two instructions equal: operation, type and [`key_args`].
-fn key_hash(i: &Inst) -> u64 {
+/// A hash of what makes two instructions equal: operation, type and [`key_args`] (the
+/// arguments two to a word: fewer hasher rounds than hashing each).
+fn key_hash(op: &Op, ty: Type, a: &[Value; 4]) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = rustc_hash::FxHasher::default();
-    i.op.hash(&mut h);
-    i.ty.hash(&mut h);
-    key_args(i).hash(&mut h);
+    op.hash(&mut h);
+    h.write_u64(a[0].0 as u64 | (a[1].0 as u64) << 32);
+    h.write_u64(a[2].0 as u64 | (a[3].0 as u64) << 32);
+    h.write_u8(ty as u8);
     h.finish()
 }
 
@@ -101,20 +102,28 @@ impl Table {
         }
     }
 
-    fn clear(&mut self) {
-        self.slots.fill(0);
+    /// Empties the slots listed in `filled` (and the list).
+    fn clear(&mut self, filled: &mut Vec<u32>) {
+        for &at in filled.iter() {
+            self.slots[at as usize] = 0;
+        }
+        filled.clear();
     }
 
-    /// The slot holding a value equal to `i` (`Ok`), or the empty slot where it goes (`Err`).
-    fn find(&self, f: &Function, i: &Inst) -> Result<usize, usize> {
-        let args = key_args(i);
-        let mut at = key_hash(i) as usize & self.mask;
+    /// The slot holding a value equal to the instruction of operation `op`, type `ty` and
+    /// arguments `args` (`Ok`), or the empty slot where it goes (`Err`). The parts come
+    /// apart, so that the caller passes the arguments it just resolved from registers and
+    /// the operation by reference (copies of either through memory stall store forwarding).
+    fn find(&self, f: &Function, op: &Op, ty: Type, args: [Value; 4]) -> Result<usize, usize> {
+        let args = key_args(op, args);
+        let mut at = key_hash(op, ty, &args) as usize & self.mask;
         loop {
             match self.slots[at] {
                 0 => return Err(at),
                 s => {
                     let c = &f.insts[s as usize - 1];
-                    if c.op == i.op && c.ty == i.ty && key_args(c) == args {
+                    // Cheapest first: the derived comparison of operations last.
+                    if c.ty == ty && key_args(&c.op, c.args) == args && c.op == *op {
                         return Ok(at);
                     }
                 }
@@ -135,39 +144,57 @@ pub fn run(f: &mut Function) {
         v
     };
     let (order, idom) = if f.ssa && f.blocks.len() > 1 {
-        let order: Vec<usize> = super::rpo(f).into_iter().map(|b| b.index()).collect();
-        (order, Some(block_idoms(f)))
+        let order: Vec<u32> = super::rpo(f).into_iter().map(|b| b.0).collect();
+        let idom = block_idoms_in(f, &order);
+        (
+            order
+                .into_iter()
+                .map(|b| b as usize)
+                .collect::<Vec<usize>>(),
+            Some(idom),
+        )
     } else {
         ((0..f.blocks.len()).collect(), None)
     };
-    let mut table = Table::new(n);
+    // Sized by the instructions placed in blocks (the arena also holds the ones earlier
+    // passes dropped).
+    let mut table = Table::new(f.live_insts());
     // The block of each value in the table.
     let mut block_of = vec![0u32; n];
     let mut merged = false;
+    let mut walked = vec![false; f.blocks.len()];
+    // Without SSA: the slots the current block filled, to empty before the next.
+    let mut filled: Vec<u32> = Vec::new();
     for b in order {
+        walked[b] = true;
         if idom.is_none() {
             // Values of one block only (constants too: without SSA the back end makes a
             // constant in the block that defines it).
-            table.clear();
+            table.clear(&mut filled);
         }
         let here = b as u32;
-        let insts = std::mem::take(&mut f.blocks[b].insts);
-        let mut keep = Vec::with_capacity(insts.len());
-        for v in insts {
-            let inst = &mut f.insts[v.index()];
-            for a in inst.args.iter_mut() {
-                if a.is_none() {
-                    break;
-                }
+        // Compacted in place: `insts[..w]` are the values kept so far.
+        let mut insts = std::mem::take(&mut f.blocks[b].insts);
+        let mut w = 0;
+        for r in 0..insts.len() {
+            let v = insts[r];
+            // The arguments resolved in a local copy and stored back; the lookup takes that
+            // copy, not the arena's (a 16-byte load of four 4-byte stores just made stalls
+            // store forwarding).
+            let slot = &mut f.insts[v.index()];
+            let mut args = slot.args;
+            for a in args.iter_mut() {
                 *a = resolve(&alias, *a);
             }
+            slot.args = args;
+            let inst = &f.insts[v.index()];
             let konst = matches!(inst.op, Op::Const(_));
             if !konst && !mergeable(inst) {
-                keep.push(v);
+                insts[w] = v;
+                w += 1;
                 continue;
             }
-            let inst = *inst;
-            match table.find(f, &inst) {
+            match table.find(f, &inst.op, inst.ty, args) {
                 Ok(at) => {
                     let e = table.slots[at] - 1;
                     let eb = block_of[e as usize];
@@ -184,15 +211,22 @@ pub fn run(f: &mut Function) {
                     // one but not this one keeps its own copy).
                     table.slots[at] = v.0 + 1;
                 }
-                Err(at) => table.slots[at] = v.0 + 1,
+                Err(at) => {
+                    table.slots[at] = v.0 + 1;
+                    if idom.is_none() {
+                        filled.push(at as u32);
+                    }
+                }
             }
             block_of[v.index()] = here;
-            keep.push(v);
+            insts[w] = v;
+            w += 1;
         }
-        f.blocks[b].insts = keep;
+        insts.truncate(w);
+        f.blocks[b].insts = insts;
     }
     if merged {
-        super::apply_aliases(f, &alias);
+        super::apply_aliases_after_walk(f, &alias, &walked);
     }
 }
 

@@ -18,9 +18,8 @@
 //! Blocks are visited in reverse postorder, so operands (but back-edge phi operands) are
 //! decided first. The result is bit-identical: a flush of a non-denormal is the identity.
 
-use crate::dom::{block_idoms, dominates};
+use crate::dom::{block_idoms_in, dominates};
 use crate::ir::{Function, Op, Value};
-use std::collections::HashMap;
 
 /// Whether the 32 bits of `c` are not an f32 denormal (zero counts as flushed).
 fn not_denormal(c: u64) -> bool {
@@ -39,19 +38,27 @@ pub fn run(f: &mut Function) {
         }
         v
     };
-    let order: Vec<usize> = if f.blocks.len() > 1 {
-        super::rpo(f).into_iter().map(|b| b.index()).collect()
-    } else {
-        (0..f.blocks.len()).collect()
-    };
-    let idom = block_idoms(f);
-    // The first flush of each value: (its block, the flush).
-    let mut first: HashMap<Value, (u32, Value)> = HashMap::new();
+    let order: Vec<u32> = super::rpo(f).into_iter().map(|b| b.0).collect();
+    let idom = block_idoms_in(f, &order);
+    // The first flush of each value by the value's index: (its block, the flush's index + 1;
+    // 0: none yet), zeroed so that the allocator can hand out cleared memory.
+    let mut first: Vec<(u32, u32)> = vec![(0, 0); n];
     let mut removed = 0usize;
-    for b in order {
+    let mut walked = vec![false; f.blocks.len()];
+    for b in order.into_iter().map(|b| b as usize) {
+        walked[b] = true;
         for &v in &f.blocks[b].insts {
-            let i = f.insts[v.index()];
-            let arg = |k: usize| resolve(&alias, i.args[k]);
+            // Arguments rewritten as the walk goes (their definitions came first).
+            // Resolved in a local copy, stored back, and read from that copy (see `cse`:
+            // reading them back right after four narrow stores stalls).
+            let slot = &mut f.insts[v.index()];
+            let mut args = slot.args;
+            for a in args.iter_mut() {
+                *a = resolve(&alias, *a);
+            }
+            slot.args = args;
+            let i = &f.insts[v.index()];
+            let arg = |k: usize| args[k];
             let k = |x: Value| x.is_some() && known[x.index()];
             let flushed = match i.op {
                 Op::Ftz => {
@@ -60,14 +67,12 @@ pub fn run(f: &mut Function) {
                         alias[v.index()] = x;
                         removed += 1;
                     } else {
-                        match first.get(&x) {
-                            Some(&(fb, fv)) if dominates(&idom, fb, b as u32) => {
-                                alias[v.index()] = fv;
+                        match first[x.index()] {
+                            (fb, fv) if fv != 0 && dominates(&idom, fb, b as u32) => {
+                                alias[v.index()] = Value(fv - 1);
                                 removed += 1;
                             }
-                            _ => {
-                                first.insert(x, (b as u32, v));
-                            }
+                            _ => first[x.index()] = (b as u32, v.0 + 1),
                         }
                     }
                     true
@@ -86,7 +91,7 @@ pub fn run(f: &mut Function) {
         }
     }
     if removed > 0 {
-        super::apply_aliases(f, &alias);
+        super::apply_aliases_after_walk(f, &alias, &walked);
     }
 }
 

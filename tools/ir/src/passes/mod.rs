@@ -69,6 +69,47 @@ pub(crate) fn apply_aliases_to_terminators(f: &mut Function, alias: &[crate::ir:
     }
 }
 
+/// Rewrites through `alias` what a walk that rewrote the arguments of the blocks it visited
+/// as it went (`walked[b]`; reverse postorder, so a use other than a phi operand comes after
+/// its definition) left: phi operands, terminators, and every argument of the blocks it did
+/// not visit. The same result as [`apply_aliases`] after such a walk, without a second pass
+/// over every instruction. Phis stand first in their blocks.
+pub(crate) fn apply_aliases_after_walk(
+    f: &mut Function,
+    alias: &[crate::ir::Value],
+    walked: &[bool],
+) {
+    use crate::ir::{Op, Terminator, Value};
+    let resolve = |mut v: Value| {
+        while v.is_some() && alias[v.index()].is_some() {
+            v = alias[v.index()];
+        }
+        v
+    };
+    for (blk, &done) in f.blocks.iter_mut().zip(walked) {
+        for &v in &blk.insts {
+            let inst = &mut f.insts[v.index()];
+            if let Op::Phi(k) = inst.op {
+                for x in f.phi_in[k as usize].iter_mut() {
+                    x.1 = resolve(x.1);
+                }
+            } else if done {
+                break;
+            }
+            for a in inst.args.iter_mut() {
+                if a.is_some() {
+                    *a = resolve(*a);
+                }
+            }
+        }
+        match &mut blk.term {
+            Terminator::Branch(c, _, _) => *c = resolve(*c),
+            Terminator::Dynamic(c) | Terminator::Switch(c, _, _) => *c = resolve(*c),
+            _ => {}
+        }
+    }
+}
+
 /// Blocks reachable from the entry in reverse postorder (iterative depth-first search).
 pub fn rpo(f: &Function) -> Vec<crate::ir::BlockId> {
     use crate::ir::BlockId;

@@ -364,10 +364,12 @@ pub fn run(f: &mut Function) {
     let mut dense = [u16::MAX; SLOTS];
     let mut ty = Vec::new();
     let mut known = [(u32::MAX, Value::NONE); SLOTS];
-    let mut reads: Vec<(u32, Value, u16)> = Vec::new();
-    let mut writes: Vec<(u32, u16, Value)> = Vec::new();
+    // Sized for the usual shares of guest-state accesses (no reallocation on the way).
+    let n = f.live_insts();
+    let mut reads: Vec<(u32, Value, u16)> = Vec::with_capacity(n / 4);
+    let mut writes: Vec<(u32, u16, Value)> = Vec::with_capacity(n / 4);
     // Uses of entry reads: (instruction, argument slot); terminators by block.
-    let mut uses: Vec<(Value, u8)> = Vec::new();
+    let mut uses: Vec<(Value, u8)> = Vec::with_capacity(n / 2);
     let mut term_uses: Vec<u32> = Vec::new();
     for b in 0..f.blocks.len() {
         let mut insts = std::mem::take(&mut f.blocks[b].insts);

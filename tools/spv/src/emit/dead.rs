@@ -12,96 +12,118 @@
 
 use rspirv::spirv::Op;
 
+/// The removable instructions whose id operands start at word 3 and run to the end: every
+/// function the emitter defines (the modifiers' helpers, the soft f64 routines) computes a
+/// value from its arguments and nothing else, hence `OpFunctionCall`.
+const PURE_ALL_IDS: &[Op] = &[
+    Op::FunctionCall,
+    Op::Bitcast,
+    Op::ConvertFToU,
+    Op::ConvertFToS,
+    Op::ConvertSToF,
+    Op::ConvertUToF,
+    Op::UConvert,
+    Op::SConvert,
+    Op::FConvert,
+    Op::SNegate,
+    Op::FNegate,
+    Op::IAdd,
+    Op::FAdd,
+    Op::ISub,
+    Op::FSub,
+    Op::IMul,
+    Op::FMul,
+    Op::UDiv,
+    Op::SDiv,
+    Op::FDiv,
+    Op::UMod,
+    Op::SRem,
+    Op::SMod,
+    Op::FRem,
+    Op::FMod,
+    Op::IAddCarry,
+    Op::ISubBorrow,
+    Op::UMulExtended,
+    Op::SMulExtended,
+    Op::ShiftRightLogical,
+    Op::ShiftRightArithmetic,
+    Op::ShiftLeftLogical,
+    Op::BitwiseOr,
+    Op::BitwiseXor,
+    Op::BitwiseAnd,
+    Op::Not,
+    Op::BitFieldInsert,
+    Op::BitFieldSExtract,
+    Op::BitFieldUExtract,
+    Op::BitReverse,
+    Op::BitCount,
+    Op::Any,
+    Op::All,
+    Op::IsNan,
+    Op::IsInf,
+    Op::LogicalEqual,
+    Op::LogicalNotEqual,
+    Op::LogicalOr,
+    Op::LogicalAnd,
+    Op::LogicalNot,
+    Op::Select,
+    Op::IEqual,
+    Op::INotEqual,
+    Op::UGreaterThan,
+    Op::SGreaterThan,
+    Op::UGreaterThanEqual,
+    Op::SGreaterThanEqual,
+    Op::ULessThan,
+    Op::SLessThan,
+    Op::ULessThanEqual,
+    Op::SLessThanEqual,
+    Op::FOrdEqual,
+    Op::FUnordEqual,
+    Op::FOrdNotEqual,
+    Op::FUnordNotEqual,
+    Op::FOrdLessThan,
+    Op::FUnordLessThan,
+    Op::FOrdGreaterThan,
+    Op::FUnordGreaterThan,
+    Op::FOrdLessThanEqual,
+    Op::FUnordLessThanEqual,
+    Op::FOrdGreaterThanEqual,
+    Op::FUnordGreaterThanEqual,
+    Op::CompositeConstruct,
+    Op::AccessChain,
+    Op::InBoundsAccessChain,
+    Op::CopyObject,
+    Op::Phi,
+];
+
+/// [`pure`]'s answer for every opcode below 256 (all removable ones are), as one byte: 0 not
+/// removable, 1 ids from word 3 with literals after the first (`OpLoad`'s memory operands,
+/// `OpCompositeExtract`'s indices), 2 ids from word 5 (`OpExtInst`), 3 ids from word 3 on.
+/// A table, not a `match` on `spirv::Op`: converting each opcode to the enum was most of
+/// this pass's time.
+const PURE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[Op::Load as usize] = 1;
+    t[Op::CompositeExtract as usize] = 1;
+    t[Op::ExtInst as usize] = 2;
+    let mut i = 0;
+    while i < PURE_ALL_IDS.len() {
+        t[PURE_ALL_IDS[i] as usize] = 3;
+        i += 1;
+    }
+    t
+};
+
 /// Where the id operands of a removable instruction start and whether every word from there
 /// on is an id (`false`: only that one word is, literals follow).
+#[inline]
 fn pure(op: u32) -> Option<(usize, bool)> {
-    use Op as S;
-    let op = S::from_u32(op)?;
-    Some(match op {
-        S::Load | S::CompositeExtract => (3, false),
-        S::ExtInst => (5, true),
-        // Every function the emitter defines (the modifiers' helpers, the soft f64 routines)
-        // computes a value from its arguments and nothing else.
-        S::FunctionCall
-        | S::Bitcast
-        | S::ConvertFToU
-        | S::ConvertFToS
-        | S::ConvertSToF
-        | S::ConvertUToF
-        | S::UConvert
-        | S::SConvert
-        | S::FConvert
-        | S::SNegate
-        | S::FNegate
-        | S::IAdd
-        | S::FAdd
-        | S::ISub
-        | S::FSub
-        | S::IMul
-        | S::FMul
-        | S::UDiv
-        | S::SDiv
-        | S::FDiv
-        | S::UMod
-        | S::SRem
-        | S::SMod
-        | S::FRem
-        | S::FMod
-        | S::IAddCarry
-        | S::ISubBorrow
-        | S::UMulExtended
-        | S::SMulExtended
-        | S::ShiftRightLogical
-        | S::ShiftRightArithmetic
-        | S::ShiftLeftLogical
-        | S::BitwiseOr
-        | S::BitwiseXor
-        | S::BitwiseAnd
-        | S::Not
-        | S::BitFieldInsert
-        | S::BitFieldSExtract
-        | S::BitFieldUExtract
-        | S::BitReverse
-        | S::BitCount
-        | S::Any
-        | S::All
-        | S::IsNan
-        | S::IsInf
-        | S::LogicalEqual
-        | S::LogicalNotEqual
-        | S::LogicalOr
-        | S::LogicalAnd
-        | S::LogicalNot
-        | S::Select
-        | S::IEqual
-        | S::INotEqual
-        | S::UGreaterThan
-        | S::SGreaterThan
-        | S::UGreaterThanEqual
-        | S::SGreaterThanEqual
-        | S::ULessThan
-        | S::SLessThan
-        | S::ULessThanEqual
-        | S::SLessThanEqual
-        | S::FOrdEqual
-        | S::FUnordEqual
-        | S::FOrdNotEqual
-        | S::FUnordNotEqual
-        | S::FOrdLessThan
-        | S::FUnordLessThan
-        | S::FOrdGreaterThan
-        | S::FUnordGreaterThan
-        | S::FOrdLessThanEqual
-        | S::FUnordLessThanEqual
-        | S::FOrdGreaterThanEqual
-        | S::FUnordGreaterThanEqual
-        | S::CompositeConstruct
-        | S::AccessChain
-        | S::InBoundsAccessChain
-        | S::CopyObject
-        | S::Phi => (3, true),
-        _ => return None,
-    })
+    match PURE.get(op as usize) {
+        Some(1) => Some((3, false)),
+        Some(2) => Some((5, true)),
+        Some(3) => Some((3, true)),
+        _ => None,
+    }
 }
 
 /// Removes the dead pure instructions of `body` (function words) and the `OpDecorate`s of
@@ -170,33 +192,38 @@ pub(super) fn remove(body: &mut Vec<u32>, annotations: &mut Vec<u32>, bound: u32
     if !any {
         return;
     }
-    let mut out = Vec::with_capacity(body.len());
-    let mut at = 0;
+    // Compacted in place, a run of kept instructions at a time (few are removed).
+    let (mut kept, mut run, mut at) = (0, 0, 0);
     while at < body.len() {
         let len = (body[at] >> 16) as usize;
         let removed = pure(body[at] & 0xffff).is_some()
             && len >= 3
             && dead.get(body[at + 2] as usize) == Some(&true);
-        if !removed {
-            out.extend_from_slice(&body[at..at + len]);
+        if removed {
+            body.copy_within(run..at, kept);
+            kept += at - run;
+            run = at + len;
         }
         at += len;
     }
-    *body = out;
-    let mut kept = Vec::with_capacity(annotations.len());
-    let mut at = 0;
+    body.copy_within(run..at, kept);
+    body.truncate(kept + at - run);
+    let (mut kept, mut run, mut at) = (0, 0, 0);
     while at < annotations.len() {
         let len = (annotations[at] >> 16).max(1) as usize;
         let end = (at + len).min(annotations.len());
         let target = annotations.get(at + 1).copied().unwrap_or(0) as usize;
         let gone =
             annotations[at] & 0xffff == Op::Decorate as u32 && dead.get(target) == Some(&true);
-        if !gone {
-            kept.extend_from_slice(&annotations[at..end]);
+        if gone {
+            annotations.copy_within(run..at, kept);
+            kept += at - run;
+            run = end;
         }
         at = end;
     }
-    *annotations = kept;
+    annotations.copy_within(run..at, kept);
+    annotations.truncate(kept + at - run);
 }
 
 #[cfg(test)]
