@@ -5,11 +5,14 @@
 //! machine may be shared), the ratio to issue 4's goal, the same for all of them under the
 //! Metal build's options (native FMA, soft f64: issue 11's goal) with that output's digest,
 //! and a per-phase breakdown; asserts nothing about time.
+//! Issue 11 compares with yuzu's recompiler on the corpus shaders it translates
+//! (`yuzu_set.txt`): the Metal build's options and the defaults over exactly those.
 //! Then Ampere against Maxwell: the sass kernels that translate from both their sm53 and
 //! their sm86 builds, timed in alternating rounds in this process, per guest instruction
 //! lifted (ptxas pads sm86 code with unreachable NOPs, so slots would flatter Ampere).
 //! `cargo bench -p dmsh-spv --bench translate` (`DMSH_BENCH_SECS=N` sets the measuring time;
-//! `DMSH_BENCH_ROUNDS=N` runs exactly N rounds, e.g. under callgrind).
+//! `DMSH_BENCH_ROUNDS=N` runs exactly N rounds, e.g. under callgrind; `DMSH_BENCH_YUZU_SET=1`
+//! measures only yuzu's set, for runs alternating with yuzu's).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -25,6 +28,9 @@ const GOAL_INSTS: f64 = 900_000.0;
 /// Issue 11's goal: twice yuzu's shader recompiler (14,216 shaders/s on one core, on the 56
 /// corpus shaders both translate) with the Metal build's options.
 const GOAL_METAL_SHADERS: f64 = 2.0 * 14_216.0;
+/// The corpus shaders yuzu's shader recompiler translates, one name a line (how the list was
+/// made: its header).
+const YUZU_SET: &str = include_str!("yuzu_set.txt");
 
 /// Wall and CPU seconds of a stretch of work.
 #[derive(Default, Clone, Copy)]
@@ -137,13 +143,20 @@ fn main() {
         println!("  excluded: {f}");
     }
     println!("SPIR-V digest of the round: {digest:016x}");
-    measure("all", &ok, &opts, &more);
+    let yuzu_only = std::env::var_os("DMSH_BENCH_YUZU_SET").is_some();
+    if !yuzu_only {
+        measure("all", &ok, &opts, &more);
+    }
     // The Metal build's options (docs/build.md): issue 11's goal is twice yuzu's rate with them.
     let metal = Options {
         fma: FmaMode::Native,
         f64: F64Mode::Soft,
         ..Options::default()
     };
+    yuzu_set(&ok, &opts, &metal, &more);
+    if yuzu_only {
+        return;
+    }
     let mut metal_digest = 0xcbf2_9ce4_8422_2325u64;
     for j in &ok {
         for &w in &j.translate(&metal).expect("translates").words {
@@ -253,6 +266,42 @@ fn main() {
         live as f64 / guest.max(1) as f64
     );
     ampere_vs_maxwell(&jobs, &opts, &more);
+}
+
+/// Issue 11's comparison: the shaders of `yuzu_set.txt` (each must translate here), under the
+/// Metal build's options (`metal`) and the defaults.
+fn yuzu_set(ok: &[&Job], opts: &Options, metal: &Options, more: &dyn Fn(u64, Instant) -> bool) {
+    let names: Vec<&str> = YUZU_SET
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let set: Vec<&Job> = ok
+        .iter()
+        .copied()
+        .filter(|j| names.contains(&j.name.as_str()))
+        .collect();
+    let missing: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| !set.iter().any(|j| j.name == *n))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "yuzu_set.txt names shaders that do not translate: {missing:?}"
+    );
+    let rate = measure(
+        "metal build (native FMA, soft f64), yuzu's set",
+        &set,
+        metal,
+        more,
+    );
+    println!(
+        "  goal (issue 11: 2 × yuzu's 14,216 = {GOAL_METAL_SHADERS:.0} shaders/s, on these {}): cpu {:.2}×",
+        set.len(),
+        rate / GOAL_METAL_SHADERS
+    );
+    measure("default options, yuzu's set", &set, opts, more);
 }
 
 /// Whether `words` declares a 64-bit float type (`OpTypeFloat 64`).
