@@ -106,23 +106,17 @@ pub const PASS_TESS_EVAL_POST: u32 = 5;
 /// domain points (lavapipe's form).
 pub const PASS_TESS_EVAL_DRAW: u32 = 6;
 
-/// The reflection's `lowering.pass` names by number (index = `DMSH_PASS_*`; 0 is none).
-pub const PASSES: [&str; 7] = [
-    "",
-    "vertex_capture",
-    "geometry_kernel",
-    "geometry_draw",
-    "tess_control_kernel",
-    "tess_eval_post",
-    "tess_eval_draw",
-];
+/// The number (`DMSH_PASS_*`) of a lowered pass; the numbering is
+/// [`dmsh_reflect::lowered::Pass::number`]'s, which the constants above spell out for C.
+pub fn pass(p: dmsh_reflect::lowered::Pass) -> u32 {
+    p.number()
+}
 
-/// The number of a `lowering.pass` name (`DMSH_PASS_*`), if it is one.
-pub fn pass(name: &str) -> Option<u32> {
-    PASSES[1..]
-        .iter()
-        .position(|p| *p == name)
-        .map(|i| i as u32 + 1)
+/// The name of pass number `n` (`DMSH_PASS_*`), "none" for 0 or a number no pass has.
+pub fn pass_name(n: u32) -> &'static str {
+    n.checked_sub(1)
+        .and_then(|i| dmsh_reflect::lowered::Pass::ALL.get(i as usize))
+        .map_or("none", |p| p.name())
 }
 
 /// `DmshLowering.output` (`DMSH_PRIM_*`) by number: none 0, points 1, lines 2, triangles 3.
@@ -288,7 +282,7 @@ pub struct Shader {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Lowering {
-    /// `DMSH_PASS_*` ([`PASSES`]).
+    /// `DMSH_PASS_*` ([`pass`]).
     pub pass: u32,
     /// Bytes per vertex record in `vertices_in` / `vertices_out` / `control_points` (576).
     pub record_bytes: u32,
@@ -402,3 +396,29 @@ pub const WARM_COMPUTE: u32 = crate::warm::Kind::Compute.code();
 pub const WARM_SEED: u32 = crate::warm::List::Seed as u32;
 /// `DmshWarmRow.list`: the device list.
 pub const WARM_DEVICE: u32 = crate::warm::List::Device as u32;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dmsh_reflect::lowered::Pass;
+
+    /// The C constants spell out `Pass::number`; the names come back from the numbers.
+    #[test]
+    fn pass_numbers_are_the_reflections() {
+        let c = [
+            (Pass::VertexCapture, PASS_VERTEX_CAPTURE),
+            (Pass::GeometryKernel, PASS_GEOMETRY_KERNEL),
+            (Pass::GeometryDraw, PASS_GEOMETRY_DRAW),
+            (Pass::TessControlKernel, PASS_TESS_CONTROL_KERNEL),
+            (Pass::TessEvalPost, PASS_TESS_EVAL_POST),
+            (Pass::TessEvalDraw, PASS_TESS_EVAL_DRAW),
+        ];
+        assert_eq!(c.len(), Pass::ALL.len());
+        for (p, n) in c {
+            assert_eq!(pass(p), n, "{p}");
+            assert_eq!(pass_name(n), p.name());
+        }
+        assert_eq!(pass_name(PASS_NONE), "none");
+        assert_eq!(pass_name(7), "none");
+    }
+}

@@ -164,13 +164,7 @@ pub fn variants_of(stage: Stage) -> &'static [u32] {
     }
 }
 
-/// The name of pass `n` (`DMSH_PASS_*`), "none" for 0.
-fn pass_name(n: u32) -> &'static str {
-    match abi::PASSES.get(n as usize) {
-        Some(&"") | None => "none",
-        Some(p) => p,
-    }
-}
+use abi::pass_name;
 
 /// Reads, checks and converts variant `variant` (`abi::VARIANT_*`: `<key>_b`, `_p`, `_g`,
 /// `_q`, `_d`) of a shader the map says is `stage`. The reflection's stage must be the map's, or,
@@ -267,12 +261,7 @@ fn check_stage(r: &Reflection, stage: Stage, variant: u32) -> Result<(), String>
     } else {
         Some(variant_of(variant).2).filter(|&p| p != abi::PASS_NONE)
     };
-    let got = match &r.lowering {
-        None => None,
-        Some(l) => {
-            Some(abi::pass(&l.pass).ok_or_else(|| format!("unknown lowering pass {:?}", l.pass))?)
-        }
-    };
+    let got = r.lowering.as_ref().map(|l| abi::pass(l.pass));
     match (got, want) {
         (None, _)
             if r.stage == stage.as_str() && (variant == abi::VARIANT_MAIN || want.is_none()) =>
@@ -341,7 +330,7 @@ fn lowering(
         ),
         None => (0, 0, 0),
     };
-    let pass = abi::pass(&l.pass).ok_or_else(|| format!("unknown lowering pass {:?}", l.pass))?;
+    let pass = abi::pass(l.pass);
     let output = if l.output.is_empty() {
         0
     } else {

@@ -40,7 +40,7 @@ fn open_and_lookup_speed_on_a_22852_key_title() {
         })
         .collect();
     assert!(!built.is_empty());
-    let dir = std::env::temp_dir().join(format!("dmsh-rt-bench-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-rt-bench");
     let _ = std::fs::remove_dir_all(&dir);
     let b = dir.join(format!("b-{}", d.chain));
     std::fs::create_dir_all(&b).unwrap();

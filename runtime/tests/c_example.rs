@@ -35,7 +35,7 @@ fn example() -> Option<PathBuf> {
             "{} not built: `cargo build --release -p dmsh-runtime` (scripts/test does) makes it",
             lib.display()
         );
-        let out = std::env::temp_dir().join(format!("dmsh-rt-example-{}", std::process::id()));
+        let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-rt-example");
         let mut c = Command::new(&cc);
         c.args([
             "-std=c99",

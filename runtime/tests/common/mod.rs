@@ -76,7 +76,8 @@ pub fn demo() -> Option<&'static Demo> {
         };
         let exe = std::env::current_exe().unwrap();
         let name = exe.file_name().unwrap().to_string_lossy().into_owned();
-        let split = std::env::temp_dir().join(format!("dmsh-rt-{name}-{}", std::process::id()));
+        let split =
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dmsh-rt-{name}"));
         let _ = std::fs::remove_dir_all(&split);
         let o = Command::new(&bin)
             .args(["demo", "--out"])
@@ -103,7 +104,7 @@ pub const V: &str = "0123456789ab";
 /// A hand-made title in a fresh folder: `shader_map.tsv` with `rows` (key, stage),
 /// `b-<V>/` with `_b_build.json` and `<key>_b.json` for each of `jsons`.
 pub fn hand_title(name: &str, rows: &[(&str, &str)], jsons: &[(&str, String)]) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dmsh-rt-hand-{name}-{}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dmsh-rt-hand-{name}"));
     let _ = std::fs::remove_dir_all(&d);
     let b = d.join(format!("b-{V}"));
     std::fs::create_dir_all(&b).unwrap();

@@ -71,7 +71,7 @@ fn edit_line(path: &Path, prefix: &str, f: impl Fn(&str) -> String) {
 
 #[test]
 fn the_cache_converts_exactly_what_changed() {
-    let tmp = std::env::temp_dir().join(format!("dmsh-build-cache-{}", std::process::id()));
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-build-cache");
     let _ = std::fs::remove_dir_all(&tmp);
     let split = tmp.join("split");
     ok(dmsh(&["demo", "--out", s(&split)]));

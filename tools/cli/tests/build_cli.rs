@@ -152,7 +152,7 @@ fn demo_title_builds_to_msl() {
             let j = std::fs::read_to_string(dir.join(format!("{key}{suffix}.json"))).unwrap();
             let r = dmsh_reflect::Reflection::from_json(&j).unwrap();
             assert_eq!(
-                r.lowering.as_ref().map(|l| l.pass.as_str()),
+                r.lowering.as_ref().map(|l| l.pass.name()),
                 Some(pass),
                 "{key}"
             );
@@ -181,7 +181,10 @@ fn demo_title_builds_to_msl() {
         match s["stage"].as_str().unwrap() {
             "vertex" => {
                 let r = variant("_g").unwrap_or_else(|| panic!("{key}: no capture form"));
-                assert_eq!(r.lowering.map(|l| l.pass), Some("vertex_capture".into()));
+                assert_eq!(
+                    r.lowering.map(|l| l.pass),
+                    Some(dmsh_reflect::lowered::Pass::VertexCapture)
+                );
             }
             "fragment" => {
                 if let Some(r) = variant("_q") {
@@ -207,7 +210,7 @@ fn demo_title_builds_to_msl() {
         let j = std::fs::read_to_string(dir.join(format!("{key}_b.json"))).unwrap();
         let r = dmsh_reflect::Reflection::from_json(&j).unwrap();
         assert_eq!(
-            r.lowering.as_ref().map(|l| l.pass.as_str()),
+            r.lowering.as_ref().map(|l| l.pass.name()),
             Some(pass),
             "{key}"
         );

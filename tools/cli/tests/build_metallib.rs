@@ -40,7 +40,7 @@ fn dmsh(args: &[&str], envs: &[(&str, &Path)], fail: &str) -> std::process::Outp
 
 #[test]
 fn metallibs_with_a_stand_in_xcrun() {
-    let t = std::env::temp_dir().join(format!("dmsh-metallib-test-{}", std::process::id()));
+    let t = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-metallib-test");
     let _ = std::fs::remove_dir_all(&t);
     let xcrun = stand_in(&t, "xcrun", STAND_IN);
     let log = t.join("xcrun.log");

@@ -194,7 +194,7 @@ fn a_capture_folder_builds_every_module() {
         println!("skipped: glslangValidator not installed");
         return;
     }
-    let root = std::env::temp_dir().join(format!("dmsh-build-spirv-{}", std::process::id()));
+    let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-build-spirv");
     let _ = std::fs::remove_dir_all(&root);
     let (dir, out) = (root.join("capture"), root.join("out"));
     let files = capture(&dir);
@@ -408,7 +408,7 @@ fn a_capture_folder_with_geometry_and_tessellation_builds_them_lowered() {
         println!("skipped: glslangValidator not installed");
         return;
     }
-    let root = std::env::temp_dir().join(format!("dmsh-build-spirv-gs-{}", std::process::id()));
+    let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-build-spirv-gs");
     let _ = std::fs::remove_dir_all(&root);
     let (dir, out) = (root.join("capture"), root.join("out"));
     std::fs::create_dir_all(&dir).unwrap();
@@ -514,7 +514,7 @@ fn a_capture_folder_with_geometry_and_tessellation_builds_them_lowered() {
         assert_eq!(outputs, want, "{name}");
         for (v, pass) in variants {
             let refl = check_library(&b, &format!("{k}{v}"), clang);
-            let got = refl.lowering.as_ref().map_or("", |l| l.pass.as_str());
+            let got = refl.lowering.as_ref().map_or("", |l| l.pass.name());
             assert_eq!(got, *pass, "{name}{v}");
             let msl = std::fs::read_to_string(b.join(format!("{k}{v}.metal"))).unwrap();
             match *pass {

@@ -46,7 +46,7 @@ fn program(loads: &[(u64, u64)]) -> Vec<u8> {
 
 /// Translates `insts` as an NVN compute code area with `c1_len` bytes of c1; the reflection.
 fn translate(tag: &str, insts: &[u8], c1_len: usize) -> serde_json::Value {
-    let dir = std::env::temp_dir().join(format!("dmsh-c1g-{tag}-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dmsh-c1g-{tag}"));
     std::fs::create_dir_all(&dir).unwrap();
     let mut code = common::nvn_code_area(insts);
     code.resize(code.len().next_multiple_of(0x100), 0);
@@ -208,7 +208,7 @@ fn the_demo_list_opens_in_the_runtime_with_the_unproven_shaders_full() {
 
 #[test]
 fn a_title_without_a_build_is_a_clear_error() {
-    let dir = std::env::temp_dir().join(format!("dmsh-c1g-empty-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-c1g-empty");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("shader_map.tsv"), "key\tstage\tgen\n").unwrap();
     let o = dmsh(&["c1-guard", "--game", dir.to_str().unwrap()]);

@@ -7,7 +7,7 @@ use std::process::Command;
 
 #[test]
 fn demo_splits_and_translates() {
-    let out = std::env::temp_dir().join(format!("dmsh-demo-test-{}", std::process::id()));
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-demo-test");
     let _ = std::fs::remove_dir_all(&out);
     let run = Command::new(env!("CARGO_BIN_EXE_dmsh"))
         .args(["demo", "--out"])

@@ -440,7 +440,7 @@ fn capture_glsl(decls: &str, body: &str, outs: &[(u32, &str)]) -> Stage {
             ..Default::default()
         }],
         lowering: Some(dmsh_reflect::Lowering {
-            pass: "vertex_capture".into(),
+            pass: Pass::VertexCapture,
             record_bytes: 4 * dmsh_spv::lower::RECORD_WORDS,
             ..Default::default()
         }),
@@ -564,8 +564,8 @@ fn check(name: &str, d: &Draw, data: impl Fn() -> Data, nak: [Option<Nvk>; 2], c
         run(d, Middle::Lowered(capture.clone(), kernel, data, draw))
     };
     let got = lowered(
-        ours_in(name, Form::GeometryKernel),
-        ours_in(name, Form::GeometryDraw),
+        ours_in(name, Form::Lowered(Pass::GeometryKernel)),
+        ours_in(name, Form::Lowered(Pass::GeometryDraw)),
         data(),
     );
     compare(&format!("{name} lowered"), &want, &got);
@@ -591,8 +591,8 @@ fn check(name: &str, d: &Draw, data: impl Fn() -> Data, nak: [Option<Nvk>; 2], c
         let got = run(d, Middle::Geometry(ours_nak(name, sm, g, None), nd()));
         compare(&format!("{name} (NAK {sm})"), &want, &got);
         let got = lowered(
-            ours_nak_in(name, sm, g, None, Form::GeometryKernel),
-            ours_nak_in(name, sm, g, None, Form::GeometryDraw),
+            ours_nak_in(name, sm, g, None, Form::Lowered(Pass::GeometryKernel)),
+            ours_nak_in(name, sm, g, None, Form::Lowered(Pass::GeometryDraw)),
             nd(),
         );
         compare(&format!("{name} (NAK {sm}) lowered"), &want, &got);
@@ -654,7 +654,7 @@ fn gs_passthrough_tri_renders_like_glslang() {
             Data::default(),
         ),
     );
-    let dir = std::env::temp_dir().join(format!("dmsh-geo-job-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-geo-job");
     std::fs::create_dir_all(&dir).unwrap();
     let g = ours("gs_passthrough_tri.geom");
     for (n, st) in [("vs", &d.vertex), ("gs", &g), ("fs", &d.fragment)] {
@@ -841,9 +841,9 @@ fn tcs_tes_triangle_render_like_glslang() {
         run(&d, Middle::LoweredTess(capture.clone(), c, cd, e, ed, 3))
     };
     let got = lowered(
-        ours_in(c, Form::TessControlKernel),
+        ours_in(c, Form::Lowered(Pass::TessControlKernel)),
         cdata(),
-        ours_in(e, Form::TessEvalDraw),
+        ours_in(e, Form::Lowered(Pass::TessEvalDraw)),
         edata(),
     );
     compare("tcs_triangle + tes_triangle lowered", &want, &got);
@@ -884,9 +884,21 @@ fn tcs_tes_triangle_render_like_glslang() {
             &got,
         );
         let got = lowered(
-            ours_nak_in(c, sm, S::TessControl, None, Form::TessControlKernel),
+            ours_nak_in(
+                c,
+                sm,
+                S::TessControl,
+                None,
+                Form::Lowered(Pass::TessControlKernel),
+            ),
             cd,
-            ours_nak_in(e, sm, S::TessEval, Some(bank as u8), Form::TessEvalDraw),
+            ours_nak_in(
+                e,
+                sm,
+                S::TessEval,
+                Some(bank as u8),
+                Form::Lowered(Pass::TessEvalDraw),
+            ),
             ed,
         );
         compare(
@@ -944,22 +956,18 @@ fn translated_vertex_capture_feeds_the_kernel() {
         &d,
         Middle::Geometry(reference(name, "geom", "geometry"), Data::default()),
     );
-    let capture = ours_in("vs_basic_mvp.vert", Form::VertexCapture);
+    let capture = ours_in("vs_basic_mvp.vert", Form::Lowered(Pass::VertexCapture));
     assert_eq!(
-        capture
-            .reflection
-            .lowering
-            .as_ref()
-            .map(|l| l.pass.as_str()),
+        capture.reflection.lowering.as_ref().map(|l| l.pass.name()),
         Some("vertex_capture")
     );
     let got = run(
         &d,
         Middle::Lowered(
             capture,
-            ours_in(name, Form::GeometryKernel),
+            ours_in(name, Form::Lowered(Pass::GeometryKernel)),
             Data::default(),
-            ours_in(name, Form::GeometryDraw),
+            ours_in(name, Form::Lowered(Pass::GeometryDraw)),
         ),
     );
     compare(
@@ -997,8 +1005,9 @@ fn too_many_output_vertices_is_an_error_naming_the_key() {
         form,
         ..Default::default()
     };
-    let e = dmsh_spv::translate_graphics(&prog.code, &cfg, &opts(Form::GeometryKernel))
-        .expect_err("refused");
+    let e =
+        dmsh_spv::translate_graphics(&prog.code, &cfg, &opts(Form::Lowered(Pass::GeometryKernel)))
+            .expect_err("refused");
     let msg = e.to_string();
     assert!(msg.contains("shader k123") && msg.contains("2000"), "{msg}");
     assert!(dmsh_spv::translate_graphics(&prog.code, &cfg, &opts(Form::Direct)).is_ok());
@@ -1035,9 +1044,9 @@ fn check_extra_gs(name: &str, d: &Draw, capture: &Stage) {
         d,
         Middle::Lowered(
             capture.clone(),
-            extra_ours(name, Form::GeometryKernel),
+            extra_ours(name, Form::Lowered(Pass::GeometryKernel)),
             Data::default(),
-            extra_ours(name, Form::GeometryDraw),
+            extra_ours(name, Form::Lowered(Pass::GeometryDraw)),
         ),
     );
     compare(&format!("{name} lowered"), &want, &got);
@@ -1249,15 +1258,16 @@ fn extra_tessellation_pair_renders_like_glslang() {
         ),
     );
     compare("tcs_quad_barrier + tes_quad_isolevels", &want, &got);
-    let control = translate::corpus_control_stage(&extra_dir(), c, e, Form::TessControlKernel)
-        .unwrap_or_else(|err| panic!("{c}: {err}"));
+    let control =
+        translate::corpus_control_stage(&extra_dir(), c, e, Form::Lowered(Pass::TessControlKernel))
+            .unwrap_or_else(|err| panic!("{c}: {err}"));
     let got = run(
         &d,
         Middle::LoweredTess(
             capture,
             control,
             Data::default(),
-            extra_ours(e, Form::TessEvalDraw),
+            extra_ours(e, Form::Lowered(Pass::TessEvalDraw)),
             Data::default(),
             4,
         ),
@@ -1361,9 +1371,9 @@ fn every_input_topology_assembles_like_a_geometry_stage() {
             &d,
             Middle::Lowered(
                 capture.clone(),
-                stage(Form::GeometryKernel),
+                stage(Form::Lowered(Pass::GeometryKernel)),
                 Data::default(),
-                stage(Form::GeometryDraw),
+                stage(Form::Lowered(Pass::GeometryDraw)),
             ),
         );
         compare(&format!("{name} as {topology:?}, lowered"), &want, &got);
@@ -1420,9 +1430,9 @@ fn indexed_draws_assemble_through_the_index_buffer() {
             &d,
             Middle::Lowered(
                 capture.clone(),
-                ours_in(name, Form::GeometryKernel),
+                ours_in(name, Form::Lowered(Pass::GeometryKernel)),
                 Data::default(),
-                ours_in(name, Form::GeometryDraw),
+                ours_in(name, Form::Lowered(Pass::GeometryDraw)),
             ),
         );
         compare(
@@ -1503,9 +1513,9 @@ fn a_geometry_shader_that_only_stores_matches_the_geometry_stage() {
             "translated, lowered",
             Middle::Lowered(
                 capture,
-                extra_ours(name, Form::GeometryKernel),
+                extra_ours(name, Form::Lowered(Pass::GeometryKernel)),
                 data(),
-                extra_ours(name, Form::GeometryDraw),
+                extra_ours(name, Form::Lowered(Pass::GeometryDraw)),
             ),
         ),
         (
@@ -1604,9 +1614,9 @@ fn instanced_draws_run_the_passes_per_instance() {
         &d,
         Middle::Lowered(
             capture,
-            ours_in(name, Form::GeometryKernel),
+            ours_in(name, Form::Lowered(Pass::GeometryKernel)),
             data(),
-            ours_in(name, Form::GeometryDraw),
+            ours_in(name, Form::Lowered(Pass::GeometryDraw)),
         ),
     );
     compare(&format!("{name} × 3 instances, lowered"), &want, &got);
@@ -1696,9 +1706,9 @@ fn primitive_restart_splits_the_draw_into_sub_draws() {
             &d,
             Middle::Lowered(
                 capture.clone(),
-                ours_in(name, Form::GeometryKernel),
+                ours_in(name, Form::Lowered(Pass::GeometryKernel)),
                 Data::default(),
-                ours_in(name, Form::GeometryDraw),
+                ours_in(name, Form::Lowered(Pass::GeometryDraw)),
             ),
         );
         compare(
@@ -1844,9 +1854,9 @@ fn lowered_forms_cost_on_a_large_draw() {
                 "translated, lowered",
                 Middle::Lowered(
                     capture.clone(),
-                    ours_in(name, Form::GeometryKernel),
+                    ours_in(name, Form::Lowered(Pass::GeometryKernel)),
                     Data::default(),
-                    ours_in(name, Form::GeometryDraw),
+                    ours_in(name, Form::Lowered(Pass::GeometryDraw)),
                 ),
             ),
             (

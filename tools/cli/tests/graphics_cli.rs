@@ -14,7 +14,7 @@ fn corpus(name: &str) -> PathBuf {
 
 #[test]
 fn translate_graphics_stages() {
-    let dir = std::env::temp_dir().join(format!("dmsh-graphics-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-graphics-cli");
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("fs.spv");
     let code = corpus("fs_tex2d_basic.frag.dksh");
@@ -100,7 +100,7 @@ fn nvn_program(code_bin: &str, nvn_stage: u32) -> (Vec<u8>, Vec<u8>) {
 
 #[test]
 fn facts_by_shader_key() {
-    let dir = std::env::temp_dir().join(format!("dmsh-facts-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-facts-cli");
     std::fs::create_dir_all(&dir).unwrap();
     let (ctl, code) = nvn_program("vs_multi_attr_int.vert.code.bin", 0);
     let c = dmsh_scan::control::parse(&ctl, None).unwrap();
@@ -168,7 +168,7 @@ fn has_cull_capability(spv: &[u8]) -> bool {
 /// is a clip distance.
 #[test]
 fn clip_cull_split_from_facts() {
-    let dir = std::env::temp_dir().join(format!("dmsh-clipcull-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-clipcull-cli");
     std::fs::create_dir_all(&dir).unwrap();
     let code = corpus("vs_clipdist.vert.dksh");
     let out = dir.join("vs.spv");

@@ -245,7 +245,7 @@ fn translate_nvn(code: &[u8], layout: BindingLayout) -> (Stage, Vec<ResKey>) {
     // One file per call: the NVN tests run in parallel in one process.
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let k = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let spv = std::env::temp_dir().join(format!("dmsh-nvn-{}-{k}.spv", std::process::id()));
+    let spv = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dmsh-nvn-{k}.spv"));
     let bytes: Vec<u8> = out.words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&spv, bytes).unwrap();
     match std::process::Command::new("spirv-val")
@@ -284,7 +284,7 @@ fn render_against_glslang(
         println!("skipped render: glslangValidator not installed");
         return None;
     }
-    let dir = std::env::temp_dir().join(format!("dmsh-{name}-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dmsh-{name}"));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(format!("{name}.frag.glsl")), glsl).unwrap();
     let mut case = dksh_render::fragment_case(&dir, name);
@@ -427,7 +427,7 @@ fn glslang_sampler_array_binds() {
     }
     use dmsh_testsupport::reference::dksh_render::tex;
     use dmsh_vk::TexFormat;
-    let dir = std::env::temp_dir().join(format!("dmsh-arr-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-arr");
     std::fs::create_dir_all(&dir).unwrap();
     let glsl = format!(
         "{NVN_GLSL_HEAD}layout(binding = 0) uniform sampler2D t2[4];\n\
@@ -568,7 +568,7 @@ fn nvn_sampler_id_loop_handle_renders_like_glslang() {
     // reflection): visibly different, so the runner's choice of sampler is what matched.
     let mut wrong = ours;
     wrong.reflection.resources.retain(|r| r.kind != "samp_id");
-    let dir = std::env::temp_dir().join(format!("dmsh-samp-id-wrong-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-samp-id-wrong");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("wrong.frag.glsl"), &glsl).unwrap();
     let mut case = dksh_render::fragment_case(&dir, "wrong");

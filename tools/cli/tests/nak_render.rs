@@ -102,9 +102,8 @@ fn glsl_dir() -> PathBuf {
     // One folder per call: the tests of this file run at once and each removes its own.
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "dmsh-nak-glsl-{}-{}",
-        std::process::id(),
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "dmsh-nak-glsl-{}",
         N.fetch_add(1, Ordering::Relaxed)
     ));
     std::fs::create_dir_all(&dir).unwrap();

@@ -40,7 +40,7 @@ fn kernel_with_table_in_c1(name: &str) -> (Vec<u8>, Vec<u8>, u32) {
 fn brx_through_c1_jump_table_is_structured_and_runs() {
     let name = "ctrl_switch_brx";
     let (insts, table, param_base) = kernel_with_table_in_c1(name);
-    let dir = std::env::temp_dir().join(format!("dmsh-nvn-brx-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-nvn-brx");
     std::fs::create_dir_all(&dir).expect("temp dir");
     // NVN compute code area: header (magic 0x12345679) with the instructions at +0x100, then
     // c1 at the next 256-byte boundary.

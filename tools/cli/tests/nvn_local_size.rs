@@ -36,7 +36,7 @@ fn nvn_compute_local_size_from_control_section() {
     let meta = std::fs::read_to_string(corpus.join("cs_local_array.comp.meta.json")).unwrap();
     let scratch = number(&meta, "per_warp_scratch_sz");
     let local = number(&meta, "local_pos_mem_sz");
-    let dir = std::env::temp_dir().join(format!("dmsh-nvn-local-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-nvn-local");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let code = common::nvn_code_area(&insts);
     common::write_nvn_compute(&dir, code, &[], &[(0x710, scratch)]);

@@ -15,7 +15,7 @@ fn corpus(rel: &str) -> PathBuf {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dmsh-pipeline-state-{}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-pipeline-state");
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
 }

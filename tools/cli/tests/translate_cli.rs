@@ -12,7 +12,7 @@ fn dmsh() -> Command {
 
 #[test]
 fn translate_cubin_kernel() {
-    let dir = std::env::temp_dir().join(format!("dmsh-translate-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-translate");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let out = dir.join("int_addsub.spv");
     let st = dmsh()
@@ -42,7 +42,7 @@ fn translate_cubin_kernel() {
 
 #[test]
 fn translate_rejects_garbage_without_panicking() {
-    let dir = std::env::temp_dir().join(format!("dmsh-translate-bad-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-translate-bad");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let code = dir.join("bad.bin");
     std::fs::write(&code, [0xffu8; 64]).expect("write");
@@ -62,7 +62,7 @@ fn translate_rejects_garbage_without_panicking() {
 
 #[test]
 fn translate_nvn_compute_with_control_section() {
-    let dir = std::env::temp_dir().join(format!("dmsh-translate-nvn-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-translate-nvn");
     std::fs::create_dir_all(&dir).expect("temp dir");
     // A code area as NVN lays it out: header (magic 0x12345679), instructions at +0x100, then
     // the c1 data; the instructions are a corpus compute program.
@@ -91,7 +91,7 @@ fn local_memory_size_covers_constant_offsets() {
     let listing = std::fs::read_to_string(dir.join("cs_local_array.comp.sass")).unwrap();
     let need = dmsh_testsupport::corpus_text::listing_local_bound(&listing);
     assert!(need > 0x100, "the listing has local accesses ({need:#x})");
-    let out = std::env::temp_dir().join(format!("dmsh-local-{}.spv", std::process::id()));
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-local.spv");
     let st = dmsh()
         .args([
             "translate",
@@ -123,7 +123,7 @@ fn local_memory_size_covers_constant_offsets() {
 /// the corpus's expected outputs (parameters at c[0x0][0x160]); exit 3 = no device.
 #[test]
 fn translate_and_exec_sm86_kernel() {
-    let dir = std::env::temp_dir().join(format!("dmsh-translate-sm86-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-translate-sm86");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let out = dir.join("logic.spv");
     let st = dmsh()
@@ -157,7 +157,7 @@ fn translate_and_exec_sm86_kernel() {
 /// Ampere garbage: an error naming the offset of the word that does not decode, not a panic.
 #[test]
 fn translate_sm86_rejects_garbage_without_panicking() {
-    let dir = std::env::temp_dir().join(format!("dmsh-translate-bad86-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-translate-bad86");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let code = dir.join("bad.bin");
     // NOP, then a word no form matches.

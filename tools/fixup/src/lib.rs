@@ -98,7 +98,7 @@ pub fn for_metal(
         let capture = refl
             .lowering
             .as_ref()
-            .is_some_and(|l| l.pass == "vertex_capture");
+            .is_some_and(|l| l.pass == dmsh_reflect::lowered::Pass::VertexCapture);
         if !capture {
             let added = pad::run(&mut sp, &partners.inputs)?;
             if !added.is_empty() {

@@ -40,7 +40,7 @@ fn passes_validate_and_move_only_what_the_shader_uses() {
         let (w, r) = lower(&gs, pass).unwrap_or_else(|e| panic!("{pass:?}: {e}"));
         spirv_val(&w).unwrap_or_else(|e| panic!("{pass:?}: {e}"));
         let l = r.lowering.expect("a lowering record");
-        assert_eq!(l.pass, pass.name());
+        assert_eq!(l.pass, pass);
         assert_eq!(
             (l.input_vertices, l.max_vertices, l.output.as_str()),
             (3, 3, "triangles")

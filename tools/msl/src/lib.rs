@@ -63,7 +63,7 @@ fn execution_model(refl: &Reflection) -> Result<ExecutionModel, Error> {
     let post = refl
         .lowering
         .as_ref()
-        .is_some_and(|l| l.pass == "tess_eval_post");
+        .is_some_and(|l| l.pass == dmsh_reflect::lowered::Pass::TessEvalPost);
     match refl.stage.as_str() {
         // A lowered evaluation shader: SPIRV-Cross writes Metal's post-tessellation vertex
         // function (docs/tessellation.md).

@@ -13,7 +13,7 @@ mod common;
 use dmsh_ir::lift::dksh;
 use dmsh_msl::syntax::{self, SyntaxError};
 use dmsh_msl::{check_bindings, to_msl, Error, MslOptions, Platform};
-use dmsh_spv::lower::Form;
+use dmsh_spv::lower::{Form, Pass};
 use dmsh_spv::{translate, translate_graphics, F64Mode, FmaMode, Options, Output, Resource};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -166,12 +166,14 @@ fn graphics_cases(opts: &Options) -> Vec<Case> {
             // docs/tessellation.md).
             let forms: &[(Form, &str)] = match stage {
                 Some(dmsh_ir::Stage::Geometry) => &[
-                    (Form::GeometryKernel, "kernel"),
-                    (Form::GeometryDraw, "draw"),
+                    (Form::Lowered(Pass::GeometryKernel), "kernel"),
+                    (Form::Lowered(Pass::GeometryDraw), "draw"),
                 ],
-                Some(dmsh_ir::Stage::TessControl) => &[(Form::TessControlKernel, "kernel")],
-                Some(dmsh_ir::Stage::TessEval) => &[(Form::TessEvalPost, "post")],
-                Some(dmsh_ir::Stage::Vertex) => &[(Form::VertexCapture, "capture")],
+                Some(dmsh_ir::Stage::TessControl) => {
+                    &[(Form::Lowered(Pass::TessControlKernel), "kernel")]
+                }
+                Some(dmsh_ir::Stage::TessEval) => &[(Form::Lowered(Pass::TessEvalPost), "post")],
+                Some(dmsh_ir::Stage::Vertex) => &[(Form::Lowered(Pass::VertexCapture), "capture")],
                 _ => &[],
             };
             {

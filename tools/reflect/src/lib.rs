@@ -284,10 +284,8 @@ impl LoweredBuffer {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct Lowering {
-    /// `vertex_capture` (the vertex shader writing vertex records, rasterization off),
-    /// `geometry_kernel` (the geometry shader as a compute kernel over primitive × invocation)
-    /// or `geometry_draw` (the vertex function drawing the kernel's vertices).
-    pub pass: String,
+    /// The pass this module is ([`lowered::Pass`]; written as its name, `vertex_capture` …).
+    pub pass: lowered::Pass,
     /// Bytes per vertex record in `vertices_in` / `vertices_out`.
     pub record_bytes: u32,
     /// Geometry: vertices per input primitive.

@@ -8,6 +8,85 @@
 //! layer, viewport and eight clip (then cull) distances. A patch record is [`PATCH_WORDS`]
 //! words in [`patch_word`]'s order.
 
+use serde::{Deserialize, Serialize};
+
+/// A pass of a lowered pipeline: the reflection's `lowering.pass`, the build's output keys
+/// and the runtime's `DMSH_PASS_*` numbers all come from this one list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pass {
+    /// A vertex shader writing vertex records instead of outputs, rasterization off
+    /// (`<key>_g`). (The `Default` only so that a `Lowering` can be built field by field; a
+    /// reflection always names its pass.)
+    #[default]
+    VertexCapture,
+    /// A geometry shader as a compute kernel over primitives × invocations (`<key>_b`).
+    GeometryKernel,
+    /// A geometry shader's final draw: the vertex function reading the kernel's records and
+    /// writing the geometry shader's outputs (`<key>_p`).
+    GeometryDraw,
+    /// A tessellation control shader as a compute kernel, one workgroup per patch, one thread
+    /// per output control point (`<key>_b`).
+    TessControlKernel,
+    /// A tessellation evaluation shader reading its patch from the lowered buffers, for
+    /// Metal's post-tessellation vertex function (`<key>_b`).
+    TessEvalPost,
+    /// A tessellation evaluation shader as a vertex shader over a tessellator's domain points
+    /// (the form lavapipe draws in place of Metal's fixed-function tessellator).
+    TessEvalDraw,
+}
+
+impl Pass {
+    /// Every pass, in `DMSH_PASS_*` order (number = index + 1).
+    pub const ALL: [Pass; 6] = [
+        Pass::VertexCapture,
+        Pass::GeometryKernel,
+        Pass::GeometryDraw,
+        Pass::TessControlKernel,
+        Pass::TessEvalPost,
+        Pass::TessEvalDraw,
+    ];
+
+    /// The reflection's `lowering.pass` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pass::VertexCapture => "vertex_capture",
+            Pass::GeometryKernel => "geometry_kernel",
+            Pass::GeometryDraw => "geometry_draw",
+            Pass::TessControlKernel => "tess_control_kernel",
+            Pass::TessEvalPost => "tess_eval_post",
+            Pass::TessEvalDraw => "tess_eval_draw",
+        }
+    }
+
+    /// The pass named `name` (a [`Pass::name`]).
+    pub fn parse(name: &str) -> Option<Pass> {
+        Pass::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The runtime's `DMSH_PASS_*` number (1–6; 0 is "not lowered").
+    pub fn number(self) -> u32 {
+        Pass::ALL.iter().position(|&p| p == self).unwrap_or(0) as u32 + 1
+    }
+
+    /// The stage (SPIR-V execution model, in the reflection's stage names) of the shader this
+    /// pass lowers.
+    pub fn stage(self) -> &'static str {
+        match self {
+            Pass::VertexCapture => "vertex",
+            Pass::GeometryKernel | Pass::GeometryDraw => "geometry",
+            Pass::TessControlKernel => "tess_control",
+            Pass::TessEvalPost | Pass::TessEvalDraw => "tess_eval",
+        }
+    }
+}
+
+impl std::fmt::Display for Pass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// 32-bit words per vertex record.
 pub const RECORD_WORDS: u32 = 144;
 

@@ -1,5 +1,6 @@
 //! The emitter: module setup, resources, the block dispatcher and per-operation code.
 
+use crate::lower::Pass;
 use crate::reflect::{Reflection, Resource};
 use crate::{Error, Options, Output};
 use dmsh_ir::{
@@ -1675,7 +1676,8 @@ impl E {
             Op::Barrier => {
                 let wg = self.u32c(SCOPE_WORKGROUP);
                 // The control kernel's outputs are in storage buffers (UniformMemory).
-                let sem = if self.opts.form == crate::lower::Form::TessControlKernel {
+                let sem = if self.opts.form == crate::lower::Form::Lowered(Pass::TessControlKernel)
+                {
                     self.u32c(0x148)
                 } else {
                     self.u32c(0x108)
@@ -1816,9 +1818,8 @@ pub(crate) fn emit_planned(
         entry_block: 0,
         // The final draw of a lowered geometry pipeline is a vertex function.
         stage: match opts.form {
-            crate::lower::Form::GeometryDraw | crate::lower::Form::TessEvalDraw => {
-                dmsh_ir::Stage::Vertex
-            }
+            crate::lower::Form::Lowered(Pass::GeometryDraw)
+            | crate::lower::Form::Lowered(Pass::TessEvalDraw) => dmsh_ir::Stage::Vertex,
             _ => sh.stage,
         },
         gfxcfg: sh.gfx.clone(),
@@ -1915,7 +1916,7 @@ pub(crate) fn emit_planned(
             _ => 0x8000_0000 | i as u32,
         }
     };
-    if opts.form == crate::lower::Form::GeometryDraw {
+    if opts.form == crate::lower::Form::Lowered(Pass::GeometryDraw) {
         e.draw_body(f)?;
         berr(e.b.ret())?;
     } else if let Some(t) = tree {
@@ -2051,7 +2052,8 @@ pub(crate) fn emit_planned(
     }
     let kernel = matches!(
         opts.form,
-        crate::lower::Form::GeometryKernel | crate::lower::Form::TessControlKernel
+        crate::lower::Form::Lowered(Pass::GeometryKernel)
+            | crate::lower::Form::Lowered(Pass::TessControlKernel)
     );
     let ls = match e.lowering_record() {
         Some(l) if kernel => [l.local_size.max(1), 1, 1],
@@ -2106,7 +2108,7 @@ pub(crate) fn emit_planned(
     }
     resources.extend(e.sbuf_resources());
     resources.extend(e.lower_resources());
-    if opts.form == crate::lower::Form::GeometryDraw {
+    if opts.form == crate::lower::Form::Lowered(Pass::GeometryDraw) {
         // The draw reads only the kernel's records (the shader's own resources stay with the
         // kernel).
         resources.retain(|r| r.kind == dmsh_reflect::LOWERED_BUFFER);

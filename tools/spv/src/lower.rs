@@ -1,12 +1,12 @@
 //! Lowered geometry pipelines (docs/geometry.md): the forms in which a vertex + geometry
 //! shader pair runs where there is no geometry stage (Metal).
 //!
-//! Three passes replace the geometry stage: the vertex shader in [`Form::VertexCapture`]
+//! Three passes replace the geometry stage: the vertex shader in [`Form::Lowered(Pass::VertexCapture)`]
 //! writes its outputs as *vertex records* to a buffer (rasterization off); the geometry
-//! shader in [`Form::GeometryKernel`] is a compute kernel with one thread per input primitive
+//! shader in [`Form::Lowered(Pass::GeometryKernel)`] is a compute kernel with one thread per input primitive
 //! × invocation that assembles its input vertices from those records, turns `EmitVertex` /
 //! `EndPrimitive` into output records and a list of point, line or triangle indices in a fixed
-//! region per thread; [`Form::GeometryDraw`] is the vertex function of the final indexed draw,
+//! region per thread; [`Form::Lowered(Pass::GeometryDraw)`] is the vertex function of the final indexed draw,
 //! reading the kernel's records and writing the outputs the geometry shader's direct form
 //! writes, so the fragment shader is unchanged. The buffers between the passes are the
 //! [`dmsh_reflect::LoweredBuffer`] roles; each module's reflection carries a
@@ -19,60 +19,52 @@
 
 use dmsh_ir::lift::GsInput;
 
+pub use dmsh_reflect::lowered::Pass;
+
 /// Which form of a shader the back end emits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Form {
     /// The shader as the stage it is (Vulkan runs every stage).
     #[default]
     Direct,
-    /// A vertex shader writing vertex records (`vertices_in`) instead of outputs.
-    VertexCapture,
-    /// A geometry shader as a compute kernel over primitives × invocations.
-    GeometryKernel,
-    /// A geometry shader's final draw: the vertex function that reads the kernel's records
-    /// and writes the geometry shader's outputs.
-    GeometryDraw,
-    /// A tessellation control shader as a compute kernel, one workgroup per patch, one
-    /// thread per output control point (docs/tessellation.md).
-    TessControlKernel,
-    /// A tessellation evaluation shader reading its patch from the lowered buffers, for
-    /// Metal's post-tessellation vertex function (SPIRV-Cross's `[[patch]]`).
-    TessEvalPost,
-    /// A tessellation evaluation shader as a vertex shader over a tessellator's domain
-    /// points (the form lavapipe draws in place of Metal's fixed-function tessellator).
-    TessEvalDraw,
+    /// One pass of the shader's lowered pipeline ([`Pass`]: a vertex shader writing vertex
+    /// records, a geometry shader as a kernel or as its draw, a tessellation control shader
+    /// as a kernel, an evaluation shader as a post-tessellation function or over domain
+    /// points).
+    Lowered(Pass),
 }
 
 impl Form {
-    /// The reflection's `lowering.pass` name (None for the direct form).
-    pub fn pass(self) -> Option<&'static str> {
+    /// The lowered pass (None for the direct form).
+    pub fn pass(self) -> Option<Pass> {
         match self {
             Form::Direct => None,
-            Form::VertexCapture => Some("vertex_capture"),
-            Form::GeometryKernel => Some("geometry_kernel"),
-            Form::GeometryDraw => Some("geometry_draw"),
-            Form::TessControlKernel => Some("tess_control_kernel"),
-            Form::TessEvalPost => Some("tess_eval_post"),
-            Form::TessEvalDraw => Some("tess_eval_draw"),
+            Form::Lowered(p) => Some(p),
         }
+    }
+
+    /// The form's name: `direct` or the pass's reflection name.
+    pub fn name(self) -> &'static str {
+        self.pass().map_or("direct", Pass::name)
     }
 
     /// Every form, for option parsing.
     pub const ALL: [Form; 7] = [
         Form::Direct,
-        Form::VertexCapture,
-        Form::GeometryKernel,
-        Form::GeometryDraw,
-        Form::TessControlKernel,
-        Form::TessEvalPost,
-        Form::TessEvalDraw,
+        Form::Lowered(Pass::VertexCapture),
+        Form::Lowered(Pass::GeometryKernel),
+        Form::Lowered(Pass::GeometryDraw),
+        Form::Lowered(Pass::TessControlKernel),
+        Form::Lowered(Pass::TessEvalPost),
+        Form::Lowered(Pass::TessEvalDraw),
     ];
 
-    /// The form named `s` (`direct` or a [`Form::pass`] name).
+    /// The form named `s` (`direct` or a [`Pass::name`]).
     pub fn parse(s: &str) -> Option<Form> {
-        Form::ALL
-            .into_iter()
-            .find(|f| f.pass().unwrap_or("direct") == s)
+        if s == "direct" {
+            return Some(Form::Direct);
+        }
+        Pass::parse(s).map(Form::Lowered)
     }
 }
 
@@ -95,7 +87,7 @@ mod tests {
     #[test]
     fn forms_parse_by_pass_name() {
         for f in Form::ALL {
-            assert_eq!(Form::parse(f.pass().unwrap_or("direct")), Some(f));
+            assert_eq!(Form::parse(f.name()), Some(f));
         }
         assert_eq!(Form::parse("geometry"), None);
     }

@@ -7,7 +7,7 @@ use dmsh_testsupport::reference::glsl;
 use dmsh_vk::job::{self, ExecJob, RenderJobFile};
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dmsh-vk-jobs-{}-{name}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dmsh-vk-jobs-{name}"));
     std::fs::create_dir_all(&d).unwrap();
     d
 }

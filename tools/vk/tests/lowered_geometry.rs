@@ -6,6 +6,7 @@
 //! both pictures of each comparison as PNG.
 
 mod lowered_common;
+use dmsh_reflect::lowered::Pass;
 use dmsh_reflect::Lowering;
 use dmsh_testsupport::reference::glsl;
 use dmsh_vk::job::RenderJobFile;
@@ -225,9 +226,9 @@ void main() {
 
 /// The lowering record of pass `pass` (the kernel's facts on every pass, as a translator
 /// writes them).
-fn lowering(pass: &str) -> Lowering {
+fn lowering(pass: Pass) -> Lowering {
     Lowering {
-        pass: pass.into(),
+        pass,
         record_bytes: RECORD_WORDS * 4,
         input_vertices: 3,
         invocations: 1,
@@ -253,20 +254,20 @@ fn shaders() -> Shaders {
     let capture = reflection(
         "vertex",
         vec![lowered_buffer(0)],
-        Some(lowering("vertex_capture")),
+        Some(lowering(Pass::VertexCapture)),
     );
     let mut kernel_resources: Vec<Resource> = (0..5).map(lowered_buffer).collect();
     kernel_resources.push(cbuf(2, 16));
     let mut kernel = reflection(
         "compute",
         kernel_resources,
-        Some(lowering("geometry_kernel")),
+        Some(lowering(Pass::GeometryKernel)),
     );
     kernel.local_size = [LOCAL_SIZE, 1, 1];
     let draw = reflection(
         "vertex",
         vec![lowered_buffer(1)],
-        Some(lowering("geometry_draw")),
+        Some(lowering(Pass::GeometryDraw)),
     );
     Shaders {
         vertex: stage(VS, "vert", reflection("vertex", Vec::new(), None)),
@@ -531,7 +532,7 @@ fn job_file_draws_a_lowered_pipeline() {
         return;
     }
     let sh = shaders();
-    let dir = std::env::temp_dir().join(format!("dmsh-vk-lowered-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-vk-lowered");
     std::fs::create_dir_all(&dir).unwrap();
     let write = |name: &str, st: &Stage| {
         let bytes: Vec<u8> = st.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();

@@ -17,6 +17,7 @@
 //! colours) show. `DMSH_VK_DUMP=DIR` writes both pictures of each comparison as PNG.
 
 mod lowered_common;
+use dmsh_reflect::lowered::Pass;
 use dmsh_reflect::{Lowering, Tessellation as TessMode};
 use dmsh_testsupport::reference::glsl;
 use dmsh_vk::job::RenderJobFile;
@@ -237,9 +238,9 @@ fn levels_bind() -> Vec<Bind> {
 }
 
 /// The lowering record of pass `pass` for `domain`.
-fn lowering(pass: &str, domain: &str) -> Lowering {
+fn lowering(pass: Pass, domain: &str) -> Lowering {
     Lowering {
-        pass: pass.into(),
+        pass,
         record_bytes: RECORD_WORDS * 4,
         control_points: 3,
         factor_bytes: if domain == "triangles" { 8 } else { 12 },
@@ -277,13 +278,13 @@ fn shaders(domain: &'static str) -> Shaders {
             .map(lowered_buffer)
             .chain([cbuf(3, 64)])
             .collect(),
-        Some(lowering("tess_control_kernel", domain)),
+        Some(lowering(Pass::TessControlKernel, domain)),
     );
     control.local_size = [3, 1, 1];
     let mut eval = reflection(
         "vertex",
         [3, 5, 6, 8].into_iter().map(lowered_buffer).collect(),
-        Some(lowering("tess_eval_draw", domain)),
+        Some(lowering(Pass::TessEvalDraw, domain)),
     );
     eval.tessellation = Some(tess_mode(domain));
     Shaders {
@@ -312,7 +313,7 @@ fn shaders(domain: &'static str) -> Shaders {
                 reflection(
                     "vertex",
                     vec![lowered_buffer(0)],
-                    Some(lowering("vertex_capture", domain)),
+                    Some(lowering(Pass::VertexCapture, domain)),
                 ),
             ),
             control: MiddleStage {
@@ -655,7 +656,7 @@ fn job_file_draws_a_lowered_tessellation_pipeline() {
         return;
     }
     let sh = shaders("triangles");
-    let dir = std::env::temp_dir().join(format!("dmsh-vk-lowered-tess-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dmsh-vk-lowered-tess");
     std::fs::create_dir_all(&dir).unwrap();
     let write = |name: &str, st: &Stage| {
         let bytes: Vec<u8> = st.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();

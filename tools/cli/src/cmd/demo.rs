@@ -216,5 +216,6 @@ mod tests {
         write(r#"{"int64_atomics": false}"#);
         assert_eq!(checks(&p), "");
         assert_eq!(checks(&d.join("missing.json")), "");
+        let _ = std::fs::remove_dir_all(&d);
     }
 }

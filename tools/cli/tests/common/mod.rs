@@ -153,7 +153,7 @@ pub fn build_args<'a>(split: &'a Path, game: &'a Path, extra: &[&'a str]) -> Vec
 /// that it succeeds: the folder (the demo's split, `b-<V>/` and `report/`) and the standard
 /// output.
 pub fn demo_split(name: &str) -> (PathBuf, String) {
-    let dir = std::env::temp_dir().join(format!("dmsh-{name}-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dmsh-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     let o = dmsh(&["demo", "--out", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

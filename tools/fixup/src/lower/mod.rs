@@ -27,50 +27,7 @@ use iface::Leaf;
 use rspirv::dr::Operand;
 use spirv::{ExecutionMode, Op, StorageClass, Word};
 
-/// A pass of a lowered pipeline (the reflection's `lowering.pass`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pass {
-    /// A vertex module writing vertex records (`<key>_g`).
-    VertexCapture,
-    /// A geometry module as a compute kernel over primitives × invocations (`<key>_b`).
-    GeometryKernel,
-    /// A geometry module's final draw: the vertex function reading the kernel's records
-    /// (`<key>_p`).
-    GeometryDraw,
-    /// A tessellation control module as a compute kernel, one workgroup per patch
-    /// (`<key>_b`).
-    TessControlKernel,
-    /// A tessellation evaluation module reading its patch from the lowered buffers, for
-    /// Metal's post-tessellation vertex function (`<key>_b`).
-    TessEvalPost,
-    /// A tessellation evaluation module as a vertex shader over a tessellator's domain points
-    /// (the form the Vulkan harness draws).
-    TessEvalDraw,
-}
-
-impl Pass {
-    /// The reflection's `lowering.pass`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Pass::VertexCapture => "vertex_capture",
-            Pass::GeometryKernel => "geometry_kernel",
-            Pass::GeometryDraw => "geometry_draw",
-            Pass::TessControlKernel => "tess_control_kernel",
-            Pass::TessEvalPost => "tess_eval_post",
-            Pass::TessEvalDraw => "tess_eval_draw",
-        }
-    }
-
-    /// The stage (execution model name) of a module this pass lowers.
-    pub fn stage(self) -> &'static str {
-        match self {
-            Pass::VertexCapture => "vertex",
-            Pass::GeometryKernel | Pass::GeometryDraw => "geometry",
-            Pass::TessControlKernel => "tess_control",
-            Pass::TessEvalPost | Pass::TessEvalDraw => "tess_eval",
-        }
-    }
-}
+pub use dmsh_reflect::lowered::Pass;
 
 /// Lowers Vulkan module `words` (after `fix_strides`: `crate::vulkan::prepare`) into `pass`;
 /// returns the new words and their reflection (`lowering` set, the lowered buffers as
@@ -282,7 +239,7 @@ fn unsupported_builtin(b: spirv::BuiltIn, what: &str) -> Error {
 /// A `Lowering` record of pass `p` with the contract's record size.
 fn record(p: Pass) -> Lowering {
     Lowering {
-        pass: p.name().into(),
+        pass: p,
         record_bytes: 4 * dmsh_reflect::lowered::RECORD_WORDS,
         ..Default::default()
     }

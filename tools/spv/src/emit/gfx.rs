@@ -3,7 +3,7 @@
 
 use super::lower::RecBuf;
 use super::{berr, E};
-use crate::lower::Form;
+use crate::lower::{Form, Pass};
 use crate::Error;
 use dmsh_ir::gfx::{GSys, IpaMode, IpaSample};
 use dmsh_ir::lift::layout::Interp;
@@ -582,7 +582,7 @@ impl E {
                 };
                 let x = self.vals[arg(1).index()];
                 self.store_place(p, vtx, x)?;
-                if patch && a < 0x18 && self.form() == Form::TessControlKernel {
+                if patch && a < 0x18 && self.form() == Form::Lowered(Pass::TessControlKernel) {
                     self.store_factor(a, x)?;
                 }
                 0
@@ -612,7 +612,7 @@ impl E {
                 }
                 let emit = inst.op == Op::EmitVertex;
                 let body = |e: &mut E| -> Result<(), Error> {
-                    match (emit, e.form() == Form::GeometryKernel) {
+                    match (emit, e.form() == Form::Lowered(Pass::GeometryKernel)) {
                         (true, true) => e.kernel_emit()?,
                         (false, true) => e.kernel_end_primitive(),
                         (true, false) => berr(e.b.emit_vertex())?,
@@ -727,7 +727,10 @@ impl E {
     }
 
     fn invocation_id(&mut self) -> Word {
-        if matches!(self.form(), Form::GeometryKernel | Form::TessControlKernel) {
+        if matches!(
+            self.form(),
+            Form::Lowered(Pass::GeometryKernel) | Form::Lowered(Pass::TessControlKernel)
+        ) {
             return self.kernel_invocation();
         }
         let i = self.i32t();
@@ -920,20 +923,20 @@ impl E {
         let Some(g) = self.gfx().cloned() else {
             return Ok(());
         };
-        if self.st() == Stage::Geometry || self.form() == Form::GeometryDraw {
+        if self.st() == Stage::Geometry || self.form() == Form::Lowered(Pass::GeometryDraw) {
             let (p, src) = geometry_input(f, g.gs_input)
                 .map_err(|e| Error::Unsupported(format!("shader {}: geometry: {e}", g.key)))?;
             self.gx.gs_in = p.vertices();
             self.gx.gs_input = Some((p, src));
         }
-        if self.form() == Form::GeometryKernel {
+        if self.form() == Form::Lowered(Pass::GeometryKernel) {
             self.kernel_prologue(f)?;
         }
         self.tess_prologue()?;
         // The draw's body writes every output the geometry shader writes (`emit/lower.rs`).
         if self.st() == Stage::Fragment
             || self.st() == Stage::TessControl
-            || self.form() == Form::GeometryDraw
+            || self.form() == Form::Lowered(Pass::GeometryDraw)
         {
             return Ok(());
         }
@@ -959,8 +962,8 @@ impl E {
     /// Declares the capabilities and extensions the graphics code needed.
     pub(crate) fn gfx_caps(&mut self) {
         match self.st() {
-            Stage::Geometry if self.form() == Form::GeometryKernel => {}
-            Stage::TessControl if self.form() == Form::TessControlKernel => {}
+            Stage::Geometry if self.form() == Form::Lowered(Pass::GeometryKernel) => {}
+            Stage::TessControl if self.form() == Form::Lowered(Pass::TessControlKernel) => {}
             Stage::Geometry => self.cap(Capability::Geometry),
             Stage::TessControl | Stage::TessEval => self.cap(Capability::Tessellation),
             _ => {}

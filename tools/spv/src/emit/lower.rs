@@ -4,7 +4,7 @@
 
 use super::gfx::Place;
 use super::{berr, E};
-use crate::lower::{self, Form, RECORD_WORDS};
+use crate::lower::{self, Form, Pass, RECORD_WORDS};
 use crate::Error;
 use dmsh_ir::lift::CompType;
 use dmsh_ir::{Function, Op, Stage, Type};
@@ -158,7 +158,7 @@ impl E {
             })
         };
         match self.form() {
-            Form::TessControlKernel => {
+            Form::Lowered(Pass::TessControlKernel) => {
                 return match (out, patch) {
                     (_, true) => patch_rec(self),
                     (true, false) => rec(self, RecBuf::ControlPoint),
@@ -168,14 +168,14 @@ impl E {
             }
             // The tessellation coordinate (read with or without `.O`, as the direct form
             // takes it): the built-in in the post form, the domain point in the draw.
-            Form::TessEvalPost if matches!(addr, 0x2f0 | 0x2f4) => return None,
-            Form::TessEvalDraw if matches!(addr, 0x2f0 | 0x2f4) => {
+            Form::Lowered(Pass::TessEvalPost) if matches!(addr, 0x2f0 | 0x2f4) => return None,
+            Form::Lowered(Pass::TessEvalDraw) if matches!(addr, 0x2f0 | 0x2f4) => {
                 return Some(Ok(Place::Record {
                     word: 1 + (addr - 0x2f0) / 4,
                     buf: RecBuf::Domain,
                 }));
             }
-            Form::TessEvalPost | Form::TessEvalDraw if !out => {
+            Form::Lowered(Pass::TessEvalPost) | Form::Lowered(Pass::TessEvalDraw) if !out => {
                 return match addr {
                     0x00..=0x17 => patch_rec(self),
                     _ if patch => patch_rec(self),
@@ -187,13 +187,19 @@ impl E {
             _ => {}
         }
         match (self.form(), self.stage, out) {
-            (Form::VertexCapture, Stage::Vertex, true) => rec(self, RecBuf::Capture),
-            (Form::GeometryKernel, Stage::Geometry, true) => rec(self, RecBuf::Current),
-            (Form::GeometryKernel, Stage::Geometry, false) if addr == 0x60 => {
+            (Form::Lowered(Pass::VertexCapture), Stage::Vertex, true) => rec(self, RecBuf::Capture),
+            (Form::Lowered(Pass::GeometryKernel), Stage::Geometry, true) => {
+                rec(self, RecBuf::Current)
+            }
+            (Form::Lowered(Pass::GeometryKernel), Stage::Geometry, false) if addr == 0x60 => {
                 Some(Ok(Place::Id(self.lw.prim_id)))
             }
-            (Form::GeometryKernel, Stage::Geometry, false) => rec(self, RecBuf::Input),
-            (Form::GeometryDraw, _, true) if addr == 0x60 => Some(Ok(self.primitive_id_out())),
+            (Form::Lowered(Pass::GeometryKernel), Stage::Geometry, false) => {
+                rec(self, RecBuf::Input)
+            }
+            (Form::Lowered(Pass::GeometryDraw), _, true) if addr == 0x60 => {
+                Some(Ok(self.primitive_id_out()))
+            }
             _ => None,
         }
     }
@@ -292,7 +298,7 @@ impl E {
     pub(crate) fn tess_prologue(&mut self) -> Result<(), Error> {
         let u = self.ty(Type::U32);
         match self.form() {
-            Form::TessControlKernel => {
+            Form::Lowered(Pass::TessControlKernel) => {
                 let n = self.control_points_out()?;
                 self.lw.patch = self.builtin_comp(BuiltIn::WorkgroupId, 0);
                 self.lw.invocation = self.builtin_comp(BuiltIn::LocalInvocationId, 0);
@@ -302,14 +308,14 @@ impl E {
                 self.lw.first_in = self.op(spirv::Op::IAdd, u, &[first, m]);
                 self.lw.ncp = self.u32c(n);
             }
-            Form::TessEvalPost => {
+            Form::Lowered(Pass::TessEvalPost) => {
                 let i = self.sint(32);
                 let var = self.builtin_var(false, BuiltIn::PrimitiveId, i, None, false);
                 let x = berr(self.b.load(i, None, var, None, []))?;
                 self.lw.patch = self.op(spirv::Op::Bitcast, u, &[x]);
                 self.lw.ncp = self.param(3);
             }
-            Form::TessEvalDraw => {
+            Form::Lowered(Pass::TessEvalDraw) => {
                 let p = self.record_place_ptr(0, RecBuf::Domain, None);
                 self.lw.patch = self.load(Type::U32, p);
                 self.lw.ncp = self.param(3);
@@ -402,8 +408,8 @@ impl E {
     /// The value `GSys::PrimType` reads in a tessellation form (patch size in bits 8–15).
     pub(crate) fn tess_prim_type(&mut self) -> Option<Word> {
         let n = match self.form() {
-            Form::TessControlKernel => self.lw.patch_points,
-            Form::TessEvalPost | Form::TessEvalDraw => self.lw.ncp,
+            Form::Lowered(Pass::TessControlKernel) => self.lw.patch_points,
+            Form::Lowered(Pass::TessEvalPost) | Form::Lowered(Pass::TessEvalDraw) => self.lw.ncp,
             _ => return None,
         };
         let u = self.ty(Type::U32);
@@ -872,30 +878,32 @@ impl E {
     pub(crate) fn lowering_record(&self) -> Option<Lowering> {
         let pass = self.form().pass()?;
         let mut l = Lowering {
-            pass: pass.into(),
+            pass,
             record_bytes: 4 * RECORD_WORDS,
             ..Default::default()
         };
-        if self.form() == Form::VertexCapture {
+        if self.form() == Form::Lowered(Pass::VertexCapture) {
             return Some(l);
         }
         if matches!(
             self.form(),
-            Form::TessControlKernel | Form::TessEvalPost | Form::TessEvalDraw
+            Form::Lowered(Pass::TessControlKernel)
+                | Form::Lowered(Pass::TessEvalPost)
+                | Form::Lowered(Pass::TessEvalDraw)
         ) {
             let d = self.tess_domain();
             l.control_points = match self.form() {
-                Form::TessControlKernel => self.control_points_out().unwrap_or(1),
+                Form::Lowered(Pass::TessControlKernel) => self.control_points_out().unwrap_or(1),
                 _ => lower::declared_control_points(d),
             };
             // The control kernel's layout is `params[4]`'s (0 here); the evaluation stage's
             // is its domain's.
             l.factor_bytes = match self.form() {
-                Form::TessControlKernel => 0,
+                Form::Lowered(Pass::TessControlKernel) => 0,
                 _ => 4 * lower::factor_layout(d).0,
             };
             l.patch_bytes = 4 * lower::PATCH_WORDS;
-            if self.form() == Form::TessControlKernel {
+            if self.form() == Form::Lowered(Pass::TessControlKernel) {
                 l.local_size = l.control_points;
             }
             return Some(l);
@@ -915,7 +923,7 @@ impl E {
             .iter()
             .map(|t| t.0.to_string())
             .collect();
-        if self.form() == Form::GeometryKernel {
+        if self.form() == Form::Lowered(Pass::GeometryKernel) {
             l.local_size = lower::KERNEL_LOCAL_SIZE;
         }
         if self.lw.out_addrs.contains(&0x60) {

@@ -4,6 +4,7 @@
 use ash::vk;
 
 use super::*;
+use dmsh_reflect::lowered::Pass;
 
 /// What the runner derives from a lowered geometry pipeline's lowering records for one draw
 /// (docs/geometry.md).
@@ -63,11 +64,11 @@ pub(super) struct TessPlan {
 pub(super) const TESS_PATCH_BYTES: u32 = 96;
 
 /// The lowering record of `st`, which must be pass `pass`.
-pub(super) fn lowering<'a>(st: &'a Stage, pass: &str) -> Result<&'a dmsh_reflect::Lowering, Error> {
+pub(super) fn lowering(st: &Stage, pass: Pass) -> Result<&dmsh_reflect::Lowering, Error> {
     match &st.reflection.lowering {
         Some(l) if l.pass == pass => Ok(l),
         Some(l) => Err(Error::Job(format!(
-            "the {pass} shader's reflection says lowering pass {:?}",
+            "the {pass} shader's reflection says lowering pass {}",
             l.pass
         ))),
         None => Err(Error::Job(format!(
@@ -93,9 +94,9 @@ impl Device {
         if job.tessellation.is_some() {
             return bad("tessellation before a lowered geometry pipeline is not supported".into());
         }
-        let capture = lowering(&lg.capture, "vertex_capture")?;
-        let k = lowering(&lg.kernel.stage, "geometry_kernel")?;
-        let draw = lowering(&lg.draw, "geometry_draw")?;
+        let capture = lowering(&lg.capture, Pass::VertexCapture)?;
+        let k = lowering(&lg.kernel.stage, Pass::GeometryKernel)?;
+        let draw = lowering(&lg.draw, Pass::GeometryDraw)?;
         if k.record_bytes == 0 || !k.record_bytes.is_multiple_of(4) {
             return bad(format!(
                 "geometry_kernel: record_bytes {} is not a positive multiple of 4",
@@ -316,9 +317,9 @@ impl Device {
                 lt.patch_points
             ));
         }
-        let capture = lowering(&lt.capture, "vertex_capture")?;
-        let k = lowering(&lt.control.stage, "tess_control_kernel")?;
-        let eval = lowering(&lt.eval.stage, "tess_eval_draw")?;
+        let capture = lowering(&lt.capture, Pass::VertexCapture)?;
+        let k = lowering(&lt.control.stage, Pass::TessControlKernel)?;
+        let eval = lowering(&lt.eval.stage, Pass::TessEvalDraw)?;
         let rb = k.record_bytes;
         if rb == 0 || !rb.is_multiple_of(4) {
             return bad(format!(
