@@ -95,21 +95,7 @@ fn run_one(spec: &str) -> String {
     if let Err(e) = common::spirv_val(&out.words) {
         return format!("error spirv-val: {e}");
     }
-    let refl = match dmsh_vk::Reflection::from_json(&out.reflection.to_json()) {
-        Ok(r) => r,
-        Err(e) => return format!("error reflection: {e}"),
-    };
-    let job = match io.job(out.words.clone(), refl, k.param_base) {
-        Ok(j) => j,
-        Err(e) => return format!("error job: {e}"),
-    };
-    match dmsh_vk::run_compute(&job) {
-        Ok(o) => match io.check(&o) {
-            Ok(m) => child::verdict(&m),
-            Err(e) => format!("error check: {e}"),
-        },
-        Err(e) => child::run_failed(&e),
-    }
+    child::io_verdict(&io, out.words, &out.reflection, k.param_base)
 }
 
 #[test]

@@ -329,6 +329,21 @@ impl Spirv {
             })
     }
 
+    /// The literal of member decoration `d` on member `m` of struct `s` (Location, Offset, …).
+    pub fn member_literal(&self, s: Word, m: u32, d: Decoration) -> Option<u32> {
+        self.m.annotations.iter().find_map(|a| {
+            if a.class.opcode != Op::MemberDecorate || id_operand(a, 0) != Some(s) {
+                return None;
+            }
+            match a.operands.get(1..4) {
+                Some(
+                    [Operand::LiteralBit32(mm), Operand::Decoration(x), Operand::LiteralBit32(v)],
+                ) if *mm == m && *x == d => Some(*v),
+                _ => None,
+            }
+        })
+    }
+
     /// Adds `OpDecorate id d value`.
     pub fn decorate(&mut self, id: Word, d: Decoration, value: u32) {
         let ops = vec![

@@ -140,23 +140,6 @@ fn decorated(sp: &Spirv, id: Word, d: Decoration) -> bool {
         .any(|a| a.operands.get(1) == Some(&Operand::Decoration(d)))
 }
 
-/// The literal of member decoration `d` on member `m` of struct `s`.
-fn member_literal(sp: &Spirv, s: Word, m: u32, d: Decoration) -> Option<u32> {
-    sp.m.annotations.iter().find_map(|a| {
-        if a.class.opcode != Op::MemberDecorate || id_operand(a, 0) != Some(s) {
-            return None;
-        }
-        match a.operands.get(1..4) {
-            Some([Operand::LiteralBit32(mm), Operand::Decoration(x), Operand::LiteralBit32(v)])
-                if *mm == m && *x == d =>
-            {
-                Some(*v)
-            }
-            _ => None,
-        }
-    })
-}
-
 fn member_flag(sp: &Spirv, s: Word, m: u32, d: Decoration) -> bool {
     sp.m.annotations.iter().any(|a| {
         a.class.opcode == Op::MemberDecorate
@@ -197,8 +180,9 @@ fn size_of(sp: &Spirv, ty: Word, matrix: Option<(u32, bool)>) -> Option<u64> {
             let mut end = 0;
             for m in 0..d.operands.len() as u32 {
                 let mt = id_operand(d, m as usize)?;
-                let off = member_literal(sp, ty, m, Decoration::Offset)? as u64;
-                let mx = member_literal(sp, ty, m, Decoration::MatrixStride)
+                let off = sp.member_literal(ty, m, Decoration::Offset)? as u64;
+                let mx = sp
+                    .member_literal(ty, m, Decoration::MatrixStride)
                     .map(|s| (s, member_flag(sp, ty, m, Decoration::RowMajor)));
                 end = end.max(off + size_of(sp, mt, mx)?);
             }
@@ -326,8 +310,10 @@ fn interface(sp: &Spirv, class: StorageClass, per_vertex: bool) -> Result<Vec<Io
             continue; // gl_PerVertex
         }
         let members_located = block.class.opcode == Op::TypeStruct
-            && (0..block.operands.len() as u32)
-                .any(|m| member_literal(sp, block_ty, m, Decoration::Location).is_some());
+            && (0..block.operands.len() as u32).any(|m| {
+                sp.member_literal(block_ty, m, Decoration::Location)
+                    .is_some()
+            });
         let location = match sp.decoration_literal(var, Decoration::Location) {
             Some(l) => l,
             None if members_located => 0,
@@ -389,7 +375,7 @@ fn locations(
             let mut at = loc;
             let mut total = 0;
             for m in 0..d.operands.len() as u32 {
-                if let Some(x) = member_literal(sp, ty, m, Decoration::Location) {
+                if let Some(x) = sp.member_literal(ty, m, Decoration::Location) {
                     at = x;
                 }
                 let mt = id_operand(&d, m as usize).unwrap_or(0);

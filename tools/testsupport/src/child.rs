@@ -84,3 +84,29 @@ pub fn run_failed(e: &dmsh_vk::Error) -> String {
         format!("error run: {e}")
     }
 }
+
+/// The result of running translated kernel `words` (with its translator's `reflection`) on
+/// its io.json launch: `pass`, `fail …` (the mismatches), `skip …`, or `error …` naming the
+/// step (reflection, job, run, check).
+pub fn io_verdict(
+    io: &dmsh_vk::io_json::IoJson,
+    words: Vec<u32>,
+    reflection: &dmsh_spv::Reflection,
+    param_base: u32,
+) -> String {
+    let refl = match dmsh_vk::Reflection::from_json(&reflection.to_json()) {
+        Ok(r) => r,
+        Err(e) => return format!("error reflection: {e}"),
+    };
+    let job = match io.job(words, refl, param_base) {
+        Ok(j) => j,
+        Err(e) => return format!("error job: {e}"),
+    };
+    match dmsh_vk::run_compute(&job) {
+        Ok(o) => match io.check(&o) {
+            Ok(m) => verdict(&m),
+            Err(e) => format!("error check: {e}"),
+        },
+        Err(e) => run_failed(&e),
+    }
+}

@@ -82,23 +82,6 @@ enum Use {
     Members(BTreeSet<u32>),
 }
 
-/// The decoration literal `d` of member `m` of struct `s`.
-pub(crate) fn member_literal(sp: &Spirv, s: Word, m: u32, d: Decoration) -> Option<u32> {
-    sp.m.annotations.iter().find_map(|a| {
-        if a.class.opcode != Op::MemberDecorate || id_operand(a, 0) != Some(s) {
-            return None;
-        }
-        match a.operands.get(1..4) {
-            Some([Operand::LiteralBit32(mm), Operand::Decoration(x), Operand::LiteralBit32(v)])
-                if *mm == m && *x == d =>
-            {
-                Some(*v)
-            }
-            _ => None,
-        }
-    })
-}
-
 /// The built-in of member `m` of struct `s`.
 pub(crate) fn member_builtin(sp: &Spirv, s: Word, m: u32) -> Option<BuiltIn> {
     sp.m.annotations.iter().find_map(|a| {
@@ -302,10 +285,10 @@ fn walk_location(
             let mut total = 0;
             for (m, mt) in members.into_iter().enumerate() {
                 let m = m as u32;
-                if let Some(x) = member_literal(sp, ty, m, Decoration::Location) {
+                if let Some(x) = sp.member_literal(ty, m, Decoration::Location) {
                     at = x;
                 }
-                let c = member_literal(sp, ty, m, Decoration::Component).unwrap_or(0);
+                let c = sp.member_literal(ty, m, Decoration::Component).unwrap_or(0);
                 path.push(m);
                 let n = walk_location(sp, mt, at, c, patch, path, out)?;
                 path.pop();
@@ -528,7 +511,7 @@ pub(crate) fn variables(
         let loc = sp.decoration_literal(v.id, Decoration::Location);
         let has_member_locations = members.as_ref().is_some_and(|ms| {
             (0..ms.len() as u32)
-                .any(|m| member_literal(sp, v.elem, m, Decoration::Location).is_some())
+                .any(|m| sp.member_literal(v.elem, m, Decoration::Location).is_some())
         });
         let Some(loc) = loc.or(has_member_locations.then_some(0)) else {
             return Err(Error::Unsupported(format!("{} has no Location", what())));
