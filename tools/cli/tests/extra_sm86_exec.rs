@@ -2,10 +2,10 @@
 //! kernels of `tensor/` (PTX `mma.sync` with f16, bf16, tf32 and s8/u8 inputs, `ldmatrix`
 //! .x1/.x2/.x4 and .trans, `movmatrix`, and a tile loaded with `ldmatrix` and multiplied with
 //! `mma.sync`), the warp kernels of `ctrl/` (`match.sync`, `vote.sync`, `redux.sync`) and the
-//! kernels of `forms/` (xorsign min/max, bf16 FMA, cache-policy descriptors, cp.async zero
-//! fill, named barriers), all compiled by ptxas for sm_86: translated and run on the Vulkan
-//! device against their `K.io.json` (expected values from an independent CPU model of the PTX
-//! ISA's definitions, see the folders' READMEs), bit for bit.
+//! kernels of `forms/` (xorsign min/max, f16 / bf16 min/max, bf16 FMA, cache-policy
+//! descriptors, cp.async zero fill, named barriers), all compiled by ptxas for sm_86:
+//! translated and run on the Vulkan device against their `K.io.json` (expected values from an
+//! independent CPU model of the PTX ISA's definitions, see the folders' READMEs), bit for bit.
 //!
 //! Each warp kernel runs twice, in child processes: with the workgroup-memory warp emulation
 //! (`WarpMode::Workgroup`, any subgroup size: it runs on lavapipe), and as the default

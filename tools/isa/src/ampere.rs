@@ -59,6 +59,7 @@ impl Isa for Ampere {
     type Word = u128;
     type Opcode = Opcode;
     const INDEX: (u32, u32) = (0, 12);
+    const PRINTS_SNAN: bool = true;
 
     #[inline]
     fn table() -> &'static Table<Ampere> {

@@ -112,11 +112,11 @@ impl<I: Isa> Instr<I> {
                         Style::Dec => {
                             let _ = write!(out, "{}", d.to_value(raw));
                         }
-                        Style::F20 => push_f32(out, f32::from_bits((raw as u32) << 12)),
-                        Style::F32 => push_f32(out, f32::from_bits(raw as u32)),
-                        Style::F16 => push_f32(out, f16_to_f32(d.to_value(raw) as u16)),
-                        Style::Bf16 => push_f32(out, f32::from_bits((raw as u32 & 0xffff) << 16)),
-                        Style::D20 => push_f64(out, f64::from_bits(raw << 44)),
+                        Style::F20 => push_f32_of::<I>(out, (raw as u32) << 12),
+                        Style::F32 => push_f32_of::<I>(out, raw as u32),
+                        Style::F16 => push_f16_of::<I>(out, d.to_value(raw) as u16),
+                        Style::Bf16 => push_f32_of::<I>(out, (raw as u32 & 0xffff) << 16),
+                        Style::D20 => push_f64_of::<I>(out, raw << 44),
                         Style::Target => {
                             // A target before the start of the stream prints negative
                             // (`BRA -0x8`), as nvdisasm 12.4 does.
@@ -187,7 +187,7 @@ impl<I: Isa> Instr<I> {
                         Style::NegFloat16(n) => {
                             let neg = f.fields[*n as usize].extract(bits) != 0;
                             let h = d.to_value(raw) as u16 ^ if neg { 0x8000 } else { 0 };
-                            push_f32(out, f16_to_f32(h));
+                            push_f16_of::<I>(out, h);
                         }
                         Style::BitSet => {
                             out.push('{');
@@ -260,7 +260,7 @@ impl<I: Isa> Instr<I> {
                                 push_hex(out, v);
                             }
                         }
-                        Style::D32 => push_f64(out, f64::from_bits(raw << 32)),
+                        Style::D32 => push_f64_of::<I>(out, raw << 32),
                         Style::MemSigned(r) => {
                             push_mem(out, &f.fields[*r as usize], bits, d, raw, false, "")
                         }
@@ -381,6 +381,44 @@ fn collapse(out: &mut String, start: usize) {
         && !out.ends_with("NAN ")
     {
         out.pop();
+    }
+}
+
+/// `+SNAN ` / `-SNAN ` for a signalling NaN (exponent all ones, fraction non-zero with its
+/// top bit clear) of a `width`-bit float with `frac` fraction bits, where the ISA's nvdisasm
+/// prints one ([`Isa::PRINTS_SNAN`]); false (nothing pushed) otherwise.
+fn push_snan<I: Isa>(out: &mut String, bits: u64, frac: u32, width: u32) -> bool {
+    let exp = ((1u64 << (width - 1 - frac)) - 1) << frac;
+    let f = bits & ((1u64 << frac) - 1);
+    if !I::PRINTS_SNAN || bits & exp != exp || f == 0 || f >> (frac - 1) != 0 {
+        return false;
+    }
+    out.push_str(if bits >> (width - 1) & 1 != 0 {
+        "-SNAN "
+    } else {
+        "+SNAN "
+    });
+    true
+}
+
+/// An f32 immediate from its bits (signalling NaNs as the ISA prints them).
+fn push_f32_of<I: Isa>(out: &mut String, bits: u32) {
+    if !push_snan::<I>(out, bits as u64, 23, 32) {
+        push_f32(out, f32::from_bits(bits));
+    }
+}
+
+/// An f16 immediate from its bits (signalling NaNs as the ISA prints them).
+fn push_f16_of<I: Isa>(out: &mut String, h: u16) {
+    if !push_snan::<I>(out, h as u64, 10, 16) {
+        push_f32(out, f16_to_f32(h));
+    }
+}
+
+/// An f64 immediate from its bits (signalling NaNs as the ISA prints them).
+fn push_f64_of<I: Isa>(out: &mut String, bits: u64) {
+    if !push_snan::<I>(out, bits, 52, 64) {
+        push_f64(out, f64::from_bits(bits));
     }
 }
 
@@ -576,6 +614,33 @@ mod tests {
         assert_eq!(
             p(0x000fe2000b801040ffff000006ff7fae),
             "LDGSTS.E.BYPASS.EF.INVALID0 [-0x10], [R6.64]"
+        );
+    }
+
+    /// nvdisasm 13.5 prints a signalling NaN immediate (quiet bit clear) as `SNAN` for SM86,
+    /// in every float style (f32, f16, bf16, f64 high half); texts from nvdisasm 13.5.
+    #[test]
+    fn ampere_signalling_nans_like_nvdisasm() {
+        let p = |w: u128| crate::ampere::decode(w).unwrap().print(0, 0);
+        assert_eq!(
+            p(0x000fc400038000007f80000102047809),
+            "FMNMX R4, R2, +SNAN , PT"
+        );
+        assert_eq!(
+            p(0x000fc40003800000ffc0000102047809),
+            "FMNMX R4, R2, -QNAN , PT"
+        );
+        assert_eq!(
+            p(0x040fe400038000007c017e0002047840),
+            "HMNMX2 R4, R2, +SNAN , +QNAN , PT"
+        );
+        assert_eq!(
+            p(0x040fe40003a000004001ff8102047840),
+            "HMNMX2.BF16_V2 R4, R2, 2.015625, -SNAN , PT"
+        );
+        assert_eq!(
+            p(0x000fc40007800000fff4000002047429).trim_end(),
+            "DADD R4, R2, -SNAN"
         );
     }
 }

@@ -25,13 +25,17 @@ pub fn f2h_bits(cx: &mut Cx, x: Value) -> Value {
     cx.emit(Op::Bitcast, Type::U32, &[h])
 }
 
-/// Flushes an f16 (held in f32) denormal to zero.
+/// Flushes an f16 (held in f32) denormal to the zero of its sign. The zero is made from the
+/// sign bit, not as `x · 0`: lavapipe gave +0 for a −0 flushed that way (`min.ftz.f16x2` of
+/// +0 and −0, `x_forms_hmnmx`).
 pub fn ftz16(cx: &mut Cx, x: Value) -> Value {
     let a = cx.un(Op::FAbs, x);
     let k = cx.cf32(6.103_515_6e-5);
     let small = cx.cmp(Op::FOLt, a, k);
-    let z = cx.cf32(0.0);
-    let sz = cx.emit(Op::FMul(Round::Rn), Type::F32, &[x, z]);
+    let u = cx.cast(Type::U32, x);
+    let m = cx.c32(0x8000_0000);
+    let s = cx.and(u, m);
+    let sz = cx.cast(Type::F32, s);
     cx.sel(small, sz, x)
 }
 

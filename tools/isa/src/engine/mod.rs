@@ -34,6 +34,9 @@ pub trait Isa: Copy + Eq + Hash + Debug + Default + Send + Sync + 'static {
     /// The bits `(lo, len)` that bucket the forms for lookup: the table's `index` line (a
     /// constant, so that the lookup shift is one instruction; the table must agree).
     const INDEX: (u32, u32);
+    /// Whether the ISA's nvdisasm prints a signalling NaN immediate as `SNAN` (13.5 for SM86
+    /// does; 11.8 for SM50-53 prints every NaN as `QNAN`).
+    const PRINTS_SNAN: bool = false;
 
     /// The table, parsed once (the build script has checked it).
     fn table() -> &'static Table<Self>;

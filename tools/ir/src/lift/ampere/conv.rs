@@ -530,6 +530,7 @@ mod tests {
                     | O::Hfma2
                     | O::Hset2
                     | O::Hsetp2
+                    | O::Hmnmx2
                     | O::F2f
                     | O::F2i
                     | O::I2f

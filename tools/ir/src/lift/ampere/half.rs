@@ -1,11 +1,11 @@
-//! Ampere packed half precision: HADD2, HMUL2, HFMA2, HSET2, HSETP2. Lanes are Maxwell's
+//! Ampere packed half precision: HADD2, HMUL2, HFMA2, HSET2, HSETP2, HMNMX2. Lanes are Maxwell's
 //! ([`crate::lift::half`]): computed in f32 (exact before the one rounding to f16) or as an
 //! f16 FMA; `.F32` forms give the low lane's result as an f32 instead. Immediates are two
 //! f16 (`Imm` the high lane, `Imm2` the low one: the 32 bits at 32..63 as a register holds
 //! them).
 
-use super::super::float::{fcmp, ftz, saturate};
-use super::super::half::{lane_bits, split_lanes, Swz};
+use super::super::float::{fcmp, ftz, min_max, saturate};
+use super::super::half::{f2h_bits, lane_bits, split_lanes, Swz};
 use super::super::{Cx, Result};
 use super::float::{bop, fcmp_of, fmz_modes};
 use super::operand::{src, Src};
@@ -40,22 +40,33 @@ fn swz(cx: &Cx, i: &Instr, f: Field) -> Result<Swz> {
     Ok(Swz::H1H0)
 }
 
-/// Source `k` (0 A, 1 B, 2 C) as two f32 lanes (low, high), with its selector, FTZ, |x| and
-/// −x.
-fn lanes(cx: &mut Cx, i: &Instr, k: usize, flush: bool) -> Result<(Value, Value)> {
-    let (neg, abs, sel) = [
+/// The modifier fields (−x, |x|, selector) of source `k` (0 A, 1 B, 2 C).
+fn mod_fields(k: usize) -> (Field, Field, Field) {
+    [
         (Field::NegA, Field::AbsA, Field::SelA),
         (Field::NegB, Field::AbsB, Field::SelB),
         (Field::NegC, Field::AbsC, Field::SelC),
-    ][k.min(2)];
-    let v = match src(i, k) {
+    ][k.min(2)]
+}
+
+/// Source `k` as the 32 bits of its two halves, before any modifier: a register, constant or
+/// uniform register, or the two 16-bit immediates (`Imm` the high half).
+fn packed(cx: &mut Cx, i: &Instr, k: usize) -> Result<Value> {
+    Ok(match src(i, k) {
         Src::Imm(_) if i.has(Field::Imm2) => {
             let hi = i.raw(Field::Imm).unwrap_or(0) as u32 & 0xffff;
             let lo = i.raw(Field::Imm2).unwrap_or(0) as u32 & 0xffff;
             cx.c32(lo | (hi << 16))
         }
         _ => cx.asrc(i, k)?,
-    };
+    })
+}
+
+/// Source `k` (0 A, 1 B, 2 C) as two f32 lanes (low, high), with its selector, FTZ, |x| and
+/// −x.
+fn lanes(cx: &mut Cx, i: &Instr, k: usize, flush: bool) -> Result<(Value, Value)> {
+    let (neg, abs, sel) = mod_fields(k);
+    let v = packed(cx, i, k)?;
     let s = swz(cx, i, sel)?;
     Ok(split_lanes(cx, v, s, i.flag(neg), i.flag(abs), flush))
 }
@@ -139,6 +150,9 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     {
         return hfma2_bf16(cx, i);
     }
+    if op == O::Hmnmx2 {
+        return hmnmx2(cx, i);
+    }
     let (fl, fmz) = fmz_modes(cx, i)?;
     if fmz {
         return Err(cx.unsupported(i, "half FMZ"));
@@ -211,19 +225,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
 /// the high half of an f32, so each lane is exact; selector, |x| and −x as for f16 (the
 /// `.F32` selector, which would read an f32, is refused).
 fn bf16_lanes(cx: &mut Cx, i: &Instr, k: usize) -> Result<(Value, Value)> {
-    let (neg, abs, sel) = [
-        (Field::NegA, Field::AbsA, Field::SelA),
-        (Field::NegB, Field::AbsB, Field::SelB),
-        (Field::NegC, Field::AbsC, Field::SelC),
-    ][k.min(2)];
-    let v = match src(i, k) {
-        Src::Imm(_) if i.has(Field::Imm2) => {
-            let hi = i.raw(Field::Imm).unwrap_or(0) as u32 & 0xffff;
-            let lo = i.raw(Field::Imm2).unwrap_or(0) as u32 & 0xffff;
-            cx.c32(lo | (hi << 16))
-        }
-        _ => cx.asrc(i, k)?,
-    };
+    let (neg, abs, sel) = mod_fields(k);
+    let v = packed(cx, i, k)?;
     let v = cx.cast(Type::U32, v);
     let l = cx.shl_c(v, 16);
     let mask = cx.c32(0xffff_0000);
@@ -336,4 +339,162 @@ fn hfma2_bf16(cx: &mut Cx, i: &Instr) -> Result<()> {
     let r = cx.or(out[0], hs);
     cx.set_dst(i, r);
     Ok(())
+}
+
+/// Source `k`'s two lanes (low, high) as U32s holding their 16 raw bits after the selector
+/// and before |x|, −x and FTZ: the sign bits `.XORSIGN` combines. The `.F32` selector (an f32
+/// operand, no PTX form) is refused.
+fn raw_lanes(cx: &mut Cx, i: &Instr, k: usize) -> Result<(Value, Value)> {
+    let v = packed(cx, i, k)?;
+    let v = cx.cast(Type::U32, v);
+    let l = cx.bits(v, 0, 16);
+    let h = cx.bits(v, 16, 16);
+    Ok(match swz(cx, i, mod_fields(k).2)? {
+        Swz::H1H0 => (l, h),
+        Swz::H0H0 => (l, l),
+        Swz::H1H1 => (h, h),
+        Swz::F32 => return Err(cx.unsupported(i, "HMNMX2.XORSIGN with the .F32 selector")),
+    })
+}
+
+/// HMNMX2 (PTX `min/max{.ftz}{.NaN}{.xorsign.abs}` on `.f16x2`, `.f16`, `.bf16x2`, `.bf16`):
+/// per lane, the minimum (trailing predicate true; ptxas gives PT) or maximum (false: !PT) of
+/// the operands as modified (selector, FTZ, |x|, −x), each an exact f32 (an f16 converted, a
+/// bf16 the high half of an f32), by FMNMX's [`min_max`] (a NaN loses to a number, −0 < +0);
+/// the result, one of the operands, goes back to 16 bits exactly. A NaN result (both
+/// operands NaN; with `.NAN`, either) is the canonical NaN 0x7fff. `.XORSIGN`: the
+/// magnitude of that result with the XOR of the lanes' raw sign bits (after the selector,
+/// before |x|: PTX takes the signs before `.abs`), a NaN result staying 0x7fff. `.F32` (78)
+/// and `.FTZ` with `.BF16_V2` have no PTX form and are refused.
+fn hmnmx2(cx: &mut Cx, i: &Instr) -> Result<()> {
+    use dmsh_isa::ampere::mods::Fmnmxmode as M;
+    let bf16 = match cx.modifier::<Hfmaty>(i, Field::Mode2)? {
+        Some(Hfmaty::F32) => return Err(cx.unsupported(i, "HMNMX2.F32")),
+        Some(Hfmaty::Bf16V2) => true,
+        Some(Hfmaty::Default) => false,
+        None => i.form_name().contains("BF16"),
+    };
+    if i.flag(Field::DstType) {
+        return Err(cx.unsupported(i, "HMNMX2.F32"));
+    }
+    let fl = i.flag(Field::Ftz);
+    if bf16 && fl {
+        return Err(cx.unsupported(i, "HMNMX2.BF16_V2.FTZ"));
+    }
+    let (nan, xorsign) = match cx.modifier::<M>(i, Field::Mode)? {
+        Some(M::Default) | None => (false, false),
+        Some(M::Nan) => (true, false),
+        Some(M::Xorsign) => (false, true),
+        Some(M::NanXorsign) => (true, true),
+    };
+    let (a, b) = if bf16 {
+        (bf16_lanes(cx, i, 0)?, bf16_lanes(cx, i, 1)?)
+    } else {
+        (lanes(cx, i, 0, fl)?, lanes(cx, i, 1, fl)?)
+    };
+    let signs = if xorsign {
+        let (al, ah) = raw_lanes(cx, i, 0)?;
+        let (bl, bh) = raw_lanes(cx, i, 1)?;
+        let m = cx.c32(0x8000);
+        let sl = cx.bin(Op::Xor, al, bl);
+        let sh = cx.bin(Op::Xor, ah, bh);
+        Some((cx.and(sl, m), cx.and(sh, m)))
+    } else {
+        None
+    };
+    let p = cx.apred(i, Field::Pc, Field::NotC);
+    let mut out = [Value::NONE; 2];
+    for (k, (slot, (x, y))) in out.iter_mut().zip([(a.0, b.0), (a.1, b.1)]).enumerate() {
+        let mn = min_max(cx, x, y, true);
+        let mx = min_max(cx, x, y, false);
+        let r = cx.sel(p, mn, mx);
+        let mut bits = if bf16 {
+            let u = cx.cast(Type::U32, r);
+            cx.shr_c(u, 16)
+        } else {
+            f2h_bits(cx, r)
+        };
+        if let Some(s) = signs {
+            let mag = cx.c32(0x7fff);
+            let m = cx.and(bits, mag);
+            bits = cx.or(m, if k == 0 { s.0 } else { s.1 });
+        }
+        let mut is_nan = cx.emit(Op::IsNan, Type::Bool, &[r]);
+        if nan {
+            let nx = cx.emit(Op::IsNan, Type::Bool, &[x]);
+            let ny = cx.emit(Op::IsNan, Type::Bool, &[y]);
+            let any = cx.or(nx, ny);
+            is_nan = cx.or(is_nan, any);
+        }
+        let q = cx.c32(0x7fff);
+        *slot = cx.sel(is_nan, q, bits);
+    }
+    let hs = cx.shl_c(out[1], 16);
+    let r = cx.or(out[0], hs);
+    cx.set_dst(i, r);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lift::{lifter, Abi, Arch, Config};
+    use dmsh_isa::ampere;
+
+    /// Every HMNMX2 operand form lifts, the uniform-register and bindless-constant ones too
+    /// (ptxas emitted neither for the corpus kernels, which run the others); `.F32` and
+    /// `.BF16_V2.FTZ` (no PTX form) are refused with an error. Words and texts from
+    /// nvdisasm 13.5.
+    #[test]
+    fn hmnmx2_forms_lift() {
+        let exit = ampere::Instr::build(ampere::Instr::form_id("EXIT").expect("EXIT"), &[])
+            .expect("EXIT builds")
+            .encode();
+        let mut cfg = Config::compute(Abi::Cuda, [32, 1, 1]);
+        cfg.arch = Arch::Ampere;
+        let lift = |w: u128| {
+            let mut code = w.to_le_bytes().to_vec();
+            code.extend_from_slice(&exit.to_le_bytes());
+            lifter(Arch::Ampere).lift_compute(&code, &cfg)
+        };
+        for (w, text) in [
+            (0x000fc400038000000000000302047240, "HMNMX2 R4, R2, R3, PT"),
+            (0x000fc4000b8000000000000302047c40, "HMNMX2 R4, R2, UR3, PT"),
+            (
+                0x000fc4000b8600004000000302047c40,
+                "HMNMX2.NAN.XORSIGN R4, R2, |UR3|, PT",
+            ),
+            (
+                0x000fc40003800000c0003c0002047840,
+                "HMNMX2 R4, R2, -2, 1, PT",
+            ),
+            (
+                0x000fc40007a000003f80c00002067840,
+                "HMNMX2.BF16_V2 R6, R2, 1, -2, !PT",
+            ),
+            (
+                0x000fc4000380000000005d0002087a40,
+                "HMNMX2 R8, R2, c[0x0] [0x174], PT",
+            ),
+            (
+                0x000fc4000b80000000005d0302047a40,
+                "HMNMX2 R4, R2, cx[UR3] [0x174], PT",
+            ),
+        ] {
+            let i = ampere::decode(w).expect("decodes");
+            assert_eq!(i.print(0, 0), text);
+            assert!(lift(w).is_ok(), "{text}: {:?}", lift(w).err());
+        }
+        let f32 = 0x000fc400038040000000000302047240u128;
+        assert_eq!(
+            ampere::decode(f32).expect("decodes").print(0, 0),
+            "HMNMX2.F32 R4, R2, R3, PT"
+        );
+        assert!(lift(f32).is_err());
+        let bf_ftz = 0x000fc40003a100000000000302047240u128;
+        assert_eq!(
+            ampere::decode(bf_ftz).expect("decodes").print(0, 0),
+            "HMNMX2.BF16_V2.FTZ R4, R2, R3, PT"
+        );
+        assert!(lift(bf_ftz).is_err());
+    }
 }

@@ -205,7 +205,7 @@ fn dispatch(cx: &mut Cx, i: &Instr) -> Result<()> {
         | O::Fchk
         | O::Fswzadd => float::lift(cx, i),
         O::Dadd | O::Dmul | O::Dfma | O::Dsetp => double::lift(cx, i),
-        O::Hadd2 | O::Hmul2 | O::Hfma2 | O::Hset2 | O::Hsetp2 => half::lift(cx, i),
+        O::Hadd2 | O::Hmul2 | O::Hfma2 | O::Hset2 | O::Hsetp2 | O::Hmnmx2 => half::lift(cx, i),
         O::F2f | O::F2i | O::I2f | O::I2fp | O::F2ip | O::F2fp | O::I2i => conv::lift(cx, i),
         O::Ld
         | O::St
