@@ -518,6 +518,26 @@ fn support_root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Draws `d` with corpus geometry shader `name` lowered both ways — translated (after
+/// `capture`, the draw's vertex shader in capture form) and captured from glslang's modules —
+/// and compares each with `want` (labelled `what, lowered` / `what, captured, lowered`).
+fn compare_lowerings(
+    d: &Draw,
+    data: impl Fn() -> Data,
+    capture: &Stage,
+    name: &str,
+    what: &str,
+    want: &[dmsh_vk::Image],
+) {
+    let kernel = ours_in(name, Form::Lowered(Pass::GeometryKernel));
+    let draw = ours_in(name, Form::Lowered(Pass::GeometryDraw));
+    let got = run(d, Middle::Lowered(capture.clone(), kernel, data(), draw));
+    compare(&format!("{what}, lowered"), want, &got);
+    let gs = reference(name, "geom", "geometry").spirv;
+    let got = run(d, captured_geometry(&d.vertex.spirv, &gs, data()));
+    compare(&format!("{what}, captured, lowered"), want, &got);
+}
+
 /// Checks the two pictures agree and are not blank.
 fn compare(what: &str, want: &[dmsh_vk::Image], got: &[dmsh_vk::Image]) {
     let clear = want[0]
@@ -560,18 +580,10 @@ fn check(name: &str, d: &Draw, data: impl Fn() -> Data, nak: [Option<Nvk>; 2], c
     );
     let got = run(d, Middle::Geometry(ours(name), data()));
     compare(name, &want, &got);
+    compare_lowerings(d, &data, capture, name, name, &want);
     let lowered = |kernel: Stage, draw: Stage, data: Data| {
         run(d, Middle::Lowered(capture.clone(), kernel, data, draw))
     };
-    let got = lowered(
-        ours_in(name, Form::Lowered(Pass::GeometryKernel)),
-        ours_in(name, Form::Lowered(Pass::GeometryDraw)),
-        data(),
-    );
-    compare(&format!("{name} lowered"), &want, &got);
-    let gs = reference(name, "geom", "geometry").spirv;
-    let got = run(d, captured_geometry(&d.vertex.spirv, &gs, data()));
-    compare(&format!("{name} captured, lowered"), &want, &got);
     // A Vulkan 1.0 title's SPIR-V 1.0: the lowered buffers through
     // SPV_KHR_storage_buffer_storage_class, the draw's layer and viewport outputs through
     // SPV_EXT_shader_viewport_index_layer.
@@ -1426,26 +1438,13 @@ fn indexed_draws_assemble_through_the_index_buffer() {
             &d,
             Middle::Geometry(reference(name, "geom", "geometry"), Data::default()),
         );
-        let got = run(
+        compare_lowerings(
             &d,
-            Middle::Lowered(
-                capture.clone(),
-                ours_in(name, Form::Lowered(Pass::GeometryKernel)),
-                Data::default(),
-                ours_in(name, Form::Lowered(Pass::GeometryDraw)),
-            ),
-        );
-        compare(
-            &format!("{name} indexed {topology:?}, lowered"),
+            Data::default,
+            &capture,
+            name,
+            &format!("{name} indexed {topology:?}"),
             &want,
-            &got,
-        );
-        let gs = reference(name, "geom", "geometry").spirv;
-        let got = run(&d, captured_geometry(&d.vertex.spirv, &gs, Data::default()));
-        compare(
-            &format!("{name} indexed {topology:?}, captured, lowered"),
-            &want,
-            &got,
         );
     }
 }
@@ -1610,23 +1609,8 @@ fn instanced_draws_run_the_passes_per_instance() {
         "vec4 pos = aPos + vec4(0.3, -0.25, 0.0, 0.0) * float(gl_InstanceIndex);",
         &[(0, "aColor * (1.0 - 0.3 * float(gl_InstanceIndex))")],
     );
-    let got = run(
-        &d,
-        Middle::Lowered(
-            capture,
-            ours_in(name, Form::Lowered(Pass::GeometryKernel)),
-            data(),
-            ours_in(name, Form::Lowered(Pass::GeometryDraw)),
-        ),
-    );
-    compare(&format!("{name} × 3 instances, lowered"), &want, &got);
-    let gs = reference(name, "geom", "geometry").spirv;
-    let got = run(&d, captured_geometry(&d.vertex.spirv, &gs, data()));
-    compare(
-        &format!("{name} × 3 instances, captured, lowered"),
-        &want,
-        &got,
-    );
+    let what = format!("{name} × 3 instances");
+    compare_lowerings(&d, data, &capture, name, &what, &want);
 }
 
 /// A geometry shader that colours each triangle by gl_PrimitiveIDIn and passes it on as
@@ -1702,26 +1686,13 @@ fn primitive_restart_splits_the_draw_into_sub_draws() {
             &d,
             Middle::Geometry(reference(name, "geom", "geometry"), Data::default()),
         );
-        let got = run(
+        compare_lowerings(
             &d,
-            Middle::Lowered(
-                capture.clone(),
-                ours_in(name, Form::Lowered(Pass::GeometryKernel)),
-                Data::default(),
-                ours_in(name, Form::Lowered(Pass::GeometryDraw)),
-            ),
-        );
-        compare(
-            &format!("{name} {topology:?} with restarts, lowered"),
+            Data::default,
+            &capture,
+            name,
+            &format!("{name} {topology:?} with restarts"),
             &want,
-            &got,
-        );
-        let gs = reference(name, "geom", "geometry").spirv;
-        let got = run(&d, captured_geometry(&d.vertex.spirv, &gs, Data::default()));
-        compare(
-            &format!("{name} {topology:?} with restarts, captured, lowered"),
-            &want,
-            &got,
         );
         let d = draw(glslang(PRIM_ID_FS, "frag", "fragment"));
         let gs = glslang(GS_PRIMITIVE_COLOUR, "geom", "geometry");
