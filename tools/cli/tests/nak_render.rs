@@ -102,8 +102,10 @@ fn glsl_dir() -> PathBuf {
     // One folder per call: the tests of this file run at once and each removes its own.
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
+    // The process id too: the render cases run in child processes of this binary.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "dmsh-nak-glsl-{}",
+        "dmsh-nak-glsl-{}-{}",
+        std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     ));
     std::fs::create_dir_all(&dir).unwrap();
