@@ -9,7 +9,8 @@
 //! their sm86 builds, timed in alternating rounds in this process, per guest instruction
 //! lifted (ptxas pads sm86 code with unreachable NOPs, so slots would flatter Ampere).
 //! `cargo bench -p dmsh-spv --bench translate` (`DMSH_BENCH_SECS=N` sets the measuring time;
-//! `DMSH_BENCH_ROUNDS=N` runs exactly N rounds, e.g. under callgrind).
+//! `DMSH_BENCH_ROUNDS=N` runs exactly N rounds, e.g. under callgrind; `DMSH_BENCH_ONLY=metal`
+//! stops after the Metal build's measurement, for profiling that alone).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -162,6 +163,9 @@ fn main() {
         ok.len(),
         rate / GOAL_METAL_SHADERS
     );
+    if std::env::var("DMSH_BENCH_ONLY").is_ok_and(|v| v == "metal") {
+        return;
+    }
     let compute: Vec<&Job> = ok.iter().copied().filter(|j| !j.graphics).collect();
     measure("compute only", &compute, &opts, &more);
     let graphics: Vec<&Job> = ok.iter().copied().filter(|j| j.graphics).collect();
