@@ -29,6 +29,9 @@ pub struct Cx<'a> {
     pub(crate) consts: ConstCache,
     /// U32 constants below 64 by value: (block, value), a front for `consts`.
     small: [(u32, Value); 64],
+    /// Bit-field extracts made in their block: (block, value, field, extract) in a small
+    /// direct-mapped cache ([`Cx::bfe`]).
+    bfe: [(u32, Value, u32, Value); BFE_CACHE],
     /// Guest state in the current block: known values and writes whose `Set` is placed when
     /// the block ends (`lift/state.rs`).
     pub(crate) state: super::state::State,
@@ -48,6 +51,9 @@ pub struct Cx<'a> {
     /// false: the lifting is void and the driver starts again with the flags.
     pub zso_read: bool,
 }
+
+/// Entries of [`Cx`]'s bit-field-extract cache.
+const BFE_CACHE: usize = 64;
 
 /// The constant cache of [`Cx`] (kept across the blocks of one lifting: keys carry the block).
 pub(crate) type ConstCache =
@@ -74,6 +80,7 @@ impl<'a> Cx<'a> {
             ended: false,
             consts: std::collections::HashMap::default(),
             small: [(u32::MAX, Value::NONE); 64],
+            bfe: [(u32::MAX, Value::NONE, 0, Value::NONE); BFE_CACHE],
             state,
             local_extent: 0,
             pred_run: None,
@@ -242,15 +249,30 @@ impl<'a> Cx<'a> {
     }
     /// Zero-extended bits `[off, off+len)` of a U32.
     pub fn bits(&mut self, a: Value, off: u32, len: u32) -> Value {
-        let o = self.c32(off);
-        let l = self.c32(len);
-        self.emit(Op::BfeU, Type::U32, &[a, o, l])
+        self.bfe(a, off, len, false)
     }
     /// Sign-extended bits `[off, off+len)` of a U32.
     pub fn sbits(&mut self, a: Value, off: u32, len: u32) -> Value {
+        self.bfe(a, off, len, true)
+    }
+    /// The extract of bits `[off, off+len)` of `a`, made once per block where it can: XMAD
+    /// takes the same 16-bit halves again and again (every 32-bit multiply is three XMADs),
+    /// and `cse` would merge the copies later anyway — the first one in the block, which
+    /// this returns — so not making them leaves the same IR after the passes. A small
+    /// direct-mapped cache: a collision only makes a copy, as before.
+    fn bfe(&mut self, a: Value, off: u32, len: u32, signed: bool) -> Value {
+        let field = off | len << 8 | (signed as u32) << 16;
+        let at = (a.0 ^ field.wrapping_mul(0x9e37_79b9)) as usize % BFE_CACHE;
+        let (b, v, k, r) = self.bfe[at];
+        if b == self.b.0 && v == a && k == field {
+            return r;
+        }
         let o = self.c32(off);
         let l = self.c32(len);
-        self.emit(Op::BfeS, Type::U32, &[a, o, l])
+        let op = if signed { Op::BfeS } else { Op::BfeU };
+        let r = self.emit(op, Type::U32, &[a, o, l]);
+        self.bfe[at] = (self.b.0, a, field, r);
+        r
     }
     /// U64 from two U32 halves.
     pub fn pack(&mut self, lo: Value, hi: Value) -> Value {
