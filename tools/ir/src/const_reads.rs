@@ -7,7 +7,7 @@
 //! of NVN's c1 stays inside the span a shared bank gives the shader (seed 001's
 //! `c1_full.tsv` rule).
 
-use crate::ir::{Function, Op};
+use crate::ir::{Function, Op, Value};
 use crate::shader::{BankSource, Shader};
 use std::collections::BTreeMap;
 
@@ -26,7 +26,8 @@ pub struct BankReads {
 /// The reads of every constant bank `f` reads, by bank.
 pub fn const_reads(f: &Function) -> BTreeMap<u8, BankReads> {
     let mut raw: BTreeMap<u8, (Vec<[u32; 2]>, u64)> = BTreeMap::new();
-    let mut ranges: Option<crate::interval::Intervals> = None;
+    // Reads at run-time offsets: (bank, offset), bounded once all are known.
+    let mut dynamic: Vec<(u8, Value)> = Vec::new();
     for &v in f.blocks.iter().flat_map(|b| b.insts.iter()) {
         let i = f.inst(v);
         let Op::LoadConst(bank) = i.op else { continue };
@@ -36,13 +37,15 @@ pub fn const_reads(f: &Function) -> BTreeMap<u8, BankReads> {
                 let off = off as u32;
                 e.0.push([off, off.saturating_add(4)]);
             }
-            None => {
-                let hi = ranges
-                    .get_or_insert_with(|| crate::interval::intervals(f))
-                    .range(i.args[0])
-                    .hi;
-                e.1 = e.1.max((hi / 4 + 1) * 4);
-            }
+            None => dynamic.push((bank, i.args[0])),
+        }
+    }
+    if !dynamic.is_empty() {
+        let ranges = crate::interval::intervals_of(f, dynamic.iter().map(|d| d.1));
+        for (bank, off) in dynamic {
+            let hi = ranges.range(off).hi;
+            let e = raw.entry(bank).or_default();
+            e.1 = e.1.max((hi / 4 + 1) * 4);
         }
     }
     raw.into_iter()

@@ -429,6 +429,45 @@ impl Solver<'_> {
 
 /// Computes the ranges of every value of `f`.
 pub fn intervals(f: &Function) -> Intervals {
+    solve(f, None)
+}
+
+/// Computes the ranges of `roots` and of the values they depend on (their operands, phi
+/// operands included, and theirs); other values read as unknown. The same ranges as
+/// [`intervals`] gives them: a value's set depends only on its operands' sets, values outside
+/// this closure only ever queue values outside it, so the worklist visits the closure's values
+/// in the same relative order and widens them at the same steps. What the reflection's
+/// constant-bank reads and the texture-array sizes ask for is a small part of a function.
+pub fn intervals_of(f: &Function, roots: impl IntoIterator<Item = Value>) -> Intervals {
+    let mut wanted = vec![false; f.insts.len()];
+    let mut stack: Vec<Value> = Vec::new();
+    let mut want = |v: Value, stack: &mut Vec<Value>| {
+        if v.is_some() && !wanted[v.index()] {
+            wanted[v.index()] = true;
+            stack.push(v);
+        }
+    };
+    for r in roots {
+        want(r, &mut stack);
+    }
+    while let Some(v) = stack.pop() {
+        let i = f.inst(v);
+        if let Op::Phi(_) = i.op {
+            for &(_, x) in f.phi_args(v) {
+                want(x, &mut stack);
+            }
+        } else {
+            for x in i.args() {
+                want(x, &mut stack);
+            }
+        }
+    }
+    solve(f, Some(&wanted))
+}
+
+/// The fixpoint over the placed values (those `wanted` says, when given: a set closed under
+/// operands).
+fn solve(f: &Function, wanted: Option<&[bool]>) -> Intervals {
     let n = f.insts.len();
     let widths: Vec<Option<u32>> = f.insts.iter().map(|i| width(i.ty)).collect();
     let mut placed = vec![false; n];
@@ -440,6 +479,10 @@ pub fn intervals(f: &Function) -> Intervals {
     for v in &order {
         placed[v.index()] = true;
     }
+    let order: Vec<Value> = match wanted {
+        Some(w) => order.into_iter().filter(|v| w[v.index()]).collect(),
+        None => order,
+    };
     // Users of each placed value (phi operands included).
     let mut users: Vec<Vec<Value>> = vec![Vec::new(); n];
     for &v in &order {

@@ -12,7 +12,8 @@
 //! lifted (ptxas pads sm86 code with unreachable NOPs, so slots would flatter Ampere).
 //! `cargo bench -p dmsh-spv --bench translate` (`DMSH_BENCH_SECS=N` sets the measuring time;
 //! `DMSH_BENCH_ROUNDS=N` runs exactly N rounds, e.g. under callgrind; `DMSH_BENCH_YUZU_SET=1`
-//! measures only yuzu's set, for runs alternating with yuzu's).
+//! measures only yuzu's set, for runs alternating with yuzu's; `DMSH_BENCH_ONLY=metal` stops
+//! after the Metal build's measurement, for profiling that alone).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -175,6 +176,9 @@ fn main() {
         ok.len(),
         rate / GOAL_METAL_SHADERS
     );
+    if std::env::var("DMSH_BENCH_ONLY").is_ok_and(|v| v == "metal") {
+        return;
+    }
     let compute: Vec<&Job> = ok.iter().copied().filter(|j| !j.graphics).collect();
     measure("compute only", &compute, &opts, &more);
     let graphics: Vec<&Job> = ok.iter().copied().filter(|j| j.graphics).collect();

@@ -16,6 +16,23 @@ use std::collections::BTreeMap;
 fn dynamic_reads(sh: &Shader) -> BTreeMap<u8, (usize, usize, u64)> {
     let iv = dmsh_ir::interval::intervals(&sh.func);
     let f = &sh.func;
+    // The ranges computed for the offsets alone (what `const_reads` asks for) are the same.
+    let offsets: Vec<dmsh_ir::Value> = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .map(|&v| f.inst(v))
+        .filter(|i| matches!(i.op, Op::LoadConst(_)) && f.const_of(i.args[0]).is_none())
+        .map(|i| i.args[0])
+        .collect();
+    let part = dmsh_ir::interval::intervals_of(f, offsets.iter().copied());
+    for &o in &offsets {
+        assert_eq!(
+            part.range(o),
+            iv.range(o),
+            "{o} alone and in the whole function"
+        );
+    }
     let mut out: BTreeMap<u8, (usize, usize, u64)> = BTreeMap::new();
     for &v in f.blocks.iter().flat_map(|b| &b.insts) {
         let i = f.inst(v);

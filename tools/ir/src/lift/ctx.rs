@@ -29,14 +29,12 @@ pub struct Cx<'a> {
     pub(crate) consts: ConstCache,
     /// U32 constants below 64 by value: (block, value), a front for `consts`.
     small: [(u32, Value); 64],
-    /// The value of each register in the current block: (block, value) of the block's last
-    /// `Set` of a GPR or first `Get` of a GPR of it. Within a block code runs in the order it is
-    /// appended and only `set_reg` writes registers, so a later read is that value.
-    pub(crate) regs: Vec<(u32, Value)>,
-    /// The same for predicates P0..P6.
-    preds: [(u32, Value); 7],
-    /// The same for uniform predicates UP0..UP6.
-    upreds: [(u32, Value); 7],
+    /// Bit-field extracts made in their block: (block, value, field, extract) in a small
+    /// direct-mapped cache ([`Cx::bfe`]).
+    bfe: [(u32, Value, u32, Value); BFE_CACHE],
+    /// Guest state in the current block: known values and writes whose `Set` is placed when
+    /// the block ends (`lift/state.rs`).
+    pub(crate) state: super::state::State,
     /// The end of the highest local-memory access at a constant offset from its base
     /// register (`imm + bytes` of LDL/STL): a lower bound of the local memory the code uses,
     /// so a missing or too small declared size cannot silently cut the array short.
@@ -45,20 +43,32 @@ pub struct Cx<'a> {
     /// The next instruction with the same guard joins the then-block while the continuation
     /// is still empty and nothing in the run wrote the guard.
     pub(crate) pred_run: Option<(Reg, bool, BlockId, BlockId)>,
+    /// Whether `.CC` instructions compute the zero, sign and overflow flags. The driver lifts
+    /// first without them (most shaders read only the carry, through `.X`) and lifts again
+    /// with them when an instruction reads one ([`Cx::zso_read`]).
+    pub zso_flags: bool,
+    /// Whether an instruction read the zero, sign or overflow flag while `zso_flags` was
+    /// false: the lifting is void and the driver starts again with the flags.
+    pub zso_read: bool,
 }
+
+/// Entries of [`Cx`]'s bit-field-extract cache.
+const BFE_CACHE: usize = 64;
 
 /// The constant cache of [`Cx`] (kept across the blocks of one lifting: keys carry the block).
 pub(crate) type ConstCache =
     std::collections::HashMap<(u32, Type, u64), Value, crate::hash::FastState>;
 
 impl<'a> Cx<'a> {
-    /// A context filling block `b`, which starts at `addr`.
-    pub fn new(
+    /// A context filling block `b`, which starts at `addr`, with the guest-state tables
+    /// `state` (`State::new()`, or the previous block's context's: they are kept by block).
+    pub(crate) fn new(
         f: &'a mut Function,
         b: BlockId,
         cfg: &'a Config,
         blocks: &'a BTreeMap<u32, BlockId>,
         addr: u32,
+        state: super::state::State,
     ) -> Self {
         Cx {
             f,
@@ -70,11 +80,12 @@ impl<'a> Cx<'a> {
             ended: false,
             consts: std::collections::HashMap::default(),
             small: [(u32::MAX, Value::NONE); 64],
-            regs: Vec::new(),
-            preds: [(u32::MAX, Value::NONE); 7],
-            upreds: [(u32::MAX, Value::NONE); 7],
+            bfe: [(u32::MAX, Value::NONE, 0, Value::NONE); BFE_CACHE],
+            state,
             local_extent: 0,
             pred_run: None,
+            zso_flags: true,
+            zso_read: false,
         }
     }
 
@@ -83,8 +94,9 @@ impl<'a> Cx<'a> {
         self.ended
     }
 
-    /// Terminates the current block.
+    /// Terminates the current block, after placing the `Set`s of the guest state it wrote.
     pub fn finish(&mut self, t: Terminator) {
+        self.state.flush(self.f, self.b);
         self.f.blocks[self.b.index()].term = t;
         self.ended = true;
     }
@@ -237,15 +249,30 @@ impl<'a> Cx<'a> {
     }
     /// Zero-extended bits `[off, off+len)` of a U32.
     pub fn bits(&mut self, a: Value, off: u32, len: u32) -> Value {
-        let o = self.c32(off);
-        let l = self.c32(len);
-        self.emit(Op::BfeU, Type::U32, &[a, o, l])
+        self.bfe(a, off, len, false)
     }
     /// Sign-extended bits `[off, off+len)` of a U32.
     pub fn sbits(&mut self, a: Value, off: u32, len: u32) -> Value {
+        self.bfe(a, off, len, true)
+    }
+    /// The extract of bits `[off, off+len)` of `a`, made once per block where it can: XMAD
+    /// takes the same 16-bit halves again and again (every 32-bit multiply is three XMADs),
+    /// and `cse` would merge the copies later anyway — the first one in the block, which
+    /// this returns — so not making them leaves the same IR after the passes. A small
+    /// direct-mapped cache: a collision only makes a copy, as before.
+    fn bfe(&mut self, a: Value, off: u32, len: u32, signed: bool) -> Value {
+        let field = off | len << 8 | (signed as u32) << 16;
+        let at = (a.0 ^ field.wrapping_mul(0x9e37_79b9)) as usize % BFE_CACHE;
+        let (b, v, k, r) = self.bfe[at];
+        if b == self.b.0 && v == a && k == field {
+            return r;
+        }
         let o = self.c32(off);
         let l = self.c32(len);
-        self.emit(Op::BfeS, Type::U32, &[a, o, l])
+        let op = if signed { Op::BfeS } else { Op::BfeU };
+        let r = self.emit(op, Type::U32, &[a, o, l]);
+        self.bfe[at] = (self.b.0, a, field, r);
+        r
     }
     /// U64 from two U32 halves.
     pub fn pack(&mut self, lo: Value, hi: Value) -> Value {
@@ -260,32 +287,42 @@ impl<'a> Cx<'a> {
         self.emit(Op::Hi32, Type::U32, &[v])
     }
 
+    /// Reads guest register `r`: its value in the current block if the block read or wrote
+    /// it, else a `Get`.
+    #[inline]
+    fn get_state(&mut self, r: Reg) -> Value {
+        if let Some(v) = self.state.known(self.b, r) {
+            return v;
+        }
+        let v = self.emit(Op::Get(r), r.ty(), &[]);
+        self.state.read(self.b, r, v);
+        v
+    }
+    /// Writes guest register `r`; the `Set` is placed when the block ends (at once if it has
+    /// ended already).
+    #[inline]
+    fn set_state(&mut self, r: Reg, v: Value) {
+        if self.ended {
+            self.f.push(self.b, Op::Set(r), Type::Void, &[v]);
+            self.state.read(self.b, r, v);
+        } else {
+            self.state.write(self.b, r, v);
+        }
+    }
+
     /// Reads register `n` (RZ = 0).
     pub fn reg(&mut self, n: u8) -> Value {
         if n == 255 {
             self.c32(0)
         } else {
-            if self.regs.is_empty() {
-                self.regs = vec![(u32::MAX, Value::NONE); 255];
-            }
-            let (b, v) = self.regs[n as usize];
-            if b == self.b.0 {
-                return v;
-            }
-            let v = self.emit(Op::Get(Reg::gpr(n)), Type::U32, &[]);
-            self.regs[n as usize] = (self.b.0, v);
-            v
+            self.get_state(Reg::gpr(n))
         }
     }
     /// Writes register `n` (writes to RZ are dropped).
     pub fn set_reg(&mut self, n: u8, v: Value) {
         if n != 255 {
             let v = self.cast(Type::U32, v);
-            self.emit(Op::Set(Reg::gpr(n)), Type::Void, &[v]);
-            if self.regs.is_empty() {
-                self.regs = vec![(u32::MAX, Value::NONE); 255];
-            }
-            self.regs[n as usize] = (self.b.0, v);
+            self.set_state(Reg::gpr(n), v);
         }
     }
     /// Reads the register pair `n, n+1` as U64 (RZ = 0).
@@ -310,19 +347,10 @@ impl<'a> Cx<'a> {
     }
     /// Reads predicate `n` (PT = true), negated if asked.
     pub fn pred(&mut self, n: u8, neg: bool) -> Value {
-        let p = if n == 7 {
+        let p = if n >= 7 {
             self.cbool(true)
         } else {
-            match self.preds.get(n as usize) {
-                Some(&(b, v)) if b == self.b.0 => v,
-                _ => {
-                    let v = self.emit(Op::Get(Reg::pred(n)), Type::Bool, &[]);
-                    if let Some(slot) = self.preds.get_mut(n as usize) {
-                        *slot = (self.b.0, v);
-                    }
-                    v
-                }
-            }
+            self.get_state(Reg::pred(n))
         };
         if neg {
             self.not(p)
@@ -332,11 +360,8 @@ impl<'a> Cx<'a> {
     }
     /// Writes predicate `n` (writes to PT are dropped).
     pub fn set_pred(&mut self, n: u8, v: Value) {
-        if n != 7 {
-            self.emit(Op::Set(Reg::pred(n)), Type::Void, &[v]);
-            if let Some(slot) = self.preds.get_mut(n as usize) {
-                *slot = (self.b.0, v);
-            }
+        if n < 7 {
+            self.set_state(Reg::pred(n), v);
         }
     }
     /// Reads uniform register `n` (URZ, 63, = 0).
@@ -344,14 +369,14 @@ impl<'a> Cx<'a> {
         if n >= 63 {
             self.c32(0)
         } else {
-            self.emit(Op::Get(Reg::ugpr(n)), Type::U32, &[])
+            self.get_state(Reg::ugpr(n))
         }
     }
     /// Writes uniform register `n` (writes to URZ are dropped).
     pub fn set_ureg(&mut self, n: u8, v: Value) {
         if n < 63 {
             let v = self.cast(Type::U32, v);
-            self.emit(Op::Set(Reg::ugpr(n)), Type::Void, &[v]);
+            self.set_state(Reg::ugpr(n), v);
         }
     }
     /// Reads the uniform register pair `n, n+1` as U64 (URZ = 0).
@@ -368,14 +393,7 @@ impl<'a> Cx<'a> {
         let p = if n >= 7 {
             self.cbool(true)
         } else {
-            match self.upreds[n as usize] {
-                (b, v) if b == self.b.0 => v,
-                _ => {
-                    let v = self.emit(Op::Get(Reg::upred(n)), Type::Bool, &[]);
-                    self.upreds[n as usize] = (self.b.0, v);
-                    v
-                }
-            }
+            self.get_state(Reg::upred(n))
         };
         if neg {
             self.not(p)
@@ -386,8 +404,7 @@ impl<'a> Cx<'a> {
     /// Writes uniform predicate `n` (writes to UPT are dropped).
     pub fn set_upred(&mut self, n: u8, v: Value) {
         if n < 7 {
-            self.emit(Op::Set(Reg::upred(n)), Type::Void, &[v]);
-            self.upreds[n as usize] = (self.b.0, v);
+            self.set_state(Reg::upred(n), v);
         }
     }
 
@@ -414,6 +431,7 @@ impl<'a> Cx<'a> {
                     && c == self.b
                     && !self.ended
                     && self.f.blocks[c.index()].insts.is_empty()
+                    && !self.state.any_written()
                     && self.f.blocks[t.index()].term == Terminator::Jump(c) =>
             {
                 self.f.blocks[t.index()].term = Terminator::Unset;
@@ -427,16 +445,10 @@ impl<'a> Cx<'a> {
                 (then_b, cont)
             }
         };
-        let first = self.f.blocks[then_b.index()].insts.len();
         self.b = then_b;
         self.ended = false;
         body(self)?;
-        let open = joinable
-            && self.b == then_b
-            && !self.done()
-            && !self.f.blocks[then_b.index()].insts[first..]
-                .iter()
-                .any(|&v| self.f.inst(v).op == Op::Set(guard));
+        let open = joinable && self.b == then_b && !self.done() && !self.state.written(guard);
         if !self.done() {
             self.finish(Terminator::Jump(cont));
         }
@@ -448,13 +460,19 @@ impl<'a> Cx<'a> {
         Ok(())
     }
 
-    /// Reads a flag.
+    /// Reads a flag (a zero, sign or overflow flag while [`Cx::zso_flags`] is false voids
+    /// the lifting: [`Cx::zso_read`]).
     pub fn flag(&mut self, fl: Flag) -> Value {
-        self.emit(Op::Get(Reg::flag(fl)), Type::Bool, &[])
+        if fl != Flag::Carry && !self.zso_flags {
+            self.zso_read = true;
+        }
+        self.get_state(Reg::flag(fl))
     }
-    /// Writes a flag.
+    /// Writes a flag (the zero, sign and overflow flags only when [`Cx::zso_flags`]).
     pub fn set_flag(&mut self, fl: Flag, v: Value) {
-        self.emit(Op::Set(Reg::flag(fl)), Type::Void, &[v]);
+        if fl == Flag::Carry || self.zso_flags {
+            self.set_state(Reg::flag(fl), v);
+        }
     }
     /// The carry flag as 0/1.
     pub fn carry_u32(&mut self) -> Value {

@@ -140,25 +140,64 @@ pub(crate) fn lift<F: Frontend>(code: &[u8], cfg: &Config) -> Result<Shader> {
             off = nx;
         }
     }
-    // Pass 2: blocks.
-    let mut f = Function::new();
-    f.insts.reserve(n_seen * 8);
+    // Pass 2: blocks. First without the zero, sign and overflow flags of `.CC` instructions,
+    // which few shaders read (`Cx::zso_flags`); again with them when an instruction reads one.
     table_targets.sort_unstable();
     table_targets.dedup();
-    f.indirect_targets = table_targets;
+    let r = Reach {
+        leaders,
+        seen,
+        entry,
+        end,
+        n_seen,
+        table_targets,
+    };
+    let (f, guest, local_extent) = match blocks::<F>(&r, cfg, &get, false)? {
+        Some(l) => l,
+        None => blocks::<F>(&r, cfg, &get, true)?.expect("lifted with every flag"),
+    };
+    Ok(shader(f, cfg, guest, local_extent))
+}
+
+/// What the reachability pass found: block leaders, the slots reached, the entry, the end
+/// of the code, how many instructions were reached and the jump-table targets.
+struct Reach {
+    leaders: BTreeSet<u32>,
+    seen: Vec<bool>,
+    entry: u32,
+    end: u32,
+    n_seen: usize,
+    table_targets: Vec<u32>,
+}
+
+/// Lifts the reached code block by block into a function; also the guest instructions
+/// lifted and the local-memory extent. With `zso_flags` false, `.CC` instructions leave the
+/// zero, sign and overflow flags out, and the answer is `None` as soon as an instruction
+/// reads one of them.
+fn blocks<F: Frontend>(
+    r: &Reach,
+    cfg: &Config,
+    get: &dyn Fn(u32) -> Result<F::Instr>,
+    zso_flags: bool,
+) -> Result<Option<(Function, usize, u32)>> {
+    let (step, end) = (F::SLOT, r.end);
+    let slot = |off: u32| (off / step) as usize;
+    let mut f = Function::new();
+    f.insts.reserve(r.n_seen * 8);
+    f.indirect_targets = r.table_targets.clone();
     let mut block_of: BTreeMap<u32, BlockId> = BTreeMap::new();
-    for &l in &leaders {
-        if l < end && seen[slot(l)] {
+    for &l in &r.leaders {
+        if l < end && r.seen[slot(l)] {
             block_of.insert(l, f.add_block(Some(l)));
         }
     }
     if f.blocks.is_empty() {
         // No instruction at all: an empty program.
-        let b = f.add_block(Some(entry));
+        let b = f.add_block(Some(r.entry));
         f.blocks[b.index()].term = Terminator::Exit;
     }
     // Block 0 must be the entry.
-    if let Some(&b) = block_of.get(&entry) {
+    if let Some(&b) = block_of.get(&r.entry) {
         if b.0 != 0 {
             f.blocks.swap(0, b.index());
             for v in block_of.values_mut() {
@@ -173,23 +212,30 @@ pub(crate) fn lift<F: Frontend>(code: &[u8], cfg: &Config) -> Result<Shader> {
     let mut guest = 0usize;
     let starts: Vec<(u32, BlockId)> = block_of.iter().map(|(&a, &b)| (a, b)).collect();
     // Whether a block starts at an instruction slot (the per-instruction check below).
-    let mut starts_block = vec![false; n_slots as usize];
+    let mut starts_block = vec![false; r.seen.len()];
     for &(a, _) in &starts {
         if let Some(s) = starts_block.get_mut(slot(a)) {
             *s = true;
         }
     }
     let mut consts = super::ctx::ConstCache::default();
-    consts.reserve(n_seen * 2);
+    consts.reserve(r.n_seen * 2);
     let mut local_extent = 0u32;
-    let mut regs = Vec::new();
+    let mut state = super::state::State::new();
     for (k, &(start, bid)) in starts.iter().enumerate() {
         // Room for the block's IR (several instructions per guest instruction) up front.
         let span = starts.get(k + 1).map_or(end, |n| n.0).saturating_sub(start) / step;
         f.blocks[bid.index()].insts.reserve(span as usize * 8);
-        let mut cx = Cx::new(&mut f, bid, cfg, &block_of, start);
+        let mut cx = Cx::new(
+            &mut f,
+            bid,
+            cfg,
+            &block_of,
+            start,
+            std::mem::take(&mut state),
+        );
         cx.consts = std::mem::take(&mut consts);
-        cx.regs = std::mem::take(&mut regs);
+        cx.zso_flags = zso_flags;
         let mut off = start;
         loop {
             let i = get(off)?;
@@ -197,6 +243,9 @@ pub(crate) fn lift<F: Frontend>(code: &[u8], cfg: &Config) -> Result<Shader> {
             cx.addr = off;
             cx.next = F::next_of(off);
             F::lift_one(&mut cx, &i)?;
+            if cx.zso_read {
+                break;
+            }
             if cx.done() {
                 break;
             }
@@ -213,10 +262,13 @@ pub(crate) fn lift<F: Frontend>(code: &[u8], cfg: &Config) -> Result<Shader> {
             }
         }
         consts = std::mem::take(&mut cx.consts);
-        regs = std::mem::take(&mut cx.regs);
+        state = std::mem::take(&mut cx.state);
         local_extent = local_extent.max(cx.local_extent);
+        if cx.zso_read {
+            return Ok(None);
+        }
     }
-    Ok(shader(f, cfg, guest, local_extent))
+    Ok(Some((f, guest, local_extent)))
 }
 
 /// The shader of a lifted function: the configuration's banks, and the memory sizes the code

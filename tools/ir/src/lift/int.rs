@@ -49,6 +49,10 @@ pub fn add3_carry(cx: &mut Cx, a: Value, b: Value, k: Value) -> (Value, Value) {
 
 /// Writes the condition codes of an addition result.
 pub fn set_cc_add(cx: &mut Cx, a: Value, b: Value, s: Value, carry: Value) {
+    if !cx.zso_flags {
+        cx.set_flag(Flag::Carry, carry);
+        return;
+    }
     let z = cx.c32(0);
     let zf = cx.cmp(Op::IEq, s, z);
     let sf = cx.cmp(Op::SLt, s, z);
@@ -64,6 +68,11 @@ pub fn set_cc_add(cx: &mut Cx, a: Value, b: Value, s: Value, carry: Value) {
 
 /// Writes zero/sign flags of a logic result (carry and overflow cleared).
 pub fn set_cc_logic(cx: &mut Cx, s: Value) {
+    if !cx.zso_flags {
+        let f = cx.cbool(false);
+        cx.set_flag(Flag::Carry, f);
+        return;
+    }
     let z = cx.c32(0);
     let zf = cx.cmp(Op::IEq, s, z);
     let sf = cx.cmp(Op::SLt, s, z);

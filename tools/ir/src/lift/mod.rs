@@ -24,6 +24,7 @@ pub mod jump_table;
 pub mod layout;
 pub mod mem;
 pub mod pipeline_state;
+mod state;
 pub mod tex;
 pub mod video;
 pub mod warp;

@@ -11,7 +11,7 @@
 //! left alone (their index is a handle, not an element number).
 
 use crate::gfx::{TEX_DYN, TEX_PENDING};
-use crate::interval::intervals;
+use crate::interval::intervals_of;
 use crate::ir::{Function, Op};
 
 /// Runs the pass.
@@ -20,7 +20,10 @@ pub fn run(f: &mut Function) {
     if !f.insts.iter().any(|i| sized(&i.op)) {
         return;
     }
-    let ranges = intervals(f);
+    let ranges = intervals_of(
+        f,
+        f.insts.iter().filter(|i| sized(&i.op)).map(|i| i.args[3]),
+    );
     for i in &mut f.insts {
         if !sized(&i.op) {
             continue;
