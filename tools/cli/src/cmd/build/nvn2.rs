@@ -1,7 +1,7 @@
-//! NVN2 (Switch 2, Ampere) keys in a build: until they are translated, every key's
-//! instructions are decoded so that the report names what the decoder does not know (key,
-//! offset, word), and `<key>.sass` (the `dmsh disasm --arch sm86` listing) sits in the build
-//! folder next to the other keys' outputs.
+//! NVN2 (Switch 2, Ampere) keys in a build: before a key is translated (through the same
+//! chain as Switch 1's, `--arch sm86`), its instructions are decoded so that the report names
+//! what the decoder does not know (key, offset, word), and `<key>.sass` (the `dmsh disasm
+//! --arch sm86` listing) sits in the build folder next to the other keys' outputs.
 
 use super::convert::Failed;
 use dmsh_formats::control;
