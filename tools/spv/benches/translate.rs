@@ -13,7 +13,9 @@
 //! `cargo bench -p dmsh-spv --bench translate` (`DMSH_BENCH_SECS=N` sets the measuring time;
 //! `DMSH_BENCH_ROUNDS=N` runs exactly N rounds, e.g. under callgrind; `DMSH_BENCH_YUZU_SET=1`
 //! measures only yuzu's set, for runs alternating with yuzu's; `DMSH_BENCH_ONLY=metal` stops
-//! after the Metal build's measurement, for profiling that alone).
+//! after the Metal build's measurement, for profiling that alone; `DMSH_BENCH_SHADERS=NAME,…`
+//! prints instead each named shader's phases, `DMSH_BENCH_ROUNDS` rounds, default 200, and
+//! with `DMSH_BENCH_CALLGRIND=1` only translates them, in `callgrind_rounds`).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -103,8 +105,84 @@ fn measure(label: &str, set: &[&Job], opts: &Options, more: &dyn Fn(u64, Instant
     shaders / cpu.max(1e-9)
 }
 
+/// `DMSH_BENCH_SHADERS=NAME,…` (or `all`): each named shader's sizes and the thread-CPU µs of
+/// one translation and of each phase (passes over 3 µs), averaged over `rounds`; with
+/// `DMSH_BENCH_CALLGRIND=1` only whole translations, inside [`callgrind_rounds`].
+fn per_shader(jobs: &[Job], names: &str, rounds: u64) {
+    let opts = Options::default();
+    let passes = dmsh_ir::passes::PASSES;
+    let callgrind = std::env::var_os("DMSH_BENCH_CALLGRIND").is_some();
+    for j in jobs
+        .iter()
+        .filter(|j| names.split(',').any(|n| n == j.name || n == "all"))
+    {
+        let words = j.translate(&opts).expect("translates").words.len();
+        if callgrind {
+            callgrind_rounds(j, &opts, rounds);
+            continue;
+        }
+        let (mut lift, mut structurize, mut emit, mut total) = Default::default();
+        let mut pass_clocks = vec![Clock::default(); passes.len()];
+        let (mut made, mut blocks, mut sink) = (0, 0, 0usize);
+        for _ in 0..rounds {
+            let mut sh = Clock::time(&mut lift, || j.lift());
+            (made, blocks) = (sh.func.insts.len(), sh.func.blocks.len());
+            for (k, (_, pass)) in passes.iter().enumerate() {
+                pass_clocks[k].time(|| pass(&mut sh.func));
+            }
+            sink += Clock::time(&mut structurize, || {
+                (blocks > 1)
+                    .then(|| dmsh_ir::structure::structurize(&sh.func).ok())
+                    .flatten()
+                    .map_or(0, |t| t.gotos)
+            });
+            sink += Clock::time(&mut emit, || {
+                dmsh_spv::emit(&sh, &opts).expect("emits").words.len()
+            });
+            sink += Clock::time(&mut total, || {
+                j.translate(&opts).expect("translates").words.len()
+            });
+        }
+        std::hint::black_box(sink);
+        let us = |c: &Clock| c.cpu * 1e6 / rounds.max(1) as f64;
+        print!(
+            "{}: {} slots, {made} IR instructions, {blocks} blocks, {words} words | total {:.1} µs, lift {:.1}",
+            j.name,
+            j.insts(),
+            us(&total),
+            us(&lift)
+        );
+        for ((name, _), c) in passes.iter().zip(&pass_clocks) {
+            if us(c) > 3.0 {
+                print!(", {name} {:.1}", us(c));
+            }
+        }
+        println!(
+            ", structurize {:.1}, emit {:.1} (with structurize)",
+            us(&structurize),
+            us(&emit)
+        );
+    }
+}
+
+/// `rounds` translations of `j`, in a function of their own for callgrind's
+/// `--toggle-collect=translate::callgrind_rounds`.
+#[inline(never)]
+fn callgrind_rounds(j: &Job, opts: &Options, rounds: u64) {
+    for _ in 0..rounds {
+        std::hint::black_box(j.translate(opts).expect("translates"));
+    }
+}
+
 fn main() {
     let jobs = corpus();
+    if let Ok(names) = std::env::var("DMSH_BENCH_SHADERS") {
+        let rounds = std::env::var("DMSH_BENCH_ROUNDS")
+            .ok()
+            .and_then(|s| s.parse().ok());
+        per_shader(&jobs, &names, rounds.unwrap_or(200));
+        return;
+    }
     let opts = Options::default();
     let mut ok: Vec<&Job> = Vec::new();
     let mut failed = Vec::new();
