@@ -281,7 +281,7 @@ fn mismatched_stages_and_passes_are_refused() {
         ("fragment", "_q", common::plain_json(v, "vertex"), Status::Reflection,
          "the shader map says fragment"),
         ("geometry", "_b", common::lowered_json(v, "compute", r#""pass": "mystery""#, ""),
-         Status::Reflection, "unknown lowering pass \"mystery\""),
+         Status::Reflection, "unknown variant `mystery`, expected one of `vertex_capture`"),
         ("geometry", "_b", common::lowered_json(v, "compute",
             r#""pass": "geometry_kernel", "topologies": ["patch_list"]"#, ""),
          Status::Reflection, "unknown topology \"patch_list\""),
