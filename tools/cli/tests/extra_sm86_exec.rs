@@ -6,6 +6,9 @@
 //! descriptors, cp.async zero fill, named barriers), all compiled by ptxas for sm_86:
 //! translated and run on the Vulkan device against their `K.io.json` (expected values from an
 //! independent CPU model of the PTX ISA's definitions, see the folders' READMEs), bit for bit.
+//! Kernels whose PTX ptxas also compiled for sm_53 (`K.sm53.cubin` next to the sm86 one: the
+//! named-barrier kernels of `forms/`) run a second time from that Maxwell code, against the
+//! same `K.io.json`.
 //!
 //! Each warp kernel runs twice, in child processes: with the workgroup-memory warp emulation
 //! (`WarpMode::Workgroup`, any subgroup size: it runs on lavapipe), and as the default
@@ -36,13 +39,24 @@ fn dir_of(name: &str) -> std::path::PathBuf {
     common::root().join("tests/corpus/extra/sm86").join(d)
 }
 
-/// Whether a kernel has warp operations (the tensor and warp kernels, `x_forms_bar`); the
-/// others run once,
-/// with no warp operation in their reflection.
-fn uses_warp(name: &str) -> bool {
-    // x_forms_bar: ptxas guards `barrier.sync` with a register id by `BRA.CONV ~URZ` (a
-    // ballot).
-    name.starts_with("x_tensor_") || name.starts_with("x_ctrl_") || name == "x_forms_bar"
+/// Whether a kernel's code for `sm` has warp operations (the tensor and warp kernels, the
+/// sm86 `x_forms_bar`); the others run once, with no warp operation in their reflection.
+fn uses_warp(sm: &str, name: &str) -> bool {
+    // x_forms_bar: for sm_86 ptxas guards `barrier.sync` with a register id by
+    // `BRA.CONV ~URZ` (a ballot); its sm_53 code has no warp operation.
+    name.starts_with("x_tensor_")
+        || name.starts_with("x_ctrl_")
+        || (sm == "sm86" && name == "x_forms_bar")
+}
+
+/// The architectures a kernel was compiled for: sm86, and sm53 where its cubin is there.
+fn archs(name: &str) -> Vec<&'static str> {
+    let sm53 = dir_of(name).join(format!("{name}.sm53.cubin")).exists();
+    if sm53 {
+        vec!["sm86", "sm53"]
+    } else {
+        vec!["sm86"]
+    }
 }
 
 /// The kernels with an io.json, sorted.
@@ -63,19 +77,24 @@ fn kernels() -> Vec<String> {
     v
 }
 
-/// Runs one kernel (`warp:K` emulated, `sub:K` with subgroups); `RESULT pass|fail|skip|…`.
+/// Runs one kernel (`warp:K` emulated, `sub:K` with subgroups, `plain:K` without warp
+/// operations; `warp:sm53:K` … for its sm_53 code); `RESULT pass|fail|skip|…`.
 fn run_one(spec: &str) -> String {
     let (warp, name) = match spec.split_once(':') {
         Some(("warp", n)) => (WarpMode::Workgroup, n),
         Some(("sub" | "plain", n)) => (WarpMode::Subgroup, n),
         _ => return format!("error bad spec {spec}"),
     };
+    let (sm, name) = match name.strip_prefix("sm53:") {
+        Some(n) => ("sm53", n),
+        None => ("sm86", name),
+    };
     let io_path = dir_of(name).join(format!("{name}.io.json"));
     let io = match dmsh_vk::io_json::IoJson::load(&io_path) {
         Ok(io) => io,
         Err(e) => return format!("error io.json: {e}"),
     };
-    let cubin = match dmsh_cubin::read(&dir_of(name).join(format!("{name}.sm86.cubin"))) {
+    let cubin = match dmsh_cubin::read(&dir_of(name).join(format!("{name}.{sm}.cubin"))) {
         Ok(c) => c,
         Err(e) => return format!("error cubin: {e}"),
     };
@@ -101,7 +120,7 @@ fn run_one(spec: &str) -> String {
     if r.tensor.as_deref() != mma.then_some("subgroup_emulation") {
         return format!("error reflection tensor {:?}", r.tensor);
     }
-    let warp_ok = if uses_warp(name) {
+    let warp_ok = if uses_warp(sm, name) {
         r.warp_emulated == (warp == WarpMode::Workgroup) && r.warp_ops != r.warp_emulated
     } else {
         !r.warp_ops && !r.warp_emulated
@@ -110,6 +129,15 @@ fn run_one(spec: &str) -> String {
         return format!(
             "error reflection warp_ops {} warp_emulated {}",
             r.warp_ops, r.warp_emulated
+        );
+    }
+    // The named-barrier kernels (both architectures) count arrivals per barrier id in the
+    // barrier-synchronised dispatcher.
+    let named = name.starts_with("x_forms_bar");
+    if named != (r.dispatcher_reason.as_deref() == Some("named barriers")) {
+        return format!(
+            "error reflection dispatcher_reason {:?}",
+            r.dispatcher_reason
         );
     }
     child::io_verdict(&io, out.words, r, k.param_base)
@@ -125,19 +153,29 @@ fn extra_sm86_exec_one() {
 fn extra_sm86_exec() {
     let names = kernels();
     assert!(names.len() >= 9, "kernels: {names:?}");
+    let spec = |sm: &str, n: &str| {
+        if sm == "sm86" {
+            n.to_string()
+        } else {
+            format!("{sm}:{n}")
+        }
+    };
     let emulated: Vec<String> = names
         .iter()
-        .map(|n| {
-            if uses_warp(n) {
-                format!("warp:{n}")
+        .flat_map(|n| archs(n).into_iter().map(move |sm| (sm, n)))
+        .map(|(sm, n)| {
+            if uses_warp(sm, n) {
+                format!("warp:{}", spec(sm, n))
             } else {
-                format!("plain:{n}")
+                format!("plain:{}", spec(sm, n))
             }
         })
         .collect();
+    let sm53 = emulated.iter().filter(|s| s.contains(":sm53:")).count();
+    assert!(sm53 >= 2, "sm53 runs: {emulated:?}");
     let runs = child::run_children("extra_sm86_exec_one", ENV, &emulated);
     println!(
-        "extra sm86 exec, warp-emulated (workgroup memory) or without warp operations: {} pass, {} skipped, {} fail of {}",
+        "extra sm86 exec, warp-emulated (workgroup memory) or without warp operations: {} pass, {} skipped, {} fail of {} ({sm53} of them the sm_53 code)",
         runs.pass,
         runs.skip,
         runs.bad.len(),
@@ -145,8 +183,9 @@ fn extra_sm86_exec() {
     );
     let sub: Vec<String> = names
         .iter()
-        .filter(|n| uses_warp(n))
-        .map(|n| format!("sub:{n}"))
+        .flat_map(|n| archs(n).into_iter().map(move |sm| (sm, n)))
+        .filter(|(sm, n)| uses_warp(sm, n))
+        .map(|(sm, n)| format!("sub:{}", spec(sm, n)))
         .collect();
     let subs = child::run_children("extra_sm86_exec_one", ENV, &sub);
     println!(

@@ -227,3 +227,102 @@ fn every_form_reads_its_modifiers_with_the_tables_enums() {
     assert!(lifted * 2 > tried, "most instructions lift");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A barrier op of a lifted BAR and its (id, count) where they are constants.
+type BarOpArgs = (Op, Option<u64>, Option<u64>);
+
+/// The `SetBarId` / `BarrierArrive` arguments of a lifted BAR (constants as numbers, `None`
+/// for a computed value), the op, and whether it reduces (`BarrierPopc`).
+fn bar_of(f: &Function) -> Vec<BarOpArgs> {
+    let mut v = Vec::new();
+    for b in &f.blocks {
+        for &i in &b.insts {
+            let inst = f.inst(i);
+            match inst.op {
+                Op::SetBarId | Op::BarrierArrive => {
+                    v.push((inst.op, f.const_of(inst.args[0]), f.const_of(inst.args[1])))
+                }
+                Op::BarrierPopc => v.push((Op::BarrierPopc, None, None)),
+                _ => {}
+            }
+        }
+    }
+    v
+}
+
+/// Maxwell BAR on named barriers, words of the sm_53 listings of
+/// tests/corpus/extra/sm86/forms (guards made `PT`) and NAK's `BAR.SYNC RZ, R0`: the id and
+/// count go to `SetBarId` (`BarrierArrive` for BAR.ARV), the ops the Ampere lifter emits;
+/// barrier 0 without a count stays the plain barrier; BAR.SCAN is refused with its offset.
+#[test]
+fn maxwell_named_barriers() {
+    let s = Op::SetBarId;
+    let popc = (Op::BarrierPopc, None, None);
+    let cases: &[(u64, &str, &[BarOpArgs])] = &[
+        (
+            0xf0a8_1b81_0807_0100,
+            "BAR.ARV 0x1, 0x80",
+            &[(Op::BarrierArrive, Some(1), Some(128))],
+        ),
+        (
+            0xf0a8_1b80_0407_0200,
+            "BAR.SYNC 0x2, 0x40",
+            &[(s, Some(2), Some(64))],
+        ),
+        (
+            0xf0a8_1b80_0007_0200,
+            "BAR.SYNC 0x2",
+            &[(s, Some(2), Some(0))],
+        ),
+        (
+            0xf0a8_0b80_0407_0800,
+            "BAR.SYNC R8, 0x40",
+            &[(s, None, Some(64))],
+        ),
+        (
+            0xf0a8_0380_00b7_0b00,
+            "BAR.SYNC R11, R11",
+            &[(s, None, None)],
+        ),
+        (
+            0xf0a8_0380_0007_ff00,
+            "BAR.SYNC RZ, R0",
+            &[(s, Some(0), Some(0))],
+        ),
+        (
+            0xf0a8_1802_0407_0400,
+            "BAR.RED.POPC 0x4, 0x40, P0",
+            &[(s, Some(4), Some(64)), popc],
+        ),
+        (
+            0xf0a8_188a_0407_0500,
+            "BAR.RED.AND 0x5, 0x40, P1",
+            &[(s, Some(5), Some(64)), popc],
+        ),
+        (
+            0xf0a8_1c12_0007_0100,
+            "BAR.RED.OR 0x1, !P0",
+            &[(s, Some(1), Some(0)), popc],
+        ),
+    ];
+    for &(w, text, want) in cases {
+        let i = dmsh_isa::decode(w).expect("decodes");
+        assert_eq!(i.print(8, 0), text, "{w:#x}");
+        let sh = lift_words(&[w]);
+        assert_eq!(bar_of(&sh.func), want, "{text}");
+        assert_eq!(
+            sh.func.named_barriers(),
+            text != "BAR.SYNC RZ, R0",
+            "{text}"
+        );
+    }
+    let scan = 0xf0a8_1b83_0007_0200;
+    let cfg = Config::compute(Abi::Nvn, [1, 1, 1]);
+    match lift(&stream(&[], &[scan]), &cfg) {
+        Err(LiftError::Unsupported { offset, why, .. }) => {
+            assert_eq!(offset, 8);
+            assert!(why.contains("BAR.SCAN"), "{why}");
+        }
+        r => panic!("BAR.SCAN: {:?}", r.map(|_| ())),
+    }
+}

@@ -16,7 +16,9 @@
 //! their barrier with `SetBarId` / `BarrierArrive`; see [`bar`].
 
 use super::super::io::{gfx_sreg, is_gfx_sreg_name};
-use super::super::warp::{bar_red_popc, bar_result, bar_sync, packed_tid, shfl, sys_of_name};
+use super::super::warp::{
+    b2r_result, bar_count, bar_id, named_bar, packed_tid, shfl, sys_of_name, BarArg, BarOp, BarRed,
+};
 use super::super::{Cx, Result};
 use crate::ir::{AtomOp, Op, ShflMode, Sys, Type, Value, VoteMode};
 use dmsh_isa::ampere::mods::{Barredop, Cs2rSz, Reduxop, Shflmode, Sreg, Votemode};
@@ -71,13 +73,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             if i.form_name() != "B2R_RESULT" {
                 return Err(cx.unsupported(i, "B2R of a barrier's state"));
             }
-            let v = bar_result(cx);
-            cx.set_rd(i, v);
-            if i.pred(Field::Pd).is_some_and(|p| !p.is_pt()) {
-                let z = cx.c32(0);
-                let p = cx.cmp(Op::INe, v, z);
-                cx.set_p(i, Field::Pd, p);
-            }
+            b2r_result(cx, i);
             Ok(())
         }
         _ => Err(cx.unsupported(i, "no semantics for this instruction")),
@@ -224,45 +220,26 @@ fn match_(cx: &mut Cx, i: &Instr) -> Result<()> {
 /// `Rb`, `_RI` the id in `Rb` and an immediate count, `_RR` both in `Rb` (id in the low bits,
 /// count in bits 16–27, as ptxas packs them for `barrier.sync %id, %count`).
 fn bar_id_count(cx: &mut Cx, i: &Instr, kind: &str) -> (Value, Value) {
-    let imm_count = |cx: &mut Cx| {
-        let n = i.get(Field::Count).unwrap_or(0) as u32;
-        cx.c32(n & 0xfff)
-    };
-    let id_mask = cx.c32(15);
-    let count_mask = cx.c32(0xfff);
-    match kind.rsplit('_').next() {
-        Some("II") => {
-            let id = cx.c32(i.get(Field::Imm).unwrap_or(0) as u32 & 15);
-            (id, imm_count(cx))
-        }
-        Some("IR") => {
-            let id = cx.c32(i.get(Field::Imm).unwrap_or(0) as u32 & 15);
-            let r = cx.r(i, Field::Rb);
-            (id, cx.and(r, count_mask))
-        }
-        Some("RI") => {
-            let r = cx.r(i, Field::Rb);
-            let id = cx.and(r, id_mask);
-            (id, imm_count(cx))
-        }
+    let imm_id = || BarArg::Imm(i.get(Field::Imm).unwrap_or(0) as u32);
+    let imm_count = || BarArg::Imm(i.get(Field::Count).unwrap_or(0) as u32);
+    let (id, count) = match kind.rsplit('_').next() {
+        Some("II") => (imm_id(), imm_count()),
+        Some("IR") => (imm_id(), BarArg::Reg(cx.r(i, Field::Rb))),
+        Some("RI") => (BarArg::Reg(cx.r(i, Field::Rb)), imm_count()),
         Some("RR") => {
             let r = cx.r(i, Field::Rb);
-            let id = cx.and(r, id_mask);
-            let c = cx.shr_c(r, 16);
-            (id, cx.and(c, count_mask))
+            (BarArg::Reg(r), BarArg::Packed(r))
         }
         // BAR.SYNCALL: every barrier of the workgroup, taken as barrier 0.
-        _ => (cx.c32(0), cx.c32(0)),
-    }
+        _ => (BarArg::Imm(0), BarArg::Imm(0)),
+    };
+    (bar_id(cx, id), bar_count(cx, count))
 }
 
 /// BAR.SYNC / BAR.SYNCALL / BAR.RED / BAR.ARV on any of the 16 barriers, with or without a
-/// thread count. The barrier names its id and count (`SetBarId`; a plain `BAR.SYNC 0x0` names
-/// (0, 0), which the back end treats as the workgroup barrier it always was) and waits at the
-/// start of its own block; BAR.ARV counts an arrival without waiting (`BarrierArrive`). A
-/// shader with any other barrier runs through the barrier-synchronised dispatcher, which
-/// counts arrivals per id (docs/ir.md, "Named barriers"). BAR.SCAN is not translated (no
-/// compiler emits it for PTX).
+/// thread count, through the lifting both instruction sets share
+/// ([`named_bar`](super::super::warp::named_bar)). BAR.SCAN is not translated (no compiler
+/// emits it for PTX).
 fn bar(cx: &mut Cx, i: &Instr) -> Result<()> {
     let form = i.form_name();
     let kind = form.trim_start_matches("BAR_");
@@ -270,49 +247,24 @@ fn bar(cx: &mut Cx, i: &Instr) -> Result<()> {
         return Err(cx.unsupported(i, "barrier scan"));
     }
     let (id, count) = bar_id_count(cx, i, kind);
-    if kind.starts_with("ARV") {
-        cx.emit(Op::BarrierArrive, Type::Void, &[id, count]);
-        return Ok(());
-    }
-    cx.emit(Op::SetBarId, Type::Void, &[id, count]);
-    if kind.starts_with("SYNC") {
-        bar_sync(cx);
-        return Ok(());
-    }
-    let p = cx.apred(i, Field::Pa, Field::NotA);
-    let op = cx.modifier::<Barredop>(i, Field::Op)?;
-    let n = match op {
-        Some(Barredop::Popc | Barredop::And | Barredop::Or) => bar_red_popc(cx, p),
-        m => {
-            let m = m.map_or("", Barredop::name);
-            return Err(cx.unsupported(i, format!("BAR.RED{m}")));
-        }
+    let op = if kind.starts_with("ARV") {
+        BarOp::Arrive
+    } else if kind.starts_with("SYNC") {
+        BarOp::Sync
+    } else {
+        let p = cx.apred(i, Field::Pa, Field::NotA);
+        let red = match cx.modifier::<Barredop>(i, Field::Op)? {
+            Some(Barredop::Popc) => BarRed::Popc,
+            Some(Barredop::And) => BarRed::And,
+            Some(Barredop::Or) => BarRed::Or,
+            m => {
+                let m = m.map_or("", Barredop::name);
+                return Err(cx.unsupported(i, format!("BAR.RED{m}")));
+            }
+        };
+        BarOp::Red(red, p)
     };
-    let r = match op {
-        Some(Barredop::And) => {
-            // Every participant: the count, or (none given) the workgroup's size.
-            let x = cx.sys(Sys::Ntid(0));
-            let y = cx.sys(Sys::Ntid(1));
-            let z = cx.sys(Sys::Ntid(2));
-            let xy = cx.bin(Op::IMul, x, y);
-            let all = cx.bin(Op::IMul, xy, z);
-            let zero = cx.c32(0);
-            let given = cx.cmp(Op::INe, count, zero);
-            let all = cx.sel(given, count, all);
-            Some(cx.cmp(Op::IEq, n, all))
-        }
-        Some(Barredop::Or) => {
-            let z = cx.c32(0);
-            Some(cx.cmp(Op::INe, n, z))
-        }
-        _ => None,
-    };
-    if let Some(r) = r {
-        let one = cx.c32(1);
-        let zero = cx.c32(0);
-        let v = cx.sel(r, one, zero);
-        cx.emit(Op::SetBarResult, Type::Void, &[v]);
-    }
+    named_bar(cx, op, id, count);
     Ok(())
 }
 
