@@ -4,7 +4,8 @@
 //! and numbers abstracted (`F2F.F16.F16 R, -R.H1`, `I2F.F32.U16 R, R.H1`, `RED.E.MIN.S64 [R+N], R`):
 //! the full mnemonic with every modifier, and each operand's kind with its own modifiers
 //! (`|R|`, `-R`, `.H1`, `.B2`, `c[N][N]`, immediates). The universe is every shape in the
-//! corpus's sm53 binaries (tests/corpus: sass, extra, modifiers, dksh, nak); *executed* are
+//! corpus's sm53 binaries (tests/corpus: sass, extra, extra/sm86/forms' sm53 builds, modifiers,
+//! dksh, nak); *executed* are
 //! the shapes of the shaders that the exec and render tests run on lavapipe and compare with an
 //! independent reference (sass kernels with an io.json, dksh compute cases, render pairs;
 //! those needing 32-lane subgroups run through the workgroup-memory warp emulation:
@@ -126,7 +127,13 @@ fn universe(root: &Path) -> BTreeMap<String, String> {
         }
     };
     let c = root.join("tests/corpus");
-    for set in ["sass", "extra/ptx", "modifiers", "extra/glsl"] {
+    for set in [
+        "sass",
+        "extra/ptx",
+        "modifiers",
+        "extra/glsl",
+        "extra/sm86/forms",
+    ] {
         for p in files(&c.join(set), ".sm53.bin") {
             add(
                 format!("{set}/{}", p.file_name().unwrap().to_string_lossy()),
@@ -166,6 +173,17 @@ fn executed(root: &Path) -> (BTreeSet<String>, usize) {
             n.into(),
             root.join(format!("tests/corpus/extra/ptx/{n}.sm53.cubin")),
         ));
+    }
+    // Forms kernels built for sm53 too run against their io.json (extra_sm86_exec.rs).
+    let forms = root.join("tests/corpus/extra/sm86/forms");
+    for p in files(&forms, ".sm53.cubin") {
+        let n = p.file_name().unwrap().to_string_lossy();
+        let n = n.trim_end_matches(".sm53.cubin").to_string();
+        if forms.join(format!("{n}.io.json")).exists() {
+            let c = dmsh_cubin::read(&p).unwrap();
+            shapes_of(&c.kernel(&n).unwrap().code, &mut s);
+            shaders += 1;
+        }
     }
     for (name, cubin) in kernels.iter().filter(|(n, _)| io(n)) {
         let c = dmsh_cubin::read(cubin).unwrap();
