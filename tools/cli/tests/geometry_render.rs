@@ -99,11 +99,7 @@ fn gs_passthrough_tri_renders_like_glslang() {
         instances: 1,
         restart: false,
     };
-    let capture = capture_glsl(
-        "layout(location = 0) in vec4 aPos;",
-        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
-        &[(0, "v")],
-    );
+    let capture = passthrough_capture();
     check(
         "gs_passthrough_tri.geom",
         &d,

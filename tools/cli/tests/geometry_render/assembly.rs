@@ -18,11 +18,7 @@ pub(crate) fn every_input_topology_assembles_like_a_geometry_stage() {
     }
     let vertex = glslang(PASSTHROUGH_VS, "vert", "vertex");
     let fragment = glslang(PASSTHROUGH_FS, "frag", "fragment");
-    let capture = capture_glsl(
-        "layout(location = 0) in vec4 aPos;",
-        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
-        &[(0, "v")],
-    );
+    let capture = passthrough_capture();
     // 14 vertices zig-zagging across the target (a strip of 12 triangles; 5 with adjacency).
     let mut vertices = Vec::new();
     for k in 0..14 {
@@ -106,11 +102,7 @@ pub(crate) fn indexed_draws_assemble_through_the_index_buffer() {
     }
     let vertex = glslang(PASSTHROUGH_VS, "vert", "vertex");
     let fragment = glslang(PASSTHROUGH_FS, "frag", "fragment");
-    let capture = capture_glsl(
-        "layout(location = 0) in vec4 aPos;",
-        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
-        &[(0, "v")],
-    );
+    let capture = passthrough_capture();
     let mut vertices = Vec::new();
     for k in 0..9 {
         let (x, y) = ((k % 3) as f32 * 0.9 - 0.9, (k / 3) as f32 * 0.9 - 0.9);
@@ -193,11 +185,7 @@ fn a_geometry_shader_that_only_stores_matches_the_geometry_stage() {
             "slot {i} written"
         );
     }
-    let capture = capture_glsl(
-        "layout(location = 0) in vec4 aPos;",
-        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
-        &[(0, "v")],
-    );
+    let capture = passthrough_capture();
     let cases = [
         (
             "translated",
@@ -346,11 +334,7 @@ fn primitive_restart_splits_the_draw_into_sub_draws() {
         return;
     }
     let vertex = glslang(PASSTHROUGH_VS, "vert", "vertex");
-    let capture = capture_glsl(
-        "layout(location = 0) in vec4 aPos;",
-        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
-        &[(0, "v")],
-    );
+    let capture = passthrough_capture();
     let mut vertices = Vec::new();
     for k in 0..16 {
         let (x, y) = ((k % 4) as f32 * 0.6 - 0.9, (k / 4) as f32 * 0.6 - 0.9);

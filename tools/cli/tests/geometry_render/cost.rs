@@ -37,11 +37,7 @@ fn lowered_forms_cost_on_a_large_draw() {
         )
     };
     let name = "gs_passthrough_tri.geom";
-    let capture = capture_glsl(
-        "layout(location = 0) in vec4 aPos;",
-        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
-        &[(0, "v")],
-    );
+    let capture = passthrough_capture();
     let gs = reference(name, "geom", "geometry");
     let middles = || {
         [

@@ -586,3 +586,13 @@ pub(crate) fn extra_ours(name: &str, form: Form) -> Stage {
     translate::corpus_stage_form(&extra_dir(), name, form)
         .unwrap_or_else(|e| panic!("{name}: translation ({form:?}): {e}"))
 }
+
+/// [`PASSTHROUGH_VS`] in capture form (its output as generic vector 0, w = 1): the vertex
+/// pass most lowered-geometry checks draw with.
+pub(crate) fn passthrough_capture() -> Stage {
+    capture_glsl(
+        "layout(location = 0) in vec4 aPos;",
+        "vec4 pos = aPos; vec4 v = vec4(aPos.xyz * vec3(2.0, 3.0, 5.0) + aPos.yzx, 1.0);",
+        &[(0, "v")],
+    )
+}
