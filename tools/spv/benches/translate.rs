@@ -15,7 +15,11 @@
 //! measures only yuzu's set, for runs alternating with yuzu's; `DMSH_BENCH_ONLY=metal` stops
 //! after the Metal build's measurement, for profiling that alone; `DMSH_BENCH_SHADERS=NAME,…`
 //! prints instead each named shader's phases, `DMSH_BENCH_ROUNDS` rounds, default 200, and
-//! with `DMSH_BENCH_CALLGRIND=1` only translates them, in `callgrind_rounds`).
+//! with `DMSH_BENCH_CALLGRIND=1` only translates them, in `callgrind_rounds`; the name `yuzu`
+//! stands for yuzu's set, and `DMSH_BENCH_OPTIONS=metal` uses the Metal build's options there).
+//! Instruction counts under callgrind do not depend on the machine's load:
+//! `DMSH_BENCH_SHADERS=yuzu DMSH_BENCH_OPTIONS=metal DMSH_BENCH_CALLGRIND=1 DMSH_BENCH_ROUNDS=20
+//! valgrind --tool=callgrind --toggle-collect='translate::callgrind_rounds' <bench> --bench`.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -109,13 +113,19 @@ fn measure(label: &str, set: &[&Job], opts: &Options, more: &dyn Fn(u64, Instant
 /// one translation and of each phase (passes over 3 µs), averaged over `rounds`; with
 /// `DMSH_BENCH_CALLGRIND=1` only whole translations, inside [`callgrind_rounds`].
 fn per_shader(jobs: &[Job], names: &str, rounds: u64) {
-    let opts = Options::default();
+    let opts = if std::env::var("DMSH_BENCH_OPTIONS").is_ok_and(|v| v == "metal") {
+        metal_options()
+    } else {
+        Options::default()
+    };
+    let yuzu = yuzu_names();
     let passes = dmsh_ir::passes::PASSES;
     let callgrind = std::env::var_os("DMSH_BENCH_CALLGRIND").is_some();
-    for j in jobs
-        .iter()
-        .filter(|j| names.split(',').any(|n| n == j.name || n == "all"))
-    {
+    for j in jobs.iter().filter(|j| {
+        names
+            .split(',')
+            .any(|n| n == j.name || n == "all" || (n == "yuzu" && yuzu.contains(&j.name.as_str())))
+    }) {
         let words = j.translate(&opts).expect("translates").words.len();
         if callgrind {
             callgrind_rounds(j, &opts, rounds);
@@ -227,11 +237,7 @@ fn main() {
         measure("all", &ok, &opts, &more);
     }
     // The Metal build's options (docs/build.md): issue 11's goal is twice yuzu's rate with them.
-    let metal = Options {
-        fma: FmaMode::Native,
-        f64: F64Mode::Soft,
-        ..Options::default()
-    };
+    let metal = metal_options();
     yuzu_set(&ok, &opts, &metal, &more);
     if yuzu_only {
         return;
@@ -350,14 +356,28 @@ fn main() {
     ampere_vs_maxwell(&jobs, &opts, &more);
 }
 
-/// Issue 11's comparison: the shaders of `yuzu_set.txt` (each must translate here), under the
-/// Metal build's options (`metal`) and the defaults.
-fn yuzu_set(ok: &[&Job], opts: &Options, metal: &Options, more: &dyn Fn(u64, Instant) -> bool) {
-    let names: Vec<&str> = YUZU_SET
+/// The Metal build's options (docs/build.md): native FMA, soft f64.
+fn metal_options() -> Options {
+    Options {
+        fma: FmaMode::Native,
+        f64: F64Mode::Soft,
+        ..Options::default()
+    }
+}
+
+/// The names `yuzu_set.txt` lists.
+fn yuzu_names() -> Vec<&'static str> {
+    YUZU_SET
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .collect();
+        .collect()
+}
+
+/// Issue 11's comparison: the shaders of `yuzu_set.txt` (each must translate here), under the
+/// Metal build's options (`metal`) and the defaults.
+fn yuzu_set(ok: &[&Job], opts: &Options, metal: &Options, more: &dyn Fn(u64, Instant) -> bool) {
+    let names = yuzu_names();
     let set: Vec<&Job> = ok
         .iter()
         .copied()
@@ -482,3 +502,7 @@ fn ampere_vs_maxwell(jobs: &[Job], opts: &Options, more: &dyn Fn(u64, Instant) -
         ra / rm
     );
 }
+
+/// The allocator the dmsh binaries use (tools/cli), so that the bench measures what a build does.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
