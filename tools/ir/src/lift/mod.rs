@@ -104,12 +104,17 @@ impl drive::Frontend for MaxwellFrontend {
     const SLOT: u32 = 8;
 
     fn decode(code: &[u8]) -> Vec<Option<std::result::Result<Instr, u128>>> {
-        let mut instrs = vec![None; code.len() / 8];
-        for (off, r, _) in dmsh_isa::stream::instructions(code) {
-            let w = u64::from_le_bytes(code[off as usize..off as usize + 8].try_into().expect("8"));
-            instrs[(off / 8) as usize] = Some(r.map_err(|_| w as u128));
-        }
-        instrs
+        // Every fourth word is a scheduling word (`None`); the lifter does not read them.
+        code.chunks_exact(8)
+            .enumerate()
+            .map(|(k, c)| {
+                if is_ctrl_slot(k as u32 * 8) {
+                    return None;
+                }
+                let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+                Some(Instr::decode(w).map_err(|_| w as u128))
+            })
+            .collect()
     }
     fn first_instr(off: u32) -> u32 {
         first_instr(off)
