@@ -111,6 +111,9 @@ pub struct Form<I: Isa> {
     /// lacks the field; [`QUICK_PIECES`]: several pieces, see [`Form::fields`]), so that the
     /// common raw read is one load and a shift.
     pub quick: Vec<u16>,
+    /// The [`Form::quick`] entries of [`Field::Guard`] and [`Field::GuardNeg`], kept here so
+    /// that the guard, read for every instruction, takes no table lookups.
+    pub guard_quick: [u16; 2],
 }
 
 /// [`Form::quick`]: the form has no such field.
@@ -129,6 +132,12 @@ pub(crate) fn quick(fields: &[FieldDef], slot: &[u8]) -> Vec<u16> {
             },
         })
         .collect()
+}
+
+/// The [`Form::guard_quick`] pair of a [`Form::quick`] table.
+pub(crate) fn guard_quick(quick: &[u16]) -> [u16; 2] {
+    [Field::Guard, Field::GuardNeg]
+        .map(|f| quick.get(f as usize).copied().unwrap_or(QUICK_ABSENT))
 }
 
 /// The [`Form::slot`] table of a field list.
@@ -161,10 +170,27 @@ impl<I: Isa> Form<I> {
     /// The raw (unscaled, unsigned) bits of field `f` in `bits`, if this form has it.
     #[inline]
     pub fn raw(&self, f: Field, bits: I::Word) -> Option<u64> {
-        match self.quick.get(f as usize).copied().unwrap_or(QUICK_ABSENT) {
+        self.raw_quick(f, self.quick.get(f as usize).copied().unwrap_or(QUICK_ABSENT), bits)
+    }
+
+    /// [`Form::raw`] of field `f` whose [`Form::quick`] entry is `q`.
+    #[inline]
+    fn raw_quick(&self, f: Field, q: u16, bits: I::Word) -> Option<u64> {
+        match q {
             QUICK_ABSENT => None,
             QUICK_PIECES => self.field(f).map(|d| d.extract(bits)),
             q => Some(bits.bits((q & 0x7f) as u32, (q >> 7) as u32)),
         }
+    }
+
+    /// The raw bits of the guard predicate and its negation flag in `bits`, if this form has
+    /// both.
+    #[inline]
+    pub fn guard_raw(&self, bits: I::Word) -> Option<(u64, u64)> {
+        let [p, n] = self.guard_quick;
+        Some((
+            self.raw_quick(Field::Guard, p, bits)?,
+            self.raw_quick(Field::GuardNeg, n, bits)?,
+        ))
     }
 }

@@ -165,20 +165,18 @@ impl<I: Isa> Instr<I> {
     }
 
     /// The mnemonic.
+    #[inline]
     pub fn opcode(&self) -> I::Opcode {
         self.form_def().opcode
     }
 
     /// The guard predicate and whether it is negated (`@!P0` = `(Pred(0), true)`);
     /// `(PT, false)` for unguarded instructions.
+    #[inline]
     pub fn guard(&self) -> (Pred, bool) {
-        let form = self.form_def();
-        match (
-            form.raw(Field::Guard, self.bits),
-            form.raw(Field::GuardNeg, self.bits),
-        ) {
-            (Some(p), Some(n)) => (Pred(p as u8), n != 0),
-            _ => (Pred::PT, false),
+        match self.form_def().guard_raw(self.bits) {
+            Some((p, n)) => (Pred(p as u8), n != 0),
+            None => (Pred::PT, false),
         }
     }
 
@@ -208,6 +206,7 @@ impl<I: Isa> Instr<I> {
     /// The logical value of a field: sign-extended for signed immediates and branch
     /// offsets, scaled (constant-buffer offsets in bytes), raw bits for floats
     /// (see [`Instr::float`]), entry index for enums.
+    #[inline]
     pub fn get(&self, f: Field) -> Option<i64> {
         self.form_def()
             .field(f)
@@ -215,30 +214,35 @@ impl<I: Isa> Instr<I> {
     }
 
     /// A register field.
+    #[inline]
     pub fn reg(&self, f: Field) -> Option<Reg> {
         let d = self.form_def().field(f)?;
         (d.kind == Kind::Reg).then(|| Reg(d.extract(self.bits) as u8))
     }
 
     /// A predicate field.
+    #[inline]
     pub fn pred(&self, f: Field) -> Option<Pred> {
         let d = self.form_def().field(f)?;
         (d.kind == Kind::Pred).then(|| Pred(d.extract(self.bits) as u8))
     }
 
     /// A uniform register field (`Reg(63)` is URZ).
+    #[inline]
     pub fn ureg(&self, f: Field) -> Option<Reg> {
         let d = self.form_def().field(f)?;
         (d.kind == Kind::UReg).then(|| Reg(d.extract(self.bits) as u8))
     }
 
     /// A uniform predicate field (`Pred(7)` is UPT).
+    #[inline]
     pub fn upred(&self, f: Field) -> Option<Pred> {
         let d = self.form_def().field(f)?;
         (d.kind == Kind::UPred).then(|| Pred(d.extract(self.bits) as u8))
     }
 
     /// A one-bit flag (false when the form lacks it).
+    #[inline]
     pub fn flag(&self, f: Field) -> bool {
         self.raw(f).unwrap_or(0) != 0
     }
@@ -260,6 +264,7 @@ impl<I: Isa> Instr<I> {
     /// `Some(mods::Rnd::Rm)` for `FADD.RM`. `None` when the form lacks the field or its field
     /// uses another enum of the table (each enum is its own type: FSETP's and ISETP's `Cmp`
     /// are `mods::Fcmp` and `mods::Icmp`).
+    #[inline]
     pub fn modifier_as<M: Modifier<Isa = I>>(&self, f: Field) -> Option<M> {
         let d = self.form_def().field(f)?;
         match d.kind {
@@ -282,6 +287,7 @@ impl<I: Isa> Instr<I> {
 
     /// The 32-bit pattern an immediate operand stands for: F20 → f32 bits, D20 → the high
     /// word of the f64, integers as is (truncated to 32 bits).
+    #[inline]
     pub fn imm32(&self, f: Field) -> Option<u32> {
         let d = self.form_def().field(f)?;
         let raw = d.extract(self.bits);

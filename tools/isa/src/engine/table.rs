@@ -1,7 +1,7 @@
 //! An ISA's table at run time: its forms and the lookup index, built from the checked parse
 //! of [`crate::table_syntax`].
 
-use super::form::{quick, slots, FieldDef, Form};
+use super::form::{guard_quick, quick, slots, FieldDef, Form};
 use super::Isa;
 use crate::field::Field;
 use crate::table_syntax::{self, Syntax};
@@ -139,6 +139,7 @@ fn form<I: Isa>(syn: &Syntax, f: &table_syntax::FormSyn) -> Result<Form<I>, Stri
         mask: I::Word::from_u128(f.mask),
         value: I::Word::from_u128(f.value),
         slot,
+        guard_quick: guard_quick(&quick),
         quick,
         fields,
         template: f.template.clone(),
