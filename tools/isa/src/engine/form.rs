@@ -18,12 +18,26 @@ pub struct FieldDef {
     pub kind: Kind,
     /// The logical value is the raw value times `1 << shift`.
     pub shift: u8,
+    /// `(lo, len)` when [`FieldDef::pieces`] is one piece (most fields), so that
+    /// [`FieldDef::extract`] is one shift and mask ([`FieldDef::single_of`] computes it).
+    pub single: Option<(u8, u8)>,
 }
 
 impl FieldDef {
+    /// The [`FieldDef::single`] piece of a piece list.
+    pub fn single_of(pieces: &[(u8, u8)]) -> Option<(u8, u8)> {
+        match *pieces {
+            [p] => Some(p),
+            _ => None,
+        }
+    }
+
     /// Extracts the raw (unscaled, unsigned) bits of this field from its pieces.
     #[inline]
     pub fn extract<W: Word>(&self, bits: W) -> u64 {
+        if let Some((lo, len)) = self.single {
+            return bits.bits(lo as u32, len as u32);
+        }
         let mut v = 0u64;
         let mut at = 0u32;
         for &(lo, len) in &self.pieces {

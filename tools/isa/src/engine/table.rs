@@ -124,6 +124,7 @@ fn form<I: Isa>(syn: &Syntax, f: &table_syntax::FormSyn) -> Result<Form<I>, Stri
             Ok(FieldDef {
                 field: Field::from_name(name)
                     .ok_or_else(|| format!("field {name} is not in the generated enum"))?,
+                single: FieldDef::single_of(&d.pieces),
                 pieces: d.pieces.clone(),
                 width: d.width,
                 kind: d.kind,
