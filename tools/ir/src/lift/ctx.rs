@@ -3,7 +3,7 @@
 
 use super::{Config, LiftError, Result};
 use crate::ir::Reg;
-use crate::ir::{BlockId, Flag, Function, Op, Round, Sys, Terminator, Type, Value};
+use crate::ir::{BlockId, Flag, Function, Op, Round, Space, Sys, Terminator, Type, Value};
 use dmsh_isa::engine::{Instr as AnyInstr, Isa};
 use dmsh_isa::{mods, Field, Instr, Modifier};
 use std::collections::BTreeMap;
@@ -39,6 +39,10 @@ pub struct Cx<'a> {
     /// register (`imm + bytes` of LDL/STL): a lower bound of the local memory the code uses,
     /// so a missing or too small declared size cannot silently cut the array short.
     pub local_extent: u32,
+    /// Whether an instruction made so far accesses local memory (the shader then gets some).
+    pub uses_local: bool,
+    /// Whether an instruction made so far accesses shared memory.
+    pub uses_shared: bool,
     /// The open run of predicated instructions: (guard, negated, then-block, continuation).
     /// The next instruction with the same guard joins the then-block while the continuation
     /// is still empty and nothing in the run wrote the guard.
@@ -83,6 +87,8 @@ impl<'a> Cx<'a> {
             bfe: [(u32::MAX, Value::NONE, 0, Value::NONE); BFE_CACHE],
             state,
             local_extent: 0,
+            uses_local: false,
+            uses_shared: false,
             pred_run: None,
             zso_flags: true,
             zso_read: false,
@@ -131,12 +137,28 @@ impl<'a> Cx<'a> {
     /// right there, stays in registers: a call reloaded it from the caller's stack right
     /// after storing it, which stalls store forwarding (most of the lifter's time in this
     /// function); constants go through [`Cx::constant`], out of line.
-    #[inline]
+    #[inline(always)]
     pub fn emit(&mut self, op: Op, ty: Type, args: &[Value]) -> Value {
         if let Op::Const(bits) = op {
             return self.constant(ty, bits);
         }
+        self.note_memory(op);
         self.f.push(self.b, op, ty, args)
+    }
+
+    /// Notes an access to local or shared memory in [`Cx::uses_local`] or
+    /// [`Cx::uses_shared`] (every instruction goes through [`Cx::emit`], so the driver needs
+    /// no scan for them; where `op` is known at the call site this folds away).
+    #[inline(always)]
+    fn note_memory(&mut self, op: Op) {
+        match op {
+            Op::Load(Space::Local, _) | Op::Store(Space::Local, _) => self.uses_local = true,
+            Op::Load(Space::Shared, _)
+            | Op::Store(Space::Shared, _)
+            | Op::Atomic(Space::Shared, ..)
+            | Op::AtomicCas(Space::Shared, _) => self.uses_shared = true,
+            _ => {}
+        }
     }
 
     /// The constant `bits` of type `ty` in the current block (made once per block).

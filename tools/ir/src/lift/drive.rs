@@ -5,7 +5,7 @@
 //! instructions transfer control, the semantics) is a [`Frontend`].
 
 use super::{Config, Cx, LiftError, Result};
-use crate::ir::{BlockId, Function, Op, Terminator};
+use crate::ir::{BlockId, Function, Terminator};
 use crate::shader::{Bank, BankSource, Shader};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -152,11 +152,24 @@ pub(crate) fn lift<F: Frontend>(code: &[u8], cfg: &Config) -> Result<Shader> {
         n_seen,
         table_targets,
     };
-    let (f, guest, local_extent) = match blocks::<F>(&r, cfg, &get, false)? {
+    let lifted = match blocks::<F>(&r, cfg, &get, false)? {
         Some(l) => l,
         None => blocks::<F>(&r, cfg, &get, true)?.expect("lifted with every flag"),
     };
-    Ok(shader(f, cfg, guest, local_extent))
+    Ok(shader(lifted, cfg))
+}
+
+/// A lifted function and what the shader around it needs to know about the code.
+struct Lifted {
+    f: Function,
+    /// Guest instructions lifted.
+    guest: usize,
+    /// The local-memory extent ([`Cx::local_extent`]).
+    local_extent: u32,
+    /// Whether an instruction accesses local memory ([`Cx::uses_local`]).
+    uses_local: bool,
+    /// Whether an instruction accesses shared memory ([`Cx::uses_shared`]).
+    uses_shared: bool,
 }
 
 /// What the reachability pass found: block leaders, the slots reached, the entry, the end
@@ -170,8 +183,8 @@ struct Reach {
     table_targets: Vec<u32>,
 }
 
-/// Lifts the reached code block by block into a function; also the guest instructions
-/// lifted and the local-memory extent. With `zso_flags` false, `.CC` instructions leave the
+/// Lifts the reached code block by block into a function, with what the shader needs to know
+/// about it. With `zso_flags` false, `.CC` instructions leave the
 /// zero, sign and overflow flags out, and the answer is `None` as soon as an instruction
 /// reads one of them.
 fn blocks<F: Frontend>(
@@ -179,7 +192,7 @@ fn blocks<F: Frontend>(
     cfg: &Config,
     get: &dyn Fn(u32) -> Result<F::Instr>,
     zso_flags: bool,
-) -> Result<Option<(Function, usize, u32)>> {
+) -> Result<Option<Lifted>> {
     let (step, end) = (F::SLOT, r.end);
     let slot = |off: u32| (off / step) as usize;
     let mut f = Function::new();
@@ -221,6 +234,7 @@ fn blocks<F: Frontend>(
     let mut consts = super::ctx::ConstCache::default();
     consts.reserve(r.n_seen * 2);
     let mut local_extent = 0u32;
+    let (mut uses_local, mut uses_shared) = (false, false);
     let mut state = super::state::State::new();
     for (k, &(start, bid)) in starts.iter().enumerate() {
         // Room for the block's IR (several instructions per guest instruction) up front.
@@ -264,16 +278,31 @@ fn blocks<F: Frontend>(
         consts = std::mem::take(&mut cx.consts);
         state = std::mem::take(&mut cx.state);
         local_extent = local_extent.max(cx.local_extent);
+        uses_local |= cx.uses_local;
+        uses_shared |= cx.uses_shared;
         if cx.zso_read {
             return Ok(None);
         }
     }
-    Ok(Some((f, guest, local_extent)))
+    Ok(Some(Lifted {
+        f,
+        guest,
+        local_extent,
+        uses_local,
+        uses_shared,
+    }))
 }
 
 /// The shader of a lifted function: the configuration's banks, and the memory sizes the code
 /// needs (a space it uses gets at least one word).
-fn shader(mut f: Function, cfg: &Config, guest: usize, local_extent: u32) -> Shader {
+fn shader(lifted: Lifted, cfg: &Config) -> Shader {
+    let Lifted {
+        mut f,
+        guest,
+        local_extent,
+        uses_local: used_local,
+        uses_shared: used_shared,
+    } = lifted;
     let mut banks = Vec::new();
     for (&bank, words) in &cfg.embedded_banks {
         banks.push(Bank {
@@ -286,23 +315,6 @@ fn shader(mut f: Function, cfg: &Config, guest: usize, local_extent: u32) -> Sha
             bank,
             source: BankSource::Buffer { guest_offset, size },
         });
-    }
-    // One scan over the instructions for both memory spaces.
-    let (mut used_local, mut used_shared) = (false, false);
-    for i in &f.insts {
-        match i.op {
-            Op::Load(crate::Space::Local, _) | Op::Store(crate::Space::Local, _) => {
-                used_local = true
-            }
-            Op::Load(crate::Space::Shared, _)
-            | Op::Store(crate::Space::Shared, _)
-            | Op::Atomic(crate::Space::Shared, ..)
-            | Op::AtomicCas(crate::Space::Shared, _) => used_shared = true,
-            _ => {}
-        }
-        if used_local && used_shared {
-            break;
-        }
     }
     f.sbuf_table = cfg.sbuf_table();
     Shader {
