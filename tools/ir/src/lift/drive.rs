@@ -235,7 +235,7 @@ fn blocks<F: Frontend>(
     consts.reserve(r.n_seen * 2);
     let mut local_extent = 0u32;
     let (mut uses_local, mut uses_shared) = (false, false);
-    let mut state = super::state::State::new();
+    let mut state = super::state::State::take();
     for (k, &(start, bid)) in starts.iter().enumerate() {
         // Room for the block's IR (several instructions per guest instruction) up front.
         let span = starts.get(k + 1).map_or(end, |n| n.0).saturating_sub(start) / step;
@@ -281,9 +281,11 @@ fn blocks<F: Frontend>(
         uses_local |= cx.uses_local;
         uses_shared |= cx.uses_shared;
         if cx.zso_read {
+            state.give_back(f.blocks.len());
             return Ok(None);
         }
     }
+    state.give_back(f.blocks.len());
     Ok(Some(Lifted {
         f,
         guest,

@@ -9,17 +9,30 @@
 //! of the block is visible to other blocks. The `ssa` pass saw every earlier `Set` of a slot
 //! replaced by the last one anyway; now they are not made at all (about half of all the `Set`s
 //! the lifter used to make).
+//!
+//! The tables have an entry per state slot; filling them was a noticeable part of lifting a
+//! small shader, so a thread keeps its tables from one lifting to the next ([`State::take`],
+//! [`State::give_back`]): entries are keyed by block plus a base that moves past every block
+//! of the previous lifting, so nothing is refilled.
 
 use crate::ir::{BlockId, Function, Op, Reg, Type, Value, STATE_SLOTS};
+use std::cell::Cell;
+
+thread_local! {
+    /// The tables of this thread's last lifting, for the next ([`State::take`]).
+    static SPARE: Cell<Option<State>> = const { Cell::new(None) };
+}
 
 /// Per state slot ([`Reg::slot`]): the block and its known value there; the slots written
 /// since the block's last flush. `State::default()` is an empty placeholder (no allocation,
-/// for `std::mem::take`); [`State::new`] is the usable one.
+/// for `std::mem::take`); [`State::new`] and [`State::take`] give usable ones.
 #[derive(Default)]
 pub(crate) struct State {
-    /// (block, value) of each slot's last read or write; a block id that is not the current
-    /// block's means unknown.
+    /// (`base` + block, value) of each slot's last read or write; a key that is not the
+    /// current block's means unknown.
     known: Vec<(u32, Value)>,
+    /// Added to block ids in `known`: past every key of the liftings these tables served.
+    base: u32,
     /// Whether a slot is in `dirty`.
     pending: Vec<bool>,
     /// Slots written and not yet flushed, in order of first write.
@@ -31,29 +44,66 @@ impl State {
     pub fn new() -> Self {
         State {
             known: vec![(u32::MAX, Value::NONE); STATE_SLOTS],
+            base: 0,
             pending: vec![false; STATE_SLOTS],
             dirty: Vec::with_capacity(32),
         }
+    }
+
+    /// Tables for a lifting: the ones this thread's last lifting gave back, else new ones.
+    pub fn take() -> Self {
+        SPARE.take().unwrap_or_else(State::new)
+    }
+
+    /// Gives the tables of a lifting whose function has `blocks` blocks back to this thread
+    /// for its next lifting: its keys move past this lifting's (refilled only when they would
+    /// run out), and unflushed writes (a lifting that stopped early) are forgotten.
+    pub fn give_back(mut self, blocks: usize) {
+        if self.known.is_empty() {
+            return;
+        }
+        for &s in &self.dirty {
+            self.pending[s as usize] = false;
+        }
+        self.dirty.clear();
+        match u32::try_from(blocks)
+            .ok()
+            .and_then(|n| self.base.checked_add(n))
+            .filter(|&b| b < u32::MAX / 2)
+        {
+            Some(b) => self.base = b,
+            None => {
+                self.known.fill((u32::MAX, Value::NONE));
+                self.base = 0;
+            }
+        }
+        SPARE.set(Some(self));
+    }
+
+    /// The key of block `b` in `known`.
+    #[inline]
+    fn key(&self, b: BlockId) -> u32 {
+        self.base + b.0
     }
 
     /// The value of `r` in block `b` if the block read or wrote it.
     #[inline]
     pub fn known(&self, b: BlockId, r: Reg) -> Option<Value> {
         let (kb, v) = self.known[r.slot()];
-        (kb == b.0).then_some(v)
+        (kb == self.key(b)).then_some(v)
     }
 
     /// Notes a read of `r` in block `b` (its `Get`, `v`).
     #[inline]
     pub fn read(&mut self, b: BlockId, r: Reg, v: Value) {
-        self.known[r.slot()] = (b.0, v);
+        self.known[r.slot()] = (self.key(b), v);
     }
 
     /// Notes a write of `v` to `r` in block `b`; its `Set` is placed by [`State::flush`].
     #[inline]
     pub fn write(&mut self, b: BlockId, r: Reg, v: Value) {
         let s = r.slot();
-        self.known[s] = (b.0, v);
+        self.known[s] = (self.key(b), v);
         if !self.pending[s] {
             self.pending[s] = true;
             self.dirty.push(s as u16);
@@ -112,6 +162,19 @@ mod tests {
         ] {
             assert_eq!(reg_of_slot(r.slot()), r);
         }
+    }
+
+    #[test]
+    fn tables_given_back_know_nothing_of_the_last_lifting() {
+        let b = BlockId(0);
+        let mut st = State::take();
+        st.write(b, Reg::gpr(3), Value(7));
+        st.read(BlockId(1), Reg::gpr(4), Value(8));
+        st.give_back(2);
+        let st = State::take();
+        assert_eq!(st.known(b, Reg::gpr(3)), None);
+        assert_eq!(st.known(BlockId(1), Reg::gpr(4)), None);
+        assert!(!st.any_written() && !st.written(Reg::gpr(3)));
     }
 
     #[test]
