@@ -130,12 +130,15 @@ pub(crate) fn lift<F: Frontend>(code: &[u8], cfg: &Config) -> Result<Shader> {
                 leaders.insert(nx);
                 work.push(nx);
             }
-            let uncond = F::unconditional(&i);
-            if flow.ends || (!uncond && !F::never(&i) && flow.branchy) {
-                leaders.insert(nx);
-            }
-            if flow.ends && uncond && !flow.returns {
-                break;
+            // Only control flow needs the guard (most instructions are neither).
+            if flow.ends || flow.branchy {
+                let uncond = F::unconditional(&i);
+                if flow.ends || (!uncond && !F::never(&i)) {
+                    leaders.insert(nx);
+                }
+                if flow.ends && uncond && !flow.returns {
+                    break;
+                }
             }
             off = nx;
         }
