@@ -24,11 +24,9 @@ pub struct Cx<'a> {
     pub next: u32,
     /// Whether the current block has its terminator.
     pub ended: bool,
-    /// Constants already made in the current block: (block, type, bits) → value. Constants
-    /// are pure and defined in their block, so reusing one keeps values block-local.
+    /// Constants already made, by block ([`ConstCache`]). Constants are pure and defined in
+    /// their block, so reusing one keeps values block-local.
     pub(crate) consts: ConstCache,
-    /// U32 constants below 64 by value: (block, value), a front for `consts`.
-    small: [(u32, Value); 64],
     /// Bit-field extracts made in their block: (block, value, field, extract) in a small
     /// direct-mapped cache ([`Cx::bfe`]).
     bfe: [(u32, Value, u32, Value); BFE_CACHE],
@@ -59,9 +57,74 @@ pub struct Cx<'a> {
 /// Entries of [`Cx`]'s bit-field-extract cache.
 const BFE_CACHE: usize = 64;
 
-/// The constant cache of [`Cx`] (kept across the blocks of one lifting: keys carry the block).
-pub(crate) type ConstCache =
-    std::collections::HashMap<(u32, Type, u64), Value, crate::hash::FastState>;
+/// The constants made in each block of one lifting (kept across its blocks: keys carry the
+/// block): every one in a map, and two small fronts for the common cases, U32 constants
+/// below 64 by value and a direct-mapped table of recent ones. A front miss only costs the
+/// map lookup. `ConstCache::default()` is an empty placeholder (no allocation, for
+/// `std::mem::take`); [`ConstCache::new`] is the usable one.
+#[derive(Default)]
+pub(crate) struct ConstCache {
+    /// (block, value) of the U32 constant `i`, for `i` below 64.
+    small: Box<[(u32, Value)]>,
+    /// (block, type, bits, value) of a recent constant, at [`ConstCache::recent_slot`].
+    recent: Box<[(u32, Type, u64, Value)]>,
+    /// (block, type, bits) → value of every constant made.
+    all: std::collections::HashMap<(u32, Type, u64), Value, crate::hash::FastState>,
+}
+
+/// Entries of [`ConstCache::small`] (U32 constants below this).
+const SMALL_CONSTS: usize = 64;
+/// Entries of [`ConstCache::recent`] (a power of two).
+const RECENT_CONSTS: usize = 64;
+
+impl ConstCache {
+    /// An empty cache with room for about `n` constants in its map.
+    pub(crate) fn new(n: usize) -> Self {
+        let mut all = std::collections::HashMap::default();
+        all.reserve(n);
+        ConstCache {
+            small: vec![(u32::MAX, Value::NONE); SMALL_CONSTS].into(),
+            recent: vec![(u32::MAX, Type::Void, 0, Value::NONE); RECENT_CONSTS].into(),
+            all,
+        }
+    }
+
+    /// The slot of (`ty`, `bits`) in [`ConstCache::recent`].
+    #[inline]
+    fn recent_slot(ty: Type, bits: u64) -> usize {
+        let h = (bits ^ (ty as u64) << 59).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (h >> 58) as usize % RECENT_CONSTS
+    }
+
+    /// The constant `bits` of type `ty` in block `b`, made by `make` if the block has none.
+    #[inline]
+    fn get_or_make(
+        &mut self,
+        b: u32,
+        ty: Type,
+        bits: u64,
+        make: impl FnOnce() -> Value,
+    ) -> Value {
+        let small = ty == Type::U32 && bits < SMALL_CONSTS as u64;
+        if small {
+            let (kb, v) = self.small[bits as usize];
+            if kb == b {
+                return v;
+            }
+        }
+        let at = Self::recent_slot(ty, bits);
+        let (kb, kt, kbits, v) = self.recent[at];
+        if kb == b && kt == ty && kbits == bits {
+            return v;
+        }
+        let v = *self.all.entry((b, ty, bits)).or_insert_with(make);
+        if small {
+            self.small[bits as usize] = (b, v);
+        }
+        self.recent[at] = (b, ty, bits, v);
+        v
+    }
+}
 
 impl<'a> Cx<'a> {
     /// A context filling block `b`, which starts at `addr`, with the guest-state tables
@@ -82,8 +145,7 @@ impl<'a> Cx<'a> {
             addr,
             next: addr,
             ended: false,
-            consts: std::collections::HashMap::default(),
-            small: [(u32::MAX, Value::NONE); 64],
+            consts: ConstCache::default(),
             bfe: [(u32::MAX, Value::NONE, 0, Value::NONE); BFE_CACHE],
             state,
             local_extent: 0,
@@ -164,26 +226,9 @@ impl<'a> Cx<'a> {
     /// The constant `bits` of type `ty` in the current block (made once per block).
     #[inline(never)]
     fn constant(&mut self, ty: Type, bits: u64) -> Value {
-        let small = ty == Type::U32 && bits < 64;
-        if small {
-            let (b, v) = self.small[bits as usize];
-            if b == self.b.0 {
-                return v;
-            }
-        }
-        let key = (self.b.0, ty, bits);
-        let v = match self.consts.get(&key) {
-            Some(&v) => v,
-            None => {
-                let v = self.f.push(self.b, Op::Const(bits), ty, &[]);
-                self.consts.insert(key, v);
-                v
-            }
-        };
-        if small {
-            self.small[bits as usize] = (self.b.0, v);
-        }
-        v
+        let (f, b) = (&mut *self.f, self.b);
+        self.consts
+            .get_or_make(b.0, ty, bits, || f.push(b, Op::Const(bits), ty, &[]))
     }
 
     /// A U32 constant.

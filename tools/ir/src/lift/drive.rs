@@ -234,8 +234,7 @@ fn blocks<F: Frontend>(
             *s = true;
         }
     }
-    let mut consts = super::ctx::ConstCache::default();
-    consts.reserve(r.n_seen * 2);
+    let mut consts = super::ctx::ConstCache::new(r.n_seen * 2);
     let mut local_extent = 0u32;
     let (mut uses_local, mut uses_shared) = (false, false);
     let mut state = super::state::State::take();
