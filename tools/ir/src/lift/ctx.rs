@@ -549,12 +549,11 @@ impl<'a> Cx<'a> {
         self.sel(c, one, zero)
     }
 
-    /// A register field of `i` (RZ when absent).
+    /// A register field of `i` (RZ when absent): its raw bits, whatever the field's kind
+    /// (one quick-table read; a register field's value is its raw bits).
+    #[inline]
     pub fn rf<I: Isa>(&self, i: &AnyInstr<I>, f: Field) -> u8 {
-        i.reg(f)
-            .map(|r| r.0)
-            .or_else(|| i.raw(f).map(|v| v as u8))
-            .unwrap_or(255)
+        i.raw(f).map_or(255, |v| v as u8)
     }
     /// Reads the register in field `f`.
     pub fn r<I: Isa>(&mut self, i: &AnyInstr<I>, f: Field) -> Value {
