@@ -15,12 +15,31 @@ use std::marker::PhantomData;
 pub type FormId = u16;
 
 /// A decoded instruction of ISA `I` (for Maxwell: [`crate::Instr`]). Cheap to copy; operands
-/// are read on demand from the bits through the form's field table.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+/// are read on demand from the bits through the form's field table, which the instruction
+/// points to (every field read would otherwise look the form up in the table again).
+#[derive(Clone, Copy)]
 pub struct Instr<I: Isa> {
     bits: I::Word,
     form: FormId,
+    /// `I::table().forms[form]`.
+    def: &'static Form<I>,
     isa: PhantomData<I>,
+}
+
+// The form's entry follows from its id: equality and hashing need only the id and the bits.
+impl<I: Isa> PartialEq for Instr<I> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bits == other.bits && self.form == other.form
+    }
+}
+
+impl<I: Isa> Eq for Instr<I> {}
+
+impl<I: Isa> std::hash::Hash for Instr<I> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.bits.hash(h);
+        self.form.hash(h);
+    }
 }
 
 impl<I: Isa> std::fmt::Debug for Instr<I> {
@@ -86,6 +105,7 @@ impl<I: Isa> Instr<I> {
                 return Ok(Instr {
                     bits,
                     form: c.form,
+                    def: &t.forms[c.form as usize],
                     isa: PhantomData,
                 });
             }
@@ -156,7 +176,7 @@ impl<I: Isa> Instr<I> {
     /// The form's table entry.
     #[inline]
     pub fn form_def(&self) -> &'static Form<I> {
-        &I::table().forms[self.form as usize]
+        self.def
     }
 
     /// The form's name, e.g. `FADD_R`.
@@ -323,6 +343,7 @@ impl<I: Isa> Instr<I> {
         Self::decode(bits).map(|_| Instr {
             bits,
             form: self.form,
+            def: self.def,
             isa: PhantomData,
         })
     }
