@@ -271,12 +271,18 @@ impl<'a> Cx<'a> {
         let t = self.f.ty(a);
         self.emit(Op::Select, t, &[c, a, b])
     }
-    /// Reinterprets `v` as type `t`.
+    /// Reinterprets `v` as type `t` (inlined: mostly `v` has type `t` already, as for every
+    /// register write).
+    #[inline]
     pub fn cast(&mut self, t: Type, v: Value) -> Value {
-        let vt = self.f.ty(v);
-        if vt == t {
+        if self.f.ty(v) == t {
             return v;
         }
+        self.convert(t, v)
+    }
+    /// [`Cx::cast`] of a value of another type.
+    fn convert(&mut self, t: Type, v: Value) -> Value {
+        let vt = self.f.ty(v);
         if vt.bits() == t.bits() {
             // Same width: a constant keeps its bits, a round trip is the value itself.
             let inst = *self.f.inst(v);
