@@ -746,11 +746,18 @@ impl<'a> Cx<'a> {
     /// has `f` with another enum of the table is [`LiftError::ModifierEnum`]: the lifter asked
     /// for the wrong type ([`Instr::modifier_as`] alone would read it as an absent field and
     /// silently take the default).
+    #[inline]
     pub fn modifier<M: Modifier>(&self, i: &AnyInstr<M::Isa>, f: Field) -> Result<Option<M>> {
         match i.modifier_as::<M>(f) {
             Some(m) => Ok(Some(m)),
+            None => self.no_modifier::<M>(i, f),
+        }
+    }
+    /// [`Cx::modifier`] when the field is not an `M`: absent, or another enum (the error).
+    fn no_modifier<M: Modifier>(&self, i: &AnyInstr<M::Isa>, f: Field) -> Result<Option<M>> {
+        match i.modifier(f) {
             // The form has the field as an enum (`modifier` gives its text), not as `M`.
-            None if i.modifier(f).is_some() => Err(LiftError::ModifierEnum {
+            Some(_) => Err(LiftError::ModifierEnum {
                 offset: self.addr,
                 mnemonic: format!("{} ({})", i.mnemonic(), i.form_name()),
                 field: f.name(),
