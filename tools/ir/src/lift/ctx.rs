@@ -98,13 +98,7 @@ impl ConstCache {
 
     /// The constant `bits` of type `ty` in block `b`, made by `make` if the block has none.
     #[inline]
-    fn get_or_make(
-        &mut self,
-        b: u32,
-        ty: Type,
-        bits: u64,
-        make: impl FnOnce() -> Value,
-    ) -> Value {
+    fn get_or_make(&mut self, b: u32, ty: Type, bits: u64, make: impl FnOnce() -> Value) -> Value {
         let small = ty == Type::U32 && bits < SMALL_CONSTS as u64;
         if small {
             let (kb, v) = self.small[bits as usize];
@@ -128,7 +122,7 @@ impl ConstCache {
 
 impl<'a> Cx<'a> {
     /// A context filling block `b`, which starts at `addr`, with the guest-state tables
-    /// `state` (`State::new()`, or the previous block's context's: they are kept by block).
+    /// `state` (`State::take()`, or the previous block's context's: they are kept by block).
     pub(crate) fn new(
         f: &'a mut Function,
         b: BlockId,

@@ -25,7 +25,7 @@ thread_local! {
 
 /// Per state slot ([`Reg::slot`]): the block and its known value there; the slots written
 /// since the block's last flush. `State::default()` is an empty placeholder (no allocation,
-/// for `std::mem::take`); [`State::new`] and [`State::take`] give usable ones.
+/// for `std::mem::take`); [`State::for_all_slots`] and [`State::take`] give usable ones.
 #[derive(Default)]
 pub(crate) struct State {
     /// (`base` + block, value) of each slot's last read or write; a key that is not the
@@ -41,7 +41,7 @@ pub(crate) struct State {
 
 impl State {
     /// Tables for every state slot, nothing known or written.
-    pub fn new() -> Self {
+    pub fn for_all_slots() -> Self {
         State {
             known: vec![(u32::MAX, Value::NONE); STATE_SLOTS],
             base: 0,
@@ -52,7 +52,7 @@ impl State {
 
     /// Tables for a lifting: the ones this thread's last lifting gave back, else new ones.
     pub fn take() -> Self {
-        SPARE.take().unwrap_or_else(State::new)
+        SPARE.take().unwrap_or_else(State::for_all_slots)
     }
 
     /// Gives the tables of a lifting whose function has `blocks` blocks back to this thread
@@ -182,7 +182,7 @@ mod tests {
         let (mut f, [b]) = Function::with_blocks([0]);
         let x = f.push(b, Op::Const(1), Type::U32, &[]);
         let y = f.push(b, Op::Const(2), Type::U32, &[]);
-        let mut st = State::new();
+        let mut st = State::for_all_slots();
         st.write(b, Reg::gpr(3), x);
         st.write(b, Reg::gpr(1), x);
         st.write(b, Reg::gpr(3), y);

@@ -150,8 +150,7 @@ pub(crate) fn quick(fields: &[FieldDef], slot: &[u8]) -> Vec<u16> {
 
 /// The [`Form::guard_quick`] pair of a [`Form::quick`] table.
 pub(crate) fn guard_quick(quick: &[u16]) -> [u16; 2] {
-    [Field::Guard, Field::GuardNeg]
-        .map(|f| quick.get(f as usize).copied().unwrap_or(QUICK_ABSENT))
+    [Field::Guard, Field::GuardNeg].map(|f| quick.get(f as usize).copied().unwrap_or(QUICK_ABSENT))
 }
 
 /// The [`Form::slot`] table of a field list.
@@ -184,7 +183,11 @@ impl<I: Isa> Form<I> {
     /// The raw (unscaled, unsigned) bits of field `f` in `bits`, if this form has it.
     #[inline]
     pub fn raw(&self, f: Field, bits: I::Word) -> Option<u64> {
-        self.raw_quick(f, self.quick.get(f as usize).copied().unwrap_or(QUICK_ABSENT), bits)
+        self.raw_quick(
+            f,
+            self.quick.get(f as usize).copied().unwrap_or(QUICK_ABSENT),
+            bits,
+        )
     }
 
     /// [`Form::raw`] of field `f` whose [`Form::quick`] entry is `q`.
