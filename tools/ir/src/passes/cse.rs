@@ -24,7 +24,7 @@
 //! warp matrix multiplies (their operands are the whole warp's) and `Void`-typed operations
 //! (tuples of texture arguments).
 
-use crate::dom::{block_idoms_in, dominates};
+use crate::dom::dominates;
 use crate::gfx::GSys;
 use crate::ir::{Function, Inst, Op, Sys, Type, Value};
 
@@ -143,16 +143,11 @@ pub fn run(f: &mut Function) {
         }
         v
     };
-    let (order, idom) = if f.ssa && f.blocks.len() > 1 {
-        let order: Vec<u32> = super::rpo(f).into_iter().map(|b| b.0).collect();
-        let idom = block_idoms_in(f, &order);
-        (
-            order
-                .into_iter()
-                .map(|b| b as usize)
-                .collect::<Vec<usize>>(),
-            Some(idom),
-        )
+    // The block order and dominators, handed on to `ftz`.
+    let doms = super::block_doms(f);
+    let (order, idom): (Vec<usize>, _) = if f.ssa && f.blocks.len() > 1 {
+        let order = doms.order.iter().map(|&b| b as usize).collect();
+        (order, Some(&doms.idom[..]))
     } else {
         ((0..f.blocks.len()).collect(), None)
     };
@@ -228,6 +223,7 @@ pub fn run(f: &mut Function) {
     if merged {
         super::apply_aliases_after_walk(f, &alias, &walked);
     }
+    f.doms = Some(doms);
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@
 //! Blocks are visited in reverse postorder, so operands (but back-edge phi operands) are
 //! decided first. The result is bit-identical: a flush of a non-denormal is the identity.
 
-use crate::dom::{block_idoms_in, dominates};
+use crate::dom::dominates;
 use crate::ir::{Function, Op, Value};
 
 /// Whether the 32 bits of `c` are not an f32 denormal (zero counts as flushed).
@@ -38,14 +38,14 @@ pub fn run(f: &mut Function) {
         }
         v
     };
-    let order: Vec<u32> = super::rpo(f).into_iter().map(|b| b.0).collect();
-    let idom = block_idoms_in(f, &order);
+    let doms = super::block_doms(f);
+    let (order, idom) = (&doms.order, &doms.idom);
     // The first flush of each value by the value's index: (its block, the flush's index + 1;
     // 0: none yet), zeroed so that the allocator can hand out cleared memory.
     let mut first: Vec<(u32, u32)> = vec![(0, 0); n];
     let mut removed = 0usize;
     let mut walked = vec![false; f.blocks.len()];
-    for b in order.into_iter().map(|b| b as usize) {
+    for b in order.iter().map(|&b| b as usize) {
         walked[b] = true;
         for &v in &f.blocks[b].insts {
             // Arguments rewritten as the walk goes (their definitions came first).
@@ -68,7 +68,7 @@ pub fn run(f: &mut Function) {
                         removed += 1;
                     } else {
                         match first[x.index()] {
-                            (fb, fv) if fv != 0 && dominates(&idom, fb, b as u32) => {
+                            (fb, fv) if fv != 0 && dominates(idom, fb, b as u32) => {
                                 alias[v.index()] = Value(fv - 1);
                                 removed += 1;
                             }
