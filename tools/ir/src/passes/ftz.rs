@@ -29,6 +29,17 @@ fn not_denormal(c: u64) -> bool {
 
 /// Runs the pass.
 pub fn run(f: &mut Function) {
+    // The block order and dominators the earlier passes shared end here.
+    let doms = super::block_doms(f);
+    // Nothing to do without a flush (code without `.FTZ`).
+    let flushes = |b: &crate::ir::Block| {
+        b.insts
+            .iter()
+            .any(|&v| matches!(f.insts[v.index()].op, Op::Ftz))
+    };
+    if !f.blocks.iter().any(flushes) {
+        return;
+    }
     let n = f.insts.len();
     let mut known = vec![false; n];
     let mut alias = vec![Value::NONE; n];
@@ -38,7 +49,6 @@ pub fn run(f: &mut Function) {
         }
         v
     };
-    let doms = super::block_doms(f);
     let (order, idom) = (&doms.order, &doms.idom);
     // The first flush of each value by the value's index: (its block, the flush's index + 1;
     // 0: none yet), zeroed so that the allocator can hand out cleared memory.
@@ -51,12 +61,15 @@ pub fn run(f: &mut Function) {
             // Arguments rewritten as the walk goes (their definitions came first).
             // Resolved in a local copy, stored back, and read from that copy (see `cse`:
             // reading them back right after four narrow stores stalls).
+            // Nothing to rewrite before the first flush goes.
             let slot = &mut f.insts[v.index()];
             let mut args = slot.args;
-            for a in args.iter_mut() {
-                *a = resolve(&alias, *a);
+            if removed > 0 {
+                for a in args.iter_mut() {
+                    *a = resolve(&alias, *a);
+                }
+                slot.args = args;
             }
-            slot.args = args;
             let i = &f.insts[v.index()];
             let arg = |k: usize| args[k];
             let k = |x: Value| x.is_some() && known[x.index()];
