@@ -137,12 +137,6 @@ impl Table {
 pub fn run(f: &mut Function) {
     let n = f.insts.len();
     let mut alias = vec![Value::NONE; n];
-    let resolve = |alias: &[Value], mut v: Value| {
-        while v.is_some() && alias[v.index()].is_some() {
-            v = alias[v.index()];
-        }
-        v
-    };
     // The block order and dominators, handed on to `ftz`.
     let doms = super::block_doms(f);
     let (order, idom): (Vec<usize>, _) = if f.ssa && f.blocks.len() > 1 {
@@ -176,12 +170,22 @@ pub fn run(f: &mut Function) {
             // The arguments resolved in a local copy and stored back; the lookup takes that
             // copy, not the arena's (a 16-byte load of four 4-byte stores just made stalls
             // store forwarding).
+            // Nothing to rewrite before the first merge; after it, one step: a merged value's
+            // alias is a value of the table, never merged itself. Arguments are packed.
             let slot = &mut f.insts[v.index()];
             let mut args = slot.args;
-            for a in args.iter_mut() {
-                *a = resolve(&alias, *a);
+            if merged {
+                for a in args.iter_mut() {
+                    if a.is_none() {
+                        break;
+                    }
+                    let x = alias[a.index()];
+                    if x.is_some() {
+                        *a = x;
+                    }
+                }
+                slot.args = args;
             }
-            slot.args = args;
             let inst = &f.insts[v.index()];
             let konst = matches!(inst.op, Op::Const(_));
             if !konst && !mergeable(inst) {
