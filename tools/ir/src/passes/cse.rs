@@ -85,6 +85,16 @@ fn key_hash(op: &Op, ty: Type, a: &[Value; 4]) -> u64 {
     h.finish()
 }
 
+/// `a == b`, with the commonest case, two constants, compared in place (the derived
+/// comparison is a call).
+#[inline]
+fn same_op(a: &Op, b: &Op) -> bool {
+    match (a, b) {
+        (Op::Const(x), Op::Const(y)) => x == y,
+        _ => a == b,
+    }
+}
+
 /// The values seen, one per key: an open-addressing table of instruction indices (the
 /// instructions themselves are the keys), with each value's block.
 struct Table {
@@ -123,7 +133,7 @@ impl Table {
                 s => {
                     let c = &f.insts[s as usize - 1];
                     // Cheapest first: the derived comparison of operations last.
-                    if c.ty == ty && key_args(&c.op, c.args) == args && c.op == *op {
+                    if c.ty == ty && key_args(&c.op, c.args) == args && same_op(&c.op, op) {
                         return Ok(at);
                     }
                 }
