@@ -2,7 +2,8 @@
 //! Dominance Algorithm"), over nodes numbered `0..n` in reverse postorder: the one dominator
 //! computation of the crate, used for the dominator tree of the structurizer
 //! (`structure::cfg`), the post-dominator tree of the uniformity analysis (`uniform::postdom`,
-//! on the reversed graph with a virtual exit) and the SSA verifier.
+//! on the reversed graph with a virtual exit), the SSA verifier and the passes that walk the
+//! blocks in dominator order ([`BlockDoms`]).
 
 /// No immediate dominator: a node the iteration never reached.
 pub const NONE: u32 = u32::MAX;
@@ -97,6 +98,33 @@ pub fn block_idoms_in(f: &crate::ir::Function, order: &[u32]) -> Vec<u32> {
             .iter()
             .copied()
     })
+}
+
+/// The reachable blocks of a function in reverse postorder and their immediate dominators:
+/// what `const_fold`, `cse` and `ftz` walk by. Computed once for the three (the control flow
+/// does not change between them) and handed from one to the next in
+/// [`Function::doms`](crate::ir::Function::doms).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockDoms {
+    /// The blocks reachable from the entry, in reverse postorder ([`crate::passes::rpo`]).
+    pub order: Vec<u32>,
+    /// The immediate dominator of every block ([`block_idoms`]).
+    pub idom: Vec<u32>,
+}
+
+impl BlockDoms {
+    /// Computes both for `f` (a one-block function without building the predecessor lists).
+    pub fn of(f: &crate::ir::Function) -> BlockDoms {
+        if f.blocks.len() == 1 {
+            return BlockDoms {
+                order: vec![0],
+                idom: vec![0],
+            };
+        }
+        let order: Vec<u32> = crate::passes::rpo(f).into_iter().map(|b| b.0).collect();
+        let idom = block_idoms_in(f, &order);
+        BlockDoms { order, idom }
+    }
 }
 
 /// Whether block `a` dominates block `b` under `idom` ([`block_idoms`]); a block dominates

@@ -119,8 +119,11 @@ pub fn run(f: &mut Function) {
         }
         v
     };
+    // Computed afresh (the first of the passes that share them) and handed on to `cse` and
+    // `ftz`.
+    let doms = Box::new(crate::dom::BlockDoms::of(f));
     let order: Vec<usize> = if f.ssa && f.blocks.len() > 1 {
-        super::rpo(f).into_iter().map(|b| b.index()).collect()
+        doms.order.iter().map(|&b| b as usize).collect()
     } else {
         (0..f.blocks.len()).collect()
     };
@@ -265,6 +268,7 @@ pub fn run(f: &mut Function) {
     } else {
         super::apply_aliases_to_terminators(f, &alias);
     }
+    f.doms = Some(doms);
 }
 
 /// The one value phi `p` (`Function::phi_in[k]`) always has — its operands other than

@@ -24,7 +24,7 @@
 //! warp matrix multiplies (their operands are the whole warp's) and `Void`-typed operations
 //! (tuples of texture arguments).
 
-use crate::dom::{block_idoms_in, dominates};
+use crate::dom::dominates;
 use crate::gfx::GSys;
 use crate::ir::{Function, Inst, Op, Sys, Type, Value};
 
@@ -85,6 +85,16 @@ fn key_hash(op: &Op, ty: Type, a: &[Value; 4]) -> u64 {
     h.finish()
 }
 
+/// `a == b`, with the commonest case, two constants, compared in place (the derived
+/// comparison is a call).
+#[inline]
+fn same_op(a: &Op, b: &Op) -> bool {
+    match (a, b) {
+        (Op::Const(x), Op::Const(y)) => x == y,
+        _ => a == b,
+    }
+}
+
 /// The values seen, one per key: an open-addressing table of instruction indices (the
 /// instructions themselves are the keys), with each value's block.
 struct Table {
@@ -123,7 +133,7 @@ impl Table {
                 s => {
                     let c = &f.insts[s as usize - 1];
                     // Cheapest first: the derived comparison of operations last.
-                    if c.ty == ty && key_args(&c.op, c.args) == args && c.op == *op {
+                    if c.ty == ty && key_args(&c.op, c.args) == args && same_op(&c.op, op) {
                         return Ok(at);
                     }
                 }
@@ -137,22 +147,11 @@ impl Table {
 pub fn run(f: &mut Function) {
     let n = f.insts.len();
     let mut alias = vec![Value::NONE; n];
-    let resolve = |alias: &[Value], mut v: Value| {
-        while v.is_some() && alias[v.index()].is_some() {
-            v = alias[v.index()];
-        }
-        v
-    };
-    let (order, idom) = if f.ssa && f.blocks.len() > 1 {
-        let order: Vec<u32> = super::rpo(f).into_iter().map(|b| b.0).collect();
-        let idom = block_idoms_in(f, &order);
-        (
-            order
-                .into_iter()
-                .map(|b| b as usize)
-                .collect::<Vec<usize>>(),
-            Some(idom),
-        )
+    // The block order and dominators, handed on to `ftz`.
+    let doms = super::block_doms(f);
+    let (order, idom): (Vec<usize>, _) = if f.ssa && f.blocks.len() > 1 {
+        let order = doms.order.iter().map(|&b| b as usize).collect();
+        (order, Some(&doms.idom[..]))
     } else {
         ((0..f.blocks.len()).collect(), None)
     };
@@ -181,12 +180,22 @@ pub fn run(f: &mut Function) {
             // The arguments resolved in a local copy and stored back; the lookup takes that
             // copy, not the arena's (a 16-byte load of four 4-byte stores just made stalls
             // store forwarding).
+            // Nothing to rewrite before the first merge; after it, one step: a merged value's
+            // alias is a value of the table, never merged itself. Arguments are packed.
             let slot = &mut f.insts[v.index()];
             let mut args = slot.args;
-            for a in args.iter_mut() {
-                *a = resolve(&alias, *a);
+            if merged {
+                for a in args.iter_mut() {
+                    if a.is_none() {
+                        break;
+                    }
+                    let x = alias[a.index()];
+                    if x.is_some() {
+                        *a = x;
+                    }
+                }
+                slot.args = args;
             }
-            slot.args = args;
             let inst = &f.insts[v.index()];
             let konst = matches!(inst.op, Op::Const(_));
             if !konst && !mergeable(inst) {
@@ -228,6 +237,7 @@ pub fn run(f: &mut Function) {
     if merged {
         super::apply_aliases_after_walk(f, &alias, &walked);
     }
+    f.doms = Some(doms);
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@ use crate::ir::{Function, Op, Terminator};
 
 /// Runs the pass.
 pub fn run(f: &mut Function) {
+    // The last pass: the block order and dominators the earlier ones shared go.
+    f.doms = None;
     let mut live = vec![false; f.insts.len()];
     let mut work = Vec::with_capacity(f.insts.len());
     for b in &f.blocks {

@@ -18,7 +18,7 @@
 //! Blocks are visited in reverse postorder, so operands (but back-edge phi operands) are
 //! decided first. The result is bit-identical: a flush of a non-denormal is the identity.
 
-use crate::dom::{block_idoms_in, dominates};
+use crate::dom::dominates;
 use crate::ir::{Function, Op, Value};
 
 /// Whether the 32 bits of `c` are not an f32 denormal (zero counts as flushed).
@@ -29,6 +29,17 @@ fn not_denormal(c: u64) -> bool {
 
 /// Runs the pass.
 pub fn run(f: &mut Function) {
+    // The block order and dominators the earlier passes shared end here.
+    let doms = super::block_doms(f);
+    // Nothing to do without a flush (code without `.FTZ`).
+    let flushes = |b: &crate::ir::Block| {
+        b.insts
+            .iter()
+            .any(|&v| matches!(f.insts[v.index()].op, Op::Ftz))
+    };
+    if !f.blocks.iter().any(flushes) {
+        return;
+    }
     let n = f.insts.len();
     let mut known = vec![false; n];
     let mut alias = vec![Value::NONE; n];
@@ -38,25 +49,27 @@ pub fn run(f: &mut Function) {
         }
         v
     };
-    let order: Vec<u32> = super::rpo(f).into_iter().map(|b| b.0).collect();
-    let idom = block_idoms_in(f, &order);
+    let (order, idom) = (&doms.order, &doms.idom);
     // The first flush of each value by the value's index: (its block, the flush's index + 1;
     // 0: none yet), zeroed so that the allocator can hand out cleared memory.
     let mut first: Vec<(u32, u32)> = vec![(0, 0); n];
     let mut removed = 0usize;
     let mut walked = vec![false; f.blocks.len()];
-    for b in order.into_iter().map(|b| b as usize) {
+    for b in order.iter().map(|&b| b as usize) {
         walked[b] = true;
         for &v in &f.blocks[b].insts {
             // Arguments rewritten as the walk goes (their definitions came first).
             // Resolved in a local copy, stored back, and read from that copy (see `cse`:
             // reading them back right after four narrow stores stalls).
+            // Nothing to rewrite before the first flush goes.
             let slot = &mut f.insts[v.index()];
             let mut args = slot.args;
-            for a in args.iter_mut() {
-                *a = resolve(&alias, *a);
+            if removed > 0 {
+                for a in args.iter_mut() {
+                    *a = resolve(&alias, *a);
+                }
+                slot.args = args;
             }
-            slot.args = args;
             let i = &f.insts[v.index()];
             let arg = |k: usize| args[k];
             let k = |x: Value| x.is_some() && known[x.index()];
@@ -68,7 +81,7 @@ pub fn run(f: &mut Function) {
                         removed += 1;
                     } else {
                         match first[x.index()] {
-                            (fb, fv) if fv != 0 && dominates(&idom, fb, b as u32) => {
+                            (fb, fv) if fv != 0 && dominates(idom, fb, b as u32) => {
                                 alias[v.index()] = Value(fv - 1);
                                 removed += 1;
                             }

@@ -110,6 +110,18 @@ pub(crate) fn apply_aliases_after_walk(
     }
 }
 
+/// The block order and dominators an earlier pass left in [`Function::doms`] (taken out: a
+/// pass that wants the next one to have them puts them back), or computed afresh.
+pub(crate) fn block_doms(f: &mut Function) -> Box<crate::dom::BlockDoms> {
+    match f.doms.take() {
+        Some(d) => {
+            debug_assert!(*d == crate::dom::BlockDoms::of(f), "stale Function::doms");
+            d
+        }
+        None => Box::new(crate::dom::BlockDoms::of(f)),
+    }
+}
+
 /// Blocks reachable from the entry in reverse postorder (iterative depth-first search).
 pub fn rpo(f: &Function) -> Vec<crate::ir::BlockId> {
     use crate::ir::BlockId;

@@ -363,7 +363,8 @@ pub fn run(f: &mut Function) {
     let mut alias = vec![Value::NONE; f.insts.len()];
     let mut dense = [u16::MAX; SLOTS];
     let mut ty = Vec::new();
-    let mut known = [(u32::MAX, Value::NONE); SLOTS];
+    // By dense index: the block of the last access in the walk and the value it left.
+    let mut known: Vec<(u32, Value)> = Vec::new();
     // Sized for the usual shares of guest-state accesses (no reallocation on the way).
     let n = f.live_insts();
     let mut reads: Vec<(u32, Value, u16)> = Vec::with_capacity(n / 4);
@@ -400,16 +401,19 @@ pub fn run(f: &mut Function) {
             if dense[s] == u16::MAX {
                 dense[s] = ty.len() as u16;
                 ty.push(crate::ir::RegFile::of_slot(s).ty());
+                known.push((u32::MAX, Value::NONE));
             }
+            let d = dense[s];
+            let last = &mut known[d as usize];
             if write {
-                known[s] = (b as u32, inst.args[0]);
-                writes.push((b as u32, dense[s], inst.args[0]));
-            } else if known[s].0 == b as u32 {
-                alias[v.index()] = known[s].1;
+                *last = (b as u32, inst.args[0]);
+                writes.push((b as u32, d, inst.args[0]));
+            } else if last.0 == b as u32 {
+                alias[v.index()] = last.1;
             } else {
-                known[s] = (b as u32, v);
+                *last = (b as u32, v);
                 alias[v.index()] = READ;
-                reads.push((b as u32, v, dense[s]));
+                reads.push((b as u32, v, d));
             }
         }
         insts.truncate(w);

@@ -99,12 +99,16 @@ pub fn switch_targets(f: &mut Function) {
 
 /// Whether the function uses the run-time stack or dynamic jumps at all.
 fn has_dynamic(f: &Function) -> bool {
-    f.blocks.iter().any(|b| {
-        matches!(b.term, Terminator::Dynamic(_))
-            || b.insts
+    let stack_op = |op: &Op| matches!(op, Op::StackPush(_) | Op::StackPop(_));
+    f.blocks
+        .iter()
+        .any(|b| matches!(b.term, Terminator::Dynamic(_)))
+        // The arena first, in one sequential scan: most functions have no stack operation at
+        // all, placed or not.
+        || (f.insts.iter().any(|i| stack_op(&i.op))
+            && f.blocks
                 .iter()
-                .any(|&v| matches!(f.inst(v).op, Op::StackPush(_) | Op::StackPop(_)))
-    })
+                .any(|b| b.insts.iter().any(|&v| stack_op(&f.inst(v).op))))
 }
 
 /// The statically resolved function, or `None` when the analysis does not apply.
