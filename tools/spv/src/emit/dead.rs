@@ -127,20 +127,23 @@ fn pure(op: u32) -> Option<(usize, bool)> {
     }
 }
 
-/// `def`'s entry for an id no removable instruction defines.
-const NONE: u32 = u32::MAX;
+/// `def`'s entry for an id no removable instruction defines (no instruction starts at word
+/// 0: the header is there).
+const NONE: u32 = 0;
 /// `def`'s entry for an id found dead.
-const DEAD: u32 = u32::MAX - 1;
+const DEAD: u32 = u32::MAX;
 
 /// Removes the dead pure instructions of `module[body..]` (the function words, which run to
 /// the end) and the `OpDecorate`s of their results from `module[annotations]`; `bound` is the
 /// module's id bound. Everything between the two ranges moves down as one run.
 pub(super) fn remove(module: &mut Vec<u32>, annotations: Range<usize>, body: usize, bound: u32) {
-    debug_assert!(annotations.end <= body);
+    debug_assert!(annotations.end <= body && body > 0);
     let n = bound as usize;
     let mut uses = vec![0u32; n];
     // The word offset in `module` of each removable instruction, by its result id.
     let mut def = vec![NONE; n];
+    // The ids removable instructions define, in order.
+    let mut defined: Vec<u32> = Vec::with_capacity(n / 2);
     let mut rest = &module[body..];
     let mut at = body;
     while let Some(&h) = rest.first() {
@@ -153,6 +156,7 @@ pub(super) fn remove(module: &mut Vec<u32>, annotations: Range<usize>, body: usi
             Some(_) if len >= 3 => {
                 if let Some(d) = def.get_mut(inst[2] as usize) {
                     *d = at as u32;
+                    defined.push(inst[2]);
                 }
                 &inst[3..]
             }
@@ -167,13 +171,16 @@ pub(super) fn remove(module: &mut Vec<u32>, annotations: Range<usize>, body: usi
         rest = tail;
         at += len;
     }
-    let mut work: Vec<usize> = (0..n)
-        .filter(|&id| def[id] != NONE && uses[id] == 0)
-        .collect();
+    // An id goes on the worklist once: when its count reaches zero, or at the start.
+    defined.retain(|&id| uses[id as usize] == 0);
+    let mut work = defined;
     // The removed instructions' word ranges in `module`, the annotations' first.
     let mut gone: Vec<(usize, usize)> = Vec::new();
-    // An id goes on the worklist once: when its count reaches zero, or at the start.
     while let Some(id) = work.pop() {
+        let id = id as usize;
+        if def[id] == DEAD {
+            continue; // defined twice (invalid): listed twice
+        }
         let at = def[id] as usize;
         def[id] = DEAD;
         let len = (module[at] >> 16) as usize;
@@ -190,8 +197,8 @@ pub(super) fn remove(module: &mut Vec<u32>, annotations: Range<usize>, body: usi
             let w = w as usize;
             if w < n && uses[w] > 0 {
                 uses[w] -= 1;
-                if uses[w] == 0 && def[w] < DEAD {
-                    work.push(w);
+                if uses[w] == 0 && def[w] != NONE && def[w] != DEAD {
+                    work.push(w as u32);
                 }
             }
         }
