@@ -1867,8 +1867,11 @@ pub(crate) fn emit_planned(
     let tree = &plan.tree;
     let bar_split = plan.barrier_split;
     let dispatcher = plan.dispatcher(f);
-    // One scan of the arena for what the module header and prologue need.
+    // One scan of the live instructions for what the module header, the prologue and the
+    // reflection need.
     let (mut any_popc, mut any_cas64, mut uses_fadd) = (false, false, false);
+    let (mut any_sync, mut any_warp_sync, mut any_mma, mut int64_atomics) =
+        (false, false, false, false);
     let mut const_banks = [false; 256];
     for i in f
         .blocks
@@ -1877,18 +1880,31 @@ pub(crate) fn emit_planned(
         .map(|&v| f.inst(v))
     {
         match i.op {
-            Op::BarrierPopc => any_popc = true,
-            Op::AtomicCas(Space::Shared, Width::B64) => any_cas64 = true,
-            Op::Atomic(_, AtomOp::FAdd, _) => uses_fadd = true,
+            Op::BarrierPopc => {
+                any_popc = true;
+                any_sync = true;
+            }
+            Op::Barrier => any_sync = true,
+            Op::WarpSync => {
+                any_warp_sync = true;
+                any_sync = true;
+            }
+            Op::Mma(_) => any_mma = true,
+            Op::AtomicCas(space, Width::B64) => {
+                any_cas64 |= space == Space::Shared;
+                int64_atomics = true;
+            }
+            Op::Atomic(_, op, w) => {
+                uses_fadd |= op == AtomOp::FAdd;
+                int64_atomics |= w == Width::B64;
+            }
             Op::LoadConst(b) => const_banks[b as usize] = true,
             _ => {}
         }
     }
-    e.sync_mode = dispatcher
-        && f.blocks
-            .iter()
-            .flat_map(|b| b.insts.iter())
-            .any(|&v| matches!(f.inst(v).op, Op::Barrier | Op::BarrierPopc | Op::WarpSync));
+    // `Function::uses_int64_atomics`, from the scan above.
+    debug_assert_eq!(int64_atomics, f.uses_int64_atomics());
+    e.sync_mode = dispatcher && any_sync;
     if !e.sync_mode && any_popc {
         e.popc_reset();
         e.wg_barrier();
@@ -2320,18 +2336,9 @@ pub(crate) fn emit_planned(
         blocks: f.blocks.len(),
         guest_state: if f.ssa { "ssa" } else { "variables" }.into(),
         warp_ops,
-        warp_emulated: f
-            .blocks
-            .iter()
-            .flat_map(|b| &b.insts)
-            .any(|&v| f.inst(v).op == Op::WarpSync),
+        warp_emulated: any_warp_sync,
         tensor: f.tensor_ops.then(|| {
-            let coop = f
-                .blocks
-                .iter()
-                .flat_map(|b| &b.insts)
-                .any(|&v| matches!(f.inst(v).op, Op::Mma(_)));
-            if coop {
+            if any_mma {
                 crate::TensorMode::CooperativeMatrix
             } else {
                 crate::TensorMode::SubgroupEmulation
@@ -2339,7 +2346,7 @@ pub(crate) fn emit_planned(
             .name()
             .into()
         }),
-        int64_atomics: f.uses_int64_atomics(),
+        int64_atomics,
         c1: c1.map(|c| crate::reflect::C1Reads {
             dynamic: c.status.name().into(),
             end: c.end,
