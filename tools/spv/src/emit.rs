@@ -1790,7 +1790,7 @@ pub(crate) fn emit_planned(
         u16t: 0,
         consts: HashMap::with_capacity_and_hasher(256, Default::default()),
         small_u32: [0; SMALL],
-        tcache: HashMap::default(),
+        tcache: HashMap::with_capacity_and_hasher(64, Default::default()),
         vals: vec![0; f.insts.len()],
         cross: cross::Cross::new(f),
         state: vec![0; dmsh_ir::STATE_SLOTS],
