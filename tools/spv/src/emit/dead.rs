@@ -1,5 +1,5 @@
 //! Dead code in the emitted words: instructions whose results nothing uses and that have no
-//! effect, removed with their decorations just before the module is assembled.
+//! effect, removed with their decorations from the assembled module (in place).
 //!
 //! The IR's own `dce` leaves nothing dead, but emission makes values on the way that end up
 //! unused — the U32 bits of a float the next operation takes as a float again (a register

@@ -790,14 +790,10 @@ impl Builder {
         self.terminate(spirv::Op::Unreachable, &[])
     }
 
-    /// The module's words: header and sections in SPIR-V's logical order.
-    pub fn assemble(self) -> Vec<u32> {
-        self.assemble_marked().0
-    }
-
-    /// [`Builder::assemble`], and where the annotations are in the words and where the
-    /// function code (which runs to the end) starts.
-    fn assemble_marked(self) -> (Vec<u32>, Range<usize>, usize) {
+    /// The module's words (header and sections in SPIR-V's logical order, in one vector sized
+    /// up front), where the annotations are in them, and where the function code (which runs
+    /// to the end) starts.
+    fn assemble(self) -> (Vec<u32>, Range<usize>, usize) {
         let head = 5
             + self.capabilities.len()
             + self.extensions.len()
@@ -834,12 +830,12 @@ impl Builder {
         (w, annotations, body)
     }
 
-    /// [`Builder::assemble`] without the instructions whose results nothing uses and that have
+    /// The module's words without the instructions whose results nothing uses and that have
     /// no effect (`dead::remove`), and without their decorations: removed from the assembled
     /// words in place.
     pub fn assemble_live(self) -> Vec<u32> {
         let bound = self.next_id;
-        let (mut w, annotations, body) = self.assemble_marked();
+        let (mut w, annotations, body) = self.assemble();
         super::dead::remove(&mut w, annotations, body, bound);
         w
     }
