@@ -76,7 +76,10 @@ impl Builder {
         Builder {
             version: 0x0001_0000,
             next_id: 1,
-            functions: Vec::with_capacity(4096),
+            // Room for a shader's usual sections (no regrowth); the code's room is
+            // `reserve_code`'s, else it grows.
+            capabilities: Vec::with_capacity(32),
+            execution_modes: Vec::with_capacity(16),
             globals: Vec::with_capacity(1024),
             annotations: Vec::with_capacity(256),
             ..Default::default()
@@ -85,12 +88,7 @@ impl Builder {
 
     /// Reserves room for about `words` words of function code.
     pub fn reserve_code(&mut self, words: usize) {
-        if self.functions.is_empty() {
-            // A fresh allocation instead of a reallocation that copies the old capacity.
-            self.functions = Vec::with_capacity(words.max(self.functions.capacity()));
-        } else {
-            self.functions.reserve(words);
-        }
+        self.functions.reserve(words);
     }
 
     /// Sets the SPIR-V version of the header.
