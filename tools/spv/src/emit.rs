@@ -1873,13 +1873,10 @@ pub(crate) fn emit_planned(
     let (mut any_sync, mut any_warp_sync, mut any_mma, mut int64_atomics) =
         (false, false, false, false);
     let mut const_banks = [false; 256];
-    for i in f
-        .blocks
-        .iter()
-        .flat_map(|b| b.insts.iter())
-        .map(|&v| f.inst(v))
-    {
-        match i.op {
+    // The constant-bank reads, in block order (for the reflection's `const_reads`).
+    let mut const_loads: Vec<Value> = Vec::new();
+    for &v in f.blocks.iter().flat_map(|b| b.insts.iter()) {
+        match f.inst(v).op {
             Op::BarrierPopc => {
                 any_popc = true;
                 any_sync = true;
@@ -1898,7 +1895,10 @@ pub(crate) fn emit_planned(
                 uses_fadd |= op == AtomOp::FAdd;
                 int64_atomics |= w == Width::B64;
             }
-            Op::LoadConst(b) => const_banks[b as usize] = true,
+            Op::LoadConst(b) => {
+                const_banks[b as usize] = true;
+                const_loads.push(v);
+            }
             _ => {}
         }
     }
@@ -2096,7 +2096,7 @@ pub(crate) fn emit_planned(
     let warp_ops = e.warp_ops;
     let words = std::mem::take(&mut e.b).assemble_live();
     let mut resources = Vec::new();
-    let reads = dmsh_ir::const_reads::const_reads(f);
+    let reads = dmsh_ir::const_reads::const_reads_of(f, const_loads);
     let c1 = dmsh_ir::const_reads::c1_check(sh, &reads);
     for bank in &sh.banks {
         if let BankSource::Buffer { guest_offset, size } = bank.source {
