@@ -25,10 +25,23 @@ pub struct BankReads {
 
 /// The reads of every constant bank `f` reads, by bank.
 pub fn const_reads(f: &Function) -> BTreeMap<u8, BankReads> {
+    let live = f.blocks.iter().flat_map(|b| b.insts.iter().copied());
+    const_reads_of(
+        f,
+        live.filter(|&v| matches!(f.inst(v).op, Op::LoadConst(_))),
+    )
+}
+
+/// [`const_reads`] given the `LoadConst`s of `f`'s blocks in block order (found by a scan
+/// the caller makes anyway); other instructions in `loads` are skipped.
+pub fn const_reads_of(
+    f: &Function,
+    loads: impl IntoIterator<Item = Value>,
+) -> BTreeMap<u8, BankReads> {
     let mut raw: BTreeMap<u8, (Vec<[u32; 2]>, u64)> = BTreeMap::new();
     // Reads at run-time offsets: (bank, offset), bounded once all are known.
     let mut dynamic: Vec<(u8, Value)> = Vec::new();
-    for &v in f.blocks.iter().flat_map(|b| b.insts.iter()) {
+    for v in loads {
         let i = f.inst(v);
         let Op::LoadConst(bank) = i.op else { continue };
         let e = raw.entry(bank).or_default();

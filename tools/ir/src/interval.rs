@@ -345,16 +345,31 @@ fn operands(op: Op) -> Option<usize> {
 
 /// The ranges of every value of a function.
 pub struct Intervals {
+    /// Per value: its index in `state` ([`UNPLACED`]: none, its type's whole range).
+    slot: Vec<u32>,
+    /// Per placed value (in `slot`'s numbering): its set once reached.
     state: Vec<Option<Abs>>,
-    widths: Vec<Option<u32>>,
+    /// Per value: its bit width (0: not an integer).
+    widths: Vec<u8>,
 }
+
+/// [`Intervals::slot`]'s entry for a value the solver does not place (in no block, or not
+/// asked for).
+const UNPLACED: u32 = u32::MAX;
 
 impl Intervals {
     /// The unsigned range of `v` (its type's whole range when unknown or not an integer; a
     /// 32-bit value's range lies in `[0, 2^32)`).
     pub fn range(&self, v: Value) -> Range {
-        let w = self.widths[v.index()].unwrap_or(64);
-        let a = self.state[v.index()].unwrap_or(top(w));
+        let w = match self.widths[v.index()] {
+            0 => 64,
+            w => w as u32,
+        };
+        let a = match self.slot[v.index()] {
+            UNPLACED => None,
+            s => self.state[s as usize],
+        }
+        .unwrap_or(top(w));
         Range {
             lo: a.u.0 as u64,
             hi: a.u.1 as u64,
@@ -365,30 +380,38 @@ impl Intervals {
 /// The state of the solver.
 struct Solver<'a> {
     f: &'a Function,
-    state: Vec<Option<Abs>>,
-    widths: Vec<Option<u32>>,
-    placed: Vec<bool>,
+    /// [`Intervals`]'s tables, being filled.
+    r: Intervals,
 }
 
 impl Solver<'_> {
+    /// The bit width of `v` (`None`: not an integer).
+    #[inline]
+    fn width(&self, v: Value) -> Option<u32> {
+        match self.r.widths[v.index()] {
+            0 => None,
+            w => Some(w as u32),
+        }
+    }
+
     /// The current set of operand `v` (`None`: not yet reached).
     fn get(&self, v: Value) -> Option<Abs> {
         let i = v.index();
-        let w = self.widths[i]?;
+        let w = self.width(v)?;
         if let Op::Const(c) = self.f.insts[i].op {
             let c = c as u128 & umax(w);
             return Some(from_u(w, c, c));
         }
-        if !self.placed[i] {
-            return Some(top(w));
+        match self.r.slot[i] {
+            UNPLACED => Some(top(w)),
+            s => self.r.state[s as usize],
         }
-        self.state[i]
     }
 
     /// `v`'s set from its operands' current sets (`None`: an operand is not yet reached).
     fn eval(&self, v: Value) -> Option<Abs> {
         let i = self.f.inst(v);
-        let w = self.widths[v.index()]?;
+        let w = self.width(v)?;
         if let Op::Phi(_) = i.op {
             return self
                 .f
@@ -410,7 +433,7 @@ impl Solver<'_> {
             if x.is_none() {
                 return Some(top(w));
             }
-            let Some(xw) = self.widths[x.index()] else {
+            let Some(xw) = self.width(x) else {
                 // A float operand (a bitcast from float): nothing known.
                 if k == 0 || i.op != Op::Select {
                     return Some(top(w));
@@ -465,58 +488,84 @@ pub fn intervals_of(f: &Function, roots: impl IntoIterator<Item = Value>) -> Int
     solve(f, Some(&wanted))
 }
 
+/// Calls `g` with each operand of `v` (a phi's incoming values).
+fn for_each_operand(f: &Function, v: Value, mut g: impl FnMut(Value)) {
+    if let Op::Phi(_) = f.inst(v).op {
+        for &(_, x) in f.phi_args(v) {
+            g(x);
+        }
+    } else {
+        for x in f.inst(v).args() {
+            g(x);
+        }
+    }
+}
+
 /// The fixpoint over the placed values (those `wanted` says, when given: a set closed under
-/// operands).
+/// operands). Its tables other than the per-value slot and width are as long as the placed
+/// values, not the arena: what is asked for is usually a small part of a function.
 fn solve(f: &Function, wanted: Option<&[bool]>) -> Intervals {
     let n = f.insts.len();
-    let widths: Vec<Option<u32>> = f.insts.iter().map(|i| width(i.ty)).collect();
-    let mut placed = vec![false; n];
-    let order: Vec<Value> = f
-        .blocks
+    let widths: Vec<u8> = f
+        .insts
         .iter()
-        .flat_map(|b| b.insts.iter().copied())
+        .map(|i| width(i.ty).unwrap_or(0) as u8)
         .collect();
-    for v in &order {
-        placed[v.index()] = true;
-    }
-    let order: Vec<Value> = match wanted {
-        Some(w) => order.into_iter().filter(|v| w[v.index()]).collect(),
-        None => order,
-    };
-    // Users of each placed value (phi operands included).
-    let mut users: Vec<Vec<Value>> = vec![Vec::new(); n];
-    for &v in &order {
-        let i = f.inst(v);
-        if widths[v.index()].is_none() {
-            continue;
+    // The placed values in block order, and each one's index in it.
+    let mut slot = vec![UNPLACED; n];
+    let mut order: Vec<Value> = Vec::new();
+    for &v in f.blocks.iter().flat_map(|b| b.insts.iter()) {
+        if wanted.is_none_or(|w| w[v.index()]) {
+            slot[v.index()] = order.len() as u32;
+            order.push(v);
         }
-        if let Op::Phi(_) = i.op {
-            for &(_, x) in f.phi_args(v) {
-                users[x.index()].push(v);
-            }
-        } else {
-            for x in i.args() {
-                users[x.index()].push(v);
-            }
+    }
+    let m = order.len();
+    // Users of each placed value (phi operands included), by slot: `users[first[s]..first[s
+    // + 1]]`, in the order of `order` and of each user's operands.
+    let mut first = vec![0u32; m + 1];
+    for &v in &order {
+        if widths[v.index()] != 0 {
+            for_each_operand(f, v, |x| {
+                if let Some(c) = first.get_mut(slot[x.index()] as usize + 1) {
+                    *c += 1;
+                }
+            });
+        }
+    }
+    for s in 0..m {
+        first[s + 1] += first[s];
+    }
+    let mut fill = first.clone();
+    let mut users = vec![0u32; first[m] as usize];
+    for (s, &v) in order.iter().enumerate() {
+        if widths[v.index()] != 0 {
+            for_each_operand(f, v, |x| {
+                if let Some(at) = fill.get_mut(slot[x.index()] as usize) {
+                    users[*at as usize] = s as u32;
+                    *at += 1;
+                }
+            });
         }
     }
     let mut s = Solver {
         f,
-        state: vec![None; n],
-        widths,
-        placed,
+        r: Intervals {
+            slot,
+            state: vec![None; m],
+            widths,
+        },
     };
-    let mut changes = vec![0u8; n];
-    let mut queued = vec![false; n];
-    let mut work: std::collections::VecDeque<Value> = order.iter().copied().collect();
-    for v in &order {
-        queued[v.index()] = true;
-    }
-    while let Some(v) = work.pop_front() {
-        queued[v.index()] = false;
+    let mut changes = vec![0u8; m];
+    let mut queued = vec![true; m];
+    let mut work: std::collections::VecDeque<u32> = (0..m as u32).collect();
+    while let Some(k) = work.pop_front() {
+        let k = k as usize;
+        queued[k] = false;
+        let v = order[k];
         let Some(new) = s.eval(v) else { continue };
-        let w = s.widths[v.index()].unwrap_or(64);
-        let old = s.state[v.index()];
+        let w = s.width(v).unwrap_or(64);
+        let old = s.r.state[k];
         let next = match old {
             None => new,
             Some(o) => {
@@ -524,37 +573,34 @@ fn solve(f: &Function, wanted: Option<&[bool]>) -> Intervals {
                 if j == o {
                     continue;
                 }
-                changes[v.index()] = changes[v.index()].saturating_add(1);
-                if changes[v.index()] > WIDEN_AFTER {
+                changes[k] = changes[k].saturating_add(1);
+                if changes[k] > WIDEN_AFTER {
                     widen(w, o, j)
                 } else {
                     j
                 }
             }
         };
-        s.state[v.index()] = Some(next);
-        for &u in &users[v.index()] {
-            if !queued[u.index()] {
-                queued[u.index()] = true;
+        s.r.state[k] = Some(next);
+        for &u in &users[first[k] as usize..first[k + 1] as usize] {
+            if !queued[u as usize] {
+                queued[u as usize] = true;
                 work.push_back(u);
             }
         }
     }
     // Narrowing: the fixpoint holds every run's values, so re-evaluating on it stays sound.
     for _ in 0..2 {
-        for &v in &order {
-            let (Some(old), Some(w)) = (s.state[v.index()], s.widths[v.index()]) else {
+        for (k, &v) in order.iter().enumerate() {
+            let (Some(old), Some(w)) = (s.r.state[k], s.width(v)) else {
                 continue;
             };
             if let Some(new) = s.eval(v) {
-                s.state[v.index()] = Some(meet(w, old, new));
+                s.r.state[k] = Some(meet(w, old, new));
             }
         }
     }
-    Intervals {
-        state: s.state,
-        widths: s.widths,
-    }
+    s.r
 }
 
 #[cfg(test)]

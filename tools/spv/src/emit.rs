@@ -97,8 +97,8 @@ pub(crate) struct E {
     popc_counter: Option<Word>,
     local: Option<(Word, u32)>,
     shared: Option<(Word, u32)>,
-    banks: HashMap<u8, (Word, u32, u32, bool)>,
-    builtins: HashMap<spirv::BuiltIn, Word>,
+    banks: HashMap<u8, (Word, u32, u32, bool), Fast>,
+    builtins: HashMap<spirv::BuiltIn, Word, Fast>,
     interface: Vec<Word>,
     pub uses_psb: bool,
     warp_ops: bool,
@@ -134,7 +134,7 @@ pub(crate) struct E {
         (Word, Word, Word),
     >,
     /// Storage-image variables by slot and alias (`emit/slots.rs`).
-    img_vars: HashMap<(u16, u8), (Word, Word)>,
+    img_vars: HashMap<(u16, u8), (Word, Word), Fast>,
     /// Storage-buffer variables (`emit/sbuf.rs`).
     sb: sbuf::SbufState,
     /// The result type of every id made by [`E::op`] / [`E::ext`], and the source of each
@@ -1790,7 +1790,7 @@ pub(crate) fn emit_planned(
         u16t: 0,
         consts: HashMap::with_capacity_and_hasher(256, Default::default()),
         small_u32: [0; SMALL],
-        tcache: HashMap::default(),
+        tcache: HashMap::with_capacity_and_hasher(64, Default::default()),
         vals: vec![0; f.insts.len()],
         cross: cross::Cross::new(f),
         state: vec![0; dmsh_ir::STATE_SLOTS],
@@ -1804,8 +1804,8 @@ pub(crate) fn emit_planned(
         popc_counter: None,
         local: None,
         shared: None,
-        banks: HashMap::new(),
-        builtins: HashMap::new(),
+        banks: HashMap::default(),
+        builtins: HashMap::default(),
         interface: Vec::new(),
         uses_psb: false,
         warp_ops: false,
@@ -1825,7 +1825,7 @@ pub(crate) fn emit_planned(
         gfxcfg: sh.gfx.clone(),
         gx: Default::default(),
         tex_vars: HashMap::new(),
-        img_vars: HashMap::new(),
+        img_vars: HashMap::default(),
         sb: Default::default(),
         rtys: ids::IdMap::with_room(f.insts.len()),
         bitcast_src: ids::IdMap::default(),
@@ -1867,28 +1867,44 @@ pub(crate) fn emit_planned(
     let tree = &plan.tree;
     let bar_split = plan.barrier_split;
     let dispatcher = plan.dispatcher(f);
-    // One scan of the arena for what the module header and prologue need.
+    // One scan of the live instructions for what the module header, the prologue and the
+    // reflection need.
     let (mut any_popc, mut any_cas64, mut uses_fadd) = (false, false, false);
+    let (mut any_sync, mut any_warp_sync, mut any_mma, mut int64_atomics) =
+        (false, false, false, false);
     let mut const_banks = [false; 256];
-    for i in f
-        .blocks
-        .iter()
-        .flat_map(|b| b.insts.iter())
-        .map(|&v| f.inst(v))
-    {
-        match i.op {
-            Op::BarrierPopc => any_popc = true,
-            Op::AtomicCas(Space::Shared, Width::B64) => any_cas64 = true,
-            Op::Atomic(_, AtomOp::FAdd, _) => uses_fadd = true,
-            Op::LoadConst(b) => const_banks[b as usize] = true,
+    // The constant-bank reads, in block order (for the reflection's `const_reads`).
+    let mut const_loads: Vec<Value> = Vec::new();
+    for &v in f.blocks.iter().flat_map(|b| b.insts.iter()) {
+        match f.inst(v).op {
+            Op::BarrierPopc => {
+                any_popc = true;
+                any_sync = true;
+            }
+            Op::Barrier => any_sync = true,
+            Op::WarpSync => {
+                any_warp_sync = true;
+                any_sync = true;
+            }
+            Op::Mma(_) => any_mma = true,
+            Op::AtomicCas(space, Width::B64) => {
+                any_cas64 |= space == Space::Shared;
+                int64_atomics = true;
+            }
+            Op::Atomic(_, op, w) => {
+                uses_fadd |= op == AtomOp::FAdd;
+                int64_atomics |= w == Width::B64;
+            }
+            Op::LoadConst(b) => {
+                const_banks[b as usize] = true;
+                const_loads.push(v);
+            }
             _ => {}
         }
     }
-    e.sync_mode = dispatcher
-        && f.blocks
-            .iter()
-            .flat_map(|b| b.insts.iter())
-            .any(|&v| matches!(f.inst(v).op, Op::Barrier | Op::BarrierPopc | Op::WarpSync));
+    // `Function::uses_int64_atomics`, from the scan above.
+    debug_assert_eq!(int64_atomics, f.uses_int64_atomics());
+    e.sync_mode = dispatcher && any_sync;
     if !e.sync_mode && any_popc {
         e.popc_reset();
         e.wg_barrier();
@@ -2080,7 +2096,7 @@ pub(crate) fn emit_planned(
     let warp_ops = e.warp_ops;
     let words = std::mem::take(&mut e.b).assemble_live();
     let mut resources = Vec::new();
-    let reads = dmsh_ir::const_reads::const_reads(f);
+    let reads = dmsh_ir::const_reads::const_reads_of(f, const_loads);
     let c1 = dmsh_ir::const_reads::c1_check(sh, &reads);
     for bank in &sh.banks {
         if let BankSource::Buffer { guest_offset, size } = bank.source {
@@ -2320,18 +2336,9 @@ pub(crate) fn emit_planned(
         blocks: f.blocks.len(),
         guest_state: if f.ssa { "ssa" } else { "variables" }.into(),
         warp_ops,
-        warp_emulated: f
-            .blocks
-            .iter()
-            .flat_map(|b| &b.insts)
-            .any(|&v| f.inst(v).op == Op::WarpSync),
+        warp_emulated: any_warp_sync,
         tensor: f.tensor_ops.then(|| {
-            let coop = f
-                .blocks
-                .iter()
-                .flat_map(|b| &b.insts)
-                .any(|&v| matches!(f.inst(v).op, Op::Mma(_)));
-            if coop {
+            if any_mma {
                 crate::TensorMode::CooperativeMatrix
             } else {
                 crate::TensorMode::SubgroupEmulation
@@ -2339,7 +2346,7 @@ pub(crate) fn emit_planned(
             .name()
             .into()
         }),
-        int64_atomics: f.uses_int64_atomics(),
+        int64_atomics,
         c1: c1.map(|c| crate::reflect::C1Reads {
             dynamic: c.status.name().into(),
             end: c.end,

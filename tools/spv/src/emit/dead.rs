@@ -1,5 +1,5 @@
 //! Dead code in the emitted words: instructions whose results nothing uses and that have no
-//! effect, removed with their decorations just before the module is assembled.
+//! effect, removed with their decorations from the assembled module (in place).
 //!
 //! The IR's own `dce` leaves nothing dead, but emission makes values on the way that end up
 //! unused — the U32 bits of a float the next operation takes as a float again (a register
@@ -11,6 +11,7 @@
 //! their own definitions can follow (a worklist). Linear in the words.
 
 use rspirv::spirv::Op;
+use std::ops::Range;
 
 /// The removable instructions whose id operands start at word 3 and run to the end: every
 /// function the emitter defines (the modifiers' helpers, the soft f64 routines) computes a
@@ -126,104 +127,114 @@ fn pure(op: u32) -> Option<(usize, bool)> {
     }
 }
 
-/// Removes the dead pure instructions of `body` (function words) and the `OpDecorate`s of
-/// their results from `annotations`; `bound` is the module's id bound.
-pub(super) fn remove(body: &mut Vec<u32>, annotations: &mut Vec<u32>, bound: u32) {
+/// `def`'s entry for an id no removable instruction defines (no instruction starts at word
+/// 0: the header is there).
+const NONE: u32 = 0;
+/// `def`'s entry for an id found dead.
+const DEAD: u32 = u32::MAX;
+
+/// Removes the dead pure instructions of `module[body..]` (the function words, which run to
+/// the end) and the `OpDecorate`s of their results from `module[annotations]`; `bound` is the
+/// module's id bound. Everything between the two ranges moves down as one run.
+pub(super) fn remove(module: &mut Vec<u32>, annotations: Range<usize>, body: usize, bound: u32) {
+    debug_assert!(annotations.end <= body && body > 0);
     let n = bound as usize;
     let mut uses = vec![0u32; n];
-    // The word offset of each removable instruction, by its result id (u32::MAX: none).
-    let mut def = vec![u32::MAX; n];
-    let mut at = 0;
-    while at < body.len() {
-        let len = (body[at] >> 16) as usize;
-        if len == 0 || at + len > body.len() {
+    // The word offset in `module` of each removable instruction, by its result id.
+    let mut def = vec![NONE; n];
+    // The ids removable instructions define, in order.
+    let mut defined: Vec<u32> = Vec::with_capacity(n / 2);
+    let mut rest = &module[body..];
+    let mut at = body;
+    while let Some(&h) = rest.first() {
+        let len = (h >> 16) as usize;
+        if len == 0 || len > rest.len() {
             return; // not well formed: leave it to the validator
         }
-        let op = body[at] & 0xffff;
-        let from = match pure(op) {
+        let (inst, tail) = rest.split_at(len);
+        let operands = match pure(h & 0xffff) {
             Some(_) if len >= 3 => {
-                let id = body[at + 2] as usize;
-                if id < n {
-                    def[id] = at as u32;
+                if let Some(d) = def.get_mut(inst[2] as usize) {
+                    *d = at as u32;
+                    defined.push(inst[2]);
                 }
-                3
+                &inst[3..]
             }
             // Results of other instructions, and their operands: every word counts as a use.
-            _ => 1,
+            _ => &inst[1..],
         };
-        for &w in &body[at + from..at + len] {
+        for &w in operands {
             if let Some(u) = uses.get_mut(w as usize) {
                 *u += 1;
             }
         }
+        rest = tail;
         at += len;
     }
-    let mut dead = vec![false; n];
-    let mut work: Vec<usize> = (0..n)
-        .filter(|&id| def[id] != u32::MAX && uses[id] == 0)
-        .collect();
-    let mut any = false;
+    // An id goes on the worklist once: when its count reaches zero, or at the start.
+    defined.retain(|&id| uses[id as usize] == 0);
+    let mut work = defined;
+    // The removed instructions' word ranges in `module`, the annotations' first.
+    let mut gone: Vec<(usize, usize)> = Vec::new();
     while let Some(id) = work.pop() {
-        if dead[id] {
-            continue;
+        let id = id as usize;
+        if def[id] == DEAD {
+            continue; // defined twice (invalid): listed twice
         }
-        dead[id] = true;
-        any = true;
         let at = def[id] as usize;
-        let len = (body[at] >> 16) as usize;
-        let Some((first, all)) = pure(body[at] & 0xffff) else {
+        def[id] = DEAD;
+        let len = (module[at] >> 16) as usize;
+        gone.push((at, at + len));
+        let Some((first, all)) = pure(module[at] & 0xffff) else {
             continue;
         };
         let ids = if all {
-            &body[at + first..at + len]
+            &module[at + first..at + len]
         } else {
-            &body[at + first..(at + first + 1).min(at + len)]
+            &module[at + first..(at + first + 1).min(at + len)]
         };
         for &w in ids {
             let w = w as usize;
             if w < n && uses[w] > 0 {
                 uses[w] -= 1;
-                if uses[w] == 0 && def[w] != u32::MAX {
-                    work.push(w);
+                if uses[w] == 0 && def[w] != NONE && def[w] != DEAD {
+                    work.push(w as u32);
                 }
             }
         }
     }
-    if !any {
+    if gone.is_empty() {
         return;
     }
-    // Compacted in place, a run of kept instructions at a time (few are removed).
-    let (mut kept, mut run, mut at) = (0, 0, 0);
-    while at < body.len() {
-        let len = (body[at] >> 16) as usize;
-        let removed = pure(body[at] & 0xffff).is_some()
-            && len >= 3
-            && dead.get(body[at + 2] as usize) == Some(&true);
-        if removed {
-            body.copy_within(run..at, kept);
-            kept += at - run;
-            run = at + len;
-        }
-        at += len;
-    }
-    body.copy_within(run..at, kept);
-    body.truncate(kept + at - run);
-    let (mut kept, mut run, mut at) = (0, 0, 0);
-    while at < annotations.len() {
-        let len = (annotations[at] >> 16).max(1) as usize;
-        let end = (at + len).min(annotations.len());
-        let target = annotations.get(at + 1).copied().unwrap_or(0) as usize;
-        let gone =
-            annotations[at] & 0xffff == Op::Decorate as u32 && dead.get(target) == Some(&true);
-        if gone {
-            annotations.copy_within(run..at, kept);
-            kept += at - run;
-            run = end;
+    let dead_body = gone.len();
+    let mut at = annotations.start;
+    while at < annotations.end {
+        let len = (module[at] >> 16).max(1) as usize;
+        let end = (at + len).min(annotations.end);
+        let target = if at + 1 < annotations.end {
+            module[at + 1]
+        } else {
+            0
+        } as usize;
+        if module[at] & 0xffff == Op::Decorate as u32 && def.get(target) == Some(&DEAD) {
+            gone.push((at, end));
         }
         at = end;
     }
-    annotations.copy_within(run..at, kept);
-    annotations.truncate(kept + at - run);
+    // Annotations (pushed in order) first, then the body's instructions by offset.
+    gone.rotate_left(dead_body);
+    let n_ann = gone.len() - dead_body;
+    gone[n_ann..].sort_unstable();
+    // Compacted in place, a run of kept words at a time (few are removed).
+    let (mut kept, mut run) = gone[0];
+    for &(from, to) in &gone[1..] {
+        module.copy_within(run..from, kept);
+        kept += from - run;
+        run = to;
+    }
+    let end = module.len();
+    module.copy_within(run..end, kept);
+    module.truncate(kept + end - run);
 }
 
 #[cfg(test)]
@@ -241,7 +252,7 @@ mod tests {
         // %10 = load %5 (used by the store); %11 = fmul %10 %10 (unused: dead), decorated;
         // %12 = bitcast %11 (unused: dead first, then %11); %13 = composite extract %7 3
         // (unused) — its literal 3 must not count against id 3.
-        let mut body = [
+        let body = [
             inst(Op::Load, &[1, 10, 5]),
             inst(Op::FMul, &[1, 11, 10, 10]),
             inst(Op::Bitcast, &[2, 12, 11]),
@@ -251,16 +262,21 @@ mod tests {
             inst(Op::Store, &[9, 3]),
         ]
         .concat();
-        let mut ann = [inst(Op::Decorate, &[11, 42]), inst(Op::Decorate, &[10, 42])].concat();
-        remove(&mut body, &mut ann, 20);
+        let ann = [inst(Op::Decorate, &[11, 42]), inst(Op::Decorate, &[10, 42])].concat();
+        // Annotations, a global between them and the body, the body.
+        let global = inst(Op::TypeVoid, &[1]);
+        let mut module = [ann.clone(), global.clone(), body].concat();
+        let at = ann.len() + global.len();
+        remove(&mut module, 0..ann.len(), at, 20);
         let want = [
+            inst(Op::Decorate, &[10, 42]),
+            global,
             inst(Op::Load, &[1, 10, 5]),
             inst(Op::Load, &[1, 3, 6]),
             inst(Op::Store, &[8, 10]),
             inst(Op::Store, &[9, 3]),
         ]
         .concat();
-        assert_eq!(body, want);
-        assert_eq!(ann, inst(Op::Decorate, &[10, 42]));
+        assert_eq!(module, want);
     }
 }

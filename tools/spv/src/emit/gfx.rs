@@ -56,7 +56,7 @@ pub(crate) struct GfxState {
     /// `gl_FragCoord.w`, loaded in the entry block once used.
     frag_w: Option<Word>,
     /// A texture result's bits (a `uvec4` bit cast) → the result and its component type.
-    pub bits_of_vec: std::collections::HashMap<Word, (Word, Word)>,
+    pub bits_of_vec: std::collections::HashMap<Word, (Word, Word), dmsh_ir::hash::FastState>,
     pub caps: BTreeSet<u32>,
     pub exts: BTreeSet<&'static str>,
     pub depth_replacing: bool,

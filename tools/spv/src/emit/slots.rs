@@ -9,6 +9,7 @@
 //! binding + (k << 16) ([`alias_binding`]) and its own reflection resource with a `view`.
 
 use dmsh_ir::gfx::{TexDim, TexKind, TEX_DYN};
+use dmsh_ir::hash::FastState;
 use dmsh_ir::lift::{Gfx, ImageFmt};
 use dmsh_ir::{Function, Op};
 use std::collections::HashMap;
@@ -65,9 +66,9 @@ pub(crate) struct ImgDecl {
 pub(crate) struct Slots {
     /// Texture (slot, run-time array count) → its shapes, in the order of first use; the
     /// first is the slot's own binding, each further one an alias.
-    tex: HashMap<(u16, u8), Vec<Shape>>,
+    tex: HashMap<(u16, u8), Vec<Shape>, FastState>,
     /// Image slot → its shapes (as textures) and declaration.
-    img: HashMap<u16, (Vec<Shape>, ImgDecl)>,
+    img: HashMap<u16, (Vec<Shape>, ImgDecl), FastState>,
 }
 
 /// What one pass finds of an image slot before its declaration is decided.
@@ -87,9 +88,9 @@ fn push_new(v: &mut Vec<Shape>, s: Shape) {
 impl Slots {
     /// One pass over the function. `gfx` gives the image formats of the facts.
     pub(crate) fn find(f: &Function, gfx: Option<&Gfx>) -> Slots {
-        let mut tex: HashMap<(u16, u8), Vec<Shape>> = HashMap::new();
+        let mut tex: HashMap<(u16, u8), Vec<Shape>, FastState> = HashMap::default();
         let mut samples_queried: Vec<(u16, u8)> = Vec::new();
-        let mut img: HashMap<u16, ImgUses> = HashMap::new();
+        let mut img: HashMap<u16, ImgUses, FastState> = HashMap::default();
         for i in &f.insts {
             match i.op {
                 Op::Tex(d) if d.slot != TEX_DYN => {

@@ -9,6 +9,7 @@
 use rspirv::binary::Assemble;
 use rspirv::dr::{Error, InsertPoint, Instruction, Operand};
 use rspirv::spirv::{self, Decoration, StorageClass, Word};
+use std::ops::Range;
 
 type BuildResult<T> = Result<T, Error>;
 
@@ -75,7 +76,10 @@ impl Builder {
         Builder {
             version: 0x0001_0000,
             next_id: 1,
-            functions: Vec::with_capacity(4096),
+            // Room for a shader's usual sections (no regrowth); the code's room is
+            // `reserve_code`'s, else it grows.
+            capabilities: Vec::with_capacity(32),
+            execution_modes: Vec::with_capacity(16),
             globals: Vec::with_capacity(1024),
             annotations: Vec::with_capacity(256),
             ..Default::default()
@@ -84,12 +88,7 @@ impl Builder {
 
     /// Reserves room for about `words` words of function code.
     pub fn reserve_code(&mut self, words: usize) {
-        if self.functions.is_empty() {
-            // A fresh allocation instead of a reallocation that copies the old capacity.
-            self.functions = Vec::with_capacity(words.max(self.functions.capacity()));
-        } else {
-            self.functions.reserve(words);
-        }
+        self.functions.reserve(words);
     }
 
     /// Sets the SPIR-V version of the header.
@@ -789,20 +788,20 @@ impl Builder {
         self.terminate(spirv::Op::Unreachable, &[])
     }
 
-    /// The module's words: header and sections in SPIR-V's logical order.
-    pub fn assemble(self) -> Vec<u32> {
-        let n = 5
+    /// The module's words (header and sections in SPIR-V's logical order, in one vector sized
+    /// up front), where the annotations are in them, and where the function code (which runs
+    /// to the end) starts.
+    fn assemble(self) -> (Vec<u32>, Range<usize>, usize) {
+        let head = 5
             + self.capabilities.len()
             + self.extensions.len()
             + self.ext_inst_imports.len()
             + self.memory_model.len()
             + self.entry_points.len()
-            + self.execution_modes.len()
-            + self.annotations.len()
-            + self.globals.len()
-            + self.functions.len()
-            + self.entry_words.len();
-        let mut w = Vec::with_capacity(n);
+            + self.execution_modes.len();
+        let annotations = head..head + self.annotations.len();
+        let body = annotations.end + self.globals.len();
+        let mut w = Vec::with_capacity(body + self.functions.len() + self.entry_words.len());
         w.extend_from_slice(&[
             spirv::MAGIC_NUMBER,
             self.version,
@@ -826,21 +825,16 @@ impl Builder {
         w.extend_from_slice(&self.functions[..at]);
         w.extend_from_slice(&self.entry_words);
         w.extend_from_slice(&self.functions[at..]);
-        w
+        (w, annotations, body)
     }
 
-    /// [`Builder::assemble`] without the instructions whose results nothing uses and that have
-    /// no effect (`dead::remove`), and without their decorations.
-    pub fn assemble_live(mut self) -> Vec<u32> {
-        let at = self.entry_at.min(self.functions.len());
-        let mut body = Vec::with_capacity(self.functions.len() + self.entry_words.len());
-        body.extend_from_slice(&self.functions[..at]);
-        body.extend_from_slice(&self.entry_words);
-        body.extend_from_slice(&self.functions[at..]);
-        super::dead::remove(&mut body, &mut self.annotations, self.next_id);
-        self.functions = body;
-        self.entry_words.clear();
-        self.entry_at = 0;
-        self.assemble()
+    /// The module's words without the instructions whose results nothing uses and that have
+    /// no effect (`dead::remove`), and without their decorations: removed from the assembled
+    /// words in place.
+    pub fn assemble_live(self) -> Vec<u32> {
+        let bound = self.next_id;
+        let (mut w, annotations, body) = self.assemble();
+        super::dead::remove(&mut w, annotations, body, bound);
+        w
     }
 }

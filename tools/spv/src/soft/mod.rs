@@ -115,7 +115,7 @@ pub(crate) enum Routine {
 /// The soft routines a module uses: function ids, and those still to be emitted.
 #[derive(Default)]
 pub(crate) struct State {
-    ids: HashMap<Routine, Word>,
+    ids: HashMap<Routine, Word, dmsh_ir::hash::FastState>,
     pending: Vec<Routine>,
     /// The label of the block being written in a routine (for loop phis).
     label: Word,
