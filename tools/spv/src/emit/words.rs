@@ -6,10 +6,10 @@
 //! into its section's word vector as it is made, so emission allocates per section rather
 //! than per instruction and operand, and "assembly" is concatenation.
 
+use super::dead::Uses;
 use rspirv::binary::Assemble;
 use rspirv::dr::{Error, InsertPoint, Instruction, Operand};
 use rspirv::spirv::{self, Decoration, StorageClass, Word};
-use std::ops::Range;
 
 type BuildResult<T> = Result<T, Error>;
 
@@ -39,10 +39,21 @@ pub(crate) struct Builder {
     /// Word offset in `functions` just after the entry block's label.
     entry_body: Option<usize>,
     /// Words that go at word `entry_at` of `functions` (the entry block's top: function
-    /// variables), placed there by [`Builder::assemble`] so the body is not moved for them.
+    /// variables), placed there by [`Builder::assemble_live`] so the body is not moved for them.
     entry_words: Vec<u32>,
     entry_at: usize,
+    /// The uses of ids in `functions` and `entry_words`, counted as they are written, and
+    /// where their removable instructions are (offsets in `functions`; [`ENTRY`] marks one
+    /// in `entry_words`): [`Builder::assemble_live`] removes the dead ones without reading
+    /// the code again.
+    uses: Uses,
+    /// Code moved after it was counted (a second function's entry words): the counts'
+    /// offsets are stale, so [`Builder::assemble_live`] counts the code again.
+    moved: bool,
 }
+
+/// Marks an offset in [`Builder::uses`] as one in `entry_words`.
+const ENTRY: u32 = 1 << 31;
 
 #[inline]
 fn head(op: spirv::Op, len: usize) -> u32 {
@@ -91,6 +102,13 @@ impl Builder {
         self.functions.reserve(words);
     }
 
+    /// Counts the uses of the instruction just written to `functions` at `at`.
+    #[inline]
+    fn counted(&mut self, at: usize) {
+        self.uses
+            .inst(&self.functions[at..], at as u32, self.next_id);
+    }
+
     /// Sets the SPIR-V version of the header.
     pub fn set_version(&mut self, major: u8, minor: u8) {
         self.version = ((major as u32) << 16) | ((minor as u32) << 8);
@@ -115,8 +133,10 @@ impl Builder {
     }
 
     /// Appends `op` with a result type, a result id and id operands to the current block.
-    #[inline]
+    // Always inlined into `E::op4`'s calls of fixed lengths: the operands stay in registers.
+    #[inline(always)]
     pub fn op_ids(&mut self, op: spirv::Op, ty: Word, id: Word, args: &[Word]) -> BuildResult<()> {
+        let at = self.functions.len() as u32;
         let out = self.body()?;
         let h = head(op, 3 + args.len());
         // Fixed-size copies for the usual lengths (no per-word capacity checks or memcpy).
@@ -130,15 +150,28 @@ impl Builder {
                 out.extend_from_slice(args);
             }
         }
+        // What `Uses::inst` counts, from the operands at hand.
+        let bound = self.next_id;
+        if Uses::removable(op as u32) {
+            self.uses.def(id, at);
+        } else {
+            self.uses.word(ty, bound);
+            self.uses.word(id, bound);
+        }
+        for &a in args {
+            self.uses.word(a, bound);
+        }
         Ok(())
     }
 
     /// Appends an instruction without result made of raw operand words (ids and literals).
     #[inline]
     pub fn void_words(&mut self, op: spirv::Op, args: &[u32]) -> BuildResult<()> {
+        let at = self.functions.len();
         let out = self.body()?;
         out.push(head(op, 1 + args.len()));
         out.extend_from_slice(args);
+        self.counted(at);
         Ok(())
     }
 
@@ -148,7 +181,9 @@ impl Builder {
             return Err(Error::DetachedInstruction(Some(inst)));
         }
         debug_assert!(matches!(at, InsertPoint::End));
+        let at = self.functions.len();
         inst.assemble_into(&mut self.functions);
+        self.counted(at);
         Ok(())
     }
 
@@ -451,6 +486,7 @@ impl Builder {
             return Err(Error::NestedFunction);
         }
         let id = id.unwrap_or_else(|| self.id());
+        let at = self.functions.len();
         self.functions.extend_from_slice(&[
             head(spirv::Op::Function, 5),
             ret,
@@ -458,6 +494,7 @@ impl Builder {
             control.bits(),
             fnty,
         ]);
+        self.counted(at);
         self.in_function = true;
         self.blocks = 0;
         self.entry_body = None;
@@ -480,8 +517,10 @@ impl Builder {
             return Err(Error::DetachedFunctionParameter);
         }
         let id = self.id();
+        let at = self.functions.len();
         self.functions
             .extend_from_slice(&[head(spirv::Op::FunctionParameter, 3), ty, id]);
+        self.counted(at);
         Ok(id)
     }
 
@@ -494,6 +533,7 @@ impl Builder {
             return Err(Error::NestedBlock);
         }
         let id = label.unwrap_or_else(|| self.id());
+        self.uses.word(id, self.next_id);
         self.functions
             .extend_from_slice(&[head(spirv::Op::Label, 2), id]);
         if self.blocks == 0 {
@@ -531,9 +571,14 @@ impl Builder {
             if !self.entry_words.is_empty() && at != self.entry_at {
                 // A second function's entry: insert now, keeping the first one's words.
                 self.functions.splice(at..at, words.iter().copied());
+                self.moved = true;
                 return;
             }
             self.entry_at = at;
+            let base = ENTRY | self.entry_words.len() as u32;
+            if !self.uses.scan(words, base, self.next_id) {
+                self.moved = true; // not well formed: see `assemble_live`
+            }
             self.entry_words.extend_from_slice(words);
         }
     }
@@ -556,12 +601,21 @@ impl Builder {
         inst: u32,
         args: &[Word],
     ) -> BuildResult<()> {
+        let at = self.functions.len() as u32;
         let out = self.body()?;
         out.reserve(5 + args.len());
         out.push(head(spirv::Op::ExtInst, 5 + args.len()));
         out.extend_from_slice(&[ty, id, set, inst]);
         for &a in args {
             out.push(a);
+        }
+        // What `Uses::inst` counts (`OpExtInst` is removable).
+        let bound = self.next_id;
+        self.uses.def(id, at);
+        self.uses.word(set, bound);
+        self.uses.word(inst, bound);
+        for &a in args {
+            self.uses.word(a, bound);
         }
         Ok(())
     }
@@ -586,6 +640,7 @@ impl Builder {
             o.assemble_into(out);
         }
         end(out, s, spirv::Op::Load);
+        self.counted(s);
         Ok(id)
     }
 
@@ -607,6 +662,7 @@ impl Builder {
             o.assemble_into(out);
         }
         end(out, s, spirv::Op::Store);
+        self.counted(s);
         Ok(())
     }
 
@@ -624,6 +680,7 @@ impl Builder {
         out.extend_from_slice(&[ty, id, base]);
         out.extend(idx);
         end(out, s, spirv::Op::AccessChain);
+        self.counted(s);
         Ok(id)
     }
 
@@ -641,6 +698,7 @@ impl Builder {
         out.extend_from_slice(&[ty, id, comp]);
         out.extend(idx);
         end(out, s, spirv::Op::CompositeExtract);
+        self.counted(s);
         Ok(id)
     }
 
@@ -657,6 +715,7 @@ impl Builder {
         out.extend_from_slice(&[ty, id]);
         out.extend(parts);
         end(out, s, spirv::Op::CompositeConstruct);
+        self.counted(s);
         Ok(id)
     }
 
@@ -679,6 +738,7 @@ impl Builder {
             o.assemble_into(out);
         }
         end(out, s, spirv::Op::ImageWrite);
+        self.counted(s);
         Ok(())
     }
 
@@ -727,6 +787,7 @@ impl Builder {
             o.assemble_into(out);
         }
         end(out, s, spirv::Op::LoopMerge);
+        self.counted(s);
         Ok(())
     }
 
@@ -750,6 +811,7 @@ impl Builder {
         out.extend_from_slice(&[c, t, f]);
         out.extend(weights);
         end(out, s, spirv::Op::BranchConditional);
+        self.counted(s);
         self.in_block = false;
         Ok(())
     }
@@ -769,6 +831,7 @@ impl Builder {
             out.push(t);
         }
         end(out, s, spirv::Op::Switch);
+        self.counted(s);
         self.in_block = false;
         Ok(())
     }
@@ -789,9 +852,30 @@ impl Builder {
     }
 
     /// The module's words (header and sections in SPIR-V's logical order, in one vector sized
-    /// up front), where the annotations are in them, and where the function code (which runs
-    /// to the end) starts.
-    fn assemble(self) -> (Vec<u32>, Range<usize>, usize) {
+    /// up front) without the instructions whose results nothing uses and that have no effect
+    /// (`dead::sweep`), and without their decorations: left out as the sections are copied.
+    pub fn assemble_live(mut self) -> Vec<u32> {
+        let at = self.entry_at.min(self.functions.len());
+        let (code, entry) = (&self.functions, &self.entry_words);
+        let mut uses = std::mem::take(&mut self.uses);
+        if self.moved {
+            // The counts' offsets are stale: count again.
+            uses = Default::default();
+            let b = self.next_id;
+            let ok = uses.scan(&code[..at], 0, b)
+                && uses.scan(entry, ENTRY, b)
+                && uses.scan(&code[at..], at as u32, b);
+            if !ok {
+                uses = Default::default(); // not well formed: leave it to the validator
+            }
+        }
+        let dead = super::dead::sweep(uses, self.next_id, |off| {
+            if off & ENTRY != 0 {
+                &entry[(off & !ENTRY) as usize..]
+            } else {
+                &code[off as usize..]
+            }
+        });
         let head = 5
             + self.capabilities.len()
             + self.extensions.len()
@@ -799,9 +883,8 @@ impl Builder {
             + self.memory_model.len()
             + self.entry_points.len()
             + self.execution_modes.len();
-        let annotations = head..head + self.annotations.len();
-        let body = annotations.end + self.globals.len();
-        let mut w = Vec::with_capacity(body + self.functions.len() + self.entry_words.len());
+        let size = head + self.annotations.len() + self.globals.len() + code.len() + entry.len();
+        let mut w = Vec::with_capacity(size);
         w.extend_from_slice(&[
             spirv::MAGIC_NUMBER,
             self.version,
@@ -816,25 +899,26 @@ impl Builder {
             &self.memory_model,
             &self.entry_points,
             &self.execution_modes,
-            &self.annotations,
-            &self.globals,
         ] {
             w.extend_from_slice(s);
         }
-        let at = self.entry_at.min(self.functions.len());
-        w.extend_from_slice(&self.functions[..at]);
-        w.extend_from_slice(&self.entry_words);
-        w.extend_from_slice(&self.functions[at..]);
-        (w, annotations, body)
-    }
-
-    /// The module's words without the instructions whose results nothing uses and that have
-    /// no effect (`dead::remove`), and without their decorations: removed from the assembled
-    /// words in place.
-    pub fn assemble_live(self) -> Vec<u32> {
-        let bound = self.next_id;
-        let (mut w, annotations, body) = self.assemble();
-        super::dead::remove(&mut w, annotations, body, bound);
+        if dead.is_empty() {
+            for s in [
+                &self.annotations,
+                &self.globals,
+                &code[..at],
+                entry,
+                &code[at..],
+            ] {
+                w.extend_from_slice(s);
+            }
+        } else {
+            dead.copy_annotations(&mut w, &self.annotations);
+            w.extend_from_slice(&self.globals);
+            dead.copy_code(&mut w, &code[..at], 0);
+            dead.copy_code(&mut w, entry, ENTRY);
+            dead.copy_code(&mut w, &code[at..], at as u32);
+        }
         w
     }
 }
