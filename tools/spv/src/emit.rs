@@ -1829,7 +1829,7 @@ pub(crate) fn emit_planned(
         sb: Default::default(),
         rtys: ids::IdMap::with_room(f.insts.len()),
         bitcast_src: ids::IdMap::default(),
-        slots: slots::Slots::find(f, sh.gfx.as_ref()),
+        slots: Default::default(),
         lw: Default::default(),
         soft: Default::default(),
         helpers: Vec::new(),
@@ -1875,8 +1875,12 @@ pub(crate) fn emit_planned(
     let mut const_banks = [false; 256];
     // The constant-bank reads, in block order (for the reflection's `const_reads`).
     let mut const_loads: Vec<Value> = Vec::new();
+    // The texture and image slots' declarations (`emit/slots.rs`), the storage buffers' views.
+    let mut slots = slots::Finder::default();
     for &v in f.blocks.iter().flat_map(|b| b.insts.iter()) {
-        match f.inst(v).op {
+        let op = &f.inst(v).op;
+        e.sbuf_note(op);
+        match *op {
             Op::BarrierPopc => {
                 any_popc = true;
                 any_sync = true;
@@ -1899,9 +1903,13 @@ pub(crate) fn emit_planned(
                 const_banks[b as usize] = true;
                 const_loads.push(v);
             }
+            Op::Tex(_) | Op::ImageLoad(_) | Op::ImageStore(_) | Op::ImageAtomic(..) => {
+                slots.note(op)
+            }
             _ => {}
         }
     }
+    e.slots = slots.finish(sh.gfx.as_ref());
     // `Function::uses_int64_atomics`, from the scan above.
     debug_assert_eq!(int64_atomics, f.uses_int64_atomics());
     e.sync_mode = dispatcher && any_sync;
@@ -1923,7 +1931,7 @@ pub(crate) fn emit_planned(
         e.op(spirv::Op::AtomicAnd, u, &[lock, sc, sem, m]);
         e.wg_barrier();
     }
-    e.sbuf_prescan(f);
+    e.sbuf_ubo_table(f);
     e.gfx_prologue(f)?;
     let pc_var = if tree.is_some() { 0 } else { e.fn_var(u, None) };
     let case_of = |i: usize| -> u32 {
