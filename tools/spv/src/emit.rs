@@ -178,11 +178,18 @@ fn berr<T>(r: Result<T, rspirv::dr::Error>) -> Result<T, Error> {
 }
 
 impl E {
+    /// The SPIR-V type of IR type `t` (made on first use).
+    #[inline]
     pub fn ty(&mut self, t: Type) -> Word {
-        let slot = t as usize;
-        if self.types[slot] != 0 {
-            return self.types[slot];
+        match self.types[t as usize] {
+            0 => self.make_ty(t),
+            w => w,
         }
+    }
+
+    #[cold]
+    fn make_ty(&mut self, t: Type) -> Word {
+        let slot = t as usize;
         let w = match t {
             Type::Void => self.b.type_void(),
             Type::Bool => self.b.type_bool(),

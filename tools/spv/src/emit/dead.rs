@@ -196,6 +196,7 @@ impl Uses {
 
     /// Counts the well-formed instruction `inst` at offset `at`; `bound`: as in
     /// [`Uses::word`].
+    #[inline]
     pub(super) fn inst(&mut self, inst: &[u32], at: u32, bound: u32) {
         let operands = match pure(inst[0] & 0xffff) {
             Some(_) if inst.len() >= 3 => {

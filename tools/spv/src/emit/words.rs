@@ -109,6 +109,22 @@ impl Builder {
             .inst(&self.functions[at..], at as u32, self.next_id);
     }
 
+    /// [`Builder::counted`] for an instruction whose opcode is known to be removable or not
+    /// (`Uses::removable`) where it is written.
+    #[inline(always)]
+    fn counted_as(&mut self, at: usize, removable: bool) {
+        let (code, uses, bound) = (&self.functions, &mut self.uses, self.next_id);
+        let from = if removable && code.len() >= at + 3 {
+            uses.def(code[at + 2], at as u32);
+            3
+        } else {
+            1
+        };
+        for &w in &code[at + from..] {
+            uses.word(w, bound);
+        }
+    }
+
     /// Sets the SPIR-V version of the header.
     pub fn set_version(&mut self, major: u8, minor: u8) {
         self.version = ((major as u32) << 16) | ((minor as u32) << 8);
@@ -171,7 +187,7 @@ impl Builder {
         let out = self.body()?;
         out.push(head(op, 1 + args.len()));
         out.extend_from_slice(args);
-        self.counted(at);
+        self.counted_as(at, Uses::removable(op as u32));
         Ok(())
     }
 
@@ -640,7 +656,7 @@ impl Builder {
             o.assemble_into(out);
         }
         end(out, s, spirv::Op::Load);
-        self.counted(s);
+        self.counted_as(s, true);
         Ok(id)
     }
 
@@ -662,7 +678,7 @@ impl Builder {
             o.assemble_into(out);
         }
         end(out, s, spirv::Op::Store);
-        self.counted(s);
+        self.counted_as(s, false);
         Ok(())
     }
 
@@ -680,7 +696,7 @@ impl Builder {
         out.extend_from_slice(&[ty, id, base]);
         out.extend(idx);
         end(out, s, spirv::Op::AccessChain);
-        self.counted(s);
+        self.counted_as(s, true);
         Ok(id)
     }
 
@@ -698,7 +714,7 @@ impl Builder {
         out.extend_from_slice(&[ty, id, comp]);
         out.extend(idx);
         end(out, s, spirv::Op::CompositeExtract);
-        self.counted(s);
+        self.counted_as(s, true);
         Ok(id)
     }
 
@@ -715,7 +731,7 @@ impl Builder {
         out.extend_from_slice(&[ty, id]);
         out.extend(parts);
         end(out, s, spirv::Op::CompositeConstruct);
-        self.counted(s);
+        self.counted_as(s, true);
         Ok(id)
     }
 
