@@ -27,8 +27,9 @@ pub(crate) struct Builder {
     annotations: Vec<u32>,
     /// Types, constants and module-scope variables, in creation order.
     globals: Vec<u32>,
-    /// Word offsets in `globals` of the type declarations (for deduplication).
-    types: Vec<u32>,
+    /// The type declarations (for deduplication): head word, first operand (0 if none) and
+    /// word offset in `globals`, so that a scan compares the operands of few.
+    types: Vec<[u32; 3]>,
     /// Module-scope variables and their storage classes.
     vars: Vec<(Word, StorageClass)>,
     /// Function bodies.
@@ -318,15 +319,18 @@ impl Builder {
     /// A type with operand words `ops`: the existing id or a new declaration.
     fn type_words(&mut self, op: spirv::Op, ops: &[u32]) -> Word {
         let h = head(op, 2 + ops.len());
-        for &at in &self.types {
-            let at = at as usize;
-            let g = &self.globals;
-            if g[at] == h && g[at + 2..at + 2 + ops.len()] == *ops {
-                return g[at + 1];
+        let first = ops.first().copied().unwrap_or(0);
+        for &[th, tf, at] in &self.types {
+            if th == h && tf == first {
+                let at = at as usize;
+                let g = &self.globals;
+                if g[at + 2..at + 2 + ops.len()] == *ops {
+                    return g[at + 1];
+                }
             }
         }
         let id = self.id();
-        self.types.push(self.globals.len() as u32);
+        self.types.push([h, first, self.globals.len() as u32]);
         self.globals.push(h);
         self.globals.push(id);
         self.globals.extend_from_slice(ops);
