@@ -1788,7 +1788,9 @@ pub(crate) fn emit_planned(
 ) -> Result<Output, Error> {
     let f = &sh.func;
     let mut b = Builder::new();
-    b.reserve_code(f.insts.len() * 8);
+    // About 5 words per IR instruction on average, but the soft-f64 routines and helpers
+    // add much to some shaders: room enough that the code is seldom moved as it grows.
+    b.reserve_code(f.insts.len() * 16);
     b.set_version(1, 5);
     let mut e = E {
         glsl_set: 0,
