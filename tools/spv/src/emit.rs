@@ -357,7 +357,8 @@ impl E {
         if let Some(&w) = self.tcache.get(&k) {
             return w;
         }
-        let w = self.b.type_pointer(None, sc, elem);
+        // The only way to pointer types: a new one on a miss.
+        let w = self.b.type_pointer_new(sc, elem);
         self.tcache.insert(k, w);
         w
     }

@@ -329,6 +329,12 @@ impl Builder {
                 }
             }
         }
+        self.declare_type(h, ops)
+    }
+
+    /// A new type declaration with head word `h` and operand words `ops`.
+    fn declare_type(&mut self, h: u32, ops: &[u32]) -> Word {
+        let first = ops.first().copied().unwrap_or(0);
         let id = self.id();
         self.types.push([h, first, self.globals.len() as u32]);
         self.globals.push(h);
@@ -384,10 +390,11 @@ impl Builder {
             &[comp, scope, rows, cols, use_],
         )
     }
-    /// `OpTypePointer`.
-    pub fn type_pointer(&mut self, id: Option<Word>, sc: StorageClass, elem: Word) -> Word {
-        debug_assert!(id.is_none());
-        self.type_words(spirv::Op::TypePointer, &[sc as u32, elem])
+    /// `OpTypePointer`, declared without looking for an equal one: `E::ptr`, whose cache
+    /// is the only way to pointer types, asks for each once.
+    pub fn type_pointer_new(&mut self, sc: StorageClass, elem: Word) -> Word {
+        let ops = [sc as u32, elem];
+        self.declare_type(head(spirv::Op::TypePointer, 2 + ops.len()), &ops)
     }
     /// `OpTypeFunction`.
     pub fn type_function(&mut self, ret: Word, params: impl IntoIterator<Item = Word>) -> Word {
