@@ -84,7 +84,8 @@ pub(crate) struct E {
     vals: Vec<Word>,
     /// Values that cross blocks and their variables (`emit/cross.rs`).
     cross: cross::Cross,
-    /// Guest state variables by `kind * 256 + n` (0: none yet): registers, predicates, flags.
+    /// Guest state variables by `kind * 256 + n` (0 or past the end: none yet): registers,
+    /// predicates, flags.
     state: Vec<Word>,
     stack: Option<(Word, Word)>,
     bar_result: Option<Word>,
@@ -424,13 +425,17 @@ impl E {
     /// The `Function` variable of a guest register (guest state not in SSA form).
     fn state_var(&mut self, r: dmsh_ir::Reg) -> Word {
         let slot = r.slot();
-        if self.state[slot] != 0 {
-            return self.state[slot];
+        if let Some(&w) = self.state.get(slot).filter(|&&w| w != 0) {
+            return w;
         }
         let t = r.ty();
         let ty = self.ty(t);
         let zero = self.c(t, 0);
         let w = self.fn_var(ty, Some(zero));
+        if slot >= self.state.len() {
+            // Grown on demand: SSA code uses none, and zeroing every slot up front costs.
+            self.state.resize(slot + 1, 0);
+        }
         self.state[slot] = w;
         w
     }
@@ -1803,7 +1808,7 @@ pub(crate) fn emit_planned(
         tcache: HashMap::with_capacity_and_hasher(64, Default::default()),
         vals: vec![0; f.insts.len()],
         cross: cross::Cross::new(f),
-        state: vec![0; dmsh_ir::STATE_SLOTS],
+        state: Vec::new(),
         stack: None,
         bar_result: None,
         cas_lock: None,

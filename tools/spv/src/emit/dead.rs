@@ -173,7 +173,7 @@ impl Uses {
     /// Room for ids below `n` at least.
     #[cold]
     fn grow(&mut self, n: usize) {
-        let n = n.max(2 * self.count.len()).max(256);
+        let n = n.max(2 * self.count.len()).max(512);
         self.count.resize(n, 0);
         self.def.resize(n, NONE);
     }
