@@ -9,11 +9,11 @@
 //! (2D and 2D array, shadow and not) needs a second declaration: alias k > 0 of a slot has
 //! binding + (k << 16) ([`alias_binding`]) and its own reflection resource with a `view`.
 
-use dmsh_ir::gfx::{TexDim, TexKind, TEX_DYN};
+use dmsh_ir::gfx::{TexDim, TexKind, SAMP_SEP, TEX_DYN};
 use dmsh_ir::hash::FastState;
 use dmsh_ir::lift::{Gfx, ImageFmt};
 use dmsh_ir::Op;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// The image type of one texture or image declaration, but for the sampled type (which is
 /// the slot's).
@@ -70,6 +70,8 @@ pub(crate) struct Slots {
     tex: HashMap<(u16, u8), Vec<Shape>, FastState>,
     /// Image slot → its shapes (as textures) and declaration.
     img: HashMap<u16, (Vec<Shape>, ImgDecl), FastState>,
+    /// The texture slots sampled with separate samplers (`SAMP_SEP`).
+    pub sep: BTreeSet<u16>,
 }
 
 /// What one pass finds of an image slot before its declaration is decided.
@@ -93,6 +95,7 @@ pub(crate) struct Finder {
     tex: HashMap<(u16, u8), Vec<Shape>, FastState>,
     samples_queried: Vec<(u16, u8)>,
     img: HashMap<u16, ImgUses, FastState>,
+    sep: BTreeSet<u16>,
 }
 
 impl Finder {
@@ -100,6 +103,11 @@ impl Finder {
     /// first use).
     #[inline]
     pub(crate) fn note(&mut self, op: &Op) {
+        if let Op::Tex(d) = *op {
+            if d.samp & SAMP_SEP != 0 {
+                self.sep.insert(d.slot);
+            }
+        }
         match *op {
             Op::Tex(d) if d.slot != TEX_DYN => {
                 let key = (d.slot, d.dyn_count);
@@ -149,6 +157,7 @@ impl Finder {
             mut tex,
             samples_queried,
             img,
+            sep,
         } = self;
         // A slot that is only queried: a plain 2D texture, multisampled when its sample
         // count is queried.
@@ -169,7 +178,7 @@ impl Finder {
                 (slot, (u.shapes, img_decl(facts, u.typed, u.atomic)))
             })
             .collect();
-        Slots { tex, img }
+        Slots { tex, img, sep }
     }
 }
 

@@ -424,16 +424,8 @@ impl E {
 
     fn tex(&mut self, f: &Function, inst: &Inst, d: TexDesc) -> Result<Word, Error> {
         if self.gx.sep_slots.is_none() {
-            // Slots sampled with separate samplers (one pass over the function).
-            let sep = f
-                .insts
-                .iter()
-                .filter_map(|i| match i.op {
-                    Op::Tex(t) if t.samp & dmsh_ir::SAMP_SEP != 0 => Some(t.slot),
-                    _ => None,
-                })
-                .collect();
-            self.gx.sep_slots = Some(sep);
+            // Slots sampled with separate samplers (found by the scan before emission).
+            self.gx.sep_slots = Some(self.slots.sep.clone());
         }
         if !matches!(d.kind, TexKind::QuerySize | TexKind::QuerySamples) {
             let prev = *self.gx.tex_samp.entry(d.slot).or_insert(d.samp);
