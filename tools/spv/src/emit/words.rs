@@ -949,3 +949,55 @@ impl Builder {
         w
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A function with dead code in its body and in its entry words, some of it decorated.
+    fn module() -> Builder {
+        let mut b = Builder::new();
+        let void = b.type_void();
+        let u = b.type_int(32, 0);
+        let f = b.type_float(32);
+        let pu = b.type_pointer_new(StorageClass::Function, u);
+        let fnty = b.type_function(void, []);
+        let one = b.constant_bit32(u, 1);
+        b.begin_function(void, None, spirv::FunctionControl::NONE, fnty)
+            .unwrap();
+        b.begin_block(None).unwrap();
+        let var = b.id();
+        // Entry words: the variable, and a dead load of it.
+        let mut entry = vec![head(spirv::Op::Variable, 4), pu, var, 7];
+        b.entry_instruction(&mut entry, spirv::Op::Load, u, &[var]);
+        let loaded = b.load(u, None, var, None, []).unwrap();
+        // A dead chain: x = loaded + 1 (decorated), y = bitcast x.
+        let x = b.id();
+        b.op_ids(spirv::Op::IAdd, u, x, &[loaded, one]).unwrap();
+        b.decorate_flag(x, Decoration::NoContraction);
+        let y = b.id();
+        b.op_ids(spirv::Op::Bitcast, f, y, &[x]).unwrap();
+        // A live one: stored.
+        let z = b.id();
+        b.op_ids(spirv::Op::IAdd, u, z, &[loaded, loaded]).unwrap();
+        b.store(var, z, None, []).unwrap();
+        b.ret().unwrap();
+        b.end_function().unwrap();
+        b.insert_at_entry(&entry);
+        b
+    }
+
+    #[test]
+    fn counts_kept_while_writing_find_what_a_scan_finds() {
+        let counted = module().assemble_live();
+        let mut scanned = module();
+        scanned.moved = true;
+        let scanned = scanned.assemble_live();
+        assert_eq!(counted, scanned);
+        // The dead load, add, bit cast and decoration are gone (4 + 5 + 4 + 3 words).
+        let mut all = module();
+        all.uses = Default::default(); // no removable instruction known: nothing removed
+        let all = all.assemble_live();
+        assert_eq!(all.len() - counted.len(), 16);
+    }
+}
