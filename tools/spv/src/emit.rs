@@ -84,7 +84,8 @@ pub(crate) struct E {
     vals: Vec<Word>,
     /// Values that cross blocks and their variables (`emit/cross.rs`).
     cross: cross::Cross,
-    /// Guest state variables by `kind * 256 + n` (0: none yet): registers, predicates, flags.
+    /// Guest state variables by `kind * 256 + n` (0 or past the end: none yet): registers,
+    /// predicates, flags.
     state: Vec<Word>,
     stack: Option<(Word, Word)>,
     bar_result: Option<Word>,
@@ -178,11 +179,18 @@ fn berr<T>(r: Result<T, rspirv::dr::Error>) -> Result<T, Error> {
 }
 
 impl E {
+    /// The SPIR-V type of IR type `t` (made on first use).
+    #[inline]
     pub fn ty(&mut self, t: Type) -> Word {
-        let slot = t as usize;
-        if self.types[slot] != 0 {
-            return self.types[slot];
+        match self.types[t as usize] {
+            0 => self.make_ty(t),
+            w => w,
         }
+    }
+
+    #[cold]
+    fn make_ty(&mut self, t: Type) -> Word {
+        let slot = t as usize;
         let w = match t {
             Type::Void => self.b.type_void(),
             Type::Bool => self.b.type_bool(),
@@ -350,7 +358,8 @@ impl E {
         if let Some(&w) = self.tcache.get(&k) {
             return w;
         }
-        let w = self.b.type_pointer(None, sc, elem);
+        // The only way to pointer types: a new one on a miss.
+        let w = self.b.type_pointer_new(sc, elem);
         self.tcache.insert(k, w);
         w
     }
@@ -416,13 +425,17 @@ impl E {
     /// The `Function` variable of a guest register (guest state not in SSA form).
     fn state_var(&mut self, r: dmsh_ir::Reg) -> Word {
         let slot = r.slot();
-        if self.state[slot] != 0 {
-            return self.state[slot];
+        if let Some(&w) = self.state.get(slot).filter(|&&w| w != 0) {
+            return w;
         }
         let t = r.ty();
         let ty = self.ty(t);
         let zero = self.c(t, 0);
         let w = self.fn_var(ty, Some(zero));
+        if slot >= self.state.len() {
+            // Grown on demand: SSA code uses none, and zeroing every slot up front costs.
+            self.state.resize(slot + 1, 0);
+        }
         self.state[slot] = w;
         w
     }
@@ -1781,7 +1794,9 @@ pub(crate) fn emit_planned(
 ) -> Result<Output, Error> {
     let f = &sh.func;
     let mut b = Builder::new();
-    b.reserve_code(f.insts.len() * 8);
+    // About 5 words per IR instruction on average, but the soft-f64 routines and helpers
+    // add much to some shaders: room enough that the code is seldom moved as it grows.
+    b.reserve_code(f.insts.len() * 16);
     b.set_version(1, 5);
     let mut e = E {
         glsl_set: 0,
@@ -1793,7 +1808,7 @@ pub(crate) fn emit_planned(
         tcache: HashMap::with_capacity_and_hasher(64, Default::default()),
         vals: vec![0; f.insts.len()],
         cross: cross::Cross::new(f),
-        state: vec![0; dmsh_ir::STATE_SLOTS],
+        state: Vec::new(),
         stack: None,
         bar_result: None,
         cas_lock: None,
@@ -1829,7 +1844,7 @@ pub(crate) fn emit_planned(
         sb: Default::default(),
         rtys: ids::IdMap::with_room(f.insts.len()),
         bitcast_src: ids::IdMap::default(),
-        slots: slots::Slots::find(f, sh.gfx.as_ref()),
+        slots: Default::default(),
         lw: Default::default(),
         soft: Default::default(),
         helpers: Vec::new(),
@@ -1875,8 +1890,12 @@ pub(crate) fn emit_planned(
     let mut const_banks = [false; 256];
     // The constant-bank reads, in block order (for the reflection's `const_reads`).
     let mut const_loads: Vec<Value> = Vec::new();
+    // The texture and image slots' declarations (`emit/slots.rs`), the storage buffers' views.
+    let mut slots = slots::Finder::default();
     for &v in f.blocks.iter().flat_map(|b| b.insts.iter()) {
-        match f.inst(v).op {
+        let op = &f.inst(v).op;
+        e.sbuf_note(op);
+        match *op {
             Op::BarrierPopc => {
                 any_popc = true;
                 any_sync = true;
@@ -1899,9 +1918,13 @@ pub(crate) fn emit_planned(
                 const_banks[b as usize] = true;
                 const_loads.push(v);
             }
+            Op::Tex(_) | Op::ImageLoad(_) | Op::ImageStore(_) | Op::ImageAtomic(..) => {
+                slots.note(op)
+            }
             _ => {}
         }
     }
+    e.slots = slots.finish(sh.gfx.as_ref());
     // `Function::uses_int64_atomics`, from the scan above.
     debug_assert_eq!(int64_atomics, f.uses_int64_atomics());
     e.sync_mode = dispatcher && any_sync;
@@ -1923,7 +1946,7 @@ pub(crate) fn emit_planned(
         e.op(spirv::Op::AtomicAnd, u, &[lock, sc, sem, m]);
         e.wg_barrier();
     }
-    e.sbuf_prescan(f);
+    e.sbuf_ubo_table(f);
     e.gfx_prologue(f)?;
     let pc_var = if tree.is_some() { 0 } else { e.fn_var(u, None) };
     let case_of = |i: usize| -> u32 {

@@ -1,17 +1,17 @@
 //! Dead code in the emitted words: instructions whose results nothing uses and that have no
-//! effect, removed with their decorations from the assembled module (in place).
+//! effect, left out with their decorations when the module is assembled.
 //!
 //! The IR's own `dce` leaves nothing dead, but emission makes values on the way that end up
 //! unused — the U32 bits of a float the next operation takes as a float again (a register
 //! holds bits; `E::op` then reuses the float), the bit patterns of an interpolated input — and
 //! SPIRV-Cross and Metal's compiler would read each of them. Uses are counted over every word
 //! after an instruction's result (a literal that happens to equal an id only keeps that id
-//! alive: safe); an instruction is removed only when its opcode is one of [`pure`]'s, whose
-//! id operands are known exactly, so the counts of the values it used go down exactly and
-//! their own definitions can follow (a worklist). Linear in the words.
+//! alive: safe), as the builder writes the code ([`Uses`]); an instruction is removed only
+//! when its opcode is one of [`pure`]'s, whose id operands are known exactly, so the counts
+//! of the values it used go down exactly and their own definitions can follow (a worklist,
+//! [`sweep`]). Linear in the words; the code is not read again but to copy it.
 
 use rspirv::spirv::Op;
-use std::ops::Range;
 
 /// The removable instructions whose id operands start at word 3 and run to the end: every
 /// function the emitter defines (the modifiers' helpers, the soft f64 routines) computes a
@@ -127,71 +127,154 @@ fn pure(op: u32) -> Option<(usize, bool)> {
     }
 }
 
-/// `def`'s entry for an id no removable instruction defines (no instruction starts at word
-/// 0: the header is there).
+/// [`Uses::def`]'s entry for an id no removable instruction defines (offset 0 is an
+/// `OpFunction`'s).
 const NONE: u32 = 0;
-/// `def`'s entry for an id found dead.
+/// [`Uses::def`]'s entry for an id found dead.
 const DEAD: u32 = u32::MAX;
 
-/// Removes the dead pure instructions of `module[body..]` (the function words, which run to
-/// the end) and the `OpDecorate`s of their results from `module[annotations]`; `bound` is the
-/// module's id bound. Everything between the two ranges moves down as one run.
-pub(super) fn remove(module: &mut Vec<u32>, annotations: Range<usize>, body: usize, bound: u32) {
-    debug_assert!(annotations.end <= body && body > 0);
-    let n = bound as usize;
-    let mut uses = vec![0u32; n];
-    // The word offset in `module` of each removable instruction, by its result id.
-    let mut def = vec![NONE; n];
-    // The ids removable instructions define, in order.
-    let mut defined: Vec<u32> = Vec::with_capacity(n / 2);
-    let mut rest = &module[body..];
-    let mut at = body;
-    while let Some(&h) = rest.first() {
-        let len = (h >> 16) as usize;
-        if len == 0 || len > rest.len() {
-            return; // not well formed: leave it to the validator
+/// The uses of ids in function code and where the removable instructions are, counted as
+/// the code is written (or by [`Uses::scan`]): what [`sweep`] needs. Every word of an
+/// instruction after its result counts ([`Uses::inst`]), so counting while emitting finds
+/// what a scan of the code would, without reading the code again. Offsets are the
+/// writer's (the builder's code and entry words), never 0 for a removable instruction.
+#[derive(Default)]
+pub(super) struct Uses {
+    /// Per id: how many words name it.
+    count: Vec<u32>,
+    /// Per id: the offset of the removable instruction defining it, or [`NONE`] (as long
+    /// as `count`).
+    def: Vec<u32>,
+    /// Counted words that were not below the id bound when counted (literals; ids made
+    /// later): counted against the final bound by [`sweep`].
+    far: Vec<u32>,
+}
+
+impl Uses {
+    /// Counts one use of word `w`; `bound` is the id bound so far.
+    #[inline]
+    pub(super) fn word(&mut self, w: u32, bound: u32) {
+        match self.count.get_mut(w as usize) {
+            Some(c) => *c += 1,
+            None => self.word_far(w, bound),
         }
-        let (inst, tail) = rest.split_at(len);
-        let operands = match pure(h & 0xffff) {
-            Some(_) if len >= 3 => {
-                if let Some(d) = def.get_mut(inst[2] as usize) {
-                    *d = at as u32;
-                    defined.push(inst[2]);
-                }
+    }
+
+    #[cold]
+    fn word_far(&mut self, w: u32, bound: u32) {
+        if w < bound {
+            self.grow(bound as usize);
+            self.count[w as usize] += 1;
+        } else {
+            self.far.push(w);
+        }
+    }
+
+    /// Room for ids below `n` at least.
+    #[cold]
+    fn grow(&mut self, n: usize) {
+        let n = n.max(2 * self.count.len()).max(512);
+        self.count.resize(n, 0);
+        self.def.resize(n, NONE);
+    }
+
+    /// Records a removable instruction defining `id` at offset `at`.
+    #[inline]
+    pub(super) fn def(&mut self, id: u32, at: u32) {
+        let i = id as usize;
+        if i >= self.def.len() {
+            self.grow(i + 1);
+        }
+        self.def[i] = at;
+    }
+
+    /// Whether `op` is removable (its result id is word 2, its uses words 3 on).
+    #[inline]
+    pub(super) fn removable(op: u32) -> bool {
+        pure(op).is_some()
+    }
+
+    /// Counts the well-formed instruction `inst` at offset `at`; `bound`: as in
+    /// [`Uses::word`].
+    #[inline]
+    pub(super) fn inst(&mut self, inst: &[u32], at: u32, bound: u32) {
+        let operands = match pure(inst[0] & 0xffff) {
+            Some(_) if inst.len() >= 3 => {
+                self.def(inst[2], at);
                 &inst[3..]
             }
             // Results of other instructions, and their operands: every word counts as a use.
             _ => &inst[1..],
         };
         for &w in operands {
-            if let Some(u) = uses.get_mut(w as usize) {
-                *u += 1;
-            }
+            self.word(w, bound);
         }
-        rest = tail;
-        at += len;
+    }
+
+    /// Counts every instruction of `code` (offsets from `base`); false when the code is
+    /// not well formed (then nothing should be removed: it is left to the validator).
+    pub(super) fn scan(&mut self, code: &[u32], base: u32, bound: u32) -> bool {
+        let mut at = 0;
+        while let Some(&h) = code.get(at) {
+            let len = (h >> 16) as usize;
+            if len == 0 || at + len > code.len() {
+                return false;
+            }
+            self.inst(&code[at..at + len], base + at as u32, bound);
+            at += len;
+        }
+        true
+    }
+}
+
+/// The dead instructions [`sweep`] found.
+pub(super) struct Dead {
+    /// Per id: [`DEAD`] when its definition was removed.
+    def: Vec<u32>,
+    /// The removed instructions' offsets, in increasing order.
+    gone: Vec<u32>,
+}
+
+/// Finds the dead removable instructions given the code's uses (`bound`: the module's id
+/// bound); `code(at)` is the instruction at offset `at` (its words from there on).
+pub(super) fn sweep<'a>(uses: Uses, bound: u32, code: impl Fn(u32) -> &'a [u32]) -> Dead {
+    let n = bound as usize;
+    let Uses {
+        count: mut uses,
+        mut def,
+        far,
+    } = uses;
+    if uses.len() < n {
+        uses.resize(n, 0);
+        def.resize(n, NONE);
+    }
+    for w in far {
+        if w < bound {
+            uses[w as usize] += 1;
+        }
     }
     // An id goes on the worklist once: when its count reaches zero, or at the start.
-    defined.retain(|&id| uses[id as usize] == 0);
-    let mut work = defined;
-    // The removed instructions' word ranges in `module`, the annotations' first.
-    let mut gone: Vec<(usize, usize)> = Vec::new();
+    let mut work: Vec<u32> = Vec::new();
+    for (id, (&d, &u)) in def[..n].iter().zip(&uses[..n]).enumerate() {
+        if d != NONE && u == 0 {
+            work.push(id as u32);
+        }
+    }
+    let mut gone = Vec::new();
     while let Some(id) = work.pop() {
         let id = id as usize;
-        if def[id] == DEAD {
-            continue; // defined twice (invalid): listed twice
-        }
-        let at = def[id] as usize;
+        let at = def[id];
         def[id] = DEAD;
-        let len = (module[at] >> 16) as usize;
-        gone.push((at, at + len));
-        let Some((first, all)) = pure(module[at] & 0xffff) else {
+        gone.push(at);
+        let inst = code(at);
+        let len = ((inst[0] >> 16) as usize).min(inst.len());
+        let Some((first, all)) = pure(inst[0] & 0xffff) else {
             continue;
         };
         let ids = if all {
-            &module[at + first..at + len]
+            &inst[first.min(len)..len]
         } else {
-            &module[at + first..(at + first + 1).min(at + len)]
+            &inst[first.min(len)..(first + 1).min(len)]
         };
         for &w in ids {
             let w = w as usize;
@@ -203,38 +286,49 @@ pub(super) fn remove(module: &mut Vec<u32>, annotations: Range<usize>, body: usi
             }
         }
     }
-    if gone.is_empty() {
-        return;
+    gone.sort_unstable();
+    Dead { def, gone }
+}
+
+impl Dead {
+    /// Whether nothing was found dead.
+    pub(super) fn is_empty(&self) -> bool {
+        self.gone.is_empty()
     }
-    let dead_body = gone.len();
-    let mut at = annotations.start;
-    while at < annotations.end {
-        let len = (module[at] >> 16).max(1) as usize;
-        let end = (at + len).min(annotations.end);
-        let target = if at + 1 < annotations.end {
-            module[at + 1]
-        } else {
-            0
-        } as usize;
-        if module[at] & 0xffff == Op::Decorate as u32 && def.get(target) == Some(&DEAD) {
-            gone.push((at, end));
+
+    /// Appends to `out` the instructions of `code` (offsets from `base`) not removed.
+    pub(super) fn copy_code(&self, out: &mut Vec<u32>, code: &[u32], base: u32) {
+        let end = base as u64 + code.len() as u64;
+        let from = self.gone.partition_point(|&g| g < base);
+        // Runs of kept words between the removed instructions.
+        let mut run = 0;
+        for &g in &self.gone[from..] {
+            if g as u64 >= end {
+                break;
+            }
+            let at = (g - base) as usize;
+            out.extend_from_slice(&code[run..at]);
+            run = (at + (code[at] >> 16) as usize).min(code.len());
         }
-        at = end;
+        out.extend_from_slice(&code[run..]);
     }
-    // Annotations (pushed in order) first, then the body's instructions by offset.
-    gone.rotate_left(dead_body);
-    let n_ann = gone.len() - dead_body;
-    gone[n_ann..].sort_unstable();
-    // Compacted in place, a run of kept words at a time (few are removed).
-    let (mut kept, mut run) = gone[0];
-    for &(from, to) in &gone[1..] {
-        module.copy_within(run..from, kept);
-        kept += from - run;
-        run = to;
+
+    /// Appends to `out` the annotations `ann` but the `OpDecorate`s of removed results.
+    pub(super) fn copy_annotations(&self, out: &mut Vec<u32>, ann: &[u32]) {
+        let mut at = 0;
+        let mut run = 0;
+        while at < ann.len() {
+            let len = (ann[at] >> 16).max(1) as usize;
+            let end = (at + len).min(ann.len());
+            let target = ann.get(at + 1).map_or(0, |&t| t as usize);
+            if ann[at] & 0xffff == Op::Decorate as u32 && self.def.get(target) == Some(&DEAD) {
+                out.extend_from_slice(&ann[run..at]);
+                run = end;
+            }
+            at = end;
+        }
+        out.extend_from_slice(&ann[run..]);
     }
-    let end = module.len();
-    module.copy_within(run..end, kept);
-    module.truncate(kept + end - run);
 }
 
 #[cfg(test)]
@@ -263,14 +357,20 @@ mod tests {
         ]
         .concat();
         let ann = [inst(Op::Decorate, &[11, 42]), inst(Op::Decorate, &[10, 42])].concat();
-        // Annotations, a global between them and the body, the body.
-        let global = inst(Op::TypeVoid, &[1]);
-        let mut module = [ann.clone(), global.clone(), body].concat();
-        let at = ann.len() + global.len();
-        remove(&mut module, 0..ann.len(), at, 20);
+        // The function's code (an `OpFunction` first: offset 0 is never removable), counted
+        // by a scan.
+        let code = [inst(Op::Function, &[1, 2, 0, 4]), body].concat();
+        let mut uses = Uses::default();
+        assert!(uses.scan(&code, 0, 20));
+        let dead = sweep(uses, 20, |at| &code[at as usize..]);
+        let mut module = Vec::new();
+        dead.copy_annotations(&mut module, &ann);
+        // The code in two parts, as the builder copies it around its entry words.
+        dead.copy_code(&mut module, &code[..9], 0);
+        dead.copy_code(&mut module, &code[9..], 9);
         let want = [
             inst(Op::Decorate, &[10, 42]),
-            global,
+            inst(Op::Function, &[1, 2, 0, 4]),
             inst(Op::Load, &[1, 10, 5]),
             inst(Op::Load, &[1, 3, 6]),
             inst(Op::Store, &[8, 10]),

@@ -99,7 +99,7 @@ impl E {
     }
 
     fn i32t(&mut self) -> Word {
-        self.b.type_int(32, 1)
+        self.sint(32)
     }
 
     pub(super) fn scalar_of(&mut self, ct: CompType) -> Word {
@@ -115,7 +115,7 @@ impl E {
         let t = match arr {
             Some(n) => {
                 let nc = self.u32c(n);
-                self.b.type_array(elem, nc)
+                self.arr(elem, nc)
             }
             None => elem,
         };
@@ -208,7 +208,7 @@ impl E {
             return (v, ct);
         }
         let s = self.scalar_of(ct);
-        let v4 = self.b.type_vector(s, 4);
+        let v4 = self.vec_ty(s, 4);
         let arr = if patch {
             None
         } else if out {
@@ -281,7 +281,7 @@ impl E {
                     (BuiltIn::TessLevelInner, 2, (addr - 0x10) / 4)
                 };
                 let nc = self.u32c(n);
-                let at = self.b.type_array(f32t, nc);
+                let at = self.arr(f32t, nc);
                 let var = self.builtin_var(out, bi, at, None, true);
                 Place::Var {
                     var,
@@ -345,7 +345,7 @@ impl E {
                 }
             }
             0x70..=0x7c => {
-                let v4 = self.b.type_vector(f32t, 4);
+                let v4 = self.vec_ty(f32t, 4);
                 let var = if st == Stage::Fragment {
                     self.builtin_var(false, BuiltIn::FragCoord, v4, None, false)
                 } else {
@@ -383,7 +383,7 @@ impl E {
                     let k = k.max(marked.saturating_sub(c)).max(i - c + 1);
                     self.cap(Capability::CullDistance);
                     let nc = self.u32c(k);
-                    let at = self.b.type_array(f32t, nc);
+                    let at = self.arr(f32t, nc);
                     let var = bvar(self, BuiltIn::CullDistance, at, arr_in);
                     return Ok(Place::Var {
                         var,
@@ -400,7 +400,7 @@ impl E {
                 .max(i + 1);
                 self.cap(Capability::ClipDistance);
                 let nc = self.u32c(n);
-                let at = self.b.type_array(f32t, nc);
+                let at = self.arr(f32t, nc);
                 let var = bvar(self, BuiltIn::ClipDistance, at, arr_in);
                 Place::Var {
                     var,
@@ -410,7 +410,7 @@ impl E {
                 }
             }
             0x2e0 | 0x2e4 if st == Stage::Fragment => {
-                let v2 = self.b.type_vector(f32t, 2);
+                let v2 = self.vec_ty(f32t, 2);
                 let var = self.builtin_var(false, BuiltIn::PointCoord, v2, None, false);
                 Place::Var {
                     var,
@@ -420,7 +420,7 @@ impl E {
                 }
             }
             0x2f0 | 0x2f4 if st == Stage::TessEval => {
-                let v3 = self.b.type_vector(f32t, 3);
+                let v3 = self.vec_ty(f32t, 3);
                 let var = self.builtin_var(false, BuiltIn::TessCoord, v3, None, false);
                 Place::Var {
                     var,
@@ -672,7 +672,7 @@ impl E {
                 GSys::SampleMaskIn => {
                     let i = self.i32t();
                     let one = self.u32c(1);
-                    let at = self.b.type_array(i, one);
+                    let at = self.arr(i, one);
                     let var = self.builtin_var(false, BuiltIn::SampleMask, at, None, false);
                     let pi = self.ptr(StorageClass::Input, i);
                     let z = self.u32c(0);
@@ -746,7 +746,7 @@ impl E {
             return w;
         }
         let f32t = self.ty(Type::F32);
-        let v4 = self.b.type_vector(f32t, 4);
+        let v4 = self.vec_ty(f32t, 4);
         let var = self.builtin_var(false, BuiltIn::FragCoord, v4, None, false);
         let pf = self.ptr(StorageClass::Input, f32t);
         let three = self.u32c(3);
@@ -781,7 +781,7 @@ impl E {
         let yf = self.op(spirv::Op::ConvertSToF, f32t, &[yi]);
         let x = self.fop(spirv::Op::FMul, f32t, &[xf, scale]);
         let y = self.fop(spirv::Op::FMul, f32t, &[yf, scale]);
-        let v2 = self.b.type_vector(f32t, 2);
+        let v2 = self.vec_ty(f32t, 2);
         self.op(spirv::Op::CompositeConstruct, v2, &[x, y])
     }
 
@@ -857,7 +857,7 @@ impl E {
             32 => {
                 let i = self.i32t();
                 let one = self.u32c(1);
-                let at = self.b.type_array(i, one);
+                let at = self.arr(i, one);
                 let var = self.builtin_var(true, BuiltIn::SampleMask, at, None, false);
                 let pi = self.ptr(StorageClass::Output, i);
                 let z = self.u32c(0);

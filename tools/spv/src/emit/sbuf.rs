@@ -37,7 +37,7 @@ const FLOAT: u8 = 4;
 pub(crate) struct SbufState {
     /// Variables by (slot, view bit).
     vars: BTreeMap<(u8, u8), Word>,
-    /// Views each slot uses (from [`E::sbuf_prescan`]).
+    /// Views each slot uses (from [`E::sbuf_note`]).
     views: [u8; 256],
     /// A 64-bit atomic on a storage buffer was emitted.
     int64_atomics: bool,
@@ -74,16 +74,18 @@ fn view_of(op: &Op) -> Option<(u8, u8)> {
 }
 
 impl E {
-    /// Records which views of which slots the function's live instructions use (so a slot
-    /// with several views can mark them `Aliased` from the start).
-    pub(crate) fn sbuf_prescan(&mut self, f: &Function) {
+    /// Takes the function's `sbuf_ubo` table.
+    pub(crate) fn sbuf_ubo_table(&mut self, f: &Function) {
         self.sb.ubo = f.sbuf_ubo.clone();
-        for b in &f.blocks {
-            for &v in &b.insts {
-                if let Some((s, view)) = view_of(&f.inst(v).op) {
-                    self.sb.views[s as usize] |= view;
-                }
-            }
+    }
+
+    /// Records the views of storage-buffer slots one live instruction's operation uses (the
+    /// emitter's scan notes them all before emission, so a slot with several views can mark
+    /// them `Aliased` from the start).
+    #[inline]
+    pub(crate) fn sbuf_note(&mut self, op: &Op) {
+        if let Some((s, view)) = view_of(op) {
+            self.sb.views[s as usize] |= view;
         }
     }
 

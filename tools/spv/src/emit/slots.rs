@@ -1,5 +1,6 @@
-//! The declarations of each guest texture and image slot, found in one pass over the function
-//! before emission (docs/reflection.md "One declaration per slot").
+//! The declarations of each guest texture and image slot, found by the emitter's one scan of
+//! the live instructions before emission ([`Finder`]; docs/reflection.md "One declaration per
+//! slot").
 //!
 //! A slot is one SPIR-V variable, so one Metal argument, of the type its accesses need:
 //! queries (TXQ) have no shape of their own and take the slot's (the size of a multisampled
@@ -8,11 +9,11 @@
 //! (2D and 2D array, shadow and not) needs a second declaration: alias k > 0 of a slot has
 //! binding + (k << 16) ([`alias_binding`]) and its own reflection resource with a `view`.
 
-use dmsh_ir::gfx::{TexDim, TexKind, TEX_DYN};
+use dmsh_ir::gfx::{TexDim, TexKind, SAMP_SEP, TEX_DYN};
 use dmsh_ir::hash::FastState;
 use dmsh_ir::lift::{Gfx, ImageFmt};
-use dmsh_ir::{Function, Op};
-use std::collections::HashMap;
+use dmsh_ir::Op;
+use std::collections::{BTreeSet, HashMap};
 
 /// The image type of one texture or image declaration, but for the sampled type (which is
 /// the slot's).
@@ -69,6 +70,8 @@ pub(crate) struct Slots {
     tex: HashMap<(u16, u8), Vec<Shape>, FastState>,
     /// Image slot → its shapes (as textures) and declaration.
     img: HashMap<u16, (Vec<Shape>, ImgDecl), FastState>,
+    /// The texture slots sampled with separate samplers (`SAMP_SEP`).
+    pub sep: BTreeSet<u16>,
 }
 
 /// What one pass finds of an image slot before its declaration is decided.
@@ -85,54 +88,77 @@ fn push_new(v: &mut Vec<Shape>, s: Shape) {
     }
 }
 
-impl Slots {
-    /// One pass over the function. `gfx` gives the image formats of the facts.
-    pub(crate) fn find(f: &Function, gfx: Option<&Gfx>) -> Slots {
-        let mut tex: HashMap<(u16, u8), Vec<Shape>, FastState> = HashMap::default();
-        let mut samples_queried: Vec<(u16, u8)> = Vec::new();
-        let mut img: HashMap<u16, ImgUses, FastState> = HashMap::default();
-        for i in &f.insts {
-            match i.op {
-                Op::Tex(d) if d.slot != TEX_DYN => {
-                    let key = (d.slot, d.dyn_count);
-                    match d.kind {
-                        // An image size query (`ms` marks it): no shape.
-                        TexKind::QuerySize if d.ms => {
-                            img.entry(d.slot).or_default();
-                        }
-                        TexKind::QuerySize => {
-                            tex.entry(key).or_default();
-                        }
-                        TexKind::QuerySamples => {
-                            tex.entry(key).or_default();
-                            samples_queried.push(key);
-                        }
-                        _ => {
-                            let s = Shape {
-                                dim: d.dim,
-                                array: d.array,
-                                shadow: d.shadow,
-                                ms: d.ms,
-                            };
-                            push_new(tex.entry(key).or_default(), s);
-                        }
-                    }
-                }
-                Op::ImageLoad(d) | Op::ImageStore(d) | Op::ImageAtomic(d, _) => {
-                    let u = img.entry(d.slot).or_default();
-                    let s = Shape {
-                        dim: d.dim,
-                        array: d.array,
-                        shadow: false,
-                        ms: false,
-                    };
-                    push_new(&mut u.shapes, s);
-                    u.typed |= d.typed;
-                    u.atomic |= matches!(i.op, Op::ImageAtomic(..));
-                }
-                _ => {}
+/// What the scan of the live instructions finds of the slots, before their declarations
+/// are decided ([`Finder::finish`]).
+#[derive(Default)]
+pub(crate) struct Finder {
+    tex: HashMap<(u16, u8), Vec<Shape>, FastState>,
+    samples_queried: Vec<(u16, u8)>,
+    img: HashMap<u16, ImgUses, FastState>,
+    sep: BTreeSet<u16>,
+}
+
+impl Finder {
+    /// Notes one live instruction's operation (in block order: shapes are in the order of
+    /// first use).
+    #[inline]
+    pub(crate) fn note(&mut self, op: &Op) {
+        if let Op::Tex(d) = *op {
+            if d.samp & SAMP_SEP != 0 {
+                self.sep.insert(d.slot);
             }
         }
+        match *op {
+            Op::Tex(d) if d.slot != TEX_DYN => {
+                let key = (d.slot, d.dyn_count);
+                let tex = &mut self.tex;
+                match d.kind {
+                    // An image size query (`ms` marks it): no shape.
+                    TexKind::QuerySize if d.ms => {
+                        self.img.entry(d.slot).or_default();
+                    }
+                    TexKind::QuerySize => {
+                        tex.entry(key).or_default();
+                    }
+                    TexKind::QuerySamples => {
+                        tex.entry(key).or_default();
+                        self.samples_queried.push(key);
+                    }
+                    _ => {
+                        let s = Shape {
+                            dim: d.dim,
+                            array: d.array,
+                            shadow: d.shadow,
+                            ms: d.ms,
+                        };
+                        push_new(tex.entry(key).or_default(), s);
+                    }
+                }
+            }
+            Op::ImageLoad(d) | Op::ImageStore(d) | Op::ImageAtomic(d, _) => {
+                let u = self.img.entry(d.slot).or_default();
+                let s = Shape {
+                    dim: d.dim,
+                    array: d.array,
+                    shadow: false,
+                    ms: false,
+                };
+                push_new(&mut u.shapes, s);
+                u.typed |= d.typed;
+                u.atomic |= matches!(op, Op::ImageAtomic(..));
+            }
+            _ => {}
+        }
+    }
+
+    /// The slots' declarations. `gfx` gives the image formats of the facts.
+    pub(crate) fn finish(self, gfx: Option<&Gfx>) -> Slots {
+        let Finder {
+            mut tex,
+            samples_queried,
+            img,
+            sep,
+        } = self;
         // A slot that is only queried: a plain 2D texture, multisampled when its sample
         // count is queried.
         for (k, v) in tex.iter_mut() {
@@ -152,9 +178,11 @@ impl Slots {
                 (slot, (u.shapes, img_decl(facts, u.typed, u.atomic)))
             })
             .collect();
-        Slots { tex, img }
+        Slots { tex, img, sep }
     }
+}
 
+impl Slots {
     /// The shapes of a texture slot (at least one for a slot the function uses).
     pub(crate) fn tex_shapes(&self, slot: u16, count: u8) -> &[Shape] {
         self.tex.get(&(slot, count)).map_or(&[], Vec::as_slice)

@@ -76,7 +76,7 @@ impl E {
             // are their own array (tex_dyn_sampler).
             self.cap(Capability::SampledImageArrayDynamicIndexing);
             let n = self.u32c(d.dyn_count.max(1) as u32);
-            let at = self.b.type_array(it, n);
+            let at = self.arr(it, n);
             let pty = self.ptr(StorageClass::UniformConstant, at);
             let var = self.global_var(pty, StorageClass::UniformConstant, None);
             self.interface.push(var);
@@ -105,7 +105,7 @@ impl E {
         let vt = if d.dyn_count > 0 {
             self.cap(Capability::SampledImageArrayDynamicIndexing);
             let n = self.u32c(d.dyn_count as u32);
-            self.b.type_array(sit, n)
+            self.arr(sit, n)
         } else if separate {
             // A texture used with separate samplers: an image of its own (OpTypeImage),
             // combined with the sampler at each use (tex_load).
@@ -203,7 +203,7 @@ impl E {
             return (v, st);
         }
         let nn = self.u32c(n.max(1) as u32);
-        let at = self.b.type_array(st, nn);
+        let at = self.arr(st, nn);
         let pty = self.ptr(StorageClass::UniformConstant, at);
         let var = self.global_var(pty, StorageClass::UniformConstant, None);
         self.interface.push(var);
@@ -257,7 +257,7 @@ impl E {
         match ct {
             CompType::Float => self.ty(Type::F32),
             CompType::Uint => self.ty(Type::U32),
-            CompType::Sint => self.b.type_int(32, 1),
+            CompType::Sint => self.sint(32),
         }
     }
 
@@ -296,7 +296,7 @@ impl E {
         if comps.len() == 1 {
             return comps[0];
         }
-        let vt = self.b.type_vector(elem, comps.len() as u32);
+        let vt = self.vec_ty(elem, comps.len() as u32);
         berr(self.b.composite_construct(vt, None, comps.to_vec())).expect("block")
     }
 
@@ -314,7 +314,7 @@ impl E {
     }
 
     fn icoords(&mut self, n: usize, array: bool, c: [Word; 4]) -> Word {
-        let i32t = self.b.type_int(32, 1);
+        let i32t = self.sint(32);
         let mut v: Vec<Word> = (0..n)
             .map(|k| self.op(spirv::Op::Bitcast, i32t, &[c[k]]))
             .collect();
@@ -332,7 +332,7 @@ impl E {
             return Err(Error::Unsupported("TLD4.PTP with run-time offsets".into()));
         };
         let bytes = (lo as u64 | (hi as u64) << 32).to_le_bytes();
-        let v2 = self.b.type_vector(i32t, 2);
+        let v2 = self.vec_ty(i32t, 2);
         let pairs: Vec<Word> = (0..4)
             .map(|k| {
                 let x = self.cw_signed(i32t, bytes[2 * k] as i8 as i32);
@@ -341,14 +341,14 @@ impl E {
             })
             .collect();
         let four = self.u32c(4);
-        let at = self.b.type_array(v2, four);
+        let at = self.arr(v2, four);
         Ok(self.b.constant_composite(at, pairs))
     }
 
     /// Constant offsets as an ivecN constant: 4 signed bits per coordinate (TEX, TLD), or
     /// 6 signed bits in 8-bit fields for gathers.
     fn const_offset(&mut self, n: usize, packed: u32, gather: bool) -> Word {
-        let i32t = self.b.type_int(32, 1);
+        let i32t = self.sint(32);
         let comps: Vec<Word> = (0..n)
             .map(|k| {
                 let v = if gather {
@@ -362,7 +362,7 @@ impl E {
         if n == 1 {
             return comps[0];
         }
-        let vt = self.b.type_vector(i32t, n as u32);
+        let vt = self.vec_ty(i32t, n as u32);
         self.b.constant_composite(vt, comps)
     }
 
@@ -372,7 +372,7 @@ impl E {
 
     fn as_uvec4(&mut self, v: Word, ct: CompType, scalar: bool) -> Word {
         let u = self.ty(Type::U32);
-        let uv4 = self.b.type_vector(u, 4);
+        let uv4 = self.vec_ty(u, 4);
         if scalar {
             let x = if ct == CompType::Uint {
                 v
@@ -424,16 +424,8 @@ impl E {
 
     fn tex(&mut self, f: &Function, inst: &Inst, d: TexDesc) -> Result<Word, Error> {
         if self.gx.sep_slots.is_none() {
-            // Slots sampled with separate samplers (one pass over the function).
-            let sep = f
-                .insts
-                .iter()
-                .filter_map(|i| match i.op {
-                    Op::Tex(t) if t.samp & dmsh_ir::SAMP_SEP != 0 => Some(t.slot),
-                    _ => None,
-                })
-                .collect();
-            self.gx.sep_slots = Some(sep);
+            // Slots sampled with separate samplers (found by the scan before emission).
+            self.gx.sep_slots = Some(self.slots.sep.clone());
         }
         if !matches!(d.kind, TexKind::QuerySize | TexKind::QuerySamples) {
             let prev = *self.gx.tex_samp.entry(d.slot).or_insert(d.samp);
@@ -448,12 +440,12 @@ impl E {
         let ec = Self::tuple_consts(f, inst.args[1]);
         let f32t = self.ty(Type::F32);
         let u = self.ty(Type::U32);
-        let i32t = self.b.type_int(32, 1);
+        let i32t = self.sint(32);
         if d.kind == TexKind::QuerySamples {
             // The sample count of the slot's multisampled declaration; a slot the code only
             // samples without `.MS` is a single-sample texture.
             let z = self.u32c(0);
-            let uv4 = self.b.type_vector(u, 4);
+            let uv4 = self.vec_ty(u, 4);
             let ms = self
                 .slots
                 .tex_shapes(d.slot, d.dyn_count)
@@ -482,7 +474,7 @@ impl E {
         }
         if d.kind == TexKind::QuerySize {
             self.cap(Capability::ImageQuery);
-            let uv4 = self.b.type_vector(u, 4);
+            let uv4 = self.vec_ty(u, 4);
             let size_comps = |s: Shape| match s.dim {
                 TexDim::Cube => 2 + s.array as usize,
                 _ => s.dim.coords() + s.array as usize,
@@ -495,7 +487,7 @@ impl E {
                 let qt = if n == 1 {
                     i32t
                 } else {
-                    self.b.type_vector(i32t, n as u32)
+                    self.vec_ty(i32t, n as u32)
                 };
                 let q = self.op(spirv::Op::ImageQuerySize, qt, &[img]);
                 return Ok(self.spread(q, n, None, uv4));
@@ -530,7 +522,7 @@ impl E {
             let qt = if n == 1 {
                 i32t
             } else {
-                self.b.type_vector(i32t, n as u32)
+                self.vec_ty(i32t, n as u32)
             };
             if s.ms {
                 // A multisampled texture has one level: its size, and 1 level.
@@ -560,7 +552,7 @@ impl E {
             self.tex_ct(d.slot)
         };
         let st = self.scalar_of_ct(ct);
-        let v4 = self.b.type_vector(st, 4);
+        let v4 = self.vec_ty(st, 4);
         let frag = self.stage == Stage::Fragment;
         let n = d.dim.coords();
         let mut mask = ImageOperands::NONE;
@@ -585,7 +577,7 @@ impl E {
                             let ct2 = if n == 1 && !d.array {
                                 i32t
                             } else {
-                                self.b.type_vector(i32t, (n + d.array as usize) as u32)
+                                self.vec_ty(i32t, (n + d.array as usize) as u32)
                             };
                             let o = if d.array {
                                 // Pad the layer with 0.
@@ -637,7 +629,7 @@ impl E {
             TexKind::QueryLod => {
                 self.cap(Capability::ImageQuery);
                 let coords = self.fcoords(&TexDesc { array: false, ..d }, c);
-                let v2 = self.b.type_vector(f32t, 2);
+                let v2 = self.vec_ty(f32t, 2);
                 let q = if frag {
                     self.op(spirv::Op::ImageQueryLod, v2, &[si, coords])
                 } else {
@@ -651,12 +643,12 @@ impl E {
                 for k in [1u32, 0] {
                     let x = berr(self.b.composite_extract(f32t, None, q, [k]))?;
                     let y = self.fop(spirv::Op::FMul, f32t, &[x, k256]);
-                    let i32t2 = self.b.type_int(32, 1);
+                    let i32t2 = self.sint(32);
                     let s = self.op(spirv::Op::ConvertFToS, i32t2, &[y]);
                     out.push(self.op(spirv::Op::Bitcast, u, &[s]));
                 }
                 let z = self.u32c(0);
-                let uv4 = self.b.type_vector(u, 4);
+                let uv4 = self.vec_ty(u, 4);
                 return berr(
                     self.b
                         .composite_construct(uv4, None, [out[0], out[1], z, z]),
@@ -777,7 +769,7 @@ impl E {
     /// Spreads an ivecN size query into (w, h, d, levels) as uvec4.
     fn spread(&mut self, q: Word, n: usize, levels: Option<Word>, uv4: Word) -> Word {
         let u = self.ty(Type::U32);
-        let i32t = self.b.type_int(32, 1);
+        let i32t = self.sint(32);
         let mut comps = Vec::new();
         for k in 0..3 {
             if k < n {
@@ -867,7 +859,7 @@ impl E {
         let c = self.tuple_vals(f, inst.args[0]);
         let coords = self.icoords(d.dim.coords(), d.array, c);
         let u = self.ty(Type::U32);
-        let uv4 = self.b.type_vector(u, 4);
+        let uv4 = self.vec_ty(u, 4);
         let f32t = self.ty(Type::F32);
         let raw = !d.typed;
         let shape = Shape {
@@ -882,7 +874,7 @@ impl E {
                 let fmt = decl.fmt;
                 let img = self.load_id(it, var);
                 let st = self.img_scalar(decl);
-                let v4 = self.b.type_vector(st, 4);
+                let v4 = self.vec_ty(st, 4);
                 let r = self.op(spirv::Op::ImageRead, v4, &[img, coords]);
                 Ok(match (raw, fmt) {
                     // A raw 32-bit read of rgba8 texels: the packed bytes.
@@ -893,7 +885,7 @@ impl E {
                     }
                     // A raw 64-bit read of rgba16f texels: the four halves, two per word.
                     (true, LFmt::Rgba16f) if d.words == 2 => {
-                        let f2 = self.b.type_vector(f32t, 2);
+                        let f2 = self.vec_ty(f32t, 2);
                         let mut c = [0; 4];
                         for (k, x) in c.iter_mut().enumerate() {
                             *x = berr(self.b.composite_extract(f32t, None, r, [k as u32]))?;
@@ -917,7 +909,7 @@ impl E {
                 let st = self.img_scalar(decl);
                 let texel = match (raw, fmt) {
                     (true, LFmt::Rgba8) if d.words == 1 => {
-                        let v4 = self.b.type_vector(f32t, 4);
+                        let v4 = self.vec_ty(f32t, 4);
                         self.ext(v4, 64, &[v[0]])
                     }
                     _ => {
@@ -938,7 +930,7 @@ impl E {
                                 }
                             })
                             .collect();
-                        let v4 = self.b.type_vector(st, 4);
+                        let v4 = self.vec_ty(st, 4);
                         berr(self.b.composite_construct(v4, None, comps))?
                     }
                 };

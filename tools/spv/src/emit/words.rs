@@ -6,10 +6,10 @@
 //! into its section's word vector as it is made, so emission allocates per section rather
 //! than per instruction and operand, and "assembly" is concatenation.
 
+use super::dead::Uses;
 use rspirv::binary::Assemble;
 use rspirv::dr::{Error, InsertPoint, Instruction, Operand};
 use rspirv::spirv::{self, Decoration, StorageClass, Word};
-use std::ops::Range;
 
 type BuildResult<T> = Result<T, Error>;
 
@@ -27,8 +27,9 @@ pub(crate) struct Builder {
     annotations: Vec<u32>,
     /// Types, constants and module-scope variables, in creation order.
     globals: Vec<u32>,
-    /// Word offsets in `globals` of the type declarations (for deduplication).
-    types: Vec<u32>,
+    /// The type declarations (for deduplication): head word, first operand (0 if none) and
+    /// word offset in `globals`, so that a scan compares the operands of few.
+    types: Vec<[u32; 3]>,
     /// Module-scope variables and their storage classes.
     vars: Vec<(Word, StorageClass)>,
     /// Function bodies.
@@ -39,10 +40,21 @@ pub(crate) struct Builder {
     /// Word offset in `functions` just after the entry block's label.
     entry_body: Option<usize>,
     /// Words that go at word `entry_at` of `functions` (the entry block's top: function
-    /// variables), placed there by [`Builder::assemble`] so the body is not moved for them.
+    /// variables), placed there by [`Builder::assemble_live`] so the body is not moved for them.
     entry_words: Vec<u32>,
     entry_at: usize,
+    /// The uses of ids in `functions` and `entry_words`, counted as they are written, and
+    /// where their removable instructions are (offsets in `functions`; [`ENTRY`] marks one
+    /// in `entry_words`): [`Builder::assemble_live`] removes the dead ones without reading
+    /// the code again.
+    uses: Uses,
+    /// Code moved after it was counted (a second function's entry words): the counts'
+    /// offsets are stale, so [`Builder::assemble_live`] counts the code again.
+    moved: bool,
 }
+
+/// Marks an offset in [`Builder::uses`] as one in `entry_words`.
+const ENTRY: u32 = 1 << 31;
 
 #[inline]
 fn head(op: spirv::Op, len: usize) -> u32 {
@@ -91,6 +103,29 @@ impl Builder {
         self.functions.reserve(words);
     }
 
+    /// Counts the uses of the instruction just written to `functions` at `at`.
+    #[inline]
+    fn counted(&mut self, at: usize) {
+        self.uses
+            .inst(&self.functions[at..], at as u32, self.next_id);
+    }
+
+    /// [`Builder::counted`] for an instruction whose opcode is known to be removable or not
+    /// (`Uses::removable`) where it is written.
+    #[inline(always)]
+    fn counted_as(&mut self, at: usize, removable: bool) {
+        let (code, uses, bound) = (&self.functions, &mut self.uses, self.next_id);
+        let from = if removable && code.len() >= at + 3 {
+            uses.def(code[at + 2], at as u32);
+            3
+        } else {
+            1
+        };
+        for &w in &code[at + from..] {
+            uses.word(w, bound);
+        }
+    }
+
     /// Sets the SPIR-V version of the header.
     pub fn set_version(&mut self, major: u8, minor: u8) {
         self.version = ((major as u32) << 16) | ((minor as u32) << 8);
@@ -115,8 +150,10 @@ impl Builder {
     }
 
     /// Appends `op` with a result type, a result id and id operands to the current block.
-    #[inline]
+    // Always inlined into `E::op4`'s calls of fixed lengths: the operands stay in registers.
+    #[inline(always)]
     pub fn op_ids(&mut self, op: spirv::Op, ty: Word, id: Word, args: &[Word]) -> BuildResult<()> {
+        let at = self.functions.len() as u32;
         let out = self.body()?;
         let h = head(op, 3 + args.len());
         // Fixed-size copies for the usual lengths (no per-word capacity checks or memcpy).
@@ -130,15 +167,28 @@ impl Builder {
                 out.extend_from_slice(args);
             }
         }
+        // What `Uses::inst` counts, from the operands at hand.
+        let bound = self.next_id;
+        if Uses::removable(op as u32) {
+            self.uses.def(id, at);
+        } else {
+            self.uses.word(ty, bound);
+            self.uses.word(id, bound);
+        }
+        for &a in args {
+            self.uses.word(a, bound);
+        }
         Ok(())
     }
 
     /// Appends an instruction without result made of raw operand words (ids and literals).
     #[inline]
     pub fn void_words(&mut self, op: spirv::Op, args: &[u32]) -> BuildResult<()> {
+        let at = self.functions.len();
         let out = self.body()?;
         out.push(head(op, 1 + args.len()));
         out.extend_from_slice(args);
+        self.counted_as(at, Uses::removable(op as u32));
         Ok(())
     }
 
@@ -148,7 +198,9 @@ impl Builder {
             return Err(Error::DetachedInstruction(Some(inst)));
         }
         debug_assert!(matches!(at, InsertPoint::End));
+        let at = self.functions.len();
         inst.assemble_into(&mut self.functions);
+        self.counted(at);
         Ok(())
     }
 
@@ -267,15 +319,24 @@ impl Builder {
     /// A type with operand words `ops`: the existing id or a new declaration.
     fn type_words(&mut self, op: spirv::Op, ops: &[u32]) -> Word {
         let h = head(op, 2 + ops.len());
-        for &at in &self.types {
-            let at = at as usize;
-            let g = &self.globals;
-            if g[at] == h && g[at + 2..at + 2 + ops.len()] == *ops {
-                return g[at + 1];
+        let first = ops.first().copied().unwrap_or(0);
+        for &[th, tf, at] in &self.types {
+            if th == h && tf == first {
+                let at = at as usize;
+                let g = &self.globals;
+                if g[at + 2..at + 2 + ops.len()] == *ops {
+                    return g[at + 1];
+                }
             }
         }
+        self.declare_type(h, ops)
+    }
+
+    /// A new type declaration with head word `h` and operand words `ops`.
+    fn declare_type(&mut self, h: u32, ops: &[u32]) -> Word {
+        let first = ops.first().copied().unwrap_or(0);
         let id = self.id();
-        self.types.push(self.globals.len() as u32);
+        self.types.push([h, first, self.globals.len() as u32]);
         self.globals.push(h);
         self.globals.push(id);
         self.globals.extend_from_slice(ops);
@@ -329,10 +390,11 @@ impl Builder {
             &[comp, scope, rows, cols, use_],
         )
     }
-    /// `OpTypePointer`.
-    pub fn type_pointer(&mut self, id: Option<Word>, sc: StorageClass, elem: Word) -> Word {
-        debug_assert!(id.is_none());
-        self.type_words(spirv::Op::TypePointer, &[sc as u32, elem])
+    /// `OpTypePointer`, declared without looking for an equal one: `E::ptr`, whose cache
+    /// is the only way to pointer types, asks for each once.
+    pub fn type_pointer_new(&mut self, sc: StorageClass, elem: Word) -> Word {
+        let ops = [sc as u32, elem];
+        self.declare_type(head(spirv::Op::TypePointer, 2 + ops.len()), &ops)
     }
     /// `OpTypeFunction`.
     pub fn type_function(&mut self, ret: Word, params: impl IntoIterator<Item = Word>) -> Word {
@@ -451,6 +513,7 @@ impl Builder {
             return Err(Error::NestedFunction);
         }
         let id = id.unwrap_or_else(|| self.id());
+        let at = self.functions.len();
         self.functions.extend_from_slice(&[
             head(spirv::Op::Function, 5),
             ret,
@@ -458,6 +521,7 @@ impl Builder {
             control.bits(),
             fnty,
         ]);
+        self.counted(at);
         self.in_function = true;
         self.blocks = 0;
         self.entry_body = None;
@@ -480,8 +544,10 @@ impl Builder {
             return Err(Error::DetachedFunctionParameter);
         }
         let id = self.id();
+        let at = self.functions.len();
         self.functions
             .extend_from_slice(&[head(spirv::Op::FunctionParameter, 3), ty, id]);
+        self.counted(at);
         Ok(id)
     }
 
@@ -494,6 +560,7 @@ impl Builder {
             return Err(Error::NestedBlock);
         }
         let id = label.unwrap_or_else(|| self.id());
+        self.uses.word(id, self.next_id);
         self.functions
             .extend_from_slice(&[head(spirv::Op::Label, 2), id]);
         if self.blocks == 0 {
@@ -531,9 +598,14 @@ impl Builder {
             if !self.entry_words.is_empty() && at != self.entry_at {
                 // A second function's entry: insert now, keeping the first one's words.
                 self.functions.splice(at..at, words.iter().copied());
+                self.moved = true;
                 return;
             }
             self.entry_at = at;
+            let base = ENTRY | self.entry_words.len() as u32;
+            if !self.uses.scan(words, base, self.next_id) {
+                self.moved = true; // not well formed: see `assemble_live`
+            }
             self.entry_words.extend_from_slice(words);
         }
     }
@@ -556,12 +628,21 @@ impl Builder {
         inst: u32,
         args: &[Word],
     ) -> BuildResult<()> {
+        let at = self.functions.len() as u32;
         let out = self.body()?;
         out.reserve(5 + args.len());
         out.push(head(spirv::Op::ExtInst, 5 + args.len()));
         out.extend_from_slice(&[ty, id, set, inst]);
         for &a in args {
             out.push(a);
+        }
+        // What `Uses::inst` counts (`OpExtInst` is removable).
+        let bound = self.next_id;
+        self.uses.def(id, at);
+        self.uses.word(set, bound);
+        self.uses.word(inst, bound);
+        for &a in args {
+            self.uses.word(a, bound);
         }
         Ok(())
     }
@@ -586,6 +667,7 @@ impl Builder {
             o.assemble_into(out);
         }
         end(out, s, spirv::Op::Load);
+        self.counted_as(s, true);
         Ok(id)
     }
 
@@ -607,6 +689,7 @@ impl Builder {
             o.assemble_into(out);
         }
         end(out, s, spirv::Op::Store);
+        self.counted_as(s, false);
         Ok(())
     }
 
@@ -624,6 +707,7 @@ impl Builder {
         out.extend_from_slice(&[ty, id, base]);
         out.extend(idx);
         end(out, s, spirv::Op::AccessChain);
+        self.counted_as(s, true);
         Ok(id)
     }
 
@@ -641,6 +725,7 @@ impl Builder {
         out.extend_from_slice(&[ty, id, comp]);
         out.extend(idx);
         end(out, s, spirv::Op::CompositeExtract);
+        self.counted_as(s, true);
         Ok(id)
     }
 
@@ -657,6 +742,7 @@ impl Builder {
         out.extend_from_slice(&[ty, id]);
         out.extend(parts);
         end(out, s, spirv::Op::CompositeConstruct);
+        self.counted_as(s, true);
         Ok(id)
     }
 
@@ -679,6 +765,7 @@ impl Builder {
             o.assemble_into(out);
         }
         end(out, s, spirv::Op::ImageWrite);
+        self.counted(s);
         Ok(())
     }
 
@@ -727,6 +814,7 @@ impl Builder {
             o.assemble_into(out);
         }
         end(out, s, spirv::Op::LoopMerge);
+        self.counted(s);
         Ok(())
     }
 
@@ -750,6 +838,7 @@ impl Builder {
         out.extend_from_slice(&[c, t, f]);
         out.extend(weights);
         end(out, s, spirv::Op::BranchConditional);
+        self.counted(s);
         self.in_block = false;
         Ok(())
     }
@@ -769,6 +858,7 @@ impl Builder {
             out.push(t);
         }
         end(out, s, spirv::Op::Switch);
+        self.counted(s);
         self.in_block = false;
         Ok(())
     }
@@ -789,9 +879,30 @@ impl Builder {
     }
 
     /// The module's words (header and sections in SPIR-V's logical order, in one vector sized
-    /// up front), where the annotations are in them, and where the function code (which runs
-    /// to the end) starts.
-    fn assemble(self) -> (Vec<u32>, Range<usize>, usize) {
+    /// up front) without the instructions whose results nothing uses and that have no effect
+    /// (`dead::sweep`), and without their decorations: left out as the sections are copied.
+    pub fn assemble_live(mut self) -> Vec<u32> {
+        let at = self.entry_at.min(self.functions.len());
+        let (code, entry) = (&self.functions, &self.entry_words);
+        let mut uses = std::mem::take(&mut self.uses);
+        if self.moved {
+            // The counts' offsets are stale: count again.
+            uses = Default::default();
+            let b = self.next_id;
+            let ok = uses.scan(&code[..at], 0, b)
+                && uses.scan(entry, ENTRY, b)
+                && uses.scan(&code[at..], at as u32, b);
+            if !ok {
+                uses = Default::default(); // not well formed: leave it to the validator
+            }
+        }
+        let dead = super::dead::sweep(uses, self.next_id, |off| {
+            if off & ENTRY != 0 {
+                &entry[(off & !ENTRY) as usize..]
+            } else {
+                &code[off as usize..]
+            }
+        });
         let head = 5
             + self.capabilities.len()
             + self.extensions.len()
@@ -799,9 +910,8 @@ impl Builder {
             + self.memory_model.len()
             + self.entry_points.len()
             + self.execution_modes.len();
-        let annotations = head..head + self.annotations.len();
-        let body = annotations.end + self.globals.len();
-        let mut w = Vec::with_capacity(body + self.functions.len() + self.entry_words.len());
+        let size = head + self.annotations.len() + self.globals.len() + code.len() + entry.len();
+        let mut w = Vec::with_capacity(size);
         w.extend_from_slice(&[
             spirv::MAGIC_NUMBER,
             self.version,
@@ -816,25 +926,78 @@ impl Builder {
             &self.memory_model,
             &self.entry_points,
             &self.execution_modes,
-            &self.annotations,
-            &self.globals,
         ] {
             w.extend_from_slice(s);
         }
-        let at = self.entry_at.min(self.functions.len());
-        w.extend_from_slice(&self.functions[..at]);
-        w.extend_from_slice(&self.entry_words);
-        w.extend_from_slice(&self.functions[at..]);
-        (w, annotations, body)
+        if dead.is_empty() {
+            for s in [
+                &self.annotations,
+                &self.globals,
+                &code[..at],
+                entry,
+                &code[at..],
+            ] {
+                w.extend_from_slice(s);
+            }
+        } else {
+            dead.copy_annotations(&mut w, &self.annotations);
+            w.extend_from_slice(&self.globals);
+            dead.copy_code(&mut w, &code[..at], 0);
+            dead.copy_code(&mut w, entry, ENTRY);
+            dead.copy_code(&mut w, &code[at..], at as u32);
+        }
+        w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A function with dead code in its body and in its entry words, some of it decorated.
+    fn module() -> Builder {
+        let mut b = Builder::new();
+        let void = b.type_void();
+        let u = b.type_int(32, 0);
+        let f = b.type_float(32);
+        let pu = b.type_pointer_new(StorageClass::Function, u);
+        let fnty = b.type_function(void, []);
+        let one = b.constant_bit32(u, 1);
+        b.begin_function(void, None, spirv::FunctionControl::NONE, fnty)
+            .unwrap();
+        b.begin_block(None).unwrap();
+        let var = b.id();
+        // Entry words: the variable, and a dead load of it.
+        let mut entry = vec![head(spirv::Op::Variable, 4), pu, var, 7];
+        b.entry_instruction(&mut entry, spirv::Op::Load, u, &[var]);
+        let loaded = b.load(u, None, var, None, []).unwrap();
+        // A dead chain: x = loaded + 1 (decorated), y = bitcast x.
+        let x = b.id();
+        b.op_ids(spirv::Op::IAdd, u, x, &[loaded, one]).unwrap();
+        b.decorate_flag(x, Decoration::NoContraction);
+        let y = b.id();
+        b.op_ids(spirv::Op::Bitcast, f, y, &[x]).unwrap();
+        // A live one: stored.
+        let z = b.id();
+        b.op_ids(spirv::Op::IAdd, u, z, &[loaded, loaded]).unwrap();
+        b.store(var, z, None, []).unwrap();
+        b.ret().unwrap();
+        b.end_function().unwrap();
+        b.insert_at_entry(&entry);
+        b
     }
 
-    /// The module's words without the instructions whose results nothing uses and that have
-    /// no effect (`dead::remove`), and without their decorations: removed from the assembled
-    /// words in place.
-    pub fn assemble_live(self) -> Vec<u32> {
-        let bound = self.next_id;
-        let (mut w, annotations, body) = self.assemble();
-        super::dead::remove(&mut w, annotations, body, bound);
-        w
+    #[test]
+    fn counts_kept_while_writing_find_what_a_scan_finds() {
+        let counted = module().assemble_live();
+        let mut scanned = module();
+        scanned.moved = true;
+        let scanned = scanned.assemble_live();
+        assert_eq!(counted, scanned);
+        // The dead load, add, bit cast and decoration are gone (4 + 5 + 4 + 3 words).
+        let mut all = module();
+        all.uses = Default::default(); // no removable instruction known: nothing removed
+        let all = all.assemble_live();
+        assert_eq!(all.len() - counted.len(), 16);
     }
 }
