@@ -443,6 +443,23 @@ impl Solver<'_> {
         }
     }
 
+    /// One narrowing pass over the placed values, in order (each set met with what its
+    /// operands now give); whether some set changed.
+    fn narrow(&mut self, order: &[Value]) -> bool {
+        let mut changed = false;
+        for (k, &v) in order.iter().enumerate() {
+            let (Some(old), Some(w)) = (self.r.state[k], self.width(v)) else {
+                continue;
+            };
+            if let Some(new) = self.eval(v) {
+                let next = meet(w, old, new);
+                changed |= next != old;
+                self.r.state[k] = Some(next);
+            }
+        }
+        changed
+    }
+
     /// `v`'s set from its operands' current sets (`None`: an operand is not yet reached).
     fn eval(&self, v: Value) -> Option<Abs> {
         let i = self.f.inst(v);
@@ -625,15 +642,9 @@ fn solve(f: &Function, wanted: Option<&[bool]>) -> Intervals {
         }
     }
     // Narrowing: the fixpoint holds every run's values, so re-evaluating on it stays sound.
-    for _ in 0..2 {
-        for (k, &v) in order.iter().enumerate() {
-            let (Some(old), Some(w)) = (s.r.state[k], s.width(v)) else {
-                continue;
-            };
-            if let Some(new) = s.eval(v) {
-                s.r.state[k] = Some(meet(w, old, new));
-            }
-        }
+    // A second pass after one that changed nothing would evaluate the same sets again.
+    if s.narrow(&order) {
+        s.narrow(&order);
     }
     s.r
 }
