@@ -218,34 +218,43 @@ fn shr(x: u64, n: u64) -> u64 {
     x.checked_shr(n.min(64) as u32).unwrap_or(0)
 }
 
+/// A binary operation of width `w` over `a[0]` and `a[1]`: what its unsigned evaluation `fu`
+/// and its signed one `fs` both allow.
+fn both(w: u32, a: &[Abs], fu: impl Fn(Abs, Abs) -> Abs, fs: impl Fn(Abs, Abs) -> Abs) -> Abs {
+    meet(w, fu(a[0], a[1]), fs(a[0], a[1]))
+}
+
 /// Evaluates one operation of result width `w` over its operands' sets.
 fn eval(op: Op, w: u32, ws: &[u32], a: &[Abs]) -> Abs {
-    let both = |fu: &dyn Fn(Abs, Abs) -> Abs, fs: &dyn Fn(Abs, Abs) -> Abs| {
-        meet(w, fu(a[0], a[1]), fs(a[0], a[1]))
-    };
     match op {
         Op::IAdd => both(
-            &|x, y| {
+            w,
+            a,
+            |x, y| {
                 wrap(
                     w,
                     x.u.0 as i128 + y.u.0 as i128,
                     x.u.1 as i128 + y.u.1 as i128,
                 )
             },
-            &|x, y| corners(w, wide(x.s), wide(y.s), |p, q| p + q),
+            |x, y| corners(w, wide(x.s), wide(y.s), |p, q| p + q),
         ),
         Op::ISub => both(
-            &|x, y| {
+            w,
+            a,
+            |x, y| {
                 wrap(
                     w,
                     x.u.0 as i128 - y.u.1 as i128,
                     x.u.1 as i128 - y.u.0 as i128,
                 )
             },
-            &|x, y| corners(w, wide(x.s), wide(y.s), |p, q| p - q),
+            |x, y| corners(w, wide(x.s), wide(y.s), |p, q| p - q),
         ),
         Op::IMul => both(
-            &|x, y| {
+            w,
+            a,
+            |x, y| {
                 // Products of 64-bit values fit 128 bits.
                 let h = x.u.1 as u128 * y.u.1 as u128;
                 if h <= umax(w) as u128 {
@@ -254,7 +263,7 @@ fn eval(op: Op, w: u32, ws: &[u32], a: &[Abs]) -> Abs {
                     top(w)
                 }
             },
-            &|x, y| corners(w, wide(x.s), wide(y.s), |p, q| p * q),
+            |x, y| corners(w, wide(x.s), wide(y.s), |p, q| p * q),
         ),
         Op::INeg => {
             let (lo, hi) = wide(a[0].s);
@@ -487,13 +496,13 @@ impl Solver<'_> {
             }
             let Some(xw) = self.width(x) else {
                 // A float operand (a bitcast from float): nothing known.
-                if k == 0 || i.op != Op::Select {
+                if k == 0 || !matches!(i.op, Op::Select) {
                     return Some(top(w));
                 }
                 continue;
             };
             ws[k] = xw;
-            if i.op == Op::Select && k == 0 {
+            if k == 0 && matches!(i.op, Op::Select) {
                 continue;
             }
             a[k] = self.get(x)?;
