@@ -38,50 +38,69 @@ pub fn const_reads_of(
     f: &Function,
     loads: impl IntoIterator<Item = Value>,
 ) -> BTreeMap<u8, BankReads> {
-    let mut raw: BTreeMap<u8, (Vec<[u32; 2]>, u64)> = BTreeMap::new();
-    // Reads at run-time offsets: (bank, offset), bounded once all are known.
-    let mut dynamic: Vec<(u8, Value)> = Vec::new();
+    let mut raw: Vec<RawReads> = Vec::new();
+    // Reads at run-time offsets: (bank's entry in `raw`, offset), bounded once all are known.
+    let mut dynamic: Vec<(usize, Value)> = Vec::new();
     for v in loads {
         let i = f.inst(v);
         let Op::LoadConst(bank) = i.op else { continue };
-        let e = raw.entry(bank).or_default();
+        let k = entry(&mut raw, bank);
         match f.const_of(i.args[0]) {
             Some(off) => {
                 let off = off as u32;
-                e.0.push([off, off.saturating_add(4)]);
+                raw[k].1.push([off, off.saturating_add(4)]);
             }
-            None => dynamic.push((bank, i.args[0])),
+            None => dynamic.push((k, i.args[0])),
         }
     }
     if !dynamic.is_empty() {
         let ranges = crate::interval::intervals_of(f, dynamic.iter().map(|d| d.1));
-        for (bank, off) in dynamic {
+        for (k, off) in dynamic {
             let hi = ranges.range(off).hi;
-            let e = raw.entry(bank).or_default();
-            e.1 = e.1.max((hi / 4 + 1) * 4);
+            raw[k].2 = raw[k].2.max((hi / 4 + 1) * 4);
         }
     }
-    raw.into_iter()
-        .map(|(bank, (mut r, dynamic_end))| {
-            r.sort_unstable();
-            let mut ranges: Vec<[u32; 2]> = Vec::with_capacity(r.len());
-            for x in r {
-                match ranges.last_mut() {
-                    Some(last) if x[0] <= last[1] => last[1] = last[1].max(x[1]),
-                    _ => ranges.push(x),
-                }
-            }
-            let dynamic = dynamic_end > 0;
-            (
-                bank,
-                BankReads {
-                    ranges,
-                    dynamic,
-                    dynamic_end,
-                },
-            )
-        })
-        .collect()
+    let mut out = BTreeMap::new();
+    for (bank, r, dynamic_end) in raw {
+        out.insert(
+            bank,
+            BankReads {
+                ranges: merged(r),
+                dynamic: dynamic_end > 0,
+                dynamic_end,
+            },
+        );
+    }
+    out
+}
+
+/// A bank's reads as found: the bank, its constant-offset ranges (unsorted) and the end of its
+/// run-time-offset reads.
+type RawReads = (u8, Vec<[u32; 2]>, u64);
+
+/// The index of `bank`'s entry in `raw`, added when missing (a shader reads few banks, so a
+/// list beats a map).
+fn entry(raw: &mut Vec<RawReads>, bank: u8) -> usize {
+    match raw.iter().position(|r| r.0 == bank) {
+        Some(k) => k,
+        None => {
+            raw.push((bank, Vec::new(), 0));
+            raw.len() - 1
+        }
+    }
+}
+
+/// Byte ranges `[start, end)`, sorted, with overlapping and touching ones merged.
+fn merged(mut r: Vec<[u32; 2]>) -> Vec<[u32; 2]> {
+    r.sort_unstable();
+    let mut ranges: Vec<[u32; 2]> = Vec::with_capacity(r.len());
+    for x in r {
+        match ranges.last_mut() {
+            Some(last) if x[0] <= last[1] => last[1] = last[1].max(x[1]),
+            _ => ranges.push(x),
+        }
+    }
+    ranges
 }
 
 /// The bank NVN keeps in the code area (the c1 segment, control +0x700 / +0x6fc).

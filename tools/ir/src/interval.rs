@@ -27,11 +27,13 @@ pub struct Range {
 }
 
 /// A value's unsigned and signed intervals (the same set of bit patterns, both kept because
-/// each bounds what the other cannot).
+/// each bounds what the other cannot). Widths are at most 64 bits, so both fit 64-bit
+/// integers; the operations whose intermediate results may not (sums, products, negations)
+/// compute them in 128 bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Abs {
-    u: (u128, u128),
-    s: (i128, i128),
+    u: (u64, u64),
+    s: (i64, i64),
 }
 
 /// The bit width of an integer type (Bool: 1); `None` for floats and Void.
@@ -44,16 +46,29 @@ fn width(t: Type) -> Option<u32> {
     }
 }
 
-fn umax(w: u32) -> u128 {
-    (1u128 << w) - 1
+/// The greatest unsigned value of width `w` (1 to 64).
+fn umax(w: u32) -> u64 {
+    u64::MAX >> (64 - w)
 }
 
-fn smin(w: u32) -> i128 {
-    -(1i128 << (w - 1))
+/// The least signed value of width `w`.
+fn smin(w: u32) -> i64 {
+    i64::MIN >> (64 - w)
 }
 
-fn smax(w: u32) -> i128 {
-    (1i128 << (w - 1)) - 1
+/// The greatest signed value of width `w`.
+fn smax(w: u32) -> i64 {
+    i64::MAX >> (64 - w)
+}
+
+/// The signed value of the `w`-bit pattern `x`.
+fn sext(w: u32, x: u64) -> i64 {
+    ((x << (64 - w)) as i64) >> (64 - w)
+}
+
+/// The `w`-bit pattern of the signed value `x`.
+fn trunc(w: u32, x: i64) -> u64 {
+    x as u64 & umax(w)
 }
 
 /// The whole range of width `w`.
@@ -64,8 +79,17 @@ fn top(w: u32) -> Abs {
     }
 }
 
+/// The single `w`-bit pattern `c` (what [`from_u`] gives `[c, c]`, without the narrowing).
+fn point(w: u32, c: u64) -> Abs {
+    let s = sext(w, c);
+    Abs {
+        u: (c, c),
+        s: (s, s),
+    }
+}
+
 /// The set of the unsigned interval `u` of width `w` (signed one derived).
-fn from_u(w: u32, lo: u128, hi: u128) -> Abs {
+fn from_u(w: u32, lo: u64, hi: u64) -> Abs {
     reduce(
         w,
         Abs {
@@ -76,7 +100,7 @@ fn from_u(w: u32, lo: u128, hi: u128) -> Abs {
 }
 
 /// The set of the signed interval `s` of width `w` (unsigned one derived).
-fn from_s(w: u32, lo: i128, hi: i128) -> Abs {
+fn from_s(w: u32, lo: i64, hi: i64) -> Abs {
     reduce(
         w,
         Abs {
@@ -88,22 +112,22 @@ fn from_s(w: u32, lo: i128, hi: i128) -> Abs {
 
 /// Narrows each interval by what the other says (twice: each step may help the other).
 fn reduce(w: u32, mut a: Abs) -> Abs {
-    let half = 1u128 << (w - 1);
+    let half = 1u64 << (w - 1);
     for _ in 0..2 {
         let (lo, hi) = a.u;
         let s = if hi < half {
-            (lo as i128, hi as i128)
+            (lo as i64, hi as i64)
         } else if lo >= half {
-            (lo as i128 - (1i128 << w), hi as i128 - (1i128 << w))
+            (sext(w, lo), sext(w, hi))
         } else {
             (smin(w), smax(w))
         };
         a.s = (a.s.0.max(s.0), a.s.1.min(s.1));
         let (lo, hi) = a.s;
         let u = if lo >= 0 {
-            (lo as u128, hi as u128)
+            (lo as u64, hi as u64)
         } else if hi < 0 {
-            ((lo + (1i128 << w)) as u128, (hi + (1i128 << w)) as u128)
+            (trunc(w, lo), trunc(w, hi))
         } else {
             (0, umax(w))
         };
@@ -148,15 +172,20 @@ fn widen(w: u32, old: Abs, new: Abs) -> Abs {
     }
 }
 
+/// A signed interval widened to 128 bits, for sums, differences and products.
+fn wide(s: (i64, i64)) -> (i128, i128) {
+    (s.0 as i128, s.1 as i128)
+}
+
 /// The intervals `[lo, hi]` of a signed expression over the corners of two signed intervals,
 /// or the whole range when a corner leaves width `w`.
 fn corners(w: u32, a: (i128, i128), b: (i128, i128), f: impl Fn(i128, i128) -> i128) -> Abs {
     let c = [f(a.0, b.0), f(a.0, b.1), f(a.1, b.0), f(a.1, b.1)];
     let (lo, hi) = (*c.iter().min().unwrap(), *c.iter().max().unwrap());
-    if lo < smin(w) || hi > smax(w) {
+    if lo < smin(w) as i128 || hi > smax(w) as i128 {
         return top(w);
     }
-    from_s(w, lo, hi)
+    from_s(w, lo as i64, hi as i64)
 }
 
 /// The unsigned interval `[lo, hi]` of an unsigned sum or difference computed without
@@ -165,72 +194,93 @@ fn corners(w: u32, a: (i128, i128), b: (i128, i128), f: impl Fn(i128, i128) -> i
 fn wrap(w: u32, lo: i128, hi: i128) -> Abs {
     let m = 1i128 << w;
     if lo >= 0 && hi < m {
-        from_u(w, lo as u128, hi as u128)
+        from_u(w, lo as u64, hi as u64)
     } else if lo >= m && hi < 2 * m {
-        from_u(w, (lo - m) as u128, (hi - m) as u128)
+        from_u(w, (lo - m) as u64, (hi - m) as u64)
     } else if lo < 0 && hi < 0 && lo >= -m {
-        from_u(w, (lo + m) as u128, (hi + m) as u128)
+        from_u(w, (lo + m) as u64, (hi + m) as u64)
     } else {
         top(w)
     }
 }
 
 /// All ones up to the highest set bit of `x`.
-fn ones_to(x: u128) -> u128 {
+fn ones_to(x: u64) -> u64 {
     if x == 0 {
         0
     } else {
-        (1u128 << (128 - x.leading_zeros())) - 1
+        u64::MAX >> x.leading_zeros()
     }
+}
+
+/// `x >> n`, 0 once `n` reaches 64.
+fn shr(x: u64, n: u64) -> u64 {
+    x.checked_shr(n.min(64) as u32).unwrap_or(0)
+}
+
+/// A binary operation of width `w` over `a[0]` and `a[1]`: what its unsigned evaluation `fu`
+/// and its signed one `fs` both allow.
+fn both(w: u32, a: &[Abs], fu: impl Fn(Abs, Abs) -> Abs, fs: impl Fn(Abs, Abs) -> Abs) -> Abs {
+    meet(w, fu(a[0], a[1]), fs(a[0], a[1]))
 }
 
 /// Evaluates one operation of result width `w` over its operands' sets.
 fn eval(op: Op, w: u32, ws: &[u32], a: &[Abs]) -> Abs {
-    let both = |fu: &dyn Fn(Abs, Abs) -> Abs, fs: &dyn Fn(Abs, Abs) -> Abs| {
-        meet(w, fu(a[0], a[1]), fs(a[0], a[1]))
-    };
     match op {
         Op::IAdd => both(
-            &|x, y| wrap(w, (x.u.0 + y.u.0) as i128, (x.u.1 + y.u.1) as i128),
-            &|x, y| corners(w, x.s, y.s, |p, q| p + q),
+            w,
+            a,
+            |x, y| {
+                wrap(
+                    w,
+                    x.u.0 as i128 + y.u.0 as i128,
+                    x.u.1 as i128 + y.u.1 as i128,
+                )
+            },
+            |x, y| corners(w, wide(x.s), wide(y.s), |p, q| p + q),
         ),
         Op::ISub => both(
-            &|x, y| {
+            w,
+            a,
+            |x, y| {
                 wrap(
                     w,
                     x.u.0 as i128 - y.u.1 as i128,
                     x.u.1 as i128 - y.u.0 as i128,
                 )
             },
-            &|x, y| corners(w, x.s, y.s, |p, q| p - q),
+            |x, y| corners(w, wide(x.s), wide(y.s), |p, q| p - q),
         ),
         Op::IMul => both(
-            &|x, y| match x.u.1.checked_mul(y.u.1) {
-                Some(h) if h <= umax(w) => from_u(w, x.u.0 * y.u.0, h),
-                _ => top(w),
-            },
-            &|x, y| {
-                let big = |v: (i128, i128)| v.0 < -(1i128 << 63) || v.1 > 1i128 << 63;
-                if big(x.s) || big(y.s) {
-                    top(w)
+            w,
+            a,
+            |x, y| {
+                // Products of 64-bit values fit 128 bits.
+                let h = x.u.1 as u128 * y.u.1 as u128;
+                if h <= umax(w) as u128 {
+                    from_u(w, x.u.0 * y.u.0, h as u64)
                 } else {
-                    corners(w, x.s, y.s, |p, q| p * q)
+                    top(w)
                 }
             },
+            |x, y| corners(w, wide(x.s), wide(y.s), |p, q| p * q),
         ),
         Op::INeg => {
-            let (lo, hi) = a[0].s;
+            let (lo, hi) = wide(a[0].s);
             meet(
                 w,
                 wrap(w, -(a[0].u.1 as i128), -(a[0].u.0 as i128)),
-                if -lo > smax(w) {
+                if -lo > smax(w) as i128 {
                     top(w)
                 } else {
-                    from_s(w, -hi, -lo)
+                    from_s(w, -hi as i64, -lo as i64)
                 },
             )
         }
-        Op::UMulHi => from_u(w, (a[0].u.0 * a[1].u.0) >> w, (a[0].u.1 * a[1].u.1) >> w),
+        Op::UMulHi => {
+            let mul_hi = |x: u64, y: u64| ((x as u128 * y as u128) >> w) as u64;
+            from_u(w, mul_hi(a[0].u.0, a[1].u.0), mul_hi(a[0].u.1, a[1].u.1))
+        }
         Op::And => {
             if a[0].u.0 == a[0].u.1 && a[1].u.0 == a[1].u.1 {
                 let x = a[0].u.0 & a[1].u.0;
@@ -243,39 +293,34 @@ fn eval(op: Op, w: u32, ws: &[u32], a: &[Abs]) -> Abs {
         Op::Not => from_u(w, umax(w) - a[0].u.1, umax(w) - a[0].u.0),
         Op::Shl => {
             let (lo, hi) = (a[1].u.0.min(127) as u32, a[1].u.1.min(127) as u32);
-            if hi >= w || a[0].u.1.checked_shl(hi).is_none_or(|x| x > umax(w)) {
+            if hi >= w || (a[0].u.1 as u128) << hi > umax(w) as u128 {
                 return top(w);
             }
             from_u(w, a[0].u.0 << lo, a[0].u.1 << hi)
         }
         Op::LShr => {
-            let (lo, hi) = (a[1].u.0.min(w as u128 - 1), a[1].u.1.min(w as u128 - 1));
+            let (lo, hi) = (a[1].u.0.min(w as u64 - 1), a[1].u.1.min(w as u64 - 1));
             from_u(w, a[0].u.0 >> hi, a[0].u.1 >> lo)
         }
         Op::AShr => {
             let b = (
-                a[1].u.0.min(w as u128 - 1) as i128,
-                a[1].u.1.min(w as u128 - 1) as i128,
+                a[1].u.0.min(w as u64 - 1) as i128,
+                a[1].u.1.min(w as u64 - 1) as i128,
             );
-            corners(w, a[0].s, b, |p, q| p >> q)
+            corners(w, wide(a[0].s), b, |p, q| p >> q)
         }
         Op::BfeU => {
-            let count = a[2].u.1.min(w as u128) as u32;
-            let off = a[1].u.0.min(127) as u32;
+            let count = a[2].u.1.min(w as u64) as u32;
             from_u(
                 w,
                 0,
-                umax(count.max(1)).min(a[0].u.1 >> off) * (count > 0) as u128,
+                umax(count.max(1)).min(shr(a[0].u.1, a[1].u.0)) * (count > 0) as u64,
             )
         }
         Op::BfeS => {
-            let (c_lo, c_hi) = (
-                a[2].u.0.min(w as u128) as u32,
-                a[2].u.1.min(w as u128) as u32,
-            );
-            let off = a[1].u.0.min(127) as u32;
-            let field = a[0].u.1 >> off;
-            if c_lo == c_hi && c_lo > 0 && field < 1u128 << (c_lo - 1) {
+            let (c_lo, c_hi) = (a[2].u.0.min(w as u64) as u32, a[2].u.1.min(w as u64) as u32);
+            let field = shr(a[0].u.1, a[1].u.0);
+            if c_lo == c_hi && c_lo > 0 && field < 1u64 << (c_lo - 1) {
                 from_u(w, 0, field)
             } else if c_hi > 0 {
                 from_s(w, smin(c_hi), smax(c_hi))
@@ -283,8 +328,8 @@ fn eval(op: Op, w: u32, ws: &[u32], a: &[Abs]) -> Abs {
                 from_u(w, 0, 0)
             }
         }
-        Op::Popc => from_u(w, 0, ws[0] as u128),
-        Op::FindUMsb | Op::FindSMsb => from_s(w, -1, ws[0] as i128 - 1),
+        Op::Popc => from_u(w, 0, ws[0] as u64),
+        Op::FindUMsb | Op::FindSMsb => from_s(w, -1, ws[0] as i64 - 1),
         Op::UMin => from_u(w, a[0].u.0.min(a[1].u.0), a[0].u.1.min(a[1].u.1)),
         Op::UMax => from_u(w, a[0].u.0.max(a[1].u.0), a[0].u.1.max(a[1].u.1)),
         Op::SMin => from_s(w, a[0].s.0.min(a[1].s.0), a[0].s.1.min(a[1].s.1)),
@@ -371,8 +416,8 @@ impl Intervals {
         }
         .unwrap_or(top(w));
         Range {
-            lo: a.u.0 as u64,
-            hi: a.u.1 as u64,
+            lo: a.u.0,
+            hi: a.u.1,
         }
     }
 }
@@ -399,13 +444,29 @@ impl Solver<'_> {
         let i = v.index();
         let w = self.width(v)?;
         if let Op::Const(c) = self.f.insts[i].op {
-            let c = c as u128 & umax(w);
-            return Some(from_u(w, c, c));
+            return Some(point(w, c & umax(w)));
         }
         match self.r.slot[i] {
             UNPLACED => Some(top(w)),
             s => self.r.state[s as usize],
         }
+    }
+
+    /// One narrowing pass over the placed values, in order (each set met with what its
+    /// operands now give); whether some set changed.
+    fn narrow(&mut self, order: &[Value]) -> bool {
+        let mut changed = false;
+        for (k, &v) in order.iter().enumerate() {
+            let (Some(old), Some(w)) = (self.r.state[k], self.width(v)) else {
+                continue;
+            };
+            if let Some(new) = self.eval(v) {
+                let next = meet(w, old, new);
+                changed |= next != old;
+                self.r.state[k] = Some(next);
+            }
+        }
+        changed
     }
 
     /// `v`'s set from its operands' current sets (`None`: an operand is not yet reached).
@@ -435,13 +496,13 @@ impl Solver<'_> {
             }
             let Some(xw) = self.width(x) else {
                 // A float operand (a bitcast from float): nothing known.
-                if k == 0 || i.op != Op::Select {
+                if k == 0 || !matches!(i.op, Op::Select) {
                     return Some(top(w));
                 }
                 continue;
             };
             ws[k] = xw;
-            if i.op == Op::Select && k == 0 {
+            if k == 0 && matches!(i.op, Op::Select) {
                 continue;
             }
             a[k] = self.get(x)?;
@@ -590,15 +651,9 @@ fn solve(f: &Function, wanted: Option<&[bool]>) -> Intervals {
         }
     }
     // Narrowing: the fixpoint holds every run's values, so re-evaluating on it stays sound.
-    for _ in 0..2 {
-        for (k, &v) in order.iter().enumerate() {
-            let (Some(old), Some(w)) = (s.r.state[k], s.width(v)) else {
-                continue;
-            };
-            if let Some(new) = s.eval(v) {
-                s.r.state[k] = Some(meet(w, old, new));
-            }
-        }
+    // A second pass after one that changed nothing would evaluate the same sets again.
+    if s.narrow(&order) {
+        s.narrow(&order);
     }
     s.r
 }

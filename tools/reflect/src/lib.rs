@@ -438,7 +438,8 @@ fn metal_table(kind: &str) -> MetalTable {
 /// result depends only on the resource list, so builds stay deterministic.
 pub fn assign_metal_indices(res: &mut [Resource]) -> MetalTables {
     let mut order: Vec<usize> = (0..res.len()).collect();
-    order.sort_by_key(|&i| {
+    // The key borrows the kind: a key owning it would clone a string per comparison.
+    let key = |i: usize| {
         let r = &res[i];
         (
             metal_table(&r.kind),
@@ -447,9 +448,10 @@ pub fn assign_metal_indices(res: &mut [Resource]) -> MetalTables {
             r.binding,
             r.guest_offset,
             r.bank,
-            r.kind.clone(),
+            r.kind.as_str(),
         )
-    });
+    };
+    order.sort_by(|&a, &b| key(a).cmp(&key(b)));
     let mut next = [0u32; 3];
     for &i in &order {
         let r = &mut res[i];

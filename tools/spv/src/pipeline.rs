@@ -117,16 +117,18 @@ fn plan(f: &Function, dbg: &Debug) -> Plan {
     if let Some(t) = &tree {
         dbg.note("structurize", || format!("structured, {} gotos", t.gotos));
     }
+    // Both barrier rules walk the instructions; most functions have no barrier at all.
+    let barriers = tree.is_some() && dmsh_ir::uniform::barrier::any_barrier_op(f);
     // Named barriers (ids other than 0, thread counts, arrivals) are counted by the
     // synchronised dispatcher only.
-    let named = tree.is_some() && f.named_barriers();
+    let named = barriers && f.named_barriers();
     if named {
         dbg.note("barrier_rule", || {
             "named barriers: synchronised dispatcher".into()
         });
     }
     let barrier_split =
-        named || tree.is_some() && dmsh_ir::uniform::barrier::exit_divergent_barrier(f).is_some();
+        named || barriers && dmsh_ir::uniform::barrier::exit_divergent_barrier(f).is_some();
     if barrier_split && !named {
         dbg.note("barrier_rule", || {
             "barrier after a divergent exit: synchronised dispatcher".into()

@@ -20,6 +20,20 @@
 use super::postdom::PostDom;
 use crate::ir::{BlockId, Function, Op};
 
+/// Whether some instruction of `f`'s blocks is a barrier operation of any kind (waits,
+/// arrivals, barrier ids, warp syncs): one walk that lets a function without any, the usual
+/// case, skip both [`exit_divergent_barrier`] and [`Function::named_barriers`].
+pub fn any_barrier_op(f: &Function) -> bool {
+    f.blocks.iter().any(|b| {
+        b.insts.iter().any(|&v| {
+            matches!(
+                f.inst(v).op,
+                Op::Barrier | Op::BarrierPopc | Op::WarpSync | Op::SetBarId | Op::BarrierArrive
+            )
+        })
+    })
+}
+
 /// The first barrier block of `f` that is exit-divergent, if any (see the module text).
 pub fn exit_divergent_barrier(f: &Function) -> Option<BlockId> {
     let barrier = |b: &crate::ir::Block| {
