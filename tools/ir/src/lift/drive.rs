@@ -234,7 +234,7 @@ fn blocks<F: Frontend>(
             *s = true;
         }
     }
-    let mut consts = super::ctx::ConstCache::new(r.n_seen * 2);
+    let mut made = super::ctx::Made::new(r.n_seen * 2);
     let mut local_extent = 0u32;
     let (mut uses_local, mut uses_shared) = (false, false);
     let mut state = super::state::State::take();
@@ -250,7 +250,7 @@ fn blocks<F: Frontend>(
             start,
             std::mem::take(&mut state),
         );
-        cx.consts = std::mem::take(&mut consts);
+        cx.made = std::mem::take(&mut made);
         cx.zso_flags = zso_flags;
         let mut off = start;
         loop {
@@ -277,7 +277,7 @@ fn blocks<F: Frontend>(
                 break;
             }
         }
-        consts = std::mem::take(&mut cx.consts);
+        made = std::mem::take(&mut cx.made);
         state = std::mem::take(&mut cx.state);
         local_extent = local_extent.max(cx.local_extent);
         uses_local |= cx.uses_local;
