@@ -314,22 +314,80 @@ impl<'a> Cx<'a> {
         self.emit(Op::Const(v.to_bits()), Type::F64, &[])
     }
 
-    /// Binary op of the type of `a`.
+    /// Binary op of the type of `a` (an operand itself where an identity gives it:
+    /// [`Cx::identity`]).
     pub fn bin(&mut self, op: Op, a: Value, b: Value) -> Value {
         let t = self.f.ty(a);
+        if let Some(v) = self.identity(op, t, a, b) {
+            return v;
+        }
         self.emit(op, t, &[a, b])
+    }
+    /// The operand that integer operation `op a b` of type `t` equals by the identities
+    /// `const_fold` applies (`x + 0`, `x | 0`, `x ^ 0`, `x - 0`, a shift by 0, `x & !0`,
+    /// `x · 1`, either side): the passes would replace the instruction by it, so it is not
+    /// made.
+    fn identity(&self, op: Op, t: Type, a: Value, b: Value) -> Option<Value> {
+        if !matches!(
+            op,
+            Op::IAdd
+                | Op::Or
+                | Op::Xor
+                | Op::ISub
+                | Op::Shl
+                | Op::LShr
+                | Op::AShr
+                | Op::And
+                | Op::IMul
+        ) || t.is_float()
+        {
+            return None;
+        }
+        let m = match t {
+            Type::Bool => 1,
+            Type::U32 => 0xffff_ffff,
+            _ => u64::MAX,
+        };
+        let ca = self.f.const_of(a).map(|c| c & m);
+        let cb = self.f.const_of(b).map(|c| c & m);
+        let b_ok = self.f.ty(b) == t;
+        match op {
+            Op::IAdd | Op::Or | Op::Xor if cb == Some(0) => Some(a),
+            Op::IAdd | Op::Or | Op::Xor if ca == Some(0) && b_ok => Some(b),
+            Op::ISub | Op::Shl | Op::LShr | Op::AShr if cb == Some(0) => Some(a),
+            Op::And if cb == Some(m) => Some(a),
+            Op::And if ca == Some(m) && b_ok => Some(b),
+            Op::IMul if cb == Some(1) => Some(a),
+            Op::IMul if ca == Some(1) && b_ok => Some(b),
+            _ => None,
+        }
     }
     /// Unary op of the type of `a`.
     pub fn un(&mut self, op: Op, a: Value) -> Value {
         let t = self.f.ty(a);
         self.emit(op, t, &[a])
     }
-    /// Comparison → Bool.
+    /// Comparison → Bool (the carry of `x + 0` is false, as `const_fold` makes it).
     pub fn cmp(&mut self, op: Op, a: Value, b: Value) -> Value {
+        if op == Op::AddCarry && self.adds_zero(a, b) {
+            return self.cbool(false);
+        }
         self.emit(op, Type::Bool, &[a, b])
     }
-    /// `c ? a : b`.
+    /// Whether `a` or `b` is the constant 0 (in the width of `a`).
+    fn adds_zero(&self, a: Value, b: Value) -> bool {
+        let m = match self.f.ty(a) {
+            Type::U32 => 0xffff_ffff,
+            _ => u64::MAX,
+        };
+        let zero = |v| self.f.const_of(v).is_some_and(|c| c & m == 0);
+        zero(a) || zero(b)
+    }
+    /// `c ? a : b` (`a` or `b` itself for a constant `c`, as `const_fold` makes it).
     pub fn sel(&mut self, c: Value, a: Value, b: Value) -> Value {
+        if let Some(k) = self.f.const_of(c) {
+            return if k != 0 { a } else { b };
+        }
         let t = self.f.ty(a);
         self.emit(Op::Select, t, &[c, a, b])
     }
