@@ -314,14 +314,30 @@ impl<'a> Cx<'a> {
         self.emit(Op::Const(v.to_bits()), Type::F64, &[])
     }
 
-    /// Binary op of the type of `a` (an operand itself where an identity gives it:
-    /// [`Cx::identity`]).
+    /// Binary op of the type of `a` (a constant or an operand itself where the passes would
+    /// make it one: [`Cx::folded`], [`Cx::identity`]).
     pub fn bin(&mut self, op: Op, a: Value, b: Value) -> Value {
         let t = self.f.ty(a);
+        if let Some(v) = self.folded(op, t, t, &[a, b]) {
+            return v;
+        }
         if let Some(v) = self.identity(op, t, a, b) {
             return v;
         }
         self.emit(op, t, &[a, b])
+    }
+    /// The constant that `const_fold` makes of integer operation `op` of type `t` when all
+    /// its arguments (of type `at`) are constants.
+    fn folded(&mut self, op: Op, at: Type, t: Type, args: &[Value]) -> Option<Value> {
+        if at.is_float() || t.is_float() {
+            return None;
+        }
+        let mut c = [0u64; 3];
+        for (k, &a) in args.iter().enumerate() {
+            c[k] = self.f.const_of(a)?;
+        }
+        let r = crate::passes::const_fold::fold(op, at, t, &c[..args.len()])?;
+        Some(self.emit(Op::Const(r), t, &[]))
     }
     /// The operand that integer operation `op a b` of type `t` equals by the identities
     /// `const_fold` applies (`x + 0`, `x | 0`, `x ^ 0`, `x - 0`, a shift by 0, `x & !0`,
@@ -350,6 +366,7 @@ impl<'a> Cx<'a> {
         };
         let ca = self.f.const_of(a).map(|c| c & m);
         let cb = self.f.const_of(b).map(|c| c & m);
+
         let b_ok = self.f.ty(b) == t;
         match op {
             Op::IAdd | Op::Or | Op::Xor if cb == Some(0) => Some(a),
@@ -365,10 +382,17 @@ impl<'a> Cx<'a> {
     /// Unary op of the type of `a`.
     pub fn un(&mut self, op: Op, a: Value) -> Value {
         let t = self.f.ty(a);
+        if let Some(v) = self.folded(op, t, t, &[a]) {
+            return v;
+        }
         self.emit(op, t, &[a])
     }
     /// Comparison → Bool (the carry of `x + 0` is false, as `const_fold` makes it).
     pub fn cmp(&mut self, op: Op, a: Value, b: Value) -> Value {
+        let at = self.f.ty(a);
+        if let Some(v) = self.folded(op, at, Type::Bool, &[a, b]) {
+            return v;
+        }
         if op == Op::AddCarry && self.adds_zero(a, b) {
             return self.cbool(false);
         }
@@ -463,6 +487,9 @@ impl<'a> Cx<'a> {
         let o = self.c32(off);
         let l = self.c32(len);
         let op = if signed { Op::BfeS } else { Op::BfeU };
+        if let Some(r) = self.folded(op, Type::U32, Type::U32, &[a, o, l]) {
+            return r;
+        }
         let r = self.emit(op, Type::U32, &[a, o, l]);
         self.made.bfe[at] = (self.b.0, a, field, r);
         r
