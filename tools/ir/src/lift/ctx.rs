@@ -515,7 +515,7 @@ impl<'a> Cx<'a> {
             return v;
         }
         let v = self.emit(Op::Get(r), r.ty(), &[]);
-        self.state.read(self.b, r, v);
+        self.state.entry_read(self.b, r, v);
         v
     }
     /// Writes guest register `r`; the `Set` is placed when the block ends (at once if it has
