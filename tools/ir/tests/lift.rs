@@ -28,9 +28,11 @@ fn stream(prefix: &[u8], words: &[u64]) -> Vec<u8> {
     code
 }
 
-/// Lifts `words` (instructions only) as a compute stream.
+/// Lifts `words` (instructions only) as a compute stream, keeping every register write
+/// (nothing reads them: lifting would drop them as `ssa` does).
 fn lift_words(words: &[u64]) -> Shader {
-    let cfg = Config::compute(Abi::Nvn, [1, 1, 1]);
+    let mut cfg = Config::compute(Abi::Nvn, [1, 1, 1]);
+    cfg.keep_unread_sets = true;
     lift(&stream(&[], words), &cfg).expect("lifts")
 }
 

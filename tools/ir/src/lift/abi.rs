@@ -165,6 +165,10 @@ pub struct Config {
     /// A compute program's binding layout where the ABI fixes none (NVK picks its banks
     /// per shader); graphics stages use `gfx`'s.
     pub layout: Option<super::layout::BindingLayout>,
+    /// Keep the `Set`s of guest state no block reads at its entry, which lifting otherwise
+    /// drops as `ssa` would (`lift::drive`): for looking at the lifted IR of a register
+    /// write that nothing reads, as the lifting tests do.
+    pub keep_unread_sets: bool,
 }
 
 impl Config {
@@ -184,6 +188,7 @@ impl Config {
             param_base: 0x140,
             gfx: None,
             layout: None,
+            keep_unread_sets: false,
         }
     }
 

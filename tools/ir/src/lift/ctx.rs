@@ -24,12 +24,9 @@ pub struct Cx<'a> {
     pub next: u32,
     /// Whether the current block has its terminator.
     pub ended: bool,
-    /// Constants already made, by block ([`ConstCache`]). Constants are pure and defined in
-    /// their block, so reusing one keeps values block-local.
-    pub(crate) consts: ConstCache,
-    /// Bit-field extracts made in their block: (block, value, field, extract) in a small
-    /// direct-mapped cache ([`Cx::bfe`]).
-    bfe: [(u32, Value, u32, Value); BFE_CACHE],
+    /// Constants and other pure values already made, by block ([`Made`]). They are defined
+    /// in their block, so reusing one keeps values block-local.
+    pub(crate) made: Made,
     /// Guest state in the current block: known values and writes whose `Set` is placed when
     /// the block ends (`lift/state.rs`).
     pub(crate) state: super::state::State,
@@ -54,42 +51,80 @@ pub struct Cx<'a> {
     pub zso_read: bool,
 }
 
-/// Entries of [`Cx`]'s bit-field-extract cache.
+/// Entries of [`Made::bfe`].
 const BFE_CACHE: usize = 64;
+/// Entries of [`Made::pure`] (a power of two).
+const PURE_CACHE: usize = 256;
 
-/// The constants made in each block of one lifting (kept across its blocks: keys carry the
-/// block): every one in a map, and two small fronts for the common cases, U32 constants
-/// below 64 by value and a direct-mapped table of recent ones. A front miss only costs the
-/// map lookup. `ConstCache::default()` is an empty placeholder (no allocation, for
-/// `std::mem::take`); [`ConstCache::new`] is the usable one.
+/// Whether [`Cx::emit`] looks for an equal instruction earlier in the block before making
+/// one of operation `op`: pure operations (`cse` merges equal ones) that the lifter often
+/// makes again in one block — a register read as a float by several instructions, the
+/// 64-bit address of several accesses, the halves' products of `XMAD` sequences, one
+/// constant-bank word or system value read twice. Operations that rarely repeat stay out:
+/// the lookup would cost more than the copies it saves.
+#[inline(always)]
+fn reused(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Bitcast
+            | Op::Pack64
+            | Op::IMul
+            | Op::And
+            | Op::Not
+            | Op::UGt
+            | Op::UMin
+            | Op::LoadConst(_)
+            | Op::Ftz
+            | Op::IEq
+            | Op::INe
+            | Op::Shl
+            | Op::LShr
+            | Op::Xor
+            | Op::FConvert(_)
+    ) || matches!(op, Op::SysVal(s) if s != Sys::Clock)
+}
+
+/// The values made in each block of one lifting, to reuse (kept across its blocks: keys
+/// carry the block, so nothing is cleared between blocks). Constants: every one in a map,
+/// and two small fronts for the common cases, U32 constants below 64 by value and a
+/// direct-mapped table of recent ones (a front miss only costs the map lookup). Other pure
+/// values: direct-mapped tables, where a collision only makes a copy that `cse` merges.
+/// `Made::default()` is an empty placeholder (no allocation, for `std::mem::take`);
+/// [`Made::new`] is the usable one.
 #[derive(Default)]
-pub(crate) struct ConstCache {
+pub(crate) struct Made {
     /// (block, value) of the U32 constant `i`, for `i` below 64.
     small: Box<[(u32, Value)]>,
-    /// (block, type, bits, value) of a recent constant, at [`ConstCache::recent_slot`].
+    /// (block, type, bits, value) of a recent constant, at [`Made::recent_slot`].
     recent: Box<[(u32, Type, u64, Value)]>,
     /// (block, type, bits) → value of every constant made.
     all: std::collections::HashMap<(u32, Type, u64), Value, crate::hash::FastState>,
+    /// (block, value, field, extract) of a recent bit-field extract ([`Cx::bfe`]).
+    bfe: Box<[(u32, Value, u32, Value)]>,
+    /// (block, value) of a recent pure instruction ([`Cx::emit_pure`]).
+    pure: Box<[(u32, Value)]>,
 }
 
-/// Entries of [`ConstCache::small`] (U32 constants below this).
+/// Entries of [`Made::small`] (U32 constants below this).
 const SMALL_CONSTS: usize = 64;
-/// Entries of [`ConstCache::recent`] (a power of two).
+/// Entries of [`Made::recent`] (a power of two).
 const RECENT_CONSTS: usize = 64;
 
-impl ConstCache {
-    /// An empty cache with room for about `n` constants in its map.
+impl Made {
+    /// Empty caches with room for about `n` constants in the map.
     pub(crate) fn new(n: usize) -> Self {
         let mut all = std::collections::HashMap::default();
         all.reserve(n);
-        ConstCache {
+        Made {
             small: vec![(u32::MAX, Value::NONE); SMALL_CONSTS].into(),
             recent: vec![(u32::MAX, Type::Void, 0, Value::NONE); RECENT_CONSTS].into(),
             all,
+            bfe: vec![(u32::MAX, Value::NONE, 0, Value::NONE); BFE_CACHE].into(),
+            pure: vec![(u32::MAX, Value::NONE); PURE_CACHE].into(),
         }
     }
 
-    /// The slot of (`ty`, `bits`) in [`ConstCache::recent`].
+    /// The slot of (`ty`, `bits`) in [`Made::recent`].
     #[inline]
     fn recent_slot(ty: Type, bits: u64) -> usize {
         let h = (bits ^ (ty as u64) << 59).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -139,8 +174,7 @@ impl<'a> Cx<'a> {
             addr,
             next: addr,
             ended: false,
-            consts: ConstCache::default(),
-            bfe: [(u32::MAX, Value::NONE, 0, Value::NONE); BFE_CACHE],
+            made: Made::default(),
             state,
             local_extent: 0,
             uses_local: false,
@@ -199,7 +233,41 @@ impl<'a> Cx<'a> {
             return self.constant(ty, bits);
         }
         self.note_memory(op);
+        if reused(op) {
+            return self.emit_pure(op, ty, args);
+        }
         self.f.push(self.b, op, ty, args)
+    }
+
+    /// A pure instruction: the equal one made earlier in the block if the cache still holds
+    /// it (`cse` would merge the copy into that one anyway), else a new one. Inlined where
+    /// called, like [`Cx::emit`]: the operation and the number of arguments are mostly known
+    /// there, so the key's hash is a few multiplications.
+    #[inline(always)]
+    fn emit_pure(&mut self, op: Op, ty: Type, args: &[Value]) -> Value {
+        let n = Value::NONE;
+        let a = match *args {
+            [] => [n; 4],
+            [x] => [x, n, n, n],
+            [x, y] => [x, y, n, n],
+            [x, y, z] => [x, y, z, n],
+            [x, y, z, w] => [x, y, z, w],
+            _ => return self.f.push(self.b, op, ty, args),
+        };
+        // The key leaves the operation out (hashing an `Op` costs more than the lookup saves
+        // on the many misses); different operations of equal arguments only share a slot.
+        let k = (a[0].0 as u64 | (a[1].0 as u64) << 32) ^ (a[2].0 as u64) << 16 ^ ty as u64;
+        let at = (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize % PURE_CACHE;
+        let (kb, v) = self.made.pure[at];
+        if kb == self.b.0 {
+            let i = self.f.inst(v);
+            if i.op == op && i.ty == ty && i.args == a {
+                return v;
+            }
+        }
+        let v = self.f.push(self.b, op, ty, args);
+        self.made.pure[at] = (self.b.0, v);
+        v
     }
 
     /// Notes an access to local or shared memory in [`Cx::uses_local`] or
@@ -221,7 +289,7 @@ impl<'a> Cx<'a> {
     #[inline(never)]
     fn constant(&mut self, ty: Type, bits: u64) -> Value {
         let (f, b) = (&mut *self.f, self.b);
-        self.consts
+        self.made
             .get_or_make(b.0, ty, bits, || f.push(b, Op::Const(bits), ty, &[]))
     }
 
@@ -246,22 +314,104 @@ impl<'a> Cx<'a> {
         self.emit(Op::Const(v.to_bits()), Type::F64, &[])
     }
 
-    /// Binary op of the type of `a`.
+    /// Binary op of the type of `a` (a constant or an operand itself where the passes would
+    /// make it one: [`Cx::folded`], [`Cx::identity`]).
     pub fn bin(&mut self, op: Op, a: Value, b: Value) -> Value {
         let t = self.f.ty(a);
+        if let Some(v) = self.folded(op, t, t, &[a, b]) {
+            return v;
+        }
+        if let Some(v) = self.identity(op, t, a, b) {
+            return v;
+        }
         self.emit(op, t, &[a, b])
+    }
+    /// The constant that `const_fold` makes of integer operation `op` of type `t` when all
+    /// its arguments (of type `at`) are constants.
+    fn folded(&mut self, op: Op, at: Type, t: Type, args: &[Value]) -> Option<Value> {
+        if at.is_float() || t.is_float() {
+            return None;
+        }
+        let mut c = [0u64; 3];
+        for (k, &a) in args.iter().enumerate() {
+            c[k] = self.f.const_of(a)?;
+        }
+        let r = crate::passes::const_fold::fold(op, at, t, &c[..args.len()])?;
+        Some(self.emit(Op::Const(r), t, &[]))
+    }
+    /// The operand that integer operation `op a b` of type `t` equals by the identities
+    /// `const_fold` applies (`x + 0`, `x | 0`, `x ^ 0`, `x - 0`, a shift by 0, `x & !0`,
+    /// `x · 1`, either side): the passes would replace the instruction by it, so it is not
+    /// made.
+    fn identity(&self, op: Op, t: Type, a: Value, b: Value) -> Option<Value> {
+        if !matches!(
+            op,
+            Op::IAdd
+                | Op::Or
+                | Op::Xor
+                | Op::ISub
+                | Op::Shl
+                | Op::LShr
+                | Op::AShr
+                | Op::And
+                | Op::IMul
+        ) || t.is_float()
+        {
+            return None;
+        }
+        let m = match t {
+            Type::Bool => 1,
+            Type::U32 => 0xffff_ffff,
+            _ => u64::MAX,
+        };
+        let ca = self.f.const_of(a).map(|c| c & m);
+        let cb = self.f.const_of(b).map(|c| c & m);
+
+        let b_ok = self.f.ty(b) == t;
+        match op {
+            Op::IAdd | Op::Or | Op::Xor if cb == Some(0) => Some(a),
+            Op::IAdd | Op::Or | Op::Xor if ca == Some(0) && b_ok => Some(b),
+            Op::ISub | Op::Shl | Op::LShr | Op::AShr if cb == Some(0) => Some(a),
+            Op::And if cb == Some(m) => Some(a),
+            Op::And if ca == Some(m) && b_ok => Some(b),
+            Op::IMul if cb == Some(1) => Some(a),
+            Op::IMul if ca == Some(1) && b_ok => Some(b),
+            _ => None,
+        }
     }
     /// Unary op of the type of `a`.
     pub fn un(&mut self, op: Op, a: Value) -> Value {
         let t = self.f.ty(a);
+        if let Some(v) = self.folded(op, t, t, &[a]) {
+            return v;
+        }
         self.emit(op, t, &[a])
     }
-    /// Comparison → Bool.
+    /// Comparison → Bool (the carry of `x + 0` is false, as `const_fold` makes it).
     pub fn cmp(&mut self, op: Op, a: Value, b: Value) -> Value {
+        let at = self.f.ty(a);
+        if let Some(v) = self.folded(op, at, Type::Bool, &[a, b]) {
+            return v;
+        }
+        if op == Op::AddCarry && self.adds_zero(a, b) {
+            return self.cbool(false);
+        }
         self.emit(op, Type::Bool, &[a, b])
     }
-    /// `c ? a : b`.
+    /// Whether `a` or `b` is the constant 0 (in the width of `a`).
+    fn adds_zero(&self, a: Value, b: Value) -> bool {
+        let m = match self.f.ty(a) {
+            Type::U32 => 0xffff_ffff,
+            _ => u64::MAX,
+        };
+        let zero = |v| self.f.const_of(v).is_some_and(|c| c & m == 0);
+        zero(a) || zero(b)
+    }
+    /// `c ? a : b` (`a` or `b` itself for a constant `c`, as `const_fold` makes it).
     pub fn sel(&mut self, c: Value, a: Value, b: Value) -> Value {
+        if let Some(k) = self.f.const_of(c) {
+            return if k != 0 { a } else { b };
+        }
         let t = self.f.ty(a);
         self.emit(Op::Select, t, &[c, a, b])
     }
@@ -330,15 +480,18 @@ impl<'a> Cx<'a> {
     fn bfe(&mut self, a: Value, off: u32, len: u32, signed: bool) -> Value {
         let field = off | len << 8 | (signed as u32) << 16;
         let at = (a.0 ^ field.wrapping_mul(0x9e37_79b9)) as usize % BFE_CACHE;
-        let (b, v, k, r) = self.bfe[at];
+        let (b, v, k, r) = self.made.bfe[at];
         if b == self.b.0 && v == a && k == field {
             return r;
         }
         let o = self.c32(off);
         let l = self.c32(len);
         let op = if signed { Op::BfeS } else { Op::BfeU };
+        if let Some(r) = self.folded(op, Type::U32, Type::U32, &[a, o, l]) {
+            return r;
+        }
         let r = self.emit(op, Type::U32, &[a, o, l]);
-        self.bfe[at] = (self.b.0, a, field, r);
+        self.made.bfe[at] = (self.b.0, a, field, r);
         r
     }
     /// U64 from two U32 halves.
@@ -362,7 +515,7 @@ impl<'a> Cx<'a> {
             return v;
         }
         let v = self.emit(Op::Get(r), r.ty(), &[]);
-        self.state.read(self.b, r, v);
+        self.state.entry_read(self.b, r, v);
         v
     }
     /// Writes guest register `r`; the `Set` is placed when the block ends (at once if it has

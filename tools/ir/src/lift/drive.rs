@@ -4,8 +4,9 @@
 //! [`Shader`]. What differs per instruction set (word size, scheduling slots, which
 //! instructions transfer control, the semantics) is a [`Frontend`].
 
+use super::state::State;
 use super::{Config, Cx, LiftError, Result};
-use crate::ir::{BlockId, Function, Terminator};
+use crate::ir::{BlockId, Function, Op, Terminator};
 use crate::shader::{Bank, BankSource, Shader};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -234,7 +235,7 @@ fn blocks<F: Frontend>(
             *s = true;
         }
     }
-    let mut consts = super::ctx::ConstCache::new(r.n_seen * 2);
+    let mut made = super::ctx::Made::new(r.n_seen * 2);
     let mut local_extent = 0u32;
     let (mut uses_local, mut uses_shared) = (false, false);
     let mut state = super::state::State::take();
@@ -250,7 +251,7 @@ fn blocks<F: Frontend>(
             start,
             std::mem::take(&mut state),
         );
-        cx.consts = std::mem::take(&mut consts);
+        cx.made = std::mem::take(&mut made);
         cx.zso_flags = zso_flags;
         let mut off = start;
         loop {
@@ -277,7 +278,7 @@ fn blocks<F: Frontend>(
                 break;
             }
         }
-        consts = std::mem::take(&mut cx.consts);
+        made = std::mem::take(&mut cx.made);
         state = std::mem::take(&mut cx.state);
         local_extent = local_extent.max(cx.local_extent);
         uses_local |= cx.uses_local;
@@ -287,6 +288,9 @@ fn blocks<F: Frontend>(
             return Ok(None);
         }
     }
+    if !cfg.keep_unread_sets {
+        drop_unread_sets(&mut f, &state);
+    }
     state.give_back(f.blocks.len());
     Ok(Some(Lifted {
         f,
@@ -295,6 +299,43 @@ fn blocks<F: Frontend>(
         uses_local,
         uses_shared,
     }))
+}
+
+/// Drops the `Set`s of guest state no block reads at its entry (no `Get` of the slot
+/// anywhere, [`State::got`]): `ssa` would drop them, after carrying them through its tables
+/// (most `Set`s: a temporary, a predicate or the carry used only in its block). Only where
+/// `ssa` will run (no dynamic jump, not too many blocks); elsewhere guest state stays in
+/// variables and the stores stay as they were. A block's `Set`s end it ([`State::flush`]);
+/// the few placed earlier (a guarded run's block reopened) are left to `ssa`.
+fn drop_unread_sets(f: &mut Function, state: &State) {
+    if f.blocks.len() * crate::ir::STATE_SLOTS > crate::passes::ssa::MAX_TABLE
+        || f.blocks
+            .iter()
+            .any(|b| matches!(b.term, Terminator::Dynamic(_)))
+    {
+        return;
+    }
+    let Function { blocks, insts, .. } = f;
+    for b in blocks.iter_mut() {
+        let tail = b
+            .insts
+            .iter()
+            .rev()
+            .take_while(|&&v| matches!(insts[v.index()].op, Op::Set(_)))
+            .count();
+        let start = b.insts.len() - tail;
+        let mut w = start;
+        for k in start..b.insts.len() {
+            let v = b.insts[k];
+            if let Op::Set(r) = insts[v.index()].op {
+                if state.got(r) {
+                    b.insts[w] = v;
+                    w += 1;
+                }
+            }
+        }
+        b.insts.truncate(w);
+    }
 }
 
 /// The shader of a lifted function: the configuration's banks, and the memory sizes the code

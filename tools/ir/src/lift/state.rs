@@ -23,8 +23,11 @@ thread_local! {
     static SPARE: Cell<Option<State>> = const { Cell::new(None) };
 }
 
+/// Words of [`State::got`] (a bit per state slot).
+const GOT_WORDS: usize = STATE_SLOTS.div_ceil(64);
+
 /// Per state slot ([`Reg::slot`]): the block and its known value there; the slots written
-/// since the block's last flush. `State::default()` is an empty placeholder (no allocation,
+/// since the block's last flush; the slots some block of the lifting reads at its entry. `State::default()` is an empty placeholder (no allocation,
 /// for `std::mem::take`); [`State::for_all_slots`] and [`State::take`] give usable ones.
 #[derive(Default)]
 pub(crate) struct State {
@@ -37,6 +40,8 @@ pub(crate) struct State {
     pending: Vec<bool>,
     /// Slots written and not yet flushed, in order of first write.
     dirty: Vec<u16>,
+    /// A bit per slot with a `Get` in this lifting ([`State::entry_read`]).
+    got: [u64; GOT_WORDS],
 }
 
 impl State {
@@ -47,6 +52,7 @@ impl State {
             base: 0,
             pending: vec![false; STATE_SLOTS],
             dirty: Vec::with_capacity(32),
+            got: [0; GOT_WORDS],
         }
     }
 
@@ -66,6 +72,7 @@ impl State {
             self.pending[s as usize] = false;
         }
         self.dirty.clear();
+        self.got = [0; GOT_WORDS];
         match u32::try_from(blocks)
             .ok()
             .and_then(|n| self.base.checked_add(n))
@@ -97,6 +104,23 @@ impl State {
     #[inline]
     pub fn read(&mut self, b: BlockId, r: Reg, v: Value) {
         self.known[r.slot()] = (self.key(b), v);
+    }
+
+    /// Notes the `Get` of `r` in block `b` (its value `v`): a read, and a slot some block
+    /// reads at its entry ([`State::got`]).
+    #[inline]
+    pub fn entry_read(&mut self, b: BlockId, r: Reg, v: Value) {
+        self.read(b, r, v);
+        let s = r.slot();
+        self.got[s / 64] |= 1 << (s % 64);
+    }
+
+    /// Whether a block of this lifting reads `r` at its entry (made a `Get` of it): where
+    /// none does, no `Set` of it is ever read.
+    #[inline]
+    pub fn got(&self, r: Reg) -> bool {
+        let s = r.slot();
+        self.got[s / 64] >> (s % 64) & 1 != 0
     }
 
     /// Notes a write of `v` to `r` in block `b`; its `Set` is placed by [`State::flush`].

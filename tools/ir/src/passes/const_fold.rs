@@ -23,7 +23,7 @@ fn sext(x: u64, ty: Type) -> i64 {
 }
 
 /// Folds `op` over constant integer arguments of type `at`, giving the result bits.
-fn fold(op: Op, at: Type, rt: Type, a: &[u64]) -> Option<u64> {
+pub(crate) fn fold(op: Op, at: Type, rt: Type, a: &[u64]) -> Option<u64> {
     let w = at.bits() as u64;
     let m = mask(at);
     let r = match (op, a) {
