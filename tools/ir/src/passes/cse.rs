@@ -166,35 +166,12 @@ pub fn run(f: &mut Function) {
 /// folds the same way), so that the blocks the later passes see are the same.
 pub fn run_after_fold(f: &mut Function) {
     let doms = Box::new(crate::dom::BlockDoms::of(f));
-    if f.ssa && !forward_only(f, &doms) {
+    if f.ssa && !super::forward_only(f, &doms.order) {
         super::const_fold::run_with(f, doms);
         run(f);
         return;
     }
     walk(f, doms, true);
-}
-
-/// Whether every block is reached from the entry and every edge goes forward in the block
-/// order (reverse postorder): then each phi operand comes from a block before the phi's.
-fn forward_only(f: &Function, doms: &crate::dom::BlockDoms) -> bool {
-    let nb = f.blocks.len();
-    if doms.order.len() != nb {
-        return false;
-    }
-    let mut pos = vec![0u32; nb];
-    for (i, &b) in doms.order.iter().enumerate() {
-        pos[b as usize] = i as u32;
-    }
-    doms.order.iter().all(|&b| {
-        let mut i = 0;
-        while let Some(s) = f.succ(crate::ir::BlockId(b), i) {
-            if pos[s.index()] <= pos[b as usize] {
-                return false;
-            }
-            i += 1;
-        }
-        true
-    })
 }
 
 /// The walk of [`run`]; with `fold`, `const_fold::fold_one` folds each instruction first

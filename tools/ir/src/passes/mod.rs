@@ -121,6 +121,30 @@ pub(crate) fn block_doms(f: &mut Function) -> Box<crate::dom::BlockDoms> {
     }
 }
 
+/// Whether `order` (reverse postorder, as [`rpo`] gives it) holds every block and every edge
+/// goes forward in it: then a value's uses, phi operands included, all come after its
+/// definition in that order.
+pub(crate) fn forward_only(f: &Function, order: &[u32]) -> bool {
+    let nb = f.blocks.len();
+    if order.len() != nb {
+        return false;
+    }
+    let mut pos = vec![0u32; nb];
+    for (i, &b) in order.iter().enumerate() {
+        pos[b as usize] = i as u32;
+    }
+    order.iter().all(|&b| {
+        let mut i = 0;
+        while let Some(s) = f.succ(crate::ir::BlockId(b), i) {
+            if pos[s.index()] <= pos[b as usize] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    })
+}
+
 /// Blocks reachable from the entry in reverse postorder (iterative depth-first search).
 pub fn rpo(f: &Function) -> Vec<crate::ir::BlockId> {
     use crate::ir::BlockId;
