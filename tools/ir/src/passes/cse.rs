@@ -154,19 +154,27 @@ pub fn run(f: &mut Function) {
 /// in turn, else the two in turn.
 ///
 /// The two agree instruction by instruction when every value an instruction reads was final
-/// when the walk reached it: `const_fold` decides an instruction from its rewritten arguments
-/// alone, so this pass, seeing the instruction right after the folding of it, sees what it
-/// would have seen after the whole of `const_fold`. That holds unless a phi has an operand
-/// from a block the walk reaches later (a loop's back edge, or a block the walk does not
-/// reach): such a phi may fold only after the walk (`const_fold`'s second look at the phis)
-/// and then change the arguments this pass merged by.
+/// when the walk reached it and no phi is placed: `const_fold` decides an instruction from
+/// its rewritten arguments alone, and an equal value folds the same way, so this pass, seeing
+/// the instruction right after the folding of it, sees what it would have seen after the
+/// whole of `const_fold`. A phi breaks that: `const_fold` folds one whose operands are one
+/// value before this pass merges equal operands (a phi over two values that become one stays
+/// a phi), and one with an operand from a block the walk reaches later (a loop's back edge, a
+/// block the walk does not reach) may fold only after the walk and then change the arguments
+/// this pass merged by.
 ///
 /// An instruction `const_fold` replaced by another value still takes its place in the table
 /// and in its block as in `cse` alone (nothing uses it any more; an equal one that comes later
 /// folds the same way), so that the blocks the later passes see are the same.
 pub fn run_after_fold(f: &mut Function) {
     let doms = Box::new(crate::dom::BlockDoms::of(f));
-    if f.ssa && !super::forward_only(f, &doms.order) {
+    // Phis stand first in their blocks.
+    let phis = f.blocks.iter().any(|b| {
+        b.insts
+            .first()
+            .is_some_and(|&v| matches!(f.insts[v.index()].op, Op::Phi(_)))
+    });
+    if phis || (f.ssa && !super::forward_only(f, &doms.order)) {
         super::const_fold::run_with(f, doms);
         run(f);
         return;
@@ -386,10 +394,11 @@ mod tests {
     }
 
     /// `run_after_fold` gives what `const_fold` then `cse` give: in one walk on a function
-    /// without loops, in turn on one with a loop (whose phi folds only after the walk).
+    /// without loops or phis; in turn on one with a phi over values `cse` merges (`const_fold`
+    /// alone keeps it) and on one with a loop (whose phi folds only after the walk).
     #[test]
     fn folding_in_the_same_walk_changes_nothing() {
-        let build = |looped: bool| {
+        let build = |phi: bool, looped: bool| {
             // b0 → {b1, b2} → b3, and b3 → b1 when `looped`.
             let (mut f, [b0, b1, b2, b3, b4]) = Function::with_blocks([0, 1, 2, 3, 4]);
             f.ssa = true;
@@ -417,6 +426,18 @@ mod tests {
             f.push(b2, Op::Set(Reg::gpr(1)), Type::Void, &[m]);
             f.push(b2, Op::Set(Reg::gpr(2)), Type::Void, &[m2]);
             f.blocks[2].term = Terminator::Jump(b3);
+            // r + 1 in b0 and again in b2: one value after `cse`, but the phi over the two
+            // is not folded (`const_fold` looked at it before they merged).
+            let r1 = f.push(b0, Op::IAdd, Type::U32, &[r, one]);
+            let r1b = f.push(b2, Op::IAdd, Type::U32, &[r, one]);
+            if phi {
+                let merge = f.make_phi(Type::U32);
+                f.blocks[3].insts.push(merge);
+                *f.phi_args_mut(merge).unwrap() = vec![(b1, r1), (b2, r1b)];
+                f.push(b3, Op::Set(Reg::gpr(3)), Type::Void, &[merge]);
+            } else {
+                f.push(b2, Op::Set(Reg::gpr(3)), Type::Void, &[r1b]);
+            }
             let t = f.push(b3, Op::IAdd, Type::U32, &[r, z]);
             let again = f.push(b3, Op::IEq, Type::Bool, &[t, z]);
             f.blocks[3].term = if looped {
@@ -430,13 +451,17 @@ mod tests {
             f.blocks[4].term = Terminator::Exit;
             f
         };
-        for looped in [false, true] {
-            let mut fused = build(looped);
+        for (phi, looped) in [(false, false), (true, false), (true, true)] {
+            let mut fused = build(phi, looped);
             let mut apart = fused.clone();
             run_after_fold(&mut fused);
             crate::passes::const_fold::run(&mut apart);
             run(&mut apart);
-            assert_eq!(fused.to_string(), apart.to_string(), "looped: {looped}");
+            assert_eq!(
+                fused.to_string(),
+                apart.to_string(),
+                "phi {phi}, loop {looped}"
+            );
             assert_eq!(fused.doms, apart.doms);
         }
     }
