@@ -112,6 +112,15 @@ fn foldable(op: &Op) -> bool {
 
 /// Runs the pass.
 pub fn run(f: &mut Function) {
+    // Computed afresh (the first of the passes that share them) and handed on to `cse` and
+    // `ftz`.
+    let doms = Box::new(crate::dom::BlockDoms::of(f));
+    run_with(f, doms);
+}
+
+/// [`run`] with the block order and dominators already computed (handed on in
+/// [`Function::doms`]).
+pub(super) fn run_with(f: &mut Function, doms: Box<crate::dom::BlockDoms>) {
     let mut alias = vec![Value::NONE; f.insts.len()];
     let res = |alias: &[Value], mut v: Value| {
         while alias[v.index()].is_some() {
@@ -119,9 +128,6 @@ pub fn run(f: &mut Function) {
         }
         v
     };
-    // Computed afresh (the first of the passes that share them) and handed on to `cse` and
-    // `ftz`.
-    let doms = Box::new(crate::dom::BlockDoms::of(f));
     let order: Vec<usize> = if f.ssa && f.blocks.len() > 1 {
         doms.order.iter().map(|&b| b as usize).collect()
     } else {
@@ -142,99 +148,7 @@ pub fn run(f: &mut Function) {
                     *a = res(&alias, *a);
                 }
             }
-            if !foldable(&slot.op) {
-                continue;
-            }
-            if let Op::Phi(k) = slot.op {
-                if let Some(a) = same_phi_value(f, &alias, v, k as usize) {
-                    alias[v.index()] = a;
-                }
-                continue;
-            }
-            // `foldable` operations have no side effects and are not constants.
-            let inst = *slot;
-            if n == 0 {
-                continue;
-            }
-            let args = &inst.args[..n];
-            let mut consts = [None; 4];
-            for (k, &a) in args.iter().enumerate() {
-                consts[k] = f.const_of(a);
-            }
-            let consts = &consts[..n];
-            if matches!(inst.op, Op::Select) {
-                if let Some(c) = consts[0] {
-                    alias[v.index()] = if c != 0 { args[1] } else { args[2] };
-                }
-                continue;
-            }
-            let at = f.ty(args[0]);
-            if matches!(inst.op, Op::Bitcast) {
-                // Same width: a constant keeps its bits, a round trip is the value itself.
-                if at.bits() == inst.ty.bits() {
-                    let src = f.inst(args[0]);
-                    if let Some(c) = consts[0] {
-                        f.insts[v.index()].op = Op::Const(c);
-                        f.insts[v.index()].args = [Value::NONE; 4];
-                    } else if matches!(src.op, Op::Bitcast) && f.ty(src.args[0]) == inst.ty {
-                        alias[v.index()] = src.args[0];
-                    }
-                }
-                continue;
-            }
-            if at.is_float() || inst.ty.is_float() {
-                continue;
-            }
-            if consts.iter().all(|c| c.is_some()) {
-                let mut cs = [0u64; 4];
-                for (k, c) in consts.iter().enumerate() {
-                    cs[k] = c.unwrap_or(0);
-                }
-                if let Some(r) = fold(inst.op, at, inst.ty, &cs[..n]) {
-                    f.insts[v.index()].op = Op::Const(r);
-                    f.insts[v.index()].args = [Value::NONE; 4];
-                }
-                continue;
-            }
-            let m = mask(at);
-            let id = |c: Option<u64>, e: u64| c.map(|c| c & m) == Some(e & m);
-            // The carry of x + 0 is false.
-            if matches!(inst.op, Op::AddCarry) && (id(consts[0], 0) || id(consts[1], 0)) {
-                f.insts[v.index()].op = Op::Const(0);
-                f.insts[v.index()].args = [Value::NONE; 4];
-                continue;
-            }
-
-            // Zero absorbs: x·0, x & 0, 0 shifted, a field of 0.
-            let zero = match inst.op {
-                Op::IMul | Op::And => id(consts[0], 0) || id(consts[1], 0),
-                Op::Shl | Op::LShr | Op::AShr | Op::BfeU | Op::BfeS => id(consts[0], 0),
-                _ => false,
-            };
-            if zero && !inst.ty.is_float() && inst.ty != Type::Bool {
-                f.insts[v.index()].op = Op::Const(0);
-                f.insts[v.index()].args = [Value::NONE; 4];
-                continue;
-            }
-            if args.len() == 2 {
-                let (x, y) = (args[0], args[1]);
-                let (cx, cy) = (consts[0], consts[1]);
-                let a = match inst.op {
-                    Op::IAdd | Op::Or | Op::Xor if id(cy, 0) => Some(x),
-                    Op::IAdd | Op::Or | Op::Xor if id(cx, 0) => Some(y),
-                    Op::ISub | Op::Shl | Op::LShr | Op::AShr if id(cy, 0) => Some(x),
-                    Op::And if id(cy, u64::MAX) => Some(x),
-                    Op::And if id(cx, u64::MAX) => Some(y),
-                    Op::IMul if id(cy, 1) => Some(x),
-                    Op::IMul if id(cx, 1) => Some(y),
-                    _ => None,
-                };
-                if let Some(a) = a {
-                    if f.ty(a) == inst.ty {
-                        alias[v.index()] = a;
-                    }
-                }
-            }
+            fold_one(f, &mut alias, v, n);
         }
         f.blocks[b].insts = insts;
     }
@@ -269,6 +183,109 @@ pub fn run(f: &mut Function) {
         super::apply_aliases_to_terminators(f, &alias);
     }
     f.doms = Some(doms);
+}
+
+/// Folds instruction `v`, whose `n` arguments the caller already rewrote through `alias`
+/// (every argument's definition came earlier in the walk): it becomes a constant in place,
+/// or `alias[v]` is set to the value it equals, or it stays as it is. Phis are folded when
+/// their operands are all one value. `alias` entries point at values that are not replaced
+/// themselves (they came earlier in the walk) — except for phi operands from back edges,
+/// which the walk has not reached yet.
+#[inline(always)]
+pub(super) fn fold_one(f: &mut Function, alias: &mut [Value], v: Value, n: usize) {
+    if !foldable(&f.insts[v.index()].op) {
+        return;
+    }
+    let inst = f.insts[v.index()];
+    if let Op::Phi(k) = inst.op {
+        if let Some(a) = same_phi_value(f, alias, v, k as usize) {
+            alias[v.index()] = a;
+        }
+        return;
+    }
+    // `foldable` operations have no side effects and are not constants.
+    if n == 0 {
+        return;
+    }
+    let args = &inst.args[..n];
+    let mut consts = [None; 4];
+    for (k, &a) in args.iter().enumerate() {
+        consts[k] = f.const_of(a);
+    }
+    let consts = &consts[..n];
+    if matches!(inst.op, Op::Select) {
+        if let Some(c) = consts[0] {
+            alias[v.index()] = if c != 0 { args[1] } else { args[2] };
+        }
+        return;
+    }
+    let at = f.ty(args[0]);
+    if matches!(inst.op, Op::Bitcast) {
+        // Same width: a constant keeps its bits, a round trip is the value itself.
+        if at.bits() == inst.ty.bits() {
+            let src = f.inst(args[0]);
+            if let Some(c) = consts[0] {
+                f.insts[v.index()].op = Op::Const(c);
+                f.insts[v.index()].args = [Value::NONE; 4];
+            } else if matches!(src.op, Op::Bitcast) && f.ty(src.args[0]) == inst.ty {
+                alias[v.index()] = src.args[0];
+            }
+        }
+        return;
+    }
+    if at.is_float() || inst.ty.is_float() {
+        return;
+    }
+    if consts.iter().all(|c| c.is_some()) {
+        let mut cs = [0u64; 4];
+        for (k, c) in consts.iter().enumerate() {
+            cs[k] = c.unwrap_or(0);
+        }
+        if let Some(r) = fold(inst.op, at, inst.ty, &cs[..n]) {
+            f.insts[v.index()].op = Op::Const(r);
+            f.insts[v.index()].args = [Value::NONE; 4];
+        }
+        return;
+    }
+    let m = mask(at);
+    let id = |c: Option<u64>, e: u64| c.map(|c| c & m) == Some(e & m);
+    // The carry of x + 0 is false.
+    if matches!(inst.op, Op::AddCarry) && (id(consts[0], 0) || id(consts[1], 0)) {
+        f.insts[v.index()].op = Op::Const(0);
+        f.insts[v.index()].args = [Value::NONE; 4];
+        return;
+    }
+
+    // Zero absorbs: x·0, x & 0, 0 shifted, a field of 0.
+    let zero = match inst.op {
+        Op::IMul | Op::And => id(consts[0], 0) || id(consts[1], 0),
+        Op::Shl | Op::LShr | Op::AShr | Op::BfeU | Op::BfeS => id(consts[0], 0),
+        _ => false,
+    };
+    if zero && !inst.ty.is_float() && inst.ty != Type::Bool {
+        f.insts[v.index()].op = Op::Const(0);
+        f.insts[v.index()].args = [Value::NONE; 4];
+        return;
+    }
+    if args.len() == 2 {
+        let (x, y) = (args[0], args[1]);
+        let (cx, cy) = (consts[0], consts[1]);
+        let a = match inst.op {
+            Op::IAdd | Op::Or | Op::Xor if id(cy, 0) => Some(x),
+            Op::IAdd | Op::Or | Op::Xor if id(cx, 0) => Some(y),
+            Op::ISub | Op::Shl | Op::LShr | Op::AShr if id(cy, 0) => Some(x),
+            Op::And if id(cy, u64::MAX) => Some(x),
+            Op::And if id(cx, u64::MAX) => Some(y),
+            Op::IMul if id(cy, 1) => Some(x),
+            Op::IMul if id(cx, 1) => Some(y),
+            _ => None,
+        };
+        if let Some(a) = a {
+            if f.ty(a) == inst.ty {
+                alias[v.index()] = a;
+            }
+        }
+    }
 }
 
 /// The one value phi `p` (`Function::phi_in[k]`) always has — its operands other than

@@ -145,10 +145,48 @@ impl Table {
 
 /// Runs the pass.
 pub fn run(f: &mut Function) {
-    let n = f.insts.len();
-    let mut alias = vec![Value::NONE; n];
     // The block order and dominators, handed on to `ftz`.
     let doms = super::block_doms(f);
+    walk(f, doms, false);
+}
+
+/// `const_fold` and then this pass, in one walk where that gives the same result as the two
+/// in turn, else the two in turn.
+///
+/// The two agree instruction by instruction when every value an instruction reads was final
+/// when the walk reached it and no phi is placed: `const_fold` decides an instruction from
+/// its rewritten arguments alone, and an equal value folds the same way, so this pass, seeing
+/// the instruction right after the folding of it, sees what it would have seen after the
+/// whole of `const_fold`. A phi breaks that: `const_fold` folds one whose operands are one
+/// value before this pass merges equal operands (a phi over two values that become one stays
+/// a phi), and one with an operand from a block the walk reaches later (a loop's back edge, a
+/// block the walk does not reach) may fold only after the walk and then change the arguments
+/// this pass merged by.
+///
+/// An instruction `const_fold` replaced by another value still takes its place in the table
+/// and in its block as in `cse` alone (nothing uses it any more; an equal one that comes later
+/// folds the same way), so that the blocks the later passes see are the same.
+pub fn run_after_fold(f: &mut Function) {
+    let doms = Box::new(crate::dom::BlockDoms::of(f));
+    // Phis stand first in their blocks.
+    let phis = f.blocks.iter().any(|b| {
+        b.insts
+            .first()
+            .is_some_and(|&v| matches!(f.insts[v.index()].op, Op::Phi(_)))
+    });
+    if phis || (f.ssa && !super::forward_only(f, &doms.order)) {
+        super::const_fold::run_with(f, doms);
+        run(f);
+        return;
+    }
+    walk(f, doms, true);
+}
+
+/// The walk of [`run`]; with `fold`, `const_fold::fold_one` folds each instruction first
+/// ([`run_after_fold`]).
+fn walk(f: &mut Function, doms: Box<crate::dom::BlockDoms>, fold: bool) {
+    let n = f.insts.len();
+    let mut alias = vec![Value::NONE; n];
     let (order, idom): (Vec<usize>, _) = if f.ssa && f.blocks.len() > 1 {
         let order = doms.order.iter().map(|&b| b as usize).collect();
         (order, Some(&doms.idom[..]))
@@ -181,7 +219,8 @@ pub fn run(f: &mut Function) {
             // copy, not the arena's (a 16-byte load of four 4-byte stores just made stalls
             // store forwarding).
             // Nothing to rewrite before the first merge; after it, one step: a merged value's
-            // alias is a value of the table, never merged itself. Arguments are packed.
+            // alias is a value of the table, never merged itself, and a folded value's is one
+            // the walk reached before (never replaced after). Arguments are packed.
             let slot = &mut f.insts[v.index()];
             let mut args = slot.args;
             if merged {
@@ -195,6 +234,18 @@ pub fn run(f: &mut Function) {
                     }
                 }
                 slot.args = args;
+            }
+            // Folded into another value: only its place in the table and block is left to
+            // decide (as `cse` alone would, for the blocks the later passes see).
+            let mut folded = false;
+            if fold {
+                // Packed: the used ones are the ones that are set (counted without branches).
+                let used = args.iter().filter(|a| a.is_some()).count();
+                super::const_fold::fold_one(f, &mut alias, v, used);
+                folded = alias[v.index()].is_some();
+                merged |= folded;
+                // A constant now, without arguments.
+                args = f.insts[v.index()].args;
             }
             let inst = &f.insts[v.index()];
             let konst = matches!(inst.op, Op::Const(_));
@@ -211,8 +262,14 @@ pub fn run(f: &mut Function) {
                         || eb == here
                         || idom.as_ref().is_some_and(|d| dominates(d, eb, here));
                     if available {
-                        alias[v.index()] = Value(e);
-                        merged = true;
+                        if !folded {
+                            debug_assert!(
+                                alias[e as usize].is_none(),
+                                "merged into a folded value"
+                            );
+                            alias[v.index()] = Value(e);
+                            merged = true;
+                        }
                         continue;
                     }
                     // Not available here: the later value serves the blocks after it (one
@@ -334,5 +391,78 @@ mod tests {
             !kept.contains(&c2),
             "a constant-bank word read twice is one value"
         );
+    }
+
+    /// `run_after_fold` gives what `const_fold` then `cse` give: in one walk on a function
+    /// without loops or phis; in turn on one with a phi over values `cse` merges (`const_fold`
+    /// alone keeps it) and on one with a loop (whose phi folds only after the walk).
+    #[test]
+    fn folding_in_the_same_walk_changes_nothing() {
+        let build = |phi: bool, looped: bool| {
+            // b0 → {b1, b2} → b3, and b3 → b1 when `looped`.
+            let (mut f, [b0, b1, b2, b3, b4]) = Function::with_blocks([0, 1, 2, 3, 4]);
+            f.ssa = true;
+            let r = f.push(b0, Op::Get(Reg::gpr(0)), Type::U32, &[]);
+            let z = f.push(b0, Op::Const(0), Type::U32, &[]);
+            let one = f.push(b0, Op::Const(1), Type::U32, &[]);
+            let c = f.push(b0, Op::IEq, Type::Bool, &[r, z]);
+            f.blocks[0].term = Terminator::Branch(c, b1, b2);
+            let p = f.make_phi(Type::U32);
+            if looped {
+                f.blocks[1].insts.push(p);
+            }
+            let x = if looped { p } else { r };
+            // x + 0 folds to x, and the two sums of it are one value.
+            let s0 = f.push(b1, Op::IAdd, Type::U32, &[x, z]);
+            let s1 = f.push(b1, Op::IAdd, Type::U32, &[s0, one]);
+            let s2 = f.push(b1, Op::IAdd, Type::U32, &[one, x]);
+            f.push(b1, Op::Set(Reg::gpr(1)), Type::Void, &[s1]);
+            f.push(b1, Op::Set(Reg::gpr(2)), Type::Void, &[s2]);
+            f.blocks[1].term = Terminator::Jump(b3);
+            let k = f.push(b2, Op::IAdd, Type::U32, &[one, one]);
+            let k2 = f.push(b2, Op::Const(2), Type::U32, &[]);
+            let m = f.push(b2, Op::IMul, Type::U32, &[r, k]);
+            let m2 = f.push(b2, Op::IMul, Type::U32, &[k2, r]);
+            f.push(b2, Op::Set(Reg::gpr(1)), Type::Void, &[m]);
+            f.push(b2, Op::Set(Reg::gpr(2)), Type::Void, &[m2]);
+            f.blocks[2].term = Terminator::Jump(b3);
+            // r + 1 in b0 and again in b2: one value after `cse`, but the phi over the two
+            // is not folded (`const_fold` looked at it before they merged).
+            let r1 = f.push(b0, Op::IAdd, Type::U32, &[r, one]);
+            let r1b = f.push(b2, Op::IAdd, Type::U32, &[r, one]);
+            if phi {
+                let merge = f.make_phi(Type::U32);
+                f.blocks[3].insts.push(merge);
+                *f.phi_args_mut(merge).unwrap() = vec![(b1, r1), (b2, r1b)];
+                f.push(b3, Op::Set(Reg::gpr(3)), Type::Void, &[merge]);
+            } else {
+                f.push(b2, Op::Set(Reg::gpr(3)), Type::Void, &[r1b]);
+            }
+            let t = f.push(b3, Op::IAdd, Type::U32, &[r, z]);
+            let again = f.push(b3, Op::IEq, Type::Bool, &[t, z]);
+            f.blocks[3].term = if looped {
+                // The loop carries x + 0 + 0: the phi is x's entry value, known after the walk.
+                let back = f.push(b3, Op::IAdd, Type::U32, &[p, z]);
+                *f.phi_args_mut(p).unwrap() = vec![(b0, r), (b3, back)];
+                Terminator::Branch(again, b1, b4)
+            } else {
+                Terminator::Branch(again, b4, b4)
+            };
+            f.blocks[4].term = Terminator::Exit;
+            f
+        };
+        for (phi, looped) in [(false, false), (true, false), (true, true)] {
+            let mut fused = build(phi, looped);
+            let mut apart = fused.clone();
+            run_after_fold(&mut fused);
+            crate::passes::const_fold::run(&mut apart);
+            run(&mut apart);
+            assert_eq!(
+                fused.to_string(),
+                apart.to_string(),
+                "phi {phi}, loop {looped}"
+            );
+            assert_eq!(fused.doms, apart.doms);
+        }
     }
 }

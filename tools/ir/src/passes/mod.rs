@@ -31,8 +31,7 @@ pub const PASSES: &[Pass] = &[
     ("static_stack", crate::structure::stack::run),
     ("split_irreducible", crate::structure::split::run),
     ("ssa", ssa::run),
-    ("const_fold", const_fold::run),
-    ("cse", cse::run),
+    ("const_fold+cse", cse::run_after_fold),
     ("ftz", ftz::run),
     ("handles", handles::run),
     ("tex_arrays", tex_arrays::run),
@@ -120,6 +119,30 @@ pub(crate) fn block_doms(f: &mut Function) -> Box<crate::dom::BlockDoms> {
         }
         None => Box::new(crate::dom::BlockDoms::of(f)),
     }
+}
+
+/// Whether `order` (reverse postorder, as [`rpo`] gives it) holds every block and every edge
+/// goes forward in it: then a value's uses, phi operands included, all come after its
+/// definition in that order.
+pub(crate) fn forward_only(f: &Function, order: &[u32]) -> bool {
+    let nb = f.blocks.len();
+    if order.len() != nb {
+        return false;
+    }
+    let mut pos = vec![0u32; nb];
+    for (i, &b) in order.iter().enumerate() {
+        pos[b as usize] = i as u32;
+    }
+    order.iter().all(|&b| {
+        let mut i = 0;
+        while let Some(s) = f.succ(crate::ir::BlockId(b), i) {
+            if pos[s.index()] <= pos[b as usize] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    })
 }
 
 /// Blocks reachable from the entry in reverse postorder (iterative depth-first search).
