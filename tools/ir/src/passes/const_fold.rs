@@ -73,7 +73,7 @@ pub(crate) fn fold(op: Op, at: Type, rt: Type, a: &[u64]) -> Option<u64> {
 
 /// Whether [`run`] can do anything with `op`: the operations [`fold`] and the identities
 /// know, `Select` and same-width `Bitcast` (anything else is skipped before its arguments are looked at).
-fn foldable(op: &Op) -> bool {
+pub(super) fn foldable(op: &Op) -> bool {
     matches!(
         op,
         Op::IAdd
@@ -148,7 +148,9 @@ pub(super) fn run_with(f: &mut Function, doms: Box<crate::dom::BlockDoms>) {
                     *a = res(&alias, *a);
                 }
             }
-            fold_one(f, &mut alias, v, n);
+            if foldable(&f.insts[v.index()].op) {
+                fold_one(f, &mut alias, v, n);
+            }
         }
         f.blocks[b].insts = insts;
     }
@@ -190,12 +192,11 @@ pub(super) fn run_with(f: &mut Function, doms: Box<crate::dom::BlockDoms>) {
 /// or `alias[v]` is set to the value it equals, or it stays as it is. Phis are folded when
 /// their operands are all one value. `alias` entries point at values that are not replaced
 /// themselves (they came earlier in the walk) — except for phi operands from back edges,
-/// which the walk has not reached yet.
+/// which the walk has not reached yet. Only for [`foldable`] operations (the caller skips the
+/// others before counting their arguments).
 #[inline(always)]
 pub(super) fn fold_one(f: &mut Function, alias: &mut [Value], v: Value, n: usize) {
-    if !foldable(&f.insts[v.index()].op) {
-        return;
-    }
+    debug_assert!(foldable(&f.insts[v.index()].op));
     let inst = f.insts[v.index()];
     if let Op::Phi(k) = inst.op {
         if let Some(a) = same_phi_value(f, alias, v, k as usize) {

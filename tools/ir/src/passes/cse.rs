@@ -238,7 +238,7 @@ fn walk(f: &mut Function, doms: Box<crate::dom::BlockDoms>, fold: bool) {
             // Folded into another value: only its place in the table and block is left to
             // decide (as `cse` alone would, for the blocks the later passes see).
             let mut folded = false;
-            if fold {
+            if fold && super::const_fold::foldable(&slot.op) {
                 // Packed: the used ones are the ones that are set (counted without branches).
                 let used = args.iter().filter(|a| a.is_some()).count();
                 super::const_fold::fold_one(f, &mut alias, v, used);
