@@ -880,9 +880,9 @@ pub struct Function {
     /// Whether the lifter lifted a warp matrix multiply-accumulate (HMMA, IMMA): the
     /// reflection's `tensor` says how it was translated.
     pub tensor_ops: bool,
-    /// The block order and dominators `const_fold` computed, handed on to `cse` and `ftz`
-    /// (which drops them; `dce` clears them too): the control flow does not change between
-    /// those passes. Code that changes the blocks' edges while they are set must reset them.
+    /// The block order and dominators `const_fold` computed, handed on to `cse`, `ftz` and
+    /// `dce` (which drops them): the control flow does not change between those passes. Code
+    /// that changes the blocks' edges while they are set must reset them.
     pub doms: Option<Box<crate::dom::BlockDoms>>,
 }
 

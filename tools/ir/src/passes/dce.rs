@@ -8,10 +8,13 @@ use crate::ir::{Function, Op, Terminator};
 
 /// Runs the pass.
 pub fn run(f: &mut Function) {
-    // The last pass: the block order and dominators the earlier ones shared go.
-    f.doms = None;
+    // The last pass: the block order and dominators the earlier ones shared go (their
+    // order is the reverse postorder, taken over when there).
+    let order: Vec<u32> = match f.doms.take() {
+        Some(doms) => doms.order,
+        None => super::rpo(f).into_iter().map(|b| b.0).collect(),
+    };
     let mut live = vec![false; f.insts.len()];
-    let order: Vec<u32> = super::rpo(f).into_iter().map(|b| b.0).collect();
     if super::forward_only(f, &order) {
         sweep(f, &order, &mut live);
     } else {

@@ -29,7 +29,8 @@ fn not_denormal(c: u64) -> bool {
 
 /// Runs the pass.
 pub fn run(f: &mut Function) {
-    // The block order and dominators the earlier passes shared end here.
+    // The block order and dominators the earlier passes shared, handed on to `dce` (the
+    // passes between change no edge).
     let doms = super::block_doms(f);
     // Nothing to do without a flush (code without `.FTZ`).
     let flushes = |b: &crate::ir::Block| {
@@ -38,6 +39,7 @@ pub fn run(f: &mut Function) {
             .any(|&v| matches!(f.insts[v.index()].op, Op::Ftz))
     };
     if !f.blocks.iter().any(flushes) {
+        f.doms = Some(doms);
         return;
     }
     let n = f.insts.len();
@@ -106,6 +108,7 @@ pub fn run(f: &mut Function) {
     if removed > 0 {
         super::apply_aliases_after_walk(f, &alias, &walked);
     }
+    f.doms = Some(doms);
 }
 
 #[cfg(test)]
