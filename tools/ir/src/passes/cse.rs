@@ -195,13 +195,15 @@ fn walk(f: &mut Function, doms: Box<crate::dom::BlockDoms>, fold: bool) {
     };
     // Sized by the instructions placed in blocks (the arena also holds the ones earlier
     // passes dropped).
-    let mut table = Table::new(f.live_insts());
+    let live = f.live_insts();
+    let mut table = Table::new(live);
     // The block of each value in the table.
     let mut block_of = vec![0u32; n];
     let mut merged = false;
     let mut walked = vec![false; f.blocks.len()];
-    // Without SSA: the slots the current block filled, to empty before the next.
-    let mut filled: Vec<u32> = Vec::new();
+    // Without SSA: the slots the current block filled, to empty before the next (room for
+    // the most a block can fill: no reallocation on the way).
+    let mut filled: Vec<u32> = Vec::with_capacity(if idom.is_none() { live } else { 0 });
     for b in order {
         walked[b] = true;
         if idom.is_none() {

@@ -362,9 +362,10 @@ pub fn run(f: &mut Function) {
     // slot in a block is its value at the block's end. Reads and writes leave the blocks.
     let mut alias = vec![Value::NONE; f.insts.len()];
     let mut dense = [u16::MAX; SLOTS];
-    let mut ty = Vec::new();
+    // Room for the slots a shader commonly uses (no reallocation on the way).
+    let mut ty = Vec::with_capacity(64);
     // By dense index: the block of the last access in the walk and the value it left.
-    let mut known: Vec<(u32, Value)> = Vec::new();
+    let mut known: Vec<(u32, Value)> = Vec::with_capacity(64);
     // Sized for the usual shares of guest-state accesses (no reallocation on the way).
     let n = f.live_insts();
     let mut reads: Vec<(u32, Value, u16)> = Vec::with_capacity(n / 4);
@@ -463,10 +464,11 @@ pub fn run(f: &mut Function) {
         last,
         entry: vec![Value::NONE; nb * k],
         alias,
-        phis: Vec::new(),
+        // Room for the usual searches (no reallocation on the way).
+        phis: Vec::with_capacity(16),
         zero: [Value::NONE; 2],
-        stack: Vec::new(),
-        ops: Vec::new(),
+        stack: Vec::with_capacity(16),
+        ops: Vec::with_capacity(16),
     };
     // The global half: each entry read is the value at its block's entry.
     for &(b, v, s) in &reads {
