@@ -37,7 +37,8 @@ use crate::ir::{
     BlockId, Function, Inst, Op, SbufTable, SbufUbo, Space, Type, Value, SBUF_UBO_SLOT,
 };
 use crate::ir::{Reg, RegFile};
-use std::collections::HashMap;
+// Small keys, looked up and never iterated in an order that matters: Fx hashing.
+use rustc_hash::FxHashMap as HashMap;
 
 /// A storage buffer's base address: a c0 record or a word pair in a uniform buffer.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -407,7 +408,7 @@ pub fn run(f: &mut Function) {
     let mut preds = vec![Vec::new(); nb];
     let mut last_set = vec![Vec::new(); nb];
     for (i, b) in f.blocks.iter().enumerate() {
-        let mut sets: HashMap<u8, Value> = HashMap::new();
+        let mut sets: HashMap<u8, Value> = HashMap::default();
         for &v in &b.insts {
             block_of[v.index()] = i as u32;
             if let Op::Set(Reg {
@@ -455,7 +456,7 @@ pub fn run(f: &mut Function) {
     }
     // Storage slots: a record's own number; uniform-buffer addresses get SBUF_UBO_SLOT + k in
     // order of first use (the rest stay global once the slots run out).
-    let mut slot_of: HashMap<Base, u8> = HashMap::new();
+    let mut slot_of: HashMap<Base, u8> = HashMap::default();
     plan.retain(|&(_, _, r)| {
         let s = match r {
             Base::Rec(r) if r < SBUF_UBO_SLOT => r,
@@ -481,7 +482,7 @@ pub fn run(f: &mut Function) {
         let old = std::mem::take(&mut f.blocks[bi].insts);
         let mut insts = Vec::with_capacity(old.len() + 8);
         // Offsets already built in this block, by (address, slot).
-        let mut built: HashMap<(Value, Base), Value> = HashMap::new();
+        let mut built: HashMap<(Value, Base), Value> = HashMap::default();
         for v in old {
             if k < plan.len() && plan[k].1 == v {
                 let r = plan[k].2;
