@@ -878,7 +878,8 @@ pub struct Function {
     /// layout and one record per [`crate::gfx::TEX_PENDING`] texture operation).
     pub handles: Option<Box<crate::passes::handles::Pending>>,
     /// Whether the lifter lifted a warp matrix multiply-accumulate (HMMA, IMMA): the
-    /// reflection's `tensor` says how it was translated.
+    /// reflection's `tensor` says how it was translated, and the `tensor` pass looks for them
+    /// only where it is set (IR built by hand with an `Mma` sets it too).
     pub tensor_ops: bool,
     /// The block order and dominators `const_fold` computed, handed on to `cse`, `ftz` and
     /// `dce` (which drops them): the control flow does not change between those passes. Code

@@ -33,6 +33,16 @@ use crate::ir::{Function, Mma, MmaType, Op, Round, ShflMode, Sys, Type, Value};
 
 /// Lowers every `Mma` of `f`; says whether there was any.
 pub fn run(f: &mut Function) -> bool {
+    // Only the lifter makes `Mma`s, and it marks the functions it makes them in: the others
+    // need no look at every instruction.
+    if !f.tensor_ops {
+        debug_assert!(!f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .any(|&v| matches!(f.inst(v).op, Op::Mma(_))));
+        return false;
+    }
     let mut lowered = Vec::new();
     for b in 0..f.blocks.len() {
         if !f.blocks[b]
@@ -291,6 +301,7 @@ mod tests {
         let b = f.add_block(Some(0));
         f.blocks[0].term = Terminator::Exit;
         f.ssa = true;
+        f.tensor_ops = true;
         let [na, nb, nc] = m.regs();
         let tuple = |f: &mut Function, n: u32| {
             let r: Vec<Value> = (0..n)
