@@ -235,7 +235,7 @@ fn blocks<F: Frontend>(
             *s = true;
         }
     }
-    let mut made = super::ctx::Made::new(r.n_seen * 2);
+    let mut made = super::ctx::Made::take(r.n_seen * 2);
     let mut local_extent = 0u32;
     let (mut uses_local, mut uses_shared) = (false, false);
     let mut state = super::state::State::take();
@@ -285,6 +285,7 @@ fn blocks<F: Frontend>(
         uses_shared |= cx.uses_shared;
         if cx.zso_read {
             state.give_back(f.blocks.len());
+            made.give_back(f.blocks.len());
             return Ok(None);
         }
     }
@@ -292,6 +293,7 @@ fn blocks<F: Frontend>(
         drop_unread_sets(&mut f, &state);
     }
     state.give_back(f.blocks.len());
+    made.give_back(f.blocks.len());
     Ok(Some(Lifted {
         f,
         guest,
