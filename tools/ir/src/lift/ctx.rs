@@ -371,11 +371,20 @@ impl<'a> Cx<'a> {
     /// make it one: [`Cx::folded`], [`Cx::identity`]).
     pub fn bin(&mut self, op: Op, a: Value, b: Value) -> Value {
         let t = self.f.ty(a);
-        if let Some(v) = self.folded(op, t, t, &[a, b]) {
-            return v;
-        }
-        if let Some(v) = self.identity(op, t, a, b) {
-            return v;
+        if !t.is_float() {
+            // Each operand's constant is looked up once for both the fold and the identities
+            // (most operands are none: then neither applies).
+            let (ca, cb) = (self.f.const_of(a), self.f.const_of(b));
+            if let (Some(x), Some(y)) = (ca, cb) {
+                if let Some(r) = crate::passes::const_fold::fold(op, t, t, &[x, y]) {
+                    return self.emit(Op::Const(r), t, &[]);
+                }
+            }
+            if ca.is_some() || cb.is_some() {
+                if let Some(v) = self.identity(op, t, (a, ca), (b, cb)) {
+                    return v;
+                }
+            }
         }
         self.emit(op, t, &[a, b])
     }
@@ -395,8 +404,14 @@ impl<'a> Cx<'a> {
     /// The operand that integer operation `op a b` of type `t` equals by the identities
     /// `const_fold` applies (`x + 0`, `x | 0`, `x ^ 0`, `x - 0`, a shift by 0, `x & !0`,
     /// `x · 1`, either side): the passes would replace the instruction by it, so it is not
-    /// made.
-    fn identity(&self, op: Op, t: Type, a: Value, b: Value) -> Option<Value> {
+    /// made. Each operand comes with its constant, if it is one.
+    fn identity(
+        &self,
+        op: Op,
+        t: Type,
+        (a, ca): (Value, Option<u64>),
+        (b, cb): (Value, Option<u64>),
+    ) -> Option<Value> {
         if !matches!(
             op,
             Op::IAdd
@@ -417,8 +432,8 @@ impl<'a> Cx<'a> {
             Type::U32 => 0xffff_ffff,
             _ => u64::MAX,
         };
-        let ca = self.f.const_of(a).map(|c| c & m);
-        let cb = self.f.const_of(b).map(|c| c & m);
+        let ca = ca.map(|c| c & m);
+        let cb = cb.map(|c| c & m);
 
         let b_ok = self.f.ty(b) == t;
         match op {
