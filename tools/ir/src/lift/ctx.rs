@@ -85,14 +85,20 @@ fn reused(op: Op) -> bool {
 }
 
 /// The values made in each block of one lifting, to reuse (kept across its blocks: keys
-/// carry the block, so nothing is cleared between blocks). Constants: every one in a map,
+/// carry the block, so nothing is cleared between blocks; and, like the guest-state tables,
+/// across the liftings of a thread: [`Made::take`], [`Made::give_back`]; keys are the block
+/// plus a base that moves past every block of the previous lifting, so the tables are not
+/// refilled, which was a noticeable part of lifting a small shader). Constants: every one in a map,
 /// and two small fronts for the common cases, U32 constants below 64 by value and a
 /// direct-mapped table of recent ones (a front miss only costs the map lookup). Other pure
 /// values: direct-mapped tables, where a collision only makes a copy that `cse` merges.
 /// `Made::default()` is an empty placeholder (no allocation, for `std::mem::take`);
-/// [`Made::new`] is the usable one.
+/// [`Made::take`] gives a usable one.
 #[derive(Default)]
 pub(crate) struct Made {
+    /// Added to block ids in the keys below: past every key of the liftings these tables
+    /// served ([`Made::key`]).
+    base: u32,
     /// (block, value) of the U32 constant `i`, for `i` below 64.
     small: Box<[(u32, Value)]>,
     /// (block, type, bits, value) of a recent constant, at [`Made::recent_slot`].
@@ -110,18 +116,63 @@ const SMALL_CONSTS: usize = 64;
 /// Entries of [`Made::recent`] (a power of two).
 const RECENT_CONSTS: usize = 64;
 
+thread_local! {
+    /// The caches of this thread's last lifting, for the next ([`Made::take`]).
+    static SPARE_MADE: std::cell::Cell<Option<Made>> = const { std::cell::Cell::new(None) };
+}
+
 impl Made {
-    /// Empty caches with room for about `n` constants in the map.
-    pub(crate) fn new(n: usize) -> Self {
-        let mut all = std::collections::HashMap::default();
-        all.reserve(n);
+    /// Caches with their tables allocated, every entry unused (unlike the placeholder
+    /// `Made::default()`).
+    fn filled() -> Self {
         Made {
+            base: 0,
             small: vec![(u32::MAX, Value::NONE); SMALL_CONSTS].into(),
             recent: vec![(u32::MAX, Type::Void, 0, Value::NONE); RECENT_CONSTS].into(),
-            all,
+            all: Default::default(),
             bfe: vec![(u32::MAX, Value::NONE, 0, Value::NONE); BFE_CACHE].into(),
             pure: vec![(u32::MAX, Value::NONE); PURE_CACHE].into(),
         }
+    }
+
+    /// Caches for a lifting: the ones this thread's last lifting gave back, else new ones;
+    /// the map has room for about `n` constants.
+    pub(crate) fn take(n: usize) -> Self {
+        let mut m = SPARE_MADE.take().unwrap_or_else(Made::filled);
+        m.all.reserve(n);
+        m
+    }
+
+    /// Gives the caches of a lifting whose function has `blocks` blocks back to this thread
+    /// for its next lifting: the keys move past this lifting's (the tables are refilled only
+    /// when they would run out); the map of constants is emptied.
+    pub(crate) fn give_back(mut self, blocks: usize) {
+        if self.small.is_empty() {
+            return;
+        }
+        self.all.clear();
+        match u32::try_from(blocks)
+            .ok()
+            .and_then(|n| self.base.checked_add(n))
+            .filter(|&b| b < u32::MAX / 2)
+        {
+            Some(b) => self.base = b,
+            None => {
+                let table = Made::filled();
+                self.small = table.small;
+                self.recent = table.recent;
+                self.bfe = table.bfe;
+                self.pure = table.pure;
+                self.base = 0;
+            }
+        }
+        SPARE_MADE.set(Some(self));
+    }
+
+    /// The key of block `b` in the tables.
+    #[inline]
+    pub(crate) fn key(&self, b: BlockId) -> u32 {
+        self.base + b.0
     }
 
     /// The slot of (`ty`, `bits`) in [`Made::recent`].
@@ -258,15 +309,16 @@ impl<'a> Cx<'a> {
         // on the many misses); different operations of equal arguments only share a slot.
         let k = (a[0].0 as u64 | (a[1].0 as u64) << 32) ^ (a[2].0 as u64) << 16 ^ ty as u64;
         let at = (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize % PURE_CACHE;
+        let key = self.made.key(self.b);
         let (kb, v) = self.made.pure[at];
-        if kb == self.b.0 {
+        if kb == key {
             let i = self.f.inst(v);
             if i.op == op && i.ty == ty && i.args == a {
                 return v;
             }
         }
         let v = self.f.push(self.b, op, ty, args);
-        self.made.pure[at] = (self.b.0, v);
+        self.made.pure[at] = (key, v);
         v
     }
 
@@ -289,8 +341,9 @@ impl<'a> Cx<'a> {
     #[inline(never)]
     fn constant(&mut self, ty: Type, bits: u64) -> Value {
         let (f, b) = (&mut *self.f, self.b);
+        let key = self.made.key(b);
         self.made
-            .get_or_make(b.0, ty, bits, || f.push(b, Op::Const(bits), ty, &[]))
+            .get_or_make(key, ty, bits, || f.push(b, Op::Const(bits), ty, &[]))
     }
 
     /// A U32 constant.
@@ -318,11 +371,20 @@ impl<'a> Cx<'a> {
     /// make it one: [`Cx::folded`], [`Cx::identity`]).
     pub fn bin(&mut self, op: Op, a: Value, b: Value) -> Value {
         let t = self.f.ty(a);
-        if let Some(v) = self.folded(op, t, t, &[a, b]) {
-            return v;
-        }
-        if let Some(v) = self.identity(op, t, a, b) {
-            return v;
+        if !t.is_float() {
+            // Each operand's constant is looked up once for both the fold and the identities
+            // (most operands are none: then neither applies).
+            let (ca, cb) = (self.f.const_of(a), self.f.const_of(b));
+            if let (Some(x), Some(y)) = (ca, cb) {
+                if let Some(r) = crate::passes::const_fold::fold(op, t, t, &[x, y]) {
+                    return self.emit(Op::Const(r), t, &[]);
+                }
+            }
+            if ca.is_some() || cb.is_some() {
+                if let Some(v) = self.identity(op, t, (a, ca), (b, cb)) {
+                    return v;
+                }
+            }
         }
         self.emit(op, t, &[a, b])
     }
@@ -342,8 +404,14 @@ impl<'a> Cx<'a> {
     /// The operand that integer operation `op a b` of type `t` equals by the identities
     /// `const_fold` applies (`x + 0`, `x | 0`, `x ^ 0`, `x - 0`, a shift by 0, `x & !0`,
     /// `x · 1`, either side): the passes would replace the instruction by it, so it is not
-    /// made.
-    fn identity(&self, op: Op, t: Type, a: Value, b: Value) -> Option<Value> {
+    /// made. Each operand comes with its constant, if it is one.
+    fn identity(
+        &self,
+        op: Op,
+        t: Type,
+        (a, ca): (Value, Option<u64>),
+        (b, cb): (Value, Option<u64>),
+    ) -> Option<Value> {
         if !matches!(
             op,
             Op::IAdd
@@ -364,8 +432,8 @@ impl<'a> Cx<'a> {
             Type::U32 => 0xffff_ffff,
             _ => u64::MAX,
         };
-        let ca = self.f.const_of(a).map(|c| c & m);
-        let cb = self.f.const_of(b).map(|c| c & m);
+        let ca = ca.map(|c| c & m);
+        let cb = cb.map(|c| c & m);
 
         let b_ok = self.f.ty(b) == t;
         match op {
@@ -480,8 +548,9 @@ impl<'a> Cx<'a> {
     fn bfe(&mut self, a: Value, off: u32, len: u32, signed: bool) -> Value {
         let field = off | len << 8 | (signed as u32) << 16;
         let at = (a.0 ^ field.wrapping_mul(0x9e37_79b9)) as usize % BFE_CACHE;
+        let key = self.made.key(self.b);
         let (b, v, k, r) = self.made.bfe[at];
-        if b == self.b.0 && v == a && k == field {
+        if b == key && v == a && k == field {
             return r;
         }
         let o = self.c32(off);
@@ -491,7 +560,7 @@ impl<'a> Cx<'a> {
             return r;
         }
         let r = self.emit(op, Type::U32, &[a, o, l]);
-        self.made.bfe[at] = (self.b.0, a, field, r);
+        self.made.bfe[at] = (key, a, field, r);
         r
     }
     /// U64 from two U32 halves.

@@ -39,6 +39,12 @@ pub(crate) trait Frontend {
     fn never(i: &Self::Instr) -> bool;
     /// Whether `i` is unconditional.
     fn unconditional(i: &Self::Instr) -> bool;
+    /// Whether [`Frontend::flow`] of `i` is nothing at all (no successor but the next
+    /// instruction, the default [`Flow`]): most instructions, which the reachability pass
+    /// then steps over without the call. `false` asks for the call.
+    fn plain(_i: &Self::Instr) -> bool {
+        false
+    }
     /// The control facts of `i` at `off`; calls `target(t, from_table)` for every static
     /// successor other than the next instruction (`t` as the instruction names it; the
     /// driver checks it and skips to [`Frontend::first_instr`]).
@@ -103,6 +109,10 @@ pub(crate) fn lift<F: Frontend>(code: &[u8], cfg: &Config) -> Result<Shader> {
             n_seen += 1;
             let i = get(off)?;
             let nx = F::next_of(off);
+            if F::plain(&i) {
+                off = nx;
+                continue;
+            }
             let mut add = |t: Option<u64>, from_table: bool| -> Result<()> {
                 let t = match t {
                     Some(t) if t < end as u64 && t % step as u64 == 0 => F::first_instr(t as u32),
@@ -235,7 +245,7 @@ fn blocks<F: Frontend>(
             *s = true;
         }
     }
-    let mut made = super::ctx::Made::new(r.n_seen * 2);
+    let mut made = super::ctx::Made::take(r.n_seen * 2);
     let mut local_extent = 0u32;
     let (mut uses_local, mut uses_shared) = (false, false);
     let mut state = super::state::State::take();
@@ -285,6 +295,7 @@ fn blocks<F: Frontend>(
         uses_shared |= cx.uses_shared;
         if cx.zso_read {
             state.give_back(f.blocks.len());
+            made.give_back(f.blocks.len());
             return Ok(None);
         }
     }
@@ -292,6 +303,7 @@ fn blocks<F: Frontend>(
         drop_unread_sets(&mut f, &state);
     }
     state.give_back(f.blocks.len());
+    made.give_back(f.blocks.len());
     Ok(Some(Lifted {
         f,
         guest,

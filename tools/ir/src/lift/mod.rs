@@ -130,6 +130,16 @@ impl drive::Frontend for MaxwellFrontend {
         let (g, neg) = i.guard();
         g.is_pt() && !neg
     }
+    #[inline]
+    fn plain(i: &Instr) -> bool {
+        // The instructions `flow` names a target of or a control fact for.
+        let op = i.opcode();
+        !ctrl::ends_block(op)
+            && !matches!(
+                op,
+                Opcode::Ssy | Opcode::Pbk | Opcode::Pcnt | Opcode::Cal | Opcode::Pret
+            )
+    }
     fn flow(
         cfg: &Config,
         off: u32,

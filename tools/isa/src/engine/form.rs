@@ -205,6 +205,19 @@ impl<I: Isa> Form<I> {
     #[inline]
     pub fn guard_raw(&self, bits: I::Word) -> Option<(u64, u64)> {
         let [p, n] = self.guard_quick;
+        // Both fields in one piece (every form of the tables): two shifts and masks, inlined
+        // where the guard is read (for every instruction lifted).
+        if p < QUICK_PIECES && n < QUICK_PIECES {
+            let piece = |q: u16| bits.bits((q & 0x7f) as u32, (q >> 7) as u32);
+            return Some((piece(p), piece(n)));
+        }
+        self.guard_raw_pieces(bits)
+    }
+
+    /// [`Form::guard_raw`] where a field is absent or has several pieces.
+    #[inline(never)]
+    fn guard_raw_pieces(&self, bits: I::Word) -> Option<(u64, u64)> {
+        let [p, n] = self.guard_quick;
         Some((
             self.raw_quick(Field::Guard, p, bits)?,
             self.raw_quick(Field::GuardNeg, n, bits)?,
