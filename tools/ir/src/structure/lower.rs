@@ -75,6 +75,41 @@ fn seq(mut v: Vec<Node>) -> Node {
     }
 }
 
+/// `acc` followed by `n`, both what [`Lower::node`] returns (a statement that is not a
+/// `Seq`, or a `Seq` of none or at least two such statements), as one such: what [`seq`]
+/// gives for the flattened statements, without a vector while there is at most one.
+fn append(acc: Node, n: Node) -> Node {
+    match (acc, n) {
+        (a, Node::Seq(w)) if w.is_empty() => a,
+        (Node::Seq(v), n) if v.is_empty() => n,
+        (Node::Seq(mut v), Node::Seq(w)) => {
+            v.extend(w);
+            Node::Seq(v)
+        }
+        (Node::Seq(mut v), n) => {
+            v.push(n);
+            Node::Seq(v)
+        }
+        (a, Node::Seq(mut w)) => {
+            w.insert(0, a);
+            Node::Seq(w)
+        }
+        (a, n) => Node::Seq(vec![a, n]),
+    }
+}
+
+/// A construct followed by the checks [`Lower::dispatch`] gives after it, as [`seq`] would
+/// join them (neither is empty), without a vector when there are no checks.
+fn then_checks(construct: Node, checks: Vec<Node>) -> Node {
+    if checks.is_empty() {
+        return construct;
+    }
+    let mut v = Vec::with_capacity(1 + checks.len());
+    v.push(construct);
+    v.extend(checks);
+    Node::Seq(v)
+}
+
 impl Lower {
     fn node(&mut self, n: &Nest, tail: &[BlockId]) -> Result<Node, Fail> {
         Ok(match n {
@@ -82,15 +117,12 @@ impl Lower {
             Nest::Exit => Node::Exit,
             Nest::Kill => Node::Kill,
             Nest::Seq(items) => {
-                let mut out = Vec::with_capacity(items.len());
+                let mut out = Node::Seq(Vec::new());
                 for (i, it) in items.iter().enumerate() {
                     let t = if i + 1 == items.len() { tail } else { &[] };
-                    match self.node(it, t)? {
-                        Node::Seq(v) => out.extend(v),
-                        x => out.push(x),
-                    }
+                    out = append(out, self.node(it, t)?);
                 }
-                seq(out)
+                out
             }
             Nest::If(c, a, b) => {
                 let a = self.node(a, tail)?;
@@ -120,9 +152,8 @@ impl Lower {
                 })();
                 let frame = self.pop(saved);
                 let (out, d) = r?;
-                let mut v2 = vec![Node::Switch(*v, out, Box::new(d))];
-                v2.extend(self.dispatch(frame.escapes, tail)?);
-                seq(v2)
+                let checks = self.dispatch(frame.escapes, tail)?;
+                then_checks(Node::Switch(*v, out, Box::new(d)), checks)
             }
             Nest::Loop(h, body) => {
                 let saved = self.frames.len();
@@ -134,9 +165,9 @@ impl Lower {
                 });
                 let r = self.node(body, &[]);
                 let frame = self.pop(saved);
-                let mut v = vec![Node::Loop(Box::new(r?))];
-                v.extend(self.dispatch(frame.escapes, tail)?);
-                seq(v)
+                let body = r?;
+                let checks = self.dispatch(frame.escapes, tail)?;
+                then_checks(Node::Loop(Box::new(body)), checks)
             }
             Nest::Labeled(lab, body) => loop {
                 let construct = self.constructs.contains(lab);
@@ -167,9 +198,8 @@ impl Lower {
                 let frame = self.pop(saved);
                 let b = r?;
                 self.block_loops += 1;
-                let mut v = vec![Node::Loop(Box::new(seq(vec![b, Node::Break])))];
-                v.extend(self.dispatch(frame.escapes, tail)?);
-                break seq(v);
+                let checks = self.dispatch(frame.escapes, tail)?;
+                break then_checks(Node::Loop(Box::new(seq(vec![b, Node::Break]))), checks);
             },
             Nest::Br(lab, back) => self.branch(*lab, *back, tail)?,
         })
