@@ -10,7 +10,7 @@
 //! the "outward movement" of goto elimination (Erosa and Hendren), which yuzu's and
 //! Ryujinx's structurizers also use.
 
-use super::nest::Nest;
+use super::nest::{End, Nest};
 use super::tree::{Cond, Node, Structured};
 use super::Error;
 use crate::ir::BlockId;
@@ -113,7 +113,15 @@ fn then_checks(construct: Node, checks: Vec<Node>) -> Node {
 impl Lower {
     fn node(&mut self, n: &Nest, tail: &[BlockId]) -> Result<Node, Fail> {
         Ok(match n {
-            Nest::Code(b) => Node::Block(*b),
+            Nest::Code(b, end) => {
+                let end = match end {
+                    End::Br(lab, back) => self.branch(*lab, *back, tail)?,
+                    End::Exit => Node::Exit,
+                    End::Kill => Node::Kill,
+                    End::Then(n) => self.node(n, tail)?,
+                };
+                append(Node::Block(*b), end)
+            }
             Nest::Exit => Node::Exit,
             Nest::Kill => Node::Kill,
             Nest::Seq(items) => {

@@ -20,8 +20,8 @@ use crate::ir::{BlockId, Function, Terminator, Value};
 pub enum Nest {
     /// Statements in order.
     Seq(Vec<Nest>),
-    /// A block's instructions.
-    Code(BlockId),
+    /// A block's instructions, then where it goes.
+    Code(BlockId, End),
     /// Two-way selection.
     If(Value, Box<Nest>, Box<Nest>),
     /// Multi-way selection: arms with case values, default.
@@ -37,6 +37,31 @@ pub enum Nest {
     Exit,
     /// Discard the invocation.
     Kill,
+}
+
+/// Where a [`Nest::Code`] block goes: a branch or the end of the invocation held inline (no
+/// allocation for the usual block), anything else (a selection, an inlined successor) boxed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum End {
+    /// [`Nest::Br`].
+    Br(BlockId, bool),
+    /// [`Nest::Exit`].
+    Exit,
+    /// [`Nest::Kill`].
+    Kill,
+    /// Any other statement.
+    Then(Box<Nest>),
+}
+
+impl End {
+    fn of(n: Nest) -> End {
+        match n {
+            Nest::Br(l, back) => End::Br(l, back),
+            Nest::Exit => End::Exit,
+            Nest::Kill => End::Kill,
+            n => End::Then(Box::new(n)),
+        }
+    }
 }
 
 struct Nester<'a> {
@@ -124,7 +149,7 @@ impl Nester<'_> {
 
     fn within(&self, x: BlockId, ys: &[BlockId]) -> Result<Nest, Error> {
         match ys.split_first() {
-            None => Ok(Nest::Seq(vec![Nest::Code(x), self.term(x)?])),
+            None => Ok(Nest::Code(x, End::of(self.term(x)?))),
             Some((&y, rest)) => Ok(Nest::Seq(vec![
                 Nest::Labeled(y, Box::new(self.within(x, rest)?)),
                 self.tree(y)?,
