@@ -124,14 +124,6 @@ impl Lower {
             }
             Nest::Exit => Node::Exit,
             Nest::Kill => Node::Kill,
-            Nest::Seq(items) => {
-                let mut out = Node::Seq(Vec::new());
-                for (i, it) in items.iter().enumerate() {
-                    let t = if i + 1 == items.len() { tail } else { &[] };
-                    out = append(out, self.node(it, t)?);
-                }
-                out
-            }
             Nest::If(c, a, b) => {
                 let a = self.node(a, tail)?;
                 let b = self.node(b, tail)?;
@@ -177,40 +169,51 @@ impl Lower {
                 let checks = self.dispatch(frame.escapes, tail)?;
                 then_checks(Node::Loop(Box::new(body)), checks)
             }
-            Nest::Labeled(lab, body) => loop {
-                let construct = self.constructs.contains(lab);
-                let saved = self.frames.len();
-                let mut inner_tail = tail.to_vec();
-                inner_tail.push(*lab);
-                self.active.insert(*lab, (saved, construct));
-                if construct {
-                    self.frames.push(Frame {
-                        exits: inner_tail.clone(),
-                        cont: None,
-                        escapes: Vec::new(),
-                        switch: false,
-                    });
-                }
-                let r = self.node(body, &inner_tail);
-                self.active.remove(lab);
-                if !construct {
-                    match r {
-                        Err(Fail::Retry(x)) if x == *lab => {
-                            self.frames.truncate(saved);
-                            self.constructs.insert(*lab);
-                            continue;
-                        }
-                        r => break r?,
-                    }
-                }
-                let frame = self.pop(saved);
-                let b = r?;
-                self.block_loops += 1;
-                let checks = self.dispatch(frame.escapes, tail)?;
-                break then_checks(Node::Loop(Box::new(seq(vec![b, Node::Break]))), checks);
-            },
+            Nest::Labeled(lab, scope_then_code) => {
+                let [scope, code] = &**scope_then_code;
+                let scope = self.scope(*lab, scope)?;
+                append(scope, self.node(code, tail)?)
+            }
             Nest::Br(lab, back) => self.branch(*lab, *back, tail)?,
         })
+    }
+
+    /// The scope `body` of label `lab` (whose code follows it: falling off the end reaches it).
+    fn scope(&mut self, lab: BlockId, body: &Nest) -> Result<Node, Fail> {
+        let inner_tail = [lab];
+        loop {
+            let construct = self.constructs.contains(&lab);
+            let saved = self.frames.len();
+            self.active.insert(lab, (saved, construct));
+            if construct {
+                self.frames.push(Frame {
+                    exits: inner_tail.to_vec(),
+                    cont: None,
+                    escapes: Vec::new(),
+                    switch: false,
+                });
+            }
+            let r = self.node(body, &inner_tail);
+            self.active.remove(&lab);
+            if !construct {
+                match r {
+                    Err(Fail::Retry(x)) if x == lab => {
+                        self.frames.truncate(saved);
+                        self.constructs.insert(lab);
+                        continue;
+                    }
+                    r => return r,
+                }
+            }
+            let frame = self.pop(saved);
+            let b = r?;
+            self.block_loops += 1;
+            let checks = self.dispatch(frame.escapes, &[])?;
+            return Ok(then_checks(
+                Node::Loop(Box::new(seq(vec![b, Node::Break]))),
+                checks,
+            ));
+        }
     }
 
     /// Pops frames down to `saved`, returning the one pushed at `saved`.
