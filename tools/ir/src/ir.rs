@@ -881,6 +881,10 @@ pub struct Function {
     /// reflection's `tensor` says how it was translated, and the `tensor` pass looks for them
     /// only where it is set (IR built by hand with an `Mma` sets it too).
     pub tensor_ops: bool,
+    /// Whether the code may push on the run-time stack (`StackPush`: the lifter sets it for
+    /// `SSY`, `PBK`, `PCNT`, `CAL`): the `static_stack` pass looks for pushes only then. A
+    /// `StackPop` needs no flag: it ends its block in a `Dynamic` jump, which the pass sees.
+    pub stack_pushes: bool,
     /// The block order and dominators `const_fold` computed, handed on to `cse`, `ftz` and
     /// `dce` (which drops them): the control flow does not change between those passes. Code
     /// that changes the blocks' edges while they are set must reset them.

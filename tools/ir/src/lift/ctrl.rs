@@ -138,6 +138,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             };
             let v = cx.c32(t);
             cx.emit(Op::StackPush(kind), Type::Void, &[v]);
+            cx.f.stack_pushes = true;
             Ok(())
         }
         O::Sync | O::Brk | O::Cont | O::Ret => {
@@ -163,6 +164,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let tb = cx.block_at(t)?;
             let ret = cx.c32(cx.next);
             cx.emit(Op::StackPush(StackKind::Call), Type::Void, &[ret]);
+            cx.f.stack_pushes = true;
             cx.finish(Terminator::Jump(tb));
             Ok(())
         }

@@ -77,27 +77,26 @@ impl Cfg {
         }
         succ_at.push(succ_list.len() as u32);
         let succs = |b: usize| &succ_list[succ_at[b] as usize..succ_at[b + 1] as usize];
-        // Iterative depth-first postorder.
-        let mut post = Vec::with_capacity(n);
-        let mut seen = vec![false; n];
+        // Iterative depth-first postorder (`rpo` marks the blocks seen until it is filled).
+        let mut order = Vec::with_capacity(n);
+        let mut rpo = vec![usize::MAX; n];
         let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-        seen[0] = true;
+        rpo[0] = 0;
         while let Some(&mut (b, ref mut i)) = stack.last_mut() {
             let ss = succs(b);
             if *i < ss.len() {
                 let s = ss[*i].index();
                 *i += 1;
-                if !seen[s] {
-                    seen[s] = true;
+                if rpo[s] == usize::MAX {
+                    rpo[s] = 0;
                     stack.push((s, 0));
                 }
             } else {
-                post.push(BlockId(b as u32));
+                order.push(BlockId(b as u32));
                 stack.pop();
             }
         }
-        let order: Vec<BlockId> = post.into_iter().rev().collect();
-        let mut rpo = vec![usize::MAX; n];
+        order.reverse();
         for (i, b) in order.iter().enumerate() {
             rpo[b.index()] = i;
         }
@@ -125,14 +124,11 @@ impl Cfg {
         let idom = crate::dom::immediate_dominators(n, &order_u, |b| {
             preds(b as usize).iter().map(|p| p.0)
         });
-        let idom: Vec<BlockId> = (0..n)
-            .map(|b| {
-                BlockId(if idom[b] == crate::dom::NONE {
-                    b as u32
-                } else {
-                    idom[b]
-                })
-            })
+        // (In place: a `u32` and a `BlockId` are laid out alike.)
+        let idom: Vec<BlockId> = idom
+            .into_iter()
+            .enumerate()
+            .map(|(b, d)| BlockId(if d == crate::dom::NONE { b as u32 } else { d }))
             .collect();
         let dominates = |a: usize, mut b: usize| -> bool {
             loop {
@@ -172,7 +168,8 @@ impl Cfg {
         let mut loop_of: Vec<Option<BlockId>> = vec![None; n];
         let mut loop_parent: Vec<Option<BlockId>> = vec![None; n];
         back.sort_unstable_by_key(|e| e.1);
-        let mut mark = vec![usize::MAX; n];
+        // (Only a function with a loop needs the marks.)
+        let mut mark = vec![usize::MAX; if back.is_empty() { 0 } else { n }];
         let mut work: Vec<usize> = Vec::new();
         for &h in &order {
             let hi = h.index();

@@ -10,7 +10,7 @@
 //! the "outward movement" of goto elimination (Erosa and Hendren), which yuzu's and
 //! Ryujinx's structurizers also use.
 
-use super::nest::Nest;
+use super::nest::{End, Nest};
 use super::tree::{Cond, Node, Structured};
 use super::Error;
 use crate::ir::BlockId;
@@ -75,23 +75,55 @@ fn seq(mut v: Vec<Node>) -> Node {
     }
 }
 
+/// `acc` followed by `n`, both what [`Lower::node`] returns (a statement that is not a
+/// `Seq`, or a `Seq` of none or at least two such statements), as one such: what [`seq`]
+/// gives for the flattened statements, without a vector while there is at most one.
+fn append(acc: Node, n: Node) -> Node {
+    match (acc, n) {
+        (a, Node::Seq(w)) if w.is_empty() => a,
+        (Node::Seq(v), n) if v.is_empty() => n,
+        (Node::Seq(mut v), Node::Seq(w)) => {
+            v.extend(w);
+            Node::Seq(v)
+        }
+        (Node::Seq(mut v), n) => {
+            v.push(n);
+            Node::Seq(v)
+        }
+        (a, Node::Seq(mut w)) => {
+            w.insert(0, a);
+            Node::Seq(w)
+        }
+        (a, n) => Node::Seq(vec![a, n]),
+    }
+}
+
+/// A construct followed by the checks [`Lower::dispatch`] gives after it, as [`seq`] would
+/// join them (neither is empty), without a vector when there are no checks.
+fn then_checks(construct: Node, checks: Vec<Node>) -> Node {
+    if checks.is_empty() {
+        return construct;
+    }
+    let mut v = Vec::with_capacity(1 + checks.len());
+    v.push(construct);
+    v.extend(checks);
+    Node::Seq(v)
+}
+
 impl Lower {
     fn node(&mut self, n: &Nest, tail: &[BlockId]) -> Result<Node, Fail> {
         Ok(match n {
-            Nest::Code(b) => Node::Block(*b),
+            Nest::Code(b, end) => {
+                let end = match end {
+                    End::Br(lab, back) => self.branch(*lab, *back, tail)?,
+                    End::Exit => Node::Exit,
+                    End::Kill => Node::Kill,
+                    End::Then(n) => self.node(n, tail)?,
+                };
+                append(Node::Block(*b), end)
+            }
             Nest::Exit => Node::Exit,
             Nest::Kill => Node::Kill,
-            Nest::Seq(items) => {
-                let mut out = Vec::with_capacity(items.len());
-                for (i, it) in items.iter().enumerate() {
-                    let t = if i + 1 == items.len() { tail } else { &[] };
-                    match self.node(it, t)? {
-                        Node::Seq(v) => out.extend(v),
-                        x => out.push(x),
-                    }
-                }
-                seq(out)
-            }
             Nest::If(c, a, b) => {
                 let a = self.node(a, tail)?;
                 let b = self.node(b, tail)?;
@@ -120,9 +152,8 @@ impl Lower {
                 })();
                 let frame = self.pop(saved);
                 let (out, d) = r?;
-                let mut v2 = vec![Node::Switch(*v, out, Box::new(d))];
-                v2.extend(self.dispatch(frame.escapes, tail)?);
-                seq(v2)
+                let checks = self.dispatch(frame.escapes, tail)?;
+                then_checks(Node::Switch(*v, out, Box::new(d)), checks)
             }
             Nest::Loop(h, body) => {
                 let saved = self.frames.len();
@@ -134,45 +165,55 @@ impl Lower {
                 });
                 let r = self.node(body, &[]);
                 let frame = self.pop(saved);
-                let mut v = vec![Node::Loop(Box::new(r?))];
-                v.extend(self.dispatch(frame.escapes, tail)?);
-                seq(v)
+                let body = r?;
+                let checks = self.dispatch(frame.escapes, tail)?;
+                then_checks(Node::Loop(Box::new(body)), checks)
             }
-            Nest::Labeled(lab, body) => loop {
-                let construct = self.constructs.contains(lab);
-                let saved = self.frames.len();
-                let mut inner_tail = tail.to_vec();
-                inner_tail.push(*lab);
-                self.active.insert(*lab, (saved, construct));
-                if construct {
-                    self.frames.push(Frame {
-                        exits: inner_tail.clone(),
-                        cont: None,
-                        escapes: Vec::new(),
-                        switch: false,
-                    });
-                }
-                let r = self.node(body, &inner_tail);
-                self.active.remove(lab);
-                if !construct {
-                    match r {
-                        Err(Fail::Retry(x)) if x == *lab => {
-                            self.frames.truncate(saved);
-                            self.constructs.insert(*lab);
-                            continue;
-                        }
-                        r => break r?,
-                    }
-                }
-                let frame = self.pop(saved);
-                let b = r?;
-                self.block_loops += 1;
-                let mut v = vec![Node::Loop(Box::new(seq(vec![b, Node::Break])))];
-                v.extend(self.dispatch(frame.escapes, tail)?);
-                break seq(v);
-            },
+            Nest::Labeled(lab, scope_then_code) => {
+                let [scope, code] = &**scope_then_code;
+                let scope = self.scope(*lab, scope)?;
+                append(scope, self.node(code, tail)?)
+            }
             Nest::Br(lab, back) => self.branch(*lab, *back, tail)?,
         })
+    }
+
+    /// The scope `body` of label `lab` (whose code follows it: falling off the end reaches it).
+    fn scope(&mut self, lab: BlockId, body: &Nest) -> Result<Node, Fail> {
+        let inner_tail = [lab];
+        loop {
+            let construct = self.constructs.contains(&lab);
+            let saved = self.frames.len();
+            self.active.insert(lab, (saved, construct));
+            if construct {
+                self.frames.push(Frame {
+                    exits: inner_tail.to_vec(),
+                    cont: None,
+                    escapes: Vec::new(),
+                    switch: false,
+                });
+            }
+            let r = self.node(body, &inner_tail);
+            self.active.remove(&lab);
+            if !construct {
+                match r {
+                    Err(Fail::Retry(x)) if x == lab => {
+                        self.frames.truncate(saved);
+                        self.constructs.insert(lab);
+                        continue;
+                    }
+                    r => return r,
+                }
+            }
+            let frame = self.pop(saved);
+            let b = r?;
+            self.block_loops += 1;
+            let checks = self.dispatch(frame.escapes, &[])?;
+            return Ok(then_checks(
+                Node::Loop(Box::new(seq(vec![b, Node::Break]))),
+                checks,
+            ));
+        }
     }
 
     /// Pops frames down to `saved`, returning the one pushed at `saved`.

@@ -18,18 +18,17 @@ use crate::ir::{BlockId, Function, Terminator, Value};
 /// A labeled tree; labels are the block a branch goes to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Nest {
-    /// Statements in order.
-    Seq(Vec<Nest>),
-    /// A block's instructions.
-    Code(BlockId),
+    /// A block's instructions, then where it goes.
+    Code(BlockId, End),
     /// Two-way selection.
     If(Value, Box<Nest>, Box<Nest>),
     /// Multi-way selection: arms with case values, default.
     Switch(Value, Vec<(Vec<u32>, Nest)>, Box<Nest>),
     /// A loop headed by the block; `Br(header, true)` inside starts the next iteration.
     Loop(BlockId, Box<Nest>),
-    /// A scope that `Br(label, false)` leaves; the label's code follows the scope.
-    Labeled(BlockId, Box<Nest>),
+    /// A scope that `Br(label, false)` leaves (the first statement), then the label's code
+    /// (the second).
+    Labeled(BlockId, Box<[Nest; 2]>),
     /// Branch to a label: forward (leave its `Labeled`) or backward (`true`: continue its
     /// `Loop`).
     Br(BlockId, bool),
@@ -37,6 +36,31 @@ pub enum Nest {
     Exit,
     /// Discard the invocation.
     Kill,
+}
+
+/// Where a [`Nest::Code`] block goes: a branch or the end of the invocation held inline (no
+/// allocation for the usual block), anything else (a selection, an inlined successor) boxed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum End {
+    /// [`Nest::Br`].
+    Br(BlockId, bool),
+    /// [`Nest::Exit`].
+    Exit,
+    /// [`Nest::Kill`].
+    Kill,
+    /// Any other statement.
+    Then(Box<Nest>),
+}
+
+impl End {
+    fn of(n: Nest) -> End {
+        match n {
+            Nest::Br(l, back) => End::Br(l, back),
+            Nest::Exit => End::Exit,
+            Nest::Kill => End::Kill,
+            n => End::Then(Box::new(n)),
+        }
+    }
 }
 
 struct Nester<'a> {
@@ -115,20 +139,20 @@ impl Nester<'_> {
     fn wrap(&self, code: Nest, ys: &[BlockId]) -> Result<Nest, Error> {
         match ys.split_first() {
             None => Ok(code),
-            Some((&y, rest)) => Ok(Nest::Seq(vec![
-                Nest::Labeled(y, Box::new(self.wrap(code, rest)?)),
-                self.tree(y)?,
-            ])),
+            Some((&y, rest)) => Ok(Nest::Labeled(
+                y,
+                Box::new([self.wrap(code, rest)?, self.tree(y)?]),
+            )),
         }
     }
 
     fn within(&self, x: BlockId, ys: &[BlockId]) -> Result<Nest, Error> {
         match ys.split_first() {
-            None => Ok(Nest::Seq(vec![Nest::Code(x), self.term(x)?])),
-            Some((&y, rest)) => Ok(Nest::Seq(vec![
-                Nest::Labeled(y, Box::new(self.within(x, rest)?)),
-                self.tree(y)?,
-            ])),
+            None => Ok(Nest::Code(x, End::of(self.term(x)?))),
+            Some((&y, rest)) => Ok(Nest::Labeled(
+                y,
+                Box::new([self.within(x, rest)?, self.tree(y)?]),
+            )),
         }
     }
 

@@ -97,18 +97,19 @@ pub fn switch_targets(f: &mut Function) {
     }
 }
 
-/// Whether the function uses the run-time stack or dynamic jumps at all.
+/// Whether the function uses the run-time stack or dynamic jumps at all: a `StackPop` ends
+/// its block in a `Dynamic` jump; pushes are looked for where the code may have some
+/// ([`Function::stack_pushes`]).
 fn has_dynamic(f: &Function) -> bool {
-    let stack_op = |op: &Op| matches!(op, Op::StackPush(_) | Op::StackPop(_));
     f.blocks
         .iter()
         .any(|b| matches!(b.term, Terminator::Dynamic(_)))
-        // The arena first, in one sequential scan: most functions have no stack operation at
-        // all, placed or not.
-        || (f.insts.iter().any(|i| stack_op(&i.op))
-            && f.blocks
-                .iter()
-                .any(|b| b.insts.iter().any(|&v| stack_op(&f.inst(v).op))))
+        || (f.stack_pushes
+            && f.blocks.iter().any(|b| {
+                b.insts
+                    .iter()
+                    .any(|&v| matches!(f.inst(v).op, Op::StackPush(_)))
+            }))
 }
 
 /// The statically resolved function, or `None` when the analysis does not apply.
@@ -359,6 +360,7 @@ mod tests {
     fn push(f: &mut Function, b: BlockId, kind: StackKind, to: u32) {
         let t = f.push(b, Op::Const(to as u64), Type::U32, &[]);
         f.push(b, Op::StackPush(kind), Type::Void, &[t]);
+        f.stack_pushes = true;
     }
 
     /// SYNC / RET: block `b` ends in a jump to the address popped from the `kind` stack,

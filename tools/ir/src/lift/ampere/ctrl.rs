@@ -150,6 +150,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let tb = cx.block_at(t as u32)?;
             let ret = cx.c32(cx.next);
             cx.emit(Op::StackPush(StackKind::Call), Type::Void, &[ret]);
+            cx.f.stack_pushes = true;
             cx.finish(Terminator::Jump(tb));
             Ok(())
         }
