@@ -229,25 +229,28 @@ impl E {
     }
 
     fn cw(&mut self, ty: Word, t: Type, bits: u64) -> Word {
+        if t == Type::F64 && self.soft_f64() {
+            return self.soft_f64_constant(ty, bits);
+        }
+        // Most lookups miss: one hash for the lookup and the insertion.
+        let b = &mut self.b;
+        *self.consts.entry((ty, bits)).or_insert_with(|| match t {
+            Type::Bool if bits != 0 => b.constant_true(ty),
+            Type::Bool => b.constant_false(ty),
+            Type::U64 | Type::F64 => b.constant_bit64(ty, bits),
+            _ => b.constant_bit32(ty, bits as u32),
+        })
+    }
+
+    /// [`E::cw`] of a soft f64 (a `uvec2` of u32 constants).
+    #[cold]
+    fn soft_f64_constant(&mut self, ty: Word, bits: u64) -> Word {
         if let Some(&w) = self.consts.get(&(ty, bits)) {
             return w;
         }
-        let w = match t {
-            Type::Bool => {
-                if bits != 0 {
-                    self.b.constant_true(ty)
-                } else {
-                    self.b.constant_false(ty)
-                }
-            }
-            Type::F64 if self.soft_f64() => {
-                let lo = self.u32c(bits as u32);
-                let hi = self.u32c((bits >> 32) as u32);
-                self.b.constant_composite(ty, [lo, hi])
-            }
-            Type::U64 | Type::F64 => self.b.constant_bit64(ty, bits),
-            _ => self.b.constant_bit32(ty, bits as u32),
-        };
+        let lo = self.u32c(bits as u32);
+        let hi = self.u32c((bits >> 32) as u32);
+        let w = self.b.constant_composite(ty, [lo, hi]);
         self.consts.insert((ty, bits), w);
         w
     }

@@ -459,7 +459,10 @@ impl Builder {
     }
     /// A 32-bit `OpConstant`.
     pub fn constant_bit32(&mut self, ty: Word, v: u32) -> Word {
-        self.global(spirv::Op::Constant, ty, &[v])
+        let id = self.id();
+        let h = head(spirv::Op::Constant, 4);
+        self.globals.extend_from_slice(&[h, ty, id, v]);
+        id
     }
     /// A 32-bit `OpSpecConstant` (default `v`).
     pub fn spec_constant_bit32(&mut self, ty: Word, v: u32) -> Word {
