@@ -25,6 +25,7 @@ mod modifiers;
 mod named;
 mod sbuf;
 mod slots;
+mod tcache;
 mod tex;
 mod words;
 
@@ -80,7 +81,7 @@ pub(crate) struct E {
     consts: HashMap<(Word, u64), Word, Fast>,
     /// U32 constants below [`SMALL`] by value (0: not made yet).
     small_u32: [Word; SMALL],
-    tcache: HashMap<(u8, u32, u32), Word, Fast>,
+    tcache: tcache::TypeCache,
     vals: Vec<Word>,
     /// Values that cross blocks and their variables (`emit/cross.rs`).
     cross: cross::Cross,
@@ -358,7 +359,7 @@ impl E {
 
     fn ptr(&mut self, sc: StorageClass, elem: Word) -> Word {
         let k = (0, sc as u32, elem);
-        if let Some(&w) = self.tcache.get(&k) {
+        if let Some(w) = self.tcache.get(&k) {
             return w;
         }
         // The only way to pointer types: a new one on a miss.
@@ -370,7 +371,7 @@ impl E {
     /// A vector type (cached: rspirv's own lookup scans every type).
     pub(crate) fn vec_ty(&mut self, elem: Word, n: u32) -> Word {
         let k = (1, elem, n);
-        if let Some(&w) = self.tcache.get(&k) {
+        if let Some(w) = self.tcache.get(&k) {
             return w;
         }
         let w = self.b.type_vector(elem, n);
@@ -381,7 +382,7 @@ impl E {
     /// A signed integer type of `bits` bits (cached).
     pub(crate) fn sint(&mut self, bits: u32) -> Word {
         let k = (2, bits, 0);
-        if let Some(&w) = self.tcache.get(&k) {
+        if let Some(w) = self.tcache.get(&k) {
             return w;
         }
         let w = self.b.type_int(bits, 1);
@@ -392,7 +393,7 @@ impl E {
     /// A two-member struct `{t, t}` (cached).
     pub(crate) fn pair_ty(&mut self, t: Word) -> Word {
         let k = (3, t, 0);
-        if let Some(&w) = self.tcache.get(&k) {
+        if let Some(w) = self.tcache.get(&k) {
             return w;
         }
         let w = self.b.type_struct([t, t]);
@@ -403,7 +404,7 @@ impl E {
     /// An array type `elem[len]`, `len` a constant id (cached).
     fn arr(&mut self, elem: Word, len: Word) -> Word {
         let k = (4, elem, len);
-        if let Some(&w) = self.tcache.get(&k) {
+        if let Some(w) = self.tcache.get(&k) {
             return w;
         }
         let w = self.b.type_array(elem, len);
@@ -887,7 +888,7 @@ impl E {
                 let at = self.arr(vec4, n);
                 // Banks of one size share their (deduplicated) types: decorate them once.
                 let st = match self.tcache.get(&(0xb0, n16, 0)) {
-                    Some(&st) => st,
+                    Some(st) => st,
                     None => {
                         self.b
                             .decorate(at, Decoration::ArrayStride, [Operand::LiteralBit32(16)]);
@@ -1808,7 +1809,7 @@ pub(crate) fn emit_planned(
         u16t: 0,
         consts: HashMap::with_capacity_and_hasher(256, Default::default()),
         small_u32: [0; SMALL],
-        tcache: HashMap::with_capacity_and_hasher(64, Default::default()),
+        tcache: Default::default(),
         vals: vec![0; f.insts.len()],
         cross: cross::Cross::new(f),
         state: Vec::new(),

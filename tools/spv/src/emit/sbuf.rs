@@ -107,7 +107,7 @@ impl E {
     /// The block `struct { elem w[]; }` (array stride `stride`) of storage-buffer variables
     /// (cached).
     pub(crate) fn runtime_block(&mut self, elem: Word, stride: u32) -> Word {
-        if let Some(&st) = self.tcache.get(&(0x5b, elem, 0)) {
+        if let Some(st) = self.tcache.get(&(0x5b, elem, 0)) {
             return st;
         }
         let rt = self.b.type_runtime_array(elem);
