@@ -53,6 +53,8 @@ pub(crate) struct TexDecl {
 #[derive(Default)]
 pub(crate) struct GfxState {
     vars: BTreeMap<(u8, u32), (Word, u32)>,
+    /// [`E::place`]'s answers by address and direction (bit 0: output, bit 1: patch).
+    places: std::collections::HashMap<(u32, u8), Place, dmsh_ir::hash::FastState>,
     /// `gl_FragCoord.w`, loaded in the entry block once used.
     frag_w: Option<Word>,
     /// A texture result's bits (a `uvec4` bit cast) → the result and its component type.
@@ -261,6 +263,19 @@ impl E {
         if let Some(p) = self.lowered_place(addr, out, patch) {
             return p;
         }
+        // The same address is always the same place (the variables it needs are made once,
+        // from the shader's configuration): found once.
+        let key = (addr, out as u8 | (patch as u8) << 1);
+        if let Some(&p) = self.gx.places.get(&key) {
+            return Ok(p);
+        }
+        let p = self.declared_place(addr, out, patch)?;
+        self.gx.places.insert(key, p);
+        Ok(p)
+    }
+
+    /// [`E::place`] of an address of the stage's own interface, the first time.
+    fn declared_place(&mut self, addr: u32, out: bool, patch: bool) -> Result<Place, Error> {
         let st = self.st();
         let f32t = self.ty(Type::F32);
         let i32t = self.i32t();
@@ -462,24 +477,29 @@ impl E {
         else {
             return Err(Error::Unsupported("not a variable".into()));
         };
-        let mut idx = Vec::new();
+        // The vertex and component indices (no allocation).
+        let (mut idx, mut n) = ([0; 2], 0);
         if arrayed {
-            let v = match vtx {
+            idx[n] = match vtx {
                 Some(v) => v,
                 None => self.u32c(0),
             };
-            idx.push(v);
+            n += 1;
         }
         if let Some(c) = comp {
-            idx.push(self.u32c(c));
+            idx[n] = self.u32c(c);
+            n += 1;
         }
-        if idx.is_empty() {
+        if n == 0 {
             return Ok((var, ct));
         }
         let sc = self.var_class(var);
         let s = self.scalar_of(ct);
         let pty = self.ptr(sc, s);
-        let p = berr(self.b.access_chain(pty, None, var, idx))?;
+        let p = berr(
+            self.b
+                .access_chain(pty, None, var, idx[..n].iter().copied()),
+        )?;
         Ok((p, ct))
     }
 
