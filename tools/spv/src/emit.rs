@@ -446,17 +446,14 @@ impl E {
 
     fn load(&mut self, t: Type, ptr: Word) -> Word {
         let ty = self.ty(t);
-        let id = self
-            .b
-            .load(ty, None, ptr, None, [])
-            .expect("block selected");
+        let id = self.b.load_plain(ty, ptr).expect("block selected");
         // Known, so that a bit cast of the load and back is the load.
         self.rtys.insert(id, ty);
         id
     }
 
     fn store(&mut self, ptr: Word, v: Word) {
-        self.b.store(ptr, v, None, []).expect("block selected")
+        self.b.store_plain(ptr, v).expect("block selected")
     }
 
     fn builtin(&mut self, bi: spirv::BuiltIn, t: Word) -> Word {
@@ -478,7 +475,7 @@ impl E {
         let var = self.builtin(bi, v3);
         let pu = self.ptr(StorageClass::Input, u);
         let idx = self.u32c(comp as u32);
-        let p = self.b.access_chain(pu, None, var, [idx]).expect("block");
+        let p = self.b.access_chain(pu, None, var, &[idx]).expect("block");
         self.load(Type::U32, p)
     }
 
@@ -709,7 +706,7 @@ impl E {
     fn counter_ptr(&mut self, arr: Word, idx: Word) -> Word {
         let u = self.ty(Type::U32);
         let pu = self.ptr(StorageClass::Workgroup, u);
-        self.b.access_chain(pu, None, arr, [idx]).expect("block")
+        self.b.access_chain(pu, None, arr, &[idx]).expect("block")
     }
 
     /// `pc` is one of `cases`.
@@ -806,7 +803,7 @@ impl E {
         let m = self.u32c(STACK_DEPTH - 1);
         let idx = self.op(spirv::Op::BitwiseAnd, u, &[spv, m]);
         let pu = self.ptr(StorageClass::Function, u);
-        let p = self.b.access_chain(pu, None, arr, [idx]).expect("block");
+        let p = self.b.access_chain(pu, None, arr, &[idx]).expect("block");
         let sh = self.u32c(2);
         let t = self.op(spirv::Op::ShiftLeftLogical, u, &[target, sh]);
         let k = self.u32c(kind as u32);
@@ -960,7 +957,7 @@ impl E {
             };
             let p = self
                 .b
-                .access_chain(pu, None, var, [zero, w4, c])
+                .access_chain(pu, None, var, &[zero, w4, c])
                 .expect("block");
             Ok(self.load(Type::U32, p))
         } else {
@@ -969,7 +966,7 @@ impl E {
                 Index::Computed(w) => w,
             };
             let pu = self.ptr(StorageClass::Private, u);
-            let p = self.b.access_chain(pu, None, var, [w]).expect("block");
+            let p = self.b.access_chain(pu, None, var, &[w]).expect("block");
             Ok(self.load(Type::U32, p))
         }
     }
@@ -1004,7 +1001,7 @@ impl E {
         let maxw = self.u32c(n - 1);
         let w = self.ext(u, glsl::UMIN, &[w, maxw]);
         let pu = self.ptr(sc, u);
-        self.b.access_chain(pu, None, var, [w]).expect("block")
+        self.b.access_chain(pu, None, var, &[w]).expect("block")
     }
 
     fn global_ptr(&mut self, addr: Word, elem: Word) -> Word {

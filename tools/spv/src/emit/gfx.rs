@@ -496,10 +496,7 @@ impl E {
         let sc = self.var_class(var);
         let s = self.scalar_of(ct);
         let pty = self.ptr(sc, s);
-        let p = berr(
-            self.b
-                .access_chain(pty, None, var, idx[..n].iter().copied()),
-        )?;
+        let p = berr(self.b.access_chain(pty, None, var, &idx[..n]))?;
         Ok((p, ct))
     }
 
@@ -696,7 +693,7 @@ impl E {
                     let var = self.builtin_var(false, BuiltIn::SampleMask, at, None, false);
                     let pi = self.ptr(StorageClass::Input, i);
                     let z = self.u32c(0);
-                    let p = berr(self.b.access_chain(pi, None, var, [z]))?;
+                    let p = berr(self.b.access_chain(pi, None, var, &[z]))?;
                     let x = berr(self.b.load(i, None, p, None, []))?;
                     self.bits_of(CompType::Sint, x)
                 }
@@ -881,7 +878,7 @@ impl E {
                 let var = self.builtin_var(true, BuiltIn::SampleMask, at, None, false);
                 let pi = self.ptr(StorageClass::Output, i);
                 let z = self.u32c(0);
-                let p = berr(self.b.access_chain(pi, None, var, [z]))?;
+                let p = berr(self.b.access_chain(pi, None, var, &[z]))?;
                 let y = self.typed_of(CompType::Sint, x);
                 self.store(p, y);
             }

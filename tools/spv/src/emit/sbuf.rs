@@ -164,7 +164,9 @@ impl E {
         }
         let zero = self.u32c(0);
         let p = self.ptr(StorageClass::StorageBuffer, elem);
-        self.b.access_chain(p, None, var, [zero, i]).expect("block")
+        self.b
+            .access_chain(p, None, var, &[zero, i])
+            .expect("block")
     }
 
     /// `(byte_off & 3) * 8`: the bit position of a narrow access in its word.

@@ -541,7 +541,7 @@ impl E {
         } else if d.dyn_count > 0 {
             let idx = self.vals[inst.args[3].index()];
             let pt = self.ptr(StorageClass::UniformConstant, sit);
-            let p = berr(self.b.access_chain(pt, None, var, [idx]))?;
+            let p = berr(self.b.access_chain(pt, None, var, &[idx]))?;
             self.load_id(sit, p)
         } else {
             self.tex_load(&d, var, sit, it)?

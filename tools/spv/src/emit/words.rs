@@ -674,6 +674,19 @@ impl Builder {
         Ok(id)
     }
 
+    /// `OpLoad` without memory operands (the usual one, written at once).
+    #[inline]
+    pub fn load_plain(&mut self, ty: Word, ptr: Word) -> BuildResult<Word> {
+        let id = self.id();
+        let at = self.functions.len() as u32;
+        let out = self.body()?;
+        out.extend_from_slice(&[head(spirv::Op::Load, 4), ty, id, ptr]);
+        // What `Uses::inst` counts (`OpLoad` is removable).
+        self.uses.def(id, at);
+        self.uses.word(ptr, self.next_id);
+        Ok(id)
+    }
+
     /// `OpStore`.
     pub fn store(
         &mut self,
@@ -696,21 +709,38 @@ impl Builder {
         Ok(())
     }
 
+    /// `OpStore` without memory operands (the usual one, written at once).
+    #[inline]
+    pub fn store_plain(&mut self, ptr: Word, v: Word) -> BuildResult<()> {
+        let out = self.body()?;
+        out.extend_from_slice(&[head(spirv::Op::Store, 3), ptr, v]);
+        // What `Uses::inst` counts (`OpStore` is kept: every word).
+        let bound = self.next_id;
+        self.uses.word(ptr, bound);
+        self.uses.word(v, bound);
+        Ok(())
+    }
+
     /// `OpAccessChain`.
     pub fn access_chain(
         &mut self,
         ty: Word,
         id: Option<Word>,
         base: Word,
-        idx: impl IntoIterator<Item = Word>,
+        idx: &[Word],
     ) -> BuildResult<Word> {
         let id = id.unwrap_or_else(|| self.id());
+        let at = self.functions.len() as u32;
         let out = self.body()?;
-        let s = begin(out);
-        out.extend_from_slice(&[ty, id, base]);
-        out.extend(idx);
-        end(out, s, spirv::Op::AccessChain);
-        self.counted_as(s, true);
+        out.extend_from_slice(&[head(spirv::Op::AccessChain, 4 + idx.len()), ty, id, base]);
+        out.extend_from_slice(idx);
+        // What `Uses::inst` counts (`OpAccessChain` is removable).
+        let bound = self.next_id;
+        self.uses.def(id, at);
+        self.uses.word(base, bound);
+        for &i in idx {
+            self.uses.word(i, bound);
+        }
         Ok(id)
     }
 
