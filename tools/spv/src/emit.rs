@@ -261,8 +261,13 @@ impl E {
         self.u16t
     }
 
+    /// A u32 constant (the small ones made before found inline).
+    #[inline]
     pub fn u32c(&mut self, v: u32) -> Word {
-        self.c(Type::U32, v as u64)
+        match self.small_u32.get(v as usize) {
+            Some(&w) if w != 0 => w,
+            _ => self.c(Type::U32, v as u64),
+        }
     }
 
     /// Appends an instruction with id operands; returns its result id. Up to four operands
@@ -1822,7 +1827,7 @@ pub(crate) fn emit_planned(
         shared: None,
         banks: HashMap::default(),
         builtins: HashMap::default(),
-        interface: Vec::new(),
+        interface: Vec::with_capacity(32),
         uses_psb: false,
         warp_ops: false,
         warp_arith: false,

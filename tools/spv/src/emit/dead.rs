@@ -254,7 +254,8 @@ pub(super) fn sweep<'a>(uses: Uses, bound: u32, code: impl Fn(u32) -> &'a [u32])
         }
     }
     // An id goes on the worklist once: when its count reaches zero, or at the start.
-    let mut work: Vec<u32> = Vec::new();
+    // Room for the usual shader's dead code (no regrowth).
+    let mut work: Vec<u32> = Vec::with_capacity(64);
     let unused = |d: u32, u: u32| (d != NONE) & (u == 0);
     let mut look = |from: usize, ds: &[u32], us: &[u32]| {
         for (i, (&d, &u)) in ds.iter().zip(us).enumerate() {
@@ -276,7 +277,7 @@ pub(super) fn sweep<'a>(uses: Uses, bound: u32, code: impl Fn(u32) -> &'a [u32])
         }
     }
     look(n - dr.len(), dr, ur);
-    let mut gone = Vec::new();
+    let mut gone = Vec::with_capacity(64);
     while let Some(id) = work.pop() {
         let id = id as usize;
         let at = def[id];

@@ -93,6 +93,9 @@ impl Builder {
             capabilities: Vec::with_capacity(32),
             execution_modes: Vec::with_capacity(16),
             globals: Vec::with_capacity(1024),
+            types: Vec::with_capacity(64),
+            ext_inst_imports: Vec::with_capacity(8),
+            entry_points: Vec::with_capacity(64),
             annotations: Vec::with_capacity(256),
             ..Default::default()
         }
