@@ -854,7 +854,7 @@ impl E {
         let u = self.ty(Type::U32);
         let n = self.u32c(STACK_DEPTH);
         let at = self.arr(u, n);
-        self.b.load(at, None, arr, None, []).expect("block")
+        self.b.load_plain(at, arr).expect("block")
     }
 
     fn bank_var(&mut self, f: &dmsh_ir::Shader, bank: u8) -> Result<(Word, u32, u32, bool), Error> {
@@ -1391,7 +1391,7 @@ impl E {
     // `a` is a slice of a stack buffer; the arms pass `&a` as they did when it was a Vec.
     #[allow(clippy::needless_borrow)]
     fn inst(&mut self, sh: &dmsh_ir::Shader, f: &Function, v: Value) -> Result<(), Error> {
-        let inst = *f.inst(v);
+        let inst = f.inst(v);
         // Arguments and their types, without allocating (at most four).
         let mut abuf = [0 as Word; 4];
         let mut atbuf = [Type::Void; 4];

@@ -552,7 +552,7 @@ impl E {
             _ => {
                 let (ptr, ct) = self.place_ptr(p, vtx)?;
                 let t = self.scalar_of(ct);
-                let v = berr(self.b.load(t, None, ptr, None, []))?;
+                let v = berr(self.b.load_plain(t, ptr))?;
                 // Known, so that the bits cast back to the load's type are the load.
                 self.rtys.insert(v, t);
                 Ok(self.bits_of(ct, v))
@@ -670,7 +670,7 @@ impl E {
                     } else if self.st() == Stage::TessControl || self.st() == Stage::TessEval {
                         let i = self.i32t();
                         let var = self.builtin_var(false, BuiltIn::PatchVertices, i, None, false);
-                        let x = berr(self.b.load(i, None, var, None, []))?;
+                        let x = berr(self.b.load_plain(i, var))?;
                         let u = self.bits_of(CompType::Sint, x);
                         let ty = self.ty(Type::U32);
                         let eight = self.u32c(8);
@@ -683,7 +683,7 @@ impl E {
                     self.cap(Capability::SampleRateShading);
                     let i = self.i32t();
                     let var = self.builtin_var(false, BuiltIn::SampleId, i, None, false);
-                    let x = berr(self.b.load(i, None, var, None, []))?;
+                    let x = berr(self.b.load_plain(i, var))?;
                     self.bits_of(CompType::Sint, x)
                 }
                 GSys::SampleMaskIn => {
@@ -694,7 +694,7 @@ impl E {
                     let pi = self.ptr(StorageClass::Input, i);
                     let z = self.u32c(0);
                     let p = berr(self.b.access_chain(pi, None, var, &[z]))?;
-                    let x = berr(self.b.load(i, None, p, None, []))?;
+                    let x = berr(self.b.load_plain(i, p))?;
                     self.bits_of(CompType::Sint, x)
                 }
             },
@@ -752,7 +752,7 @@ impl E {
         }
         let i = self.i32t();
         let var = self.builtin_var(false, BuiltIn::InvocationId, i, None, false);
-        let x = self.b.load(i, None, var, None, []).expect("block");
+        let x = self.b.load_plain(i, var).expect("block");
         self.bits_of(CompType::Sint, x)
     }
 
@@ -831,7 +831,7 @@ impl E {
                 self.bits_of(ct, r)
             } else {
                 let t = self.scalar_of(ct);
-                let r = berr(self.b.load(t, None, ptr, None, []))?;
+                let r = berr(self.b.load_plain(t, ptr))?;
                 self.bits_of(ct, r)
             }
         } else {

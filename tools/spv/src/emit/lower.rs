@@ -130,7 +130,7 @@ impl E {
     fn vertex_index_u32(&mut self) -> Word {
         let i = self.sint(32);
         let var = self.builtin_var(false, BuiltIn::VertexIndex, i, None, false);
-        let x = berr(self.b.load(i, None, var, None, [])).expect("block selected");
+        let x = berr(self.b.load_plain(i, var)).expect("block selected");
         let u = self.ty(Type::U32);
         self.op(spirv::Op::Bitcast, u, &[x])
     }
@@ -311,7 +311,7 @@ impl E {
             Form::Lowered(Pass::TessEvalPost) => {
                 let i = self.sint(32);
                 let var = self.builtin_var(false, BuiltIn::PrimitiveId, i, None, false);
-                let x = berr(self.b.load(i, None, var, None, []))?;
+                let x = berr(self.b.load_plain(i, var))?;
                 self.lw.patch = self.op(spirv::Op::Bitcast, u, &[x]);
                 self.lw.ncp = self.param(3);
             }

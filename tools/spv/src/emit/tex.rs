@@ -793,7 +793,7 @@ impl E {
     }
 
     fn load_id(&mut self, t: Word, var: Word) -> Word {
-        self.b.load(t, None, var, None, []).expect("block")
+        self.b.load_plain(t, var).expect("block")
     }
 
     /// The variable of an image slot's declaration for an access of shape `s` (`None`: a
