@@ -362,6 +362,7 @@ impl E {
         self.op(spirv::Op::Select, ty, &[c, a, b])
     }
 
+    #[inline]
     fn ptr(&mut self, sc: StorageClass, elem: Word) -> Word {
         let k = (0, sc as u32, elem);
         if let Some(w) = self.tcache.get(&k) {

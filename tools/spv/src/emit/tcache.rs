@@ -38,15 +38,18 @@ impl TypeCache {
     /// The type of key `k`, if made.
     #[inline]
     pub(crate) fn get(&mut self, k: &Key) -> Option<Word> {
-        let s = slot(k);
-        match self.memo[s] {
+        match self.memo[slot(k)] {
             (mk, w) if mk == *k && w != 0 => Some(w),
-            _ => {
-                let w = *self.map.get(k)?;
-                self.memo[s] = (*k, w);
-                Some(w)
-            }
+            _ => self.get_from_map(k),
         }
+    }
+
+    /// [`TypeCache::get`] past the memo.
+    #[inline(never)]
+    fn get_from_map(&mut self, k: &Key) -> Option<Word> {
+        let w = *self.map.get(k)?;
+        self.memo[slot(k)] = (*k, w);
+        Some(w)
     }
 
     /// Records type `w` of key `k`.

@@ -735,8 +735,17 @@ impl Builder {
         let id = id.unwrap_or_else(|| self.id());
         let at = self.functions.len() as u32;
         let out = self.body()?;
-        out.extend_from_slice(&[head(spirv::Op::AccessChain, 4 + idx.len()), ty, id, base]);
-        out.extend_from_slice(idx);
+        let h = head(spirv::Op::AccessChain, 4 + idx.len());
+        // Fixed-size copies for the usual lengths (no memcpy call).
+        match *idx {
+            [i] => out.extend_from_slice(&[h, ty, id, base, i]),
+            [i, j] => out.extend_from_slice(&[h, ty, id, base, i, j]),
+            [i, j, k] => out.extend_from_slice(&[h, ty, id, base, i, j, k]),
+            _ => {
+                out.extend_from_slice(&[h, ty, id, base]);
+                out.extend_from_slice(idx);
+            }
+        }
         // What `Uses::inst` counts (`OpAccessChain` is removable).
         let bound = self.next_id;
         self.uses.def(id, at);
