@@ -834,7 +834,10 @@ impl E {
         let two = self.u32c(2);
         let k = self.u32c(kind as u32);
         for i in (0..STACK_DEPTH).rev() {
-            let e = self.b.composite_extract(u, None, arrv, [i]).expect("block");
+            let e = self
+                .b
+                .composite_extract(u, None, arrv, &[i])
+                .expect("block");
             let ek = self.op(spirv::Op::BitwiseAnd, u, &[e, three]);
             let is_k = self.op(spirv::Op::IEqual, bo, &[ek, k]);
             let ic = self.u32c(i);
@@ -1379,7 +1382,7 @@ impl E {
                 let u = self.ty(Type::U32);
                 let v4 = self.vec_ty(u, 4);
                 let bal = self.op(spirv::Op::GroupNonUniformBallot, v4, &[sc, p]);
-                self.b.composite_extract(u, None, bal, [0]).expect("block")
+                self.b.composite_extract(u, None, bal, &[0]).expect("block")
             }
         }
     }
@@ -1478,14 +1481,14 @@ impl E {
                     S::UMulExtended
                 };
                 let m = self.op(o, pair, &[x, y]);
-                let hi = self.b.composite_extract(st, None, m, [1]).expect("block");
+                let hi = self.b.composite_extract(st, None, m, &[1]).expect("block");
                 self.op(S::Bitcast, ty, &[hi])
             }
             Op::AddCarry => {
                 let t0 = self.ty(at[0]);
                 let pair = self.pair_ty(t0);
                 let m = self.op(S::IAddCarry, pair, &a);
-                let c = self.b.composite_extract(t0, None, m, [1]).expect("block");
+                let c = self.b.composite_extract(t0, None, m, &[1]).expect("block");
                 let zero = self.c(at[0], 0);
                 self.op(S::INotEqual, ty, &[c, zero])
             }

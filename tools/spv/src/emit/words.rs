@@ -762,15 +762,27 @@ impl Builder {
         ty: Word,
         id: Option<Word>,
         comp: Word,
-        idx: impl IntoIterator<Item = u32>,
+        idx: &[u32],
     ) -> BuildResult<Word> {
         let id = id.unwrap_or_else(|| self.id());
+        let at = self.functions.len() as u32;
         let out = self.body()?;
-        let s = begin(out);
-        out.extend_from_slice(&[ty, id, comp]);
-        out.extend(idx);
-        end(out, s, spirv::Op::CompositeExtract);
-        self.counted_as(s, true);
+        let h = head(spirv::Op::CompositeExtract, 4 + idx.len());
+        match *idx {
+            [i] => out.extend_from_slice(&[h, ty, id, comp, i]),
+            _ => {
+                out.extend_from_slice(&[h, ty, id, comp]);
+                out.extend_from_slice(idx);
+            }
+        }
+        // What `Uses::inst` counts (`OpCompositeExtract` is removable; its indices are
+        // literals, counted as any word is).
+        let bound = self.next_id;
+        self.uses.def(id, at);
+        self.uses.word(comp, bound);
+        for &i in idx {
+            self.uses.word(i, bound);
+        }
         Ok(id)
     }
 
