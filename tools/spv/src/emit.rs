@@ -25,6 +25,7 @@ mod modifiers;
 mod named;
 mod sbuf;
 mod slots;
+mod tcache;
 mod tex;
 mod words;
 
@@ -80,7 +81,7 @@ pub(crate) struct E {
     consts: HashMap<(Word, u64), Word, Fast>,
     /// U32 constants below [`SMALL`] by value (0: not made yet).
     small_u32: [Word; SMALL],
-    tcache: HashMap<(u8, u32, u32), Word, Fast>,
+    tcache: tcache::TypeCache,
     vals: Vec<Word>,
     /// Values that cross blocks and their variables (`emit/cross.rs`).
     cross: cross::Cross,
@@ -229,25 +230,28 @@ impl E {
     }
 
     fn cw(&mut self, ty: Word, t: Type, bits: u64) -> Word {
+        if t == Type::F64 && self.soft_f64() {
+            return self.soft_f64_constant(ty, bits);
+        }
+        // Most lookups miss: one hash for the lookup and the insertion.
+        let b = &mut self.b;
+        *self.consts.entry((ty, bits)).or_insert_with(|| match t {
+            Type::Bool if bits != 0 => b.constant_true(ty),
+            Type::Bool => b.constant_false(ty),
+            Type::U64 | Type::F64 => b.constant_bit64(ty, bits),
+            _ => b.constant_bit32(ty, bits as u32),
+        })
+    }
+
+    /// [`E::cw`] of a soft f64 (a `uvec2` of u32 constants).
+    #[cold]
+    fn soft_f64_constant(&mut self, ty: Word, bits: u64) -> Word {
         if let Some(&w) = self.consts.get(&(ty, bits)) {
             return w;
         }
-        let w = match t {
-            Type::Bool => {
-                if bits != 0 {
-                    self.b.constant_true(ty)
-                } else {
-                    self.b.constant_false(ty)
-                }
-            }
-            Type::F64 if self.soft_f64() => {
-                let lo = self.u32c(bits as u32);
-                let hi = self.u32c((bits >> 32) as u32);
-                self.b.constant_composite(ty, [lo, hi])
-            }
-            Type::U64 | Type::F64 => self.b.constant_bit64(ty, bits),
-            _ => self.b.constant_bit32(ty, bits as u32),
-        };
+        let lo = self.u32c(bits as u32);
+        let hi = self.u32c((bits >> 32) as u32);
+        let w = self.b.constant_composite(ty, [lo, hi]);
         self.consts.insert((ty, bits), w);
         w
     }
@@ -257,8 +261,13 @@ impl E {
         self.u16t
     }
 
+    /// A u32 constant (the small ones made before found inline).
+    #[inline]
     pub fn u32c(&mut self, v: u32) -> Word {
-        self.c(Type::U32, v as u64)
+        match self.small_u32.get(v as usize) {
+            Some(&w) if w != 0 => w,
+            _ => self.c(Type::U32, v as u64),
+        }
     }
 
     /// Appends an instruction with id operands; returns its result id. Up to four operands
@@ -353,9 +362,10 @@ impl E {
         self.op(spirv::Op::Select, ty, &[c, a, b])
     }
 
+    #[inline]
     fn ptr(&mut self, sc: StorageClass, elem: Word) -> Word {
         let k = (0, sc as u32, elem);
-        if let Some(&w) = self.tcache.get(&k) {
+        if let Some(w) = self.tcache.get(&k) {
             return w;
         }
         // The only way to pointer types: a new one on a miss.
@@ -367,7 +377,7 @@ impl E {
     /// A vector type (cached: rspirv's own lookup scans every type).
     pub(crate) fn vec_ty(&mut self, elem: Word, n: u32) -> Word {
         let k = (1, elem, n);
-        if let Some(&w) = self.tcache.get(&k) {
+        if let Some(w) = self.tcache.get(&k) {
             return w;
         }
         let w = self.b.type_vector(elem, n);
@@ -378,7 +388,7 @@ impl E {
     /// A signed integer type of `bits` bits (cached).
     pub(crate) fn sint(&mut self, bits: u32) -> Word {
         let k = (2, bits, 0);
-        if let Some(&w) = self.tcache.get(&k) {
+        if let Some(w) = self.tcache.get(&k) {
             return w;
         }
         let w = self.b.type_int(bits, 1);
@@ -389,7 +399,7 @@ impl E {
     /// A two-member struct `{t, t}` (cached).
     pub(crate) fn pair_ty(&mut self, t: Word) -> Word {
         let k = (3, t, 0);
-        if let Some(&w) = self.tcache.get(&k) {
+        if let Some(w) = self.tcache.get(&k) {
             return w;
         }
         let w = self.b.type_struct([t, t]);
@@ -400,7 +410,7 @@ impl E {
     /// An array type `elem[len]`, `len` a constant id (cached).
     fn arr(&mut self, elem: Word, len: Word) -> Word {
         let k = (4, elem, len);
-        if let Some(&w) = self.tcache.get(&k) {
+        if let Some(w) = self.tcache.get(&k) {
             return w;
         }
         let w = self.b.type_array(elem, len);
@@ -442,17 +452,14 @@ impl E {
 
     fn load(&mut self, t: Type, ptr: Word) -> Word {
         let ty = self.ty(t);
-        let id = self
-            .b
-            .load(ty, None, ptr, None, [])
-            .expect("block selected");
+        let id = self.b.load_plain(ty, ptr).expect("block selected");
         // Known, so that a bit cast of the load and back is the load.
         self.rtys.insert(id, ty);
         id
     }
 
     fn store(&mut self, ptr: Word, v: Word) {
-        self.b.store(ptr, v, None, []).expect("block selected")
+        self.b.store_plain(ptr, v).expect("block selected")
     }
 
     fn builtin(&mut self, bi: spirv::BuiltIn, t: Word) -> Word {
@@ -474,7 +481,7 @@ impl E {
         let var = self.builtin(bi, v3);
         let pu = self.ptr(StorageClass::Input, u);
         let idx = self.u32c(comp as u32);
-        let p = self.b.access_chain(pu, None, var, [idx]).expect("block");
+        let p = self.b.access_chain(pu, None, var, &[idx]).expect("block");
         self.load(Type::U32, p)
     }
 
@@ -705,7 +712,7 @@ impl E {
     fn counter_ptr(&mut self, arr: Word, idx: Word) -> Word {
         let u = self.ty(Type::U32);
         let pu = self.ptr(StorageClass::Workgroup, u);
-        self.b.access_chain(pu, None, arr, [idx]).expect("block")
+        self.b.access_chain(pu, None, arr, &[idx]).expect("block")
     }
 
     /// `pc` is one of `cases`.
@@ -802,7 +809,7 @@ impl E {
         let m = self.u32c(STACK_DEPTH - 1);
         let idx = self.op(spirv::Op::BitwiseAnd, u, &[spv, m]);
         let pu = self.ptr(StorageClass::Function, u);
-        let p = self.b.access_chain(pu, None, arr, [idx]).expect("block");
+        let p = self.b.access_chain(pu, None, arr, &[idx]).expect("block");
         let sh = self.u32c(2);
         let t = self.op(spirv::Op::ShiftLeftLogical, u, &[target, sh]);
         let k = self.u32c(kind as u32);
@@ -827,7 +834,10 @@ impl E {
         let two = self.u32c(2);
         let k = self.u32c(kind as u32);
         for i in (0..STACK_DEPTH).rev() {
-            let e = self.b.composite_extract(u, None, arrv, [i]).expect("block");
+            let e = self
+                .b
+                .composite_extract(u, None, arrv, &[i])
+                .expect("block");
             let ek = self.op(spirv::Op::BitwiseAnd, u, &[e, three]);
             let is_k = self.op(spirv::Op::IEqual, bo, &[ek, k]);
             let ic = self.u32c(i);
@@ -848,7 +858,7 @@ impl E {
         let u = self.ty(Type::U32);
         let n = self.u32c(STACK_DEPTH);
         let at = self.arr(u, n);
-        self.b.load(at, None, arr, None, []).expect("block")
+        self.b.load_plain(at, arr).expect("block")
     }
 
     fn bank_var(&mut self, f: &dmsh_ir::Shader, bank: u8) -> Result<(Word, u32, u32, bool), Error> {
@@ -884,7 +894,7 @@ impl E {
                 let at = self.arr(vec4, n);
                 // Banks of one size share their (deduplicated) types: decorate them once.
                 let st = match self.tcache.get(&(0xb0, n16, 0)) {
-                    Some(&st) => st,
+                    Some(st) => st,
                     None => {
                         self.b
                             .decorate(at, Decoration::ArrayStride, [Operand::LiteralBit32(16)]);
@@ -956,7 +966,7 @@ impl E {
             };
             let p = self
                 .b
-                .access_chain(pu, None, var, [zero, w4, c])
+                .access_chain(pu, None, var, &[zero, w4, c])
                 .expect("block");
             Ok(self.load(Type::U32, p))
         } else {
@@ -965,7 +975,7 @@ impl E {
                 Index::Computed(w) => w,
             };
             let pu = self.ptr(StorageClass::Private, u);
-            let p = self.b.access_chain(pu, None, var, [w]).expect("block");
+            let p = self.b.access_chain(pu, None, var, &[w]).expect("block");
             Ok(self.load(Type::U32, p))
         }
     }
@@ -1000,7 +1010,7 @@ impl E {
         let maxw = self.u32c(n - 1);
         let w = self.ext(u, glsl::UMIN, &[w, maxw]);
         let pu = self.ptr(sc, u);
-        self.b.access_chain(pu, None, var, [w]).expect("block")
+        self.b.access_chain(pu, None, var, &[w]).expect("block")
     }
 
     fn global_ptr(&mut self, addr: Word, elem: Word) -> Word {
@@ -1372,7 +1382,7 @@ impl E {
                 let u = self.ty(Type::U32);
                 let v4 = self.vec_ty(u, 4);
                 let bal = self.op(spirv::Op::GroupNonUniformBallot, v4, &[sc, p]);
-                self.b.composite_extract(u, None, bal, [0]).expect("block")
+                self.b.composite_extract(u, None, bal, &[0]).expect("block")
             }
         }
     }
@@ -1385,7 +1395,7 @@ impl E {
     // `a` is a slice of a stack buffer; the arms pass `&a` as they did when it was a Vec.
     #[allow(clippy::needless_borrow)]
     fn inst(&mut self, sh: &dmsh_ir::Shader, f: &Function, v: Value) -> Result<(), Error> {
-        let inst = *f.inst(v);
+        let inst = f.inst(v);
         // Arguments and their types, without allocating (at most four).
         let mut abuf = [0 as Word; 4];
         let mut atbuf = [Type::Void; 4];
@@ -1471,14 +1481,14 @@ impl E {
                     S::UMulExtended
                 };
                 let m = self.op(o, pair, &[x, y]);
-                let hi = self.b.composite_extract(st, None, m, [1]).expect("block");
+                let hi = self.b.composite_extract(st, None, m, &[1]).expect("block");
                 self.op(S::Bitcast, ty, &[hi])
             }
             Op::AddCarry => {
                 let t0 = self.ty(at[0]);
                 let pair = self.pair_ty(t0);
                 let m = self.op(S::IAddCarry, pair, &a);
-                let c = self.b.composite_extract(t0, None, m, [1]).expect("block");
+                let c = self.b.composite_extract(t0, None, m, &[1]).expect("block");
                 let zero = self.c(at[0], 0);
                 self.op(S::INotEqual, ty, &[c, zero])
             }
@@ -1805,7 +1815,7 @@ pub(crate) fn emit_planned(
         u16t: 0,
         consts: HashMap::with_capacity_and_hasher(256, Default::default()),
         small_u32: [0; SMALL],
-        tcache: HashMap::with_capacity_and_hasher(64, Default::default()),
+        tcache: Default::default(),
         vals: vec![0; f.insts.len()],
         cross: cross::Cross::new(f),
         state: Vec::new(),
@@ -1821,7 +1831,7 @@ pub(crate) fn emit_planned(
         shared: None,
         banks: HashMap::default(),
         builtins: HashMap::default(),
-        interface: Vec::new(),
+        interface: Vec::with_capacity(32),
         uses_psb: false,
         warp_ops: false,
         warp_arith: false,

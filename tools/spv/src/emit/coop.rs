@@ -60,7 +60,7 @@ impl E {
         let u = self.ty(Type::U32);
         let pu = self.ptr(StorageClass::Workgroup, u);
         self.b
-            .access_chain(pu, None, scratch, [idx])
+            .access_chain(pu, None, scratch, &[idx])
             .expect("block")
     }
 

@@ -254,13 +254,30 @@ pub(super) fn sweep<'a>(uses: Uses, bound: u32, code: impl Fn(u32) -> &'a [u32])
         }
     }
     // An id goes on the worklist once: when its count reaches zero, or at the start.
-    let mut work: Vec<u32> = Vec::new();
-    for (id, (&d, &u)) in def[..n].iter().zip(&uses[..n]).enumerate() {
-        if d != NONE && u == 0 {
-            work.push(id as u32);
+    // Room for the usual shader's dead code (no regrowth).
+    let mut work: Vec<u32> = Vec::with_capacity(64);
+    let unused = |d: u32, u: u32| (d != NONE) & (u == 0);
+    let mut look = |from: usize, ds: &[u32], us: &[u32]| {
+        for (i, (&d, &u)) in ds.iter().zip(us).enumerate() {
+            if unused(d, u) {
+                work.push((from + i) as u32);
+            }
+        }
+    };
+    // Few ids start it: a branch-free test of a chunk of ids at a time (vectorized) finds
+    // the chunks to look into.
+    const CHUNK: usize = 16;
+    let (ds, us) = (def[..n].chunks_exact(CHUNK), uses[..n].chunks_exact(CHUNK));
+    let (dr, ur) = (ds.remainder(), us.remainder());
+    for (k, (d, u)) in ds.zip(us).enumerate() {
+        let (d16, u16): (&[u32; CHUNK], &[u32; CHUNK]) =
+            (d.try_into().unwrap(), u.try_into().unwrap());
+        if (0..CHUNK).fold(false, |any, i| any | unused(d16[i], u16[i])) {
+            look(k * CHUNK, d, u);
         }
     }
-    let mut gone = Vec::new();
+    look(n - dr.len(), dr, ur);
+    let mut gone = Vec::with_capacity(64);
     while let Some(id) = work.pop() {
         let id = id as usize;
         let at = def[id];

@@ -53,6 +53,8 @@ pub(crate) struct TexDecl {
 #[derive(Default)]
 pub(crate) struct GfxState {
     vars: BTreeMap<(u8, u32), (Word, u32)>,
+    /// [`E::place`]'s answers by address and direction (bit 0: output, bit 1: patch).
+    places: std::collections::HashMap<(u32, u8), Place, dmsh_ir::hash::FastState>,
     /// `gl_FragCoord.w`, loaded in the entry block once used.
     frag_w: Option<Word>,
     /// A texture result's bits (a `uvec4` bit cast) → the result and its component type.
@@ -261,6 +263,19 @@ impl E {
         if let Some(p) = self.lowered_place(addr, out, patch) {
             return p;
         }
+        // The same address is always the same place (the variables it needs are made once,
+        // from the shader's configuration): found once.
+        let key = (addr, out as u8 | (patch as u8) << 1);
+        if let Some(&p) = self.gx.places.get(&key) {
+            return Ok(p);
+        }
+        let p = self.declared_place(addr, out, patch)?;
+        self.gx.places.insert(key, p);
+        Ok(p)
+    }
+
+    /// [`E::place`] of an address of the stage's own interface, the first time.
+    fn declared_place(&mut self, addr: u32, out: bool, patch: bool) -> Result<Place, Error> {
         let st = self.st();
         let f32t = self.ty(Type::F32);
         let i32t = self.i32t();
@@ -462,24 +477,26 @@ impl E {
         else {
             return Err(Error::Unsupported("not a variable".into()));
         };
-        let mut idx = Vec::new();
+        // The vertex and component indices (no allocation).
+        let (mut idx, mut n) = ([0; 2], 0);
         if arrayed {
-            let v = match vtx {
+            idx[n] = match vtx {
                 Some(v) => v,
                 None => self.u32c(0),
             };
-            idx.push(v);
+            n += 1;
         }
         if let Some(c) = comp {
-            idx.push(self.u32c(c));
+            idx[n] = self.u32c(c);
+            n += 1;
         }
-        if idx.is_empty() {
+        if n == 0 {
             return Ok((var, ct));
         }
         let sc = self.var_class(var);
         let s = self.scalar_of(ct);
         let pty = self.ptr(sc, s);
-        let p = berr(self.b.access_chain(pty, None, var, idx))?;
+        let p = berr(self.b.access_chain(pty, None, var, &idx[..n]))?;
         Ok((p, ct))
     }
 
@@ -535,7 +552,7 @@ impl E {
             _ => {
                 let (ptr, ct) = self.place_ptr(p, vtx)?;
                 let t = self.scalar_of(ct);
-                let v = berr(self.b.load(t, None, ptr, None, []))?;
+                let v = berr(self.b.load_plain(t, ptr))?;
                 // Known, so that the bits cast back to the load's type are the load.
                 self.rtys.insert(v, t);
                 Ok(self.bits_of(ct, v))
@@ -653,7 +670,7 @@ impl E {
                     } else if self.st() == Stage::TessControl || self.st() == Stage::TessEval {
                         let i = self.i32t();
                         let var = self.builtin_var(false, BuiltIn::PatchVertices, i, None, false);
-                        let x = berr(self.b.load(i, None, var, None, []))?;
+                        let x = berr(self.b.load_plain(i, var))?;
                         let u = self.bits_of(CompType::Sint, x);
                         let ty = self.ty(Type::U32);
                         let eight = self.u32c(8);
@@ -666,7 +683,7 @@ impl E {
                     self.cap(Capability::SampleRateShading);
                     let i = self.i32t();
                     let var = self.builtin_var(false, BuiltIn::SampleId, i, None, false);
-                    let x = berr(self.b.load(i, None, var, None, []))?;
+                    let x = berr(self.b.load_plain(i, var))?;
                     self.bits_of(CompType::Sint, x)
                 }
                 GSys::SampleMaskIn => {
@@ -676,8 +693,8 @@ impl E {
                     let var = self.builtin_var(false, BuiltIn::SampleMask, at, None, false);
                     let pi = self.ptr(StorageClass::Input, i);
                     let z = self.u32c(0);
-                    let p = berr(self.b.access_chain(pi, None, var, [z]))?;
-                    let x = berr(self.b.load(i, None, p, None, []))?;
+                    let p = berr(self.b.access_chain(pi, None, var, &[z]))?;
+                    let x = berr(self.b.load_plain(i, p))?;
                     self.bits_of(CompType::Sint, x)
                 }
             },
@@ -735,7 +752,7 @@ impl E {
         }
         let i = self.i32t();
         let var = self.builtin_var(false, BuiltIn::InvocationId, i, None, false);
-        let x = self.b.load(i, None, var, None, []).expect("block");
+        let x = self.b.load_plain(i, var).expect("block");
         self.bits_of(CompType::Sint, x)
     }
 
@@ -814,7 +831,7 @@ impl E {
                 self.bits_of(ct, r)
             } else {
                 let t = self.scalar_of(ct);
-                let r = berr(self.b.load(t, None, ptr, None, []))?;
+                let r = berr(self.b.load_plain(t, ptr))?;
                 self.bits_of(ct, r)
             }
         } else {
@@ -861,7 +878,7 @@ impl E {
                 let var = self.builtin_var(true, BuiltIn::SampleMask, at, None, false);
                 let pi = self.ptr(StorageClass::Output, i);
                 let z = self.u32c(0);
-                let p = berr(self.b.access_chain(pi, None, var, [z]))?;
+                let p = berr(self.b.access_chain(pi, None, var, &[z]))?;
                 let y = self.typed_of(CompType::Sint, x);
                 self.store(p, y);
             }

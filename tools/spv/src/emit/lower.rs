@@ -108,7 +108,7 @@ impl E {
         let u = self.ty(Type::U32);
         let pu = self.ptr(StorageClass::StorageBuffer, u);
         let z = self.u32c(0);
-        berr(self.b.access_chain(pu, None, var, [z, index])).expect("block selected")
+        berr(self.b.access_chain(pu, None, var, &[z, index])).expect("block selected")
     }
 
     /// A pointer to word `word` of record `rec` of buffer `r`.
@@ -130,7 +130,7 @@ impl E {
     fn vertex_index_u32(&mut self) -> Word {
         let i = self.sint(32);
         let var = self.builtin_var(false, BuiltIn::VertexIndex, i, None, false);
-        let x = berr(self.b.load(i, None, var, None, [])).expect("block selected");
+        let x = berr(self.b.load_plain(i, var)).expect("block selected");
         let u = self.ty(Type::U32);
         self.op(spirv::Op::Bitcast, u, &[x])
     }
@@ -248,7 +248,7 @@ impl E {
                 };
                 let u = self.ty(Type::U32);
                 let pf = self.ptr(StorageClass::Function, u);
-                let p = berr(self.b.access_chain(pf, None, self.lw.vix, [v])).expect("block");
+                let p = berr(self.b.access_chain(pf, None, self.lw.vix, &[v])).expect("block");
                 let rec = self.load(Type::U32, p);
                 self.record_ptr(LoweredBuffer::VerticesIn, rec, word)
             }
@@ -256,7 +256,7 @@ impl E {
                 let u = self.ty(Type::U32);
                 let pf = self.ptr(StorageClass::Function, u);
                 let wc = self.u32c(word);
-                berr(self.b.access_chain(pf, None, self.lw.cur, [wc])).expect("block")
+                berr(self.b.access_chain(pf, None, self.lw.cur, &[wc])).expect("block")
             }
             RecBuf::PatchIn | RecBuf::ControlPoint => {
                 let u = self.ty(Type::U32);
@@ -311,7 +311,7 @@ impl E {
             Form::Lowered(Pass::TessEvalPost) => {
                 let i = self.sint(32);
                 let var = self.builtin_var(false, BuiltIn::PrimitiveId, i, None, false);
-                let x = berr(self.b.load(i, None, var, None, []))?;
+                let x = berr(self.b.load_plain(i, var))?;
                 self.lw.patch = self.op(spirv::Op::Bitcast, u, &[x]);
                 self.lw.ncp = self.param(3);
             }
@@ -558,7 +558,7 @@ impl E {
             let indexed = self.op(spirv::Op::IAdd, u, &[idx, base]);
             let rec = self.select(Type::U32, unindexed, direct, indexed);
             let vc = self.u32c(v);
-            let p = berr(self.b.access_chain(pf, None, self.lw.vix, [vc]))?;
+            let p = berr(self.b.access_chain(pf, None, self.lw.vix, &[vc]))?;
             self.store(p, rec);
         }
         let rw = self.u32c(RECORD_WORDS);

@@ -100,7 +100,7 @@ impl E {
     fn fn_elem(&mut self, arr: Word, k: Word) -> Word {
         let u = self.ty(Type::U32);
         let pu = self.ptr(spirv::StorageClass::Function, u);
-        self.b.access_chain(pu, None, arr, [k]).expect("block")
+        self.b.access_chain(pu, None, arr, &[k]).expect("block")
     }
 
     fn pend_ptr(&mut self, nm: Named, k: u32) -> Word {

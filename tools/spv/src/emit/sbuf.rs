@@ -107,7 +107,7 @@ impl E {
     /// The block `struct { elem w[]; }` (array stride `stride`) of storage-buffer variables
     /// (cached).
     pub(crate) fn runtime_block(&mut self, elem: Word, stride: u32) -> Word {
-        if let Some(&st) = self.tcache.get(&(0x5b, elem, 0)) {
+        if let Some(st) = self.tcache.get(&(0x5b, elem, 0)) {
             return st;
         }
         let rt = self.b.type_runtime_array(elem);
@@ -164,7 +164,9 @@ impl E {
         }
         let zero = self.u32c(0);
         let p = self.ptr(StorageClass::StorageBuffer, elem);
-        self.b.access_chain(p, None, var, [zero, i]).expect("block")
+        self.b
+            .access_chain(p, None, var, &[zero, i])
+            .expect("block")
     }
 
     /// `(byte_off & 3) * 8`: the bit position of a narrow access in its word.

@@ -411,11 +411,11 @@ impl E {
                 let u = self.ty(Type::U32);
                 let v = self.vals[inst.args[0].index()];
                 if let Some(&(src, sc)) = self.gx.bits_of_vec.get(&v) {
-                    let c = berr(self.b.composite_extract(sc, None, src, [k as u32]))?;
+                    let c = berr(self.b.composite_extract(sc, None, src, &[k as u32]))?;
                     self.rtys.insert(c, sc);
                     return Ok(self.op(spirv::Op::Bitcast, u, &[c]));
                 }
-                berr(self.b.composite_extract(u, None, v, [k as u32]))
+                berr(self.b.composite_extract(u, None, v, &[k as u32]))
             }
             Op::ImageLoad(d) | Op::ImageStore(d) | Op::ImageAtomic(d, _) => self.image(f, inst, d),
             _ => Err(Error::Unsupported(format!("{:?}", inst.op))),
@@ -541,7 +541,7 @@ impl E {
         } else if d.dyn_count > 0 {
             let idx = self.vals[inst.args[3].index()];
             let pt = self.ptr(StorageClass::UniformConstant, sit);
-            let p = berr(self.b.access_chain(pt, None, var, [idx]))?;
+            let p = berr(self.b.access_chain(pt, None, var, &[idx]))?;
             self.load_id(sit, p)
         } else {
             self.tex_load(&d, var, sit, it)?
@@ -587,7 +587,7 @@ impl E {
                                     let x = if n == 1 {
                                         o
                                     } else {
-                                        berr(self.b.composite_extract(i32t, None, o, [k as u32]))?
+                                        berr(self.b.composite_extract(i32t, None, o, &[k as u32]))?
                                     };
                                     comps.push(x);
                                 }
@@ -641,7 +641,7 @@ impl E {
                 // TMML: component 0 is the unclamped (relative) level, component 1 the
                 // level accessed: the reverse of OpImageQueryLod's (x, y).
                 for k in [1u32, 0] {
-                    let x = berr(self.b.composite_extract(f32t, None, q, [k]))?;
+                    let x = berr(self.b.composite_extract(f32t, None, q, &[k]))?;
                     let y = self.fop(spirv::Op::FMul, f32t, &[x, k256]);
                     let i32t2 = self.sint(32);
                     let s = self.op(spirv::Op::ConvertFToS, i32t2, &[y]);
@@ -777,7 +777,7 @@ impl E {
                     q
                 } else {
                     self.b
-                        .composite_extract(i32t, None, q, [k as u32])
+                        .composite_extract(i32t, None, q, &[k as u32])
                         .expect("block")
                 };
                 comps.push(self.op(spirv::Op::Bitcast, u, &[x]));
@@ -793,7 +793,7 @@ impl E {
     }
 
     fn load_id(&mut self, t: Word, var: Word) -> Word {
-        self.b.load(t, None, var, None, []).expect("block")
+        self.b.load_plain(t, var).expect("block")
     }
 
     /// The variable of an image slot's declaration for an access of shape `s` (`None`: a
@@ -888,7 +888,7 @@ impl E {
                         let f2 = self.vec_ty(f32t, 2);
                         let mut c = [0; 4];
                         for (k, x) in c.iter_mut().enumerate() {
-                            *x = berr(self.b.composite_extract(f32t, None, r, [k as u32]))?;
+                            *x = berr(self.b.composite_extract(f32t, None, r, &[k as u32]))?;
                         }
                         let xy = berr(self.b.composite_construct(f2, None, [c[0], c[1]]))?;
                         let zw = berr(self.b.composite_construct(f2, None, [c[2], c[3]]))?;

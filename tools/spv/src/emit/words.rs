@@ -93,6 +93,9 @@ impl Builder {
             capabilities: Vec::with_capacity(32),
             execution_modes: Vec::with_capacity(16),
             globals: Vec::with_capacity(1024),
+            types: Vec::with_capacity(64),
+            ext_inst_imports: Vec::with_capacity(8),
+            entry_points: Vec::with_capacity(64),
             annotations: Vec::with_capacity(256),
             ..Default::default()
         }
@@ -459,7 +462,10 @@ impl Builder {
     }
     /// A 32-bit `OpConstant`.
     pub fn constant_bit32(&mut self, ty: Word, v: u32) -> Word {
-        self.global(spirv::Op::Constant, ty, &[v])
+        let id = self.id();
+        let h = head(spirv::Op::Constant, 4);
+        self.globals.extend_from_slice(&[h, ty, id, v]);
+        id
     }
     /// A 32-bit `OpSpecConstant` (default `v`).
     pub fn spec_constant_bit32(&mut self, ty: Word, v: u32) -> Word {
@@ -671,6 +677,19 @@ impl Builder {
         Ok(id)
     }
 
+    /// `OpLoad` without memory operands (the usual one, written at once).
+    #[inline]
+    pub fn load_plain(&mut self, ty: Word, ptr: Word) -> BuildResult<Word> {
+        let id = self.id();
+        let at = self.functions.len() as u32;
+        let out = self.body()?;
+        out.extend_from_slice(&[head(spirv::Op::Load, 4), ty, id, ptr]);
+        // What `Uses::inst` counts (`OpLoad` is removable).
+        self.uses.def(id, at);
+        self.uses.word(ptr, self.next_id);
+        Ok(id)
+    }
+
     /// `OpStore`.
     pub fn store(
         &mut self,
@@ -693,21 +712,47 @@ impl Builder {
         Ok(())
     }
 
+    /// `OpStore` without memory operands (the usual one, written at once).
+    #[inline]
+    pub fn store_plain(&mut self, ptr: Word, v: Word) -> BuildResult<()> {
+        let out = self.body()?;
+        out.extend_from_slice(&[head(spirv::Op::Store, 3), ptr, v]);
+        // What `Uses::inst` counts (`OpStore` is kept: every word).
+        let bound = self.next_id;
+        self.uses.word(ptr, bound);
+        self.uses.word(v, bound);
+        Ok(())
+    }
+
     /// `OpAccessChain`.
     pub fn access_chain(
         &mut self,
         ty: Word,
         id: Option<Word>,
         base: Word,
-        idx: impl IntoIterator<Item = Word>,
+        idx: &[Word],
     ) -> BuildResult<Word> {
         let id = id.unwrap_or_else(|| self.id());
+        let at = self.functions.len() as u32;
         let out = self.body()?;
-        let s = begin(out);
-        out.extend_from_slice(&[ty, id, base]);
-        out.extend(idx);
-        end(out, s, spirv::Op::AccessChain);
-        self.counted_as(s, true);
+        let h = head(spirv::Op::AccessChain, 4 + idx.len());
+        // Fixed-size copies for the usual lengths (no memcpy call).
+        match *idx {
+            [i] => out.extend_from_slice(&[h, ty, id, base, i]),
+            [i, j] => out.extend_from_slice(&[h, ty, id, base, i, j]),
+            [i, j, k] => out.extend_from_slice(&[h, ty, id, base, i, j, k]),
+            _ => {
+                out.extend_from_slice(&[h, ty, id, base]);
+                out.extend_from_slice(idx);
+            }
+        }
+        // What `Uses::inst` counts (`OpAccessChain` is removable).
+        let bound = self.next_id;
+        self.uses.def(id, at);
+        self.uses.word(base, bound);
+        for &i in idx {
+            self.uses.word(i, bound);
+        }
         Ok(id)
     }
 
@@ -717,15 +762,27 @@ impl Builder {
         ty: Word,
         id: Option<Word>,
         comp: Word,
-        idx: impl IntoIterator<Item = u32>,
+        idx: &[u32],
     ) -> BuildResult<Word> {
         let id = id.unwrap_or_else(|| self.id());
+        let at = self.functions.len() as u32;
         let out = self.body()?;
-        let s = begin(out);
-        out.extend_from_slice(&[ty, id, comp]);
-        out.extend(idx);
-        end(out, s, spirv::Op::CompositeExtract);
-        self.counted_as(s, true);
+        let h = head(spirv::Op::CompositeExtract, 4 + idx.len());
+        match *idx {
+            [i] => out.extend_from_slice(&[h, ty, id, comp, i]),
+            _ => {
+                out.extend_from_slice(&[h, ty, id, comp]);
+                out.extend_from_slice(idx);
+            }
+        }
+        // What `Uses::inst` counts (`OpCompositeExtract` is removable; its indices are
+        // literals, counted as any word is).
+        let bound = self.next_id;
+        self.uses.def(id, at);
+        self.uses.word(comp, bound);
+        for &i in idx {
+            self.uses.word(i, bound);
+        }
         Ok(id)
     }
 

@@ -125,7 +125,7 @@ pub(super) fn body(e: &mut E, f: Fmt, p: &[Word]) -> Word {
     let pb = w.parts(b0, b1);
     let pc = w.parts(c0, c1);
     let u = w.u;
-    let part = |w: &mut W, i: u32| w.e.b.composite_extract(u, None, core, [i]).expect("block");
+    let part = |w: &mut W, i: u32| w.e.b.composite_extract(u, None, core, &[i]).expect("block");
     let (s, ex, m2, m1, m0) = (
         part(&mut w, 0),
         part(&mut w, 1),

@@ -149,23 +149,44 @@ impl E {
     }
 
     fn soft_sig(&mut self, r: Routine) -> Sig {
+        let ret = self.soft_ret(r);
         let u = self.ty(Type::U32);
         let u2 = self.vec_ty(u, 2);
-        let (params, ret) = match r {
-            Routine::Round(f) => (vec![u; 6], self.soft_bits_ty(f)),
-            Routine::FmaCore => (vec![u2; 3], self.soft_unrounded_ty()),
-            Routine::Fma(f) => (vec![u2, u2, u2, u], self.soft_bits_ty(f)),
-            Routine::Narrow(f) => (vec![u2, u], self.soft_bits_ty(f)),
-            Routine::Int(f) => (vec![u; 4], self.soft_bits_ty(f)),
-            Routine::Widen32 => (vec![u], u2),
-            Routine::I2d => (vec![u, u], u2),
-            Routine::D2i => (vec![u2], u2),
-            Routine::Rint => (vec![u2, u], u2),
-            Routine::Cmp => (vec![u2, u2], u),
-            Routine::Div => (vec![u2, u2, u], u2),
-            Routine::Sqrt => (vec![u2, u], u2),
+        let params = match r {
+            Routine::Round(_) => vec![u; 6],
+            Routine::FmaCore => vec![u2; 3],
+            Routine::Fma(_) => vec![u2, u2, u2, u],
+            Routine::Narrow(_) => vec![u2, u],
+            Routine::Int(_) => vec![u; 4],
+            Routine::Widen32 => vec![u],
+            Routine::I2d => vec![u, u],
+            Routine::D2i => vec![u2],
+            Routine::Rint => vec![u2, u],
+            Routine::Cmp => vec![u2, u2],
+            Routine::Div => vec![u2, u2, u],
+            Routine::Sqrt => vec![u2, u],
         };
         Sig { params, ret }
+    }
+
+    /// The result type of routine `r` (the types made in the order [`E::soft_sig`] makes
+    /// them: `u32`, `uvec2`, then the result's own).
+    fn soft_ret(&mut self, r: Routine) -> Word {
+        let u = self.ty(Type::U32);
+        let u2 = self.vec_ty(u, 2);
+        match r {
+            Routine::Round(f) | Routine::Fma(f) | Routine::Narrow(f) | Routine::Int(f) => {
+                self.soft_bits_ty(f)
+            }
+            Routine::FmaCore => self.soft_unrounded_ty(),
+            Routine::Cmp => u,
+            Routine::Widen32
+            | Routine::I2d
+            | Routine::D2i
+            | Routine::Rint
+            | Routine::Div
+            | Routine::Sqrt => u2,
+        }
     }
 
     /// The label of the routine block being written.
@@ -189,11 +210,12 @@ impl E {
                 f
             }
         };
-        let ret = self.soft_sig(r).ret;
-        let mut ops = Vec::with_capacity(args.len() + 1);
-        ops.push(f);
-        ops.extend_from_slice(args);
-        self.op(S::FunctionCall, ret, &ops)
+        let ret = self.soft_ret(r);
+        // The function and its (at most six) arguments, on the stack.
+        let mut ops = [0; 7];
+        ops[0] = f;
+        ops[1..=args.len()].copy_from_slice(args);
+        self.op(S::FunctionCall, ret, &ops[..=args.len()])
     }
 
     /// Emits the body of every routine called so far (and of those they call). Runs after

@@ -104,6 +104,15 @@ impl E {
     ) -> Result<Option<Word>, Error> {
         let rt = inst.ty;
         let f64_arg = at.first() == Some(&Type::F64);
+        // Most instructions are neither on f64 nor among those that round through f64:
+        // answered before anything else is looked at.
+        let may_round = matches!(
+            inst.op,
+            Op::FAdd(_) | Op::FMul(_) | Op::FFma(_) | Op::FConvert(_) | Op::UToF(_) | Op::SToF(_)
+        );
+        if !(rt == Type::F64 || f64_arg || may_round) {
+            return Ok(None);
+        }
         let narrow = matches!(rt, Type::F32 | Type::F16);
         let exact_fma = self.opts.fma == FmaMode::Exact;
         let r = match inst.op {

@@ -157,8 +157,8 @@ impl<'a> W<'a> {
         let u = self.u;
         let pair = self.e.pair_ty(u);
         let m = self.e.op(S::UMulExtended, pair, &[a, b]);
-        let lo = self.e.b.composite_extract(u, None, m, [0]).expect("block");
-        let hi = self.e.b.composite_extract(u, None, m, [1]).expect("block");
+        let lo = self.e.b.composite_extract(u, None, m, &[0]).expect("block");
+        let hi = self.e.b.composite_extract(u, None, m, &[1]).expect("block");
         (lo, hi)
     }
 
@@ -250,8 +250,8 @@ impl<'a> W<'a> {
     /// `(v.x, v.y)` of a `uvec2`.
     pub fn unpair(&mut self, v: Word) -> (Word, Word) {
         let u = self.u;
-        let lo = self.e.b.composite_extract(u, None, v, [0]).expect("block");
-        let hi = self.e.b.composite_extract(u, None, v, [1]).expect("block");
+        let lo = self.e.b.composite_extract(u, None, v, &[0]).expect("block");
+        let hi = self.e.b.composite_extract(u, None, v, &[1]).expect("block");
         (lo, hi)
     }
 
