@@ -27,6 +27,7 @@
 use crate::dom::dominates;
 use crate::gfx::GSys;
 use crate::ir::{Function, Inst, Op, Sys, Type, Value};
+use std::cell::Cell;
 
 /// Whether two equal instructions always give the same value at any point their block
 /// dominates.
@@ -95,52 +96,107 @@ fn same_op(a: &Op, b: &Op) -> bool {
     }
 }
 
+/// One entry of [`Table`]: a value, its block, and bits of its key's hash that tell most
+/// unequal keys apart without reading the instruction.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    /// The value.
+    value: u32,
+    /// The value's block.
+    block: u32,
+    /// The low half of the key's hash.
+    tag: u32,
+    /// The slot holds a value only when this is the table's [`Table::stamp`].
+    stamp: u32,
+}
+
+thread_local! {
+    /// The table of this thread's last walk, for the next ([`Table::take`]).
+    static SPARE: Cell<Option<Table>> = const { Cell::new(None) };
+}
+
 /// The values seen, one per key: an open-addressing table of instruction indices (the
-/// instructions themselves are the keys), with each value's block.
+/// instructions themselves are the keys), with each value's block. A thread keeps its table
+/// from one walk to the next, and emptying it is a new stamp: clearing memory was a
+/// noticeable part of the pass on small functions.
+#[derive(Default)]
 struct Table {
-    /// Value index + 1 (0: empty), linear probing.
-    slots: Vec<u32>,
-    mask: usize,
+    /// Linear probing from the high bits of the key's hash; a power of two long.
+    slots: Vec<Slot>,
+    /// 64 − log2 of the number of slots.
+    shift: u32,
+    /// The slots with this stamp are the ones in use.
+    stamp: u32,
 }
 
 impl Table {
-    fn new(n: usize) -> Table {
+    /// An empty table with room for `n` values: this thread's last one when large enough.
+    fn take(n: usize) -> Table {
         let size = (2 * n).next_power_of_two().max(16);
-        Table {
-            slots: vec![0; size],
-            mask: size - 1,
+        let mut t = SPARE.take().unwrap_or_default();
+        if t.slots.len() < size {
+            t = Table {
+                slots: vec![Slot::default(); size],
+                shift: 64 - size.trailing_zeros(),
+                stamp: 0,
+            };
         }
+        t.empty();
+        t
     }
 
-    /// Empties the slots listed in `filled` (and the list).
-    fn clear(&mut self, filled: &mut Vec<u32>) {
-        for &at in filled.iter() {
-            self.slots[at as usize] = 0;
+    /// Hands the table on to this thread's next walk.
+    fn give_back(self) {
+        SPARE.set(Some(self));
+    }
+
+    /// Empties every slot.
+    fn empty(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // Every stamp used: the old ones could come back.
+            self.slots.fill(Slot::default());
+            self.stamp = 1;
         }
-        filled.clear();
     }
 
     /// The slot holding a value equal to the instruction of operation `op`, type `ty` and
-    /// arguments `args` (`Ok`), or the empty slot where it goes (`Err`). The parts come
-    /// apart, so that the caller passes the arguments it just resolved from registers and
-    /// the operation by reference (copies of either through memory stall store forwarding).
-    fn find(&self, f: &Function, op: &Op, ty: Type, args: [Value; 4]) -> Result<usize, usize> {
+    /// arguments `args` (`Ok`), or the empty slot where it goes (`Err`); with the tag of the
+    /// key. The parts come apart, so that the caller passes the arguments it just resolved
+    /// from registers and the operation by reference (copies of either through memory stall
+    /// store forwarding).
+    fn find(
+        &self,
+        f: &Function,
+        op: &Op,
+        ty: Type,
+        args: [Value; 4],
+    ) -> (Result<usize, usize>, u32) {
         let args = key_args(op, args);
-        let mut at = key_hash(op, ty, &args) as usize & self.mask;
+        let h = key_hash(op, ty, &args);
+        let tag = h as u32;
+        let mask = self.slots.len() - 1;
+        let mut at = (h >> self.shift) as usize;
         loop {
-            match self.slots[at] {
-                0 => return Err(at),
-                s => {
-                    let c = &f.insts[s as usize - 1];
-                    // Cheapest first: the derived comparison of operations last.
-                    if c.ty == ty && key_args(&c.op, c.args) == args && same_op(&c.op, op) {
-                        return Ok(at);
-                    }
-                }
+            let s = self.slots[at];
+            if s.stamp != self.stamp {
+                return (Err(at), tag);
             }
-            at = (at + 1) & self.mask;
+            // The tag first: the instruction only when the hashes agree.
+            if s.tag == tag && same_key(&f.insts[s.value as usize], op, ty, &args) {
+                return (Ok(at), tag);
+            }
+            at = (at + 1) & mask;
         }
     }
+}
+
+/// Whether instruction `c` has operation `op`, type `ty` and [`key_args`] `args`; cheapest
+/// first, the derived comparison of operations last. Apart from `Table::find`: reached
+/// only when the tags agree, it would otherwise load the whole operation on every probe.
+#[inline(never)]
+fn same_key(c: &Inst, op: &Op, ty: Type, args: &[Value; 4]) -> bool {
+    c.ty == ty && key_args(&c.op, c.args) == *args && same_op(&c.op, op)
 }
 
 /// Runs the pass.
@@ -195,21 +251,15 @@ fn walk(f: &mut Function, doms: Box<crate::dom::BlockDoms>, fold: bool) {
     };
     // Sized by the instructions placed in blocks (the arena also holds the ones earlier
     // passes dropped).
-    let live = f.live_insts();
-    let mut table = Table::new(live);
-    // The block of each value in the table.
-    let mut block_of = vec![0u32; n];
+    let mut table = Table::take(f.live_insts());
     let mut merged = false;
     let mut walked = vec![false; f.blocks.len()];
-    // Without SSA: the slots the current block filled, to empty before the next (room for
-    // the most a block can fill: no reallocation on the way).
-    let mut filled: Vec<u32> = Vec::with_capacity(if idom.is_none() { live } else { 0 });
     for b in order {
         walked[b] = true;
         if idom.is_none() {
             // Values of one block only (constants too: without SSA the back end makes a
             // constant in the block that defines it).
-            table.clear(&mut filled);
+            table.empty();
         }
         let here = b as u32;
         // Compacted in place: `insts[..w]` are the values kept so far.
@@ -256,10 +306,20 @@ fn walk(f: &mut Function, doms: Box<crate::dom::BlockDoms>, fold: bool) {
                 w += 1;
                 continue;
             }
-            match table.find(f, &inst.op, inst.ty, args) {
+            let (found, tag) = table.find(f, &inst.op, inst.ty, args);
+            let slot = Slot {
+                value: v.0,
+                block: here,
+                tag,
+                stamp: table.stamp,
+            };
+            match found {
                 Ok(at) => {
-                    let e = table.slots[at] - 1;
-                    let eb = block_of[e as usize];
+                    let Slot {
+                        value: e,
+                        block: eb,
+                        ..
+                    } = table.slots[at];
                     let available = konst
                         || eb == here
                         || idom.as_ref().is_some_and(|d| dominates(d, eb, here));
@@ -277,22 +337,17 @@ fn walk(f: &mut Function, doms: Box<crate::dom::BlockDoms>, fold: bool) {
                     // Not available here: the later value serves the blocks after it (one
                     // value per key keeps the table small; a block dominated by the earlier
                     // one but not this one keeps its own copy).
-                    table.slots[at] = v.0 + 1;
+                    table.slots[at] = slot;
                 }
-                Err(at) => {
-                    table.slots[at] = v.0 + 1;
-                    if idom.is_none() {
-                        filled.push(at as u32);
-                    }
-                }
+                Err(at) => table.slots[at] = slot,
             }
-            block_of[v.index()] = here;
             insts[w] = v;
             w += 1;
         }
         insts.truncate(w);
         f.blocks[b].insts = insts;
     }
+    table.give_back();
     if merged {
         super::apply_aliases_after_walk(f, &alias, &walked);
     }
