@@ -376,11 +376,14 @@ pub fn run(f: &mut Function) {
     for b in 0..f.blocks.len() {
         let mut insts = std::mem::take(&mut f.blocks[b].insts);
         let mut w = 0;
+        // Only a read has an alias, and values do not cross blocks yet: nothing to rewrite
+        // before the block's first read.
+        let mut read = false;
         for r in 0..insts.len() {
             let v = insts[r];
             let inst = &mut f.insts[v.index()];
             for (i, a) in inst.args.iter_mut().enumerate() {
-                if a.is_none() {
+                if a.is_none() || !read {
                     break;
                 }
                 match alias[a.index()] {
@@ -406,6 +409,7 @@ pub fn run(f: &mut Function) {
             }
             let d = dense[s];
             let last = &mut known[d as usize];
+            read |= !write;
             if write {
                 *last = (b as u32, inst.args[0]);
                 writes.push((b as u32, d, inst.args[0]));
