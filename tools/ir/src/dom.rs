@@ -101,8 +101,9 @@ pub fn block_idoms_in(f: &crate::ir::Function, order: &[u32]) -> Vec<u32> {
 }
 
 /// The reachable blocks of a function in reverse postorder and their immediate dominators:
-/// what `const_fold`, `cse` and `ftz` walk by. Computed once for the three (the control flow
-/// does not change between them) and handed from one to the next in
+/// what `const_fold`, `cse` and `ftz` walk by, and whether every edge goes forward in that
+/// order (what `cse` and `dce` choose their walks by). Computed once for the passes (the
+/// control flow does not change between them) and handed from one to the next in
 /// [`Function::doms`](crate::ir::Function::doms).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockDoms {
@@ -110,20 +111,33 @@ pub struct BlockDoms {
     pub order: Vec<u32>,
     /// The immediate dominator of every block ([`block_idoms`]).
     pub idom: Vec<u32>,
+    /// Every block is reached and every edge goes forward in `order`
+    /// ([`crate::passes::forward_only`]).
+    pub forward: bool,
 }
 
 impl BlockDoms {
-    /// Computes both for `f` (a one-block function without building the predecessor lists).
+    /// Computes all three for `f` (a one-block function without building the predecessor
+    /// lists).
     pub fn of(f: &crate::ir::Function) -> BlockDoms {
         if f.blocks.len() == 1 {
             return BlockDoms {
                 order: vec![0],
                 idom: vec![0],
+                // Unless the block branches to itself.
+                forward: (0..)
+                    .map_while(|i| f.succ(crate::ir::BlockId(0), i))
+                    .all(|s| s.0 != 0),
             };
         }
         let order: Vec<u32> = crate::passes::rpo(f).into_iter().map(|b| b.0).collect();
         let idom = block_idoms_in(f, &order);
-        BlockDoms { order, idom }
+        let forward = crate::passes::forward_only(f, &order);
+        BlockDoms {
+            order,
+            idom,
+            forward,
+        }
     }
 }
 

@@ -230,7 +230,7 @@ pub fn run_after_fold(f: &mut Function) {
             .first()
             .is_some_and(|&v| matches!(f.insts[v.index()].op, Op::Phi(_)))
     });
-    if phis || (f.ssa && !super::forward_only(f, &doms.order)) {
+    if phis || (f.ssa && !doms.forward) {
         super::const_fold::run_with(f, doms);
         run(f);
         return;

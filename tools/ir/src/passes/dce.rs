@@ -9,13 +9,17 @@ use crate::ir::{Function, Op, Terminator};
 /// Runs the pass.
 pub fn run(f: &mut Function) {
     // The last pass: the block order and dominators the earlier ones shared go (their
-    // order is the reverse postorder, taken over when there).
-    let order: Vec<u32> = match f.doms.take() {
-        Some(doms) => doms.order,
-        None => super::rpo(f).into_iter().map(|b| b.0).collect(),
+    // order is the reverse postorder, taken over when there, with whether it is forward).
+    let (order, forward) = match f.doms.take() {
+        Some(doms) => (doms.order, doms.forward),
+        None => {
+            let order: Vec<u32> = super::rpo(f).into_iter().map(|b| b.0).collect();
+            let forward = super::forward_only(f, &order);
+            (order, forward)
+        }
     };
     let mut live = vec![false; f.insts.len()];
-    if super::forward_only(f, &order) {
+    if forward {
         sweep(f, &order, &mut live);
     } else {
         mark(f, &mut live);
