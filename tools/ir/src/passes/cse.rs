@@ -75,14 +75,25 @@ fn key_args(op: &Op, mut a: [Value; 4]) -> [Value; 4] {
 }
 
 /// A hash of what makes two instructions equal: operation, type and [`key_args`] (the
-/// arguments two to a word: fewer hasher rounds than hashing each).
+/// arguments two to a word and the type in the top byte of the second: fewer hasher rounds
+/// than hashing each). Of the operation its kind, and the immediates of the ones that
+/// commonly differ only there (constants, the components of a texture result, constant
+/// banks, system values); the derived hash of every operation's immediates would take a
+/// jump through a table for every instruction, and the few others that differ only there
+/// compare unequal after equal hashes.
 fn key_hash(op: &Op, ty: Type, a: &[Value; 4]) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = rustc_hash::FxHasher::default();
-    op.hash(&mut h);
+    std::mem::discriminant(op).hash(&mut h);
+    match op {
+        Op::Const(c) => h.write_u64(*c),
+        Op::Extract(k) | Op::LoadConst(k) => h.write_u8(*k),
+        Op::SysVal(s) => s.hash(&mut h),
+        Op::GfxSys(s) => s.hash(&mut h),
+        _ => {}
+    }
     h.write_u64(a[0].0 as u64 | (a[1].0 as u64) << 32);
-    h.write_u64(a[2].0 as u64 | (a[3].0 as u64) << 32);
-    h.write_u8(ty as u8);
+    h.write_u64((a[2].0 as u64 | (a[3].0 as u64) << 32) ^ (ty as u64) << 56);
     h.finish()
 }
 
