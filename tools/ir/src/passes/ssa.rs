@@ -375,11 +375,17 @@ pub fn run(f: &mut Function) {
     let mut term_uses: Vec<u32> = Vec::new();
     for b in 0..f.blocks.len() {
         let mut insts = std::mem::take(&mut f.blocks[b].insts);
-        let mut w = 0;
+        // Nothing happens before the block's first access: the instructions before it stay
+        // where they are.
+        let first = insts
+            .iter()
+            .position(|&v| slot_of(&f.insts[v.index()].op).is_some())
+            .unwrap_or(insts.len());
+        let mut w = first;
         // Only a read has an alias, and values do not cross blocks yet: nothing to rewrite
         // before the block's first read.
         let mut read = false;
-        for r in 0..insts.len() {
+        for r in first..insts.len() {
             let v = insts[r];
             let inst = &mut f.insts[v.index()];
             for (i, a) in inst.args.iter_mut().enumerate() {
