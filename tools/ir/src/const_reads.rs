@@ -90,17 +90,17 @@ fn entry(raw: &mut Vec<RawReads>, bank: u8) -> usize {
     }
 }
 
-/// Byte ranges `[start, end)`, sorted, with overlapping and touching ones merged.
+/// Byte ranges `[start, end)`, sorted, with overlapping and touching ones merged (in place).
 fn merged(mut r: Vec<[u32; 2]>) -> Vec<[u32; 2]> {
     r.sort_unstable();
-    let mut ranges: Vec<[u32; 2]> = Vec::with_capacity(r.len());
-    for x in r {
-        match ranges.last_mut() {
-            Some(last) if x[0] <= last[1] => last[1] = last[1].max(x[1]),
-            _ => ranges.push(x),
+    r.dedup_by(|next, kept| {
+        let touches = next[0] <= kept[1];
+        if touches {
+            kept[1] = kept[1].max(next[1]);
         }
-    }
-    ranges
+        touches
+    });
+    r
 }
 
 /// The bank NVN keeps in the code area (the c1 segment, control +0x700 / +0x6fc).
@@ -170,6 +170,21 @@ pub fn c1_check(sh: &Shader, reads: &BTreeMap<u8, BankReads>) -> Option<C1Check>
 mod tests {
     use super::*;
     use crate::ir::Type;
+
+    #[test]
+    fn ranges_merge_when_they_overlap_or_touch() {
+        let r = vec![
+            [8, 12],
+            [0, 4],
+            [20, 24],
+            [4, 8],
+            [22, 30],
+            [40, 44],
+            [21, 23],
+        ];
+        assert_eq!(merged(r), vec![[0, 12], [20, 30], [40, 44]]);
+        assert_eq!(merged(Vec::new()), Vec::<[u32; 2]>::new());
+    }
 
     #[test]
     fn masked_offsets_are_proven_and_raw_ones_are_not() {
