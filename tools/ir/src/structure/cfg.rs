@@ -80,7 +80,9 @@ impl Cfg {
         // Iterative depth-first postorder (`rpo` marks the blocks seen until it is filled).
         let mut order: Vec<u32> = Vec::with_capacity(n);
         let mut rpo = vec![u32::MAX; n];
-        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        // (As deep as the blocks at most: no growth.)
+        let mut stack: Vec<(usize, usize)> = Vec::with_capacity(n);
+        stack.push((0, 0));
         rpo[0] = 0;
         while let Some(&mut (b, ref mut i)) = stack.last_mut() {
             let ss = succs(b);
