@@ -204,7 +204,8 @@ fn copy_blocks(
     blocks: &[crate::ir::Block],
     saved: &mut HashMap<u32, Inst>,
 ) -> Option<()> {
-    let mut by_addr: HashMap<u32, BlockId> = HashMap::default();
+    let mut by_addr: HashMap<u32, BlockId> =
+        HashMap::with_capacity_and_hasher(blocks.len(), Default::default());
     for (i, b) in blocks.iter().enumerate() {
         if let Some(a) = b.addr {
             by_addr.entry(a).or_insert(BlockId(i as u32));
