@@ -38,63 +38,47 @@ pub fn const_reads_of(
     f: &Function,
     loads: impl IntoIterator<Item = Value>,
 ) -> BTreeMap<u8, BankReads> {
-    let mut raw: Vec<RawReads> = Vec::new();
-    // Reads at run-time offsets: (bank's entry in `raw`, offset), bounded once all are known.
-    let mut dynamic: Vec<(usize, Value)> = Vec::new();
+    let loads = loads.into_iter();
+    // Reads at constant offsets, all banks in one list: (bank, byte range).
+    let mut fixed: Vec<(u8, [u32; 2])> = Vec::with_capacity(loads.size_hint().0);
+    // Reads at run-time offsets: (bank, offset), bounded once all are known.
+    let mut dynamic: Vec<(u8, Value)> = Vec::new();
     for v in loads {
         let i = f.inst(v);
         let Op::LoadConst(bank) = i.op else { continue };
-        let k = entry(&mut raw, bank);
         match f.const_of(i.args[0]) {
             Some(off) => {
                 let off = off as u32;
-                raw[k].1.push([off, off.saturating_add(4)]);
+                fixed.push((bank, [off, off.saturating_add(4)]));
             }
-            None => dynamic.push((k, i.args[0])),
+            None => dynamic.push((bank, i.args[0])),
         }
+    }
+    fixed.sort_unstable();
+    let mut out: BTreeMap<u8, BankReads> = BTreeMap::new();
+    for bank in fixed.chunk_by(|a, b| a.0 == b.0) {
+        let reads = BankReads {
+            ranges: merged(bank.iter().map(|r| r.1)),
+            ..BankReads::default()
+        };
+        out.insert(bank[0].0, reads);
     }
     if !dynamic.is_empty() {
         let ranges = crate::interval::intervals_of(f, dynamic.iter().map(|d| d.1));
-        for (k, off) in dynamic {
+        for (bank, off) in dynamic {
             let hi = ranges.range(off).hi;
-            raw[k].2 = raw[k].2.max((hi / 4 + 1) * 4);
+            let reads = out.entry(bank).or_default();
+            reads.dynamic_end = reads.dynamic_end.max((hi / 4 + 1) * 4);
+            reads.dynamic = reads.dynamic_end > 0;
         }
-    }
-    let mut out = BTreeMap::new();
-    for (bank, r, dynamic_end) in raw {
-        out.insert(
-            bank,
-            BankReads {
-                ranges: merged(r),
-                dynamic: dynamic_end > 0,
-                dynamic_end,
-            },
-        );
     }
     out
 }
 
-/// A bank's reads as found: the bank, its constant-offset ranges (unsorted) and the end of its
-/// run-time-offset reads.
-type RawReads = (u8, Vec<[u32; 2]>, u64);
-
-/// The index of `bank`'s entry in `raw`, added when missing (a shader reads few banks, so a
-/// list beats a map).
-fn entry(raw: &mut Vec<RawReads>, bank: u8) -> usize {
-    match raw.iter().position(|r| r.0 == bank) {
-        Some(k) => k,
-        None => {
-            raw.push((bank, Vec::new(), 0));
-            raw.len() - 1
-        }
-    }
-}
-
-/// Byte ranges `[start, end)`, sorted, with overlapping and touching ones merged.
-fn merged(mut r: Vec<[u32; 2]>) -> Vec<[u32; 2]> {
-    r.sort_unstable();
-    let mut ranges: Vec<[u32; 2]> = Vec::with_capacity(r.len());
-    for x in r {
+/// Byte ranges `[start, end)` in order, with overlapping and touching ones merged.
+fn merged(sorted: impl ExactSizeIterator<Item = [u32; 2]>) -> Vec<[u32; 2]> {
+    let mut ranges: Vec<[u32; 2]> = Vec::with_capacity(sorted.len());
+    for x in sorted {
         match ranges.last_mut() {
             Some(last) if x[0] <= last[1] => last[1] = last[1].max(x[1]),
             _ => ranges.push(x),
@@ -170,6 +154,22 @@ pub fn c1_check(sh: &Shader, reads: &BTreeMap<u8, BankReads>) -> Option<C1Check>
 mod tests {
     use super::*;
     use crate::ir::Type;
+
+    #[test]
+    fn ranges_merge_when_they_overlap_or_touch() {
+        let mut r = vec![
+            [8, 12],
+            [0, 4],
+            [20, 24],
+            [4, 8],
+            [22, 30],
+            [40, 44],
+            [21, 23],
+        ];
+        r.sort_unstable();
+        assert_eq!(merged(r.into_iter()), vec![[0, 12], [20, 30], [40, 44]]);
+        assert_eq!(merged(std::iter::empty()), Vec::<[u32; 2]>::new());
+    }
 
     #[test]
     fn masked_offsets_are_proven_and_raw_ones_are_not() {

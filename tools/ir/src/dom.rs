@@ -12,18 +12,31 @@ pub const NONE: u32 = u32::MAX;
 /// reverse postorder, the root first; `preds(v)` gives `v`'s predecessors (in the graph whose
 /// dominators are wanted). The root is its own immediate dominator; unreached nodes get
 /// [`NONE`].
-pub fn immediate_dominators<I>(n: usize, order: &[u32], mut preds: impl FnMut(u32) -> I) -> Vec<u32>
+pub fn immediate_dominators<I>(n: usize, order: &[u32], preds: impl FnMut(u32) -> I) -> Vec<u32>
 where
     I: IntoIterator<Item = u32>,
 {
-    let mut idom = vec![NONE; n];
-    let Some(&root) = order.first() else {
-        return idom;
-    };
     let mut pos = vec![u32::MAX; n];
     for (i, &v) in order.iter().enumerate() {
         pos[v as usize] = i as u32;
     }
+    immediate_dominators_at(order, &pos, preds)
+}
+
+/// [`immediate_dominators`] for a caller that has each node's position in `order` already
+/// (`pos`, one entry per node; any value for an unreached one).
+pub fn immediate_dominators_at<I>(
+    order: &[u32],
+    pos: &[u32],
+    mut preds: impl FnMut(u32) -> I,
+) -> Vec<u32>
+where
+    I: IntoIterator<Item = u32>,
+{
+    let mut idom = vec![NONE; pos.len()];
+    let Some(&root) = order.first() else {
+        return idom;
+    };
     idom[root as usize] = root;
     let intersect = |idom: &[u32], mut a: u32, mut b: u32| {
         while a != b {

@@ -404,7 +404,8 @@ const UNPLACED: u32 = u32::MAX;
 
 impl Intervals {
     /// The unsigned range of `v` (its type's whole range when unknown or not an integer; a
-    /// 32-bit value's range lies in `[0, 2^32)`).
+    /// 32-bit value's range lies in `[0, 2^32)`). For [`intervals_of`], `v` is a root or a
+    /// value they depend on (others read as unknown 64-bit values).
     pub fn range(&self, v: Value) -> Range {
         let w = match self.widths[v.index()] {
             0 => 64,
@@ -524,29 +525,32 @@ pub fn intervals(f: &Function) -> Intervals {
 /// constant-bank reads and the texture-array sizes ask for is a small part of a function.
 pub fn intervals_of(f: &Function, roots: impl IntoIterator<Item = Value>) -> Intervals {
     let mut wanted = vec![false; f.insts.len()];
-    let mut stack: Vec<Value> = Vec::new();
-    let mut want = |v: Value, stack: &mut Vec<Value>| {
+    // The closure, in the order found (walked by index: the unwalked rest is the work list).
+    let mut closure: Vec<Value> = Vec::new();
+    let mut want = |v: Value, closure: &mut Vec<Value>| {
         if v.is_some() && !wanted[v.index()] {
             wanted[v.index()] = true;
-            stack.push(v);
+            closure.push(v);
         }
     };
     for r in roots {
-        want(r, &mut stack);
+        want(r, &mut closure);
     }
-    while let Some(v) = stack.pop() {
+    let mut k = 0;
+    while let Some(&v) = closure.get(k) {
+        k += 1;
         let i = f.inst(v);
         if let Op::Phi(_) = i.op {
             for &(_, x) in f.phi_args(v) {
-                want(x, &mut stack);
+                want(x, &mut closure);
             }
         } else {
             for x in i.args() {
-                want(x, &mut stack);
+                want(x, &mut closure);
             }
         }
     }
-    solve(f, Some(&wanted))
+    solve(f, Some((&wanted, &closure)))
 }
 
 /// Calls `g` with each operand of `v` (a phi's incoming values).
@@ -562,16 +566,25 @@ fn for_each_operand(f: &Function, v: Value, mut g: impl FnMut(Value)) {
     }
 }
 
-/// The fixpoint over the placed values (those `wanted` says, when given: a set closed under
-/// operands). Its tables other than the per-value slot and width are as long as the placed
-/// values, not the arena: what is asked for is usually a small part of a function.
-fn solve(f: &Function, wanted: Option<&[bool]>) -> Intervals {
+/// The fixpoint over the placed values (those `wanted` says, when given with the list of
+/// them: a set closed under operands). Its tables other than the per-value slot and width
+/// are as long as the placed values, not the arena: what is asked for is usually a small
+/// part of a function. Widths are known for the wanted values only (others read as not
+/// integers: the solver never reads them, [`Intervals::range`] gives them 64 bits).
+fn solve(f: &Function, wanted: Option<(&[bool], &[Value])>) -> Intervals {
     let n = f.insts.len();
-    let widths: Vec<u8> = f
-        .insts
-        .iter()
-        .map(|i| width(i.ty).unwrap_or(0) as u8)
-        .collect();
+    let width_of = |v: Value| width(f.inst(v).ty).unwrap_or(0) as u8;
+    let widths: Vec<u8> = match wanted {
+        None => (0..n as u32).map(|v| width_of(Value(v))).collect(),
+        Some((_, list)) => {
+            let mut widths = vec![0u8; n];
+            for &v in list {
+                widths[v.index()] = width_of(v);
+            }
+            widths
+        }
+    };
+    let wanted = wanted.map(|w| w.0);
     // The placed values in block order, and each one's index in it.
     let mut slot = vec![UNPLACED; n];
     let mut order: Vec<Value> = Vec::new();

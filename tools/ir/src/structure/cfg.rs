@@ -16,8 +16,8 @@ pub struct Cfg {
     succ_at: Vec<u32>,
     /// Reachable blocks in reverse postorder (the entry first).
     pub order: Vec<BlockId>,
-    /// Position of each block in `order` (`usize::MAX` when unreachable).
-    pub rpo: Vec<usize>,
+    /// Position of each block in `order` (`u32::MAX` when unreachable).
+    pub rpo: Vec<u32>,
     /// Immediate dominator (the entry is its own).
     pub idom: Vec<BlockId>,
     /// Number of forward in-edges (from distinct blocks earlier in reverse postorder).
@@ -78,50 +78,52 @@ impl Cfg {
         succ_at.push(succ_list.len() as u32);
         let succs = |b: usize| &succ_list[succ_at[b] as usize..succ_at[b + 1] as usize];
         // Iterative depth-first postorder (`rpo` marks the blocks seen until it is filled).
-        let mut order = Vec::with_capacity(n);
-        let mut rpo = vec![usize::MAX; n];
-        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        let mut order: Vec<u32> = Vec::with_capacity(n);
+        let mut rpo = vec![u32::MAX; n];
+        // (As deep as the blocks at most: no growth.)
+        let mut stack: Vec<(usize, usize)> = Vec::with_capacity(n);
+        stack.push((0, 0));
         rpo[0] = 0;
         while let Some(&mut (b, ref mut i)) = stack.last_mut() {
             let ss = succs(b);
             if *i < ss.len() {
                 let s = ss[*i].index();
                 *i += 1;
-                if rpo[s] == usize::MAX {
+                if rpo[s] == u32::MAX {
                     rpo[s] = 0;
                     stack.push((s, 0));
                 }
             } else {
-                order.push(BlockId(b as u32));
+                order.push(b as u32);
                 stack.pop();
             }
         }
         order.reverse();
-        for (i, b) in order.iter().enumerate() {
-            rpo[b.index()] = i;
+        for (i, &b) in order.iter().enumerate() {
+            rpo[b as usize] = i as u32;
         }
-        // Predecessors (reachable ones), flat like the successors.
+        // Predecessors (reachable ones), flat like the successors: `pred_at[b]` counts them,
+        // then is where `b`'s end, then where they start as the edges, walked backwards, are
+        // placed from the back (so each list is in edge order).
         let mut pred_at = vec![0u32; n + 1];
         for &b in &order {
-            for &s in succs(b.index()) {
-                pred_at[s.index() + 1] += 1;
+            for &s in succs(b as usize) {
+                pred_at[s.index()] += 1;
             }
         }
         for i in 0..n {
             pred_at[i + 1] += pred_at[i];
         }
         let mut pred_list = vec![BlockId(0); pred_at[n] as usize];
-        let mut fill = pred_at.clone();
-        for &b in &order {
-            for &s in succs(b.index()) {
-                pred_list[fill[s.index()] as usize] = b;
-                fill[s.index()] += 1;
+        for &b in order.iter().rev() {
+            for &s in succs(b as usize).iter().rev() {
+                pred_at[s.index()] -= 1;
+                pred_list[pred_at[s.index()] as usize] = BlockId(b);
             }
         }
         let preds = |b: usize| &pred_list[pred_at[b] as usize..pred_at[b + 1] as usize];
-        // Dominators.
-        let order_u: Vec<u32> = order.iter().map(|b| b.0).collect();
-        let idom = crate::dom::immediate_dominators(n, &order_u, |b| {
+        // Dominators (`rpo` is the positions the iteration needs).
+        let idom = crate::dom::immediate_dominators_at(&order, &rpo, |b| {
             preds(b as usize).iter().map(|p| p.0)
         });
         // (In place: a `u32` and a `BlockId` are laid out alike.)
@@ -130,6 +132,7 @@ impl Cfg {
             .enumerate()
             .map(|(b, d)| BlockId(if d == crate::dom::NONE { b as u32 } else { d }))
             .collect();
+        let order: Vec<BlockId> = order.into_iter().map(BlockId).collect();
         let dominates = |a: usize, mut b: usize| -> bool {
             loop {
                 if a == b {

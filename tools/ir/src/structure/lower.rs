@@ -10,7 +10,7 @@
 //! the "outward movement" of goto elimination (Erosa and Hendren), which yuzu's and
 //! Ryujinx's structurizers also use.
 
-use super::nest::{End, Nest};
+use super::nest::{End, Id, Nest, Tree};
 use super::tree::{Cond, Node, Structured};
 use super::Error;
 use crate::ir::BlockId;
@@ -34,7 +34,8 @@ enum Fail {
     Bad(BlockId),
 }
 
-struct Lower {
+struct Lower<'a> {
+    tree: &'a Tree,
     frames: Vec<Frame>,
     constructs: HashSet<BlockId>,
     /// Labels whose scope is being lowered: frame depth at the scope, whether a construct.
@@ -44,15 +45,16 @@ struct Lower {
 }
 
 /// Lowers a labeled tree.
-pub fn lower(n: &Nest) -> Result<Structured, Error> {
+pub fn lower(tree: &Tree) -> Result<Structured, Error> {
     let mut l = Lower {
+        tree,
         frames: Vec::new(),
         constructs: HashSet::default(),
         active: HashMap::default(),
         gotos: 0,
         block_loops: 0,
     };
-    match l.node(n, &[]) {
+    match l.node(tree.root, &[]) {
         Ok(root) => Ok(Structured {
             root,
             gotos: l.gotos,
@@ -94,7 +96,13 @@ fn append(acc: Node, n: Node) -> Node {
             w.insert(0, a);
             Node::Seq(w)
         }
-        (a, n) => Node::Seq(vec![a, n]),
+        (a, n) => {
+            // Room for what the enclosing statements usually add before or after the pair.
+            let mut v = Vec::with_capacity(4);
+            v.push(a);
+            v.push(n);
+            Node::Seq(v)
+        }
     }
 }
 
@@ -110,23 +118,24 @@ fn then_checks(construct: Node, checks: Vec<Node>) -> Node {
     Node::Seq(v)
 }
 
-impl Lower {
-    fn node(&mut self, n: &Nest, tail: &[BlockId]) -> Result<Node, Fail> {
-        Ok(match n {
+impl Lower<'_> {
+    fn node(&mut self, n: Id, tail: &[BlockId]) -> Result<Node, Fail> {
+        let tree = self.tree;
+        Ok(match tree.get(n) {
             Nest::Code(b, end) => {
                 let end = match end {
                     End::Br(lab, back) => self.branch(*lab, *back, tail)?,
                     End::Exit => Node::Exit,
                     End::Kill => Node::Kill,
-                    End::Then(n) => self.node(n, tail)?,
+                    End::Then(n) => self.node(*n, tail)?,
                 };
                 append(Node::Block(*b), end)
             }
             Nest::Exit => Node::Exit,
             Nest::Kill => Node::Kill,
             Nest::If(c, a, b) => {
-                let a = self.node(a, tail)?;
-                let b = self.node(b, tail)?;
+                let a = self.node(*a, tail)?;
+                let b = self.node(*b, tail)?;
                 if a.is_empty() && b.is_empty() {
                     Node::Seq(Vec::new())
                 } else {
@@ -145,9 +154,9 @@ impl Lower {
                 let r = (|| -> Result<_, Fail> {
                     let mut out = Vec::with_capacity(arms.len());
                     for (ks, a) in arms {
-                        out.push((ks.clone(), self.node(a, tail)?));
+                        out.push((ks.clone(), self.node(*a, tail)?));
                     }
-                    let d = self.node(def, tail)?;
+                    let d = self.node(*def, tail)?;
                     Ok((out, d))
                 })();
                 let frame = self.pop(saved);
@@ -163,23 +172,22 @@ impl Lower {
                     escapes: Vec::new(),
                     switch: false,
                 });
-                let r = self.node(body, &[]);
+                let r = self.node(*body, &[]);
                 let frame = self.pop(saved);
                 let body = r?;
                 let checks = self.dispatch(frame.escapes, tail)?;
                 then_checks(Node::Loop(Box::new(body)), checks)
             }
-            Nest::Labeled(lab, scope_then_code) => {
-                let [scope, code] = &**scope_then_code;
-                let scope = self.scope(*lab, scope)?;
-                append(scope, self.node(code, tail)?)
+            Nest::Labeled(lab, scope, code) => {
+                let scope = self.scope(*lab, *scope)?;
+                append(scope, self.node(*code, tail)?)
             }
             Nest::Br(lab, back) => self.branch(*lab, *back, tail)?,
         })
     }
 
     /// The scope `body` of label `lab` (whose code follows it: falling off the end reaches it).
-    fn scope(&mut self, lab: BlockId, body: &Nest) -> Result<Node, Fail> {
+    fn scope(&mut self, lab: BlockId, body: Id) -> Result<Node, Fail> {
         let inner_tail = [lab];
         loop {
             let construct = self.constructs.contains(&lab);

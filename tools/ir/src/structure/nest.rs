@@ -15,20 +15,41 @@ use super::cfg::Cfg;
 use super::Error;
 use crate::ir::{BlockId, Function, Terminator, Value};
 
-/// A labeled tree; labels are the block a branch goes to.
+/// A statement of a [`Tree`]: its index in [`Tree::nodes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Id(u32);
+
+/// A labeled tree (labels are the block a branch goes to), its statements in one vector
+/// (no allocation, and nothing to drop, per statement).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tree {
+    /// The statements; children come before their parents.
+    pub nodes: Vec<Nest>,
+    /// The outermost statement.
+    pub root: Id,
+}
+
+impl Tree {
+    /// The statement `id`.
+    pub fn get(&self, id: Id) -> &Nest {
+        &self.nodes[id.0 as usize]
+    }
+}
+
+/// A statement of a labeled tree.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Nest {
     /// A block's instructions, then where it goes.
     Code(BlockId, End),
     /// Two-way selection.
-    If(Value, Box<Nest>, Box<Nest>),
+    If(Value, Id, Id),
     /// Multi-way selection: arms with case values, default.
-    Switch(Value, Vec<(Vec<u32>, Nest)>, Box<Nest>),
+    Switch(Value, Vec<(Vec<u32>, Id)>, Id),
     /// A loop headed by the block; `Br(header, true)` inside starts the next iteration.
-    Loop(BlockId, Box<Nest>),
+    Loop(BlockId, Id),
     /// A scope that `Br(label, false)` leaves (the first statement), then the label's code
     /// (the second).
-    Labeled(BlockId, Box<[Nest; 2]>),
+    Labeled(BlockId, Id, Id),
     /// Branch to a label: forward (leave its `Labeled`) or backward (`true`: continue its
     /// `Loop`).
     Br(BlockId, bool),
@@ -39,8 +60,9 @@ pub enum Nest {
 }
 
 /// Where a [`Nest::Code`] block goes: a branch or the end of the invocation held inline (no
-/// allocation for the usual block), anything else (a selection, an inlined successor) boxed.
-#[derive(Clone, Debug, PartialEq)]
+/// statement for the usual block), anything else (a selection, an inlined successor) a
+/// statement of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum End {
     /// [`Nest::Br`].
     Br(BlockId, bool),
@@ -49,35 +71,49 @@ pub enum End {
     /// [`Nest::Kill`].
     Kill,
     /// Any other statement.
-    Then(Box<Nest>),
-}
-
-impl End {
-    fn of(n: Nest) -> End {
-        match n {
-            Nest::Br(l, back) => End::Br(l, back),
-            Nest::Exit => End::Exit,
-            Nest::Kill => End::Kill,
-            n => End::Then(Box::new(n)),
-        }
-    }
+    Then(Id),
 }
 
 struct Nester<'a> {
     f: &'a Function,
     cfg: &'a Cfg,
-    /// Placement children that are merge blocks, per block, highest reverse postorder first.
-    inner: Vec<Vec<BlockId>>,
-    /// Loop exits placed outside a header's loop, highest reverse postorder first.
-    outer: Vec<Vec<BlockId>>,
+    /// Placement children that are merge blocks.
+    inner: Children,
+    /// Loop exits placed outside a header's loop.
+    outer: Children,
     merge: Vec<bool>,
+    /// The tree's statements so far.
+    nodes: Vec<Nest>,
+}
+
+/// Blocks listed under a parent block, in one vector: `(parent, block)`, by parent, highest
+/// reverse postorder first.
+struct Children(Vec<(BlockId, BlockId)>);
+
+impl Children {
+    fn new(mut list: Vec<(BlockId, BlockId)>, cfg: &Cfg) -> Children {
+        list.sort_unstable_by_key(|&(p, b)| (p.0, std::cmp::Reverse(cfg.rpo[b.index()])));
+        Children(list)
+    }
+
+    /// Where `x`'s blocks are in the list.
+    fn of(&self, x: BlockId) -> std::ops::Range<usize> {
+        let start = self.0.partition_point(|e| e.0 .0 < x.0);
+        let end = start + self.0[start..].partition_point(|e| e.0 == x);
+        start..end
+    }
+
+    /// The `i`-th block of the list.
+    fn at(&self, i: usize) -> BlockId {
+        self.0[i].1
+    }
 }
 
 /// Builds the labeled tree of `f` from its analysis.
-pub fn nest(f: &Function, cfg: &Cfg) -> Result<Nest, Error> {
+pub fn nest(f: &Function, cfg: &Cfg) -> Result<Tree, Error> {
     let n = f.blocks.len();
-    let mut inner: Vec<Vec<BlockId>> = vec![Vec::new(); n];
-    let mut outer: Vec<Vec<BlockId>> = vec![Vec::new(); n];
+    let mut inner: Vec<(BlockId, BlockId)> = Vec::new();
+    let mut outer: Vec<(BlockId, BlockId)> = Vec::new();
     let mut merge = vec![false; n];
     for &y in cfg.order.iter().skip(1) {
         // An empty block that only ends the invocation is copied to every branch to it.
@@ -104,77 +140,111 @@ pub fn nest(f: &Function, cfg: &Cfg) -> Result<Nest, Error> {
         match left {
             Some(h) => {
                 merge[y.index()] = true;
-                outer[h.index()].push(y);
+                outer.push((h, y));
             }
             None => {
                 if cfg.fwd_in[y.index()] >= 2 {
                     merge[y.index()] = true;
-                    inner[d.index()].push(y);
+                    inner.push((d, y));
                 }
             }
         }
     }
-    for v in inner.iter_mut().chain(outer.iter_mut()) {
-        v.sort_by_key(|b| std::cmp::Reverse(cfg.rpo[b.index()]));
-    }
-    let nester = Nester {
+    let mut nester = Nester {
         f,
         cfg,
-        inner,
-        outer,
+        inner: Children::new(inner, cfg),
+        outer: Children::new(outer, cfg),
         merge,
+        // About two statements a block.
+        nodes: Vec::with_capacity(2 * n + 2),
     };
-    nester.tree(BlockId(0))
+    let root = nester.tree(BlockId(0))?;
+    let root = nester.add(root);
+    Ok(Tree {
+        nodes: nester.nodes,
+        root,
+    })
 }
 
 impl Nester<'_> {
-    fn tree(&self, x: BlockId) -> Result<Nest, Error> {
-        let mut code = self.within(x, &self.inner[x.index()])?;
+    /// Adds statement `n` to the tree.
+    fn add(&mut self, n: Nest) -> Id {
+        self.nodes.push(n);
+        Id(self.nodes.len() as u32 - 1)
+    }
+
+    /// Where a block goes when `n` follows its code.
+    fn end(&mut self, n: Nest) -> End {
+        match n {
+            Nest::Br(l, back) => End::Br(l, back),
+            Nest::Exit => End::Exit,
+            Nest::Kill => End::Kill,
+            n => End::Then(self.add(n)),
+        }
+    }
+
+    // The builders return a statement not yet added: the caller adds it where it needs an
+    // `Id` (a branch or an end held inline needs none).
+    fn tree(&mut self, x: BlockId) -> Result<Nest, Error> {
+        let inner = self.inner.of(x);
+        let mut code = self.within(x, inner.start, inner.end)?;
         if self.cfg.header[x.index()] {
-            code = Nest::Loop(x, Box::new(code));
+            let body = self.add(code);
+            code = Nest::Loop(x, body);
         }
-        self.wrap(code, &self.outer[x.index()])
+        let outer = self.outer.of(x);
+        self.wrap(code, outer.start, outer.end)
     }
 
-    fn wrap(&self, code: Nest, ys: &[BlockId]) -> Result<Nest, Error> {
-        match ys.split_first() {
-            None => Ok(code),
-            Some((&y, rest)) => Ok(Nest::Labeled(
-                y,
-                Box::new([self.wrap(code, rest)?, self.tree(y)?]),
-            )),
+    /// `code` inside the scopes of the loop exits `outer[i..end]` (placed outside its loop).
+    fn wrap(&mut self, code: Nest, i: usize, end: usize) -> Result<Nest, Error> {
+        if i == end {
+            return Ok(code);
         }
+        let y = self.outer.at(i);
+        let scope = self.wrap(code, i + 1, end)?;
+        let scope = self.add(scope);
+        let then = self.tree(y)?;
+        let then = self.add(then);
+        Ok(Nest::Labeled(y, scope, then))
     }
 
-    fn within(&self, x: BlockId, ys: &[BlockId]) -> Result<Nest, Error> {
-        match ys.split_first() {
-            None => Ok(Nest::Code(x, End::of(self.term(x)?))),
-            Some((&y, rest)) => Ok(Nest::Labeled(
-                y,
-                Box::new([self.within(x, rest)?, self.tree(y)?]),
-            )),
+    /// `x`'s code inside the scopes of its merge children `inner[i..end]`.
+    fn within(&mut self, x: BlockId, i: usize, end: usize) -> Result<Nest, Error> {
+        if i == end {
+            let term = self.term(x)?;
+            return Ok(Nest::Code(x, self.end(term)));
         }
+        let y = self.inner.at(i);
+        let scope = self.within(x, i + 1, end)?;
+        let scope = self.add(scope);
+        let then = self.tree(y)?;
+        let then = self.add(then);
+        Ok(Nest::Labeled(y, scope, then))
     }
 
-    fn term(&self, x: BlockId) -> Result<Nest, Error> {
-        Ok(match &self.f.blocks[x.index()].term {
+    fn term(&mut self, x: BlockId) -> Result<Nest, Error> {
+        let (f, cfg) = (self.f, self.cfg);
+        Ok(match &f.blocks[x.index()].term {
             Terminator::Jump(t) => self.branch(x, *t)?,
-            Terminator::Branch(_, t, e)
-                if self.cfg.redirect[t.index()] == self.cfg.redirect[e.index()] =>
-            {
+            Terminator::Branch(_, t, e) if cfg.redirect[t.index()] == cfg.redirect[e.index()] => {
                 self.branch(x, *t)?
             }
-            Terminator::Branch(c, t, e) => Nest::If(
-                *c,
-                Box::new(self.branch(x, *t)?),
-                Box::new(self.branch(x, *e)?),
-            ),
+            &Terminator::Branch(c, t, e) => {
+                let t = self.branch(x, t)?;
+                let t = self.add(t);
+                let e = self.branch(x, e)?;
+                let e = self.add(e);
+                Nest::If(c, t, e)
+            }
             Terminator::Switch(v, cases, d) => {
+                let (v, d) = (*v, *d);
                 let mut arms: Vec<(Vec<u32>, BlockId)> = Vec::new();
-                let r = |b: BlockId| self.cfg.redirect[b.index()];
+                let r = |b: BlockId| cfg.redirect[b.index()];
                 for &(k, t) in cases {
                     let t = r(t);
-                    if t == r(*d) {
+                    if t == r(d) {
                         continue;
                     }
                     match arms.iter_mut().find(|a| a.1 == t) {
@@ -184,9 +254,11 @@ impl Nester<'_> {
                 }
                 let mut out = Vec::with_capacity(arms.len());
                 for (ks, t) in arms {
-                    out.push((ks, self.branch(x, t)?));
+                    let arm = self.branch(x, t)?;
+                    out.push((ks, self.add(arm)));
                 }
-                Nest::Switch(*v, out, Box::new(self.branch(x, *d)?))
+                let d = self.branch(x, d)?;
+                Nest::Switch(v, out, self.add(d))
             }
             Terminator::Exit | Terminator::Unset => Nest::Exit,
             Terminator::Kill => Nest::Kill,
@@ -194,7 +266,7 @@ impl Nester<'_> {
         })
     }
 
-    fn branch(&self, x: BlockId, y: BlockId) -> Result<Nest, Error> {
+    fn branch(&mut self, x: BlockId, y: BlockId) -> Result<Nest, Error> {
         let y = self.cfg.redirect[y.index()];
         if self.cfg.rpo[y.index()] <= self.cfg.rpo[x.index()] {
             Ok(Nest::Br(y, true))

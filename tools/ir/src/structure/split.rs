@@ -63,7 +63,9 @@ fn succ(f: &Function, b: usize, i: usize) -> Option<BlockId> {
 fn acyclic(f: &Function) -> bool {
     // 0: not seen, 1: on the search path, 2: done.
     let mut state = vec![0u8; f.blocks.len()];
-    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    // (As deep as the blocks at most: no growth.)
+    let mut stack: Vec<(usize, usize)> = Vec::with_capacity(f.blocks.len());
+    stack.push((0, 0));
     state[0] = 1;
     while let Some(&mut (b, ref mut i)) = stack.last_mut() {
         match succ(f, b, *i) {

@@ -21,8 +21,49 @@ use rustc_hash::FxHashMap as HashMap;
 /// Deepest static stack followed (the run-time stack holds 16 entries).
 const MAX_DEPTH: usize = 16;
 
-/// A static stack: `(kind, guest address)` entries, bottom first.
-type Stack = Vec<(StackKind, u32)>;
+/// An entry of a static stack: its kind and the guest address pushed.
+type Entry = (StackKind, u32);
+
+/// The static stacks met, interned as a tree: a stack is its top entry on the stack below
+/// it, so equal stacks get the same id and a push or a pop is a step in the tree.
+struct Stacks {
+    /// Per stack (its id; 0 is the empty stack): the stack below it, its top entry and its
+    /// depth.
+    nodes: Vec<(u32, Entry, usize)>,
+    /// The stack an entry pushed on a stack makes.
+    pushed: HashMap<(u32, Entry), u32>,
+}
+
+impl Stacks {
+    /// The stack `e` pushed on `s` makes; `None` when it is deeper than [`MAX_DEPTH`].
+    fn push(&mut self, s: u32, e: Entry) -> Option<u32> {
+        let depth = self.nodes[s as usize].2 + 1;
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let next = self.nodes.len() as u32;
+        let id = *self.pushed.entry((s, e)).or_insert(next);
+        if id == next {
+            self.nodes.push((s, e, depth));
+        }
+        Some(id)
+    }
+
+    /// Pops the topmost entry of `kind` from `s` with those above it: the address it held
+    /// (`None`: no such entry, and the stack empties, as the run-time stack does) and the
+    /// stack left.
+    fn pop(&self, s: u32, kind: StackKind) -> (Option<u32>, u32) {
+        let mut at = s;
+        while at != 0 {
+            let (below, (k, addr), _) = self.nodes[at as usize];
+            if k == kind {
+                return (Some(addr), below);
+            }
+            at = below;
+        }
+        (None, 0)
+    }
+}
 
 /// Runs the pass; see the module documentation.
 pub fn run(f: &mut Function) {
@@ -126,7 +167,9 @@ fn resolve_in_place(f: &mut Function) -> bool {
         return false;
     }
     let n_insts = f.insts.len();
-    let blocks = std::mem::take(&mut f.blocks);
+    // (Room for a copy of each block and an exit.)
+    let room = Vec::with_capacity(f.blocks.len() + 1);
+    let blocks = std::mem::replace(&mut f.blocks, room);
     // Pops the first copies replaced by constants, as they were (later copies and a
     // failed analysis need them).
     let mut saved: HashMap<u32, Inst> = HashMap::default();
@@ -161,7 +204,8 @@ fn copy_blocks(
     blocks: &[crate::ir::Block],
     saved: &mut HashMap<u32, Inst>,
 ) -> Option<()> {
-    let mut by_addr: HashMap<u32, BlockId> = HashMap::default();
+    let mut by_addr: HashMap<u32, BlockId> =
+        HashMap::with_capacity_and_hasher(blocks.len(), Default::default());
     for (i, b) in blocks.iter().enumerate() {
         if let Some(a) = b.addr {
             by_addr.entry(a).or_insert(BlockId(i as u32));
@@ -169,51 +213,65 @@ fn copy_blocks(
     }
     let limit = blocks.len() * 4 + 64;
     let indirect_targets = g.indirect_targets.clone();
-    // Copies by (original block, interned stack).
-    let mut stacks: HashMap<Stack, u32> = HashMap::default();
-    let mut ids: HashMap<(BlockId, u32), BlockId> = HashMap::default();
+    let mut stacks = Stacks {
+        nodes: vec![(0, (StackKind::Sync, 0), 0)],
+        pushed: HashMap::default(),
+    };
+    // The copies of each original block: the first one made with the stack id it is for,
+    // any others by block and stack id (most blocks are copied once).
+    let mut first_copy: Vec<Option<(u32, BlockId)>> = vec![None; blocks.len()];
+    let mut other_copies: HashMap<(BlockId, u32), BlockId> = HashMap::default();
     let mut copied = vec![false; blocks.len()];
-    let mut work: Vec<(BlockId, Stack, BlockId)> = Vec::new();
+    // Copies to fill: original block, stack id on entry, copy.
+    let mut work: Vec<(BlockId, u32, BlockId)> = Vec::new();
     let mut exit_block: Option<BlockId> = None;
     let mut get = |g: &mut Function,
-                   work: &mut Vec<(BlockId, Stack, BlockId)>,
+                   work: &mut Vec<(BlockId, u32, BlockId)>,
                    ob: BlockId,
-                   st: &Stack|
+                   st: u32|
      -> Option<BlockId> {
-        let next = stacks.len() as u32;
-        let sid = match stacks.get(st.as_slice()) {
-            Some(&k) => k,
-            None => {
-                stacks.insert(st.clone(), next);
-                next
+        let first = &mut first_copy[ob.index()];
+        match *first {
+            Some((s, nb)) if s == st => return Some(nb),
+            Some(_) => {
+                if let Some(&nb) = other_copies.get(&(ob, st)) {
+                    return Some(nb);
+                }
             }
-        };
-        if let Some(&nb) = ids.get(&(ob, sid)) {
-            return Some(nb);
+            None => {}
         }
         if g.blocks.len() >= limit {
             return None;
         }
         let nb = g.add_block(blocks[ob.index()].addr);
-        ids.insert((ob, sid), nb);
-        work.push((ob, st.clone(), nb));
+        if first.is_none() {
+            *first = Some((st, nb));
+        } else {
+            other_copies.insert((ob, st), nb);
+        }
+        work.push((ob, st, nb));
         Some(nb)
     };
-    get(g, &mut work, BlockId(0), &Vec::new())?;
-    // Replacement of each value of the block being copied (`NONE`: itself); values never
-    // cross blocks, so the entries a block set are cleared after it.
+    get(g, &mut work, BlockId(0), 0)?;
     let mut remap: Vec<Value> = vec![Value::NONE; g.insts.len()];
-    // Values that are pops of this block and the address each popped (None: empty).
     let mut pops: Vec<(Value, Option<u32>)> = Vec::new();
     while let Some((ob, mut st, nb)) = work.pop() {
         let src = &blocks[ob.index()];
-        // The first copy keeps the original values; later copies get fresh ones.
         let fresh = std::mem::replace(&mut copied[ob.index()], true);
         pops.clear();
+        // The first copy keeps the instructions up to the first push or pop as they are.
+        let kept = if fresh {
+            0
+        } else {
+            src.insts
+                .iter()
+                .position(|&v| matches!(g.inst(v).op, Op::StackPush(_) | Op::StackPop(_)))
+                .unwrap_or(src.insts.len())
+        };
         let mut insts = Vec::with_capacity(src.insts.len());
-        for &v in &src.insts {
+        insts.extend_from_slice(&src.insts[..kept]);
+        for &v in &src.insts[kept..] {
             if !fresh && !matches!(g.inst(v).op, Op::StackPush(_) | Op::StackPop(_)) {
-                // The first copy keeps the instruction as it is (already in `g`).
                 insts.push(v);
                 continue;
             }
@@ -228,24 +286,12 @@ fn copy_blocks(
             match inst.op {
                 Op::StackPush(kind) => {
                     let t = g.const_of(inst.args[0])? as u32;
-                    st.push((kind, t));
-                    if st.len() > MAX_DEPTH {
-                        return None;
-                    }
+                    st = stacks.push(st, (kind, t))?;
                     continue;
                 }
                 Op::StackPop(kind) => {
-                    let target = match st.iter().rposition(|e| e.0 == kind) {
-                        Some(i) => {
-                            let t = st[i].1;
-                            st.truncate(i);
-                            Some(t)
-                        }
-                        None => {
-                            st.clear();
-                            None
-                        }
-                    };
+                    let (target, left) = stacks.pop(st, kind);
+                    st = left;
                     inst = Inst {
                         op: Op::Const(target.unwrap_or(u32::MAX) as u64),
                         ty: Type::U32,
@@ -269,18 +315,18 @@ fn copy_blocks(
             }
         };
         let term = match &src.term {
-            Terminator::Jump(t) => Terminator::Jump(get(g, &mut work, *t, &st)?),
+            Terminator::Jump(t) => Terminator::Jump(get(g, &mut work, *t, st)?),
             Terminator::Branch(c, t, e) => {
-                let t = get(g, &mut work, *t, &st)?;
-                let e = get(g, &mut work, *e, &st)?;
+                let t = get(g, &mut work, *t, st)?;
+                let e = get(g, &mut work, *e, st)?;
                 Terminator::Branch(map(*c), t, e)
             }
             Terminator::Switch(v, cases, d) => {
                 let mut nc = Vec::with_capacity(cases.len());
                 for &(k, t) in cases {
-                    nc.push((k, get(g, &mut work, t, &st)?));
+                    nc.push((k, get(g, &mut work, t, st)?));
                 }
-                let d = get(g, &mut work, *d, &st)?;
+                let d = get(g, &mut work, *d, st)?;
                 Terminator::Switch(map(*v), nc, d)
             }
             Terminator::Dynamic(v) => {
@@ -289,7 +335,7 @@ fn copy_blocks(
                     Some(None) => Terminator::Exit,
                     Some(Some(t)) => {
                         let tb = *by_addr.get(&t)?;
-                        Terminator::Jump(get(g, &mut work, tb, &st)?)
+                        Terminator::Jump(get(g, &mut work, tb, st)?)
                     }
                     None => {
                         if indirect_targets.is_empty() {
@@ -301,7 +347,7 @@ fn copy_blocks(
                                 continue;
                             }
                             let tb = *by_addr.get(&t)?;
-                            cases.push((t, get(g, &mut work, tb, &st)?));
+                            cases.push((t, get(g, &mut work, tb, st)?));
                         }
                         let d = match exit_block {
                             Some(d) => d,

@@ -57,7 +57,8 @@ impl Cross {
         let mut mark = vec![0u32; n];
         let mut var = vec![0 as Word; n];
         let mut start = Vec::with_capacity(f.blocks.len() + 1);
-        let mut uses = Vec::new();
+        // (Room for a few loads a block, so that the list seldom grows.)
+        let mut uses = Vec::with_capacity(4 * f.blocks.len());
         let phis = !f.phi_in.is_empty();
         for (b, blk) in f.blocks.iter().enumerate() {
             start.push(uses.len() as u32);
