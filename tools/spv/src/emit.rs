@@ -99,7 +99,9 @@ pub(crate) struct E {
     popc_counter: Option<Word>,
     local: Option<(Word, u32)>,
     shared: Option<(Word, u32)>,
-    banks: HashMap<u8, (Word, u32, u32, bool), Fast>,
+    /// Constant banks declared: bank, variable, guest byte offset, size in words, and
+    /// whether it is a uniform buffer (a shader reads few: a list).
+    banks: Vec<(u8, (Word, u32, u32, bool))>,
     builtins: HashMap<spirv::BuiltIn, Word, Fast>,
     interface: Vec<Word>,
     pub uses_psb: bool,
@@ -134,6 +136,7 @@ pub(crate) struct E {
             dmsh_ir::lift::CompType,
         ),
         (Word, Word, Word),
+        Fast,
     >,
     /// Storage-image variables by slot and alias (`emit/slots.rs`).
     img_vars: HashMap<(u16, u8), (Word, Word), Fast>,
@@ -862,7 +865,7 @@ impl E {
     }
 
     fn bank_var(&mut self, f: &dmsh_ir::Shader, bank: u8) -> Result<(Word, u32, u32, bool), Error> {
-        if let Some(&v) = self.banks.get(&bank) {
+        if let Some(&(_, v)) = self.banks.iter().find(|b| b.0 == bank) {
             return Ok(v);
         }
         let src = f
@@ -923,7 +926,7 @@ impl E {
                 (var, guest_offset, n16 * 4, true)
             }
         };
-        self.banks.insert(bank, v);
+        self.banks.push((bank, v));
         Ok(v)
     }
 
@@ -1896,7 +1899,7 @@ pub(crate) fn emit_planned(
         popc_counter: None,
         local: None,
         shared: None,
-        banks: HashMap::default(),
+        banks: Vec::new(),
         builtins: HashMap::default(),
         interface: Vec::with_capacity(32),
         uses_psb: false,
@@ -1916,7 +1919,7 @@ pub(crate) fn emit_planned(
         },
         gfxcfg: sh.gfx.clone(),
         gx: Default::default(),
-        tex_vars: HashMap::new(),
+        tex_vars: HashMap::default(),
         img_vars: HashMap::default(),
         sb: Default::default(),
         rtys: ids::IdMap::with_room(f.insts.len()),
