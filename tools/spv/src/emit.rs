@@ -1974,7 +1974,6 @@ pub(crate) fn emit_planned(
     let mut slots = slots::Finder::default();
     for &v in f.blocks.iter().flat_map(|b| b.insts.iter()) {
         let op = &f.inst(v).op;
-        e.sbuf_note(op);
         match *op {
             Op::BarrierPopc => {
                 any_popc = true;
@@ -1986,14 +1985,20 @@ pub(crate) fn emit_planned(
                 any_sync = true;
             }
             Op::Mma(_) => any_mma = true,
-            Op::AtomicCas(space, Width::B64) => {
-                any_cas64 |= space == Space::Shared;
-                int64_atomics = true;
+            // Memory accesses: the storage buffers' views (`sbuf_note`), and what they need.
+            Op::AtomicCas(space, w) => {
+                e.sbuf_note(op);
+                if w == Width::B64 {
+                    any_cas64 |= space == Space::Shared;
+                    int64_atomics = true;
+                }
             }
-            Op::Atomic(_, op, w) => {
-                uses_fadd |= op == AtomOp::FAdd;
+            Op::Atomic(_, aop, w) => {
+                e.sbuf_note(op);
+                uses_fadd |= aop == AtomOp::FAdd;
                 int64_atomics |= w == Width::B64;
             }
+            Op::Load(..) | Op::Store(..) => e.sbuf_note(op),
             Op::LoadConst(b) => {
                 const_banks[b as usize] = true;
                 const_loads.push(v);
