@@ -1972,41 +1972,44 @@ pub(crate) fn emit_planned(
     let mut const_loads: Vec<Value> = Vec::new();
     // The texture and image slots' declarations (`emit/slots.rs`), the storage buffers' views.
     let mut slots = slots::Finder::default();
-    for &v in f.blocks.iter().flat_map(|b| b.insts.iter()) {
-        let op = &f.inst(v).op;
-        match *op {
-            Op::BarrierPopc => {
-                any_popc = true;
-                any_sync = true;
-            }
-            Op::Barrier => any_sync = true,
-            Op::WarpSync => {
-                any_warp_sync = true;
-                any_sync = true;
-            }
-            Op::Mma(_) => any_mma = true,
-            // Memory accesses: the storage buffers' views (`sbuf_note`), and what they need.
-            Op::AtomicCas(space, w) => {
-                e.sbuf_note(op);
-                if w == Width::B64 {
-                    any_cas64 |= space == Space::Shared;
-                    int64_atomics = true;
+    // Two loops, not a flat map: its per-item bookkeeping cost as much as the match.
+    for blk in &f.blocks {
+        for &v in &blk.insts {
+            let op = &f.inst(v).op;
+            match *op {
+                Op::BarrierPopc => {
+                    any_popc = true;
+                    any_sync = true;
                 }
+                Op::Barrier => any_sync = true,
+                Op::WarpSync => {
+                    any_warp_sync = true;
+                    any_sync = true;
+                }
+                Op::Mma(_) => any_mma = true,
+                // Memory accesses: the storage buffers' views (`sbuf_note`), and what they need.
+                Op::AtomicCas(space, w) => {
+                    e.sbuf_note(op);
+                    if w == Width::B64 {
+                        any_cas64 |= space == Space::Shared;
+                        int64_atomics = true;
+                    }
+                }
+                Op::Atomic(_, aop, w) => {
+                    e.sbuf_note(op);
+                    uses_fadd |= aop == AtomOp::FAdd;
+                    int64_atomics |= w == Width::B64;
+                }
+                Op::Load(..) | Op::Store(..) => e.sbuf_note(op),
+                Op::LoadConst(b) => {
+                    const_banks[b as usize] = true;
+                    const_loads.push(v);
+                }
+                Op::Tex(_) | Op::ImageLoad(_) | Op::ImageStore(_) | Op::ImageAtomic(..) => {
+                    slots.note(op)
+                }
+                _ => {}
             }
-            Op::Atomic(_, aop, w) => {
-                e.sbuf_note(op);
-                uses_fadd |= aop == AtomOp::FAdd;
-                int64_atomics |= w == Width::B64;
-            }
-            Op::Load(..) | Op::Store(..) => e.sbuf_note(op),
-            Op::LoadConst(b) => {
-                const_banks[b as usize] = true;
-                const_loads.push(v);
-            }
-            Op::Tex(_) | Op::ImageLoad(_) | Op::ImageStore(_) | Op::ImageAtomic(..) => {
-                slots.note(op)
-            }
-            _ => {}
         }
     }
     e.slots = slots.finish(sh.gfx.as_ref());
