@@ -155,7 +155,7 @@ pub(crate) struct E {
     /// The soft-f64 routines used (`soft/`).
     pub soft: crate::soft::State,
     /// The helper functions called so far and their ids (`emit/modifiers.rs`).
-    helpers: Vec<(modifiers::Helper, Word)>,
+    helpers: modifiers::Helpers,
     /// Instructions the entry block runs first, after its variables (values every block may
     /// use, such as `gl_FragCoord.w`).
     entry_code: Vec<u32>,
@@ -1927,7 +1927,7 @@ pub(crate) fn emit_planned(
         slots: Default::default(),
         lw: Default::default(),
         soft: Default::default(),
-        helpers: Vec::new(),
+        helpers: Default::default(),
         entry_code: Vec::new(),
         opts: *opts,
         b,
