@@ -298,18 +298,24 @@ impl E {
             cd as Word,
             (cd >> 32) as Word,
         );
-        if let Some(src) = self.bitcast_of(op, ty, a) {
+        match n {
+            1 => self.op_n(op, ty, [a]),
+            2 => self.op_n(op, ty, [a, b]),
+            3 => self.op_n(op, ty, [a, b, c]),
+            _ => self.op_n(op, ty, [a, b, c, d]),
+        }
+    }
+
+    /// [`E::op`] of `N` operands, inlined: in [`E::op4`], and in [`E::inst`]'s fast path
+    /// (where a call per instruction cost as much as a tenth of the emission).
+    #[inline(always)]
+    fn op_n<const N: usize>(&mut self, op: spirv::Op, ty: Word, args: [Word; N]) -> Word {
+        if let Some(src) = self.bitcast_of(op, ty, args[0]) {
             return src;
         }
         let id = self.b.id();
-        match n {
-            1 => self.b.op_ids(op, ty, id, &[a]),
-            2 => self.b.op_ids(op, ty, id, &[a, b]),
-            3 => self.b.op_ids(op, ty, id, &[a, b, c]),
-            _ => self.b.op_ids(op, ty, id, &[a, b, c, d]),
-        }
-        .expect("block selected");
-        self.made(op, ty, id, a)
+        self.b.op_ids(op, ty, id, &args).expect("block selected");
+        self.made(op, ty, id, args[0])
     }
 
     /// [`E::op`] of any number of operands.
@@ -1411,10 +1417,10 @@ impl E {
                     let ty = self.ty(rt);
                     let a = |k: usize| self.vals[inst.args[k].index()];
                     match inst.args {
-                        [_, Value::NONE, ..] => self.op(sop, ty, &[a(0)]),
-                        [_, _, Value::NONE, _] => self.op(sop, ty, &[a(0), a(1)]),
-                        [_, _, _, Value::NONE] => self.op(sop, ty, &[a(0), a(1), a(2)]),
-                        _ => self.op(sop, ty, &[a(0), a(1), a(2), a(3)]),
+                        [_, Value::NONE, ..] => self.op_n(sop, ty, [a(0)]),
+                        [_, _, Value::NONE, _] => self.op_n(sop, ty, [a(0), a(1)]),
+                        [_, _, _, Value::NONE] => self.op_n(sop, ty, [a(0), a(1), a(2)]),
+                        _ => self.op_n(sop, ty, [a(0), a(1), a(2), a(3)]),
                     }
                 }
                 _ => return self.inst_general(sh, f, v),

@@ -84,9 +84,11 @@ impl E {
             f => f,
         };
         let rt = self.ty(h.ty());
-        let mut a = [f, 0, 0];
-        a[1..=args.len()].copy_from_slice(args);
-        self.op(S::FunctionCall, rt, &a[..=args.len()])
+        match *args {
+            [x] => self.op_n(S::FunctionCall, rt, [f, x]),
+            [x, y] => self.op_n(S::FunctionCall, rt, [f, x, y]),
+            _ => unreachable!("a helper has one or two parameters"),
+        }
     }
 
     /// `Ftz` (a call of the module's flush function).
