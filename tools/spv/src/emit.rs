@@ -306,10 +306,16 @@ impl E {
         }
     }
 
-    /// [`E::op`] of `N` operands, inlined: in [`E::op4`], and in [`E::inst`]'s fast path
-    /// (where a call per instruction cost as much as a tenth of the emission).
+    /// [`E::op`] of `N` operands, inlined: in [`E::op4`], and where most operations are
+    /// made ([`E::inst`]'s fast path, the helpers' calls, the soft-f64 routines' words),
+    /// whose calls of [`E::op4`] cost a tenth of the emission.
     #[inline(always)]
-    fn op_n<const N: usize>(&mut self, op: spirv::Op, ty: Word, args: [Word; N]) -> Word {
+    pub(crate) fn op_n<const N: usize>(
+        &mut self,
+        op: spirv::Op,
+        ty: Word,
+        args: [Word; N],
+    ) -> Word {
         if let Some(src) = self.bitcast_of(op, ty, args[0]) {
             return src;
         }
