@@ -942,6 +942,18 @@ impl E {
         Ok(v)
     }
 
+    /// `LoadConst(bank)` of byte offset `off`.
+    fn load_const_of(
+        &mut self,
+        sh: &dmsh_ir::Shader,
+        f: &Function,
+        bank: u8,
+        off: Value,
+    ) -> Result<Word, Error> {
+        let known = f.const_of(off).map(|c| c as u32);
+        self.load_const(sh, bank, self.val(off), known)
+    }
+
     /// Reads the word of constant bank `bank` at byte offset `off` (`known`: its value when it
     /// is a constant, so the index is computed here instead of in the shader).
     fn load_const(
@@ -1406,9 +1418,9 @@ impl E {
         self.vals[v.index()]
     }
 
-    /// Emits one IR instruction: the commonest kinds (constants, flushes and the operations
-    /// that are one SPIR-V instruction of their result type on their operands, about two
-    /// thirds of them) here, the others by [`E::inst_general`].
+    /// Emits one IR instruction: the commonest kinds (constants, flushes, constant-bank
+    /// reads and the operations that are one SPIR-V instruction of their result type on
+    /// their operands, about seven in ten) here, the others by [`E::inst_general`].
     // Always inlined into the block loop: a call per instruction cost a fifth of the fast path.
     #[inline(always)]
     fn inst(&mut self, sh: &dmsh_ir::Shader, f: &Function, v: Value) -> Result<(), Error> {
@@ -1418,6 +1430,7 @@ impl E {
             Op::Const(bits) if rt != Type::F16 => self.c(rt, bits),
             Op::Undef => self.c(rt, 0),
             Op::Ftz => self.ftz32(self.val(inst.args[0])),
+            Op::LoadConst(bank) => self.load_const_of(sh, f, bank, inst.args[0])?,
             op => match direct_op(op, rt) {
                 Some(sop) if self.direct_here(sop, rt, f.ty(inst.args[0])) => {
                     let ty = self.ty(rt);
@@ -1708,10 +1721,7 @@ impl E {
                     &[p, sc, sem, sem, a[2], a[1]],
                 )
             }
-            Op::LoadConst(bank) => {
-                let c = f.const_of(inst.args[0]).map(|c| c as u32);
-                self.load_const(sh, bank, a[0], c)?
-            }
+            Op::LoadConst(bank) => self.load_const_of(sh, f, bank, inst.args[0])?,
             Op::Barrier | Op::WarpSync if self.sync_mode => 0,
             Op::WarpSync => {
                 self.wg_barrier();
