@@ -1418,9 +1418,10 @@ impl E {
         self.vals[v.index()]
     }
 
-    /// Emits one IR instruction: the commonest kinds (constants, flushes, constant-bank
-    /// reads and the operations that are one SPIR-V instruction of their result type on
-    /// their operands, about seven in ten) here, the others by [`E::inst_general`].
+    /// Emits one IR instruction: the commonest kinds (constants, flushes, memory accesses,
+    /// graphics operations and the operations that are one SPIR-V instruction of their
+    /// result type on their operands, more than four in five) here, the others by
+    /// [`E::inst_general`].
     // Always inlined into the block loop: a call per instruction cost a fifth of the fast path.
     #[inline(always)]
     fn inst(&mut self, sh: &dmsh_ir::Shader, f: &Function, v: Value) -> Result<(), Error> {
@@ -1431,6 +1432,13 @@ impl E {
             Op::Undef => self.c(rt, 0),
             Op::Ftz => self.ftz32(self.val(inst.args[0])),
             Op::LoadConst(bank) => self.load_const_of(sh, f, bank, inst.args[0])?,
+            Op::Load(space, w) => self.mem_load(space, w, self.val(inst.args[0])),
+            Op::Store(space, w) => {
+                let (addr, x) = (self.val(inst.args[0]), self.val(inst.args[1]));
+                self.mem_store(space, w, addr, x);
+                0
+            }
+            op if gfx::is_gfx_op(op) => self.gfx_op(f, v, inst)?,
             op => match direct_op(op, rt) {
                 Some(sop) if self.direct_here(sop, rt, f.ty(inst.args[0])) => {
                     let ty = self.ty(rt);
@@ -1442,7 +1450,7 @@ impl E {
                         _ => self.op_n(sop, ty, [a(0), a(1), a(2), a(3)]),
                     }
                 }
-                _ => return self.inst_general(sh, f, v),
+                _ => return self.inst_general(f, v),
             },
         };
         self.vals[v.index()] = r;
@@ -1465,10 +1473,10 @@ impl E {
             }
     }
 
-    /// [`E::inst`] of any instruction.
+    /// [`E::inst`] of the other instructions.
     // `a` is a slice of a stack buffer; the arms pass `&a` as they did when it was a Vec.
     #[allow(clippy::needless_borrow)]
-    fn inst_general(&mut self, sh: &dmsh_ir::Shader, f: &Function, v: Value) -> Result<(), Error> {
+    fn inst_general(&mut self, f: &Function, v: Value) -> Result<(), Error> {
         let inst = f.inst(v);
         // Arguments and their types, without allocating (at most four).
         let mut abuf = [0 as Word; 4];
@@ -1690,11 +1698,8 @@ impl E {
             Op::Ftz => self.ftz32(a[0]),
             Op::FSat => self.fsat(rt, a[0]),
             Op::FMinMaxZ(min) => self.fminmax_z(rt, min, a[0], a[1]),
-            Op::Load(space, w) => self.mem_load(space, w, a[0]),
-            Op::Store(space, w) => {
-                self.mem_store(space, w, a[0], a[1]);
-                0
-            }
+            // `E::inst` emits these.
+            Op::Load(..) | Op::Store(..) | Op::LoadConst(_) => unreachable!("E::inst's"),
             Op::Atomic(space, aop, w) => self.atomic(space, aop, w, a[0], a[1])?,
             Op::AtomicCas(Space::Storage(s), w) => self.sbuf_cas(s, w, a[0], a[1], a[2]),
             Op::AtomicCas(space, w) => {
@@ -1721,7 +1726,6 @@ impl E {
                     &[p, sc, sem, sem, a[2], a[1]],
                 )
             }
-            Op::LoadConst(bank) => self.load_const_of(sh, f, bank, inst.args[0])?,
             Op::Barrier | Op::WarpSync if self.sync_mode => 0,
             Op::WarpSync => {
                 self.wg_barrier();
@@ -1787,6 +1791,7 @@ impl E {
             Op::Vote(m) => self.vote(m, a[0]),
             Op::WarpReduce(o) => self.warp_reduce(o, a[0])?,
             Op::MatchAny => self.match_any(a),
+            // `E::inst` emits these (`gfx::is_gfx_op`).
             Op::AttrLoad { .. }
             | Op::AttrStore { .. }
             | Op::Interp(..)
@@ -1800,7 +1805,7 @@ impl E {
             | Op::Extract(_)
             | Op::ImageLoad(_)
             | Op::ImageStore(_)
-            | Op::ImageAtomic(..) => self.gfx_op(f, v, &inst)?,
+            | Op::ImageAtomic(..) => unreachable!("E::inst's"),
         };
         self.vals[v.index()] = r;
         Ok(())
