@@ -99,7 +99,9 @@ pub(crate) struct E {
     popc_counter: Option<Word>,
     local: Option<(Word, u32)>,
     shared: Option<(Word, u32)>,
-    banks: HashMap<u8, (Word, u32, u32, bool), Fast>,
+    /// Constant banks declared: bank, variable, guest byte offset, size in words, and
+    /// whether it is a uniform buffer (a shader reads few: a list).
+    banks: Vec<(u8, (Word, u32, u32, bool))>,
     builtins: HashMap<spirv::BuiltIn, Word, Fast>,
     interface: Vec<Word>,
     pub uses_psb: bool,
@@ -134,6 +136,7 @@ pub(crate) struct E {
             dmsh_ir::lift::CompType,
         ),
         (Word, Word, Word),
+        Fast,
     >,
     /// Storage-image variables by slot and alias (`emit/slots.rs`).
     img_vars: HashMap<(u16, u8), (Word, Word), Fast>,
@@ -152,7 +155,7 @@ pub(crate) struct E {
     /// The soft-f64 routines used (`soft/`).
     pub soft: crate::soft::State,
     /// The helper functions called so far and their ids (`emit/modifiers.rs`).
-    helpers: Vec<(modifiers::Helper, Word)>,
+    helpers: modifiers::Helpers,
     /// Instructions the entry block runs first, after its variables (values every block may
     /// use, such as `gl_FragCoord.w`).
     entry_code: Vec<u32>,
@@ -295,18 +298,30 @@ impl E {
             cd as Word,
             (cd >> 32) as Word,
         );
-        if let Some(src) = self.bitcast_of(op, ty, a) {
+        match n {
+            1 => self.op_n(op, ty, [a]),
+            2 => self.op_n(op, ty, [a, b]),
+            3 => self.op_n(op, ty, [a, b, c]),
+            _ => self.op_n(op, ty, [a, b, c, d]),
+        }
+    }
+
+    /// [`E::op`] of `N` operands, inlined: in [`E::op4`], and where most operations are
+    /// made ([`E::inst`]'s fast path, the helpers' calls, the soft-f64 routines' words),
+    /// whose calls of [`E::op4`] cost a tenth of the emission.
+    #[inline(always)]
+    pub(crate) fn op_n<const N: usize>(
+        &mut self,
+        op: spirv::Op,
+        ty: Word,
+        args: [Word; N],
+    ) -> Word {
+        if let Some(src) = self.bitcast_of(op, ty, args[0]) {
             return src;
         }
         let id = self.b.id();
-        match n {
-            1 => self.b.op_ids(op, ty, id, &[a]),
-            2 => self.b.op_ids(op, ty, id, &[a, b]),
-            3 => self.b.op_ids(op, ty, id, &[a, b, c]),
-            _ => self.b.op_ids(op, ty, id, &[a, b, c, d]),
-        }
-        .expect("block selected");
-        self.made(op, ty, id, a)
+        self.b.op_ids(op, ty, id, &args).expect("block selected");
+        self.made(op, ty, id, args[0])
     }
 
     /// [`E::op`] of any number of operands.
@@ -862,7 +877,7 @@ impl E {
     }
 
     fn bank_var(&mut self, f: &dmsh_ir::Shader, bank: u8) -> Result<(Word, u32, u32, bool), Error> {
-        if let Some(&v) = self.banks.get(&bank) {
+        if let Some(&(_, v)) = self.banks.iter().find(|b| b.0 == bank) {
             return Ok(v);
         }
         let src = f
@@ -923,8 +938,20 @@ impl E {
                 (var, guest_offset, n16 * 4, true)
             }
         };
-        self.banks.insert(bank, v);
+        self.banks.push((bank, v));
         Ok(v)
+    }
+
+    /// `LoadConst(bank)` of byte offset `off`.
+    fn load_const_of(
+        &mut self,
+        sh: &dmsh_ir::Shader,
+        f: &Function,
+        bank: u8,
+        off: Value,
+    ) -> Result<Word, Error> {
+        let known = f.const_of(off).map(|c| c as u32);
+        self.load_const(sh, bank, self.val(off), known)
     }
 
     /// Reads the word of constant bank `bank` at byte offset `off` (`known`: its value when it
@@ -1391,10 +1418,65 @@ impl E {
         self.vals[v.index()]
     }
 
-    /// Emits one IR instruction.
+    /// Emits one IR instruction: the commonest kinds (constants, flushes, memory accesses,
+    /// graphics operations and the operations that are one SPIR-V instruction of their
+    /// result type on their operands, more than four in five) here, the others by
+    /// [`E::inst_general`].
+    // Always inlined into the block loop: a call per instruction cost a fifth of the fast path.
+    #[inline(always)]
+    fn inst(&mut self, sh: &dmsh_ir::Shader, f: &Function, v: Value) -> Result<(), Error> {
+        let inst = f.inst(v);
+        let rt = inst.ty;
+        let r = match inst.op {
+            Op::Const(bits) if rt != Type::F16 => self.c(rt, bits),
+            Op::Undef => self.c(rt, 0),
+            Op::Ftz => self.ftz32(self.val(inst.args[0])),
+            Op::LoadConst(bank) => self.load_const_of(sh, f, bank, inst.args[0])?,
+            Op::Load(space, w) => self.mem_load(space, w, self.val(inst.args[0])),
+            Op::Store(space, w) => {
+                let (addr, x) = (self.val(inst.args[0]), self.val(inst.args[1]));
+                self.mem_store(space, w, addr, x);
+                0
+            }
+            op if gfx::is_gfx_op(op) => self.gfx_op(f, v, inst)?,
+            op => match direct_op(op, rt) {
+                Some(sop) if self.direct_here(sop, rt, f.ty(inst.args[0])) => {
+                    let ty = self.ty(rt);
+                    let a = |k: usize| self.vals[inst.args[k].index()];
+                    match inst.args {
+                        [_, Value::NONE, ..] => self.op_n(sop, ty, [a(0)]),
+                        [_, _, Value::NONE, _] => self.op_n(sop, ty, [a(0), a(1)]),
+                        [_, _, _, Value::NONE] => self.op_n(sop, ty, [a(0), a(1), a(2)]),
+                        _ => self.op_n(sop, ty, [a(0), a(1), a(2), a(3)]),
+                    }
+                }
+                _ => return self.inst_general(f, v),
+            },
+        };
+        self.vals[v.index()] = r;
+        Ok(())
+    }
+
+    /// Whether [`direct_op`]'s instruction `sop` is the whole translation of its operation
+    /// with result type `rt` and first operand type `at0`.
+    #[inline]
+    fn direct_here(&self, sop: spirv::Op, rt: Type, at0: Type) -> bool {
+        // Soft f64 has its own code for values of type F64 (`E::soft_inst`).
+        let soft = self.soft_f64() && (rt == Type::F64 || at0 == Type::F64);
+        !soft
+            && match sop {
+                // Of booleans: the logical forms.
+                spirv::Op::IEqual | spirv::Op::INotEqual => at0 != Type::Bool,
+                // A half travels as U32 bits: its casts are two instructions.
+                spirv::Op::Bitcast => at0 != Type::F16,
+                _ => true,
+            }
+    }
+
+    /// [`E::inst`] of the other instructions.
     // `a` is a slice of a stack buffer; the arms pass `&a` as they did when it was a Vec.
     #[allow(clippy::needless_borrow)]
-    fn inst(&mut self, sh: &dmsh_ir::Shader, f: &Function, v: Value) -> Result<(), Error> {
+    fn inst_general(&mut self, f: &Function, v: Value) -> Result<(), Error> {
         let inst = f.inst(v);
         // Arguments and their types, without allocating (at most four).
         let mut abuf = [0 as Word; 4];
@@ -1456,10 +1538,58 @@ impl E {
                 0
             }
             Op::StackPop(k) => self.stack_pop(k),
-            Op::IAdd => self.op(S::IAdd, ty, &a),
-            Op::ISub => self.op(S::ISub, ty, &a),
-            Op::IMul => self.op(S::IMul, ty, &a),
-            Op::INeg => self.op(S::SNegate, ty, &a),
+            // One instruction each (`direct_op`): here for soft f64 values and comparisons of
+            // booleans, `E::inst` emits the others.
+            Op::IAdd
+            | Op::ISub
+            | Op::IMul
+            | Op::INeg
+            | Op::And
+            | Op::Or
+            | Op::Xor
+            | Op::Not
+            | Op::Shl
+            | Op::LShr
+            | Op::AShr
+            | Op::BfeU
+            | Op::BfeS
+            | Op::Bfi
+            | Op::Popc
+            | Op::Brev
+            | Op::IEq
+            | Op::INe
+            | Op::SLt
+            | Op::SLe
+            | Op::SGt
+            | Op::SGe
+            | Op::ULt
+            | Op::ULe
+            | Op::UGt
+            | Op::UGe
+            | Op::Select
+            | Op::FNeg
+            | Op::FOEq
+            | Op::FONe
+            | Op::FOLt
+            | Op::FOLe
+            | Op::FOGt
+            | Op::FOGe
+            | Op::FUEq
+            | Op::FUNe
+            | Op::FULt
+            | Op::FULe
+            | Op::FUGt
+            | Op::FUGe
+            | Op::IsNan
+            | Op::IsInf
+            | Op::FToU => {
+                let o = match direct_op(inst.op, rt).expect("one instruction") {
+                    S::IEqual if at[0] == Type::Bool => S::LogicalEqual,
+                    S::INotEqual if at[0] == Type::Bool => S::LogicalNotEqual,
+                    o => o,
+                };
+                self.op(o, ty, &a)
+            }
             Op::UMulHi | Op::SMulHi => {
                 let st = if inst.op == Op::SMulHi {
                     signed(self, rt)
@@ -1492,83 +1622,12 @@ impl E {
                 let zero = self.c(at[0], 0);
                 self.op(S::INotEqual, ty, &[c, zero])
             }
-            Op::And => self.op(
-                if rt == Type::Bool {
-                    S::LogicalAnd
-                } else {
-                    S::BitwiseAnd
-                },
-                ty,
-                &a,
-            ),
-            Op::Or => self.op(
-                if rt == Type::Bool {
-                    S::LogicalOr
-                } else {
-                    S::BitwiseOr
-                },
-                ty,
-                &a,
-            ),
-            Op::Xor => self.op(
-                if rt == Type::Bool {
-                    S::LogicalNotEqual
-                } else {
-                    S::BitwiseXor
-                },
-                ty,
-                &a,
-            ),
-            Op::Not => self.op(
-                if rt == Type::Bool {
-                    S::LogicalNot
-                } else {
-                    S::Not
-                },
-                ty,
-                &a,
-            ),
-            Op::Shl => self.op(S::ShiftLeftLogical, ty, &a),
-            Op::LShr => self.op(S::ShiftRightLogical, ty, &a),
-            Op::AShr => self.op(S::ShiftRightArithmetic, ty, &a),
-            Op::BfeU => self.op(S::BitFieldUExtract, ty, &a),
-            Op::BfeS => self.op(S::BitFieldSExtract, ty, &a),
-            Op::Bfi => self.op(S::BitFieldInsert, ty, &a),
-            Op::Popc => self.op(S::BitCount, ty, &a),
-            Op::Brev => self.op(S::BitReverse, ty, &a),
             Op::FindUMsb => self.ext(ty, glsl::FIND_UMSB, &a),
             Op::FindSMsb => self.ext(ty, glsl::FIND_SMSB, &a),
             Op::SMin => self.ext(ty, glsl::SMIN, &a),
             Op::SMax => self.ext(ty, glsl::SMAX, &a),
             Op::UMin => self.ext(ty, glsl::UMIN, &a),
             Op::UMax => self.ext(ty, glsl::UMAX, &a),
-            Op::IEq => self.op(
-                if at[0] == Type::Bool {
-                    S::LogicalEqual
-                } else {
-                    S::IEqual
-                },
-                ty,
-                &a,
-            ),
-            Op::INe => self.op(
-                if at[0] == Type::Bool {
-                    S::LogicalNotEqual
-                } else {
-                    S::INotEqual
-                },
-                ty,
-                &a,
-            ),
-            Op::SLt => self.op(S::SLessThan, ty, &a),
-            Op::SLe => self.op(S::SLessThanEqual, ty, &a),
-            Op::SGt => self.op(S::SGreaterThan, ty, &a),
-            Op::SGe => self.op(S::SGreaterThanEqual, ty, &a),
-            Op::ULt => self.op(S::ULessThan, ty, &a),
-            Op::ULe => self.op(S::ULessThanEqual, ty, &a),
-            Op::UGt => self.op(S::UGreaterThan, ty, &a),
-            Op::UGe => self.op(S::UGreaterThanEqual, ty, &a),
-            Op::Select => self.op(S::Select, ty, &a),
             Op::FAdd(rnd) => {
                 // x + (+0.0) (`FADD R, RZ, -R`, ptxas's negation): see `add_plus_zero`.
                 let pz = |k: usize| f.const_of(inst.args[k]) == Some(0);
@@ -1584,7 +1643,6 @@ impl E {
             }
             Op::FFma(rnd) => self.ffma(rt, rnd, a[0], a[1], a[2]),
             Op::FDiv => self.fop(S::FDiv, ty, &a),
-            Op::FNeg => self.op(S::FNegate, ty, &a),
             Op::FAbs => self.ext(ty, glsl::FABS, &a),
             Op::FMin => self.ext(ty, glsl::NMIN, &a),
             Op::FMax => self.ext(ty, glsl::NMAX, &a),
@@ -1602,20 +1660,6 @@ impl E {
                 let one = self.fconst(rt, 1.0);
                 self.fop(S::FDiv, ty, &[one, a[0]])
             }
-            Op::FOEq => self.op(S::FOrdEqual, ty, &a),
-            Op::FONe => self.op(S::FOrdNotEqual, ty, &a),
-            Op::FOLt => self.op(S::FOrdLessThan, ty, &a),
-            Op::FOLe => self.op(S::FOrdLessThanEqual, ty, &a),
-            Op::FOGt => self.op(S::FOrdGreaterThan, ty, &a),
-            Op::FOGe => self.op(S::FOrdGreaterThanEqual, ty, &a),
-            Op::FUEq => self.op(S::FUnordEqual, ty, &a),
-            Op::FUNe => self.op(S::FUnordNotEqual, ty, &a),
-            Op::FULt => self.op(S::FUnordLessThan, ty, &a),
-            Op::FULe => self.op(S::FUnordLessThanEqual, ty, &a),
-            Op::FUGt => self.op(S::FUnordGreaterThan, ty, &a),
-            Op::FUGe => self.op(S::FUnordGreaterThanEqual, ty, &a),
-            Op::IsNan => self.op(S::IsNan, ty, &a),
-            Op::IsInf => self.op(S::IsInf, ty, &a),
             Op::Bitcast => match (at[0], rt) {
                 (Type::U32, Type::F16) => {
                     let h = self.op(S::UConvert, self.u16t, &a);
@@ -1629,7 +1673,6 @@ impl E {
             },
             Op::UToF(rnd) => self.int_to_float(false, rnd, at[0], rt, a[0]),
             Op::SToF(rnd) => self.int_to_float(true, rnd, at[0], rt, a[0]),
-            Op::FToU => self.op(S::ConvertFToU, ty, &a),
             Op::FToS => {
                 let st = signed(self, rt);
                 let s = self.op(S::ConvertFToS, st, &a);
@@ -1655,11 +1698,8 @@ impl E {
             Op::Ftz => self.ftz32(a[0]),
             Op::FSat => self.fsat(rt, a[0]),
             Op::FMinMaxZ(min) => self.fminmax_z(rt, min, a[0], a[1]),
-            Op::Load(space, w) => self.mem_load(space, w, a[0]),
-            Op::Store(space, w) => {
-                self.mem_store(space, w, a[0], a[1]);
-                0
-            }
+            // `E::inst` emits these.
+            Op::Load(..) | Op::Store(..) | Op::LoadConst(_) => unreachable!("E::inst's"),
             Op::Atomic(space, aop, w) => self.atomic(space, aop, w, a[0], a[1])?,
             Op::AtomicCas(Space::Storage(s), w) => self.sbuf_cas(s, w, a[0], a[1], a[2]),
             Op::AtomicCas(space, w) => {
@@ -1685,10 +1725,6 @@ impl E {
                     tyw,
                     &[p, sc, sem, sem, a[2], a[1]],
                 )
-            }
-            Op::LoadConst(bank) => {
-                let c = f.const_of(inst.args[0]).map(|c| c as u32);
-                self.load_const(sh, bank, a[0], c)?
             }
             Op::Barrier | Op::WarpSync if self.sync_mode => 0,
             Op::WarpSync => {
@@ -1755,6 +1791,7 @@ impl E {
             Op::Vote(m) => self.vote(m, a[0]),
             Op::WarpReduce(o) => self.warp_reduce(o, a[0])?,
             Op::MatchAny => self.match_any(a),
+            // `E::inst` emits these (`gfx::is_gfx_op`).
             Op::AttrLoad { .. }
             | Op::AttrStore { .. }
             | Op::Interp(..)
@@ -1768,7 +1805,7 @@ impl E {
             | Op::Extract(_)
             | Op::ImageLoad(_)
             | Op::ImageStore(_)
-            | Op::ImageAtomic(..) => self.gfx_op(f, v, &inst)?,
+            | Op::ImageAtomic(..) => unreachable!("E::inst's"),
         };
         self.vals[v.index()] = r;
         Ok(())
@@ -1793,6 +1830,67 @@ impl E {
             }
         }
     }
+}
+
+/// The SPIR-V instruction that is IR operation `op` with result type `rt`, one instruction
+/// of that type on the operands as they are, when it is one for the operands' types too
+/// ([`E::direct_here`]; `E::inst_general` emits these operations the same way).
+// Always inlined: a table lookup in `E::inst`'s fast path, not a call.
+#[inline(always)]
+fn direct_op(op: Op, rt: Type) -> Option<spirv::Op> {
+    use spirv::Op as S;
+    let bool_result = rt == Type::Bool;
+    Some(match op {
+        Op::IAdd => S::IAdd,
+        Op::ISub => S::ISub,
+        Op::IMul => S::IMul,
+        Op::INeg => S::SNegate,
+        Op::And if bool_result => S::LogicalAnd,
+        Op::And => S::BitwiseAnd,
+        Op::Or if bool_result => S::LogicalOr,
+        Op::Or => S::BitwiseOr,
+        Op::Xor if bool_result => S::LogicalNotEqual,
+        Op::Xor => S::BitwiseXor,
+        Op::Not if bool_result => S::LogicalNot,
+        Op::Not => S::Not,
+        Op::Shl => S::ShiftLeftLogical,
+        Op::LShr => S::ShiftRightLogical,
+        Op::AShr => S::ShiftRightArithmetic,
+        Op::BfeU => S::BitFieldUExtract,
+        Op::BfeS => S::BitFieldSExtract,
+        Op::Bfi => S::BitFieldInsert,
+        Op::Popc => S::BitCount,
+        Op::Brev => S::BitReverse,
+        Op::IEq => S::IEqual,
+        Op::INe => S::INotEqual,
+        Op::SLt => S::SLessThan,
+        Op::SLe => S::SLessThanEqual,
+        Op::SGt => S::SGreaterThan,
+        Op::SGe => S::SGreaterThanEqual,
+        Op::ULt => S::ULessThan,
+        Op::ULe => S::ULessThanEqual,
+        Op::UGt => S::UGreaterThan,
+        Op::UGe => S::UGreaterThanEqual,
+        Op::Select => S::Select,
+        Op::FNeg => S::FNegate,
+        Op::FOEq => S::FOrdEqual,
+        Op::FONe => S::FOrdNotEqual,
+        Op::FOLt => S::FOrdLessThan,
+        Op::FOLe => S::FOrdLessThanEqual,
+        Op::FOGt => S::FOrdGreaterThan,
+        Op::FOGe => S::FOrdGreaterThanEqual,
+        Op::FUEq => S::FUnordEqual,
+        Op::FUNe => S::FUnordNotEqual,
+        Op::FULt => S::FUnordLessThan,
+        Op::FULe => S::FUnordLessThanEqual,
+        Op::FUGt => S::FUnordGreaterThan,
+        Op::FUGe => S::FUnordGreaterThanEqual,
+        Op::IsNan => S::IsNan,
+        Op::IsInf => S::IsInf,
+        Op::FToU => S::ConvertFToU,
+        Op::Bitcast if rt != Type::F16 => S::Bitcast,
+        _ => return None,
+    })
 }
 
 /// Emits a lifted shader whose passes ran, following the pipeline's control-flow plan: SPIR-V
@@ -1829,7 +1927,7 @@ pub(crate) fn emit_planned(
         popc_counter: None,
         local: None,
         shared: None,
-        banks: HashMap::default(),
+        banks: Vec::new(),
         builtins: HashMap::default(),
         interface: Vec::with_capacity(32),
         uses_psb: false,
@@ -1849,7 +1947,7 @@ pub(crate) fn emit_planned(
         },
         gfxcfg: sh.gfx.clone(),
         gx: Default::default(),
-        tex_vars: HashMap::new(),
+        tex_vars: HashMap::default(),
         img_vars: HashMap::default(),
         sb: Default::default(),
         rtys: ids::IdMap::with_room(f.insts.len()),
@@ -1857,7 +1955,7 @@ pub(crate) fn emit_planned(
         slots: Default::default(),
         lw: Default::default(),
         soft: Default::default(),
-        helpers: Vec::new(),
+        helpers: Default::default(),
         entry_code: Vec::new(),
         opts: *opts,
         b,
@@ -1902,36 +2000,44 @@ pub(crate) fn emit_planned(
     let mut const_loads: Vec<Value> = Vec::new();
     // The texture and image slots' declarations (`emit/slots.rs`), the storage buffers' views.
     let mut slots = slots::Finder::default();
-    for &v in f.blocks.iter().flat_map(|b| b.insts.iter()) {
-        let op = &f.inst(v).op;
-        e.sbuf_note(op);
-        match *op {
-            Op::BarrierPopc => {
-                any_popc = true;
-                any_sync = true;
+    // Two loops, not a flat map: its per-item bookkeeping cost as much as the match.
+    for blk in &f.blocks {
+        for &v in &blk.insts {
+            let op = &f.inst(v).op;
+            match *op {
+                Op::BarrierPopc => {
+                    any_popc = true;
+                    any_sync = true;
+                }
+                Op::Barrier => any_sync = true,
+                Op::WarpSync => {
+                    any_warp_sync = true;
+                    any_sync = true;
+                }
+                Op::Mma(_) => any_mma = true,
+                // Memory accesses: the storage buffers' views (`sbuf_note`), and what they need.
+                Op::AtomicCas(space, w) => {
+                    e.sbuf_note(op);
+                    if w == Width::B64 {
+                        any_cas64 |= space == Space::Shared;
+                        int64_atomics = true;
+                    }
+                }
+                Op::Atomic(_, aop, w) => {
+                    e.sbuf_note(op);
+                    uses_fadd |= aop == AtomOp::FAdd;
+                    int64_atomics |= w == Width::B64;
+                }
+                Op::Load(..) | Op::Store(..) => e.sbuf_note(op),
+                Op::LoadConst(b) => {
+                    const_banks[b as usize] = true;
+                    const_loads.push(v);
+                }
+                Op::Tex(_) | Op::ImageLoad(_) | Op::ImageStore(_) | Op::ImageAtomic(..) => {
+                    slots.note(op)
+                }
+                _ => {}
             }
-            Op::Barrier => any_sync = true,
-            Op::WarpSync => {
-                any_warp_sync = true;
-                any_sync = true;
-            }
-            Op::Mma(_) => any_mma = true,
-            Op::AtomicCas(space, Width::B64) => {
-                any_cas64 |= space == Space::Shared;
-                int64_atomics = true;
-            }
-            Op::Atomic(_, op, w) => {
-                uses_fadd |= op == AtomOp::FAdd;
-                int64_atomics |= w == Width::B64;
-            }
-            Op::LoadConst(b) => {
-                const_banks[b as usize] = true;
-                const_loads.push(v);
-            }
-            Op::Tex(_) | Op::ImageLoad(_) | Op::ImageStore(_) | Op::ImageAtomic(..) => {
-                slots.note(op)
-            }
-            _ => {}
         }
     }
     e.slots = slots.finish(sh.gfx.as_ref());

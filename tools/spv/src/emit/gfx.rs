@@ -1078,3 +1078,25 @@ impl E {
         }
     }
 }
+
+/// Whether [`E::gfx_op`] emits operation `op` (the graphics and image operations).
+#[inline]
+pub(crate) fn is_gfx_op(op: Op) -> bool {
+    matches!(
+        op,
+        Op::AttrLoad { .. }
+            | Op::AttrStore { .. }
+            | Op::Interp(..)
+            | Op::FragOut(_)
+            | Op::EmitVertex
+            | Op::EndPrimitive
+            | Op::Demote
+            | Op::GfxSys(_)
+            | Op::Tuple
+            | Op::Tex(_)
+            | Op::Extract(_)
+            | Op::ImageLoad(_)
+            | Op::ImageStore(_)
+            | Op::ImageAtomic(..)
+    )
+}

@@ -23,7 +23,19 @@ pub(crate) enum Helper {
     FMinMaxZ(Type, bool),
 }
 
+/// The number of distinct helpers ([`Helper::index`]).
+const HELPERS: usize = 1 + 7 + 7 * 2;
+
 impl Helper {
+    /// A number of its own below [`HELPERS`].
+    fn index(self) -> usize {
+        match self {
+            Helper::Ftz => 0,
+            Helper::FSat(t) => 1 + t as usize,
+            Helper::FMinMaxZ(t, min) => 8 + 2 * t as usize + min as usize,
+        }
+    }
+
     /// The type of the parameters and the result.
     fn ty(self) -> Type {
         match self {
@@ -41,22 +53,42 @@ impl Helper {
     }
 }
 
+/// The helpers a module calls.
+pub(crate) struct Helpers {
+    /// Each helper and its function, in the order of their first calls.
+    called: Vec<(Helper, Word)>,
+    /// The function of each helper by [`Helper::index`] (0: not called).
+    ids: [Word; HELPERS],
+}
+
+impl Default for Helpers {
+    fn default() -> Self {
+        Helpers {
+            called: Vec::new(),
+            ids: [0; HELPERS],
+        }
+    }
+}
+
 impl E {
     /// A call of `h` with `args` (the function is declared at its first call and defined by
     /// [`E::define_helpers`]).
     fn call(&mut self, h: Helper, args: &[Word]) -> Word {
-        let f = match self.helpers.iter().find(|x| x.0 == h) {
-            Some(&(_, f)) => f,
-            None => {
+        let f = match self.helpers.ids[h.index()] {
+            0 => {
                 let f = self.b.id();
-                self.helpers.push((h, f));
+                self.helpers.called.push((h, f));
+                self.helpers.ids[h.index()] = f;
                 f
             }
+            f => f,
         };
         let rt = self.ty(h.ty());
-        let mut a = [f, 0, 0];
-        a[1..=args.len()].copy_from_slice(args);
-        self.op(S::FunctionCall, rt, &a[..=args.len()])
+        match *args {
+            [x] => self.op_n(S::FunctionCall, rt, [f, x]),
+            [x, y] => self.op_n(S::FunctionCall, rt, [f, x, y]),
+            _ => unreachable!("a helper has one or two parameters"),
+        }
     }
 
     /// `Ftz` (a call of the module's flush function).
@@ -77,8 +109,8 @@ impl E {
     /// Defines every helper the module calls, after the entry point's function (no block may
     /// be open).
     pub(super) fn define_helpers(&mut self) -> Result<(), Error> {
-        for i in 0..self.helpers.len() {
-            let (h, f) = self.helpers[i];
+        for i in 0..self.helpers.called.len() {
+            let (h, f) = self.helpers.called[i];
             let t = self.ty(h.ty());
             let fnty = self.b.type_function(t, vec![t; h.arity()]);
             berr(

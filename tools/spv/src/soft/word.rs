@@ -44,39 +44,40 @@ impl<'a> W<'a> {
         self.e.c(Type::Bool, v as u64)
     }
 
-    fn u_op(&mut self, op: S, args: &[Word]) -> Word {
+    // Written inline (`E::op_n`): the routines are thousands of these.
+    fn u_op<const N: usize>(&mut self, op: S, args: [Word; N]) -> Word {
         let u = self.u;
-        self.e.op(op, u, args)
+        self.e.op_n(op, u, args)
     }
 
-    fn b_op(&mut self, op: S, args: &[Word]) -> Word {
+    fn b_op<const N: usize>(&mut self, op: S, args: [Word; N]) -> Word {
         let bo = self.bo;
-        self.e.op(op, bo, args)
+        self.e.op_n(op, bo, args)
     }
 
     /// `a + b` (wrapping).
     pub fn add(&mut self, a: Word, b: Word) -> Word {
-        self.u_op(S::IAdd, &[a, b])
+        self.u_op(S::IAdd, [a, b])
     }
     /// `a - b` (wrapping).
     pub fn sub(&mut self, a: Word, b: Word) -> Word {
-        self.u_op(S::ISub, &[a, b])
+        self.u_op(S::ISub, [a, b])
     }
     /// `a & b`.
     pub fn and(&mut self, a: Word, b: Word) -> Word {
-        self.u_op(S::BitwiseAnd, &[a, b])
+        self.u_op(S::BitwiseAnd, [a, b])
     }
     /// `a | b`.
     pub fn or(&mut self, a: Word, b: Word) -> Word {
-        self.u_op(S::BitwiseOr, &[a, b])
+        self.u_op(S::BitwiseOr, [a, b])
     }
     /// `a ^ b`.
     pub fn xor(&mut self, a: Word, b: Word) -> Word {
-        self.u_op(S::BitwiseXor, &[a, b])
+        self.u_op(S::BitwiseXor, [a, b])
     }
     /// `!a`.
     pub fn not(&mut self, a: Word) -> Word {
-        self.u_op(S::Not, &[a])
+        self.u_op(S::Not, [a])
     }
     /// `a & k`.
     pub fn andk(&mut self, a: Word, k: u32) -> Word {
@@ -95,11 +96,11 @@ impl<'a> W<'a> {
     }
     /// `a << n`, `n` a word in 0..=31.
     pub fn shl(&mut self, a: Word, n: Word) -> Word {
-        self.u_op(S::ShiftLeftLogical, &[a, n])
+        self.u_op(S::ShiftLeftLogical, [a, n])
     }
     /// `a >> n` (logical), `n` a word in 0..=31.
     pub fn shr(&mut self, a: Word, n: Word) -> Word {
-        self.u_op(S::ShiftRightLogical, &[a, n])
+        self.u_op(S::ShiftRightLogical, [a, n])
     }
     /// `a << k` for a constant `k` in 0..=31.
     pub fn shlk(&mut self, a: Word, k: u32) -> Word {
@@ -116,7 +117,7 @@ impl<'a> W<'a> {
     /// `a >> k` (arithmetic) for a constant `k` in 0..=31.
     pub fn sark(&mut self, a: Word, k: u32) -> Word {
         let k = self.k(k);
-        self.u_op(S::ShiftRightArithmetic, &[a, k])
+        self.u_op(S::ShiftRightArithmetic, [a, k])
     }
     /// `(a >> k) & mask`.
     pub fn field(&mut self, a: Word, k: u32, mask: u32) -> Word {
@@ -164,27 +165,27 @@ impl<'a> W<'a> {
 
     /// `a == b`.
     pub fn eq(&mut self, a: Word, b: Word) -> Word {
-        self.b_op(S::IEqual, &[a, b])
+        self.b_op(S::IEqual, [a, b])
     }
     /// `a != b`.
     pub fn ne(&mut self, a: Word, b: Word) -> Word {
-        self.b_op(S::INotEqual, &[a, b])
+        self.b_op(S::INotEqual, [a, b])
     }
     /// `a < b` (unsigned).
     pub fn ult(&mut self, a: Word, b: Word) -> Word {
-        self.b_op(S::ULessThan, &[a, b])
+        self.b_op(S::ULessThan, [a, b])
     }
     /// `a > b` (unsigned).
     pub fn ugt(&mut self, a: Word, b: Word) -> Word {
-        self.b_op(S::UGreaterThan, &[a, b])
+        self.b_op(S::UGreaterThan, [a, b])
     }
     /// `a >= b` (unsigned).
     pub fn uge(&mut self, a: Word, b: Word) -> Word {
-        self.b_op(S::UGreaterThanEqual, &[a, b])
+        self.b_op(S::UGreaterThanEqual, [a, b])
     }
     /// `a >= b` (signed).
     pub fn sge(&mut self, a: Word, b: Word) -> Word {
-        self.b_op(S::SGreaterThanEqual, &[a, b])
+        self.b_op(S::SGreaterThanEqual, [a, b])
     }
     /// `a == k`.
     pub fn eqk(&mut self, a: Word, k: u32) -> Word {
@@ -206,23 +207,23 @@ impl<'a> W<'a> {
     }
     /// `a && b`.
     pub fn band(&mut self, a: Word, b: Word) -> Word {
-        self.b_op(S::LogicalAnd, &[a, b])
+        self.b_op(S::LogicalAnd, [a, b])
     }
     /// `a || b`.
     pub fn bor(&mut self, a: Word, b: Word) -> Word {
-        self.b_op(S::LogicalOr, &[a, b])
+        self.b_op(S::LogicalOr, [a, b])
     }
     /// `!a` (boolean).
     pub fn bnot(&mut self, a: Word) -> Word {
-        self.b_op(S::LogicalNot, &[a])
+        self.b_op(S::LogicalNot, [a])
     }
     /// `c ? a : b` on words.
     pub fn sel(&mut self, c: Word, a: Word, b: Word) -> Word {
-        self.u_op(S::Select, &[c, a, b])
+        self.u_op(S::Select, [c, a, b])
     }
     /// `c ? a : b` on booleans.
     pub fn bsel(&mut self, c: Word, a: Word, b: Word) -> Word {
-        self.b_op(S::Select, &[c, a, b])
+        self.b_op(S::Select, [c, a, b])
     }
     /// `c ? k1 : k0` on constant words.
     pub fn selk(&mut self, c: Word, k1: u32, k0: u32) -> Word {
