@@ -49,6 +49,10 @@ pub struct Cx<'a> {
     /// Whether an instruction read the zero, sign or overflow flag while `zso_flags` was
     /// false: the lifting is void and the driver starts again with the flags.
     pub zso_read: bool,
+    /// Whether a register of the current block holds a float, written ([`Cx::set_reg`]) or
+    /// read ([`Cx::reg_f32`]) as one: [`Cx::finish`] gives a written one its bits for its
+    /// `Set`.
+    float_regs: bool,
 }
 
 /// Entries of [`Made::bfe`].
@@ -233,6 +237,7 @@ impl<'a> Cx<'a> {
             pred_run: None,
             zso_flags: true,
             zso_read: false,
+            float_regs: false,
         }
     }
 
@@ -243,6 +248,10 @@ impl<'a> Cx<'a> {
 
     /// Terminates the current block, after placing the `Set`s of the guest state it wrote.
     pub fn finish(&mut self, t: Terminator) {
+        if self.float_regs {
+            self.float_regs = false;
+            self.type_writes();
+        }
         self.state.flush(self.f, self.b);
         self.f.blocks[self.b.index()].term = t;
         self.ended = true;
@@ -599,18 +608,63 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// Reads register `n` (RZ = 0).
-    pub fn reg(&mut self, n: u8) -> Value {
-        if n == 255 {
-            self.c32(0)
-        } else {
-            self.get_state(Reg::gpr(n))
+    /// Gives the registers written in the block as floats ([`Cx::set_reg`]) their bits, the
+    /// type of their `Set`s.
+    fn type_writes(&mut self) {
+        for k in 0..self.state.written_count() {
+            let v = self.state.written_value(k);
+            if self.f.ty(v) == Type::F32 {
+                let bits = self.convert(Type::U32, v);
+                self.state.rewrite(k, bits);
+            }
         }
     }
-    /// Writes register `n` (writes to RZ are dropped).
+
+    /// Reads register `n` (RZ = 0) as U32.
+    pub fn reg(&mut self, n: u8) -> Value {
+        if n == 255 {
+            return self.c32(0);
+        }
+        let v = self.get_state(Reg::gpr(n));
+        if self.f.ty(v) == Type::U32 {
+            return v;
+        }
+        self.reread(n, Type::U32, v)
+    }
+    /// Reads register `n` (RZ = 0) as F32.
+    pub fn reg_f32(&mut self, n: u8) -> Value {
+        if n == 255 {
+            return self.cf32(0.0);
+        }
+        let v = self.get_state(Reg::gpr(n));
+        if self.f.ty(v) == Type::F32 {
+            return v;
+        }
+        self.reread(n, Type::F32, v)
+    }
+    /// Register `n`, of value `v` of another type, read as type `t`: a register holds the
+    /// value of its last write or read in the block in that one's type ([`Cx::set_reg`]);
+    /// a read as the other type reinterprets it once and keeps the result for the reads
+    /// after it (reinterpreting back is the value itself: [`Cx::cast`]).
+    #[inline(never)]
+    fn reread(&mut self, n: u8, t: Type, v: Value) -> Value {
+        let w = self.convert(t, v);
+        self.state.read(self.b, Reg::gpr(n), w);
+        self.float_regs |= t == Type::F32;
+        w
+    }
+    /// Writes register `n` (writes to RZ are dropped). A float is kept as it is, so that a
+    /// read as a float is the value itself: its bits are made only where they are read as
+    /// bits ([`Cx::reg`]) or the block ends with it ([`Cx::finish`]). Most float results
+    /// are read only by float instructions of the same block.
     pub fn set_reg(&mut self, n: u8, v: Value) {
         if n != 255 {
-            let v = self.cast(Type::U32, v);
+            let v = if self.f.ty(v) == Type::F32 && !self.ended {
+                self.float_regs = true;
+                v
+            } else {
+                self.cast(Type::U32, v)
+            };
             self.set_state(Reg::gpr(n), v);
         }
     }
@@ -782,6 +836,11 @@ impl<'a> Cx<'a> {
         let n = self.rf(i, f);
         self.reg(n)
     }
+    /// Reads the register in field `f` as an F32.
+    pub fn r_f32<I: Isa>(&mut self, i: &AnyInstr<I>, f: Field) -> Value {
+        let n = self.rf(i, f);
+        self.reg_f32(n)
+    }
     /// Reads a predicate operand with its negation field.
     pub fn p<I: Isa>(&mut self, i: &AnyInstr<I>, f: Field, neg: Field) -> Value {
         let n = i.pred(f).map(|p| p.0).unwrap_or(7);
@@ -836,18 +895,46 @@ impl<'a> Cx<'a> {
             "RC" => Ok(self.r(i, Field::Rc)),
             "C" => self.cbuf_operand(i, 0),
             _ => {
-                let v = i
-                    .imm32(Field::Imm)
-                    .ok_or_else(|| self.unsupported(i, "no B operand"))?;
+                let v = self.imm_b(i)?;
                 Ok(self.c32(v))
             }
         }
+    }
+    /// Operand B as an F32 (a register read as [`Cx::reg_f32`] reads it).
+    pub fn src_b_f32(&mut self, i: &Instr) -> Result<Value> {
+        match Self::variant(i) {
+            "R" => Ok(self.r_f32(i, Field::Rb)),
+            "RC" => Ok(self.r_f32(i, Field::Rc)),
+            "C" => {
+                let v = self.cbuf_operand(i, 0)?;
+                Ok(self.cast(Type::F32, v))
+            }
+            _ => {
+                let v = self.imm_b(i)?;
+                Ok(self.emit(Op::Const(v as u64), Type::F32, &[]))
+            }
+        }
+    }
+    /// The 32-bit immediate operand B.
+    fn imm_b(&self, i: &Instr) -> Result<u32> {
+        i.imm32(Field::Imm)
+            .ok_or_else(|| self.unsupported(i, "no B operand"))
     }
     /// Operand C as 32 bits (register, or the constant buffer of an `_RC` form).
     pub fn src_c(&mut self, i: &Instr) -> Result<Value> {
         match Self::variant(i) {
             "RC" => self.cbuf_operand(i, 0),
             _ => Ok(self.r(i, Field::Rc)),
+        }
+    }
+    /// Operand C as an F32 (a register read as [`Cx::reg_f32`] reads it).
+    pub fn src_c_f32(&mut self, i: &Instr) -> Result<Value> {
+        match Self::variant(i) {
+            "RC" => {
+                let v = self.cbuf_operand(i, 0)?;
+                Ok(self.cast(Type::F32, v))
+            }
+            _ => Ok(self.r_f32(i, Field::Rc)),
         }
     }
     /// Operand C of a multiply-add: Rd itself where `c_is_rd` (the 32I forms, FFMA32I and
