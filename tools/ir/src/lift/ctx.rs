@@ -562,12 +562,22 @@ impl<'a> Cx<'a> {
         if b == key && v == a && k == field {
             return r;
         }
+        let op = if signed { Op::BfeS } else { Op::BfeU };
+        // A constant folds before the offset and length constants are made: they would be
+        // made for nothing.
+        if let Some(c) = self.f.const_of(a) {
+            let folded = crate::passes::const_fold::fold(
+                op,
+                Type::U32,
+                Type::U32,
+                &[c, off as u64, len as u64],
+            );
+            if let Some(r) = folded {
+                return self.emit(Op::Const(r), Type::U32, &[]);
+            }
+        }
         let o = self.c32(off);
         let l = self.c32(len);
-        let op = if signed { Op::BfeS } else { Op::BfeU };
-        if let Some(r) = self.folded(op, Type::U32, Type::U32, &[a, o, l]) {
-            return r;
-        }
         let r = self.emit(op, Type::U32, &[a, o, l]);
         self.made.bfe[at] = (key, a, field, r);
         r

@@ -215,8 +215,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let (_, a, b) = ftz_ab(cx, i)?;
             let t = fcmp_of(cx, i)?;
             let t = fcmp(cx, t, a, b);
-            let pc = cx.p(i, Field::Pc, Field::NotC);
-            set_compare(cx, i, op == O::Fsetp, t, pc, false)?;
+            set_compare(cx, i, op == O::Fsetp, t, false)?;
         }
         O::Fcmp => {
             let fl = i.flag(Field::Ftz);

@@ -111,23 +111,39 @@ fn add_cc(cx: &mut Cx, i: &Instr, a: Value, b: Value, k: Value) -> Value {
     s
 }
 
-/// The shared tail of the xSETP / xSET comparisons: the test `t` combined with `pc` by `.BOP`.
-/// xSETP (`setp`) writes it to Pd and `!t` combined likewise to Pd2; xSET writes Rd = 1.0
-/// (`.BF`) or `!0` where it holds and 0 elsewhere, with `logic_cc` through [`set_rd_logic`].
-pub fn set_compare(
-    cx: &mut Cx,
-    i: &Instr,
-    setp: bool,
-    t: Value,
-    pc: Value,
-    logic_cc: bool,
-) -> Result<()> {
-    let v = bop(cx, i, Field::Bop, t, pc)?;
+/// The shared tail of the xSETP / xSET comparisons: the test `t` combined with the predicate
+/// Pc (`.NOT` as asked) by `.BOP`. xSETP (`setp`) writes it to Pd and `!t` combined likewise
+/// to Pd2; xSET writes Rd = 1.0 (`.BF`) or `!0` where it holds and 0 elsewhere, with
+/// `logic_cc` through [`set_rd_logic`].
+pub fn set_compare(cx: &mut Cx, i: &Instr, setp: bool, t: Value, logic_cc: bool) -> Result<()> {
+    // Pc is mostly PT: `t AND true` is `t`, and the constant is not made for nothing.
+    let pc_true = i.pred(Field::Pc).is_none_or(|p| p.is_pt()) && !i.flag(Field::NotC);
+    let plain_and = pc_true
+        && matches!(
+            cx.modifier::<mods::Bop>(i, Field::Bop)?,
+            Some(mods::Bop::And) | None
+        );
+    let pc = if plain_and {
+        Value::NONE
+    } else {
+        cx.p(i, Field::Pc, Field::NotC)
+    };
+    let combine = |cx: &mut Cx, t: Value| {
+        if plain_and {
+            Ok(t)
+        } else {
+            bop(cx, i, Field::Bop, t, pc)
+        }
+    };
+    let v = combine(cx, t)?;
     if setp {
         cx.set_p(i, Field::Pd, v);
-        let nt = cx.not(t);
-        let v2 = bop(cx, i, Field::Bop, nt, pc)?;
-        cx.set_p(i, Field::Pd2, v2);
+        // Pd2 is mostly PT, whose write is dropped: then its value is not made.
+        if i.pred(Field::Pd2).is_some_and(|p| !p.is_pt()) {
+            let nt = cx.not(t);
+            let v2 = combine(cx, nt)?;
+            cx.set_p(i, Field::Pd2, v2);
+        }
     } else {
         let tv = cx.c32(if i.flag(Field::Bf) { 0x3f80_0000 } else { !0 });
         let z = cx.c32(0);
@@ -654,8 +670,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 icmp(cx, c, s, a, b)
             };
-            let pc = cx.p(i, Field::Pc, Field::NotC);
-            set_compare(cx, i, op == O::Isetp, r, pc, true)?;
+            set_compare(cx, i, op == O::Isetp, r, true)?;
         }
         O::Icmp => {
             let a = cx.r(i, Field::Ra);
@@ -874,14 +889,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Psetp | O::Pset => {
             let pa = cx.p(i, Field::Pa, Field::NotA);
             let pb = cx.p(i, Field::Pb, Field::NotB);
-            let pc = cx.p(i, Field::Pc, Field::NotC);
             let t = bop(cx, i, Field::Bop2, pa, pb)?;
-            set_compare(cx, i, op == O::Psetp, t, pc, false)?;
+            set_compare(cx, i, op == O::Psetp, t, false)?;
         }
         O::Csetp | O::Cset => {
             let t = cc_test(cx, i)?;
-            let pc = cx.p(i, Field::Pc, Field::NotC);
-            set_compare(cx, i, op == O::Csetp, t, pc, false)?;
+            set_compare(cx, i, op == O::Csetp, t, false)?;
         }
         O::P2r => {
             if !predicate_register_byte_0(cx, i)? {
