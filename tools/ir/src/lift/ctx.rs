@@ -92,10 +92,11 @@ fn reused(op: Op) -> bool {
 /// carry the block, so nothing is cleared between blocks; and, like the guest-state tables,
 /// across the liftings of a thread: [`Made::take`], [`Made::give_back`]; keys are the block
 /// plus a base that moves past every block of the previous lifting, so the tables are not
-/// refilled, which was a noticeable part of lifting a small shader). Constants: every one in a map,
-/// and two small fronts for the common cases, U32 constants below 64 by value and a
-/// direct-mapped table of recent ones (a front miss only costs the map lookup). Other pure
-/// values: direct-mapped tables, where a collision only makes a copy that `cse` merges.
+/// refilled, which was a noticeable part of lifting a small shader). Constants: every one of
+/// the current block in an open-addressing table where another block's entry counts as a
+/// free slot (so the table never needs clearing), a map for the few a long probe leaves out,
+/// and a front for the most common ones, U32 constants below 64 by value. Other pure values:
+/// direct-mapped tables, where a collision only makes a copy that `cse` merges.
 /// `Made::default()` is an empty placeholder (no allocation, for `std::mem::take`);
 /// [`Made::take`] gives a usable one.
 #[derive(Default)]
@@ -105,10 +106,11 @@ pub(crate) struct Made {
     base: u32,
     /// (block, value) of the U32 constant `i`, for `i` below 64.
     small: Box<[(u32, Value)]>,
-    /// (block, type, bits, value) of a recent constant, at [`Made::recent_slot`].
-    recent: Box<[(u32, Type, u64, Value)]>,
-    /// (block, type, bits) → value of every constant made.
-    all: std::collections::HashMap<(u32, Type, u64), Value, crate::hash::FastState>,
+    /// (block, type, bits, value) of the constants made, from [`Made::const_slot`] on.
+    consts: Box<[(u32, Type, u64, Value)]>,
+    /// (block, type, bits) → value of the constants that found no free slot within
+    /// [`CONST_PROBES`] of theirs (a block with very many constants).
+    overflow: std::collections::HashMap<(u32, Type, u64), Value, crate::hash::FastState>,
     /// (block, value, field, extract) of a recent bit-field extract ([`Cx::bfe`]).
     bfe: Box<[(u32, Value, u32, Value)]>,
     /// (block, value) of a recent pure instruction ([`Cx::emit_pure`]).
@@ -117,8 +119,10 @@ pub(crate) struct Made {
 
 /// Entries of [`Made::small`] (U32 constants below this).
 const SMALL_CONSTS: usize = 64;
-/// Entries of [`Made::recent`] (a power of two).
-const RECENT_CONSTS: usize = 64;
+/// Entries of [`Made::consts`] (a power of two, well above the constants of a block).
+const CONSTS: usize = 512;
+/// Slots of [`Made::consts`] a lookup tries before the overflow map.
+const CONST_PROBES: usize = 8;
 
 thread_local! {
     /// The caches of this thread's last lifting, for the next ([`Made::take`]).
@@ -132,29 +136,26 @@ impl Made {
         Made {
             base: 0,
             small: vec![(u32::MAX, Value::NONE); SMALL_CONSTS].into(),
-            recent: vec![(u32::MAX, Type::Void, 0, Value::NONE); RECENT_CONSTS].into(),
-            all: Default::default(),
+            consts: vec![(u32::MAX, Type::Void, 0, Value::NONE); CONSTS].into(),
+            overflow: Default::default(),
             bfe: vec![(u32::MAX, Value::NONE, 0, Value::NONE); BFE_CACHE].into(),
             pure: vec![(u32::MAX, Value::NONE); PURE_CACHE].into(),
         }
     }
 
-    /// Caches for a lifting: the ones this thread's last lifting gave back, else new ones;
-    /// the map has room for about `n` constants.
-    pub(crate) fn take(n: usize) -> Self {
-        let mut m = SPARE_MADE.take().unwrap_or_else(Made::filled);
-        m.all.reserve(n);
-        m
+    /// Caches for a lifting: the ones this thread's last lifting gave back, else new ones.
+    pub(crate) fn take() -> Self {
+        SPARE_MADE.take().unwrap_or_else(Made::filled)
     }
 
     /// Gives the caches of a lifting whose function has `blocks` blocks back to this thread
     /// for its next lifting: the keys move past this lifting's (the tables are refilled only
-    /// when they would run out); the map of constants is emptied.
+    /// when they would run out); the overflow map is emptied.
     pub(crate) fn give_back(mut self, blocks: usize) {
         if self.small.is_empty() {
             return;
         }
-        self.all.clear();
+        self.overflow.clear();
         match u32::try_from(blocks)
             .ok()
             .and_then(|n| self.base.checked_add(n))
@@ -164,7 +165,7 @@ impl Made {
             None => {
                 let table = Made::filled();
                 self.small = table.small;
-                self.recent = table.recent;
+                self.consts = table.consts;
                 self.bfe = table.bfe;
                 self.pure = table.pure;
                 self.base = 0;
@@ -179,34 +180,50 @@ impl Made {
         self.base + b.0
     }
 
-    /// The slot of (`ty`, `bits`) in [`Made::recent`].
+    /// The first slot of (`ty`, `bits`) in [`Made::consts`].
     #[inline]
-    fn recent_slot(ty: Type, bits: u64) -> usize {
+    fn const_slot(ty: Type, bits: u64) -> usize {
         let h = (bits ^ (ty as u64) << 59).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        (h >> 58) as usize % RECENT_CONSTS
+        (h >> 55) as usize % CONSTS
     }
 
-    /// The constant `bits` of type `ty` in block `b`, made by `make` if the block has none.
+    /// The constant `bits` of type `ty` in the block of key `b` if it has one made, else
+    /// the free slot of [`Made::consts`] for it (`None`: no free slot within reach).
     #[inline]
-    fn get_or_make(&mut self, b: u32, ty: Type, bits: u64, make: impl FnOnce() -> Value) -> Value {
-        let small = ty == Type::U32 && bits < SMALL_CONSTS as u64;
-        if small {
+    fn find_const(&self, b: u32, ty: Type, bits: u64) -> std::result::Result<Value, Option<usize>> {
+        if ty == Type::U32 && bits < SMALL_CONSTS as u64 {
             let (kb, v) = self.small[bits as usize];
             if kb == b {
-                return v;
+                return Ok(v);
             }
         }
-        let at = Self::recent_slot(ty, bits);
-        let (kb, kt, kbits, v) = self.recent[at];
-        if kb == b && kt == ty && kbits == bits {
-            return v;
+        let mut at = Self::const_slot(ty, bits);
+        for _ in 0..CONST_PROBES {
+            let (kb, kt, kbits, v) = self.consts[at];
+            if kb != b {
+                return Err(Some(at));
+            }
+            if kt == ty && kbits == bits {
+                return Ok(v);
+            }
+            at = (at + 1) % CONSTS;
         }
-        let v = *self.all.entry((b, ty, bits)).or_insert_with(make);
-        if small {
+        Err(None)
+    }
+
+    /// Records the new constant `v` (`bits` of type `ty`) of the block of key `b` at
+    /// `slot`, the free slot [`Made::find_const`] found, or in the overflow map if it found
+    /// none.
+    fn add_const(&mut self, b: u32, ty: Type, bits: u64, slot: Option<usize>, v: Value) {
+        match slot {
+            Some(at) => self.consts[at] = (b, ty, bits, v),
+            None => {
+                self.overflow.insert((b, ty, bits), v);
+            }
+        }
+        if ty == Type::U32 && bits < SMALL_CONSTS as u64 {
             self.small[bits as usize] = (b, v);
         }
-        self.recent[at] = (b, ty, bits, v);
-        v
     }
 }
 
@@ -346,13 +363,29 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// The constant `bits` of type `ty` in the current block (made once per block).
+    /// The constant `bits` of type `ty` in the current block (made once per block). Only
+    /// the lookup: making one is out of line ([`Cx::new_constant`]), so that this path needs
+    /// no registers saved.
     #[inline(never)]
     fn constant(&mut self, ty: Type, bits: u64) -> Value {
-        let (f, b) = (&mut *self.f, self.b);
-        let key = self.made.key(b);
-        self.made
-            .get_or_make(key, ty, bits, || f.push(b, Op::Const(bits), ty, &[]))
+        let key = self.made.key(self.b);
+        match self.made.find_const(key, ty, bits) {
+            Ok(v) => v,
+            Err(slot) => self.new_constant(key, ty, bits, slot),
+        }
+    }
+    /// [`Cx::constant`] where the block of key `key` has none at hand (`slot`: where it goes
+    /// in [`Made::consts`]).
+    #[inline(never)]
+    fn new_constant(&mut self, key: u32, ty: Type, bits: u64, slot: Option<usize>) -> Value {
+        if slot.is_none() {
+            if let Some(&v) = self.made.overflow.get(&(key, ty, bits)) {
+                return v;
+            }
+        }
+        let v = self.f.push(self.b, Op::Const(bits), ty, &[]);
+        self.made.add_const(key, ty, bits, slot, v);
+        v
     }
 
     /// A U32 constant.
