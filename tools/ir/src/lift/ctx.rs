@@ -890,6 +890,28 @@ impl<'a> Cx<'a> {
         let ng = i.flag(neg);
         self.pred(n, ng)
     }
+    /// `on_true` where the predicate operand `f` (negated by field `neg`) holds, else
+    /// `on_false` (a `Select`); where it is `PT` or `!PT` only the one it picks is made, and
+    /// no constant for the predicate.
+    pub fn pick<I: Isa>(
+        &mut self,
+        i: &AnyInstr<I>,
+        (f, neg): (Field, Field),
+        on_true: impl FnOnce(&mut Self) -> Value,
+        on_false: impl FnOnce(&mut Self) -> Value,
+    ) -> Value {
+        if i.pred(f).is_none_or(|p| p.is_pt()) {
+            return if i.flag(neg) {
+                on_false(self)
+            } else {
+                on_true(self)
+            };
+        }
+        let p = self.p(i, f, neg);
+        let a = on_true(self);
+        let b = on_false(self);
+        self.sel(p, a, b)
+    }
     /// Writes the predicate in field `f` (if the form has it).
     pub fn set_p<I: Isa>(&mut self, i: &AnyInstr<I>, f: Field, v: Value) {
         if let Some(p) = i.pred(f) {

@@ -205,10 +205,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         O::Fmnmx => {
             let (fl, a, b) = ftz_ab(cx, i)?;
-            let p = cx.p(i, Field::Pc, Field::NotC);
-            let mn = min_max(cx, a, b, true);
-            let mx = min_max(cx, a, b, false);
-            let r = cx.sel(p, mn, mx);
+            let r = cx.pick(
+                i,
+                (Field::Pc, Field::NotC),
+                |cx| min_max(cx, a, b, true),
+                |cx| min_max(cx, a, b, false),
+            );
             fres(cx, i, r, fl);
         }
         O::Fsetp | O::Fset => {

@@ -471,8 +471,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Sel => {
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
-            let p = cx.p(i, Field::Pc, Field::NotC);
-            let r = cx.sel(p, a, b);
+            let r = cx.pick(i, (Field::Pc, Field::NotC), |_| a, |_| b);
             cx.set_rd(i, r);
         }
         O::Iadd | O::Iadd32i => {
@@ -622,7 +621,6 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Imnmx => {
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
-            let p = cx.p(i, Field::Pc, Field::NotC);
             let s = signed(cx, i)?;
             match cx.modifier::<mods::Xmode>(i, Field::XMode)? {
                 Some(mods::Xmode::Default) | None => {}
@@ -630,6 +628,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 // in CC whether they were equal (Z) and whether A won (C); .XLO then picks the
                 // low word of the same operand, or compares the low words (unsigned) on a tie.
                 Some(mods::Xmode::Xhi) => {
+                    let p = cx.p(i, Field::Pc, Field::NotC);
                     let lt = cx.cmp(if s { Op::SLt } else { Op::ULt }, a, b);
                     let gt = cx.cmp(if s { Op::SGt } else { Op::UGt }, a, b);
                     let eq = cx.cmp(Op::IEq, a, b);
@@ -643,6 +642,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                     return Ok(());
                 }
                 Some(mods::Xmode::Xlo) => {
+                    let p = cx.p(i, Field::Pc, Field::NotC);
                     let z = cx.flag(Flag::Zero);
                     let c = cx.flag(Flag::Carry);
                     let mn = cx.bin(Op::UMin, a, b);
@@ -655,9 +655,17 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 }
                 Some(m @ mods::Xmode::Xmed) => return Err(cx.unsupported(i, format!("IMNMX{m}"))),
             }
-            let mn = cx.bin(if s { Op::SMin } else { Op::UMin }, a, b);
-            let mx = cx.bin(if s { Op::SMax } else { Op::UMax }, a, b);
-            let r = cx.sel(p, mn, mx);
+            let (min, max) = if s {
+                (Op::SMin, Op::SMax)
+            } else {
+                (Op::UMin, Op::UMax)
+            };
+            let r = cx.pick(
+                i,
+                (Field::Pc, Field::NotC),
+                |cx| cx.bin(min, a, b),
+                |cx| cx.bin(max, a, b),
+            );
             set_rd_logic(cx, i, r);
         }
         O::Isetp | O::Iset => {
