@@ -41,6 +41,11 @@ pub fn add3_cc(cx: &mut Cx, a: Value, b: Value, k: Value, carry: bool) -> (Value
 pub fn add3_carry(cx: &mut Cx, a: Value, b: Value, k: Value) -> (Value, Value) {
     let s1 = cx.add(a, b);
     let c1 = cx.cmp(Op::AddCarry, a, b);
+    // Mostly k is 0 (no `.X`): no second carry, whose constant false would be made for
+    // nothing.
+    if cx.f.const_of(k) == Some(0) {
+        return (s1, c1);
+    }
     let s = cx.add(s1, k);
     let c2 = cx.cmp(Op::AddCarry, s1, k);
     let c = cx.or(c1, c2);
@@ -232,17 +237,20 @@ fn mul_signs(cx: &Cx, i: &Instr) -> Result<(bool, bool)> {
     })
 }
 
-/// Shift count handling shared by SHL/SHR: returns (count masked to 0..31, out of range).
-fn shift_count(cx: &mut Cx, s: Value, wrap: bool) -> (Value, Value) {
+/// Shift count handling shared by SHL/SHR: the count masked to 0..31, and whether the count
+/// is out of range (above 31 without `.W`), `None` where it never is (`.W`, or a constant
+/// count below 32: then no comparison and no constant for its result are made).
+fn shift_count(cx: &mut Cx, s: Value, wrap: bool) -> (Value, Option<Value>) {
+    if let Some(c) = cx.f.const_of(s) {
+        let c = c as u32;
+        let sc = cx.c32(c & 31);
+        let big = (!wrap && c > 31).then(|| cx.cbool(true));
+        return (sc, big);
+    }
     let m = cx.c32(31);
     let sc = cx.and(s, m);
-    if wrap {
-        let f = cx.cbool(false);
-        (sc, f)
-    } else {
-        let big = cx.cmp(Op::UGt, s, m);
-        (sc, big)
-    }
+    let big = (!wrap).then(|| cx.cmp(Op::UGt, s, m));
+    (sc, big)
 }
 
 /// FLO: the index of the highest one bit of `v` (`~v` if `inv`; for `signed`, the highest
@@ -720,9 +728,11 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let a = cx.r(i, Field::Ra);
             let s = cx.src_b(i)?;
             let (sc, big) = shift_count(cx, s, i.flag(Field::W));
-            let r = cx.bin(Op::Shl, a, sc);
-            let z = cx.c32(0);
-            let r = cx.sel(big, z, r);
+            let mut r = cx.bin(Op::Shl, a, sc);
+            if let Some(big) = big {
+                let z = cx.c32(0);
+                r = cx.sel(big, z, r);
+            }
             set_rd_logic(cx, i, r);
         }
         O::Shr => {
@@ -730,14 +740,16 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let s = cx.src_b(i)?;
             let (sc, big) = shift_count(cx, s, i.flag(Field::W));
             let sg = signed(cx, i)?;
-            let r = cx.bin(if sg { Op::AShr } else { Op::LShr }, a, sc);
-            let fill = if sg {
-                let k = cx.c32(31);
-                cx.bin(Op::AShr, a, k)
-            } else {
-                cx.c32(0)
-            };
-            let r = cx.sel(big, fill, r);
+            let mut r = cx.bin(if sg { Op::AShr } else { Op::LShr }, a, sc);
+            if let Some(big) = big {
+                let fill = if sg {
+                    let k = cx.c32(31);
+                    cx.bin(Op::AShr, a, k)
+                } else {
+                    cx.c32(0)
+                };
+                r = cx.sel(big, fill, r);
+            }
             set_rd_logic(cx, i, r);
         }
         O::Shf => {
