@@ -50,8 +50,7 @@ fn fsrc(cx: &mut Cx, i: &Instr, t: Type) -> Result<Value> {
             cx.emit(Op::FConvert(Round::Rn), Type::F32, &[h])
         }
         _ => {
-            let b = cx.src_b(i)?;
-            let x = cx.cast(Type::F32, b);
+            let x = cx.src_b_f32(i)?;
             if i.flag(Field::Ftz) {
                 ftz(cx, x)
             } else {

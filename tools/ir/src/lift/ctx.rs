@@ -49,18 +49,25 @@ pub struct Cx<'a> {
     /// Whether an instruction read the zero, sign or overflow flag while `zso_flags` was
     /// false: the lifting is void and the driver starts again with the flags.
     pub zso_read: bool,
+    /// Whether a register of the current block holds a float, written ([`Cx::set_reg`]) or
+    /// read ([`Cx::reg_f32`]) as one: [`Cx::finish`] gives a written one its bits for its
+    /// `Set`.
+    float_regs: bool,
 }
 
 /// Entries of [`Made::bfe`].
 const BFE_CACHE: usize = 64;
-/// Entries of [`Made::pure`] (a power of two).
-const PURE_CACHE: usize = 256;
+/// Entries of [`Made::pure`] (a power of two; fewer lose a noticeable share of the equal
+/// values to collisions).
+const PURE_CACHE: usize = 1024;
 
 /// Whether [`Cx::emit`] looks for an equal instruction earlier in the block before making
 /// one of operation `op`: pure operations (`cse` merges equal ones) that the lifter often
 /// makes again in one block — a register read as a float by several instructions, the
 /// 64-bit address of several accesses, the halves' products of `XMAD` sequences, one
-/// constant-bank word or system value read twice. Operations that rarely repeat stay out:
+/// constant-bank word or system value read twice, the lane factors (selects, products,
+/// negations) of several `FSWZADD`s with one swizzle. Operations that rarely repeat in a
+/// block stay out (an `IAdd`: `cse` merges about 100 per yuzu round, 7 of them in one block):
 /// the lookup would cost more than the copies it saves.
 #[inline(always)]
 fn reused(op: Op) -> bool {
@@ -81,6 +88,9 @@ fn reused(op: Op) -> bool {
             | Op::LShr
             | Op::Xor
             | Op::FConvert(_)
+            | Op::Select
+            | Op::FMul(_)
+            | Op::FNeg
     ) || matches!(op, Op::SysVal(s) if s != Sys::Clock)
 }
 
@@ -88,10 +98,11 @@ fn reused(op: Op) -> bool {
 /// carry the block, so nothing is cleared between blocks; and, like the guest-state tables,
 /// across the liftings of a thread: [`Made::take`], [`Made::give_back`]; keys are the block
 /// plus a base that moves past every block of the previous lifting, so the tables are not
-/// refilled, which was a noticeable part of lifting a small shader). Constants: every one in a map,
-/// and two small fronts for the common cases, U32 constants below 64 by value and a
-/// direct-mapped table of recent ones (a front miss only costs the map lookup). Other pure
-/// values: direct-mapped tables, where a collision only makes a copy that `cse` merges.
+/// refilled, which was a noticeable part of lifting a small shader). Constants: every one of
+/// the current block in an open-addressing table where another block's entry counts as a
+/// free slot (so the table never needs clearing), a map for the few a long probe leaves out,
+/// and a front for the most common ones, U32 constants below 64 by value. Other pure values:
+/// direct-mapped tables, where a collision only makes a copy that `cse` merges.
 /// `Made::default()` is an empty placeholder (no allocation, for `std::mem::take`);
 /// [`Made::take`] gives a usable one.
 #[derive(Default)]
@@ -101,10 +112,11 @@ pub(crate) struct Made {
     base: u32,
     /// (block, value) of the U32 constant `i`, for `i` below 64.
     small: Box<[(u32, Value)]>,
-    /// (block, type, bits, value) of a recent constant, at [`Made::recent_slot`].
-    recent: Box<[(u32, Type, u64, Value)]>,
-    /// (block, type, bits) → value of every constant made.
-    all: std::collections::HashMap<(u32, Type, u64), Value, crate::hash::FastState>,
+    /// (block, type, bits, value) of the constants made, from [`Made::const_slot`] on.
+    consts: Box<[(u32, Type, u64, Value)]>,
+    /// (block, type, bits) → value of the constants that found no free slot within
+    /// [`CONST_PROBES`] of theirs (a block with very many constants).
+    overflow: std::collections::HashMap<(u32, Type, u64), Value, crate::hash::FastState>,
     /// (block, value, field, extract) of a recent bit-field extract ([`Cx::bfe`]).
     bfe: Box<[(u32, Value, u32, Value)]>,
     /// (block, value) of a recent pure instruction ([`Cx::emit_pure`]).
@@ -113,8 +125,10 @@ pub(crate) struct Made {
 
 /// Entries of [`Made::small`] (U32 constants below this).
 const SMALL_CONSTS: usize = 64;
-/// Entries of [`Made::recent`] (a power of two).
-const RECENT_CONSTS: usize = 64;
+/// Entries of [`Made::consts`] (a power of two, well above the constants of a block).
+const CONSTS: usize = 512;
+/// Slots of [`Made::consts`] a lookup tries before the overflow map.
+const CONST_PROBES: usize = 8;
 
 thread_local! {
     /// The caches of this thread's last lifting, for the next ([`Made::take`]).
@@ -128,29 +142,26 @@ impl Made {
         Made {
             base: 0,
             small: vec![(u32::MAX, Value::NONE); SMALL_CONSTS].into(),
-            recent: vec![(u32::MAX, Type::Void, 0, Value::NONE); RECENT_CONSTS].into(),
-            all: Default::default(),
+            consts: vec![(u32::MAX, Type::Void, 0, Value::NONE); CONSTS].into(),
+            overflow: Default::default(),
             bfe: vec![(u32::MAX, Value::NONE, 0, Value::NONE); BFE_CACHE].into(),
             pure: vec![(u32::MAX, Value::NONE); PURE_CACHE].into(),
         }
     }
 
-    /// Caches for a lifting: the ones this thread's last lifting gave back, else new ones;
-    /// the map has room for about `n` constants.
-    pub(crate) fn take(n: usize) -> Self {
-        let mut m = SPARE_MADE.take().unwrap_or_else(Made::filled);
-        m.all.reserve(n);
-        m
+    /// Caches for a lifting: the ones this thread's last lifting gave back, else new ones.
+    pub(crate) fn take() -> Self {
+        SPARE_MADE.take().unwrap_or_else(Made::filled)
     }
 
     /// Gives the caches of a lifting whose function has `blocks` blocks back to this thread
     /// for its next lifting: the keys move past this lifting's (the tables are refilled only
-    /// when they would run out); the map of constants is emptied.
+    /// when they would run out); the overflow map is emptied.
     pub(crate) fn give_back(mut self, blocks: usize) {
         if self.small.is_empty() {
             return;
         }
-        self.all.clear();
+        self.overflow.clear();
         match u32::try_from(blocks)
             .ok()
             .and_then(|n| self.base.checked_add(n))
@@ -160,7 +171,7 @@ impl Made {
             None => {
                 let table = Made::filled();
                 self.small = table.small;
-                self.recent = table.recent;
+                self.consts = table.consts;
                 self.bfe = table.bfe;
                 self.pure = table.pure;
                 self.base = 0;
@@ -175,34 +186,50 @@ impl Made {
         self.base + b.0
     }
 
-    /// The slot of (`ty`, `bits`) in [`Made::recent`].
+    /// The first slot of (`ty`, `bits`) in [`Made::consts`].
     #[inline]
-    fn recent_slot(ty: Type, bits: u64) -> usize {
+    fn const_slot(ty: Type, bits: u64) -> usize {
         let h = (bits ^ (ty as u64) << 59).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        (h >> 58) as usize % RECENT_CONSTS
+        (h >> 55) as usize % CONSTS
     }
 
-    /// The constant `bits` of type `ty` in block `b`, made by `make` if the block has none.
+    /// The constant `bits` of type `ty` in the block of key `b` if it has one made, else
+    /// the free slot of [`Made::consts`] for it (`None`: no free slot within reach).
     #[inline]
-    fn get_or_make(&mut self, b: u32, ty: Type, bits: u64, make: impl FnOnce() -> Value) -> Value {
-        let small = ty == Type::U32 && bits < SMALL_CONSTS as u64;
-        if small {
+    fn find_const(&self, b: u32, ty: Type, bits: u64) -> std::result::Result<Value, Option<usize>> {
+        if ty == Type::U32 && bits < SMALL_CONSTS as u64 {
             let (kb, v) = self.small[bits as usize];
             if kb == b {
-                return v;
+                return Ok(v);
             }
         }
-        let at = Self::recent_slot(ty, bits);
-        let (kb, kt, kbits, v) = self.recent[at];
-        if kb == b && kt == ty && kbits == bits {
-            return v;
+        let mut at = Self::const_slot(ty, bits);
+        for _ in 0..CONST_PROBES {
+            let (kb, kt, kbits, v) = self.consts[at];
+            if kb != b {
+                return Err(Some(at));
+            }
+            if kt == ty && kbits == bits {
+                return Ok(v);
+            }
+            at = (at + 1) % CONSTS;
         }
-        let v = *self.all.entry((b, ty, bits)).or_insert_with(make);
-        if small {
+        Err(None)
+    }
+
+    /// Records the new constant `v` (`bits` of type `ty`) of the block of key `b` at
+    /// `slot`, the free slot [`Made::find_const`] found, or in the overflow map if it found
+    /// none.
+    fn add_const(&mut self, b: u32, ty: Type, bits: u64, slot: Option<usize>, v: Value) {
+        match slot {
+            Some(at) => self.consts[at] = (b, ty, bits, v),
+            None => {
+                self.overflow.insert((b, ty, bits), v);
+            }
+        }
+        if ty == Type::U32 && bits < SMALL_CONSTS as u64 {
             self.small[bits as usize] = (b, v);
         }
-        self.recent[at] = (b, ty, bits, v);
-        v
     }
 }
 
@@ -233,6 +260,7 @@ impl<'a> Cx<'a> {
             pred_run: None,
             zso_flags: true,
             zso_read: false,
+            float_regs: false,
         }
     }
 
@@ -243,6 +271,10 @@ impl<'a> Cx<'a> {
 
     /// Terminates the current block, after placing the `Set`s of the guest state it wrote.
     pub fn finish(&mut self, t: Terminator) {
+        if self.float_regs {
+            self.float_regs = false;
+            self.type_writes();
+        }
         self.state.flush(self.f, self.b);
         self.f.blocks[self.b.index()].term = t;
         self.ended = true;
@@ -308,7 +340,8 @@ impl<'a> Cx<'a> {
         // The key leaves the operation out (hashing an `Op` costs more than the lookup saves
         // on the many misses); different operations of equal arguments only share a slot.
         let k = (a[0].0 as u64 | (a[1].0 as u64) << 32) ^ (a[2].0 as u64) << 16 ^ ty as u64;
-        let at = (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize % PURE_CACHE;
+        let at =
+            (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - PURE_CACHE.trailing_zeros())) as usize;
         let key = self.made.key(self.b);
         let (kb, v) = self.made.pure[at];
         if kb == key {
@@ -337,13 +370,29 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// The constant `bits` of type `ty` in the current block (made once per block).
+    /// The constant `bits` of type `ty` in the current block (made once per block). Only
+    /// the lookup: making one is out of line ([`Cx::new_constant`]), so that this path needs
+    /// no registers saved.
     #[inline(never)]
     fn constant(&mut self, ty: Type, bits: u64) -> Value {
-        let (f, b) = (&mut *self.f, self.b);
-        let key = self.made.key(b);
-        self.made
-            .get_or_make(key, ty, bits, || f.push(b, Op::Const(bits), ty, &[]))
+        let key = self.made.key(self.b);
+        match self.made.find_const(key, ty, bits) {
+            Ok(v) => v,
+            Err(slot) => self.new_constant(key, ty, bits, slot),
+        }
+    }
+    /// [`Cx::constant`] where the block of key `key` has none at hand (`slot`: where it goes
+    /// in [`Made::consts`]).
+    #[inline(never)]
+    fn new_constant(&mut self, key: u32, ty: Type, bits: u64, slot: Option<usize>) -> Value {
+        if slot.is_none() {
+            if let Some(&v) = self.made.overflow.get(&(key, ty, bits)) {
+                return v;
+            }
+        }
+        let v = self.f.push(self.b, Op::Const(bits), ty, &[]);
+        self.made.add_const(key, ty, bits, slot, v);
+        v
     }
 
     /// A U32 constant.
@@ -553,12 +602,22 @@ impl<'a> Cx<'a> {
         if b == key && v == a && k == field {
             return r;
         }
+        let op = if signed { Op::BfeS } else { Op::BfeU };
+        // A constant folds before the offset and length constants are made: they would be
+        // made for nothing.
+        if let Some(c) = self.f.const_of(a) {
+            let folded = crate::passes::const_fold::fold(
+                op,
+                Type::U32,
+                Type::U32,
+                &[c, off as u64, len as u64],
+            );
+            if let Some(r) = folded {
+                return self.emit(Op::Const(r), Type::U32, &[]);
+            }
+        }
         let o = self.c32(off);
         let l = self.c32(len);
-        let op = if signed { Op::BfeS } else { Op::BfeU };
-        if let Some(r) = self.folded(op, Type::U32, Type::U32, &[a, o, l]) {
-            return r;
-        }
         let r = self.emit(op, Type::U32, &[a, o, l]);
         self.made.bfe[at] = (key, a, field, r);
         r
@@ -599,18 +658,63 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// Reads register `n` (RZ = 0).
-    pub fn reg(&mut self, n: u8) -> Value {
-        if n == 255 {
-            self.c32(0)
-        } else {
-            self.get_state(Reg::gpr(n))
+    /// Gives the registers written in the block as floats ([`Cx::set_reg`]) their bits, the
+    /// type of their `Set`s.
+    fn type_writes(&mut self) {
+        for k in 0..self.state.written_count() {
+            let v = self.state.written_value(k);
+            if self.f.ty(v) == Type::F32 {
+                let bits = self.convert(Type::U32, v);
+                self.state.rewrite(k, bits);
+            }
         }
     }
-    /// Writes register `n` (writes to RZ are dropped).
+
+    /// Reads register `n` (RZ = 0) as U32.
+    pub fn reg(&mut self, n: u8) -> Value {
+        if n == 255 {
+            return self.c32(0);
+        }
+        let v = self.get_state(Reg::gpr(n));
+        if self.f.ty(v) == Type::U32 {
+            return v;
+        }
+        self.reread(n, Type::U32, v)
+    }
+    /// Reads register `n` (RZ = 0) as F32.
+    pub fn reg_f32(&mut self, n: u8) -> Value {
+        if n == 255 {
+            return self.cf32(0.0);
+        }
+        let v = self.get_state(Reg::gpr(n));
+        if self.f.ty(v) == Type::F32 {
+            return v;
+        }
+        self.reread(n, Type::F32, v)
+    }
+    /// Register `n`, of value `v` of another type, read as type `t`: a register holds the
+    /// value of its last write or read in the block in that one's type ([`Cx::set_reg`]);
+    /// a read as the other type reinterprets it once and keeps the result for the reads
+    /// after it (reinterpreting back is the value itself: [`Cx::cast`]).
+    #[inline(never)]
+    fn reread(&mut self, n: u8, t: Type, v: Value) -> Value {
+        let w = self.convert(t, v);
+        self.state.read(self.b, Reg::gpr(n), w);
+        self.float_regs |= t == Type::F32;
+        w
+    }
+    /// Writes register `n` (writes to RZ are dropped). A float is kept as it is, so that a
+    /// read as a float is the value itself: its bits are made only where they are read as
+    /// bits ([`Cx::reg`]) or the block ends with it ([`Cx::finish`]). Most float results
+    /// are read only by float instructions of the same block.
     pub fn set_reg(&mut self, n: u8, v: Value) {
         if n != 255 {
-            let v = self.cast(Type::U32, v);
+            let v = if self.f.ty(v) == Type::F32 && !self.ended {
+                self.float_regs = true;
+                v
+            } else {
+                self.cast(Type::U32, v)
+            };
             self.set_state(Reg::gpr(n), v);
         }
     }
@@ -782,11 +886,38 @@ impl<'a> Cx<'a> {
         let n = self.rf(i, f);
         self.reg(n)
     }
+    /// Reads the register in field `f` as an F32.
+    pub fn r_f32<I: Isa>(&mut self, i: &AnyInstr<I>, f: Field) -> Value {
+        let n = self.rf(i, f);
+        self.reg_f32(n)
+    }
     /// Reads a predicate operand with its negation field.
     pub fn p<I: Isa>(&mut self, i: &AnyInstr<I>, f: Field, neg: Field) -> Value {
         let n = i.pred(f).map(|p| p.0).unwrap_or(7);
         let ng = i.flag(neg);
         self.pred(n, ng)
+    }
+    /// `on_true` where the predicate operand `f` (negated by field `neg`) holds, else
+    /// `on_false` (a `Select`); where it is `PT` or `!PT` only the one it picks is made, and
+    /// no constant for the predicate.
+    pub fn pick<I: Isa>(
+        &mut self,
+        i: &AnyInstr<I>,
+        (f, neg): (Field, Field),
+        on_true: impl FnOnce(&mut Self) -> Value,
+        on_false: impl FnOnce(&mut Self) -> Value,
+    ) -> Value {
+        if i.pred(f).is_none_or(|p| p.is_pt()) {
+            return if i.flag(neg) {
+                on_false(self)
+            } else {
+                on_true(self)
+            };
+        }
+        let p = self.p(i, f, neg);
+        let a = on_true(self);
+        let b = on_false(self);
+        self.sel(p, a, b)
     }
     /// Writes the predicate in field `f` (if the form has it).
     pub fn set_p<I: Isa>(&mut self, i: &AnyInstr<I>, f: Field, v: Value) {
@@ -836,18 +967,46 @@ impl<'a> Cx<'a> {
             "RC" => Ok(self.r(i, Field::Rc)),
             "C" => self.cbuf_operand(i, 0),
             _ => {
-                let v = i
-                    .imm32(Field::Imm)
-                    .ok_or_else(|| self.unsupported(i, "no B operand"))?;
+                let v = self.imm_b(i)?;
                 Ok(self.c32(v))
             }
         }
+    }
+    /// Operand B as an F32 (a register read as [`Cx::reg_f32`] reads it).
+    pub fn src_b_f32(&mut self, i: &Instr) -> Result<Value> {
+        match Self::variant(i) {
+            "R" => Ok(self.r_f32(i, Field::Rb)),
+            "RC" => Ok(self.r_f32(i, Field::Rc)),
+            "C" => {
+                let v = self.cbuf_operand(i, 0)?;
+                Ok(self.cast(Type::F32, v))
+            }
+            _ => {
+                let v = self.imm_b(i)?;
+                Ok(self.emit(Op::Const(v as u64), Type::F32, &[]))
+            }
+        }
+    }
+    /// The 32-bit immediate operand B.
+    fn imm_b(&self, i: &Instr) -> Result<u32> {
+        i.imm32(Field::Imm)
+            .ok_or_else(|| self.unsupported(i, "no B operand"))
     }
     /// Operand C as 32 bits (register, or the constant buffer of an `_RC` form).
     pub fn src_c(&mut self, i: &Instr) -> Result<Value> {
         match Self::variant(i) {
             "RC" => self.cbuf_operand(i, 0),
             _ => Ok(self.r(i, Field::Rc)),
+        }
+    }
+    /// Operand C as an F32 (a register read as [`Cx::reg_f32`] reads it).
+    pub fn src_c_f32(&mut self, i: &Instr) -> Result<Value> {
+        match Self::variant(i) {
+            "RC" => {
+                let v = self.cbuf_operand(i, 0)?;
+                Ok(self.cast(Type::F32, v))
+            }
+            _ => Ok(self.r_f32(i, Field::Rc)),
         }
     }
     /// Operand C of a multiply-add: Rd itself where `c_is_rd` (the 32I forms, FFMA32I and

@@ -67,8 +67,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let b = dsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB));
             let c = fcmp_of(cx, i)?;
             let t = fcmp(cx, c, a, b);
-            let pc = cx.p(i, Field::Pc, Field::NotC);
-            set_compare(cx, i, i.opcode() == O::Dsetp, t, pc, false)?;
+            set_compare(cx, i, i.opcode() == O::Dsetp, t, false)?;
         }
         _ => return Err(cx.unsupported(i, "no semantics for this instruction")),
     }

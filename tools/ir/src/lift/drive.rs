@@ -245,7 +245,7 @@ fn blocks<F: Frontend>(
             *s = true;
         }
     }
-    let mut made = super::ctx::Made::take(r.n_seen * 2);
+    let mut made = super::ctx::Made::take();
     let mut local_extent = 0u32;
     let (mut uses_local, mut uses_shared) = (false, false);
     let mut state = super::state::State::take();

@@ -144,8 +144,8 @@ pub fn fmz(cx: &mut Cx, a: Value, b: Value) -> (Value, Value) {
 /// (FADD, FMNMX, FSETP, FSET), flushed under `.FTZ`.
 fn ftz_ab(cx: &mut Cx, i: &Instr) -> Result<(bool, Value, Value)> {
     let fl = i.flag(Field::Ftz);
-    let a = cx.r(i, Field::Ra);
-    let b = cx.src_b(i)?;
+    let a = cx.r_f32(i, Field::Ra);
+    let b = cx.src_b_f32(i)?;
     let a = fsrc(cx, a, i.flag(Field::NegA), i.flag(Field::AbsA), fl);
     let b = fsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB), fl);
     Ok((fl, a, b))
@@ -166,8 +166,8 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         O::Fmul | O::Fmul32i => {
             let (fl, z) = fmz_modes(cx, i)?;
-            let a = cx.r(i, Field::Ra);
-            let b = cx.src_b(i)?;
+            let a = cx.r_f32(i, Field::Ra);
+            let b = cx.src_b_f32(i)?;
             let a = fsrc(cx, a, false, false, fl);
             let b = fsrc(cx, b, i.flag(Field::NegB), false, fl);
             let (a, b) = if z { fmz(cx, a, b) } else { (a, b) };
@@ -189,9 +189,13 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         O::Ffma | O::Ffma32i => {
             let (fl, z) = fmz_modes(cx, i)?;
-            let a = cx.r(i, Field::Ra);
-            let b = cx.src_b(i)?;
-            let c = cx.src_c_or_rd(i, op == O::Ffma32i)?;
+            let a = cx.r_f32(i, Field::Ra);
+            let b = cx.src_b_f32(i)?;
+            let c = if op == O::Ffma32i {
+                cx.r_f32(i, Field::Rd)
+            } else {
+                cx.src_c_f32(i)?
+            };
             let a = fsrc(cx, a, i.flag(Field::NegA), false, fl);
             let b = fsrc(cx, b, i.flag(Field::NegB), false, fl);
             let c = fsrc(cx, c, i.flag(Field::NegC), false, fl);
@@ -201,24 +205,25 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         }
         O::Fmnmx => {
             let (fl, a, b) = ftz_ab(cx, i)?;
-            let p = cx.p(i, Field::Pc, Field::NotC);
-            let mn = min_max(cx, a, b, true);
-            let mx = min_max(cx, a, b, false);
-            let r = cx.sel(p, mn, mx);
+            let r = cx.pick(
+                i,
+                (Field::Pc, Field::NotC),
+                |cx| min_max(cx, a, b, true),
+                |cx| min_max(cx, a, b, false),
+            );
             fres(cx, i, r, fl);
         }
         O::Fsetp | O::Fset => {
             let (_, a, b) = ftz_ab(cx, i)?;
             let t = fcmp_of(cx, i)?;
             let t = fcmp(cx, t, a, b);
-            let pc = cx.p(i, Field::Pc, Field::NotC);
-            set_compare(cx, i, op == O::Fsetp, t, pc, false)?;
+            set_compare(cx, i, op == O::Fsetp, t, false)?;
         }
         O::Fcmp => {
             let fl = i.flag(Field::Ftz);
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
-            let c = cx.src_c(i)?;
+            let c = cx.src_c_f32(i)?;
             let cf = fsrc(cx, c, false, false, fl);
             let z = cx.cf32(0.0);
             let t = fcmpc(cx, i)?;
@@ -227,12 +232,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             cx.set_rd(i, r);
         }
         O::Rro => {
-            let b = cx.src_b(i)?;
+            let b = cx.src_b_f32(i)?;
             let b = fsrc(cx, b, i.flag(Field::NegB), i.flag(Field::AbsB), false);
             cx.set_rd(i, b);
         }
         O::Mufu => {
-            let a = cx.r(i, Field::Ra);
+            let a = cx.r_f32(i, Field::Ra);
             // MUFU's `Mode` always prints (`mods::Mufu`, every value named).
             let Some(mode) = cx.modifier::<Mufu>(i, Field::Mode)? else {
                 return Err(cx.unsupported(i, "MUFU without a function"));

@@ -41,6 +41,11 @@ pub fn add3_cc(cx: &mut Cx, a: Value, b: Value, k: Value, carry: bool) -> (Value
 pub fn add3_carry(cx: &mut Cx, a: Value, b: Value, k: Value) -> (Value, Value) {
     let s1 = cx.add(a, b);
     let c1 = cx.cmp(Op::AddCarry, a, b);
+    // Mostly k is 0 (no `.X`): no second carry, whose constant false would be made for
+    // nothing.
+    if cx.f.const_of(k) == Some(0) {
+        return (s1, c1);
+    }
     let s = cx.add(s1, k);
     let c2 = cx.cmp(Op::AddCarry, s1, k);
     let c = cx.or(c1, c2);
@@ -111,23 +116,39 @@ fn add_cc(cx: &mut Cx, i: &Instr, a: Value, b: Value, k: Value) -> Value {
     s
 }
 
-/// The shared tail of the xSETP / xSET comparisons: the test `t` combined with `pc` by `.BOP`.
-/// xSETP (`setp`) writes it to Pd and `!t` combined likewise to Pd2; xSET writes Rd = 1.0
-/// (`.BF`) or `!0` where it holds and 0 elsewhere, with `logic_cc` through [`set_rd_logic`].
-pub fn set_compare(
-    cx: &mut Cx,
-    i: &Instr,
-    setp: bool,
-    t: Value,
-    pc: Value,
-    logic_cc: bool,
-) -> Result<()> {
-    let v = bop(cx, i, Field::Bop, t, pc)?;
+/// The shared tail of the xSETP / xSET comparisons: the test `t` combined with the predicate
+/// Pc (`.NOT` as asked) by `.BOP`. xSETP (`setp`) writes it to Pd and `!t` combined likewise
+/// to Pd2; xSET writes Rd = 1.0 (`.BF`) or `!0` where it holds and 0 elsewhere, with
+/// `logic_cc` through [`set_rd_logic`].
+pub fn set_compare(cx: &mut Cx, i: &Instr, setp: bool, t: Value, logic_cc: bool) -> Result<()> {
+    // Pc is mostly PT: `t AND true` is `t`, and the constant is not made for nothing.
+    let pc_true = i.pred(Field::Pc).is_none_or(|p| p.is_pt()) && !i.flag(Field::NotC);
+    let plain_and = pc_true
+        && matches!(
+            cx.modifier::<mods::Bop>(i, Field::Bop)?,
+            Some(mods::Bop::And) | None
+        );
+    let pc = if plain_and {
+        Value::NONE
+    } else {
+        cx.p(i, Field::Pc, Field::NotC)
+    };
+    let combine = |cx: &mut Cx, t: Value| {
+        if plain_and {
+            Ok(t)
+        } else {
+            bop(cx, i, Field::Bop, t, pc)
+        }
+    };
+    let v = combine(cx, t)?;
     if setp {
         cx.set_p(i, Field::Pd, v);
-        let nt = cx.not(t);
-        let v2 = bop(cx, i, Field::Bop, nt, pc)?;
-        cx.set_p(i, Field::Pd2, v2);
+        // Pd2 is mostly PT, whose write is dropped: then its value is not made.
+        if i.pred(Field::Pd2).is_some_and(|p| !p.is_pt()) {
+            let nt = cx.not(t);
+            let v2 = combine(cx, nt)?;
+            cx.set_p(i, Field::Pd2, v2);
+        }
     } else {
         let tv = cx.c32(if i.flag(Field::Bf) { 0x3f80_0000 } else { !0 });
         let z = cx.c32(0);
@@ -216,17 +237,20 @@ fn mul_signs(cx: &Cx, i: &Instr) -> Result<(bool, bool)> {
     })
 }
 
-/// Shift count handling shared by SHL/SHR: returns (count masked to 0..31, out of range).
-fn shift_count(cx: &mut Cx, s: Value, wrap: bool) -> (Value, Value) {
+/// Shift count handling shared by SHL/SHR: the count masked to 0..31, and whether the count
+/// is out of range (above 31 without `.W`), `None` where it never is (`.W`, or a constant
+/// count below 32: then no comparison and no constant for its result are made).
+fn shift_count(cx: &mut Cx, s: Value, wrap: bool) -> (Value, Option<Value>) {
+    if let Some(c) = cx.f.const_of(s) {
+        let c = c as u32;
+        let sc = cx.c32(c & 31);
+        let big = (!wrap && c > 31).then(|| cx.cbool(true));
+        return (sc, big);
+    }
     let m = cx.c32(31);
     let sc = cx.and(s, m);
-    if wrap {
-        let f = cx.cbool(false);
-        (sc, f)
-    } else {
-        let big = cx.cmp(Op::UGt, s, m);
-        (sc, big)
-    }
+    let big = (!wrap).then(|| cx.cmp(Op::UGt, s, m));
+    (sc, big)
 }
 
 /// FLO: the index of the highest one bit of `v` (`~v` if `inv`; for `signed`, the highest
@@ -455,8 +479,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Sel => {
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
-            let p = cx.p(i, Field::Pc, Field::NotC);
-            let r = cx.sel(p, a, b);
+            let r = cx.pick(i, (Field::Pc, Field::NotC), |_| a, |_| b);
             cx.set_rd(i, r);
         }
         O::Iadd | O::Iadd32i => {
@@ -606,7 +629,6 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Imnmx => {
             let a = cx.r(i, Field::Ra);
             let b = cx.src_b(i)?;
-            let p = cx.p(i, Field::Pc, Field::NotC);
             let s = signed(cx, i)?;
             match cx.modifier::<mods::Xmode>(i, Field::XMode)? {
                 Some(mods::Xmode::Default) | None => {}
@@ -614,6 +636,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 // in CC whether they were equal (Z) and whether A won (C); .XLO then picks the
                 // low word of the same operand, or compares the low words (unsigned) on a tie.
                 Some(mods::Xmode::Xhi) => {
+                    let p = cx.p(i, Field::Pc, Field::NotC);
                     let lt = cx.cmp(if s { Op::SLt } else { Op::ULt }, a, b);
                     let gt = cx.cmp(if s { Op::SGt } else { Op::UGt }, a, b);
                     let eq = cx.cmp(Op::IEq, a, b);
@@ -627,6 +650,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                     return Ok(());
                 }
                 Some(mods::Xmode::Xlo) => {
+                    let p = cx.p(i, Field::Pc, Field::NotC);
                     let z = cx.flag(Flag::Zero);
                     let c = cx.flag(Flag::Carry);
                     let mn = cx.bin(Op::UMin, a, b);
@@ -639,9 +663,17 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 }
                 Some(m @ mods::Xmode::Xmed) => return Err(cx.unsupported(i, format!("IMNMX{m}"))),
             }
-            let mn = cx.bin(if s { Op::SMin } else { Op::UMin }, a, b);
-            let mx = cx.bin(if s { Op::SMax } else { Op::UMax }, a, b);
-            let r = cx.sel(p, mn, mx);
+            let (min, max) = if s {
+                (Op::SMin, Op::SMax)
+            } else {
+                (Op::UMin, Op::UMax)
+            };
+            let r = cx.pick(
+                i,
+                (Field::Pc, Field::NotC),
+                |cx| cx.bin(min, a, b),
+                |cx| cx.bin(max, a, b),
+            );
             set_rd_logic(cx, i, r);
         }
         O::Isetp | O::Iset => {
@@ -654,8 +686,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             } else {
                 icmp(cx, c, s, a, b)
             };
-            let pc = cx.p(i, Field::Pc, Field::NotC);
-            set_compare(cx, i, op == O::Isetp, r, pc, true)?;
+            set_compare(cx, i, op == O::Isetp, r, true)?;
         }
         O::Icmp => {
             let a = cx.r(i, Field::Ra);
@@ -697,9 +728,11 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let a = cx.r(i, Field::Ra);
             let s = cx.src_b(i)?;
             let (sc, big) = shift_count(cx, s, i.flag(Field::W));
-            let r = cx.bin(Op::Shl, a, sc);
-            let z = cx.c32(0);
-            let r = cx.sel(big, z, r);
+            let mut r = cx.bin(Op::Shl, a, sc);
+            if let Some(big) = big {
+                let z = cx.c32(0);
+                r = cx.sel(big, z, r);
+            }
             set_rd_logic(cx, i, r);
         }
         O::Shr => {
@@ -707,14 +740,16 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             let s = cx.src_b(i)?;
             let (sc, big) = shift_count(cx, s, i.flag(Field::W));
             let sg = signed(cx, i)?;
-            let r = cx.bin(if sg { Op::AShr } else { Op::LShr }, a, sc);
-            let fill = if sg {
-                let k = cx.c32(31);
-                cx.bin(Op::AShr, a, k)
-            } else {
-                cx.c32(0)
-            };
-            let r = cx.sel(big, fill, r);
+            let mut r = cx.bin(if sg { Op::AShr } else { Op::LShr }, a, sc);
+            if let Some(big) = big {
+                let fill = if sg {
+                    let k = cx.c32(31);
+                    cx.bin(Op::AShr, a, k)
+                } else {
+                    cx.c32(0)
+                };
+                r = cx.sel(big, fill, r);
+            }
             set_rd_logic(cx, i, r);
         }
         O::Shf => {
@@ -874,14 +909,12 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
         O::Psetp | O::Pset => {
             let pa = cx.p(i, Field::Pa, Field::NotA);
             let pb = cx.p(i, Field::Pb, Field::NotB);
-            let pc = cx.p(i, Field::Pc, Field::NotC);
             let t = bop(cx, i, Field::Bop2, pa, pb)?;
-            set_compare(cx, i, op == O::Psetp, t, pc, false)?;
+            set_compare(cx, i, op == O::Psetp, t, false)?;
         }
         O::Csetp | O::Cset => {
             let t = cc_test(cx, i)?;
-            let pc = cx.p(i, Field::Pc, Field::NotC);
-            set_compare(cx, i, op == O::Csetp, t, pc, false)?;
+            set_compare(cx, i, op == O::Csetp, t, false)?;
         }
         O::P2r => {
             if !predicate_register_byte_0(cx, i)? {

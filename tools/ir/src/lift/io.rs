@@ -154,7 +154,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             };
             let off = cx.r(i, Field::Rc);
             let mul = if mode == IpaMode::Multiply {
-                Some(cx.r(i, Field::Rb))
+                Some(cx.r_f32(i, Field::Rb))
             } else {
                 None
             };

@@ -90,10 +90,16 @@ fn address(cx: &mut Cx, i: &Instr, space: Space) -> Value {
             let r = cx.reg(ra);
             cx.emit(Op::UConvert, Type::U64, &[r])
         };
+        if imm == 0 {
+            return base;
+        }
         let k = cx.c64(imm as u64);
         cx.add(base, k)
     } else {
         let r = cx.reg(ra);
+        if imm == 0 {
+            return r;
+        }
         let k = cx.c32(imm as u32);
         cx.add(r, k)
     }

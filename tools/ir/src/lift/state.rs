@@ -10,6 +10,10 @@
 //! replaced by the last one anyway; now they are not made at all (about half of all the `Set`s
 //! the lifter used to make).
 //!
+//! A known value may be an `F32` (a float written or read as one: `Cx::set_reg`,
+//! `Cx::reg_f32`); `Cx::finish` gives the written ones their bits before the flush, so every
+//! `Set` takes its register's type.
+//!
 //! The tables have an entry per state slot; filling them was a noticeable part of lifting a
 //! small shader, so a thread keeps its tables from one lifting to the next ([`State::take`],
 //! [`State::give_back`]): entries are keyed by block plus a base that moves past every block
@@ -140,6 +144,25 @@ impl State {
         self.pending[r.slot()]
     }
 
+    /// How many slots were written since the last flush.
+    #[inline]
+    pub fn written_count(&self) -> usize {
+        self.dirty.len()
+    }
+
+    /// The value of the `k`th slot written since the last flush (in order of first write).
+    #[inline]
+    pub fn written_value(&self, k: usize) -> Value {
+        self.known[self.dirty[k] as usize].1
+    }
+
+    /// Replaces the value of the `k`th slot written since the last flush by `v` (the same
+    /// value in another type).
+    #[inline]
+    pub fn rewrite(&mut self, k: usize, v: Value) {
+        self.known[self.dirty[k] as usize].1 = v;
+    }
+
     /// Whether any write waits for its `Set`.
     #[inline]
     pub fn any_written(&self) -> bool {
@@ -154,6 +177,7 @@ impl State {
             self.pending[s] = false;
             let r = reg_of_slot(s);
             let v = self.known[s].1;
+            debug_assert_eq!(f.ty(v), r.ty(), "the Set of {r:?} takes its type");
             f.push(b, Op::Set(r), Type::Void, &[v]);
         }
         self.dirty.clear();
