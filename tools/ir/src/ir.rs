@@ -885,6 +885,18 @@ pub struct Function {
     /// `SSY`, `PBK`, `PCNT`, `CAL`): the `static_stack` pass looks for pushes only then. A
     /// `StackPop` needs no flag: it ends its block in a `Dynamic` jump, which the pass sees.
     pub stack_pushes: bool,
+    /// Whether the code may hold a barrier operation (`Barrier`, `BarrierPopc`, `WarpSync`,
+    /// `SetBarId`, `BarrierArrive`): the lifter sets it where it lifts `BAR`, the `warp_shared`
+    /// pass where it places a `WarpSync`, and so does IR built by hand with one; the back end
+    /// looks for barrier rules only then.
+    pub barrier_ops: bool,
+    /// Whether the lifter lifted a texture operation on a run-time indexed texture array
+    /// (`TexDesc::dyn_count` > 0 at a resolved slot): the `tex_arrays` pass looks for them only
+    /// then (IR built by hand with one sets it too).
+    pub tex_arrays: bool,
+    /// Whether the code may hold a denormal flush (`Op::Ftz`, lifted for `.FTZ`): the `ftz`
+    /// pass looks for redundant flushes only then (IR built by hand with one sets it too).
+    pub flushes: bool,
     /// The block order and dominators `const_fold` computed, handed on to `cse`, `ftz` and
     /// `dce` (which drops them): the control flow does not change between those passes. Code
     /// that changes the blocks' edges while they are set must reset them.

@@ -117,8 +117,9 @@ fn plan(f: &Function, dbg: &Debug) -> Plan {
     if let Some(t) = &tree {
         dbg.note("structurize", || format!("structured, {} gotos", t.gotos));
     }
-    // Both barrier rules walk the instructions; most functions have no barrier at all.
-    let barriers = tree.is_some() && dmsh_ir::uniform::barrier::any_barrier_op(f);
+    // Both barrier rules walk the instructions; most functions have no barrier at all (and
+    // no flag saying they may).
+    let barriers = tree.is_some() && f.barrier_ops && dmsh_ir::uniform::barrier::any_barrier_op(f);
     // Named barriers (ids other than 0, thread counts, arrivals) are counted by the
     // synchronised dispatcher only.
     let named = barriers && f.named_barriers();

@@ -119,6 +119,7 @@ fn dispatcher_stack_memory_and_barriers() {
     f.blocks[1].term = Terminator::Dynamic(pop);
     // b2: a barrier block.
     f.push(b2, Op::Barrier, Type::Void, &[]);
+    f.barrier_ops = true;
     f.blocks[2].term = Terminator::Exit;
     // b3: jump to b2.
     f.blocks[3].term = Terminator::Jump(b2);

@@ -22,7 +22,10 @@ pub fn ftz(cx: &mut Cx, v: Value) -> Value {
             };
             cx.emit(Op::Const(r as u64), Type::F32, &[])
         }
-        _ => cx.emit(Op::Ftz, Type::F32, &[v]),
+        _ => {
+            cx.f.flushes = true;
+            cx.emit(Op::Ftz, Type::F32, &[v])
+        }
     }
 }
 

@@ -643,6 +643,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             d.samp = samp;
             if let Some((n, _)) = dynamic {
                 d.dyn_count = n;
+                cx.f.tex_arrays = true;
             }
             let mut m = 0u8;
             let mut take = |cx: &mut Cx| {
@@ -831,7 +832,10 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                 Some(h) => {
                     match pending {
                         Some(n) => d.samp = n,
-                        None => d.dyn_count = layout(cx).map(|l| l.tex_dyn_count()).unwrap_or(1),
+                        None => {
+                            d.dyn_count = layout(cx).map(|l| l.tex_dyn_count()).unwrap_or(1);
+                            cx.f.tex_arrays = true;
+                        }
                     }
                     let g = tuple(cx, [z, z, z, z]);
                     cx.emit(Op::Tex(d), Type::Void, &[c, e, g, h])

@@ -67,6 +67,7 @@ pub fn shfl(
 
 /// `BAR.SYNC` (barrier 0, the whole workgroup): a barrier at the start of its own block.
 pub fn bar_sync(cx: &mut Cx) {
+    cx.f.barrier_ops = true;
     start_barrier_block(cx);
     cx.emit(Op::Barrier, Type::Void, &[]);
 }
@@ -74,6 +75,7 @@ pub fn bar_sync(cx: &mut Cx) {
 /// `BAR.RED.POPC` of the predicate `p` (barrier 0): the count becomes the barrier result
 /// that `B2R.RESULT` reads.
 pub fn bar_red_popc(cx: &mut Cx, p: Value) -> Value {
+    cx.f.barrier_ops = true;
     cx.emit(Op::SetBarPred, Type::Void, &[p]);
     start_barrier_block(cx);
     let n = cx.emit(Op::BarrierPopc, Type::U32, &[]);
@@ -173,6 +175,7 @@ pub enum BarOp {
 /// participants (the count, or the workgroup's size when none is given) / with 0; their
 /// outcome (0 or 1) becomes the barrier result.
 pub fn named_bar(cx: &mut Cx, op: BarOp, id: Value, count: Value) {
+    cx.f.barrier_ops = true;
     let (red, p) = match op {
         BarOp::Arrive => {
             cx.emit(Op::BarrierArrive, Type::Void, &[id, count]);

@@ -38,7 +38,7 @@ pub fn run(f: &mut Function) {
             .iter()
             .any(|&v| matches!(f.insts[v.index()].op, Op::Ftz))
     };
-    if !f.blocks.iter().any(flushes) {
+    if !f.flushes || !f.blocks.iter().any(flushes) {
         f.doms = Some(doms);
         return;
     }
@@ -119,6 +119,7 @@ mod tests {
     #[test]
     fn a_flush_of_a_flush_goes_and_others_stay() {
         let (mut f, [b]) = Function::with_blocks([0]);
+        f.flushes = true;
         let x = f.push(b, Op::Const(0x0000_0001), Type::F32, &[]); // a denormal
         let one = f.push(b, Op::Const(0x3f80_0000), Type::F32, &[]);
         let a = f.push(b, Op::Ftz, Type::F32, &[x]);

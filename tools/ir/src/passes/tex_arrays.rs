@@ -17,7 +17,7 @@ use crate::ir::{Function, Op};
 /// Runs the pass.
 pub fn run(f: &mut Function) {
     let sized = |op: &Op| matches!(op, Op::Tex(d) if d.dyn_count > 1 && d.slot != TEX_DYN && d.slot != TEX_PENDING);
-    if !f.insts.iter().any(|i| sized(&i.op)) {
+    if !f.tex_arrays || !f.insts.iter().any(|i| sized(&i.op)) {
         return;
     }
     let ranges = intervals_of(
@@ -49,6 +49,7 @@ mod tests {
             ..crate::lift::tex::desc(TexKind::Sample, TexDim::D2, false, 4)
         };
         let z = f.push(b, Op::Const(0), Type::U32, &[]);
+        f.tex_arrays = true;
         f.push(b, Op::Tex(d), Type::Void, &[z, z, z, idx])
     }
 

@@ -222,6 +222,7 @@ fn sync_split(s: &mut Seq, cur: BlockId) -> BlockId {
     let out = std::mem::take(&mut s.out);
     s.f.blocks[cur.index()].insts = out;
     s.f.blocks[cur.index()].term = Terminator::Jump(nb);
+    s.f.barrier_ops = true;
     s.op(Op::WarpSync, Type::Void, &[]);
     nb
 }

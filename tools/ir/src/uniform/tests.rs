@@ -30,6 +30,7 @@ fn cbuf(f: &mut Function, b: BlockId, off: u64) -> Value {
 
 fn barrier(f: &mut Function, b: BlockId) {
     f.push(b, Op::Barrier, Type::Void, &[]);
+    f.barrier_ops = true;
 }
 
 fn branch(f: &mut Function, b: BlockId, c: Value, t: BlockId, e: BlockId) {

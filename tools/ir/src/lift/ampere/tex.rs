@@ -99,6 +99,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
                     return Err(cx.unsupported(i, "TXQ TEX_HEADER_TEXTURE_TYPE of a run-time ID"));
                 }
                 d.dyn_count = n;
+                cx.f.tex_arrays = true;
                 let g = tuple(cx, [z, z, z, z]);
                 cx.emit(Op::Tex(d), Type::Void, &[c, e, g, idx])
             }
@@ -190,6 +191,7 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
     }
     if let Some((n, _)) = dynamic {
         d.dyn_count = n;
+        cx.f.tex_arrays = true;
     }
     let e = tuple(cx, [lod, dref, off, sample]);
     let r: Value = match dynamic {
@@ -243,6 +245,7 @@ fn txd(cx: &mut Cx, i: &Instr) -> Result<()> {
     let r = match dynamic {
         Some((n, idx)) => {
             d.dyn_count = n;
+            cx.f.tex_arrays = true;
             cx.emit(Op::Tex(d), Type::Void, &[c, e, g, idx])
         }
         None => cx.emit(Op::Tex(d), Type::Void, &[c, e, g]),
