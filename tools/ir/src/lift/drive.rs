@@ -67,19 +67,7 @@ pub(crate) fn lift<F: Frontend>(code: &[u8], cfg: &Config) -> Result<Shader> {
     let n_slots = instrs.len() as u32;
     let end = n_slots * step;
     let slot = |off: u32| (off / step) as usize;
-    let get = |off: u32| -> Result<F::Instr> {
-        match instrs.get(slot(off)) {
-            Some(Some(Ok(i))) => Ok(*i),
-            Some(Some(Err(bits))) => Err(LiftError::Decode {
-                offset: off,
-                bits: *bits,
-            }),
-            _ => Err(LiftError::BadTarget {
-                offset: off,
-                target: off as u64,
-            }),
-        }
-    };
+    let get = |off: u32| instr_at::<F>(&instrs, off);
     let decoded = |o: u32| match instrs.get(slot(o)) {
         Some(Some(Ok(i))) => Some(*i),
         _ => None,
@@ -166,11 +154,31 @@ pub(crate) fn lift<F: Frontend>(code: &[u8], cfg: &Config) -> Result<Shader> {
         n_seen,
         table_targets,
     };
-    let lifted = match blocks::<F>(&r, cfg, &get, false)? {
+    let lifted = match blocks::<F>(&r, cfg, &instrs, false)? {
         Some(l) => l,
-        None => blocks::<F>(&r, cfg, &get, true)?.expect("lifted with every flag"),
+        None => blocks::<F>(&r, cfg, &instrs, true)?.expect("lifted with every flag"),
     };
     Ok(shader(lifted, cfg))
+}
+
+/// The decoded slots of a code stream ([`Frontend::decode`]).
+type Slots<I> = [Option<std::result::Result<I, u128>>];
+
+/// The instruction at byte `off` of the decoded code `instrs`: an error where its word does
+/// not decode or no instruction is there.
+#[inline]
+fn instr_at<F: Frontend>(instrs: &Slots<F::Instr>, off: u32) -> Result<F::Instr> {
+    match instrs.get((off / F::SLOT) as usize) {
+        Some(Some(Ok(i))) => Ok(*i),
+        Some(Some(Err(bits))) => Err(LiftError::Decode {
+            offset: off,
+            bits: *bits,
+        }),
+        _ => Err(LiftError::BadTarget {
+            offset: off,
+            target: off as u64,
+        }),
+    }
 }
 
 /// A lifted function and what the shader around it needs to know about the code.
@@ -204,7 +212,7 @@ struct Reach {
 fn blocks<F: Frontend>(
     r: &Reach,
     cfg: &Config,
-    get: &dyn Fn(u32) -> Result<F::Instr>,
+    instrs: &Slots<F::Instr>,
     zso_flags: bool,
 ) -> Result<Option<Lifted>> {
     let (step, end) = (F::SLOT, r.end);
@@ -265,7 +273,7 @@ fn blocks<F: Frontend>(
         cx.zso_flags = zso_flags;
         let mut off = start;
         loop {
-            let i = get(off)?;
+            let i = instr_at::<F>(instrs, off)?;
             guest += 1;
             cx.addr = off;
             cx.next = F::next_of(off);
