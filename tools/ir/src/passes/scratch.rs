@@ -30,10 +30,16 @@ impl Aliases {
     /// enough.
     pub(crate) fn take(n: usize) -> Aliases {
         let mut a = SPARE.take().unwrap_or_default();
-        if a.map.len() < n {
-            a.map.resize(n, Value::NONE);
-        }
+        a.grow(n);
         a
+    }
+
+    /// Makes the table cover the `n` values of a function that grew.
+    #[inline]
+    pub(crate) fn grow(&mut self, n: usize) {
+        if self.map.len() < n {
+            self.map.resize(n, Value::NONE);
+        }
     }
 
     /// Makes `v` an alias of `x`.
