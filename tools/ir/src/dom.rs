@@ -83,34 +83,52 @@ pub fn block_idoms(f: &crate::ir::Function) -> Vec<u32> {
 /// [`block_idoms`] for a caller that already has the reachable blocks in reverse postorder
 /// (`order`, as [`crate::passes::rpo`] gives them).
 pub fn block_idoms_in(f: &crate::ir::Function, order: &[u32]) -> Vec<u32> {
+    idoms_and_forward(f, order).0
+}
+
+/// [`block_idoms_in`], and whether every block is reached and every edge goes forward in
+/// `order` ([`crate::passes::forward_only`]), from one position table and one pass over the
+/// edges for both.
+fn idoms_and_forward(f: &crate::ir::Function, order: &[u32]) -> (Vec<u32>, bool) {
     let nb = f.blocks.len();
-    // Predecessors over the reachable blocks, flat: `list[start[b]..start[b + 1]]` (an edge
-    // listed twice, as a switch may, changes no intersection).
-    let mut start = vec![0u32; nb + 1];
-    let each_edge = |g: &mut dyn FnMut(u32, usize)| {
-        for &b in order {
-            let mut i = 0;
-            while let Some(s) = f.succ(crate::ir::BlockId(b), i) {
-                g(b, s.index());
-                i += 1;
-            }
-        }
-    };
-    each_edge(&mut |_, s| start[s + 1] += 1);
-    for b in 0..nb {
-        start[b + 1] += start[b];
+    let mut pos = vec![u32::MAX; nb];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i as u32;
     }
-    let mut fill = start.clone();
-    let mut list = vec![0u32; start[nb] as usize];
-    each_edge(&mut |b, s| {
-        list[fill[s] as usize] = b;
-        fill[s] += 1;
-    });
-    immediate_dominators(nb, order, |b| {
+    let mut forward = order.len() == nb;
+    // Predecessors over the reachable blocks, flat: `list[start[b]..start[b + 1]]` (an edge
+    // listed twice, as a switch may, changes no intersection). Counted into `start[b]`,
+    // summed into each list's end, and filled backwards from there, which leaves `start[b]`
+    // at its list's start.
+    let mut start = vec![0u32; nb + 1];
+    for &b in order {
+        let mut i = 0;
+        while let Some(s) = f.succ(crate::ir::BlockId(b), i) {
+            start[s.index()] += 1;
+            forward &= pos[s.index()] > pos[b as usize];
+            i += 1;
+        }
+    }
+    let mut sum = 0;
+    for x in start.iter_mut() {
+        sum += *x;
+        *x = sum;
+    }
+    let mut list = vec![0u32; sum as usize];
+    for &b in order {
+        let mut i = 0;
+        while let Some(s) = f.succ(crate::ir::BlockId(b), i) {
+            start[s.index()] -= 1;
+            list[start[s.index()] as usize] = b;
+            i += 1;
+        }
+    }
+    let idom = immediate_dominators_at(order, &pos, |b| {
         list[start[b as usize] as usize..start[b as usize + 1] as usize]
             .iter()
             .copied()
-    })
+    });
+    (idom, forward)
 }
 
 /// The reachable blocks of a function in reverse postorder and their immediate dominators:
@@ -144,8 +162,7 @@ impl BlockDoms {
             };
         }
         let order: Vec<u32> = crate::passes::rpo(f).into_iter().map(|b| b.0).collect();
-        let idom = block_idoms_in(f, &order);
-        let forward = crate::passes::forward_only(f, &order);
+        let (idom, forward) = idoms_and_forward(f, &order);
         BlockDoms {
             order,
             idom,

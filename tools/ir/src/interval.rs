@@ -8,7 +8,8 @@
 //! operand changes (phis: the union of their incoming values); a value that changed more than
 //! [`WIDEN_AFTER`] times has each growing bound moved to its type's extreme, so each value
 //! changes a bounded number of times and the work is linear in the def-use edges. Two
-//! in-order passes then narrow the widened values again. Values the analysis does not
+//! in-order passes then narrow the widened values again (a value whose operands kept their
+//! sets since its last evaluation takes that evaluation's result). Values the analysis does not
 //! understand (registers outside SSA, memory and attribute loads, constant-bank words, floats)
 //! take their type's whole range.
 
@@ -454,16 +455,32 @@ impl Solver<'_> {
     }
 
     /// One narrowing pass over the placed values, in order (each set met with what its
-    /// operands now give); whether some set changed.
-    fn narrow(&mut self, order: &[Value]) -> bool {
+    /// operands now give); whether some set changed. A value none of whose operands changed
+    /// since its last evaluation gives what that gave (`e.last`), without evaluating it again.
+    fn narrow(&mut self, order: &[Value], e: &mut Evaluations) -> bool {
         let mut changed = false;
         for (k, &v) in order.iter().enumerate() {
             let (Some(old), Some(w)) = (self.r.state[k], self.width(v)) else {
                 continue;
             };
-            if let Some(new) = self.eval(v) {
+            let new = if e.stale(self.f, &self.r.slot, k, v) {
+                let new = self.eval(v);
+                e.evaluated(k, new);
+                new
+            } else {
+                debug_assert_eq!(
+                    self.eval(v),
+                    e.last[k],
+                    "an evaluation went stale unnoticed"
+                );
+                e.last[k]
+            };
+            if let Some(new) = new {
                 let next = meet(w, old, new);
-                changed |= next != old;
+                if next != old {
+                    changed = true;
+                    e.changed(k);
+                }
                 self.r.state[k] = Some(next);
             }
         }
@@ -566,6 +583,63 @@ fn for_each_operand(f: &Function, v: Value, mut g: impl FnMut(Value)) {
     }
 }
 
+/// When each placed value (by slot) was last evaluated and what that gave, and when its set
+/// last changed, in steps of one evaluation: what lets narrowing skip the values whose
+/// operands kept their sets (a value's set depends on its operands' sets alone).
+struct Evaluations {
+    /// The step of the latest evaluation.
+    step: u32,
+    /// Per slot: the step of its last evaluation.
+    at: Vec<u32>,
+    /// Per slot: what its last evaluation gave.
+    last: Vec<Option<Abs>>,
+    /// Per slot: the step at which its set last changed.
+    changed_at: Vec<u32>,
+}
+
+impl Evaluations {
+    /// For `m` placed values, none evaluated yet.
+    fn new(m: usize) -> Evaluations {
+        Evaluations {
+            step: 0,
+            at: vec![0; m],
+            last: vec![None; m],
+            changed_at: vec![0; m],
+        }
+    }
+
+    /// Notes that slot `k` was evaluated now, giving `new`.
+    fn evaluated(&mut self, k: usize, new: Option<Abs>) {
+        self.step += 1;
+        self.at[k] = self.step;
+        self.last[k] = new;
+    }
+
+    /// Notes that the set of slot `k` changed (after its evaluation).
+    fn changed(&mut self, k: usize) {
+        self.changed_at[k] = self.step;
+    }
+
+    /// Whether value `v` (slot `k`) has an operand whose set changed since `v`'s last
+    /// evaluation (or was never evaluated).
+    fn stale(&self, f: &Function, slot: &[u32], k: usize, v: Value) -> bool {
+        let at = self.at[k];
+        if at == 0 {
+            return true;
+        }
+        let mut stale = false;
+        for_each_operand(f, v, |x| {
+            if let Some(&c) = slot
+                .get(x.index())
+                .and_then(|&s| self.changed_at.get(s as usize))
+            {
+                stale |= c >= at;
+            }
+        });
+        stale
+    }
+}
+
 /// The fixpoint over the placed values (those `wanted` says, when given with the list of
 /// them: a set closed under operands). Its tables other than the per-value slot and width
 /// are as long as the placed values, not the arena: what is asked for is usually a small
@@ -633,11 +707,14 @@ fn solve(f: &Function, wanted: Option<(&[bool], &[Value])>) -> Intervals {
     let mut changes = vec![0u8; m];
     let mut queued = vec![true; m];
     let mut work: std::collections::VecDeque<u32> = (0..m as u32).collect();
+    let mut e = Evaluations::new(m);
     while let Some(k) = work.pop_front() {
         let k = k as usize;
         queued[k] = false;
         let v = order[k];
-        let Some(new) = s.eval(v) else { continue };
+        let new = s.eval(v);
+        e.evaluated(k, new);
+        let Some(new) = new else { continue };
         let w = s.width(v).unwrap_or(64);
         let old = s.r.state[k];
         let next = match old {
@@ -656,6 +733,7 @@ fn solve(f: &Function, wanted: Option<(&[bool], &[Value])>) -> Intervals {
             }
         };
         s.r.state[k] = Some(next);
+        e.changed(k);
         for &u in &users[first[k] as usize..first[k + 1] as usize] {
             if !queued[u as usize] {
                 queued[u as usize] = true;
@@ -665,8 +743,8 @@ fn solve(f: &Function, wanted: Option<(&[bool], &[Value])>) -> Intervals {
     }
     // Narrowing: the fixpoint holds every run's values, so re-evaluating on it stays sound.
     // A second pass after one that changed nothing would evaluate the same sets again.
-    if s.narrow(&order) {
-        s.narrow(&order);
+    if s.narrow(&order, &mut e) {
+        s.narrow(&order, &mut e);
     }
     s.r
 }

@@ -253,7 +253,7 @@ pub fn run_after_fold(f: &mut Function) {
 /// ([`run_after_fold`]).
 fn walk(f: &mut Function, doms: Box<crate::dom::BlockDoms>, fold: bool) {
     let n = f.insts.len();
-    let mut alias = vec![Value::NONE; n];
+    let mut alias = super::scratch::Aliases::take(n);
     let (order, idom): (Vec<usize>, _) = if f.ssa && f.blocks.len() > 1 {
         let order = doms.order.iter().map(|&b| b as usize).collect();
         (order, Some(&doms.idom[..]))
@@ -304,8 +304,11 @@ fn walk(f: &mut Function, doms: Box<crate::dom::BlockDoms>, fold: bool) {
             if fold && super::const_fold::foldable(&slot.op) {
                 // Packed: the used ones are the ones that are set (counted without branches).
                 let used = args.iter().filter(|a| a.is_some()).count();
-                super::const_fold::fold_one(f, &mut alias, v, used);
+                super::const_fold::fold_one(f, alias.as_mut_slice(), v, used);
                 folded = alias[v.index()].is_some();
+                if folded {
+                    alias.noted(v);
+                }
                 merged |= folded;
                 // A constant now, without arguments.
                 args = f.insts[v.index()].args;
@@ -340,7 +343,7 @@ fn walk(f: &mut Function, doms: Box<crate::dom::BlockDoms>, fold: bool) {
                                 alias[e as usize].is_none(),
                                 "merged into a folded value"
                             );
-                            alias[v.index()] = Value(e);
+                            alias.set(v, Value(e));
                             merged = true;
                         }
                         continue;
@@ -362,6 +365,7 @@ fn walk(f: &mut Function, doms: Box<crate::dom::BlockDoms>, fold: bool) {
     if merged {
         super::apply_aliases_after_walk(f, &alias, &walked);
     }
+    alias.give_back();
     f.doms = Some(doms);
 }
 

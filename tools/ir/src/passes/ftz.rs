@@ -20,6 +20,7 @@
 
 use crate::dom::dominates;
 use crate::ir::{Function, Op, Value};
+use std::cell::Cell;
 
 /// Whether the 32 bits of `c` are not an f32 denormal (zero counts as flushed).
 fn not_denormal(c: u64) -> bool {
@@ -43,8 +44,9 @@ pub fn run(f: &mut Function) {
         return;
     }
     let n = f.insts.len();
-    let mut known = vec![false; n];
-    let mut alias = vec![Value::NONE; n];
+    let mut facts = Facts::take(n);
+    let stamp = facts.stamp;
+    let mut alias = super::scratch::Aliases::take(n);
     let resolve = |alias: &[Value], mut v: Value| {
         while v.is_some() && alias[v.index()].is_some() {
             v = alias[v.index()];
@@ -52,9 +54,6 @@ pub fn run(f: &mut Function) {
         v
     };
     let (order, idom) = (&doms.order, &doms.idom);
-    // The first flush of each value by the value's index: (its block, the flush's index + 1;
-    // 0: none yet), zeroed so that the allocator can hand out cleared memory.
-    let mut first: Vec<(u32, u32)> = vec![(0, 0); n];
     let mut removed = 0usize;
     let mut walked = vec![false; f.blocks.len()];
     for b in order.iter().map(|&b| b as usize) {
@@ -74,20 +73,27 @@ pub fn run(f: &mut Function) {
             }
             let i = &f.insts[v.index()];
             let arg = |k: usize| args[k];
-            let k = |x: Value| x.is_some() && known[x.index()];
+            let k = |x: Value| x.is_some() && facts.slots[x.index()].known == stamp;
             let flushed = match i.op {
                 Op::Ftz => {
                     let x = arg(0);
                     if k(x) && f.ty(x) == i.ty {
-                        alias[v.index()] = x;
+                        alias.set(v, x);
                         removed += 1;
                     } else {
-                        match first[x.index()] {
-                            (fb, fv) if fv != 0 && dominates(idom, fb, b as u32) => {
-                                alias[v.index()] = Value(fv - 1);
-                                removed += 1;
-                            }
-                            _ => first[x.index()] = (b as u32, v.0 + 1),
+                        let fx = &mut facts.slots[x.index()];
+                        if fx.flushed == stamp && dominates(idom, fx.flush_block, b as u32) {
+                            alias.set(v, fx.flush);
+                            removed += 1;
+                        } else {
+                            // The first, or one the earlier does not dominate: it serves
+                            // the blocks after it.
+                            *fx = Fact {
+                                flushed: stamp,
+                                flush_block: b as u32,
+                                flush: v,
+                                ..*fx
+                            };
                         }
                     }
                     true
@@ -102,13 +108,81 @@ pub fn run(f: &mut Function) {
                     .all(|&(_, x)| k(resolve(&alias, x))),
                 _ => false,
             };
-            known[v.index()] = flushed;
+            if flushed {
+                facts.slots[v.index()].known = stamp;
+            }
         }
     }
     if removed > 0 {
         super::apply_aliases_after_walk(f, &alias, &walked);
     }
+    alias.give_back();
+    facts.give_back();
     f.doms = Some(doms);
+}
+
+/// What a walk learnt of one value; each part holds only where its stamp is the walk's
+/// ([`Facts::stamp`]).
+#[derive(Clone, Copy)]
+struct Fact {
+    /// The value is never a denormal.
+    known: u32,
+    /// `flush` and `flush_block` hold: the value's first flush and its block.
+    flushed: u32,
+    /// The block of the value's first flush.
+    flush_block: u32,
+    /// The value's first flush.
+    flush: Value,
+}
+
+impl Default for Fact {
+    fn default() -> Fact {
+        Fact {
+            known: 0,
+            flushed: 0,
+            flush_block: 0,
+            flush: Value::NONE,
+        }
+    }
+}
+
+thread_local! {
+    /// The facts table of this thread's last walk, for the next ([`Facts::take`]).
+    static SPARE_FACTS: Cell<Option<Facts>> = const { Cell::new(None) };
+}
+
+/// The facts of one walk by value index. A thread keeps its table from one walk to the
+/// next, and emptying it is a new stamp (as `cse`'s table): clearing an arena-long table
+/// for every function cost more than the walk's writes.
+#[derive(Default)]
+struct Facts {
+    /// By value index.
+    slots: Vec<Fact>,
+    /// The stamp of this walk's facts (never 0, the stamp of a fresh slot).
+    stamp: u32,
+}
+
+impl Facts {
+    /// An empty table for the `n` values of a function: this thread's last one, made long
+    /// enough.
+    fn take(n: usize) -> Facts {
+        let mut t = SPARE_FACTS.take().unwrap_or_default();
+        if t.slots.len() < n {
+            t.slots.resize(n, Fact::default());
+        }
+        t.stamp = t.stamp.wrapping_add(1);
+        if t.stamp == 0 {
+            // Every stamp used: the old ones could come back.
+            t.slots.fill(Fact::default());
+            t.stamp = 1;
+        }
+        t
+    }
+
+    /// Hands the table on to this thread's next walk.
+    fn give_back(self) {
+        SPARE_FACTS.set(Some(self));
+    }
 }
 
 #[cfg(test)]

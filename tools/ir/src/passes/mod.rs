@@ -17,6 +17,7 @@ pub mod ftz;
 pub mod handles;
 pub mod local_state;
 pub mod sbuf;
+mod scratch;
 mod seq;
 pub mod ssa;
 pub mod tensor;

@@ -59,7 +59,7 @@ struct Builder {
     /// Value at the entry per (block, dense slot), or NONE when not computed yet.
     entry: Vec<Value>,
     /// Replacement of removed reads and trivial phis.
-    alias: Vec<Value>,
+    alias: super::scratch::Aliases,
     /// Phis made, with their block.
     phis: Vec<(Value, BlockId)>,
     /// The zero constants (U32, Bool), made on first use.
@@ -93,7 +93,7 @@ impl Builder {
         let i = (t == Type::Bool) as usize;
         if self.zero[i] == Value::NONE {
             self.zero[i] = f.make(Op::Const(0), t, &[]);
-            self.alias.resize(f.insts.len(), Value::NONE);
+            self.alias.grow(f.insts.len());
         }
         self.zero[i]
     }
@@ -142,7 +142,7 @@ impl Builder {
         if same == Value::NONE {
             same = self.zero(f, f.inst(p).ty);
         }
-        self.alias[p.index()] = same;
+        self.alias.set(p, same);
         same
     }
 
@@ -182,7 +182,7 @@ impl Builder {
                         Some(x) => {
                             if stack[x].2.is_none() {
                                 let phi = f.make_phi(self.ty[stack[x].1]);
-                                self.alias.resize(f.insts.len(), Value::NONE);
+                                self.alias.grow(f.insts.len());
                                 self.phis.push((phi, stack[x].0));
                                 stack[x].2 = phi;
                             }
@@ -260,7 +260,7 @@ impl Builder {
                     first
                 } else {
                     let phi = f.make_phi(self.ty[s]);
-                    self.alias.resize(f.insts.len(), Value::NONE);
+                    self.alias.grow(f.insts.len());
                     self.phis.push((phi, b));
                     let Op::Phi(pk) = f.inst(phi).op else {
                         unreachable!("a phi");
@@ -360,7 +360,7 @@ pub fn run(f: &mut Function) {
     // block is that value; the first read of a slot in a block is an entry read (its uses
     // are noted, to be rewritten once the global half knows its value); the last write of a
     // slot in a block is its value at the block's end. Reads and writes leave the blocks.
-    let mut alias = vec![Value::NONE; f.insts.len()];
+    let mut alias = super::scratch::Aliases::take(f.insts.len());
     let mut dense = [u16::MAX; SLOTS];
     // Room for the slots a shader commonly uses (no reallocation on the way).
     let mut ty = Vec::with_capacity(64);
@@ -420,10 +420,10 @@ pub fn run(f: &mut Function) {
                 *last = (b as u32, inst.args[0]);
                 writes.push((b as u32, d, inst.args[0]));
             } else if last.0 == b as u32 {
-                alias[v.index()] = last.1;
+                alias.set(v, last.1);
             } else {
                 *last = (b as u32, v);
-                alias[v.index()] = READ;
+                alias.set(v, READ);
                 reads.push((b as u32, v, d));
             }
         }
@@ -444,6 +444,7 @@ pub fn run(f: &mut Function) {
     }
     let k = ty.len();
     if reads.is_empty() {
+        alias.give_back();
         return;
     }
     let nb = f.blocks.len();
@@ -483,7 +484,7 @@ pub fn run(f: &mut Function) {
     // The global half: each entry read is the value at its block's entry.
     for &(b, v, s) in &reads {
         let r = bld.read_entry(f, BlockId(b), s as usize);
-        bld.alias[v.index()] = r;
+        bld.alias.set(v, r);
     }
     // Phis that became trivial after others were replaced, until none is left. Phi number
     // n is `Op::Phi(phi_base + n)`.
@@ -563,6 +564,7 @@ pub fn run(f: &mut Function) {
     if !zeros.is_empty() {
         f.blocks[0].insts.splice(0..0, zeros);
     }
+    bld.alias.give_back();
 }
 
 /// Checks SSA form: every argument, terminator value and phi operand is defined in a block
