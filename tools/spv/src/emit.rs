@@ -1428,8 +1428,9 @@ impl E {
         let inst = f.inst(v);
         let rt = inst.ty;
         let r = match inst.op {
-            Op::Const(bits) if rt != Type::F16 => self.c(rt, bits),
-            Op::Undef => self.c(rt, 0),
+            // Made by `emit_planned`'s first scan.
+            Op::Const(_) if rt != Type::F16 => return Ok(()),
+            Op::Undef => return Ok(()),
             Op::Ftz => self.ftz32(self.val(inst.args[0])),
             Op::LoadConst(bank) => self.load_const_of(sh, f, bank, inst.args[0])?,
             Op::Load(space, w) => self.mem_load(space, w, self.val(inst.args[0])),
@@ -2000,11 +2001,23 @@ pub(crate) fn emit_planned(
     let mut const_loads: Vec<Value> = Vec::new();
     // The texture and image slots' declarations (`emit/slots.rs`), the storage buffers' views.
     let mut slots = slots::Finder::default();
+    // The same scan notes the values that cross blocks (`emit/cross.rs`) and gives the
+    // module-level constants their ids, so that every block can use them.
+    let crossing = e.cross.scanning();
     // Two loops, not a flat map: its per-item bookkeeping cost as much as the match.
-    for blk in &f.blocks {
+    for (bi, blk) in f.blocks.iter().enumerate() {
+        if crossing {
+            e.cross.enter_block();
+        }
         for &v in &blk.insts {
-            let op = &f.inst(v).op;
+            let inst = f.inst(v);
+            if crossing {
+                e.cross.note_inst(f, v, inst);
+            }
+            let op = &inst.op;
             match *op {
+                Op::Const(bits) if inst.ty != Type::F16 => e.vals[v.index()] = e.c(inst.ty, bits),
+                Op::Undef => e.vals[v.index()] = e.c(inst.ty, 0),
                 Op::BarrierPopc => {
                     any_popc = true;
                     any_sync = true;
@@ -2039,7 +2052,11 @@ pub(crate) fn emit_planned(
                 _ => {}
             }
         }
+        if crossing {
+            e.cross.leave_block(f, dmsh_ir::BlockId(bi as u32));
+        }
     }
+    e.cross.finish();
     e.slots = slots.finish(sh.gfx.as_ref());
     // `Function::uses_int64_atomics`, from the scan above.
     debug_assert_eq!(int64_atomics, f.uses_int64_atomics());
