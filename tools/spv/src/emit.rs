@@ -1439,6 +1439,7 @@ impl E {
                 self.mem_store(space, w, addr, x);
                 0
             }
+            op if rt == Type::F32 && self.float_arith_here(op) => self.float_arith(f, inst),
             op if gfx::is_gfx_op(op) => self.gfx_op(f, v, inst)?,
             op => match direct_op(op, rt) {
                 Some(sop) if self.direct_here(sop, rt, f.ty(inst.args[0])) => {
@@ -1456,6 +1457,42 @@ impl E {
         };
         self.vals[v.index()] = r;
         Ok(())
+    }
+
+    /// Whether `op` of an F32 result is [`E::float_arith`]'s: an `FAdd`, `FMul` or `FFma`
+    /// that soft f64 mode does not round through its routines (the directed ones and exact
+    /// fused products, `E::soft_inst`).
+    #[inline]
+    fn float_arith_here(&self, op: Op) -> bool {
+        match op {
+            Op::FAdd(r) | Op::FMul(r) => r == dmsh_ir::Round::Rn || !self.soft_f64(),
+            Op::FFma(r) => {
+                !self.soft_f64()
+                    || (r == dmsh_ir::Round::Rn && self.opts.fma == crate::FmaMode::Native)
+            }
+            _ => false,
+        }
+    }
+
+    /// The result of `inst`, an `FAdd`, `FMul` or `FFma` not of soft f64 values. Out of
+    /// line, and [`E::inst`] calls it for F32 results, the commonest, without
+    /// [`E::inst_general`]'s operand tables.
+    #[inline(never)]
+    fn float_arith(&mut self, f: &Function, inst: &dmsh_ir::Inst) -> Word {
+        let rt = inst.ty;
+        let a = |k: usize| self.vals[inst.args[k].index()];
+        // An addend that is the constant +0.0 (`FADD R, RZ, -R`, ptxas's negation; see
+        // `add_plus_zero`).
+        let pz = |k: usize| rt != Type::F16 && f.const_of(inst.args[k]) == Some(0);
+        match inst.op {
+            Op::FAdd(rnd) if pz(1) => self.add_plus_zero(rt, rnd, a(0)),
+            Op::FAdd(rnd) if pz(0) => self.add_plus_zero(rt, rnd, a(1)),
+            Op::FAdd(rnd) => self.fadd(rt, rnd, a(0), a(1)),
+            Op::FMul(rnd) => self.fmul(rt, rnd, a(0), a(1)),
+            Op::FFma(rnd) if pz(2) => self.fma_plus_zero(rt, rnd, a(0), a(1)),
+            Op::FFma(rnd) => self.ffma(rt, rnd, a(0), a(1), a(2)),
+            _ => unreachable!("float_arith of {:?}", inst.op),
+        }
     }
 
     /// Whether [`direct_op`]'s instruction `sop` is the whole translation of its operation
@@ -1629,20 +1666,7 @@ impl E {
             Op::SMax => self.ext(ty, glsl::SMAX, &a),
             Op::UMin => self.ext(ty, glsl::UMIN, &a),
             Op::UMax => self.ext(ty, glsl::UMAX, &a),
-            Op::FAdd(rnd) => {
-                // x + (+0.0) (`FADD R, RZ, -R`, ptxas's negation): see `add_plus_zero`.
-                let pz = |k: usize| f.const_of(inst.args[k]) == Some(0);
-                match (pz(0), pz(1)) {
-                    (_, true) if rt != Type::F16 => self.add_plus_zero(rt, rnd, a[0]),
-                    (true, _) if rt != Type::F16 => self.add_plus_zero(rt, rnd, a[1]),
-                    _ => self.fadd(rt, rnd, a[0], a[1]),
-                }
-            }
-            Op::FMul(rnd) => self.fmul(rt, rnd, a[0], a[1]),
-            Op::FFma(rnd) if rt != Type::F16 && f.const_of(inst.args[2]) == Some(0) => {
-                self.fma_plus_zero(rt, rnd, a[0], a[1])
-            }
-            Op::FFma(rnd) => self.ffma(rt, rnd, a[0], a[1], a[2]),
+            Op::FAdd(_) | Op::FMul(_) | Op::FFma(_) => self.float_arith(f, &inst),
             Op::FDiv => self.fop(S::FDiv, ty, &a),
             Op::FAbs => self.ext(ty, glsl::FABS, &a),
             Op::FMin => self.ext(ty, glsl::NMIN, &a),
