@@ -2040,8 +2040,9 @@ pub(crate) fn emit_planned(
             }
             let op = &inst.op;
             match *op {
-                Op::Const(bits) if inst.ty != Type::F16 => e.vals[v.index()] = e.c(inst.ty, bits),
-                Op::Undef => e.vals[v.index()] = e.c(inst.ty, 0),
+                // The module-level constants (`cross::is_module_constant`).
+                Op::Const(bits) if inst.ty != Type::F16 => e.module_constant(v, inst.ty, bits),
+                Op::Undef => e.module_constant(v, inst.ty, 0),
                 Op::BarrierPopc => {
                     any_popc = true;
                     any_sync = true;

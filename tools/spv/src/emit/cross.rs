@@ -130,7 +130,8 @@ impl Cross {
     }
 
     /// Notes instruction `v` (`inst`) of the block being scanned: its uses, then its
-    /// definition (a use in the block comes after a definition in it).
+    /// definition (a use in the block comes after a definition in it). The caller notes a
+    /// module-level constant's definition again with [`Cross::note_module_constant`].
     #[inline]
     pub fn note_inst(&mut self, f: &Function, v: Value, inst: &dmsh_ir::Inst) {
         for &a in &inst.args {
@@ -139,11 +140,14 @@ impl Cross {
             }
             self.add(f, a);
         }
-        self.mark[v.index()] = if is_module_constant(inst) {
-            EVERYWHERE
-        } else {
-            self.bb
-        };
+        self.mark[v.index()] = self.bb;
+    }
+
+    /// Notes that `v`, a module-level constant ([`is_module_constant`]) just noted by
+    /// [`Cross::note_inst`], is available in every block.
+    #[inline]
+    pub fn note_module_constant(&mut self, v: Value) {
+        self.mark[v.index()] = EVERYWHERE;
     }
 
     /// Ends the scan of block `b`: the values its terminator and its successors' phis use.
@@ -189,6 +193,16 @@ fn for_each_phi_operand(f: &Function, b: BlockId, mut g: impl FnMut(Value, Value
 }
 
 impl E {
+    /// Makes the id of `v`, a module-level constant ([`is_module_constant`]) of type `t` and
+    /// bits `bits`, during the first scan: every block can use it.
+    #[inline]
+    pub(super) fn module_constant(&mut self, v: Value, t: Type, bits: u64) {
+        self.vals[v.index()] = self.c(t, bits);
+        if self.cross.scanning() {
+            self.cross.note_module_constant(v);
+        }
+    }
+
     /// A value's cross-block variable.
     fn cross_var(&mut self, f: &Function, v: Value) -> Result<Word, Error> {
         if self.cross.var[v.index()] == NEEDED {
