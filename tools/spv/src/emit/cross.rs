@@ -266,14 +266,13 @@ impl E {
             }
         }
         if cross && !f.phi_in.is_empty() {
-            let mut stores: Vec<(Value, Value)> = Vec::new();
-            for_each_phi_operand(f, b, |p, a| stores.push((p, a)));
-            for (p, a) in stores {
-                let Op::Phi(k) = f.inst(p).op else { continue };
-                let var = self.phi_var(k, f.ty(p));
-                let id = self.vals[a.index()];
-                self.store(var, id);
-            }
+            for_each_phi_operand(f, b, |p, a| {
+                if let Op::Phi(k) = f.inst(p).op {
+                    let var = self.phi_var(k, f.ty(p));
+                    let id = self.vals[a.index()];
+                    self.store(var, id);
+                }
+            });
         }
         Ok(())
     }
