@@ -1428,8 +1428,9 @@ impl E {
         let inst = f.inst(v);
         let rt = inst.ty;
         let r = match inst.op {
-            Op::Const(bits) if rt != Type::F16 => self.c(rt, bits),
-            Op::Undef => self.c(rt, 0),
+            // Made by `emit_planned`'s first scan.
+            Op::Const(_) if rt != Type::F16 => return Ok(()),
+            Op::Undef => return Ok(()),
             Op::Ftz => self.ftz32(self.val(inst.args[0])),
             Op::LoadConst(bank) => self.load_const_of(sh, f, bank, inst.args[0])?,
             Op::Load(space, w) => self.mem_load(space, w, self.val(inst.args[0])),
@@ -1438,6 +1439,7 @@ impl E {
                 self.mem_store(space, w, addr, x);
                 0
             }
+            op if rt == Type::F32 && self.float_arith_here(op) => self.float_arith(f, inst),
             op if gfx::is_gfx_op(op) => self.gfx_op(f, v, inst)?,
             op => match direct_op(op, rt) {
                 Some(sop) if self.direct_here(sop, rt, f.ty(inst.args[0])) => {
@@ -1455,6 +1457,42 @@ impl E {
         };
         self.vals[v.index()] = r;
         Ok(())
+    }
+
+    /// Whether `op` of an F32 result is [`E::float_arith`]'s: an `FAdd`, `FMul` or `FFma`
+    /// that soft f64 mode does not round through its routines (the directed ones and exact
+    /// fused products, `E::soft_inst`).
+    #[inline]
+    fn float_arith_here(&self, op: Op) -> bool {
+        match op {
+            Op::FAdd(r) | Op::FMul(r) => r == dmsh_ir::Round::Rn || !self.soft_f64(),
+            Op::FFma(r) => {
+                !self.soft_f64()
+                    || (r == dmsh_ir::Round::Rn && self.opts.fma == crate::FmaMode::Native)
+            }
+            _ => false,
+        }
+    }
+
+    /// The result of `inst`, an `FAdd`, `FMul` or `FFma` not of soft f64 values. Out of
+    /// line, and [`E::inst`] calls it for F32 results, the commonest, without
+    /// [`E::inst_general`]'s operand tables.
+    #[inline(never)]
+    fn float_arith(&mut self, f: &Function, inst: &dmsh_ir::Inst) -> Word {
+        let rt = inst.ty;
+        let a = |k: usize| self.vals[inst.args[k].index()];
+        // An addend that is the constant +0.0 (`FADD R, RZ, -R`, ptxas's negation; see
+        // `add_plus_zero`).
+        let pz = |k: usize| rt != Type::F16 && f.const_of(inst.args[k]) == Some(0);
+        match inst.op {
+            Op::FAdd(rnd) if pz(1) => self.add_plus_zero(rt, rnd, a(0)),
+            Op::FAdd(rnd) if pz(0) => self.add_plus_zero(rt, rnd, a(1)),
+            Op::FAdd(rnd) => self.fadd(rt, rnd, a(0), a(1)),
+            Op::FMul(rnd) => self.fmul(rt, rnd, a(0), a(1)),
+            Op::FFma(rnd) if pz(2) => self.fma_plus_zero(rt, rnd, a(0), a(1)),
+            Op::FFma(rnd) => self.ffma(rt, rnd, a(0), a(1), a(2)),
+            _ => unreachable!("float_arith of {:?}", inst.op),
+        }
     }
 
     /// Whether [`direct_op`]'s instruction `sop` is the whole translation of its operation
@@ -1628,20 +1666,7 @@ impl E {
             Op::SMax => self.ext(ty, glsl::SMAX, &a),
             Op::UMin => self.ext(ty, glsl::UMIN, &a),
             Op::UMax => self.ext(ty, glsl::UMAX, &a),
-            Op::FAdd(rnd) => {
-                // x + (+0.0) (`FADD R, RZ, -R`, ptxas's negation): see `add_plus_zero`.
-                let pz = |k: usize| f.const_of(inst.args[k]) == Some(0);
-                match (pz(0), pz(1)) {
-                    (_, true) if rt != Type::F16 => self.add_plus_zero(rt, rnd, a[0]),
-                    (true, _) if rt != Type::F16 => self.add_plus_zero(rt, rnd, a[1]),
-                    _ => self.fadd(rt, rnd, a[0], a[1]),
-                }
-            }
-            Op::FMul(rnd) => self.fmul(rt, rnd, a[0], a[1]),
-            Op::FFma(rnd) if rt != Type::F16 && f.const_of(inst.args[2]) == Some(0) => {
-                self.fma_plus_zero(rt, rnd, a[0], a[1])
-            }
-            Op::FFma(rnd) => self.ffma(rt, rnd, a[0], a[1], a[2]),
+            Op::FAdd(_) | Op::FMul(_) | Op::FFma(_) => self.float_arith(f, &inst),
             Op::FDiv => self.fop(S::FDiv, ty, &a),
             Op::FAbs => self.ext(ty, glsl::FABS, &a),
             Op::FMin => self.ext(ty, glsl::NMIN, &a),
@@ -2000,11 +2025,24 @@ pub(crate) fn emit_planned(
     let mut const_loads: Vec<Value> = Vec::new();
     // The texture and image slots' declarations (`emit/slots.rs`), the storage buffers' views.
     let mut slots = slots::Finder::default();
+    // The same scan notes the values that cross blocks (`emit/cross.rs`) and gives the
+    // module-level constants their ids, so that every block can use them.
+    let crossing = e.cross.scanning();
     // Two loops, not a flat map: its per-item bookkeeping cost as much as the match.
-    for blk in &f.blocks {
+    for (bi, blk) in f.blocks.iter().enumerate() {
+        if crossing {
+            e.cross.enter_block();
+        }
         for &v in &blk.insts {
-            let op = &f.inst(v).op;
+            let inst = f.inst(v);
+            if crossing {
+                e.cross.note_inst(f, v, inst);
+            }
+            let op = &inst.op;
             match *op {
+                // The module-level constants (`cross::is_module_constant`).
+                Op::Const(bits) if inst.ty != Type::F16 => e.module_constant(v, inst.ty, bits),
+                Op::Undef => e.module_constant(v, inst.ty, 0),
                 Op::BarrierPopc => {
                     any_popc = true;
                     any_sync = true;
@@ -2039,7 +2077,11 @@ pub(crate) fn emit_planned(
                 _ => {}
             }
         }
+        if crossing {
+            e.cross.leave_block(f, dmsh_ir::BlockId(bi as u32));
+        }
     }
+    e.cross.finish();
     e.slots = slots.finish(sh.gfx.as_ref());
     // `Function::uses_int64_atomics`, from the scan above.
     debug_assert_eq!(int64_atomics, f.uses_int64_atomics());

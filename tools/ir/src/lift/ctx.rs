@@ -121,12 +121,15 @@ pub(crate) struct Made {
     bfe: Box<[(u32, Value, u32, Value)]>,
     /// (block, value) of a recent pure instruction ([`Cx::emit_pure`]).
     pure: Box<[(u32, Value)]>,
+    /// The constants made in this lifting, in order, not yet placed in a block
+    /// ([`Made::place_constants`]).
+    fresh: Vec<Value>,
 }
 
 /// Entries of [`Made::small`] (U32 constants below this).
 const SMALL_CONSTS: usize = 64;
 /// Entries of [`Made::consts`] (a power of two, well above the constants of a block).
-const CONSTS: usize = 512;
+const CONSTS: usize = 1024;
 /// Slots of [`Made::consts`] a lookup tries before the overflow map.
 const CONST_PROBES: usize = 8;
 
@@ -146,6 +149,7 @@ impl Made {
             overflow: Default::default(),
             bfe: vec![(u32::MAX, Value::NONE, 0, Value::NONE); BFE_CACHE].into(),
             pure: vec![(u32::MAX, Value::NONE); PURE_CACHE].into(),
+            fresh: Vec::with_capacity(256),
         }
     }
 
@@ -162,6 +166,7 @@ impl Made {
             return;
         }
         self.overflow.clear();
+        self.fresh.clear();
         match u32::try_from(blocks)
             .ok()
             .and_then(|n| self.base.checked_add(n))
@@ -178,6 +183,21 @@ impl Made {
             }
         }
         SPARE_MADE.set(Some(self));
+    }
+
+    /// Places the constants made in this lifting at the start of its entry block, which
+    /// dominates every block: one of each per function.
+    pub(crate) fn place_constants(&mut self, f: &mut Function) {
+        if let Some(entry) = f.blocks.first_mut() {
+            entry.insts.splice(0..0, self.fresh.drain(..));
+        }
+    }
+
+    /// The key of the function's constants in the tables (the entry block's key: the
+    /// other tables are not shared with them).
+    #[inline]
+    fn const_key(&self) -> u32 {
+        self.base
     }
 
     /// The key of block `b` in the tables.
@@ -370,19 +390,20 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// The constant `bits` of type `ty` in the current block (made once per block). Only
-    /// the lookup: making one is out of line ([`Cx::new_constant`]), so that this path needs
-    /// no registers saved.
+    /// The constant `bits` of type `ty`: one per function, placed at the start of the entry
+    /// block when the lifting ends ([`Made::place_constants`]), so that it serves every
+    /// block. Only the lookup: making one is out of line ([`Cx::new_constant`]), so that
+    /// this path needs no registers saved.
     #[inline(never)]
     fn constant(&mut self, ty: Type, bits: u64) -> Value {
-        let key = self.made.key(self.b);
+        let key = self.made.const_key();
         match self.made.find_const(key, ty, bits) {
             Ok(v) => v,
             Err(slot) => self.new_constant(key, ty, bits, slot),
         }
     }
-    /// [`Cx::constant`] where the block of key `key` has none at hand (`slot`: where it goes
-    /// in [`Made::consts`]).
+    /// [`Cx::constant`] where the function of key `key` has none at hand (`slot`: where it
+    /// goes in [`Made::consts`]).
     #[inline(never)]
     fn new_constant(&mut self, key: u32, ty: Type, bits: u64, slot: Option<usize>) -> Value {
         if slot.is_none() {
@@ -390,7 +411,8 @@ impl<'a> Cx<'a> {
                 return v;
             }
         }
-        let v = self.f.push(self.b, Op::Const(bits), ty, &[]);
+        let v = self.f.make(Op::Const(bits), ty, &[]);
+        self.made.fresh.push(v);
         self.made.add_const(key, ty, bits, slot, v);
         v
     }

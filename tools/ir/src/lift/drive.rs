@@ -307,6 +307,7 @@ fn blocks<F: Frontend>(
             return Ok(None);
         }
     }
+    made.place_constants(&mut f);
     if !cfg.keep_unread_sets {
         drop_unread_sets(&mut f, &state);
     }

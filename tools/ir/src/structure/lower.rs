@@ -17,8 +17,9 @@ use crate::ir::BlockId;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 struct Frame {
-    /// Labels reached by leaving this construct.
-    exits: Vec<BlockId>,
+    /// The label reached by leaving this construct, if any (the tail of the statement it
+    /// is: at most one label, see [`Lower::node`]).
+    exit: Option<BlockId>,
     /// The loop header `Continue` reaches (inherited by switches).
     cont: Option<BlockId>,
     /// Branches that left through this construct: (label, backward).
@@ -118,7 +119,15 @@ fn then_checks(construct: Node, checks: Vec<Node>) -> Node {
     Node::Seq(v)
 }
 
+/// The label a statement of tail `tail` reaches when left: its tail is none (a loop body,
+/// the root) or the one label whose code follows (a labeled scope's body).
+fn exit_of(tail: &[BlockId]) -> Option<BlockId> {
+    debug_assert!(tail.len() <= 1, "a tail of several labels");
+    tail.first().copied()
+}
+
 impl Lower<'_> {
+    /// Lowers node `n`, which `tail` (none, or the label whose code follows) ends.
     fn node(&mut self, n: Id, tail: &[BlockId]) -> Result<Node, Fail> {
         let tree = self.tree;
         Ok(match tree.get(n) {
@@ -146,7 +155,7 @@ impl Lower<'_> {
                 let cont = self.frames.last().and_then(|f| f.cont);
                 let saved = self.frames.len();
                 self.frames.push(Frame {
-                    exits: tail.to_vec(),
+                    exit: exit_of(tail),
                     cont,
                     escapes: Vec::new(),
                     switch: true,
@@ -167,7 +176,7 @@ impl Lower<'_> {
             Nest::Loop(h, body) => {
                 let saved = self.frames.len();
                 self.frames.push(Frame {
-                    exits: tail.to_vec(),
+                    exit: exit_of(tail),
                     cont: Some(*h),
                     escapes: Vec::new(),
                     switch: false,
@@ -195,7 +204,7 @@ impl Lower<'_> {
             self.active.insert(lab, (saved, construct));
             if construct {
                 self.frames.push(Frame {
-                    exits: inner_tail.to_vec(),
+                    exit: Some(lab),
                     cont: None,
                     escapes: Vec::new(),
                     switch: false,
@@ -239,7 +248,7 @@ impl Lower<'_> {
             if back && fr.cont == Some(lab) {
                 return Ok(Node::Continue);
             }
-            if !back && fr.exits.contains(&lab) {
+            if !back && fr.exit == Some(lab) {
                 return Ok(Node::Break);
             }
         }
@@ -249,7 +258,7 @@ impl Lower<'_> {
             while i > 0 && self.frames[i - 1].switch {
                 i -= 1;
             }
-            if i < depth && i > 0 && self.frames[i - 1].exits.contains(&lab) {
+            if i < depth && i > 0 && self.frames[i - 1].exit == Some(lab) {
                 return Ok(Node::BreakLoop);
             }
             match self.active.get(&lab) {

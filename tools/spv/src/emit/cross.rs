@@ -11,7 +11,8 @@
 //!   definition, loaded once at the start of each other block that uses it (its arguments,
 //!   terminator value, or a phi operand it passes on), which sets the value's id for that
 //!   block's code (`E::vals`);
-//! * a constant is made again where used (constants are module-level ids);
+//! * a constant is a module-level id, made once before any block (a half constant, a
+//!   bitcast in the code, is made again in each block that uses it);
 //! * a phi gets an incoming variable: each predecessor stores the phi's operand for it just
 //!   before leaving (for every phi of every successor — only the taken successor reads its
 //!   own), and the phi is a load of it at the start of its block. Operands are ids of the
@@ -29,8 +30,13 @@ use rspirv::spirv::Word;
 
 /// Marks a value that needs a variable not made yet (no SPIR-V id is `u32::MAX`).
 const NEEDED: Word = u32::MAX;
+/// [`Cross::mark`] of a module-level constant: available in every block.
+const EVERYWHERE: u32 = u32::MAX;
 
-/// Which values cross blocks, and their variables.
+/// Which values cross blocks, and their variables. Filled by the emitter's first scan of
+/// the instructions ([`Cross::enter_block`], [`Cross::note_inst`], [`Cross::leave_block`]
+/// per block in order, then [`Cross::finish`]), which also gives every module-level
+/// constant its id ([`is_module_constant`]) before any block is emitted.
 #[derive(Default)]
 pub(crate) struct Cross {
     /// Per value: its variable once made, [`NEEDED`] before, 0 when it needs none (not used
@@ -41,64 +47,127 @@ pub(crate) struct Cross {
     /// Per block: `uses[start[b]..start[b + 1]]` are the values the block loads at its start.
     start: Vec<u32>,
     uses: Vec<Value>,
+    /// While scanning, per value: 1 + the block being scanned once the value is available
+    /// there (defined in it earlier, or already listed for loading), [`EVERYWHERE`] for a
+    /// module-level constant; empty when the function needs no crossing (not in SSA form,
+    /// or one block) and after [`Cross::finish`].
+    mark: Vec<u32>,
+    /// 1 + the block being scanned.
+    bb: u32,
     /// Variables made.
     pub vars: usize,
 }
 
+/// Whether `inst` is an id of the module, not of a block (a constant or undefined value:
+/// a half constant is a bitcast in the code, made again in each block that uses it).
+#[inline]
+pub(super) fn is_module_constant(inst: &dmsh_ir::Inst) -> bool {
+    match inst.op {
+        Op::Const(_) => inst.ty != Type::F16,
+        Op::Undef => true,
+        _ => false,
+    }
+}
+
 impl Cross {
-    /// Finds the values of `f` that cross blocks (nothing when `f` is not in SSA form).
+    /// Empty tables for the scan of `f` (none when `f` is not in SSA form or has one block:
+    /// nothing crosses).
     pub fn new(f: &Function) -> Cross {
         if !f.ssa || f.blocks.len() < 2 {
             return Cross::default();
         }
         let n = f.insts.len();
-        // `mark[v]`: 1 + the block being scanned once `v` is available there (defined in it
-        // earlier, or already listed for loading). Both tables start zeroed (no fill).
-        let mut mark = vec![0u32; n];
-        let mut var = vec![0 as Word; n];
-        let mut start = Vec::with_capacity(f.blocks.len() + 1);
-        // (Room for a few loads a block, so that the list seldom grows.)
-        let mut uses = Vec::with_capacity(4 * f.blocks.len());
-        let phis = !f.phi_in.is_empty();
-        for (b, blk) in f.blocks.iter().enumerate() {
-            start.push(uses.len() as u32);
-            let bb = b as u32 + 1;
-            let mut add = |mark: &mut [u32], a: Value| {
-                if mark[a.index()] != bb {
-                    mark[a.index()] = bb;
-                    uses.push(a);
-                    if !matches!(f.inst(a).op, Op::Const(_) | Op::Undef) {
-                        var[a.index()] = NEEDED;
-                    }
-                }
-            };
-            // A use in the block comes after a definition in it, so one walk marks both.
-            for &v in &blk.insts {
-                for &a in &f.inst(v).args {
-                    if a.is_none() {
-                        break;
-                    }
-                    add(&mut mark, a);
-                }
-                mark[v.index()] = bb;
-            }
-            match &blk.term {
-                dmsh_ir::Terminator::Branch(c, _, _)
-                | dmsh_ir::Terminator::Dynamic(c)
-                | dmsh_ir::Terminator::Switch(c, _, _) => add(&mut mark, *c),
-                _ => {}
-            }
-            if phis {
-                for_each_phi_operand(f, BlockId(b as u32), |_, a| add(&mut mark, a));
-            }
-        }
-        start.push(uses.len() as u32);
         Cross {
-            var,
+            // Both tables start zeroed (no fill).
+            var: vec![0; n],
+            mark: vec![0; n],
             phi_var: vec![0; f.phi_in.len()],
-            start,
-            uses,
+            start: Vec::with_capacity(f.blocks.len() + 1),
+            // (Room for a few loads a block, so that the list seldom grows.)
+            uses: Vec::with_capacity(4 * f.blocks.len()),
+            bb: 0,
             vars: 0,
+        }
+    }
+
+    /// Whether the scan has anything to note (see [`Cross::mark`]).
+    #[inline]
+    pub fn scanning(&self) -> bool {
+        !self.mark.is_empty()
+    }
+
+    /// Starts the scan of the next block.
+    #[inline]
+    pub fn enter_block(&mut self) {
+        self.start.push(self.uses.len() as u32);
+        self.bb += 1;
+    }
+
+    /// Notes a use of `a` in the block being scanned.
+    #[inline]
+    fn add(&mut self, f: &Function, a: Value) {
+        // Values defined or listed in this block have its mark, earlier blocks' lower ones,
+        // module-level constants the highest.
+        if self.mark[a.index()] < self.bb {
+            self.add_new(f, a);
+        }
+    }
+
+    /// [`Cross::add`] of a value not yet available in the block being scanned.
+    #[inline(never)]
+    fn add_new(&mut self, f: &Function, a: Value) {
+        let inst = f.inst(a);
+        if is_module_constant(inst) {
+            // (Used before its definition is scanned: a block of a later index defines it.)
+            self.mark[a.index()] = EVERYWHERE;
+            return;
+        }
+        self.mark[a.index()] = self.bb;
+        self.uses.push(a);
+        if !matches!(inst.op, Op::Const(_)) {
+            self.var[a.index()] = NEEDED;
+        }
+    }
+
+    /// Notes instruction `v` (`inst`) of the block being scanned: its uses, then its
+    /// definition (a use in the block comes after a definition in it). The caller notes a
+    /// module-level constant's definition again with [`Cross::note_module_constant`].
+    #[inline]
+    pub fn note_inst(&mut self, f: &Function, v: Value, inst: &dmsh_ir::Inst) {
+        for &a in &inst.args {
+            if a.is_none() {
+                break;
+            }
+            self.add(f, a);
+        }
+        self.mark[v.index()] = self.bb;
+    }
+
+    /// Notes that `v`, a module-level constant ([`is_module_constant`]) just noted by
+    /// [`Cross::note_inst`], is available in every block.
+    #[inline]
+    pub fn note_module_constant(&mut self, v: Value) {
+        self.mark[v.index()] = EVERYWHERE;
+    }
+
+    /// Ends the scan of block `b`: the values its terminator and its successors' phis use.
+    pub fn leave_block(&mut self, f: &Function, b: BlockId) {
+        match &f.blocks[b.index()].term {
+            dmsh_ir::Terminator::Branch(c, _, _)
+            | dmsh_ir::Terminator::Dynamic(c)
+            | dmsh_ir::Terminator::Switch(c, _, _) => self.add(f, *c),
+            _ => {}
+        }
+        if !f.phi_in.is_empty() {
+            for_each_phi_operand(f, b, |_, a| self.add(f, a));
+        }
+    }
+
+    /// Ends the scan.
+    pub fn finish(&mut self) {
+        if self.scanning() {
+            self.start.push(self.uses.len() as u32);
+            self.mark = Vec::new();
         }
     }
 }
@@ -124,6 +193,16 @@ fn for_each_phi_operand(f: &Function, b: BlockId, mut g: impl FnMut(Value, Value
 }
 
 impl E {
+    /// Makes the id of `v`, a module-level constant ([`is_module_constant`]) of type `t` and
+    /// bits `bits`, during the first scan: every block can use it.
+    #[inline]
+    pub(super) fn module_constant(&mut self, v: Value, t: Type, bits: u64) {
+        self.vals[v.index()] = self.c(t, bits);
+        if self.cross.scanning() {
+            self.cross.note_module_constant(v);
+        }
+    }
+
     /// A value's cross-block variable.
     fn cross_var(&mut self, f: &Function, v: Value) -> Result<Word, Error> {
         if self.cross.var[v.index()] == NEEDED {
@@ -187,14 +266,13 @@ impl E {
             }
         }
         if cross && !f.phi_in.is_empty() {
-            let mut stores: Vec<(Value, Value)> = Vec::new();
-            for_each_phi_operand(f, b, |p, a| stores.push((p, a)));
-            for (p, a) in stores {
-                let Op::Phi(k) = f.inst(p).op else { continue };
-                let var = self.phi_var(k, f.ty(p));
-                let id = self.vals[a.index()];
-                self.store(var, id);
-            }
+            for_each_phi_operand(f, b, |p, a| {
+                if let Op::Phi(k) = f.inst(p).op {
+                    let var = self.phi_var(k, f.ty(p));
+                    let id = self.vals[a.index()];
+                    self.store(var, id);
+                }
+            });
         }
         Ok(())
     }
