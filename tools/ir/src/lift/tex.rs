@@ -270,14 +270,18 @@ fn dyn_slot(cx: &mut Cx, v: Value) -> Option<(u16, u8, Value)> {
     if b != layout.tex_bank {
         return None;
     }
-    let add = *cx.f.inst(inst.args[0]);
-    if add.op != Op::IAdd {
-        return None;
-    }
-    let (x, c) = match (const_eval(cx.f, add.args[0]), const_eval(cx.f, add.args[1])) {
-        (_, Some(c)) => (add.args[0], c as u32),
-        (Some(c), _) => (add.args[1], c as u32),
-        _ => return None,
+    // The address is `x + c`, or `x` alone where the table starts at 0 (the lifter does not
+    // make `x + 0`).
+    let addr = inst.args[0];
+    let add = *cx.f.inst(addr);
+    let (x, c) = if add.op == Op::IAdd {
+        match (const_eval(cx.f, add.args[0]), const_eval(cx.f, add.args[1])) {
+            (_, Some(c)) => (add.args[0], c as u32),
+            (Some(c), _) => (add.args[1], c as u32),
+            _ => (addr, 0),
+        }
+    } else {
+        (addr, 0)
     };
     let first = layout.texture_at(c)?;
     if !layout.tex_stride.is_power_of_two() {
