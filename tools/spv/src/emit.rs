@@ -212,6 +212,11 @@ impl E {
         w
     }
 
+    /// The GLSL.std.450 import.
+    pub(crate) fn glsl_set(&self) -> Word {
+        self.glsl_set
+    }
+
     /// A constant of IR type `t` with the given bits.
     pub fn c(&mut self, t: Type, bits: u64) -> Word {
         if t == Type::U32 && bits < SMALL as u64 {
@@ -1918,6 +1923,79 @@ fn direct_op(op: Op, rt: Type) -> Option<spirv::Op> {
     })
 }
 
+impl E {
+    /// An emitter for a module made from function `f` (its instruction count sizes the
+    /// tables), with the GLSL.std.450 import and the u8 / u16 types declared: the start of
+    /// every module [`emit_planned`] writes, and of the soft-f64 routines' templates
+    /// (`soft/template.rs`, from an empty function).
+    pub(crate) fn new(
+        f: &dmsh_ir::Function,
+        local_size: [u32; 3],
+        stage: dmsh_ir::Stage,
+        gfxcfg: Option<dmsh_ir::lift::Gfx>,
+        opts: &Options,
+    ) -> E {
+        let mut b = Builder::new();
+        // About 5 words per IR instruction on average, but the soft-f64 routines and helpers
+        // add much to some shaders: room enough that the code is seldom moved as it grows.
+        b.reserve_code(f.insts.len() * 16);
+        b.set_version(1, 5);
+        let mut e = E {
+            glsl_set: 0,
+            types: [0; 7],
+            u8t: 0,
+            u16t: 0,
+            consts: HashMap::with_capacity_and_hasher(256, Default::default()),
+            small_u32: [0; SMALL],
+            tcache: Default::default(),
+            vals: vec![0; f.insts.len()],
+            cross: cross::Cross::new(f),
+            state: Vec::new(),
+            stack: None,
+            bar_result: None,
+            cas_lock: None,
+            bar_pred: None,
+            popc_value: None,
+            named: None,
+            sync_mode: false,
+            popc_counter: None,
+            local: None,
+            shared: None,
+            banks: Vec::new(),
+            builtins: HashMap::default(),
+            interface: Vec::with_capacity(32),
+            uses_psb: false,
+            warp_ops: false,
+            warp_arith: false,
+            coop: None,
+            coop_used: false,
+            local_size,
+            ls_spec: None,
+            fn_vars: Vec::new(),
+            entry_block: 0,
+            stage,
+            gfxcfg,
+            gx: Default::default(),
+            tex_vars: HashMap::default(),
+            img_vars: HashMap::default(),
+            sb: Default::default(),
+            rtys: ids::IdMap::with_room(f.insts.len()),
+            bitcast_src: ids::IdMap::default(),
+            slots: Default::default(),
+            lw: Default::default(),
+            soft: Default::default(),
+            helpers: Default::default(),
+            entry_code: Vec::new(),
+            opts: *opts,
+            b,
+        };
+        e.glsl_set = e.b.ext_inst_import("GLSL.std.450");
+        e.u8t = e.b.type_int(8, 0);
+        e.u16t = e.b.type_int(16, 0);
+        e
+    }
+}
+
 /// Emits a lifted shader whose passes ran, following the pipeline's control-flow plan: SPIR-V
 /// words plus reflection (Metal indices are assigned after, by the pipeline).
 pub(crate) fn emit_planned(
@@ -1926,68 +2004,13 @@ pub(crate) fn emit_planned(
     opts: &Options,
 ) -> Result<Output, Error> {
     let f = &sh.func;
-    let mut b = Builder::new();
-    // About 5 words per IR instruction on average, but the soft-f64 routines and helpers
-    // add much to some shaders: room enough that the code is seldom moved as it grows.
-    b.reserve_code(f.insts.len() * 16);
-    b.set_version(1, 5);
-    let mut e = E {
-        glsl_set: 0,
-        types: [0; 7],
-        u8t: 0,
-        u16t: 0,
-        consts: HashMap::with_capacity_and_hasher(256, Default::default()),
-        small_u32: [0; SMALL],
-        tcache: Default::default(),
-        vals: vec![0; f.insts.len()],
-        cross: cross::Cross::new(f),
-        state: Vec::new(),
-        stack: None,
-        bar_result: None,
-        cas_lock: None,
-        bar_pred: None,
-        popc_value: None,
-        named: None,
-        sync_mode: false,
-        popc_counter: None,
-        local: None,
-        shared: None,
-        banks: Vec::new(),
-        builtins: HashMap::default(),
-        interface: Vec::with_capacity(32),
-        uses_psb: false,
-        warp_ops: false,
-        warp_arith: false,
-        coop: None,
-        coop_used: false,
-        local_size: sh.local_size,
-        ls_spec: None,
-        fn_vars: Vec::new(),
-        entry_block: 0,
-        // The final draw of a lowered geometry pipeline is a vertex function.
-        stage: match opts.form {
-            crate::lower::Form::Lowered(Pass::GeometryDraw)
-            | crate::lower::Form::Lowered(Pass::TessEvalDraw) => dmsh_ir::Stage::Vertex,
-            _ => sh.stage,
-        },
-        gfxcfg: sh.gfx.clone(),
-        gx: Default::default(),
-        tex_vars: HashMap::default(),
-        img_vars: HashMap::default(),
-        sb: Default::default(),
-        rtys: ids::IdMap::with_room(f.insts.len()),
-        bitcast_src: ids::IdMap::default(),
-        slots: Default::default(),
-        lw: Default::default(),
-        soft: Default::default(),
-        helpers: Default::default(),
-        entry_code: Vec::new(),
-        opts: *opts,
-        b,
+    // The final draw of a lowered geometry pipeline is a vertex function.
+    let stage = match opts.form {
+        crate::lower::Form::Lowered(Pass::GeometryDraw)
+        | crate::lower::Form::Lowered(Pass::TessEvalDraw) => dmsh_ir::Stage::Vertex,
+        _ => sh.stage,
     };
-    e.glsl_set = e.b.ext_inst_import("GLSL.std.450");
-    e.u8t = e.b.type_int(8, 0);
-    e.u16t = e.b.type_int(16, 0);
+    let mut e = E::new(f, sh.local_size, stage, sh.gfx.clone(), opts);
     let void = e.ty(Type::Void);
     let fnty = e.b.type_function(void, []);
     let main = berr(e.b.begin_function(void, None, spirv::FunctionControl::NONE, fnty))?;

@@ -238,18 +238,17 @@ pub(super) struct Dead {
 /// Finds the dead removable instructions given the code's uses (`bound`: the module's id
 /// bound); `code(at)` is the instruction at offset `at` (its words from there on).
 pub(super) fn sweep<'a>(uses: Uses, bound: u32, code: impl Fn(u32) -> &'a [u32]) -> Dead {
-    let n = bound as usize;
     let Uses {
         count: mut uses,
         mut def,
         far,
     } = uses;
-    if uses.len() < n {
-        uses.resize(n, 0);
-        def.resize(n, NONE);
-    }
+    // Ids past the tables were never counted nor defined by a removable instruction (code
+    // copied uncounted, `Builder::append_function`): none of them can be removed, and their
+    // counts do not matter.
+    let n = (bound as usize).min(uses.len());
     for w in far {
-        if w < bound {
+        if (w as usize) < n {
             uses[w as usize] += 1;
         }
     }

@@ -505,6 +505,44 @@ impl Builder {
         self.vars.iter().find(|v| v.0 == var).map(|v| v.1)
     }
 
+    // ----- whole functions (the soft-f64 routines' templates, `soft/template.rs`) -----
+
+    /// How many words the decorations and the entry block's top hold: what a template must
+    /// not have written.
+    pub fn side_words(&self) -> (usize, usize) {
+        (self.annotations.len(), self.entry_words.len())
+    }
+
+    /// A type declaration of opcode `op` and operand words `ops` (an equal one if there is).
+    pub fn type_decl(&mut self, op: spirv::Op, ops: &[u32]) -> Word {
+        self.type_words(op, ops)
+    }
+
+    /// `n` fresh consecutive ids; returns the first.
+    pub fn ids(&mut self, n: u32) -> Word {
+        let first = self.next_id;
+        self.next_id += n;
+        first
+    }
+
+    /// Appends a whole function, `OpFunction` to `OpFunctionEnd`, that has no dead code and
+    /// uses no id a removable instruction outside it defines (a soft-f64 routine's template):
+    /// its uses need no counting, since nothing in it or used by it can be removed. `patch`
+    /// fills in its ids, which must be below the id bound.
+    pub fn append_function(
+        &mut self,
+        words: &[u32],
+        patch: impl FnOnce(&mut [u32]),
+    ) -> BuildResult<()> {
+        if self.in_function {
+            return Err(Error::NestedFunction);
+        }
+        let at = self.functions.len();
+        self.functions.extend_from_slice(words);
+        patch(&mut self.functions[at..]);
+        Ok(())
+    }
+
     // ----- functions and blocks -----
 
     /// `OpFunction`.

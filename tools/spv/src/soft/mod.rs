@@ -7,7 +7,8 @@
 //! .RP`), the exact f32 FMA emulation, and directed-rounding conversions.
 //!
 //! The routines are SPIR-V functions, each emitted once per module on first use
-//! ([`Routine`], `E::soft_call`) after the entry point's function:
+//! ([`Routine`], `E::soft_call`) after the entry point's function, copied from a template
+//! made once per process ([`template`]):
 //!
 //! * `round` ([`round`]): a sign, an exponent and a normalized 96-bit significand (the bits
 //!   below it ORed into the lowest bit) rounded to f64, f32 or f16 in a run-time mode, with
@@ -32,6 +33,7 @@ mod fma;
 mod ops;
 mod round;
 mod special;
+mod template;
 mod word;
 
 pub(crate) use word::W;
@@ -201,15 +203,7 @@ impl E {
 
     /// Calls routine `r` (emitted at the end of the module) with `args`.
     pub(crate) fn soft_call(&mut self, r: Routine, args: &[Word]) -> Word {
-        let f = match self.soft.ids.get(&r) {
-            Some(&f) => f,
-            None => {
-                let f = self.b.id();
-                self.soft.ids.insert(r, f);
-                self.soft.pending.push(r);
-                f
-            }
-        };
+        let f = self.soft_fn_id(r);
         let ret = self.soft_ret(r);
         // The function and its (at most six) arguments, on the stack.
         let mut ops = [0; 7];
@@ -218,41 +212,63 @@ impl E {
         self.op(S::FunctionCall, ret, &ops[..=args.len()])
     }
 
-    /// Emits the body of every routine called so far (and of those they call). Runs after
-    /// the entry point's function has ended.
-    pub(crate) fn soft_emit_functions(&mut self) -> Result<(), crate::Error> {
-        let berr = |e: rspirv::dr::Error| crate::Error::Builder(format!("{e:?}"));
-        while let Some(r) = self.soft.pending.pop() {
-            let id = self.soft.ids[&r];
-            let sig = self.soft_sig(r);
-            let fnty = self.b.type_function(sig.ret, sig.params.iter().copied());
-            self.b
-                .begin_function(sig.ret, Some(id), spirv::FunctionControl::NONE, fnty)
-                .map_err(berr)?;
-            let mut p = Vec::with_capacity(sig.params.len());
-            for &t in &sig.params {
-                p.push(self.b.function_parameter(t).map_err(berr)?);
+    /// The function id of routine `r`, queued to be written on first use.
+    fn soft_fn_id(&mut self, r: Routine) -> Word {
+        match self.soft.ids.get(&r) {
+            Some(&f) => f,
+            None => {
+                let f = self.b.id();
+                self.soft.ids.insert(r, f);
+                self.soft.pending.push(r);
+                f
             }
-            let label = self.b.begin_block(None).map_err(berr)?;
-            self.soft.label = label;
-            let v = match r {
-                Routine::Round(f) => round::body(self, f, &p),
-                Routine::FmaCore => fma::core_body(self, &p),
-                Routine::Fma(f) => fma::body(self, f, &p),
-                Routine::Narrow(f) => conv::narrow_body(self, f, &p),
-                Routine::Int(f) => conv::int_body(self, f, &p),
-                Routine::Widen32 => conv::widen32_body(self, &p),
-                Routine::I2d => conv::i2d_body(self, &p),
-                Routine::D2i => conv::d2i_body(self, &p),
-                Routine::Rint => conv::rint_body(self, &p),
-                Routine::Cmp => cmp::body(self, &p),
-                Routine::Div => divsqrt::div_body(self, &p),
-                Routine::Sqrt => divsqrt::sqrt_body(self, &p),
-            };
-            self.b.ret_value(v).map_err(berr)?;
-            self.b.end_function().map_err(berr)?;
+        }
+    }
+
+    /// Emits the function of every routine called so far (and of those they call), each
+    /// copied from its template ([`template`]). Runs after the entry point's function has
+    /// ended.
+    pub(crate) fn soft_emit_functions(&mut self) -> Result<(), crate::Error> {
+        while let Some(r) = self.soft.pending.pop() {
+            if !self.soft_copy(r)? {
+                self.soft_write(r)?;
+            }
         }
         Ok(())
+    }
+
+    /// Writes routine `r`'s function (its id made by [`E::soft_fn_id`]) instruction by
+    /// instruction: what its template is made of.
+    fn soft_write(&mut self, r: Routine) -> Result<(), crate::Error> {
+        let berr = |e: rspirv::dr::Error| crate::Error::Builder(format!("{e:?}"));
+        let id = self.soft.ids[&r];
+        let sig = self.soft_sig(r);
+        let fnty = self.b.type_function(sig.ret, sig.params.iter().copied());
+        self.b
+            .begin_function(sig.ret, Some(id), spirv::FunctionControl::NONE, fnty)
+            .map_err(berr)?;
+        let mut p = Vec::with_capacity(sig.params.len());
+        for &t in &sig.params {
+            p.push(self.b.function_parameter(t).map_err(berr)?);
+        }
+        let label = self.b.begin_block(None).map_err(berr)?;
+        self.soft.label = label;
+        let v = match r {
+            Routine::Round(f) => round::body(self, f, &p),
+            Routine::FmaCore => fma::core_body(self, &p),
+            Routine::Fma(f) => fma::body(self, f, &p),
+            Routine::Narrow(f) => conv::narrow_body(self, f, &p),
+            Routine::Int(f) => conv::int_body(self, f, &p),
+            Routine::Widen32 => conv::widen32_body(self, &p),
+            Routine::I2d => conv::i2d_body(self, &p),
+            Routine::D2i => conv::d2i_body(self, &p),
+            Routine::Rint => conv::rint_body(self, &p),
+            Routine::Cmp => cmp::body(self, &p),
+            Routine::Div => divsqrt::div_body(self, &p),
+            Routine::Sqrt => divsqrt::sqrt_body(self, &p),
+        };
+        self.b.ret_value(v).map_err(berr)?;
+        self.b.end_function().map_err(berr)
     }
 }
 
