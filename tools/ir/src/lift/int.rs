@@ -269,56 +269,9 @@ pub fn flo(cx: &mut Cx, v: Value, signed: bool, inv: bool, sh: bool) -> Value {
     cx.sel(none, m1, d)
 }
 
-/// Evaluates a LOP3 lookup table on three U32 values.
+/// Evaluates a LOP3 lookup table on three U32 values ([`super::lut`]).
 pub fn lut3(cx: &mut Cx, lut: u8, a: Value, b: Value, c: Value) -> Value {
-    match lut {
-        0x00 => return cx.c32(0),
-        0xff => return cx.c32(!0),
-        0xf0 => return a,
-        0xcc => return b,
-        0xaa => return c,
-        0xc0 => return cx.and(a, b),
-        0xa0 => return cx.and(a, c),
-        0x88 => return cx.and(b, c),
-        0xfc => return cx.or(a, b),
-        0xfa => return cx.or(a, c),
-        0xee => return cx.or(b, c),
-        0x3c => return cx.bin(Op::Xor, a, b),
-        0x5a => return cx.bin(Op::Xor, a, c),
-        0x66 => return cx.bin(Op::Xor, b, c),
-        0x96 => {
-            let t = cx.bin(Op::Xor, a, b);
-            return cx.bin(Op::Xor, t, c);
-        }
-        0x80 => {
-            let t = cx.and(a, b);
-            return cx.and(t, c);
-        }
-        0xfe => {
-            let t = cx.or(a, b);
-            return cx.or(t, c);
-        }
-        _ => {}
-    }
-    let na = cx.not(a);
-    let nb = cx.not(b);
-    let nc = cx.not(c);
-    let mut acc: Option<Value> = None;
-    for k in 0..8u8 {
-        if lut & (1 << k) == 0 {
-            continue;
-        }
-        let x = if k & 4 != 0 { a } else { na };
-        let y = if k & 2 != 0 { b } else { nb };
-        let z = if k & 1 != 0 { c } else { nc };
-        let t = cx.and(x, y);
-        let t = cx.and(t, z);
-        acc = Some(match acc {
-            None => t,
-            Some(p) => cx.or(p, t),
-        });
-    }
-    acc.unwrap_or_else(|| cx.c32(0))
+    super::lut::lut3(&mut super::lut::Words(cx), lut, a, b, c)
 }
 
 /// Writes the LOP/LOP3 predicate output (`.T/.Z/.NZ`).

@@ -22,6 +22,7 @@ pub mod io;
 pub mod isa;
 pub mod jump_table;
 pub mod layout;
+mod lut;
 pub mod mem;
 pub mod pipeline_state;
 mod state;

@@ -284,21 +284,9 @@ fn isetp(cx: &mut Cx, i: &Instr) -> Result<()> {
     Ok(())
 }
 
-/// A three-input lookup table on Bools (PLOP3's `Lut`).
+/// A three-input lookup table on Bools (PLOP3's `Lut`, [`crate::lift::lut`]).
 fn plut3(cx: &mut Cx, lut: u8, a: Value, b: Value, c: Value) -> Value {
-    let mut acc = cx.cbool(false);
-    for k in 0..8u8 {
-        if lut & (1 << k) == 0 {
-            continue;
-        }
-        let x = if k & 4 != 0 { a } else { cx.not(a) };
-        let y = if k & 2 != 0 { b } else { cx.not(b) };
-        let z = if k & 1 != 0 { c } else { cx.not(c) };
-        let t = cx.and(x, y);
-        let t = cx.and(t, z);
-        acc = cx.or(acc, t);
-    }
-    acc
+    crate::lift::lut::lut3(&mut crate::lift::lut::Bools(cx), lut, a, b, c)
 }
 
 fn plop3(cx: &mut Cx, i: &Instr) -> Result<()> {
