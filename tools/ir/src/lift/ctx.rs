@@ -53,6 +53,9 @@ pub struct Cx<'a> {
     /// read ([`Cx::reg_f32`]) as one: [`Cx::finish`] gives a written one its bits for its
     /// `Set`.
     float_regs: bool,
+    /// The first two `XMAD`s of the current 32-bit multiply idiom, if the last ones lifted
+    /// were ([`super::int`]'s `xmad`).
+    pub(crate) xmad: super::int::XmadSeen,
 }
 
 /// Entries of [`Made::bfe`].
@@ -281,6 +284,7 @@ impl<'a> Cx<'a> {
             zso_flags: true,
             zso_read: false,
             float_regs: false,
+            xmad: Default::default(),
         }
     }
 

@@ -2,7 +2,7 @@
 //! Maxwell's rules (shift clamping, BFE/BFI ranges, the CC carry chain, XMAD halves).
 
 use super::{Cx, Result};
-use crate::ir::{Flag, Op, Type, Value};
+use crate::ir::{BlockId, Flag, Op, Type, Value};
 use dmsh_isa::mods::{self, Ccn, Icmp};
 use dmsh_isa::{Field, Instr, Opcode};
 
@@ -958,6 +958,69 @@ fn xmad_high(cx: &Cx, i: &Instr, f: Field) -> Result<bool> {
     Ok(cx.modifier::<mods::Hsel>(i, f)? == Some(mods::Hsel::H1))
 }
 
+/// The first instructions of Maxwell's 32-bit multiply-add idioms, as their results and
+/// operand values (block, then result, A, B and, for the low product, C):
+///
+/// ```text
+/// XMAD t, a, b, c                t = a.lo · b.lo + c
+/// XMAD.MRG u, a, b.H1, RZ        u = (a.lo · b.hi mod 2^16) | b.lo << 16
+/// XMAD.PSL.CBCC d, a.H1, u.H1, t d = (a.hi · u.hi) << 16 + t + u << 16
+/// XMAD.PSL d, a.H1, b, t         d = (a.hi · b.lo) << 16 + t
+/// ```
+///
+/// With `a = ah·2^16 + al` and `b = bh·2^16 + bl`: `u.hi = bl` and `u << 16 = al·bh << 16`
+/// (mod 2^32), so the three-instruction form is `d = al·bl + (ah·bl + al·bh)·2^16 + c =
+/// a · b + c` and the two-instruction one (a 16-bit factor) `d = (ah·2^16 + al)·bl + c =
+/// a · b.lo + c`, mod 2^32. The last instruction is lifted as that `IMul` (and `IAdd`)
+/// when its operands are the values the first ones computed from the same `a` and `b` (IR
+/// values: a register written in between, a predicated instruction or a new block gives
+/// other values, and the instructions are still lifted one by one). The first ones are
+/// lifted as they are; `dce` removes them when nothing else reads them.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct XmadSeen {
+    /// `t = a.lo · b.lo + c`.
+    lo: Option<(BlockId, [Value; 4])>,
+    /// `u`, the merge.
+    mrg: Option<(BlockId, [Value; 3])>,
+}
+
+/// Which instruction of the multiply idiom ([`XmadSeen`]) an `XMAD` is, if any.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum XmadPart {
+    Lo,
+    Mrg,
+    /// `.PSL.CBCC`, after `Lo` and `Mrg`.
+    PslCbcc,
+    /// `.PSL`, after `Lo`.
+    Psl,
+    Other,
+}
+
+/// The last instruction of a multiply idiom ([`XmadSeen`]) as `a · b + c` (`a · b.lo + c`),
+/// when its operands `a`, `b` and `c` are what the idiom's first instructions computed.
+fn xmad_idiom(cx: &mut Cx, part: XmadPart, a: Value, b: Value, c: Value) -> Option<Value> {
+    let here = cx.b;
+    let (lb, [t, la, lo_b, lo_c]) = cx.xmad.lo?;
+    if lb != here || la != a || t != c {
+        return None;
+    }
+    let p = match part {
+        XmadPart::PslCbcc => {
+            let (mb, [u, ma, mrg_b]) = cx.xmad.mrg?;
+            if mb != here || u != b || ma != a || mrg_b != lo_b {
+                return None;
+            }
+            cx.bin(Op::IMul, a, lo_b)
+        }
+        XmadPart::Psl if b == lo_b => {
+            let bl = cx.bits(lo_b, 0, 16);
+            cx.bin(Op::IMul, a, bl)
+        }
+        _ => return None,
+    };
+    Some(cx.add(p, lo_c))
+}
+
 fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
     let a_full = cx.r(i, Field::Ra);
     let variant = Cx::variant(i);
@@ -974,6 +1037,26 @@ fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
         xmad_high(cx, i, Field::SelA)?,
         xmad_high(cx, i, Field::SelB)?,
     );
+    let mode = xmad_mode(cx, i)?;
+    let part = {
+        use mods::Xmadmode as M;
+        let plain = !sa && !sb && !i.flag(Field::X) && !i.flag(Field::Cc);
+        let (psl, mrg) = (i.flag(Field::Psl), i.flag(Field::Mrg));
+        let c_zero = cx.f.const_of(c) == Some(0);
+        match (a_high, b_high, mode, psl, mrg) {
+            _ if !plain => XmadPart::Other,
+            (false, false, M::Default, false, false) => XmadPart::Lo,
+            (false, true, M::Default, false, true) if c_zero => XmadPart::Mrg,
+            (true, true, M::Cbcc, true, false) => XmadPart::PslCbcc,
+            (true, false, M::Default, true, false) => XmadPart::Psl,
+            _ => XmadPart::Other,
+        }
+    };
+    if let Some(r) = xmad_idiom(cx, part, a_full, b_full, c) {
+        cx.xmad = XmadSeen::default();
+        cx.set_rd(i, r);
+        return Ok(());
+    }
     let half = |cx: &mut Cx, v: Value, high: bool, s: bool| -> Value {
         let off = if high { 16 } else { 0 };
         if s {
@@ -988,8 +1071,9 @@ fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
     if i.flag(Field::Psl) {
         p = cx.shl_c(p, 16);
     }
+    let c_in = c;
     use mods::Xmadmode as M;
-    let c = match xmad_mode(cx, i)? {
+    let c = match mode {
         M::Default => c,
         M::Clo => cx.bits(c, 0, 16),
         M::Chi => cx.bits(c, 16, 16),
@@ -1027,6 +1111,11 @@ fn xmad(cx: &mut Cx, i: &Instr) -> Result<()> {
     } else {
         s
     };
+    match part {
+        XmadPart::Lo => cx.xmad.lo = Some((cx.b, [r, a_full, b_full, c_in])),
+        XmadPart::Mrg => cx.xmad.mrg = Some((cx.b, [r, a_full, b_full])),
+        _ => {}
+    }
     cx.set_rd(i, r);
     Ok(())
 }
