@@ -445,6 +445,21 @@ pub fn lift(cx: &mut Cx, i: &Instr) -> Result<()> {
             if op == O::Iadd32i && po == 2 {
                 na = true;
             }
+            if !x && !plus_one && !i.flag(Field::Cc) && !i.flag(Field::Sat) {
+                // Without carries or flags, `~a + b + 1` is `b - a` and `~a + ~b + 2` is
+                // `-(a + b)`: one or two operations instead of three or four.
+                let s = match (na, nb) {
+                    (false, false) => cx.add(a, b),
+                    (false, true) => cx.bin(Op::ISub, a, b),
+                    (true, false) => cx.bin(Op::ISub, b, a),
+                    (true, true) => {
+                        let t = cx.add(a, b);
+                        cx.un(Op::INeg, t)
+                    }
+                };
+                cx.set_rd(i, s);
+                return Ok(());
+            }
             let aa = if na { cx.not(a) } else { a };
             let bb = if nb { cx.not(b) } else { b };
             let k = if x {
