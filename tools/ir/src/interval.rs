@@ -708,6 +708,7 @@ fn solve(f: &Function, wanted: Option<(&[bool], &[Value])>) -> Intervals {
     let mut queued = vec![true; m];
     let mut work: std::collections::VecDeque<u32> = (0..m as u32).collect();
     let mut e = Evaluations::new(m);
+    let mut widened = false;
     while let Some(k) = work.pop_front() {
         let k = k as usize;
         queued[k] = false;
@@ -726,6 +727,7 @@ fn solve(f: &Function, wanted: Option<(&[bool], &[Value])>) -> Intervals {
                 }
                 changes[k] = changes[k].saturating_add(1);
                 if changes[k] > WIDEN_AFTER {
+                    widened = true;
                     widen(w, o, j)
                 } else {
                     j
@@ -743,7 +745,9 @@ fn solve(f: &Function, wanted: Option<(&[bool], &[Value])>) -> Intervals {
     }
     // Narrowing: the fixpoint holds every run's values, so re-evaluating on it stays sound.
     // A second pass after one that changed nothing would evaluate the same sets again.
-    if s.narrow(&order, &mut e) {
+    // Without a widening the iteration ended at the least fixpoint (it started from nothing
+    // and only joined), where re-evaluating gives every value its set again: no narrowing.
+    if widened && s.narrow(&order, &mut e) {
         s.narrow(&order, &mut e);
     }
     s.r
