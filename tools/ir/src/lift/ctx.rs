@@ -56,6 +56,12 @@ pub struct Cx<'a> {
     /// The first two `XMAD`s of the current 32-bit multiply idiom, if the last ones lifted
     /// were ([`super::int`]'s `xmad`).
     pub(crate) xmad: super::int::XmadSeen,
+    /// While an instruction runs unconditionally in place of its guard
+    /// ([`Cx::if_converted`]): each guest register it writes, with its value before.
+    journal: Option<Vec<(Reg, Value)>>,
+    /// Whether the instruction being lifted, guarded, runs unconditionally with its writes
+    /// selected by the guard (set by the driver, `drive::run_converts`).
+    pub(crate) if_convert: bool,
 }
 
 /// Entries of [`Made::bfe`].
@@ -285,6 +291,8 @@ impl<'a> Cx<'a> {
             zso_read: false,
             float_regs: false,
             xmad: Default::default(),
+            journal: None,
+            if_convert: false,
         }
     }
 
@@ -676,12 +684,56 @@ impl<'a> Cx<'a> {
     /// ended already).
     #[inline]
     fn set_state(&mut self, r: Reg, v: Value) {
+        if self.journal.is_some() {
+            self.note_old(r);
+        }
         if self.ended {
             self.f.push(self.b, Op::Set(r), Type::Void, &[v]);
             self.state.read(self.b, r, v);
         } else {
             self.state.write(self.b, r, v);
         }
+    }
+
+    /// Notes `r`'s value before its first write by the instruction being if-converted.
+    #[cold]
+    fn note_old(&mut self, r: Reg) {
+        if self
+            .journal
+            .as_ref()
+            .is_some_and(|j| j.iter().any(|&(x, _)| x == r))
+        {
+            return;
+        }
+        let old = self.get_state(r);
+        if let Some(j) = &mut self.journal {
+            j.push((r, old));
+        }
+    }
+
+    /// Runs `body`, the semantics of an instruction without side effects under guard `p`
+    /// (a Bool), unconditionally in the current block, and then makes each guest register
+    /// it wrote `p ? new : old`: selects instead of a block of its own and a branch, which
+    /// every later pass, the structurizer and the back end would carry (values used across
+    /// the blocks become variables).
+    pub(crate) fn if_converted(
+        &mut self,
+        p: Value,
+        body: impl FnOnce(&mut Self) -> Result<()>,
+    ) -> Result<()> {
+        self.journal = Some(Vec::new());
+        let r = body(self);
+        let journal = self.journal.take().unwrap_or_default();
+        r?;
+        for (reg, old) in journal {
+            let Some(new) = self.state.known(self.b, reg) else {
+                continue;
+            };
+            let old = self.cast(self.f.ty(new), old);
+            let v = self.sel(p, new, old);
+            self.state.write(self.b, reg, v);
+        }
+        Ok(())
     }
 
     /// Gives the registers written in the block as floats ([`Cx::set_reg`]) their bits, the

@@ -58,6 +58,16 @@ pub(crate) trait Frontend {
     ) -> Result<Flow>;
     /// Lifts one instruction (its guard included) into `cx`.
     fn lift_one(cx: &mut Cx, i: &Self::Instr) -> Result<()>;
+    /// The guard of `i` (predicate, negated) when `i` is guarded and may run unconditionally
+    /// with its writes selected by the guard (`Cx::if_converted`); `None` otherwise (the
+    /// default: no instruction is).
+    fn convertible_guard(_i: &Self::Instr) -> Option<(u8, bool)> {
+        None
+    }
+    /// The guard of `i` when it is guarded (`None`: unconditional, or not told).
+    fn guard(_i: &Self::Instr) -> Option<(u8, bool)> {
+        None
+    }
 }
 
 /// Lifts a bare code stream of frontend `F` (instructions from byte 0).
@@ -181,6 +191,33 @@ fn instr_at<F: Frontend>(instrs: &Slots<F::Instr>, off: u32) -> Result<F::Instr>
     }
 }
 
+/// Whether the guarded instructions after byte `off` that continue a run of guard `g` in
+/// the same block can all run unconditionally too ([`Frontend::convertible_guard`]): an
+/// instruction of the run is if-converted only then, so that a run ending in a memory
+/// access (`@P0 IADD.CC; @P0 IADD.X; @P0 STG`) stays one guarded block, where the access
+/// sees its address computed, not selected.
+fn run_converts<F: Frontend>(
+    instrs: &Slots<F::Instr>,
+    starts_block: &[bool],
+    mut off: u32,
+    end: u32,
+    g: (u8, bool),
+) -> bool {
+    while off < end && starts_block.get((off / F::SLOT) as usize) != Some(&true) {
+        let Some(Some(Ok(i))) = instrs.get((off / F::SLOT) as usize) else {
+            return true;
+        };
+        if F::guard(i) != Some(g) {
+            return true;
+        }
+        if F::convertible_guard(i) != Some(g) {
+            return false;
+        }
+        off = F::next_of(off);
+    }
+    true
+}
+
 /// A lifted function and what the shader around it needs to know about the code.
 struct Lifted {
     f: Function,
@@ -277,6 +314,8 @@ fn blocks<F: Frontend>(
             guest += 1;
             cx.addr = off;
             cx.next = F::next_of(off);
+            cx.if_convert = F::convertible_guard(&i)
+                .is_some_and(|g| run_converts::<F>(instrs, &starts_block, cx.next, end, g));
             F::lift_one(&mut cx, &i)?;
             if cx.zso_read {
                 break;

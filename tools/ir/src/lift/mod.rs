@@ -182,6 +182,13 @@ impl drive::Frontend for MaxwellFrontend {
     fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
         lift_one(cx, i)
     }
+    fn convertible_guard(i: &Instr) -> Option<(u8, bool)> {
+        Self::guard(i).filter(|_| if_convertible(i.opcode()))
+    }
+    fn guard(i: &Instr) -> Option<(u8, bool)> {
+        let (p, neg) = i.guard();
+        (!p.is_pt()).then_some((p.0, neg))
+    }
 }
 
 /// Lifts a graphics program: the 0x50-byte SPH followed by its instructions (a
@@ -263,6 +270,10 @@ fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
     if guard.is_pt() && cc.is_none() {
         return dispatch(cx, i);
     }
+    if cc.is_none() && cx.if_convert && !cx.done() {
+        let p = cx.pred(guard.0, neg);
+        return cx.if_converted(p, |cx| dispatch(cx, i));
+    }
     // Predicated: run the instruction in its own block or join the run before it.
     cx.guarded(
         run,
@@ -277,6 +288,68 @@ fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
             None => cx.pred(guard.0, neg),
         },
         |cx| dispatch(cx, i),
+    )
+}
+
+/// Whether a guarded instruction of opcode `op` runs as well unconditionally with its
+/// register writes selected by the guard ([`Cx::if_converted`]): arithmetic, logic,
+/// comparisons, moves and conversions, which read nothing but registers and constants and
+/// have no effect but their writes (no memory, texture, warp, barrier, system-value or
+/// control-flow instruction; no f64, whose routines are long).
+fn if_convertible(op: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        op,
+        O::Iadd
+            | O::Iadd32i
+            | O::Iadd3
+            | O::Iscadd
+            | O::Iscadd32i
+            | O::Imul
+            | O::Imul32i
+            | O::Imad
+            | O::Imad32i
+            | O::Xmad
+            | O::Imnmx
+            | O::Isetp
+            | O::Iset
+            | O::Icmp
+            | O::Lop
+            | O::Lop32i
+            | O::Lop3
+            | O::Shl
+            | O::Shr
+            | O::Shf
+            | O::Bfe
+            | O::Bfi
+            | O::Flo
+            | O::Popc
+            | O::Lea
+            | O::Sel
+            | O::Prmt
+            | O::Mov
+            | O::Mov32i
+            | O::Psetp
+            | O::Pset
+            | O::Fadd
+            | O::Fadd32i
+            | O::Fmul
+            | O::Fmul32i
+            | O::Ffma
+            | O::Ffma32i
+            | O::Fmnmx
+            | O::Fsetp
+            | O::Fset
+            | O::Fcmp
+            | O::Mufu
+            | O::Rro
+            | O::F2f
+            | O::F2i
+            | O::I2f
+            | O::I2i
+            | O::Hadd2
+            | O::Hmul2
+            | O::Hfma2
     )
 }
 
