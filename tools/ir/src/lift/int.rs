@@ -271,7 +271,7 @@ pub fn flo(cx: &mut Cx, v: Value, signed: bool, inv: bool, sh: bool) -> Value {
 
 /// Evaluates a LOP3 lookup table on three U32 values ([`super::lut`]).
 pub fn lut3(cx: &mut Cx, lut: u8, a: Value, b: Value, c: Value) -> Value {
-    super::lut::lut3(&mut super::lut::Words(cx), lut, a, b, c)
+    super::lut::lut3(&mut super::lut::OnCx { cx, bools: false }, lut, a, b, c)
 }
 
 /// Writes the LOP/LOP3 predicate output (`.T/.Z/.NZ`).

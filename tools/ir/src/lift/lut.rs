@@ -155,47 +155,35 @@ pub(crate) fn lut3<L: Logic>(l: &mut L, lut: u8, a: L::V, b: L::V, c: L::V) -> L
     }
 }
 
-/// [`Logic`] on 32-bit words (`LOP3`).
-pub(crate) struct Words<'a, 'c>(pub &'a mut Cx<'c>);
-
-impl Logic for Words<'_, '_> {
-    type V = Value;
-    fn konst(&mut self, ones: bool) -> Value {
-        self.0.c32(if ones { !0 } else { 0 })
-    }
-    fn not(&mut self, a: Value) -> Value {
-        self.0.not(a)
-    }
-    fn and(&mut self, a: Value, b: Value) -> Value {
-        self.0.and(a, b)
-    }
-    fn or(&mut self, a: Value, b: Value) -> Value {
-        self.0.or(a, b)
-    }
-    fn xor(&mut self, a: Value, b: Value) -> Value {
-        self.0.bin(Op::Xor, a, b)
-    }
+/// [`Logic`] on the lifter's values: 32-bit words (`LOP3`) or, with `bools`, predicates
+/// (`PLOP3`); the two differ only in their constants.
+pub(crate) struct OnCx<'a, 'c> {
+    /// The lifting context.
+    pub cx: &'a mut Cx<'c>,
+    /// Whether the values are Bools.
+    pub bools: bool,
 }
 
-/// [`Logic`] on Bools (`PLOP3`).
-pub(crate) struct Bools<'a, 'c>(pub &'a mut Cx<'c>);
-
-impl Logic for Bools<'_, '_> {
+impl Logic for OnCx<'_, '_> {
     type V = Value;
     fn konst(&mut self, ones: bool) -> Value {
-        self.0.cbool(ones)
+        if self.bools {
+            self.cx.cbool(ones)
+        } else {
+            self.cx.c32(if ones { !0 } else { 0 })
+        }
     }
     fn not(&mut self, a: Value) -> Value {
-        self.0.not(a)
+        self.cx.not(a)
     }
     fn and(&mut self, a: Value, b: Value) -> Value {
-        self.0.and(a, b)
+        self.cx.and(a, b)
     }
     fn or(&mut self, a: Value, b: Value) -> Value {
-        self.0.or(a, b)
+        self.cx.or(a, b)
     }
     fn xor(&mut self, a: Value, b: Value) -> Value {
-        self.0.bin(Op::Xor, a, b)
+        self.cx.bin(Op::Xor, a, b)
     }
 }
 

@@ -286,7 +286,13 @@ fn isetp(cx: &mut Cx, i: &Instr) -> Result<()> {
 
 /// A three-input lookup table on Bools (PLOP3's `Lut`, [`crate::lift::lut`]).
 fn plut3(cx: &mut Cx, lut: u8, a: Value, b: Value, c: Value) -> Value {
-    crate::lift::lut::lut3(&mut crate::lift::lut::Bools(cx), lut, a, b, c)
+    crate::lift::lut::lut3(
+        &mut crate::lift::lut::OnCx { cx, bools: true },
+        lut,
+        a,
+        b,
+        c,
+    )
 }
 
 fn plop3(cx: &mut Cx, i: &Instr) -> Result<()> {
