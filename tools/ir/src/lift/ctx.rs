@@ -59,9 +59,10 @@ pub struct Cx<'a> {
     /// While an instruction runs unconditionally in place of its guard
     /// ([`Cx::if_converted`]): each guest register it writes, with its value before.
     journal: Option<Vec<(Reg, Value)>>,
-    /// Whether the instruction being lifted, guarded, runs unconditionally with its writes
-    /// selected by the guard (set by the driver, `drive::run_converts`).
-    pub(crate) if_convert: bool,
+    /// Whether the guarded instructions after a byte offset that continue a run of a guard
+    /// (predicate, negated) all convert too (the driver's, `drive::run_converts`): a guarded
+    /// instruction is if-converted ([`Cx::if_converted`]) only then.
+    pub(crate) run_converts: Option<&'a dyn Fn(u32, (u8, bool)) -> bool>,
 }
 
 /// Entries of [`Made::bfe`].
@@ -292,7 +293,7 @@ impl<'a> Cx<'a> {
             float_regs: false,
             xmad: Default::default(),
             journal: None,
-            if_convert: false,
+            run_converts: None,
         }
     }
 

@@ -290,6 +290,9 @@ fn blocks<F: Frontend>(
             *s = true;
         }
     }
+    // Whether a guarded instruction's run after byte `next` converts too (`Cx::run_converts`).
+    let converts =
+        |next: u32, g: (u8, bool)| run_converts::<F>(instrs, &starts_block, next, end, g);
     let mut made = super::ctx::Made::take();
     let mut local_extent = 0u32;
     let (mut uses_local, mut uses_shared) = (false, false);
@@ -307,6 +310,7 @@ fn blocks<F: Frontend>(
             std::mem::take(&mut state),
         );
         cx.made = std::mem::take(&mut made);
+        cx.run_converts = Some(&converts);
         cx.zso_flags = zso_flags;
         let mut off = start;
         loop {
@@ -314,8 +318,6 @@ fn blocks<F: Frontend>(
             guest += 1;
             cx.addr = off;
             cx.next = F::next_of(off);
-            cx.if_convert = F::convertible_guard(&i)
-                .is_some_and(|g| run_converts::<F>(instrs, &starts_block, cx.next, end, g));
             F::lift_one(&mut cx, &i)?;
             if cx.zso_read {
                 break;

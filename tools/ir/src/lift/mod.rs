@@ -270,7 +270,11 @@ fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
     if guard.is_pt() && cc.is_none() {
         return dispatch(cx, i);
     }
-    if cc.is_none() && cx.if_convert && !cx.done() {
+    if cc.is_none()
+        && if_convertible(op)
+        && !cx.done()
+        && cx.run_converts.is_some_and(|f| f(cx.next, (guard.0, neg)))
+    {
         let p = cx.pred(guard.0, neg);
         return cx.if_converted(p, |cx| dispatch(cx, i));
     }
