@@ -82,9 +82,24 @@ fn end(out: &mut [u32], start: usize, op: spirv::Op) {
     out[start] = head(op, out.len() - start);
 }
 
+thread_local! {
+    /// The builder of this thread's last module, emptied, for the next ([`Builder::new`]):
+    /// its sections keep their room, so a module seldom allocates for them.
+    static SPARE: std::cell::Cell<Option<Builder>> = const { std::cell::Cell::new(None) };
+}
+
 impl Builder {
-    /// An empty module (SPIR-V 1.0 until [`Builder::set_version`]).
+    /// An empty module (SPIR-V 1.0 until [`Builder::set_version`]): this thread's last
+    /// one emptied ([`Builder::assemble_live`] hands it on), else a new one.
     pub fn new() -> Self {
+        match SPARE.take() {
+            Some(b) => b,
+            None => Builder::with_room(),
+        }
+    }
+
+    /// An empty module with room for a shader's usual sections.
+    fn with_room() -> Self {
         Builder {
             version: 0x0001_0000,
             next_id: 1,
@@ -1041,7 +1056,47 @@ impl Builder {
             dead.copy_code(&mut w, entry, ENTRY);
             dead.copy_code(&mut w, &code[at..], at as u32);
         }
+        self.recycle();
         w
+    }
+
+    /// Empties this builder, keeping its sections' room, and hands it to this thread's
+    /// next [`Builder::new`].
+    fn recycle(mut self) {
+        for v in [
+            &mut self.capabilities,
+            &mut self.extensions,
+            &mut self.ext_inst_imports,
+            &mut self.memory_model,
+            &mut self.entry_points,
+            &mut self.execution_modes,
+            &mut self.annotations,
+            &mut self.globals,
+            &mut self.functions,
+            &mut self.entry_words,
+        ] {
+            v.clear();
+        }
+        self.types.clear();
+        self.vars.clear();
+        let fresh = Builder {
+            capabilities: std::mem::take(&mut self.capabilities),
+            extensions: std::mem::take(&mut self.extensions),
+            ext_inst_imports: std::mem::take(&mut self.ext_inst_imports),
+            memory_model: std::mem::take(&mut self.memory_model),
+            entry_points: std::mem::take(&mut self.entry_points),
+            execution_modes: std::mem::take(&mut self.execution_modes),
+            annotations: std::mem::take(&mut self.annotations),
+            globals: std::mem::take(&mut self.globals),
+            types: std::mem::take(&mut self.types),
+            vars: std::mem::take(&mut self.vars),
+            functions: std::mem::take(&mut self.functions),
+            entry_words: std::mem::take(&mut self.entry_words),
+            version: 0x0001_0000,
+            next_id: 1,
+            ..Default::default()
+        };
+        SPARE.set(Some(fresh));
     }
 }
 
