@@ -1923,6 +1923,35 @@ fn direct_op(op: Op, rt: Type) -> Option<spirv::Op> {
     })
 }
 
+/// An emitter's tables that keep their room from one module to the next on a thread: what
+/// [`E::new`] would otherwise allocate (and zero) for every module.
+#[derive(Default)]
+struct Spare {
+    consts: HashMap<(Word, u64), Word, Fast>,
+    vals: Vec<Word>,
+    rtys: Vec<Word>,
+    bitcast_src: Vec<Word>,
+}
+
+thread_local! {
+    /// The tables of this thread's last emitter ([`E`]'s `Drop`).
+    static SPARE: std::cell::Cell<Option<Spare>> = const { std::cell::Cell::new(None) };
+}
+
+impl Drop for E {
+    /// Hands the tables to this thread's next [`E::new`].
+    fn drop(&mut self) {
+        let mut consts = std::mem::take(&mut self.consts);
+        consts.clear();
+        SPARE.set(Some(Spare {
+            consts,
+            vals: std::mem::take(&mut self.vals),
+            rtys: self.rtys.take_memory(),
+            bitcast_src: self.bitcast_src.take_memory(),
+        }));
+    }
+}
+
 impl E {
     /// An emitter for a module made from function `f` (its instruction count sizes the
     /// tables), with the GLSL.std.450 import and the u8 / u16 types declared: the start of
@@ -1939,16 +1968,22 @@ impl E {
         // About 5 words per IR instruction on average, but the soft-f64 routines and helpers
         // add much to some shaders: room enough that the code is seldom moved as it grows.
         b.reserve_code(f.insts.len() * 16);
+        let spare = SPARE.take().unwrap_or_default();
+        let mut consts = spare.consts;
+        consts.reserve(256);
+        let mut vals = spare.vals;
+        vals.clear();
+        vals.resize(f.insts.len(), 0);
         b.set_version(1, 5);
         let mut e = E {
             glsl_set: 0,
             types: [0; 7],
             u8t: 0,
             u16t: 0,
-            consts: HashMap::with_capacity_and_hasher(256, Default::default()),
+            consts,
             small_u32: [0; SMALL],
             tcache: Default::default(),
-            vals: vec![0; f.insts.len()],
+            vals,
             cross: cross::Cross::new(f),
             state: Vec::new(),
             stack: None,
@@ -1979,8 +2014,8 @@ impl E {
             tex_vars: HashMap::default(),
             img_vars: HashMap::default(),
             sb: Default::default(),
-            rtys: ids::IdMap::with_room(f.insts.len()),
-            bitcast_src: ids::IdMap::default(),
+            rtys: ids::IdMap::reuse(spare.rtys, f.insts.len()),
+            bitcast_src: ids::IdMap::reuse(spare.bitcast_src, 0),
             slots: Default::default(),
             lw: Default::default(),
             soft: Default::default(),

@@ -10,9 +10,17 @@ use rspirv::spirv::Word;
 pub(crate) struct IdMap(Vec<Word>);
 
 impl IdMap {
-    /// An empty map with room for ids below `n` before it grows.
-    pub(crate) fn with_room(n: usize) -> IdMap {
-        IdMap(vec![0; n])
+    /// An empty map with room for ids below `n` before it grows, in `v`'s memory (a map an
+    /// earlier module left, or a new vector).
+    pub(crate) fn reuse(mut v: Vec<Word>, n: usize) -> IdMap {
+        v.clear();
+        v.resize(n, 0);
+        IdMap(v)
+    }
+
+    /// The map's memory, for [`IdMap::reuse`]; the map is left empty.
+    pub(crate) fn take_memory(&mut self) -> Vec<Word> {
+        std::mem::take(&mut self.0)
     }
 
     /// The value of `id`, if set.
