@@ -58,15 +58,12 @@ pub(crate) trait Frontend {
     ) -> Result<Flow>;
     /// Lifts one instruction (its guard included) into `cx`.
     fn lift_one(cx: &mut Cx, i: &Self::Instr) -> Result<()>;
-    /// The guard of `i` (predicate, negated) when `i` is guarded and may run unconditionally
-    /// with its writes selected by the guard (`Cx::if_converted`); `None` otherwise (the
-    /// default: no instruction is).
-    fn convertible_guard(_i: &Self::Instr) -> Option<(u8, bool)> {
-        None
-    }
-    /// The guard of `i` when it is guarded (`None`: unconditional, or not told).
-    fn guard(_i: &Self::Instr) -> Option<(u8, bool)> {
-        None
+    /// The guard of `i` (predicate, negated) when it is guarded (`None`: unconditional).
+    fn guard(i: &Self::Instr) -> Option<(u8, bool)>;
+    /// Whether `i`, guarded, may run unconditionally with its writes selected by the guard
+    /// (`Cx::if_converted`; the default: no instruction may).
+    fn if_convertible(_i: &Self::Instr) -> bool {
+        false
     }
 }
 
@@ -192,7 +189,7 @@ fn instr_at<F: Frontend>(instrs: &Slots<F::Instr>, off: u32) -> Result<F::Instr>
 }
 
 /// Whether the guarded instructions after byte `off` that continue a run of guard `g` in
-/// the same block can all run unconditionally too ([`Frontend::convertible_guard`]): an
+/// the same block can all run unconditionally too ([`Frontend::if_convertible`]): an
 /// instruction of the run is if-converted only then, so that a run ending in a memory
 /// access (`@P0 IADD.CC; @P0 IADD.X; @P0 STG`) stays one guarded block, where the access
 /// sees its address computed, not selected.
@@ -210,7 +207,7 @@ fn run_converts<F: Frontend>(
         if F::guard(i) != Some(g) {
             return true;
         }
-        if F::convertible_guard(i) != Some(g) {
+        if !F::if_convertible(i) {
             return false;
         }
         off = F::next_of(off);

@@ -182,12 +182,12 @@ impl drive::Frontend for MaxwellFrontend {
     fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
         lift_one(cx, i)
     }
-    fn convertible_guard(i: &Instr) -> Option<(u8, bool)> {
-        Self::guard(i).filter(|_| if_convertible(i.opcode()))
-    }
     fn guard(i: &Instr) -> Option<(u8, bool)> {
         let (p, neg) = i.guard();
         (!p.is_pt()).then_some((p.0, neg))
+    }
+    fn if_convertible(i: &Instr) -> bool {
+        if_convertible(i.opcode())
     }
 }
 

@@ -1062,41 +1062,28 @@ impl Builder {
 
     /// Empties this builder, keeping its sections' room, and hands it to this thread's
     /// next [`Builder::new`].
-    fn recycle(mut self) {
-        for v in [
-            &mut self.capabilities,
-            &mut self.extensions,
-            &mut self.ext_inst_imports,
-            &mut self.memory_model,
-            &mut self.entry_points,
-            &mut self.execution_modes,
-            &mut self.annotations,
-            &mut self.globals,
-            &mut self.functions,
-            &mut self.entry_words,
-        ] {
+    fn recycle(self) {
+        fn emptied<T>(mut v: Vec<T>) -> Vec<T> {
             v.clear();
+            v
         }
-        self.types.clear();
-        self.vars.clear();
-        let fresh = Builder {
-            capabilities: std::mem::take(&mut self.capabilities),
-            extensions: std::mem::take(&mut self.extensions),
-            ext_inst_imports: std::mem::take(&mut self.ext_inst_imports),
-            memory_model: std::mem::take(&mut self.memory_model),
-            entry_points: std::mem::take(&mut self.entry_points),
-            execution_modes: std::mem::take(&mut self.execution_modes),
-            annotations: std::mem::take(&mut self.annotations),
-            globals: std::mem::take(&mut self.globals),
-            types: std::mem::take(&mut self.types),
-            vars: std::mem::take(&mut self.vars),
-            functions: std::mem::take(&mut self.functions),
-            entry_words: std::mem::take(&mut self.entry_words),
+        SPARE.set(Some(Builder {
+            capabilities: emptied(self.capabilities),
+            extensions: emptied(self.extensions),
+            ext_inst_imports: emptied(self.ext_inst_imports),
+            memory_model: emptied(self.memory_model),
+            entry_points: emptied(self.entry_points),
+            execution_modes: emptied(self.execution_modes),
+            annotations: emptied(self.annotations),
+            globals: emptied(self.globals),
+            types: emptied(self.types),
+            vars: emptied(self.vars),
+            functions: emptied(self.functions),
+            entry_words: emptied(self.entry_words),
             version: 0x0001_0000,
             next_id: 1,
             ..Default::default()
-        };
-        SPARE.set(Some(fresh));
+        }));
     }
 }
 

@@ -108,6 +108,10 @@ impl Frontend for AmpereFrontend {
     fn lift_one(cx: &mut Cx, i: &Instr) -> Result<()> {
         lift_one(cx, i)
     }
+    fn guard(i: &Instr) -> Option<(u8, bool)> {
+        let (p, neg) = i.guard();
+        (!p.is_pt()).then_some((p.0, neg))
+    }
 }
 
 /// Lifts one instruction, handling its guard (and a control instruction's condition).
